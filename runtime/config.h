@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * cstap runtime: compile-time limits. The generated module (or stap -D) may
+ * define any of these before including runtime.h; everything else gets the
+ * defaults below (doc/runtime-api.md, "Configuration").
+ */
+#ifndef STP_CONFIG_H
+#define STP_CONFIG_H
+
+#ifndef MAXSTRINGLEN
+#define MAXSTRINGLEN 512
+#endif
+#ifndef MAXMAPENTRIES
+#define MAXMAPENTRIES 2048
+#endif
+#ifndef MAXACTION
+#define MAXACTION 1000
+#endif
+#ifndef MAXNESTING
+#define MAXNESTING 10
+#endif
+#ifndef MAXTRYLOCK
+#define MAXTRYLOCK 100		/* rounds of ~1 us */
+#endif
+#ifndef MAXERRORS
+#define MAXERRORS 0
+#endif
+#ifndef MAXSKIPPED
+#define MAXSKIPPED 100
+#endif
+#ifndef STP_BUFFER_SIZE
+#define STP_BUFFER_SIZE (1 << 20)	/* output ring, bytes; staprun -s N: N MiB */
+#endif
+#ifndef STP_PRINT_BUF_SIZE
+#define STP_PRINT_BUF_SIZE 8192		/* per-context print buffer, bytes */
+#endif
+
+#ifndef STP_MODULE_NAME
+#define STP_MODULE_NAME KBUILD_MODNAME
+#endif
+
+#endif /* STP_CONFIG_H */

@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * cstap runtime: per-CPU probe contexts. A probe handler takes its CPU's
+ * context for the duration of the body (frames for locals, print buffer,
+ * error state) with preemption disabled, so no two handlers share one.
+ */
+#ifndef STP_CONTEXT_H
+#define STP_CONTEXT_H
+
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include <linux/smp.h>
+#include <linux/preempt.h>
+#include <linux/cpumask.h>
+#include "config.h"
+#include "session.h"
+
+struct pt_regs;
+
+struct stp_probe {		/* one per probe body, const, generated */
+	const char *pp;		/* probe point as printed by pp() */
+	const char *pos;	/* "x.stp:3:1" */
+	int kind;		/* STP_PK_* */
+	int index;
+};
+
+struct stp_context {
+	atomic_t busy;			/* reentrancy guard */
+	const struct stp_probe *probe;
+	const char *last_error;		/* NULL = no error */
+	const char *last_stmt;		/* "operator '/' at x.stp:1:60" */
+	char error_buf[MAXSTRINGLEN];	/* for formatted errors */
+	long actions;			/* MAXACTION counter */
+	int nesting;			/* function call depth, frame index */
+	struct pt_regs *regs;		/* kprobe/timer regs or NULL */
+	char *frames;			/* (MAXNESTING + 1) * STP_FRAME_SIZE bytes */
+	char *pbuf;			/* STP_PRINT_BUF_SIZE bytes */
+	size_t plen;
+};
+
+/* STP_FRAME_SIZE is defined by the generated code before any use. */
+#define STP_FRAME(c, type) ((type *)((c)->frames + (c)->nesting * STP_FRAME_SIZE))
+
+static struct stp_context **stp_contexts;	/* indexed by CPU id */
+
+/* defined in print.h */
+static void stp_print_flush(struct stp_context *c);
+
+/* Free every context; safe on a partly allocated set. */
+static void stp_contexts_free(void)
+{
+	unsigned int cpu;
+
+	if (!stp_contexts)
+		return;
+	for_each_possible_cpu(cpu) {
+		struct stp_context *c = stp_contexts[cpu];
+
+		if (!c)
+			continue;
+		vfree(c->frames);
+		kfree(c->pbuf);
+		kfree(c);
+	}
+	kfree(stp_contexts);
+	stp_contexts = NULL;
+}
+
+/* One context per possible CPU, frames of frame_size bytes each level. */
+static int stp_contexts_alloc(size_t frame_size)
+{
+	unsigned int cpu;
+
+	stp_contexts = kcalloc(nr_cpu_ids, sizeof(*stp_contexts), GFP_KERNEL);
+	if (!stp_contexts)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu) {
+		struct stp_context *c = kzalloc(sizeof(*c), GFP_KERNEL);
+
+		stp_contexts[cpu] = c;
+		if (!c)
+			goto nomem;
+		c->frames = vzalloc((MAXNESTING + 1) * frame_size);
+		c->pbuf = kmalloc(STP_PRINT_BUF_SIZE, GFP_KERNEL);
+		if (!c->frames || !c->pbuf)
+			goto nomem;
+	}
+	return 0;
+nomem:
+	stp_contexts_free();
+	return -ENOMEM;
+}
+
+/* May a probe of this kind run in this session state? */
+static inline bool stp_kind_allowed(int kind, int state)
+{
+	switch (kind) {
+	case STP_PK_BEGIN:
+		return state == STP_STARTING;
+	case STP_PK_END:
+		return state == STP_STOPPING;
+	case STP_PK_ERROR:
+		return state == STP_ERROR;
+	default:
+		return state == STP_RUNNING;
+	}
+}
+
+/*
+ * Start a probe body: pin the CPU, check the session state, take this
+ * CPU's context. NULL means "do not run" (wrong state, or the context is
+ * in use by a handler this one interrupted: counted as skipped).
+ */
+static __maybe_unused struct stp_context *stp_probe_enter(const struct stp_probe *p)
+{
+	struct stp_context *c;
+
+	preempt_disable();
+	if (unlikely(!stp_kind_allowed(p->kind, atomic_read(&stp_state)) ||
+		     !stp_contexts))
+		goto out;
+	c = stp_contexts[smp_processor_id()];
+	if (unlikely(atomic_cmpxchg(&c->busy, 0, 1) != 0)) {
+		stp_count_skipped();
+		goto out;
+	}
+	c->probe = p;
+	c->last_error = NULL;
+	c->last_stmt = NULL;
+	c->actions = 0;
+	c->nesting = 0;
+	c->regs = NULL;
+	return c;
+out:
+	preempt_enable();
+	return NULL;
+}
+
+/*
+ * End a probe body: flush its output, then report its error if any (in
+ * this order, so output printed before the error comes out first), and
+ * release the context.
+ */
+static __maybe_unused void stp_probe_exit(struct stp_context *c)
+{
+	stp_print_flush(c);
+	if (unlikely(c->last_error)) {
+		if (c->last_stmt)
+			stp_err("%s near %s", c->last_error, c->last_stmt);
+		else
+			stp_err("%s", c->last_error);
+		c->last_error = NULL;
+	}
+	atomic_set(&c->busy, 0);
+	preempt_enable();
+}
+
+#endif /* STP_CONTEXT_H */

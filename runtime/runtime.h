@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * cstap runtime: the one header a generated module includes after its
+ * configuration #defines (doc/runtime-api.md). Everything is static: the
+ * runtime and the script form a single translation unit.
+ */
+#ifndef STP_RUNTIME_H
+#define STP_RUNTIME_H
+
+#include <linux/module.h>
+#include <linux/kernel.h>
+#include <linux/types.h>
+#include "config.h"
+#include "ctl_proto.h"
+#include "session.h"
+#include "transport.h"
+#include "format.h"
+#include "strings.h"
+#include "map.h"
+#include "context.h"
+#include "print.h"
+#include "lock.h"
+#include "ops.h"
+#include "timer.h"
+
+#endif /* STP_RUNTIME_H */

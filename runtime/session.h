@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * cstap runtime: session state and the error/skip counters that decide when
+ * a session stops (doc/runtime-api.md, "Session state", "Exit and errors").
+ */
+#ifndef STP_SESSION_H
+#define STP_SESSION_H
+
+#include <linux/atomic.h>
+#include "config.h"
+
+enum stp_state {
+	STP_STARTING,	/* begin probes run */
+	STP_RUNNING,	/* normal probes run */
+	STP_STOPPING,	/* exit() or STOP: end probes run */
+	STP_ERROR,	/* too many errors: error probes run */
+	STP_STOPPED,	/* nothing runs any more */
+};
+
+enum stp_probe_kind {
+	STP_PK_NORMAL = 0,
+	STP_PK_BEGIN,
+	STP_PK_END,
+	STP_PK_ERROR,
+};
+
+static atomic_t stp_state = ATOMIC_INIT(STP_STARTING);
+static atomic_t stp_error_count = ATOMIC_INIT(0);
+static atomic_t stp_skipped_count = ATOMIC_INIT(0);
+static atomic_t stp_skip_reported = ATOMIC_INIT(0);
+static int stp_target;		/* target(): pid of -c command or -x PID */
+
+/* defined in transport.h / print.h, both included by runtime.h */
+static void stp_transport_send_exit(void);
+static void stp_err(const char *fmt, ...) __printf(1, 2);
+
+/*
+ * Move from any of the states in 'from_mask' (bits 1 << state) to 'to';
+ * returns true if this call made the transition. Lock-free because
+ * probes call it from any context.
+ */
+static __maybe_unused bool stp_state_move(unsigned int from_mask, int to)
+{
+	int old;
+
+	for (;;) {
+		old = atomic_read(&stp_state);
+		if (!(from_mask & (1u << old)))
+			return false;
+		if (atomic_cmpxchg(&stp_state, old, to) == old)
+			return true;
+	}
+}
+
+/* exit(): stop after the current probe; stapio answers EXIT with STOP. */
+static __maybe_unused void stp_request_exit(void)
+{
+	stp_state_move((1u << STP_STARTING) | (1u << STP_RUNNING), STP_STOPPING);
+	stp_transport_send_exit();
+}
+
+/*
+ * One more run-time error. Past MAXERRORS the session goes to ERROR (so
+ * later begin/end/normal probes no longer run) and asks stapio to stop.
+ */
+static __maybe_unused void stp_count_error(void)
+{
+	if (atomic_inc_return(&stp_error_count) <= MAXERRORS)
+		return;
+	stp_state_move((1u << STP_STARTING) | (1u << STP_RUNNING) |
+		       (1u << STP_STOPPING), STP_ERROR);
+	stp_transport_send_exit();
+}
+
+/* A probe did not run (reentrancy, lock contention); too many is an error. */
+static __maybe_unused void stp_count_skipped(void)
+{
+	if (atomic_inc_return(&stp_skipped_count) <= MAXSKIPPED)
+		return;
+	if (atomic_xchg(&stp_skip_reported, 1) == 0)
+		stp_err("Skipped too many probes, check MAXSKIPPED or try again with stap -t for more details.");
+}
+
+#endif /* STP_SESSION_H */

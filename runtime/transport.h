@@ -1,0 +1,414 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * cstap runtime: the control channel /proc/cstap_<module>.
+ *
+ * Module -> stapio: one ring buffer of records (struct stp_msg + payload).
+ * Probes append from any context (atomic, any CPU, interrupts possibly
+ * off) under a raw spinlock with irqsave; they never sleep and never call
+ * wake_up(): the first record into an empty ring queues an irq_work that
+ * wakes the reader. A record that does not fit is dropped and its bytes
+ * counted (reported in DONE). HELLO, EXIT and DONE are not stored in the
+ * ring, the reader makes them, so they can never be dropped.
+ *
+ * Stapio -> module: write() of START / STOP records; they run the script's
+ * begin/end probes in the writer's (stapio's) process context.
+ */
+#ifndef STP_TRANSPORT_H
+#define STP_TRANSPORT_H
+
+#include <linux/version.h>
+#include <linux/fs.h>
+#include <linux/proc_fs.h>
+#include <linux/poll.h>
+#include <linux/wait.h>
+#include <linux/irq_work.h>
+#include <linux/spinlock.h>
+#include <linux/mutex.h>
+#include <linux/vmalloc.h>
+#include <linux/uaccess.h>
+#include <linux/sched/signal.h>
+#include <linux/delay.h>
+#include "config.h"
+#include "ctl_proto.h"
+#include "session.h"
+
+/* reader-side bounce buffer: records are copied here under the lock */
+#define STP_BOUNCE_SIZE (2 * STP_MIN_READ)
+#define STP_PROC_NAME STP_PROC_PREFIX KBUILD_MODNAME
+
+struct stp_ring {
+	raw_spinlock_t lock;
+	char *buf;
+	size_t size;		/* bytes */
+	size_t rd;		/* offset of the oldest byte */
+	size_t used;		/* bytes stored */
+	atomic64_t dropped;	/* payload bytes that did not fit */
+};
+
+static struct stp_ring stp_ring = {
+	.lock = __RAW_SPIN_LOCK_UNLOCKED(stp_ring.lock),
+	.dropped = ATOMIC64_INIT(0),
+};
+static DECLARE_WAIT_QUEUE_HEAD(stp_read_wq);
+static struct irq_work stp_wake_work;
+static DEFINE_MUTEX(stp_read_mutex);
+static char *stp_bounce;
+static struct proc_dir_entry *stp_proc_entry;
+static atomic_t stp_proc_open = ATOMIC_INIT(0);
+static bool stp_hello_sent;
+static atomic_t stp_exit_msg = ATOMIC_INIT(0);	/* 0 none, 1 pending, 2 sent */
+static bool stp_done_ready;	/* STOP finished: DONE once the ring is empty */
+static bool stp_done_sent;
+static bool stp_shutdown;	/* module unloading: readers return EOF */
+
+/* entry points of the START/STOP records, defined in runtime_main.h */
+static int stp_ctl_start(int target_pid);
+static void stp_ctl_stop(void);
+
+/* irq_work callback: a safe context to wake the reader from. */
+static void stp_wake_reader(struct irq_work *w)
+{
+	wake_up_interruptible(&stp_read_wq);
+}
+
+/* Copy n bytes into the ring at logical offset off (from rd), wrapping. */
+static void stp_ring_put(size_t off, const void *src, size_t n)
+{
+	size_t pos = (stp_ring.rd + off) % stp_ring.size;
+	size_t first = min(n, stp_ring.size - pos);
+
+	memcpy(stp_ring.buf + pos, src, first);
+	memcpy(stp_ring.buf, (const char *)src + first, n - first);
+}
+
+/* Copy n bytes out of the ring from logical offset off, wrapping. */
+static void stp_ring_get(size_t off, void *dst, size_t n)
+{
+	size_t pos = (stp_ring.rd + off) % stp_ring.size;
+	size_t first = min(n, stp_ring.size - pos);
+
+	memcpy(dst, stp_ring.buf + pos, first);
+	memcpy((char *)dst + first, stp_ring.buf, n - first);
+}
+
+/*
+ * Take the ring lock from any context without risking a deadlock: a probe
+ * that fired inside the locked region on this CPU (an NMI, a kprobe on a
+ * function the lock holder calls) would spin forever, so give up after
+ * about STP_RING_SPIN_US microseconds. Interrupts are off on success.
+ */
+#define STP_RING_SPIN_US 1000
+static bool stp_ring_trylock(unsigned long *flags)
+{
+	int i;
+
+	for (i = 0; i < STP_RING_SPIN_US; i++) {
+		local_irq_save(*flags);
+		if (raw_spin_trylock(&stp_ring.lock))
+			return true;
+		local_irq_restore(*flags);
+		udelay(1);
+	}
+	return false;
+}
+
+/* Append one record of at most STP_MAX_PAYLOAD bytes, or count it dropped. */
+static __maybe_unused void stp_transport_record(u32 type, const void *data, size_t n)
+{
+	struct stp_msg h = { .type = type, .len = n };
+	unsigned long flags;
+	bool was_empty;
+
+	if (!stp_ring_trylock(&flags)) {
+		atomic64_add(n, &stp_ring.dropped);
+		return;
+	}
+	if (!stp_ring.buf || stp_ring.size - stp_ring.used < sizeof(h) + n) {
+		raw_spin_unlock_irqrestore(&stp_ring.lock, flags);
+		atomic64_add(n, &stp_ring.dropped);
+		return;
+	}
+	was_empty = stp_ring.used == 0;
+	stp_ring_put(stp_ring.used, &h, sizeof(h));
+	stp_ring_put(stp_ring.used + sizeof(h), data, n);
+	stp_ring.used += sizeof(h) + n;
+	raw_spin_unlock_irqrestore(&stp_ring.lock, flags);
+	if (was_empty)
+		irq_work_queue(&stp_wake_work);
+}
+
+/* Send bytes to stapio's stdout (STP_MSG_OUT) or stderr (STP_MSG_ERR). */
+static __maybe_unused void stp_transport_write(u32 type, const char *data, size_t len)
+{
+	while (len) {
+		size_t n = min_t(size_t, len, STP_MAX_PAYLOAD);
+
+		stp_transport_record(type, data, n);
+		data += n;
+		len -= n;
+	}
+}
+
+/* Output that was lost before reaching the ring (e.g. truncated). */
+static __maybe_unused void stp_transport_count_dropped(size_t n)
+{
+	atomic64_add(n, &stp_ring.dropped);
+}
+
+/* Ask stapio (once) to send STOP; callable from any context. */
+static void stp_transport_send_exit(void)
+{
+	if (atomic_cmpxchg(&stp_exit_msg, 0, 1) == 0)
+		irq_work_queue(&stp_wake_work);
+}
+
+/*
+ * Move whole records from the ring into buf (at most size bytes); returns
+ * the number of bytes moved. Only the single reader (stp_read_mutex) calls
+ * this and only it advances rd, so the bytes it takes stay put while it
+ * copies them without the lock: producers only write into free space.
+ */
+static size_t stp_ring_take(char *buf, size_t size)
+{
+	unsigned long flags;
+	size_t total = 0;
+	struct stp_msg h;
+
+	raw_spin_lock_irqsave(&stp_ring.lock, flags);
+	while (stp_ring.used - total >= sizeof(h)) {
+		stp_ring_get(total, &h, sizeof(h));
+		if (total + sizeof(h) + h.len > size)
+			break;
+		total += sizeof(h) + h.len;
+	}
+	raw_spin_unlock_irqrestore(&stp_ring.lock, flags);
+	if (!total)
+		return 0;
+	stp_ring_get(0, buf, total);
+	raw_spin_lock_irqsave(&stp_ring.lock, flags);
+	stp_ring.rd = (stp_ring.rd + total) % stp_ring.size;
+	stp_ring.used -= total;
+	raw_spin_unlock_irqrestore(&stp_ring.lock, flags);
+	return total;
+}
+
+/* Append a reader-made record (HELLO, EXIT, DONE) to buf at *pos. */
+static void stp_put_record(char *buf, size_t *pos, u32 type,
+			   const void *data, u32 len)
+{
+	struct stp_msg h = { .type = type, .len = len };
+
+	memcpy(buf + *pos, &h, sizeof(h));
+	memcpy(buf + *pos + sizeof(h), data, len);
+	*pos += sizeof(h) + len;
+}
+
+/* Is there anything for the reader? (wait condition, lock-free peek) */
+static bool stp_read_ready(void)
+{
+	return !stp_hello_sent || READ_ONCE(stp_ring.used) ||
+	       atomic_read(&stp_exit_msg) == 1 ||
+	       (READ_ONCE(stp_done_ready) && !stp_done_sent) ||
+	       READ_ONCE(stp_shutdown);
+}
+
+/* Fill the bounce buffer with what is there now; 0 if nothing. */
+static size_t stp_read_fill(size_t size)
+{
+	bool done_ready = smp_load_acquire(&stp_done_ready);
+	size_t n = 0;
+
+	if (!stp_hello_sent) {
+		struct stp_msg_hello hello = { .proto_version = STP_PROTO_VERSION };
+
+		stp_put_record(stp_bounce, &n, STP_MSG_HELLO, &hello, sizeof(hello));
+		stp_hello_sent = true;
+	}
+	n += stp_ring_take(stp_bounce + n, size - n);
+	if (n + sizeof(struct stp_msg) <= size &&
+	    atomic_cmpxchg(&stp_exit_msg, 1, 2) == 1)
+		stp_put_record(stp_bounce, &n, STP_MSG_EXIT, NULL, 0);
+	if (done_ready && !stp_done_sent && READ_ONCE(stp_ring.used) == 0 &&
+	    n + sizeof(struct stp_msg) + sizeof(struct stp_msg_done) <= size) {
+		struct stp_msg_done d = {
+			.errors = atomic_read(&stp_error_count),
+			.skipped = atomic_read(&stp_skipped_count),
+			.dropped_bytes = atomic64_read(&stp_ring.dropped),
+		};
+
+		stp_put_record(stp_bounce, &n, STP_MSG_DONE, &d, sizeof(d));
+		stp_done_sent = true;
+	}
+	return n;
+}
+
+/*
+ * read(): whole records only, so the buffer must hold STP_MIN_READ bytes.
+ * Blocks until there is something (re-checking every 100 ms in case a
+ * wakeup was missed); returns 0 after DONE or when the module unloads.
+ */
+static ssize_t stp_proc_read(struct file *file, char __user *ubuf,
+			     size_t count, loff_t *ppos)
+{
+	size_t n = 0;
+	long rc;
+
+	if (count < STP_MIN_READ)
+		return -EINVAL;
+	count = min_t(size_t, count, STP_BOUNCE_SIZE);
+	if (mutex_lock_interruptible(&stp_read_mutex))
+		return -ERESTARTSYS;
+	for (;;) {
+		if (stp_done_sent || READ_ONCE(stp_shutdown))
+			break;
+		n = stp_read_fill(count);
+		if (n)
+			break;
+		if (file->f_flags & O_NONBLOCK) {
+			mutex_unlock(&stp_read_mutex);
+			return -EAGAIN;
+		}
+		rc = wait_event_interruptible_timeout(stp_read_wq,
+						      stp_read_ready(), HZ / 10);
+		if (rc < 0) {
+			mutex_unlock(&stp_read_mutex);
+			return rc;
+		}
+	}
+	if (n && copy_to_user(ubuf, stp_bounce, n))
+		n = -EFAULT;	/* records are lost: stapio cannot go on anyway */
+	mutex_unlock(&stp_read_mutex);
+	return n;
+}
+
+/* write(): exactly one START or STOP record per call. */
+static ssize_t stp_proc_write(struct file *file, const char __user *ubuf,
+			      size_t count, loff_t *ppos)
+{
+	char buf[sizeof(struct stp_msg) + sizeof(struct stp_msg_start)];
+	struct stp_msg h;
+	struct stp_msg_start start;
+	int rc = 0;
+
+	if (count < sizeof(h) || count > sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	memcpy(&h, buf, sizeof(h));
+	if (h.len != count - sizeof(h))
+		return -EINVAL;
+	switch (h.type) {
+	case STP_MSG_START:
+		if (h.len != sizeof(start))
+			return -EINVAL;
+		memcpy(&start, buf + sizeof(h), sizeof(start));
+		if (start.proto_version != STP_PROTO_VERSION)
+			return -EPROTO;
+		rc = stp_ctl_start(start.target_pid);
+		break;
+	case STP_MSG_STOP:
+		stp_ctl_stop();
+		break;
+	default:
+		return -EINVAL;
+	}
+	return rc ? rc : count;
+}
+
+static __poll_t stp_proc_poll(struct file *file, poll_table *wait)
+{
+	poll_wait(file, &stp_read_wq, wait);
+	return (stp_read_ready() ? EPOLLIN | EPOLLRDNORM : 0) | EPOLLOUT | EPOLLWRNORM;
+}
+
+/* One stapio at a time. */
+static int stp_proc_open_fn(struct inode *inode, struct file *file)
+{
+	if (atomic_cmpxchg(&stp_proc_open, 0, 1) != 0)
+		return -EBUSY;
+	return nonseekable_open(inode, file);
+}
+
+static int stp_proc_release(struct inode *inode, struct file *file)
+{
+	atomic_set(&stp_proc_open, 0);
+	return 0;
+}
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 6, 0)
+static const struct proc_ops stp_proc_ops = {
+	.proc_open = stp_proc_open_fn,
+	.proc_release = stp_proc_release,
+	.proc_read = stp_proc_read,
+	.proc_write = stp_proc_write,
+	.proc_poll = stp_proc_poll,
+	.proc_lseek = no_llseek,
+};
+#else
+static const struct file_operations stp_proc_ops = {
+	.owner = THIS_MODULE,
+	.open = stp_proc_open_fn,
+	.release = stp_proc_release,
+	.read = stp_proc_read,
+	.write = stp_proc_write,
+	.poll = stp_proc_poll,
+	.llseek = no_llseek,
+};
+#endif
+
+/* Allocate the ring (bytes) and the reader's bounce buffer. */
+static int stp_transport_init(size_t bytes)
+{
+	init_irq_work(&stp_wake_work, stp_wake_reader);
+	stp_ring.buf = vmalloc(bytes);
+	stp_bounce = vmalloc(STP_BOUNCE_SIZE);
+	if (!stp_ring.buf || !stp_bounce) {
+		vfree(stp_ring.buf);
+		vfree(stp_bounce);
+		stp_ring.buf = NULL;
+		stp_bounce = NULL;
+		return -ENOMEM;
+	}
+	stp_ring.size = bytes;
+	return 0;
+}
+
+/* Create the control file last: stapio may connect as soon as it exists. */
+static int stp_transport_open(void)
+{
+	stp_proc_entry = proc_create(STP_PROC_NAME, 0600, NULL, &stp_proc_ops);
+	return stp_proc_entry ? 0 : -ENOMEM;
+}
+
+/* DONE may go out once the ring drains (called after STOP finished). */
+static void stp_transport_done(void)
+{
+	smp_store_release(&stp_done_ready, true);
+	wake_up_interruptible(&stp_read_wq);
+}
+
+/*
+ * Unload: wake blocked readers (they see stp_shutdown and return EOF),
+ * remove the file (waits for running read/write calls), then free.
+ */
+static void stp_transport_exit(void)
+{
+	unsigned long flags;
+	char *buf;
+
+	WRITE_ONCE(stp_shutdown, true);
+	wake_up_interruptible(&stp_read_wq);
+	if (stp_proc_entry)
+		proc_remove(stp_proc_entry);
+	stp_proc_entry = NULL;
+	irq_work_sync(&stp_wake_work);
+	raw_spin_lock_irqsave(&stp_ring.lock, flags);
+	buf = stp_ring.buf;
+	stp_ring.buf = NULL;
+	raw_spin_unlock_irqrestore(&stp_ring.lock, flags);
+	vfree(buf);
+	vfree(stp_bounce);
+	stp_bounce = NULL;
+}
+
+#endif /* STP_TRANSPORT_H */

@@ -1,0 +1,20 @@
+# staprun/: staprun (loads the module, runs stapio, unloads) and stapio (the
+# session: control channel, output relay). Both static: the same binaries go
+# into the QEMU guest's initramfs.
+bin_PROGRAMS += staprun/staprun
+staprun_staprun_SOURCES = staprun/staprun.c staprun/modinfo.c staprun/modinfo.h
+staprun_staprun_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/runtime
+staprun_staprun_LDFLAGS = -static
+
+pkglibexec_PROGRAMS += staprun/stapio
+staprun_stapio_SOURCES = staprun/stapio.c staprun/stapio_cmd.c staprun/stapio_cmd.h
+staprun_stapio_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/runtime
+staprun_stapio_LDFLAGS = -static
+
+# End-to-end test of runtime + staprun/stapio in a QEMU guest (needs a kernel
+# build tree, qemu-system-x86_64, busybox-static; ~30 s). Not part of `make check`.
+EXTRA_DIST += testsuite/runtime-module/run.sh testsuite/runtime-module/rtmod.c
+check-runtime-module: staprun/staprun staprun/stapio
+	STAPRUN=$(abs_builddir)/staprun/staprun STAPIO=$(abs_builddir)/staprun/stapio \
+	CSTAP_RUNTIME=$(abs_srcdir)/runtime $(srcdir)/testsuite/runtime-module/run.sh
+.PHONY: check-runtime-module

@@ -1,0 +1,156 @@
+/* modinfo.c - the module name of a .ko: the "name=" entry of its .modinfo
+ * section (what the kernel will call it, whatever the file is called),
+ * else the file name without ".ko", '-' read as '_' like kbuild does. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <elf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "modinfo.h"
+
+/* Whole file in memory (modules are small); NULL with a message. */
+void *modinfo_read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	struct stat st;
+	void *buf = NULL;
+
+	if (!f || fstat(fileno(f), &st) < 0) {
+		fprintf(stderr, "ERROR: cannot read module %s: %s\n", path, strerror(errno));
+		goto out;
+	}
+	buf = malloc(st.st_size ? st.st_size : 1);
+	if (!buf || fread(buf, 1, st.st_size, f) != (size_t)st.st_size) {
+		fprintf(stderr, "ERROR: cannot read module %s\n", path);
+		free(buf);
+		buf = NULL;
+		goto out;
+	}
+	*len = st.st_size;
+out:
+	if (f)
+		fclose(f);
+	return buf;
+}
+
+/* The .modinfo section (NUL-separated "key=value" strings), or NULL. */
+static const char *elf_modinfo(const unsigned char *img, size_t len, size_t *size)
+{
+	const Elf64_Ehdr *eh = (const void *)img;
+	const Elf64_Shdr *sh, *strsec;
+	size_t i;
+
+	if (len < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	    eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_shentsize != sizeof(*sh) ||
+	    eh->e_shoff > len || eh->e_shnum > (len - eh->e_shoff) / sizeof(*sh) ||
+	    eh->e_shstrndx >= eh->e_shnum)
+		return NULL;
+	sh = (const void *)(img + eh->e_shoff);
+	strsec = &sh[eh->e_shstrndx];
+	if (strsec->sh_offset > len || strsec->sh_size > len - strsec->sh_offset)
+		return NULL;
+	for (i = 0; i < eh->e_shnum; i++) {
+		const char *secname;
+		size_t room;
+
+		if (sh[i].sh_name >= strsec->sh_size)
+			continue;
+		secname = (const char *)img + strsec->sh_offset + sh[i].sh_name;
+		room = strsec->sh_size - sh[i].sh_name;
+		if (strnlen(secname, room) == room || strcmp(secname, ".modinfo") ||
+		    sh[i].sh_offset > len ||
+		    sh[i].sh_size > len - sh[i].sh_offset)
+			continue;
+		*size = sh[i].sh_size;
+		return (const char *)img + sh[i].sh_offset;
+	}
+	return NULL;
+}
+
+/* The value of the first "key=" entry whose value starts with vprefix. */
+static const char *modinfo_find(const char *mi, size_t size, const char *key,
+				const char *vprefix, size_t *vlen)
+{
+	const char *p = mi, *end;
+	size_t klen = strlen(key), plen = strlen(vprefix);
+
+	if (!mi)
+		return NULL;
+	for (end = mi + size; p < end;) {
+		size_t n = strnlen(p, end - p);
+
+		if (n > klen && !strncmp(p, key, klen) && p[klen] == '=' &&
+		    !strncmp(p + klen + 1, vprefix, plen)) {
+			*vlen = n - klen - 1;
+			return p + klen + 1;
+		}
+		p += n + 1;
+	}
+	return NULL;
+}
+
+/* The module's name into name[size]; -1 with a message on failure. */
+int modinfo_module_name(const char *ko_path, char *name, size_t size)
+{
+	size_t len, misize = 0, nlen = 0;
+	unsigned char *img = modinfo_read_file(ko_path, &len);
+	const char *mi, *n, *base;
+	char *dot;
+
+	if (!img)
+		return -1;
+	mi = elf_modinfo(img, len, &misize);
+	n = modinfo_find(mi, misize, "name", "", &nlen);
+	if (n && nlen > 0 && nlen < size) {
+		memcpy(name, n, nlen);
+		name[nlen] = '\0';
+		free(img);
+		return 0;
+	}
+	free(img);
+	base = strrchr(ko_path, '/');
+	base = base ? base + 1 : ko_path;
+	if (strlen(base) >= size) {
+		fprintf(stderr, "ERROR: module file name too long: %s\n", base);
+		return -1;
+	}
+	strcpy(name, base);
+	dot = strstr(name, ".ko");
+	if (dot)
+		*dot = '\0';
+	for (dot = name; *dot; dot++)
+		if (*dot == '-')
+			*dot = '_';
+	return 0;
+}
+
+/*
+ * Does the module declare parameter 'param' (name only, up to '=')? The
+ * kernel ignores unknown parameters with a dmesg line, so staprun checks
+ * them itself. 1 yes, 0 no, -1 cannot tell (no .modinfo).
+ */
+int modinfo_has_param(const char *ko_path, const char *param)
+{
+	size_t len, misize = 0, vlen, plen = strcspn(param, "=");
+	unsigned char *img = modinfo_read_file(ko_path, &len);
+	const char *mi;
+	char prefix[MODINFO_NAME_MAX + 2];
+	int found;
+
+	if (!img)
+		return -1;
+	mi = elf_modinfo(img, len, &misize);
+	if (!mi || plen > MODINFO_NAME_MAX) {
+		free(img);
+		return mi ? 0 : -1;
+	}
+	snprintf(prefix, sizeof(prefix), "%.*s:", (int)plen, param);
+	found = modinfo_find(mi, misize, "parmtype", prefix, &vlen) != NULL;
+	free(img);
+	return found;
+}

@@ -1,0 +1,13 @@
+/* modinfo.h - what staprun needs to know about a .ko file before loading it. */
+#ifndef STAPRUN_MODINFO_H
+#define STAPRUN_MODINFO_H
+
+#include <stddef.h>
+
+#define MODINFO_NAME_MAX 64	/* the kernel's MODULE_NAME_LEN is 56 */
+
+void *modinfo_read_file(const char *path, size_t *len);
+int modinfo_module_name(const char *ko_path, char *name, size_t size);
+int modinfo_has_param(const char *ko_path, const char *param);
+
+#endif /* STAPRUN_MODINFO_H */

@@ -1,0 +1,414 @@
+/* stapio: the user-space half of a running cstap session.
+ *
+ * Started by staprun once the module is loaded. Talks to the module over
+ * /proc/cstap_<module> (records of runtime/ctl_proto.h): checks HELLO,
+ * starts the -c command only after the begin probes ran, relays module
+ * output to stdout (or -o FILE) and messages to stderr, turns signals, the
+ * end of the -c command, -T and the module's EXIT into one STOP, and on
+ * DONE prints the summary and exits (1 if there were run-time errors).
+ *
+ * usage: stapio [-v] [-o FILE] [-c CMD] [-x PID] [-T SECS] [-s MB] MODULE_NAME
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ctl_proto.h"
+#include "stapio_cmd.h"
+
+#define READ_BUF_SIZE (4 * STP_MIN_READ)
+
+struct session {
+	int verbose;
+	const char *out_path;
+	const char *cmd;
+	pid_t target;		/* -x PID or the -c child */
+	unsigned timeout;	/* -T SECS, 0 = none */
+	unsigned bufsize_mb;	/* -s MB, for the dropped-output hint */
+	const char *modname;
+
+	int ctl;		/* /proc/cstap_<modname> */
+	int out;		/* stdout or -o FILE */
+	struct cmd_child child;	/* the -c command */
+	bool stop_sent, done;
+	struct stp_msg_done summary;
+};
+
+static int sig_pipe[2] = { -1, -1 };
+
+/* Signals only note themselves; the main loop acts (async-signal safety). */
+static void on_signal(int sig)
+{
+	int saved = errno;
+	unsigned char b = (unsigned char)sig;
+
+	if (write(sig_pipe[1], &b, 1) < 0) {
+		/* pipe full: a STOP is already on its way */
+	}
+	errno = saved;
+}
+
+static void verbose(const struct session *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!s->verbose)
+		return;
+	va_start(ap, fmt);
+	fputs("stapio: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+static void error_msg(const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = snprintf(buf, sizeof(buf), "ERROR: ");
+	n += vsnprintf(buf + n, sizeof(buf) - n - 1, fmt, ap);
+	va_end(ap);
+	if (n > (int)sizeof(buf) - 2)
+		n = sizeof(buf) - 2;
+	buf[n++] = '\n';
+	if (write(2, buf, n) < 0) {
+		/* nowhere left to report it */
+	}
+}
+
+/* write(2) everything: output records must not be reordered or buffered. */
+static void write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return;	/* reader gone (EPIPE): keep draining the module */
+		p += w;
+		n -= w;
+	}
+}
+
+/* Ask the module (once) to stop: it runs end probes and then sends DONE. */
+static void send_stop(struct session *s, const char *why)
+{
+	struct stp_msg m = { .type = STP_MSG_STOP, .len = 0 };
+
+	if (s->stop_sent)
+		return;
+	s->stop_sent = true;
+	verbose(s, "sending STOP (%s)", why);
+	while (write(s->ctl, &m, sizeof(m)) < 0) {
+		if (errno == EINTR)
+			continue;
+		error_msg("cannot send STOP to the module: %s", strerror(errno));
+		s->done = true;
+		return;
+	}
+}
+
+/* Act on the records in buf[0..n). */
+static void handle_records(struct session *s, const char *buf, size_t n)
+{
+	size_t off = 0;
+
+	while (off + sizeof(struct stp_msg) <= n) {
+		struct stp_msg m;
+		const char *p = buf + off + sizeof(m);
+
+		memcpy(&m, buf + off, sizeof(m));
+		if (m.len > n - off - sizeof(m)) {
+			error_msg("truncated record from the module (type %u)", m.type);
+			s->done = true;
+			return;
+		}
+		switch (m.type) {
+		case STP_MSG_OUT:
+			write_all(s->out, p, m.len);
+			break;
+		case STP_MSG_ERR:
+			write_all(2, p, m.len);
+			break;
+		case STP_MSG_EXIT:
+			send_stop(s, "the script called exit() or hit an error");
+			break;
+		case STP_MSG_DONE:
+			memset(&s->summary, 0, sizeof(s->summary));
+			memcpy(&s->summary, p, m.len < sizeof(s->summary) ? m.len : sizeof(s->summary));
+			s->done = true;
+			break;
+		case STP_MSG_HELLO:
+			break;	/* checked by await_hello */
+		default:
+			verbose(s, "ignoring record of unknown type %u", m.type);
+		}
+		off += sizeof(m) + m.len;
+	}
+}
+
+/* Read what the module has now (the fd is non-blocking); false at EOF. */
+static bool read_records(struct session *s, char *buf, bool *got)
+{
+	ssize_t n;
+
+	*got = false;
+	n = read(s->ctl, buf, READ_BUF_SIZE);
+	if (n < 0) {
+		if (errno == EAGAIN || errno == EINTR)
+			return true;
+		error_msg("reading the module's control file: %s", strerror(errno));
+		return false;
+	}
+	if (n == 0)
+		return false;
+	*got = true;
+	handle_records(s, buf, n);
+	return true;
+}
+
+/* First record: the module's protocol version must be ours. */
+static int await_hello(struct session *s, char *buf)
+{
+	struct pollfd pfd = { .fd = s->ctl, .events = POLLIN };
+	struct stp_msg m;
+	struct stp_msg_hello h;
+	ssize_t n;
+
+	for (;;) {
+		n = read(s->ctl, buf, READ_BUF_SIZE);
+		if (n >= 0 || errno != EAGAIN)
+			break;
+		poll(&pfd, 1, 1000);
+	}
+	if (n < (ssize_t)(sizeof(m) + sizeof(h))) {
+		error_msg("no HELLO from module %s: %s", s->modname,
+			  n < 0 ? strerror(errno) : "short read");
+		return -1;
+	}
+	memcpy(&m, buf, sizeof(m));
+	memcpy(&h, buf + sizeof(m), sizeof(h));
+	if (m.type != STP_MSG_HELLO || m.len != sizeof(h)) {
+		error_msg("module %s did not start with HELLO", s->modname);
+		return -1;
+	}
+	if (h.proto_version != STP_PROTO_VERSION) {
+		error_msg("module %s speaks control protocol version %u, this stapio %u: "
+			  "rebuild the module with the same cstap", s->modname,
+			  h.proto_version, STP_PROTO_VERSION);
+		return -1;
+	}
+	handle_records(s, buf, n);
+	return 0;
+}
+
+/* START: the write returns when the begin probes have run. */
+static int send_start(struct session *s)
+{
+	struct {
+		struct stp_msg m;
+		struct stp_msg_start st;
+	} rec = {
+		.m = { .type = STP_MSG_START, .len = sizeof(struct stp_msg_start) },
+		.st = { .proto_version = STP_PROTO_VERSION, .target_pid = s->target },
+	};
+
+	verbose(s, "sending START (target %d)", (int)s->target);
+	while (write(s->ctl, &rec, sizeof(rec)) < 0) {
+		if (errno == EINTR)
+			continue;
+		error_msg("module %s refused START: %s", s->modname, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* A signal noted by on_signal: decide whether the session should stop. */
+static void handle_signal(struct session *s, int sig)
+{
+	switch (sig) {
+	case SIGCHLD:
+		if (cmd_child_reap(&s->child))
+			send_stop(s, "the -c command exited");
+		break;
+	case SIGALRM:
+		send_stop(s, "-T timeout");
+		break;
+	default:
+		send_stop(s, strsignal(sig));
+	}
+}
+
+/* Main loop: relay records and react to signals until DONE (or EOF). */
+static int relay(struct session *s, char *buf)
+{
+	struct pollfd pfd[2] = {
+		{ .fd = s->ctl, .events = POLLIN },
+		{ .fd = sig_pipe[0], .events = POLLIN },
+	};
+	bool got;
+
+	while (!s->done) {
+		if (poll(pfd, 2, 500) < 0 && errno != EINTR) {
+			error_msg("poll: %s", strerror(errno));
+			return -1;
+		}
+		if (pfd[1].revents & POLLIN) {
+			unsigned char sig;
+
+			while (read(sig_pipe[0], &sig, 1) == 1)
+				handle_signal(s, sig);
+		}
+		/* read even without POLLIN: the poll timeout is a safety net */
+		do {
+			if (!read_records(s, buf, &got)) {
+				if (!s->done) {
+					error_msg("module %s closed the control channel without DONE",
+						  s->modname);
+					return -1;
+				}
+				break;
+			}
+		} while (got && !s->done);
+	}
+	return 0;
+}
+
+/* The end-of-session warnings; returns stapio's exit status. */
+static int summarize(const struct session *s)
+{
+	const struct stp_msg_done *d = &s->summary;
+	char buf[256];
+	int n;
+
+	if (d->dropped_bytes > 0) {
+		n = snprintf(buf, sizeof(buf),
+			     "WARNING: %" PRId64 " bytes of output were dropped (buffer full; try -s %u)\n",
+			     d->dropped_bytes, s->bufsize_mb * 2);
+		write_all(2, buf, n);
+	}
+	if (d->errors || d->skipped) {
+		n = snprintf(buf, sizeof(buf), "WARNING: Number of errors: %d, skipped probes: %d\n",
+			     d->errors, d->skipped);
+		write_all(2, buf, n);
+	}
+	return d->errors > 0;
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: stapio [-v] [-o FILE] [-c CMD] [-x PID] [-T SECS] [-s MB] MODULE_NAME\n");
+	exit(2);
+}
+
+static void parse_args(struct session *s, int argc, char **argv)
+{
+	int opt;
+
+	while ((opt = getopt(argc, argv, "+vo:c:x:T:s:")) != -1) {
+		switch (opt) {
+		case 'v': s->verbose++; break;
+		case 'o': s->out_path = optarg; break;
+		case 'c': s->cmd = optarg; break;
+		case 'x': s->target = atoi(optarg); break;
+		case 'T': s->timeout = strtoul(optarg, NULL, 10); break;
+		case 's': s->bufsize_mb = strtoul(optarg, NULL, 10); break;
+		default: usage();
+		}
+	}
+	if (optind != argc - 1)
+		usage();
+	s->modname = argv[optind];
+	if (!s->bufsize_mb)
+		s->bufsize_mb = 1;
+}
+
+static int setup_signals(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGCHLD, SIGALRM };
+	struct sigaction sa;
+	size_t i;
+
+	if (pipe2(sig_pipe, O_NONBLOCK | O_CLOEXEC) < 0)
+		return -1;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;	/* no SA_RESTART: interrupt blocking calls */
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct session s = { .out = 1, .ctl = -1, .child = { .go_fd = -1 } };
+	char path[256];
+	char *buf;
+	int rc;
+
+	parse_args(&s, argc, argv);
+	if (setup_signals() < 0) {
+		error_msg("signal pipe: %s", strerror(errno));
+		return 1;
+	}
+	buf = malloc(READ_BUF_SIZE);
+	if (!buf) {
+		error_msg("out of memory");
+		return 1;
+	}
+	if (s.out_path) {
+		s.out = open(s.out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+		if (s.out < 0) {
+			error_msg("cannot open output file %s: %s", s.out_path, strerror(errno));
+			return 1;
+		}
+	}
+	snprintf(path, sizeof(path), "/proc/" STP_PROC_PREFIX "%s", s.modname);
+	s.ctl = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (s.ctl < 0) {
+		error_msg("cannot open %s: %s", path, strerror(errno));
+		return 1;
+	}
+	if (await_hello(&s, buf) < 0)
+		return 1;
+	if (s.cmd) {
+		if (cmd_child_spawn(&s.child, s.cmd) < 0)
+			return 1;
+		s.target = s.child.pid;
+		verbose(&s, "-c command is pid %d", (int)s.target);
+	}
+	if (send_start(&s) < 0) {
+		cmd_child_abort(&s.child);
+		return 1;
+	}
+	/* relay the begin probes' output before the command can print */
+	for (bool got = true; got && !s.done;)
+		if (!read_records(&s, buf, &got))
+			break;
+	cmd_child_release(&s.child);
+	if (s.timeout)
+		alarm(s.timeout);
+	rc = relay(&s, buf);
+	close(s.ctl);
+	cmd_child_finish(&s.child);
+	if (rc < 0)
+		return 1;
+	return summarize(&s);
+}

@@ -1,0 +1,121 @@
+#!/bin/sh
+# conformance-parse.sh - run stap -p1 over SystemTap's parseok / parseko tests.
+#
+# Judged as ../shared/conformance/README.md says:
+#   parseok  exit 0 at the pass named on line 1
+#   parseko  exit non-zero, with a diagnostic, without crashing (no signal,
+#            no sanitizer report); for "#! stap" files the diagnostic must be
+#            a tagged parse or semantic error ("[P_..." or "[E_...").
+# Line 1 "#! stap ARGS" runs "stap ARGS FILE"; a "#! /bin/sh" or "#!/bin/bash"
+# file is run by that shell with our stap first on PATH.
+#
+# Environment:
+#   STAP          the stap to test (default: translator/stap in the build tree)
+#   CSTAP_SHARED  the conformance directory (default: ../shared/conformance
+#                 next to the source tree)
+#   VERBOSE=1     show the output of failing tests
+# Usage: conformance-parse.sh [parseok|parseko ...]   (default: both)
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+shared=${CSTAP_SHARED:-$here/../shared/conformance}
+suite=$shared/systemtap-testsuite
+stap=${STAP:-translator/stap}
+case $stap in /*) ;; *) stap=$(pwd)/$stap ;; esac
+
+if [ ! -d "$suite/parseok" ]; then
+	echo "conformance-parse: no test suite at $suite (set CSTAP_SHARED)" >&2
+	exit 77 # automake: skipped
+fi
+if [ ! -x "$stap" ]; then
+	echo "conformance-parse: no stap binary at $stap (set STAP)" >&2
+	exit 1
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/cstap-conf.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT INT TERM
+mkdir "$tmp/bin" "$tmp/src"
+ln -s "$stap" "$tmp/bin/stap"
+ln -s "$suite" "$tmp/src/testsuite" # parseok/unparser.stp reads $SRCDIR/testsuite
+
+passed=0
+failed=0
+failures=
+
+# run_one DIR FILE: sets rc and leaves stderr in $tmp/err
+run_one() {
+	file=$1
+	first=$(head -n 1 "$file")
+	case $first in
+	"#! stap"* | "#!stap"*)
+		args=${first#\#!}
+		args=${args# }
+		args=${args#stap}
+		# shellcheck disable=SC2086 # args are split on purpose
+		(cd "$(dirname "$file")" && timeout 60 "$stap" $args "$file") \
+			>"$tmp/out" 2>"$tmp/err" </dev/null
+		rc=$?
+		kind=stap
+		;;
+	"#!"*sh*)
+		shell=${first#\#!}
+		shell=${shell# }
+		shell=${shell%% *}
+		(cd "$(dirname "$file")" && PATH="$tmp/bin:$PATH" SRCDIR="$tmp/src" \
+			timeout 120 "$shell" "$file") >"$tmp/out" 2>"$tmp/err" </dev/null
+		rc=$?
+		kind=shell
+		;;
+	*)
+		rc=255
+		kind=unknown
+		echo "unknown first line: $first" >"$tmp/err"
+		;;
+	esac
+}
+
+crashed() {
+	[ "$rc" -ge 124 ] || grep -q -e 'Sanitizer' -e 'runtime error:' "$tmp/err"
+}
+
+judge() {
+	dir=$1
+	file=$2
+	run_one "$file"
+	ok=false
+	case $dir in
+	parseok)
+		[ "$rc" -eq 0 ] && ! crashed && ok=true
+		;;
+	parseko)
+		if [ "$rc" -ne 0 ] && ! crashed && [ -s "$tmp/err" ]; then
+			if [ "$kind" = stap ]; then
+				grep -q -e '\[P_' -e '\[E_' "$tmp/err" && ok=true
+			else
+				ok=true
+			fi
+		fi
+		;;
+	esac
+	name=$dir/$(basename "$file")
+	if $ok; then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
+		failures="$failures $name"
+		echo "FAIL: $name (exit $rc)"
+		if [ -n "$VERBOSE" ]; then
+			sed 's/^/    | /' "$tmp/err" | head -n 20
+		fi
+	fi
+}
+
+dirs=${*:-parseok parseko}
+for dir in $dirs; do
+	for file in "$suite/$dir"/*.stp; do
+		[ -f "$file" ] || continue
+		judge "$dir" "$file"
+	done
+done
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

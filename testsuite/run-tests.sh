@@ -1,0 +1,89 @@
+#!/bin/bash
+# run-tests.sh - the run tests: every testsuite/run/NAME.stp is built with
+# `stap -p4`, then all modules run in ONE QEMU guest boot (stap-vm -b), and
+# each result is compared with NAME.expect (stdout), NAME.experr (stderr,
+# empty if absent) and NAME.rc (exit status, 0 if absent).
+#   NAME.opts  stap options (-G VAR=VAL and -c CMD also go to staprun)
+#   NAME.args  script arguments ($1, @2 ...)
+# usage: run-tests.sh [NAME ...]     env: CSTAP_BUILD (build dir), OUT
+set -u
+src=$(cd "$(dirname "$0")/.." && pwd)
+build=${CSTAP_BUILD:-$(pwd)}
+[ -x "$build/translator/stap" ] || build=$src
+STAP=$build/translator/stap
+STAPVM=$build/translator/stap-vm
+out=${OUT:-$build/testsuite/out}
+rm -rf "$out"; mkdir -p "$out/ko" "$out/res"
+
+if [ $# -gt 0 ]; then names=("$@"); else
+	names=(); for f in "$src"/testsuite/run/*.stp; do n=$(basename "$f" .stp); names+=("$n"); done
+fi
+
+# Build phase, two at a time (2 cores). Each test builds in its own directory
+# from a copy of its script, so messages say "NAME.stp:L:C".
+build_one() {
+	local n=$1 d=$out/build/$1 t=$src/testsuite/run/$1
+	mkdir -p "$d"; cp "$t.stp" "$d/"
+	local opts=() args=()
+	[ -f "$t.opts" ] && read -r -a opts < "$t.opts"
+	[ -f "$t.args" ] && read -r -a args < "$t.args"
+	(cd "$d" && "$STAP" -p4 -m "t_$n" "${opts[@]}" "$n.stp" "${args[@]}") > "$d/build.log" 2>&1 &&
+		cp "$d/t_$n.ko" "$out/ko/"
+}
+export -f build_one; export out src STAP
+printf '%s\n' "${names[@]}" | xargs -P 2 -I{} bash -c 'build_one {}'
+
+# Run phase: one job per module that built.
+jobs=$out/jobs; : > "$jobs"; files=()
+for n in "${names[@]}"; do
+	[ -f "$out/ko/t_$n.ko" ] || continue
+	t=$src/testsuite/run/$n
+	cmd="staprun"
+	if [ -f "$t.opts" ]; then
+		read -r -a opts < "$t.opts"
+		for ((i = 0; i < ${#opts[@]}; i++)); do
+			case "${opts[i]}" in
+			-c) cmd+=" -c $(printf %q "${opts[i+1]}")"; i=$((i + 1));;
+			esac
+		done
+	fi
+	cmd+=" /ko/t_$n.ko"
+	if [ -f "$t.opts" ]; then
+		for ((i = 0; i < ${#opts[@]}; i++)); do
+			[ "${opts[i]}" = -G ] && { cmd+=" $(printf %q "${opts[i+1]}")"; i=$((i + 1)); }
+		done
+	fi
+	timeout=30; [ -f "$t.timeout" ] && timeout=$(cat "$t.timeout")
+	printf '%s\t%s\t%s\n' "$n" "$timeout" "$cmd" >> "$jobs"
+	files+=(-f "$out/ko/t_$n.ko:/ko/t_$n.ko")
+done
+if [ -s "$jobs" ]; then
+	"$STAPVM" "${files[@]}" -b "$jobs" -O "$out/res" > "$out/vm.log" 2>&1 ||
+		{ echo "stap-vm failed:"; tail -30 "$out/vm.log"; }
+fi
+
+pass=0; fail=0
+for n in "${names[@]}"; do
+	t=$src/testsuite/run/$n r=$out/res/$n why=""
+	if [ ! -f "$out/ko/t_$n.ko" ]; then
+		why="build failed:"$'\n'"$(cat "$out/build/$n/build.log")"
+	elif [ ! -f "$r.rc" ]; then
+		why="no result from the guest"
+	else
+		exp_rc=0; [ -f "$t.rc" ] && exp_rc=$(cat "$t.rc")
+		[ "$(cat "$r.rc")" = "$exp_rc" ] || why+="exit status $(cat "$r.rc"), expected $exp_rc"$'\n'
+		d=$(diff "$t.expect" "$r.out") || why+="stdout differs:"$'\n'"$d"$'\n'
+		if [ -f "$t.experr" ]; then
+			d=$(diff "$t.experr" "$r.err") || why+="stderr differs:"$'\n'"$d"$'\n'
+		elif [ -s "$r.err" ]; then
+			why+="unexpected stderr:"$'\n'"$(cat "$r.err")"$'\n'
+		fi
+	fi
+	if [ -z "$why" ]; then
+		echo "PASS: $n"; pass=$((pass + 1))
+	else
+		echo "FAIL: $n"; printf '%s\n' "$why" | sed 's/^/    /'; fail=$((fail + 1))
+	fi
+done
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]

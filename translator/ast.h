@@ -1,0 +1,286 @@
+/* ast.h - the one header for cstap's syntax tree.
+ *
+ * Pass 1 (parse.c) builds it, pass 2 (elaborate.c) resolves names and fills in
+ * types, pass 3 (translate.c) walks it to emit C. Every node carries the
+ * source position of the token that starts it (for diagnostics and run-time
+ * "near ... at file:line:col" messages).
+ *
+ * Ownership: nodes are allocated with xmalloc/xcalloc and never freed.
+ */
+#ifndef CSTAP_AST_H
+#define CSTAP_AST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "util.h"
+
+/* ---- source ------------------------------------------------------------ */
+
+struct srcfile {
+	char *name;      /* as shown in messages: "x.stp", "<input>", tapset path */
+	char *text;      /* whole file, NUL-terminated */
+	size_t len;
+	bool is_tapset;  /* from the tapset library: embedded C allowed */
+	bool is_macro;   /* a .stpm macro file */
+};
+
+struct srcpos {
+	const struct srcfile *file;
+	int line, col;   /* 1-based; col counts bytes */
+};
+
+/* ---- types ------------------------------------------------------------- */
+
+enum type {
+	T_UNKNOWN = 0,
+	T_LONG,
+	T_STRING,
+	T_STATS,         /* an aggregate (x <<< v) */
+	T_VOID,          /* function with no return value */
+};
+const char *type_name(enum type t);
+
+/* ---- tokens (shared by lexer and parser) -------------------------------- */
+
+enum tok_kind {
+	TK_EOF,
+	TK_IDENT,        /* name, also keywords (checked by text) */
+	TK_NUMBER,       /* integer literal; value in tok->num */
+	TK_STRING,       /* "..." with escapes already decoded into tok->str */
+	TK_OP,           /* operator or punctuation, text in tok->text */
+	TK_EMBEDDED,     /* %{ ... %}: code between the braces in tok->str */
+	TK_DOLLAR_VAR,   /* $name, $$vars etc.: text includes the '$' */
+	TK_AT_OP,        /* @name: @count, @cast, @define, @1 ... */
+	TK_PARAM,        /* $1 / @1 command-line argument references (before subst.) */
+	TK_ERROR,        /* the lexer or preprocessor reported an error (diag printed) */
+};
+
+struct token {
+	enum tok_kind kind;
+	char *text;      /* token text as written (for messages) */
+	char *str;       /* decoded string literal / embedded code */
+	size_t str_len;
+	int64_t num;
+	struct srcpos pos;
+	struct token *chain; /* macro expansion: token this one came from */
+	bool glued;      /* no whitespace or comment before it (probe point wildcards) */
+};
+
+/* ---- expressions -------------------------------------------------------- */
+
+enum expr_kind {
+	E_NUM,           /* 42, 0x2a, 052 */
+	E_STR,           /* "text" (adjacent literals already concatenated) */
+	E_VAR,           /* x: local, global or parameter (sym filled by pass 2) */
+	E_INDEX,         /* a[k1, k2, ...] (args); array slicing keys may be E_STAR;
+			  * @hist_log(x)[i]: name NULL, lhs is the E_HIST */
+	E_STAR,          /* '*' in a slice a[*, 1] */
+	E_CALL,          /* f(args); print family too (name tells); guru-only
+			  * @kregister(n) @uregister(n) @kderef(size, addr)
+			  * @uderef(size, addr) @const("NAME") too, and
+			  * @probewrite(var); name with its '@' */
+	E_UNARY,         /* op: "-" "!" "~" "+" */
+	E_BINARY,        /* op: * / % + - << >> >>> & ^ | && || < > <= >= == != . */
+	E_PREINC,        /* ++x / --x: op "++" or "--" */
+	E_POSTINC,       /* x++ / x-- */
+	E_ASSIGN,        /* op: = += -= *= /= %= <<= >>= &= ^= |= .= <<< */
+	E_TERNARY,       /* cond ? a : b  (args[0..2]) */
+	E_IN,            /* [k1, k2] in a / k in a: args = keys, lhs = array */
+	E_STATOP,        /* @count(x) etc: name = "count", lhs = operand, args = extra */
+	E_HIST,          /* @hist_log(x) / @hist_linear(x, lo, hi, step) */
+	E_TARGET,        /* $var with member/index chain, $$vars ...: name = "$var" */
+	E_CAST,          /* @cast(p, "type"[, "module"]) with chain */
+	E_DEFINED,       /* @defined(expr) */
+	E_CHOOSE,        /* @choose_defined(a, b) */
+	E_ENTRY,         /* @entry(expr) */
+	E_ATVAR,         /* @var("name@file"[, "module"]) with chain; name = "name@file" */
+	E_PERF,          /* @perf("name") */
+	E_EMBEDDED,      /* %{ code %} used as an expression (guru mode) */
+	E_REGEX,         /* s =~ "re" / s !~ "re" : op "=~"/"!~", lhs, rhs */
+	E_ADDROF,        /* &$var->f : lhs is the target expression */
+	E_PARAM,         /* $1 / @1 left unresolved (only inside %( $# ... %) etc.) */
+	E_AUTOCAST,      /* (expr)->a[1]$ : lhs is any expression, with chain and suffix */
+};
+
+/* One step of a target-variable chain: ->name, [index] */
+struct target_step {
+	enum { TS_FIELD, TS_INDEX } kind;
+	char *field;         /* TS_FIELD */
+	struct expr *index;  /* TS_INDEX */
+	struct srcpos pos;
+};
+
+struct expr {
+	enum expr_kind kind;
+	struct srcpos pos;
+	enum type type;      /* filled by pass 2 */
+	const char *op;      /* operator text for UNARY/BINARY/ASSIGN/INC/REGEX */
+	char *name;          /* VAR / INDEX / CALL / STATOP / HIST / TARGET name */
+	int64_t num;         /* E_NUM */
+	char *str;           /* E_STR, E_EMBEDDED code, E_CAST type name */
+	size_t str_len;
+	struct expr *lhs, *rhs;
+	VEC(struct expr *) args;     /* call args, index keys, ternary parts ... */
+	VEC(struct target_step *) chain; /* E_TARGET/E_CAST/E_ATVAR member chain */
+	char *suffix;        /* "$" or "$$" pretty-print suffix on targets, or NULL */
+	char *module;        /* E_CAST / E_ATVAR optional module string */
+	/* filled by pass 2 */
+	struct sym *sym;     /* E_VAR / E_INDEX / E_IN array / statop operand */
+	struct func *func;   /* E_CALL target */
+	int temp;            /* pass 3 scratch */
+};
+
+/* ---- statements --------------------------------------------------------- */
+
+enum stmt_kind {
+	S_BLOCK,         /* { stmts } */
+	S_EXPR,          /* expression statement */
+	S_NULL,          /* ; */
+	S_IF,            /* if (cond) then [else els] */
+	S_WHILE,         /* while (cond) body */
+	S_FOR,           /* for (init; cond; step) body (any part may be NULL) */
+	S_FOREACH,       /* see fields below */
+	S_BREAK,
+	S_CONTINUE,
+	S_NEXT,
+	S_RETURN,        /* return [value] */
+	S_DELETE,        /* delete expr (var, a[k], a, a[*,k]) */
+	S_TRY,           /* try body catch [(catch_var)] handler */
+	S_EMBEDDED,      /* %{ %} as a statement (guru) */
+};
+
+struct stmt {
+	enum stmt_kind kind;
+	struct srcpos pos;
+	VEC(struct stmt *) stmts;    /* S_BLOCK */
+	struct expr *expr;           /* S_EXPR / S_RETURN value / S_DELETE / cond */
+	struct stmt *body, *els;     /* IF then/else, loops' body, TRY body/handler */
+	struct expr *init, *step;    /* S_FOR (as expressions) */
+	char *code;                  /* S_EMBEDDED */
+	/* S_FOREACH: foreach ([k1, k2] in arr [+|-] limit N)  or
+	 *            foreach (v = [k1, k2] in arr ...)         or
+	 *            foreach (k in @hist_log(s)) */
+	VEC(struct expr *) keys;     /* E_VAR key variables */
+	struct expr *value;          /* E_VAR for "v =", or NULL */
+	struct expr *array;          /* E_VAR (array), or E_INDEX for slicing, or E_HIST */
+	int sort_column;             /* 0 = value, i = key i (1-based), -1 = unsorted */
+	int sort_dir;                /* +1 ascending, -1 descending, 0 none */
+	struct expr *limit;          /* or NULL */
+	struct expr *catch_var;      /* S_TRY: E_VAR or NULL */
+	char *sort_aggr;             /* foreach (... in a @count+): "count" ... or NULL */
+};
+
+/* ---- declarations ------------------------------------------------------- */
+
+enum sym_kind { SYM_GLOBAL, SYM_LOCAL, SYM_PARAM };
+
+/* A variable: global, function/probe local, or function parameter. */
+struct sym {
+	enum sym_kind kind;
+	char *name;
+	struct srcpos pos;
+	enum type type;          /* value type; T_STATS for aggregates */
+	bool is_array;
+	int nkeys;               /* arrays: number of keys (-1 unknown yet) */
+	enum type key_types[9];
+	int64_t max_entries;     /* global a[N]; 0 = default */
+	bool wrap;               /* global a%[N] / a% */
+	bool is_private;
+	struct expr *init;       /* global initialiser (literal) or NULL */
+	int index;               /* position in its scope (pass 3) */
+	/* usage, filled by pass 2 */
+	bool read, written;
+	struct srcfile const *file; /* declaring file (private scoping) */
+	struct sym *link;        /* for tapset globals merged into the script */
+};
+
+/* a list of symbols (parameters, locals, globals) */
+typedef VEC(struct sym *) symvec;
+
+struct func {
+	char *name;
+	struct srcpos pos;
+	enum type ret;               /* declared (f:string) or inferred */
+	bool ret_declared;
+	symvec params;               /* SYM_PARAM, type from "x:long" or inferred */
+	struct stmt *body;           /* or NULL for embedded */
+	char *embedded;              /* function f() %{ ... %} */
+	VEC(char *) pragmas;         /* pragma comments in embedded code: pure, unprivileged ... */
+	bool is_private;
+	const struct srcfile *file;
+	int64_t priority;            /* function f() : N { } overload priority, 0 = none */
+	/* pass 2 */
+	symvec locals;
+	bool used;
+	int index;
+};
+
+/* probe point component: name[(arg)] e.g. kernel, function("vfs_*"), return, ms(100) */
+struct pp_comp {
+	char *name;              /* may contain * wildcards */
+	struct expr *arg;        /* E_NUM / E_STR / NULL ; may be E_PARAM for @1 */
+	struct srcpos pos;
+};
+
+struct probe_point {
+	VEC(struct pp_comp *) comps;
+	bool optional;           /* ? */
+	bool sufficient;         /* ! */
+	struct expr *cond;       /* if (expr), or NULL */
+	struct srcpos pos;
+};
+
+struct probe {
+	VEC(struct probe_point *) points;  /* comma list */
+	struct stmt *body;                 /* S_BLOCK */
+	struct srcpos pos;
+	const struct srcfile *file;
+	bool is_private;
+	/* probe aliases: probe a.b = x.y { prologue }  /  probe a.b += x.y { epilogue } */
+	bool is_alias;
+	bool alias_epilogue;               /* += */
+	VEC(struct probe_point *) alias_names; /* left-hand side(s) of = / += */
+	struct stmt *epilogue;             /* probe a = b { prologue }, { epilogue } */
+	/* pass 2 */
+	symvec locals;
+	int index;
+};
+
+/* top-level %{ %} block */
+struct embed {
+	char *code;
+	struct srcpos pos;
+	const struct srcfile *file;
+};
+
+/* One parsed file. */
+struct script {
+	const struct srcfile *file;
+	VEC(struct sym *) globals;
+	VEC(struct func *) funcs;
+	VEC(struct probe *) probes;        /* includes aliases (is_alias) */
+	VEC(struct embed *) embeds;
+};
+
+/* ---- pass 1 entry points (parse.c) ------------------------------------- */
+
+struct session;
+
+/* Read and parse one file (or -e text). Returns NULL after printing
+ * diagnostics. Preprocessor conditionals and macros are resolved here. */
+struct script *parse_script(struct session *s, struct srcfile *f);
+struct srcfile *srcfile_new(const char *name, char *text, size_t len);
+struct srcfile *srcfile_read(const char *path); /* NULL on error (errno) */
+
+/* -p1 output: print a script back as SystemTap source (unparse.c). */
+void unparse_script(struct strbuf *out, const struct script *sc);
+void unparse_expr(struct strbuf *out, const struct expr *e);
+void unparse_stmt(struct strbuf *out, const struct stmt *st, int indent);
+void unparse_probe_point(struct strbuf *out, const struct probe_point *pp);
+
+/* constructors (ast.c) */
+struct expr *expr_new(enum expr_kind kind, struct srcpos pos);
+struct stmt *stmt_new(enum stmt_kind kind, struct srcpos pos);
+
+#endif

@@ -1,0 +1,100 @@
+/* build.c - pass 4: compile the generated C into NAME.ko with kbuild.
+ *
+ * The build directory holds NAME.c and a one-line Makefile; kbuild does the
+ * rest. -D definitions become -D flags. With -m NAME or at -p4 the module is
+ * copied to the current directory, as SystemTap does.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "diag.h"
+#include "elaborate.h"
+#include "spawn.h"
+
+/* -D NAME=VALUE as a make-safe compiler flag: quote for the shell kbuild
+ * uses, and double '$' for make. */
+static void add_define(struct strbuf *mk, const char *def)
+{
+	strbuf_addstr(mk, " '-D");
+	for (const char *p = def; *p; p++) {
+		if (*p == '\'')
+			strbuf_addstr(mk, "'\\''");
+		else if (*p == '$')
+			strbuf_addstr(mk, "$$");
+		else
+			strbuf_addch(mk, *p);
+	}
+	strbuf_addch(mk, '\'');
+}
+
+static int copy_file(const char *from, const char *to)
+{
+	size_t len;
+	char *data = read_file(from, &len);
+	int rc;
+
+	if (!data)
+		return -1;
+	rc = write_file(to, data, len);
+	free(data);
+	return rc;
+}
+
+/* Show the compiler's complaints, not kbuild's chatter. */
+static void show_build_errors(const char *log)
+{
+	char *text = read_file(log, NULL);
+
+	if (text)
+		fputs(text, stderr);
+	free(text);
+}
+
+int pass4_build(struct session *s)
+{
+	struct strbuf mk = STRBUF_INIT;
+	struct stat st;
+
+	if (stat(s->kernel_build, &st) != 0) {
+		diag(s, B_NO_KERNEL, (struct srcpos){0},
+		     "no kernel build tree at %s (apt-get install linux-headers-%s)", s->kernel_build,
+		     s->kernel_release);
+		return 1;
+	}
+	strbuf_addf(&mk, "obj-m := %s.o\nccflags-y := -I%s -Wno-declaration-after-statement",
+		    s->module_name, s->runtime_dir);
+	for (int i = 0; i < s->defines.len; i++)
+		add_define(&mk, s->defines.items[i]);
+	strbuf_addch(&mk, '\n');
+	char *mkfile = xasprintf("%s/Makefile", s->tmpdir);
+	write_file(mkfile, mk.buf, mk.len);
+
+	char *mflag = xasprintf("M=%s", s->tmpdir);
+	char *log = xasprintf("%s/build.log", s->tmpdir);
+	char *argv[] = { "make", "-C", (char *)s->kernel_build, mflag, "modules", "-s", NULL };
+	int rc = spawn_wait(argv, NULL, s->verbose >= 3 ? NULL : log);
+	if (rc != 0) {
+		if (s->verbose < 3)
+			show_build_errors(log);
+		diag(s, B_KBUILD, (struct srcpos){0}, "kbuild failed with status %d (module source: %s)",
+		     rc, s->c_file);
+		s->keep_tmpdir = true;
+		return 1;
+	}
+	s->ko_file = xasprintf("%s/%s.ko", s->tmpdir, s->module_name);
+	if (s->last_pass == 4 || s->module_name_given) {
+		char *here = xasprintf("%s.ko", s->module_name);
+		if (copy_file(s->ko_file, here) != 0) {
+			diag(s, B_KBUILD, (struct srcpos){0}, "cannot copy the module to %s: %s", here, strerror(errno));
+			return 1;
+		}
+		s->ko_file = here;
+		if (s->last_pass == 4)
+			printf("%s\n", here);
+	}
+	return 0;
+}

@@ -1,0 +1,114 @@
+/* diag.c - tagged diagnostics with a source line and caret (see diag.h). */
+#include "diag.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "session.h"
+
+static const char *const tag_names[] = {
+#define DIAG(tag, meaning) #tag,
+#include "diag_tags.def"
+#undef DIAG
+};
+
+static const char *const tag_meanings[] = {
+#define DIAG(tag, meaning) meaning,
+#include "diag_tags.def"
+#undef DIAG
+};
+
+const char *diag_tag_name(enum diag_tag t) { return tag_names[t]; }
+const char *diag_tag_meaning(enum diag_tag t) { return tag_meanings[t]; }
+
+/* The category word printed before the tag comes from the tag's prefix, so a
+ * tag can never be printed under the wrong heading. */
+static const char *category(enum diag_tag t)
+{
+	switch (tag_names[t][0]) {
+	case 'P': return "parse error";
+	case 'E': return "semantic error";
+	case 'T': return "translate error";
+	case 'B': return "build error";
+	case 'R': return "run error";
+	case 'O': return "usage error";
+	default: return "WARNING";
+	}
+}
+
+/* Show the line of pos with a caret under its column; tabs are kept so the
+ * caret lines up in a terminal. */
+static void show_source(struct srcpos pos)
+{
+	const char *p, *end;
+	int line = 1;
+
+	if (!pos.file || !pos.file->text || pos.line <= 0)
+		return;
+	p = pos.file->text;
+	while (line < pos.line && *p) {
+		if (*p++ == '\n')
+			line++;
+	}
+	if (line != pos.line)
+		return;
+	end = strchr(p, '\n');
+	if (!end)
+		end = p + strlen(p);
+	fprintf(stderr, "    %.*s\n    ", (int)(end - p), p);
+	for (int i = 1; i < pos.col && p + i - 1 < end; i++)
+		fputc(p[i - 1] == '\t' ? '\t' : ' ', stderr);
+	fputs("^\n", stderr);
+}
+
+static void vreport(const char *head, enum diag_tag tag, struct srcpos pos,
+		    const char *fmt, va_list ap)
+{
+	fprintf(stderr, "%s [%s]: ", head, tag_names[tag]);
+	vfprintf(stderr, fmt, ap);
+	if (pos.file)
+		fprintf(stderr, " at %s:%d:%d", pos.file->name, pos.line, pos.col);
+	fputc('\n', stderr);
+	show_source(pos);
+}
+
+void diag(struct session *s, enum diag_tag tag, struct srcpos pos, const char *fmt, ...)
+{
+	va_list ap;
+	bool warning = tag_names[tag][0] == 'W';
+
+	if (warning && s && s->suppress_warnings)
+		return;
+	if (warning && s && s->warnings_are_errors)
+		warning = false;
+	va_start(ap, fmt);
+	vreport(warning ? "WARNING" : category(tag), tag, pos, fmt, ap);
+	va_end(ap);
+	if (!s)
+		return;
+	if (warning)
+		s->warnings++;
+	else
+		s->errors++;
+}
+
+void diag_note(struct session *s, struct srcpos pos, const char *fmt, ...)
+{
+	va_list ap;
+
+	(void)s;
+	va_start(ap, fmt);
+	fputs("    note: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	if (pos.file)
+		fprintf(stderr, " at %s:%d:%d", pos.file->name, pos.line, pos.col);
+	fputc('\n', stderr);
+	show_source(pos);
+}
+
+void diag_list_tags(void)
+{
+	for (int t = 0; t < DIAG__COUNT; t++)
+		printf("%-24s %s: %s\n", tag_names[t], category(t), tag_meanings[t]);
+}

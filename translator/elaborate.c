@@ -1,0 +1,820 @@
+/* elaborate.c - pass 2: resolve names, pull in tapset functions and globals
+ * on demand, derive concrete probes through the providers, infer types.
+ *
+ * Order of name resolution (as SystemTap): function parameter, local already
+ * seen, global of the user's script, global of the tapset library, else a new
+ * local. Functions: the user's, then the library's. Type inference runs to a
+ * fixed point over everything used; what stays unknown is an error.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "diag.h"
+#include "elaborate.h"
+#include "format.h"
+#include "probes/provider.h"
+#include "session.h"
+
+struct elab {
+	struct session *s;
+	struct probe *probe;       /* current scope: a probe body ... */
+	struct func *func;         /* ... or a function body */
+	const struct srcfile *file;
+	bool changed;              /* inference made progress */
+	bool report;               /* final round: report type errors */
+	int loop_depth;
+	VEC(struct func *) work;   /* functions whose bodies still need resolving */
+};
+
+/* ---- lookup -------------------------------------------------------------- */
+
+static struct sym *find_in(struct sym **v, int n, const char *name, const struct srcfile *from)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(v[i]->name, name) && (!v[i]->is_private || v[i]->file == from))
+			return v[i];
+	return NULL;
+}
+
+static struct sym *find_global(struct elab *el, const char *name)
+{
+	struct session *s = el->s;
+	struct sym *g = find_in(s->globals.items, s->globals.len, name, el->file);
+
+	if (g) {
+		g->read = true;   /* referenced: kept in the module */
+		return g;
+	}
+	for (int i = 0; i < s->library.len; i++) {
+		struct script *sc = s->library.items[i];
+		g = find_in(sc->globals.items, sc->globals.len, name, el->file);
+		if (g) {
+			g->read = true;
+			vec_push(&s->globals, g);
+			return g;
+		}
+	}
+	return NULL;
+}
+
+static struct func *find_func_in(struct script *sc, const char *name, const struct srcfile *from)
+{
+	for (int i = 0; i < sc->funcs.len; i++) {
+		struct func *f = sc->funcs.items[i];
+		if (!strcmp(f->name, name) && (!f->is_private || f->file == from))
+			return f;
+	}
+	return NULL;
+}
+
+static struct func *find_func(struct elab *el, const char *name)
+{
+	struct session *s = el->s;
+	struct func *f = find_func_in(s->user, name, el->file);
+
+	for (int i = 0; !f && i < s->user_more.len; i++)
+		f = find_func_in(s->user_more.items[i], name, el->file);
+	for (int i = 0; !f && i < s->library.len; i++)
+		f = find_func_in(s->library.items[i], name, el->file);
+	if (f && !f->used) {
+		f->used = true;
+		f->index = s->funcs.len;
+		vec_push(&s->funcs, f);
+		vec_push(&el->work, f);
+	}
+	return f;
+}
+
+static symvec *scope_locals(struct elab *el)
+{
+	return el->func ? &el->func->locals : &el->probe->locals;
+}
+
+static struct sym *new_local(struct elab *el, const char *name, struct srcpos pos)
+{
+	struct sym *v = xcalloc(1, sizeof(*v));
+
+	v->kind = SYM_LOCAL;
+	v->name = xstrdup(name);
+	v->pos = pos;
+	v->nkeys = -1;
+	v->file = el->file;
+	vec_push(scope_locals(el), v);
+	return v;
+}
+
+/* Scalars: parameter, local, global, or a new local. */
+static struct sym *resolve_scalar(struct elab *el, const char *name, struct srcpos pos)
+{
+	struct sym *v;
+
+	if (el->func) {
+		for (int i = 0; i < el->func->params.len; i++)
+			if (!strcmp(el->func->params.items[i]->name, name))
+				return el->func->params.items[i];
+	}
+	symvec *locals = scope_locals(el);
+	for (int i = 0; i < locals->len; i++)
+		if (!strcmp(locals->items[i]->name, name))
+			return locals->items[i];
+	if ((v = find_global(el, name)))
+		return v;
+	return new_local(el, name, pos);
+}
+
+/* Arrays must be globals. */
+static struct sym *resolve_array(struct elab *el, const char *name, struct srcpos pos)
+{
+	struct sym *v = find_global(el, name);
+
+	if (!v) {
+		diag(el->s, E_LOCAL_ARRAY, pos, "array '%s' is not declared global", name);
+		return NULL;
+	}
+	v->is_array = true;
+	return v;
+}
+
+/* ---- resolution ----------------------------------------------------------- */
+
+static bool is_print_builtin(const char *n)
+{
+	static const char *const names[] = {
+		"printf", "sprintf", "print", "println", "printd", "printdln",
+		"sprint", "sprintln", "sprintd", "sprintdln", NULL,
+	};
+	for (int i = 0; names[i]; i++)
+		if (!strcmp(n, names[i]))
+			return true;
+	return false;
+}
+
+static void resolve_expr(struct elab *el, struct expr *e);
+static void resolve_stmt(struct elab *el, struct stmt *st);
+
+static void resolve_args(struct elab *el, struct expr *e)
+{
+	for (int i = 0; i < e->args.len; i++)
+		resolve_expr(el, e->args.items[i]);
+}
+
+static void resolve_expr(struct elab *el, struct expr *e)
+{
+	if (!e)
+		return;
+	switch (e->kind) {
+	case E_NUM:
+	case E_STR:
+	case E_STAR:
+		return;
+	case E_VAR:
+		e->sym = resolve_scalar(el, e->name, e->pos);
+		if (e->sym && e->sym->is_array)
+			diag(el->s, E_NOT_SCALAR, e->pos, "array '%s' used as a scalar", e->name);
+		return;
+	case E_INDEX:
+		e->sym = resolve_array(el, e->name, e->pos);
+		resolve_args(el, e);
+		return;
+	case E_IN:
+		resolve_args(el, e);
+		if (e->lhs && e->lhs->kind == E_VAR) {
+			e->sym = resolve_array(el, e->lhs->name, e->lhs->pos);
+			e->lhs->sym = e->sym;
+		}
+		return;
+	case E_CALL:
+		resolve_args(el, e);
+		if (is_print_builtin(e->name))
+			return;
+		e->func = find_func(el, e->name);
+		if (!e->func) {
+			diag(el->s, E_UNRESOLVED_FUNC, e->pos, "unresolved function '%s'", e->name);
+			return;
+		}
+		if (e->args.len != e->func->params.len)
+			diag(el->s, E_ARG_COUNT, e->pos, "function '%s' takes %d argument%s, called with %d",
+			     e->name, e->func->params.len, e->func->params.len == 1 ? "" : "s", e->args.len);
+		return;
+	case E_TARGET:
+	case E_CAST:
+	case E_ATVAR:
+	case E_ENTRY:
+	case E_PERF:
+	case E_ADDROF:
+		diag(el->s, E_TARGET_UNAVAILABLE, e->pos, "target variables are not available in this probe");
+		return;
+	case E_STATOP:
+	case E_HIST:
+		diag(el->s, E_NOT_SUPPORTED, e->pos, "statistics are not supported yet");
+		return;
+	case E_REGEX:
+		diag(el->s, E_NOT_SUPPORTED, e->pos, "regular expression matching is not supported yet");
+		return;
+	case E_EMBEDDED:
+		if (!el->s->guru && !(el->file && el->file->is_tapset))
+			diag(el->s, E_GURU, e->pos, "embedded code in an expression needs guru mode (-g)");
+		return;
+	case E_DEFINED:
+	case E_CHOOSE:
+	case E_PARAM:
+		diag(el->s, E_NOT_SUPPORTED, e->pos, "this construct is not supported yet");
+		return;
+	default:
+		resolve_expr(el, e->lhs);
+		resolve_expr(el, e->rhs);
+		resolve_args(el, e);
+		if (e->kind == E_ASSIGN && !strcmp(e->op, "<<<"))
+			diag(el->s, E_NOT_SUPPORTED, e->pos, "statistics (<<<) are not supported yet");
+		return;
+	}
+}
+
+static void resolve_stmt(struct elab *el, struct stmt *st)
+{
+	if (!st)
+		return;
+	switch (st->kind) {
+	case S_BLOCK:
+		for (int i = 0; i < st->stmts.len; i++)
+			resolve_stmt(el, st->stmts.items[i]);
+		break;
+	case S_FOREACH:
+		if (st->array && st->array->kind == E_VAR) {
+			st->array->sym = resolve_array(el, st->array->name, st->array->pos);
+		} else {
+			diag(el->s, E_NOT_SUPPORTED, st->pos, "foreach over this kind of expression is not supported yet");
+		}
+		for (int i = 0; i < st->keys.len; i++)
+			resolve_expr(el, st->keys.items[i]);
+		resolve_expr(el, st->value);
+		resolve_expr(el, st->limit);
+		el->loop_depth++;
+		resolve_stmt(el, st->body);
+		el->loop_depth--;
+		break;
+	case S_WHILE:
+	case S_FOR:
+		resolve_expr(el, st->init);
+		resolve_expr(el, st->expr);
+		resolve_expr(el, st->step);
+		el->loop_depth++;
+		resolve_stmt(el, st->body);
+		el->loop_depth--;
+		break;
+	case S_BREAK:
+	case S_CONTINUE:
+		if (!el->loop_depth)
+			diag(el->s, E_BAD_CONTEXT, st->pos, "%s outside a loop",
+			     st->kind == S_BREAK ? "break" : "continue");
+		break;
+	case S_NEXT:
+		if (el->func)
+			diag(el->s, E_BAD_CONTEXT, st->pos, "next is only allowed in a probe");
+		break;
+	case S_RETURN:
+		if (!el->func)
+			diag(el->s, E_BAD_CONTEXT, st->pos, "return is only allowed in a function");
+		resolve_expr(el, st->expr);
+		break;
+	case S_DELETE: {
+		struct expr *e = st->expr;
+		if (e && e->kind == E_VAR) {
+			struct sym *g = find_global(el, e->name);
+			if (g) {
+				e->sym = g;
+				break;
+			}
+		}
+		resolve_expr(el, e);
+		break;
+	}
+	case S_TRY:
+		resolve_stmt(el, st->body);
+		resolve_expr(el, st->catch_var);
+		resolve_stmt(el, st->els);
+		break;
+	case S_EMBEDDED:
+		if (!el->s->guru && !(el->file && el->file->is_tapset))
+			diag(el->s, E_GURU, st->pos, "embedded code needs guru mode (-g)");
+		break;
+	default:
+		resolve_expr(el, st->expr);
+		resolve_stmt(el, st->body);
+		resolve_stmt(el, st->els);
+		break;
+	}
+}
+
+/* ---- type inference -------------------------------------------------------- */
+
+/* Make *t equal to want; report a mismatch once, in the final round. */
+static void unify(struct elab *el, enum type *t, enum type want, struct srcpos pos, const char *what)
+{
+	if (want == T_UNKNOWN || *t == want)
+		return;
+	if (*t == T_UNKNOWN) {
+		*t = want;
+		el->changed = true;
+		return;
+	}
+	if (el->report)
+		diag(el->s, E_TYPE_MISMATCH, pos, "type mismatch for %s: %s vs %s",
+		     what, type_name(*t), type_name(want));
+}
+
+static enum type infer(struct elab *el, struct expr *e, enum type want);
+
+static void infer_keys(struct elab *el, struct sym *a, struct expr **keys, int n, struct srcpos pos)
+{
+	if (!a)
+		return;
+	if (a->nkeys < 0 || (a->nkeys == 0 && !a->is_array))
+		a->nkeys = n;
+	if (a->nkeys != n) {
+		if (el->report)
+			diag(el->s, E_ARRAY_KEYS, pos, "array '%s' used with %d key%s, elsewhere with %d",
+			     a->name, n, n == 1 ? "" : "s", a->nkeys);
+		return;
+	}
+	if (n > 9) {
+		if (el->report)
+			diag(el->s, E_ARRAY_KEYS, pos, "arrays take at most 9 keys");
+		return;
+	}
+	for (int i = 0; i < n; i++) {
+		if (keys[i]->kind == E_STAR)
+			continue;
+		enum type t = infer(el, keys[i], a->key_types[i]);
+		unify(el, &a->key_types[i], t, keys[i]->pos, "array key");
+	}
+}
+
+/* Check printf-family format strings and type their arguments. */
+static void infer_format(struct elab *el, struct expr *e, int first)
+{
+	struct expr *f = e->args.len > 0 ? e->args.items[0] : NULL;
+	int argi = first;
+
+	if (!f || f->kind != E_STR) {
+		if (el->report)
+			diag(el->s, E_FORMAT, e->pos, "%s needs a literal format string", e->name);
+		return;
+	}
+	for (const char *p = f->str; *p; p++) {
+		if (*p != '%')
+			continue;
+		struct stp_fmt_spec spec;
+		int used = stp_format_parse_spec(p + 1, &spec);
+		if (used < 0) {
+			if (el->report)
+				diag(el->s, E_FORMAT, f->pos, "invalid conversion in format string at \"%.8s\"", p);
+			return;
+		}
+		p += used;
+		if (spec.conv == '%')
+			continue;
+		int needed = 1 + spec.width_star + spec.prec_star;
+		for (int k = 0; k < needed; k++, argi++) {
+			if (argi >= e->args.len) {
+				if (el->report)
+					diag(el->s, E_FORMAT, e->pos, "too few arguments for format string");
+				return;
+			}
+			bool last = k == needed - 1;
+			enum type want = (last && spec.conv == 's') ? T_STRING : T_LONG;
+			enum type t = infer(el, e->args.items[argi], want);
+			if (t != T_UNKNOWN && t != want && el->report)
+				diag(el->s, E_FORMAT, e->args.items[argi]->pos,
+				     "format '%%%c' expects a %s argument, got %s", spec.conv,
+				     type_name(want), type_name(t));
+		}
+	}
+	if (argi < e->args.len && el->report)
+		diag(el->s, E_FORMAT, e->args.items[argi]->pos, "too many arguments for format string");
+}
+
+static enum type infer_call(struct elab *el, struct expr *e)
+{
+	const char *n = e->name;
+
+	if (!strcmp(n, "printf"))
+		return infer_format(el, e, 1), T_VOID;
+	if (!strcmp(n, "sprintf"))
+		return infer_format(el, e, 1), T_STRING;
+	if (is_print_builtin(n)) {
+		bool delim = !strcmp(n, "printd") || !strcmp(n, "printdln") ||
+			     !strcmp(n, "sprintd") || !strcmp(n, "sprintdln");
+		for (int i = 0; i < e->args.len; i++) {
+			enum type t = infer(el, e->args.items[i], (delim && i == 0) ? T_STRING : T_UNKNOWN);
+			if (t == T_UNKNOWN && el->report)
+				diag(el->s, E_TYPE_UNRESOLVED, e->args.items[i]->pos, "unresolved type of %s argument", n);
+		}
+		if ((delim && e->args.len < 2) && el->report)
+			diag(el->s, E_ARG_COUNT, e->pos, "%s needs a delimiter and at least one value", n);
+		if (!strcmp(n, "print") && e->args.len == 0 && el->report)
+			diag(el->s, E_ARG_COUNT, e->pos, "print needs at least one argument");
+		return n[0] == 's' ? T_STRING : T_VOID;
+	}
+	if (!e->func)
+		return T_UNKNOWN;
+	struct func *f = e->func;
+	for (int i = 0; i < e->args.len && i < f->params.len; i++) {
+		struct sym *p = f->params.items[i];
+		enum type t = infer(el, e->args.items[i], p->type);
+		unify(el, &p->type, t, e->args.items[i]->pos, "function argument");
+	}
+	return f->ret;
+}
+
+static bool is_compare(const char *op)
+{
+	return !strcmp(op, "<") || !strcmp(op, ">") || !strcmp(op, "<=") ||
+	       !strcmp(op, ">=") || !strcmp(op, "==") || !strcmp(op, "!=");
+}
+
+/* Infer e's type, pushing `want` down into symbols of unknown type. */
+static enum type infer(struct elab *el, struct expr *e, enum type want)
+{
+	enum type t = T_UNKNOWN;
+
+	switch (e->kind) {
+	case E_NUM:
+		t = T_LONG;
+		break;
+	case E_STR:
+		t = T_STRING;
+		break;
+	case E_VAR:
+		if (e->sym) {
+			unify(el, &e->sym->type, want, e->pos, e->name);
+			t = e->sym->type;
+		}
+		break;
+	case E_INDEX:
+		if (e->sym) {
+			infer_keys(el, e->sym, e->args.items, e->args.len, e->pos);
+			unify(el, &e->sym->type, want, e->pos, e->name);
+			t = e->sym->type;
+		}
+		break;
+	case E_IN:
+		if (e->sym)
+			infer_keys(el, e->sym, e->args.items, e->args.len, e->pos);
+		t = T_LONG;
+		break;
+	case E_CALL:
+		t = infer_call(el, e);
+		if (e->func && want != T_UNKNOWN && want != T_VOID)
+			unify(el, &e->func->ret, want, e->pos, e->name);
+		if (e->func)
+			t = e->func->ret;
+		break;
+	case E_UNARY:
+	case E_PREINC:
+	case E_POSTINC:
+		infer(el, e->lhs, T_LONG);
+		t = T_LONG;
+		break;
+	case E_BINARY:
+		if (!strcmp(e->op, ".")) {
+			infer(el, e->lhs, T_STRING);
+			infer(el, e->rhs, T_STRING);
+			t = T_STRING;
+		} else if (is_compare(e->op)) {
+			enum type a = infer(el, e->lhs, T_UNKNOWN);
+			enum type b = infer(el, e->rhs, a);
+			if (a == T_UNKNOWN && b != T_UNKNOWN)
+				a = infer(el, e->lhs, b);
+			if (a != T_UNKNOWN && b != T_UNKNOWN && a != b && el->report)
+				diag(el->s, E_TYPE_MISMATCH, e->pos, "comparison of %s with %s",
+				     type_name(a), type_name(b));
+			t = T_LONG;
+		} else {
+			infer(el, e->lhs, T_LONG);
+			infer(el, e->rhs, T_LONG);
+			t = T_LONG;
+		}
+		break;
+	case E_ASSIGN:
+		if (!strcmp(e->op, "=")) {
+			enum type l = infer(el, e->lhs, want);
+			enum type r = infer(el, e->rhs, l);
+			if (l == T_UNKNOWN && r != T_UNKNOWN)
+				l = infer(el, e->lhs, r);
+			if (l != T_UNKNOWN && r != T_UNKNOWN && l != r && el->report)
+				diag(el->s, E_TYPE_MISMATCH, e->pos, "assignment of %s to %s",
+				     type_name(r), type_name(l));
+			t = l;
+		} else if (!strcmp(e->op, ".=")) {
+			infer(el, e->lhs, T_STRING);
+			infer(el, e->rhs, T_STRING);
+			t = T_STRING;
+		} else {
+			infer(el, e->lhs, T_LONG);
+			infer(el, e->rhs, T_LONG);
+			t = T_LONG;
+		}
+		break;
+	case E_TERNARY: {
+		infer(el, e->args.items[0], T_LONG);
+		enum type a = infer(el, e->args.items[1], want);
+		enum type b = infer(el, e->args.items[2], a != T_UNKNOWN ? a : want);
+		if (a == T_UNKNOWN && b != T_UNKNOWN)
+			a = infer(el, e->args.items[1], b);
+		if (a != T_UNKNOWN && b != T_UNKNOWN && a != b && el->report)
+			diag(el->s, E_TYPE_MISMATCH, e->pos, "conditional branches have types %s and %s",
+			     type_name(a), type_name(b));
+		t = a;
+		break;
+	}
+	case E_EMBEDDED:
+		t = T_LONG;
+		break;
+	default:
+		break;
+	}
+	e->type = t;
+	if (el->report && want != T_UNKNOWN && want != T_VOID && t != T_UNKNOWN && t != want &&
+	    e->kind != E_VAR && e->kind != E_INDEX && e->kind != E_CALL)
+		diag(el->s, E_TYPE_MISMATCH, e->pos, "expected a %s, got a %s", type_name(want), type_name(t));
+	return t;
+}
+
+static void infer_stmt(struct elab *el, struct stmt *st)
+{
+	if (!st)
+		return;
+	switch (st->kind) {
+	case S_BLOCK:
+		for (int i = 0; i < st->stmts.len; i++)
+			infer_stmt(el, st->stmts.items[i]);
+		break;
+	case S_EXPR:
+		infer(el, st->expr, T_UNKNOWN);
+		break;
+	case S_IF:
+		infer(el, st->expr, T_LONG);
+		infer_stmt(el, st->body);
+		infer_stmt(el, st->els);
+		break;
+	case S_WHILE:
+	case S_FOR:
+		if (st->init)
+			infer(el, st->init, T_UNKNOWN);
+		if (st->expr)
+			infer(el, st->expr, T_LONG);
+		if (st->step)
+			infer(el, st->step, T_UNKNOWN);
+		infer_stmt(el, st->body);
+		break;
+	case S_FOREACH: {
+		struct sym *a = st->array ? st->array->sym : NULL;
+		if (a) {
+			infer_keys(el, a, st->keys.items, st->keys.len, st->pos);
+			for (int i = 0; i < st->keys.len && i < 9; i++) {
+				struct sym *k = st->keys.items[i]->sym;
+				if (k) {
+					unify(el, &k->type, a->key_types[i], st->keys.items[i]->pos, k->name);
+					unify(el, &a->key_types[i], k->type, st->keys.items[i]->pos, "array key");
+				}
+			}
+			if (st->value && st->value->sym) {
+				unify(el, &st->value->sym->type, a->type, st->value->pos, st->value->name);
+				unify(el, &a->type, st->value->sym->type, st->value->pos, a->name);
+			}
+		}
+		if (st->limit)
+			infer(el, st->limit, T_LONG);
+		infer_stmt(el, st->body);
+		break;
+	}
+	case S_RETURN:
+		if (st->expr && el->func) {
+			enum type t = infer(el, st->expr, el->func->ret);
+			unify(el, &el->func->ret, t, st->expr->pos, "return value");
+		}
+		break;
+	case S_DELETE:
+		if (st->expr->kind == E_INDEX)
+			infer(el, st->expr, T_UNKNOWN);
+		break;
+	case S_TRY:
+		infer_stmt(el, st->body);
+		if (st->catch_var)
+			infer(el, st->catch_var, T_STRING);
+		infer_stmt(el, st->els);
+		break;
+	default:
+		break;
+	}
+}
+
+/* ---- driver ---------------------------------------------------------------- */
+
+static void enter_probe(struct elab *el, struct probe *p)
+{
+	el->probe = p;
+	el->func = NULL;
+	el->file = p->file;
+}
+
+static void enter_func(struct elab *el, struct func *f)
+{
+	el->probe = NULL;
+	el->func = f;
+	el->file = f->file;
+}
+
+static void add_user_script(struct session *s, struct script *sc)
+{
+	for (int i = 0; i < sc->globals.len; i++) {
+		struct sym *g = sc->globals.items[i];
+		if (find_in(s->globals.items, s->globals.len, g->name, g->file)) {
+			diag(s, E_DUPLICATE, g->pos, "duplicate global '%s'", g->name);
+			continue;
+		}
+		vec_push(&s->globals, g);
+	}
+}
+
+/* Offer a probe point to each provider in turn. */
+static void derive_point(struct session *s, struct probe *p, struct probe_point *pp)
+{
+	for (int i = 0; providers[i]; i++) {
+		int r = providers[i]->derive(s, p, pp);
+		if (r)
+			return;
+	}
+	if (pp->optional)
+		return;
+	char *t = pp_text(pp);
+	diag(s, E_PROBE_POINT, pp->pos, "no match for probe point %s", t);
+	free(t);
+}
+
+static void derive_probes(struct session *s, struct script *sc)
+{
+	for (int i = 0; i < sc->probes.len; i++) {
+		struct probe *p = sc->probes.items[i];
+		if (p->is_alias)
+			continue;
+		for (int j = 0; j < p->points.len; j++) {
+			if (p->points.items[j]->cond)
+				diag(s, E_NOT_SUPPORTED, p->points.items[j]->cond->pos,
+				     "conditional probes (if) are not supported yet");
+			derive_point(s, p, p->points.items[j]);
+		}
+	}
+}
+
+/* Bodies of the probes kept: each script probe once, even if it derived
+ * several concrete probes. */
+static void for_each_body(struct session *s, struct elab *el, void (*fn)(struct elab *, struct stmt *))
+{
+	struct probe *last = NULL;
+
+	for (int i = 0; i < s->probes.len; i++) {
+		struct probe *p = s->probes.items[i]->probe;
+		if (p == last)
+			continue;
+		last = p;
+		enter_probe(el, p);
+		fn(el, p->body);
+	}
+	for (int i = 0; i < s->funcs.len; i++) {
+		struct func *f = s->funcs.items[i];
+		enter_func(el, f);
+		if (f->body)
+			fn(el, f->body);
+	}
+}
+
+static void infer_body(struct elab *el, struct stmt *st) { infer_stmt(el, st); }
+
+/* Globals nobody refers to are dropped (SystemTap elides them too). */
+static void elide_unused_globals(struct session *s)
+{
+	int n = 0;
+
+	for (int i = 0; i < s->globals.len; i++) {
+		struct sym *g = s->globals.items[i];
+		if (g->read || s->keep_unused) {
+			s->globals.items[n++] = g;
+			continue;
+		}
+		diag(s, W_UNUSED_VAR, g->pos, "eliding unused variable '%s'", g->name);
+	}
+	s->globals.len = n;
+}
+
+/* Unknown types left after inference: report them. */
+static void check_resolved(struct session *s)
+{
+	for (int i = 0; i < s->globals.len; i++) {
+		struct sym *g = s->globals.items[i];
+		if (g->type == T_UNKNOWN)
+			diag(s, E_TYPE_UNRESOLVED, g->pos, "unresolved type for global '%s'", g->name);
+	}
+	for (int i = 0; i < s->funcs.len; i++) {
+		struct func *f = s->funcs.items[i];
+		for (int j = 0; j < f->params.len; j++)
+			if (f->params.items[j]->type == T_UNKNOWN)
+				diag(s, E_TYPE_UNRESOLVED, f->params.items[j]->pos,
+				     "unresolved type for parameter '%s' of '%s'", f->params.items[j]->name, f->name);
+		for (int j = 0; j < f->locals.len; j++)
+			if (f->locals.items[j]->type == T_UNKNOWN)
+				diag(s, E_TYPE_UNRESOLVED, f->locals.items[j]->pos,
+				     "unresolved type for local '%s'", f->locals.items[j]->name);
+	}
+	struct probe *last = NULL;
+	for (int i = 0; i < s->probes.len; i++) {
+		struct probe *p = s->probes.items[i]->probe;
+		if (p == last)
+			continue;
+		last = p;
+		for (int j = 0; j < p->locals.len; j++)
+			if (p->locals.items[j]->type == T_UNKNOWN)
+				diag(s, E_TYPE_UNRESOLVED, p->locals.items[j]->pos,
+				     "unresolved type for local '%s'", p->locals.items[j]->name);
+	}
+}
+
+/* Initialisers give globals their type; literal only. */
+static void type_global_inits(struct session *s)
+{
+	for (int i = 0; i < s->globals.len; i++) {
+		struct sym *g = s->globals.items[i];
+		if (!g->init)
+			continue;
+		enum type t = g->init->kind == E_STR ? T_STRING : T_LONG;
+		if (g->type == T_UNKNOWN)
+			g->type = t;
+		else if (g->type != t)
+			diag(s, E_TYPE_MISMATCH, g->init->pos, "initialiser of '%s' has the wrong type", g->name);
+	}
+}
+
+/* Embedded-C functions: parameters and return without a declared type
+ * default to long, as in SystemTap. */
+static void default_embedded_types(struct session *s)
+{
+	for (int i = 0; i < s->funcs.len; i++) {
+		struct func *f = s->funcs.items[i];
+		if (!f->embedded)
+			continue;
+		for (int j = 0; j < f->params.len; j++)
+			if (f->params.items[j]->type == T_UNKNOWN)
+				f->params.items[j]->type = T_LONG;
+	}
+}
+
+int pass2_elaborate(struct session *s)
+{
+	struct elab el = { .s = s };
+
+	add_user_script(s, s->user);
+	for (int i = 0; i < s->user_more.len; i++)
+		add_user_script(s, s->user_more.items[i]);
+	derive_probes(s, s->user);
+	for (int i = 0; i < s->user_more.len; i++)
+		derive_probes(s, s->user_more.items[i]);
+	if (s->errors)
+		return 1;
+	if (!s->probes.len) {
+		diag(s, E_PROBE_POINT, (struct srcpos){0}, "no probes found");
+		return 1;
+	}
+
+	struct probe *last = NULL;
+	for (int i = 0; i < s->probes.len; i++) {
+		struct probe *p = s->probes.items[i]->probe;
+		if (p == last)
+			continue;
+		last = p;
+		enter_probe(&el, p);
+		resolve_stmt(&el, p->body);
+	}
+	for (int i = 0; i < el.work.len; i++) {   /* grows while we resolve */
+		struct func *f = el.work.items[i];
+		enter_func(&el, f);
+		resolve_stmt(&el, f->body);
+	}
+	if (s->errors)
+		return 1;
+
+	elide_unused_globals(s);
+	type_global_inits(s);
+	default_embedded_types(s);
+	do {
+		el.changed = false;
+		for_each_body(s, &el, infer_body);
+	} while (el.changed);
+	el.report = true;
+	for_each_body(s, &el, infer_body);
+	for (int i = 0; i < s->funcs.len; i++)
+		if (s->funcs.items[i]->ret == T_UNKNOWN)
+			s->funcs.items[i]->ret = T_VOID;
+	check_resolved(s);
+	return s->errors ? 1 : 0;
+}

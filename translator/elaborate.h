@@ -1,0 +1,17 @@
+/* elaborate.h - the passes after parsing, as main.c calls them. */
+#ifndef CSTAP_ELABORATE_H
+#define CSTAP_ELABORATE_H
+
+#include "session.h"
+
+int pass1_parse(struct session *s);      /* parse_files.c: user files and the tapset library */
+int pass2_elaborate(struct session *s);  /* elaborate.c */
+int pass3_translate(struct session *s);  /* translate.c */
+int pass4_build(struct session *s);      /* build.c */
+int pass5_run(struct session *s);        /* run.c */
+
+/* -p1 / -p2 / -p3 output */
+void print_pass1(struct session *s);
+void print_pass2(struct session *s);
+
+#endif

@@ -1,0 +1,153 @@
+/* main.c - stap: the five passes, in order.
+ *
+ *   1 parse        the user's script and the tapset library
+ *   2 elaborate    resolve names and probe points, infer types
+ *   3 translate    write the module's C source
+ *   4 build        compile it into a kernel module with kbuild
+ *   5 run          load and run it with staprun (here or in a QEMU guest)
+ *
+ * -p N stops after pass N; -v reports each pass as SystemTap does.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "diag.h"
+#include "elaborate.h"
+#include "options.h"
+#include "session.h"
+
+struct pass_clock {
+	double real;
+	struct rusage ru;
+};
+
+static void clock_start(struct pass_clock *c)
+{
+	c->real = now_ms();
+	getrusage(RUSAGE_SELF, &c->ru);
+}
+
+static long tv_ms(struct timeval a, struct timeval b)
+{
+	return (b.tv_sec - a.tv_sec) * 1000 + (b.tv_usec - a.tv_usec) / 1000;
+}
+
+/* "using Nvirt/Nres/Nshr/Ndata kb" from /proc/self/statm, as SystemTap prints */
+static void mem_usage(char *buf, size_t n)
+{
+	unsigned long size = 0, res = 0, shr = 0, text, lib, data = 0;
+	FILE *f = fopen("/proc/self/statm", "r");
+	long kb = sysconf(_SC_PAGESIZE) / 1024;
+
+	if (f) {
+		if (fscanf(f, "%lu %lu %lu %lu %lu %lu", &size, &res, &shr, &text, &lib, &data) != 6)
+			size = res = shr = data = 0;
+		fclose(f);
+	}
+	snprintf(buf, n, "%luvirt/%lures/%lushr/%ludata kb", size * kb, res * kb, shr * kb, data * kb);
+}
+
+/* "in Xusr/Ysys/Zreal ms." for the pass that started at c; children count
+ * too, so pass 4's kbuild time shows up as SystemTap shows it. */
+static void clock_report(const struct pass_clock *c, char *buf, size_t n)
+{
+	struct rusage self, kids;
+
+	getrusage(RUSAGE_SELF, &self);
+	getrusage(RUSAGE_CHILDREN, &kids);
+	long usr = tv_ms(c->ru.ru_utime, self.ru_utime) + kids.ru_utime.tv_sec * 1000 + kids.ru_utime.tv_usec / 1000;
+	long sys = tv_ms(c->ru.ru_stime, self.ru_stime) + kids.ru_stime.tv_sec * 1000 + kids.ru_stime.tv_usec / 1000;
+	snprintf(buf, n, "in %ldusr/%ldsys/%ldreal ms.", usr, sys, (long)(now_ms() - c->real));
+}
+
+static int count_funcs_embeds(struct session *s, int *embeds)
+{
+	*embeds = s->embeds.len;
+	for (int i = 0; i < s->funcs.len; i++)
+		*embeds += s->funcs.items[i]->embedded != NULL;
+	return s->funcs.len;
+}
+
+/* The -v line of each pass, in SystemTap's words. */
+static void report_pass(struct session *s, int pass, const struct pass_clock *c)
+{
+	char mem[128], t[96];
+	int embeds, nfuncs;
+
+	if (s->verbose < 1)
+		return;
+	mem_usage(mem, sizeof(mem));
+	clock_report(c, t, sizeof(t));
+	switch (pass) {
+	case 1:
+		fprintf(stderr, "Pass 1: parsed user script and %d library scripts using %s, %s\n",
+			s->library_files, mem, t);
+		break;
+	case 2:
+		nfuncs = count_funcs_embeds(s, &embeds);
+		fprintf(stderr, "Pass 2: analyzed script: %d probe%s, %d function%s, %d embed%s, %d global%s using %s, %s\n",
+			s->probes.len, s->probes.len == 1 ? "" : "s", nfuncs, nfuncs == 1 ? "" : "s",
+			embeds, embeds == 1 ? "" : "s", s->globals.len, s->globals.len == 1 ? "" : "s", mem, t);
+		break;
+	case 3:
+		fprintf(stderr, "Pass 3: translated to C into \"%s\" using %s, %s\n", s->c_file, mem, t);
+		break;
+	case 4:
+		fprintf(stderr, "Pass 4: compiled C into \"%s\" %s\n", s->ko_file, t);
+		break;
+	case 5:
+		fprintf(stderr, "Pass 5: run completed %s\n", t);
+		break;
+	}
+}
+
+static int run_pass(struct session *s, int pass, int (*fn)(struct session *))
+{
+	struct pass_clock c;
+	int rc;
+
+	if (pass == 5 && s->verbose)
+		fprintf(stderr, "Pass 5: starting run.\n");
+	clock_start(&c);
+	rc = fn(s);
+	if (rc && pass < 5) {
+		fprintf(stderr, "Pass %d: %s failed.  [man error::pass%d]\n", pass,
+			(const char *[]){ "", "parse", "analysis", "translation", "compilation", "run" }[pass], pass);
+		return rc;
+	}
+	report_pass(s, pass, &c);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	struct session s;
+	int rc;
+
+	session_init(&s);
+	if ((rc = parse_options(&s, argc, argv)) != 0)
+		return rc < 0 ? 0 : rc;
+
+	if ((rc = run_pass(&s, 1, pass1_parse)))
+		return rc;
+	if (s.last_pass == 1)
+		return print_pass1(&s), 0;
+	if ((rc = run_pass(&s, 2, pass2_elaborate)))
+		return rc;
+	if (s.last_pass == 2)
+		return print_pass2(&s), 0;
+	if ((rc = run_pass(&s, 3, pass3_translate)))
+		return cleanup_session(&s), rc;
+	if (s.last_pass == 3)
+		return cleanup_session(&s), 0;
+	if ((rc = run_pass(&s, 4, pass4_build)))
+		return cleanup_session(&s), rc;
+	if (s.last_pass == 4)
+		return cleanup_session(&s), 0;
+	rc = run_pass(&s, 5, pass5_run);
+	cleanup_session(&s);
+	return rc;
+}

@@ -1,0 +1,275 @@
+/* options.c - stap's command line, and where things are (runtime, tapsets,
+ * kernel build tree), decided once so later passes just read the session.
+ */
+#include "options.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "diag.h"
+#include "remote_qemu.h"
+
+#ifndef PKGDATADIR
+#define PKGDATADIR "/usr/local/share/cstap"
+#endif
+
+static void usage(FILE *f)
+{
+	fputs("Usage: stap [options] FILE [ARGS...]        run a script file (- for stdin)\n"
+	      "   or: stap [options] -e SCRIPT [ARGS...]   run the script given as text\n"
+	      "Options:\n"
+	      "  -p NUM          stop after pass NUM (1 parse, 2 elaborate, 3 translate, 4 build, 5 run)\n"
+	      "  -v              more verbose (repeatable); prints each pass's time\n"
+	      "  -k              keep the build directory\n"
+	      "  -g              guru mode: embedded C and writes to kernel memory\n"
+	      "  -u              keep unused code (check everything)\n"
+	      "  -w / -W         suppress warnings / treat warnings as errors\n"
+	      "  -m NAME         name the module NAME (pass 4 leaves NAME.ko here)\n"
+	      "  -o FILE         send the script's output to FILE\n"
+	      "  -c CMD          run CMD while the script runs, end with it; target() is its pid\n"
+	      "  -x PID          set target() to PID\n"
+	      "  -s NUM          output buffer size in MiB\n"
+	      "  -D NAME[=VAL]   define a C macro for the module build (MAXACTION=...)\n"
+	      "  -G VAR=VAL      set a global variable's value at load time\n"
+	      "  -I DIR          look for tapsets in DIR too\n"
+	      "  -R DIR          use the runtime in DIR\n"
+	      "  -r RELEASE      build for kernel RELEASE (default: the running one, or the\n"
+	      "                  newest installed one when modules run in a guest)\n"
+	      "  --remote=qemu   run pass 5 in a QEMU guest booting the target kernel\n"
+	      "                  (the default when this kernel cannot load modules)\n"
+	      "  --list-tags     list the diagnostic tags with their meaning\n"
+	      "  -V, --version   print the version\n", f);
+}
+
+void session_init(struct session *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->last_pass = 5;
+	s->target_pid = 0;
+	s->arch = "x86_64";
+}
+
+static bool is_dir(const char *p)
+{
+	struct stat st;
+
+	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* A file next to the stap binary (build tree), else the installed one. */
+static char *locate(const char *env, const char *rel, const char *installed)
+{
+	const char *e = getenv(env);
+	char exe[PATH_MAX];
+	ssize_t n;
+
+	if (e && *e)
+		return xstrdup(e);
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = 0;
+		char *slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = 0;
+			char *p = xasprintf("%s/../%s", exe, rel);
+			char real[PATH_MAX];
+			if (is_dir(p) && realpath(p, real)) {
+				free(p);
+				return xstrdup(real);
+			}
+			free(p);
+		}
+	}
+	return xstrdup(installed);
+}
+
+bool host_can_load_modules(void)
+{
+	char buf[8] = "";
+	FILE *f;
+
+	if (access("/proc/modules", F_OK) != 0)
+		return false;
+	f = fopen("/proc/sys/kernel/modules_disabled", "r");
+	if (f) {
+		if (!fgets(buf, sizeof(buf), f))
+			buf[0] = 0;
+		fclose(f);
+	}
+	return buf[0] != '1';
+}
+
+static const char *running_release(void)
+{
+	static struct utsname u;
+
+	return uname(&u) == 0 ? u.release : "";
+}
+
+/* The target kernel: -r, else this one if it loads modules, else the newest
+ * installed kernel a guest can boot. */
+static int choose_kernel(struct session *s)
+{
+	if (!s->kernel_release) {
+		if (host_can_load_modules())
+			s->kernel_release = running_release();
+		else
+			s->kernel_release = vm_default_release();
+	}
+	if (!s->kernel_release) {
+		diag(s, B_NO_KERNEL, (struct srcpos){0},
+		     "no kernel to build for: this kernel cannot load modules and no other kernel with "
+		     "a build tree is installed (apt-get install linux-image-cloud-amd64 linux-headers-cloud-amd64)");
+		return 1;
+	}
+	s->kernel_build = xasprintf("/lib/modules/%s/build", s->kernel_release);
+	return 0;
+}
+
+/* stap_<hash>_<pid>: unique per run unless -m names it. */
+static char *default_module_name(struct session *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+	const char *t = s->script_text ? s->script_text : (s->script_files.len ? s->script_files.items[0] : "");
+
+	for (const unsigned char *p = (const unsigned char *)t; *p; p++)
+		h = (h ^ *p) * 1099511628211ULL;
+	return xasprintf("stap_%012llx_%d", (unsigned long long)(h & 0xffffffffffffULL), (int)getpid());
+}
+
+static bool valid_module_name(const char *n)
+{
+	if (!*n || strlen(n) > 55)
+		return false;
+	for (const char *p = n; *p; p++)
+		if (!isalnum((unsigned char)*p) && *p != '_')
+			return false;
+	return true;
+}
+
+/* Returns 0 to go on, -1 to exit successfully (help), >0 to fail. */
+int parse_options(struct session *s, int argc, char **argv)
+{
+	enum { OPT_REMOTE = 256, OPT_LIST_TAGS };
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "remote", required_argument, NULL, OPT_REMOTE },
+		{ "list-tags", no_argument, NULL, OPT_LIST_TAGS },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "+hVp:vkguwWm:o:c:x:s:D:G:I:R:r:e:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h': usage(stdout); return -1;
+		case 'V': printf("cstap (SystemTap-compatible) version " PACKAGE_VERSION "\n"); return -1;
+		case 'p':
+			s->last_pass = atoi(optarg);
+			if (s->last_pass < 1 || s->last_pass > 5) {
+				diag(s, O_USAGE, (struct srcpos){0}, "-p takes 1 to 5, not '%s'", optarg);
+				return 1;
+			}
+			break;
+		case 'v': s->verbose++; break;
+		case 'k': s->keep_tmpdir = true; break;
+		case 'g': s->guru = true; break;
+		case 'u': s->keep_unused = true; break;
+		case 'w': s->suppress_warnings = true; break;
+		case 'W': s->warnings_are_errors = true; break;
+		case 'm':
+			if (!valid_module_name(optarg)) {
+				diag(s, O_USAGE, (struct srcpos){0},
+				     "module name '%s' must be letters, digits and _ (at most 55)", optarg);
+				return 1;
+			}
+			s->module_name = optarg;
+			s->module_name_given = true;
+			break;
+		case 'o': s->output_file = optarg; break;
+		case 'c': s->cmd = optarg; break;
+		case 'x': s->target_pid = atol(optarg); break;
+		case 's': s->bufsize_mb = atoi(optarg); break;
+		case 'D': vec_push(&s->defines, optarg); break;
+		case 'G':
+			if (!strchr(optarg, '=')) {
+				diag(s, O_USAGE, (struct srcpos){0}, "-G needs VAR=VALUE, not '%s'", optarg);
+				return 1;
+			}
+			vec_push(&s->globals_set, optarg);
+			break;
+		case 'I': vec_push(&s->include_dirs, optarg); break;
+		case 'R': s->runtime_dir = optarg; break;
+		case 'r': s->kernel_release = optarg; break;
+		case 'e': s->script_text = optarg; break;
+		case OPT_REMOTE:
+			if (strcmp(optarg, "qemu") != 0) {
+				diag(s, O_USAGE, (struct srcpos){0}, "--remote supports only 'qemu', not '%s'", optarg);
+				return 1;
+			}
+			s->remote = "qemu";
+			break;
+		case OPT_LIST_TAGS: diag_list_tags(); return -1;
+		default: usage(stderr); return 1;
+		}
+	}
+	if (!s->script_text) {
+		if (optind >= argc) {
+			diag(s, O_USAGE, (struct srcpos){0}, "no script given (a file, - for stdin, or -e SCRIPT)");
+			return 1;
+		}
+		vec_push(&s->script_files, argv[optind++]);
+	}
+	for (; optind < argc; optind++)
+		vec_push(&s->args, argv[optind]);
+
+	if (!s->runtime_dir)
+		s->runtime_dir = locate("CSTAP_RUNTIME", "runtime", PKGDATADIR "/runtime");
+	vec_push(&s->include_dirs, locate("CSTAP_TAPSETS", "tapsets", PKGDATADIR "/tapsets"));
+	if (!s->module_name)
+		s->module_name = default_module_name(s);
+	return choose_kernel(s);
+}
+
+/* Remove the build directory (unless -k, which says where it is). */
+static int rm_tree(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *de;
+
+	if (!d)
+		return unlink(path);
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		char *p = xasprintf("%s/%s", path, de->d_name);
+		struct stat st;
+		if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
+			rm_tree(p);
+		else
+			unlink(p);
+		free(p);
+	}
+	closedir(d);
+	return rmdir(path);
+}
+
+void cleanup_session(struct session *s)
+{
+	if (!s->tmpdir)
+		return;
+	if (s->keep_tmpdir) {
+		fprintf(stderr, "Keeping temporary directory \"%s\"\n", s->tmpdir);
+		return;
+	}
+	rm_tree(s->tmpdir);
+}

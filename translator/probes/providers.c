@@ -1,0 +1,67 @@
+/* providers.c - the table of probe families, and helpers they share. */
+#include "provider.h"
+
+#include <string.h>
+
+extern const struct provider begin_end_provider;
+extern const struct provider timer_provider;
+
+/* Order matters only when two providers could claim the same point. */
+const struct provider *const providers[] = {
+	&begin_end_provider,
+	&timer_provider,
+	NULL,
+};
+
+struct derived_probe *derived_probe_add(struct session *s, struct probe *p,
+					struct probe_point *pp,
+					const struct provider *prov, enum probe_kind kind)
+{
+	struct derived_probe *dp = xcalloc(1, sizeof(*dp));
+
+	dp->probe = p;
+	dp->point = pp;
+	dp->prov = prov;
+	dp->kind = kind;
+	dp->pp = pp_text(pp);
+	dp->index = s->probes.len;
+	vec_push(&s->probes, dp);
+	return dp;
+}
+
+bool pp_comp_is(const struct probe_point *pp, int i, const char *name)
+{
+	return i < pp->comps.len && strcmp(pp->comps.items[i]->name, name) == 0;
+}
+
+bool pp_comp_num(const struct probe_point *pp, int i, int64_t *out)
+{
+	const struct expr *a;
+
+	if (i >= pp->comps.len || !(a = pp->comps.items[i]->arg) || a->kind != E_NUM)
+		return false;
+	*out = a->num;
+	return true;
+}
+
+char *pp_text(const struct probe_point *pp)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	for (int i = 0; i < pp->comps.len; i++) {
+		const struct pp_comp *c = pp->comps.items[i];
+		if (i)
+			strbuf_addch(&sb, '.');
+		strbuf_addstr(&sb, c->name);
+		if (!c->arg)
+			continue;
+		if (c->arg->kind == E_NUM) {
+			strbuf_addf(&sb, "(%lld)", (long long)c->arg->num);
+		} else if (c->arg->kind == E_STR) {
+			strbuf_addstr(&sb, "(\"");
+			strbuf_add(&sb, c->arg->str, c->arg->str_len);
+			strbuf_addstr(&sb, "\")");
+		}
+	}
+	return strbuf_detach(&sb);
+}

@@ -1,0 +1,120 @@
+/* timer.c - timer.s/ms/us/ns/jiffies/hz(N)[.randomize(M)] probes.
+ *
+ * All run from hrtimers (runtime/timer.h): the period is converted to
+ * nanoseconds here; randomize(M) adds a uniform offset in [-M, M] (same unit)
+ * to every period, as SystemTap does.
+ */
+#include "provider.h"
+
+#include <string.h>
+
+#include "diag.h"
+
+extern const struct provider timer_provider;
+
+static const struct { const char *unit; int64_t ns; } units[] = {
+	{ "s", 1000000000LL }, { "sec", 1000000000LL }, { "ms", 1000000LL },
+	{ "msec", 1000000LL }, { "us", 1000LL }, { "usec", 1000LL }, { "ns", 1LL },
+	{ "nsec", 1LL }, { "jiffies", 0 }, { "hz", -1 },
+};
+
+static int derive(struct session *s, struct probe *p, struct probe_point *pp)
+{
+	int64_t n, r = 0;
+	size_t u;
+
+	if (!pp_comp_is(pp, 0, "timer") || pp->comps.len < 2)
+		return 0;
+	for (u = 0; u < sizeof(units) / sizeof(units[0]); u++)
+		if (pp_comp_is(pp, 1, units[u].unit))
+			break;
+	if (u == sizeof(units) / sizeof(units[0]))
+		return 0;
+	if (!pp_comp_num(pp, 1, &n) || n <= 0) {
+		diag(s, E_PROBE_ARG, pp->comps.items[1]->pos,
+		     "timer.%s needs a positive number", units[u].unit);
+		return -1;
+	}
+	if (pp->comps.len == 3 && pp_comp_is(pp, 2, "randomize")) {
+		if (!pp_comp_num(pp, 2, &r) || r < 0 || units[u].ns < 0) {
+			diag(s, E_PROBE_ARG, pp->comps.items[2]->pos,
+			     "randomize needs a non-negative number (and is not valid with timer.hz)");
+			return -1;
+		}
+	} else if (pp->comps.len != 2) {
+		return 0;
+	}
+	if (r > n) {
+		diag(s, E_PROBE_ARG, pp->comps.items[2]->pos,
+		     "randomize(%lld) is larger than the period", (long long)r);
+		return -1;
+	}
+	struct derived_probe *dp = derived_probe_add(s, p, pp, &timer_provider, PK_NORMAL);
+	if (units[u].ns > 0) {
+		dp->period_ns = n * units[u].ns;
+		dp->randomize_ns = r * units[u].ns;
+	} else if (units[u].ns == 0) {          /* jiffies: converted in C (HZ) */
+		dp->period_ns = -n;
+		dp->randomize_ns = -r;
+	} else {                                /* hz: n times a second */
+		dp->period_ns = 1000000000LL / n;
+	}
+	return 1;
+}
+
+/* ns for a period: jiffies periods are stored negated and converted by the
+ * kernel's own HZ at module build time. */
+static void emit_period(struct strbuf *out, int64_t v)
+{
+	if (v < 0)
+		strbuf_addf(out, "(u64)jiffies_to_nsecs(%lldULL)", (long long)-v);
+	else
+		strbuf_addf(out, "%lldULL", (long long)v);
+}
+
+static void emit_decls(struct session *s, struct strbuf *out)
+{
+	int n = 0;
+
+	for (int i = 0; i < s->probes.len; i++)
+		n += s->probes.items[i]->prov == &timer_provider;
+	if (!n)
+		return;
+	strbuf_addf(out, "static struct stp_timer stp_timers[%d];\n", n);
+}
+
+static void emit_register(struct session *s, struct strbuf *out)
+{
+	int n = 0;
+
+	for (int i = 0; i < s->probes.len; i++) {
+		struct derived_probe *dp = s->probes.items[i];
+		if (dp->prov != &timer_provider)
+			continue;
+		strbuf_addf(out, "\tstp_timers[%d].period_ns = ", n);
+		emit_period(out, dp->period_ns);
+		strbuf_addf(out, ";\n\tstp_timers[%d].rand_ns = ", n);
+		emit_period(out, dp->randomize_ns);
+		strbuf_addf(out, ";\n\tstp_timers[%d].handler = dp_%d;\n", n, dp->index);
+		strbuf_addf(out, "\tstp_timer_start(&stp_timers[%d]);\n", n);
+		n++;
+	}
+}
+
+static void emit_unregister(struct session *s, struct strbuf *out)
+{
+	int n = 0;
+
+	for (int i = 0; i < s->probes.len; i++)
+		n += s->probes.items[i]->prov == &timer_provider;
+	if (n)
+		strbuf_addf(out, "\tfor (i = 0; i < %d; i++)\n\t\tstp_timer_stop(&stp_timers[i]);\n", n);
+}
+
+const struct provider timer_provider = {
+	.name = "timer",
+	.derive = derive,
+	.emit_decls = emit_decls,
+	.emit_register = emit_register,
+	.emit_unregister = emit_unregister,
+};

@@ -1,0 +1,116 @@
+/* run.c - pass 5: run the module with staprun, on this kernel or in a QEMU
+ * guest booting the target kernel (--remote=qemu, or automatically when this
+ * kernel cannot load modules or is not the target).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "diag.h"
+#include "elaborate.h"
+#include "options.h"
+#include "remote_qemu.h"
+#include "spawn.h"
+
+/* staprun of the build tree, else the installed one on PATH */
+static const char *find_staprun(void)
+{
+	const char *e = getenv("CSTAP_STAPRUN");
+
+	if (e && *e)
+		return e;
+	char *p = xasprintf("%s/../staprun/staprun", self_dir());
+	if (access(p, X_OK) == 0)
+		return p;
+	return "staprun";
+}
+
+/* staprun's arguments; ko is the module's path where staprun runs. */
+static void staprun_args(struct session *s, strvec *argv, const char *ko, bool remote)
+{
+	vec_push(argv, (char *)"staprun");
+	for (int i = 1; i < s->verbose; i++)
+		vec_push(argv, (char *)"-v");
+	if (s->output_file && !remote) {
+		vec_push(argv, (char *)"-o");
+		vec_push(argv, (char *)s->output_file);
+	}
+	if (s->cmd) {
+		vec_push(argv, (char *)"-c");
+		vec_push(argv, (char *)s->cmd);
+	}
+	if (s->target_pid) {
+		vec_push(argv, (char *)"-x");
+		vec_push(argv, xasprintf("%ld", s->target_pid));
+	}
+	if (s->bufsize_mb) {
+		vec_push(argv, (char *)"-s");
+		vec_push(argv, xasprintf("%d", s->bufsize_mb));
+	}
+	vec_push(argv, (char *)ko);
+	for (int i = 0; i < s->globals_set.len; i++)
+		vec_push(argv, s->globals_set.items[i]);
+	vec_push(argv, NULL);
+}
+
+static bool use_guest(struct session *s)
+{
+	struct utsname u;
+
+	if (s->remote)
+		return true;
+	if (!host_can_load_modules()) {
+		fprintf(stderr, "stap: this kernel cannot load modules; running in a QEMU guest (kernel %s)\n",
+			s->kernel_release);
+		return true;
+	}
+	if (uname(&u) == 0 && strcmp(u.release, s->kernel_release) != 0) {
+		fprintf(stderr, "stap: module built for kernel %s, not this one (%s); running in a QEMU guest\n",
+			s->kernel_release, u.release);
+		return true;
+	}
+	return false;
+}
+
+/* -o FILE with a guest: the guest's stdout lands in FILE on this host. */
+static int redirect_stdout(struct session *s)
+{
+	if (!s->output_file)
+		return 0;
+	if (!freopen(s->output_file, "w", stdout)) {
+		diag(s, R_RUN, (struct srcpos){0}, "cannot open output file '%s'", s->output_file);
+		return 1;
+	}
+	return 0;
+}
+
+int pass5_run(struct session *s)
+{
+	strvec argv = { 0 };
+
+	if (!use_guest(s)) {
+		staprun_args(s, &argv, s->ko_file, false);
+		argv.items[0] = (char *)find_staprun();
+		int rc = spawn_wait(argv.items, NULL, NULL);
+		if (rc < 0)
+			diag(s, R_RUN, (struct srcpos){0}, "cannot run staprun");
+		return rc < 0 ? 1 : rc;
+	}
+
+	struct vm_config cfg = { .release = s->kernel_release, .verbose = s->verbose };
+	char *guest_ko = xasprintf("/ko/%s.ko", s->module_name);
+	struct vm_file f = { .host = s->ko_file, .guest = guest_ko };
+	vec_push(&cfg.files, f);
+	staprun_args(s, &argv, guest_ko, true);
+	if (redirect_stdout(s))
+		return 1;
+	int rc = vm_run_interactive(&cfg, argv.items);
+	fflush(stdout);
+	if (rc < 0) {
+		diag(s, R_GUEST, (struct srcpos){0}, "the QEMU guest did not finish the run");
+		return 1;
+	}
+	return rc;
+}

@@ -1,0 +1,61 @@
+/* session.h - everything one run of stap knows: options, target kernel,
+ * the parsed files and what pass 2 derived from them.
+ */
+#ifndef CSTAP_SESSION_H
+#define CSTAP_SESSION_H
+
+#include "ast.h"
+
+struct derived_probe;
+
+struct session {
+	/* options */
+	int last_pass;            /* -p N (default 5) */
+	int verbose;              /* -v count */
+	bool guru;                /* -g */
+	bool keep_unused;         /* -u */
+	bool suppress_warnings;   /* -w */
+	bool warnings_are_errors; /* -W */
+	bool keep_tmpdir;         /* -k */
+	bool list_mode;           /* -l / -L */
+	const char *module_name;  /* -m NAME, or stap_<hash>_<pid> */
+	bool module_name_given;   /* -m was used */
+	const char *output_file;  /* -o FILE */
+	const char *cmd;          /* -c CMD */
+	long target_pid;          /* -x PID */
+	int bufsize_mb;           /* -s N */
+	const char *kernel_release; /* -r RELEASE, or the chosen one */
+	const char *kernel_build; /* /lib/modules/REL/build */
+	const char *remote;       /* --remote=qemu / NULL */
+	const char *runtime_dir;  /* -R DIR */
+	VEC(char *) defines;      /* -D NAME[=VALUE] */
+	VEC(char *) globals_set;  /* -G var=value */
+	VEC(char *) include_dirs; /* -I DIR, then the default tapset dir */
+	VEC(char *) args;         /* script arguments $1 ... */
+	VEC(char *) script_files; /* FILE / - */
+	const char *script_text;  /* -e TEXT */
+	const char *arch;         /* "x86_64" */
+
+	/* pass 1 */
+	struct script *user;             /* the user's script (first file / -e) */
+	VEC(struct script *) user_more;  /* further user script files */
+	VEC(struct script *) library;    /* parsed tapset files */
+	int library_files;               /* count for the pass 1 -v line */
+
+	/* pass 2: what is kept */
+	VEC(struct sym *) globals;
+	VEC(struct func *) funcs;
+	VEC(struct derived_probe *) probes;
+	VEC(struct embed *) embeds;
+
+	/* pass 3/4 */
+	char *tmpdir;             /* build directory */
+	char *c_file;             /* generated source */
+	char *ko_file;            /* module built by pass 4 */
+
+	/* diagnostics */
+	int errors;
+	int warnings;
+};
+
+#endif

@@ -1,0 +1,1220 @@
+/* translate.c - pass 3: write the module's C source.
+ *
+ * The file's shape is fixed by doc/runtime-api.md: configuration, the
+ * runtime, globals, one frame struct per probe body and function (locals and
+ * string temporaries live in per-CPU frames, not on the small kernel stack),
+ * function and probe bodies, one handler per derived probe, the lifecycle
+ * hooks, then runtime_main.h.
+ *
+ * Expressions are generated as C expressions; whatever must happen first
+ * (calls, checked division, array updates, string building) is emitted as
+ * statements before the expression that uses their result. SystemTap's left
+ * to right evaluation order is kept by spilling an operand into a temporary
+ * when a later operand needs statements.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "diag.h"
+#include "elaborate.h"
+#include "format.h"
+#include "probes/provider.h"
+#include "session.h"
+#include "translate.h"
+
+struct gen {
+	struct session *s;
+	struct strbuf *out;        /* statements of the current C function */
+	struct strbuf *frame;      /* fields of the current frame struct */
+	struct strbuf *cdecl;      /* C locals of the current function */
+	int ntemps;
+	int indent;
+	const char *err_label;     /* where a failed operation jumps */
+	int labels;
+	VEC(int) loops;            /* label numbers of enclosing loops */
+	struct func *func;         /* current function, or NULL in a probe */
+	const char *maxaction;     /* MAXACTION or MAXACTION_INTERRUPTIBLE */
+};
+
+static void emit(struct gen *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void emit(struct gen *g, const char *fmt, ...)
+{
+	va_list ap;
+
+	for (int i = 0; i < g->indent; i++)
+		strbuf_addch(g->out, '\t');
+	va_start(ap, fmt);
+	strbuf_vaddf(g->out, fmt, ap);
+	va_end(ap);
+	strbuf_addch(g->out, '\n');
+}
+
+
+/* "identifier 'x' at f.stp:3:5" for run-time error messages, as a C literal */
+static char *near(const char *what, const char *name, struct srcpos pos)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *text;
+
+	if (name)
+		text = xasprintf("%s '%s' at %s:%d:%d", what, name, pos.file ? pos.file->name : "?", pos.line, pos.col);
+	else
+		text = xasprintf("%s at %s:%d:%d", what, pos.file ? pos.file->name : "?", pos.line, pos.col);
+	strbuf_addch(&sb, '"');
+	strbuf_add_cstr_escaped(&sb, text, strlen(text));
+	strbuf_addch(&sb, '"');
+	free(text);
+	return strbuf_detach(&sb);
+}
+
+static char *c_string(const char *s, size_t n)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_addch(&sb, '"');
+	strbuf_add_cstr_escaped(&sb, s, n);
+	strbuf_addch(&sb, '"');
+	return strbuf_detach(&sb);
+}
+
+/* A fresh temporary: longs are C locals, strings live in the frame. */
+static char *temp(struct gen *g, enum type t)
+{
+	int n = g->ntemps++;
+
+	if (t == T_STRING) {
+		strbuf_addf(g->frame, "\tchar t%d[MAXSTRINGLEN];\n", n);
+		return xasprintf("f->t%d", n);
+	}
+	strbuf_addf(g->cdecl, "\tint64_t t%d;\n", n);
+	return xasprintf("t%d", n);
+}
+
+static void check_error(struct gen *g)
+{
+	emit(g, "if (unlikely(c->last_error)) goto %s;", g->err_label);
+}
+
+/* ---- names ---------------------------------------------------------------- */
+
+char *global_cname(const struct sym *v)
+{
+	if (v->is_private)
+		return xasprintf("g%d_%s", v->index, v->name);
+	return xasprintf("g_%s", v->name);
+}
+
+static char *sym_ref(struct gen *g, const struct sym *v)
+{
+	switch (v->kind) {
+	case SYM_GLOBAL: return global_cname(v);
+	case SYM_PARAM: return xasprintf("f->a_%s", v->name);
+	default: return xasprintf("f->l_%s", v->name);
+	}
+}
+
+/* ---- expressions ------------------------------------------------------------ */
+
+static char *gen_expr(struct gen *g, struct expr *e);
+static void gen_stmt(struct gen *g, struct stmt *st);
+
+/* Generate e into a side buffer; returns the statements it needed (maybe "")
+ * and its value expression in *val. */
+static char *gen_aside(struct gen *g, struct expr *e, char **val)
+{
+	struct strbuf side = STRBUF_INIT;
+	struct strbuf *saved = g->out;
+
+	g->out = &side;
+	*val = gen_expr(g, e);
+	g->out = saved;
+	return strbuf_detach(&side);
+}
+
+/* Keep the value of an already generated operand safe from statements that
+ * follow it (a later operand's calls or assignments). */
+static char *spill(struct gen *g, char *val, enum type t)
+{
+	char *tmp = temp(g, t);
+
+	if (t == T_STRING)
+		emit(g, "stp_str_assign(%s, %s);", tmp, val);
+	else
+		emit(g, "%s = %s;", tmp, val);
+	return tmp;
+}
+
+static bool is_literal(const struct expr *e) { return e->kind == E_NUM || e->kind == E_STR; }
+
+/* Evaluate a list left to right; results valid together afterwards. */
+static char **gen_list(struct gen *g, struct expr **es, int n)
+{
+	char **vals = xcalloc(n ? n : 1, sizeof(char *));
+
+	for (int i = 0; i < n; i++) {
+		char *side = gen_aside(g, es[i], &vals[i]);
+		if (*side) {
+			for (int j = 0; j < i; j++)
+				if (!is_literal(es[j]) && es[j]->kind != E_STAR)
+					vals[j] = spill(g, vals[j], es[j]->type);
+			strbuf_addstr(g->out, side);
+		}
+		free(side);
+	}
+	return vals;
+}
+
+/* union stp_key kN[n] filled from key expressions */
+static char *gen_keys(struct gen *g, struct expr **keys, int n)
+{
+	char **vals = gen_list(g, keys, n);
+	int k = g->ntemps++;
+
+	strbuf_addf(g->cdecl, "\tunion stp_key k%d[%d];\n", k, n ? n : 1);
+	for (int i = 0; i < n; i++)
+		emit(g, "k%d[%d].%s = %s;", k, i, keys[i]->type == T_STRING ? "s" : "n", vals[i]);
+	return xasprintf("k%d", k);
+}
+
+static char *gen_binary(struct gen *g, struct expr *e)
+{
+	const char *op = e->op;
+	char *a = gen_expr(g, e->lhs);
+	char *bv;
+	char *side = gen_aside(g, e->rhs, &bv);
+
+	if (!strcmp(op, "&&") || !strcmp(op, "||")) {
+		if (!*side)
+			return xasprintf("(!!(%s) %s !!(%s))", a, op, bv);
+		char *t = temp(g, T_LONG);
+		bool and = op[0] == '&';
+		emit(g, "%s = %s;", t, and ? "0" : "1");
+		emit(g, "if (%s(%s)) {", and ? "" : "!", a);
+		strbuf_addstr(g->out, side);
+		emit(g, "\t%s = !!(%s);", t, bv);
+		emit(g, "}");
+		return t;
+	}
+	if (*side && !is_literal(e->lhs))
+		a = spill(g, a, e->lhs->type);
+	strbuf_addstr(g->out, side);
+	if (!strcmp(op, ".")) {
+		char *t = temp(g, T_STRING);
+		emit(g, "stp_str_assign(%s, %s);", t, a);
+		emit(g, "stp_str_append(%s, %s);", t, bv);
+		return t;
+	}
+	if (e->lhs->type == T_STRING)   /* string comparison */
+		return xasprintf("(strcmp(%s, %s) %s 0)", a, bv, op);
+	if (!strcmp(op, "/") || !strcmp(op, "%")) {
+		char *t = temp(g, T_LONG);
+		emit(g, "%s = stp_%s(c, %s, %s, %s);", t, op[0] == '/' ? "div" : "mod", a, bv,
+		     near("operator", op, e->pos));
+		check_error(g);
+		return t;
+	}
+	if (!strcmp(op, "<<"))
+		return xasprintf("stp_shl(%s, %s)", a, bv);
+	if (!strcmp(op, ">>"))
+		return xasprintf("stp_shr(%s, %s)", a, bv);
+	if (!strcmp(op, ">>>"))
+		return xasprintf("stp_ushr(%s, %s)", a, bv);
+	if (!strcmp(op, "+") || !strcmp(op, "-") || !strcmp(op, "*"))   /* wrap, no UB */
+		return xasprintf("((int64_t)((u64)(%s) %s (u64)(%s)))", a, op, bv);
+	return xasprintf("((int64_t)((%s) %s (%s)))", a, op, bv);
+}
+
+/* Apply compound operator op (without '=') to cur and rhs, into dst. */
+static void gen_compound(struct gen *g, const char *dst, const char *cur, const char *op,
+			 const char *rhs, struct srcpos pos)
+{
+	if (!strcmp(op, "/") || !strcmp(op, "%")) {
+		char *o = xasprintf("%s", op);
+		emit(g, "%s = stp_%s(c, %s, %s, %s);", dst, op[0] == '/' ? "div" : "mod", cur, rhs,
+		     near("operator", o, pos));
+		check_error(g);
+	} else if (!strcmp(op, "<<") || !strcmp(op, ">>")) {
+		emit(g, "%s = stp_sh%c(%s, %s);", dst, op[0] == '<' ? 'l' : 'r', cur, rhs);
+	} else if (!strcmp(op, "+") || !strcmp(op, "-") || !strcmp(op, "*")) {
+		emit(g, "%s = (int64_t)((u64)(%s) %s (u64)(%s));", dst, cur, op, rhs);
+	} else {
+		emit(g, "%s = (%s) %s (%s);", dst, cur, op, rhs);
+	}
+}
+
+static void overflow_check(struct gen *g, const char *entry, struct expr *arr)
+{
+	emit(g, "if (unlikely(!%s)) {", entry);
+	emit(g, "\tc->last_error = \"Array overflow, check MAXMAPENTRIES\";");
+	emit(g, "\tc->last_stmt = %s;", near("identifier", arr->name, arr->pos));
+	emit(g, "\tgoto %s;", g->err_label);
+	emit(g, "}");
+}
+
+/* Assignment family on a scalar or array element: lhs OP= rhs, ++, --. */
+static char *gen_update(struct gen *g, struct expr *lhs, const char *op, struct expr *rhs,
+			bool post, struct srcpos pos)
+{
+	enum type t = lhs->type;
+	char *rv = NULL;
+
+	if (lhs->kind == E_INDEX) {
+		struct expr **ks = lhs->args.items;
+		char *keys = gen_keys(g, ks, lhs->args.len);
+		if (rhs) {
+			char *side = gen_aside(g, rhs, &rv);
+			strbuf_addstr(g->out, side);
+			if (*side && !is_literal(rhs))
+				rv = spill(g, rv, rhs->type);
+		}
+		char *m = global_cname(lhs->sym);
+		char *ent = xasprintf("e%d", g->ntemps++);
+		strbuf_addf(g->cdecl, "\tstruct stp_map_entry *%s;\n", ent);
+		emit(g, "%s = stp_map_insert(%s, %s);", ent, m, keys);
+		overflow_check(g, ent, lhs);
+		char *res = temp(g, t);
+		if (t == T_STRING) {
+			if (!strcmp(op, "="))
+				emit(g, "stp_str_assign(%s, %s);", res, rv);
+			else {   /* .= */
+				emit(g, "stp_str_assign(%s, stp_entry_str(%s, %s));", res, m, ent);
+				emit(g, "stp_str_append(%s, %s);", res, rv);
+			}
+			emit(g, "stp_entry_set_str(%s, %s, %s);", m, ent, res);
+			return res;
+		}
+		char *cur = xasprintf("stp_entry_long(%s, %s)", m, ent);
+		if (!strcmp(op, "="))
+			emit(g, "%s = %s;", res, rv);
+		else if (!strcmp(op, "++") || !strcmp(op, "--")) {
+			emit(g, "%s = %s;", res, cur);
+			emit(g, "stp_entry_set_long(%s, %s, (int64_t)((u64)%s %c 1));", m, ent, res, op[0]);
+			if (!post)
+				emit(g, "%s = (int64_t)((u64)%s %c 1);", res, res, op[0]);
+			return res;
+		} else {
+			char *o = xstrndup(op, strlen(op) - 1);
+			gen_compound(g, res, cur, o, rv, pos);
+		}
+		emit(g, "stp_entry_set_long(%s, %s, %s);", m, ent, res);
+		return res;
+	}
+
+	/* scalar */
+	char *v = sym_ref(g, lhs->sym);
+	if (rhs) {
+		char *side = gen_aside(g, rhs, &rv);
+		strbuf_addstr(g->out, side);
+	}
+	if (t == T_STRING) {
+		if (!strcmp(op, "="))
+			emit(g, "stp_str_assign(%s, %s);", v, rv);
+		else
+			emit(g, "stp_str_append(%s, %s);", v, rv);
+		return v;
+	}
+	if (!strcmp(op, "++") || !strcmp(op, "--")) {
+		if (post) {
+			char *res = temp(g, T_LONG);
+			emit(g, "%s = %s;", res, v);
+			emit(g, "%s = (int64_t)((u64)%s %c 1);", v, v, op[0]);
+			return res;
+		}
+		emit(g, "%s = (int64_t)((u64)%s %c 1);", v, v, op[0]);
+		return v;
+	}
+	if (!strcmp(op, "="))
+		emit(g, "%s = %s;", v, rv);
+	else
+		gen_compound(g, v, v, xstrndup(op, strlen(op) - 1), rv, pos);
+	return v;
+}
+
+/* print family and sprintf: fill a stp_val array for stp_format */
+static char *gen_vals(struct gen *g, struct expr **args, int n)
+{
+	char **vals = gen_list(g, args, n);
+	int k = g->ntemps++;
+
+	strbuf_addf(g->cdecl, "\tunion stp_val v%d[%d];\n", k, n ? n : 1);
+	for (int i = 0; i < n; i++)
+		emit(g, "v%d[%d].%s = %s;", k, i, args[i]->type == T_STRING ? "s" : "n", vals[i]);
+	return xasprintf("v%d", k);
+}
+
+/* A format with no conversions but %% prints as a plain string. */
+static char *plain_format(const struct expr *f)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	for (size_t i = 0; i < f->str_len; i++) {
+		if (f->str[i] != '%') {
+			strbuf_addch(&sb, f->str[i]);
+			continue;
+		}
+		if (i + 1 < f->str_len && f->str[i + 1] == '%') {
+			strbuf_addch(&sb, '%');
+			i++;
+			continue;
+		}
+		strbuf_release(&sb);
+		return NULL;
+	}
+	return strbuf_detach(&sb);
+}
+
+static char *gen_print(struct gen *g, struct expr *e)
+{
+	const char *n = e->name;
+	int nargs = e->args.len;
+	struct expr **args = e->args.items;
+
+	if (!strcmp(n, "printf") || !strcmp(n, "sprintf")) {
+		char *fmt = c_string(args[0]->str, args[0]->str_len);
+		char *plain = nargs == 1 ? plain_format(args[0]) : NULL;
+		if (n[0] == 'p' && plain) {
+			emit(g, "stp_print_str(c, %s);", c_string(plain, strlen(plain)));
+			return NULL;
+		}
+		char *vals = gen_vals(g, args + 1, nargs - 1);
+		if (n[0] == 'p') {
+			emit(g, "stp_printf(c, %s, %d, %s);", fmt, nargs - 1, vals);
+			return NULL;
+		}
+		char *t = temp(g, T_STRING);
+		emit(g, "stp_format(%s, MAXSTRINGLEN, %s, %d, %s);", t, fmt, nargs - 1, vals);
+		return t;
+	}
+	/* print, println, printd, printdln and their s- forms */
+	bool to_str = n[0] == 's';
+	const char *base = to_str ? n + 1 : n;
+	bool delim = !strncmp(base, "printd", 6);
+	bool ln = strlen(base) > 2 && !strcmp(base + strlen(base) - 2, "ln");
+	char **vals = gen_list(g, args, nargs);
+	char *t = to_str ? temp(g, T_STRING) : NULL;
+	char *num = NULL;
+
+	if (to_str)
+		emit(g, "%s[0] = '\\0';", t);
+	for (int i = delim ? 1 : 0; i < nargs; i++) {
+		if (delim && i > 1) {
+			if (to_str)
+				emit(g, "stp_str_append(%s, %s);", t, vals[0]);
+			else
+				emit(g, "stp_print_str(c, %s);", vals[0]);
+		}
+		if (args[i]->type == T_STRING) {
+			if (to_str)
+				emit(g, "stp_str_append(%s, %s);", t, vals[i]);
+			else
+				emit(g, "stp_print_str(c, %s);", vals[i]);
+		} else if (to_str) {
+			if (!num)
+				num = temp(g, T_STRING);
+			emit(g, "stp_str_append(%s, stp_str_long(%s, %s));", t, num, vals[i]);
+		} else {
+			emit(g, "stp_print_long(c, %s);", vals[i]);
+		}
+	}
+	if (ln) {
+		if (to_str)
+			emit(g, "stp_str_append(%s, \"\\n\");", t);
+		else
+			emit(g, "stp_print_str(c, \"\\n\");");
+	}
+	return t;
+}
+
+static char *gen_call(struct gen *g, struct expr *e)
+{
+	struct func *f = e->func;
+
+	if (!f)
+		return gen_print(g, e);
+	char **vals = gen_list(g, e->args.items, e->args.len);
+	int k = g->ntemps++;
+	strbuf_addf(g->cdecl, "\tstruct fr_f%d *nf%d;\n", f->index, k);
+	emit(g, "if (unlikely(c->nesting + 1 > MAXNESTING)) {");
+	emit(g, "\tc->last_error = \"MAXNESTING exceeded\";");
+	emit(g, "\tc->last_stmt = %s;", near("identifier", f->name, e->pos));
+	emit(g, "\tgoto %s;", g->err_label);
+	emit(g, "}");
+	emit(g, "nf%d = (struct fr_f%d *)(c->frames + (c->nesting + 1) * STP_FRAME_SIZE);", k, f->index);
+	for (int i = 0; i < e->args.len; i++) {
+		struct sym *p = f->params.items[i];
+		if (p->type == T_STRING)
+			emit(g, "stp_str_assign(nf%d->a_%s, %s);", k, p->name, vals[i]);
+		else
+			emit(g, "nf%d->a_%s = %s;", k, p->name, vals[i]);
+	}
+	emit(g, "c->last_stmt = %s;", near("identifier", f->name, e->pos));
+	emit(g, "c->nesting++;");
+	emit(g, "fn_%d(c);", f->index);
+	emit(g, "c->nesting--;");
+	check_error(g);
+	if (f->ret == T_VOID || f->ret == T_UNKNOWN)
+		return NULL;
+	char *t = temp(g, f->ret);
+	if (f->ret == T_STRING)
+		emit(g, "stp_str_assign(%s, nf%d->ret);", t, k);
+	else
+		emit(g, "%s = nf%d->ret;", t, k);
+	return t;
+}
+
+static char *gen_ternary(struct gen *g, struct expr *e)
+{
+	char *cond = gen_expr(g, e->args.items[0]);
+	char *a, *b;
+	char *sa = gen_aside(g, e->args.items[1], &a);
+	char *sb = gen_aside(g, e->args.items[2], &b);
+
+	if (!*sa && !*sb && e->type != T_STRING)
+		return xasprintf("((%s) ? (%s) : (%s))", cond, a, b);
+	if (!*sa && !*sb)
+		return xasprintf("((%s) ? (const char *)(%s) : (const char *)(%s))", cond, a, b);
+	char *t = temp(g, e->type);
+	const char *set = e->type == T_STRING ? "stp_str_assign(%s, %s);" : "%s = %s;";
+	emit(g, "if (%s) {", cond);
+	strbuf_addstr(g->out, sa);
+	strbuf_addch(g->out, '\t');
+	emit(g, set, t, a);
+	emit(g, "} else {");
+	strbuf_addstr(g->out, sb);
+	strbuf_addch(g->out, '\t');
+	emit(g, set, t, b);
+	emit(g, "}");
+	return t;
+}
+
+static char *gen_expr(struct gen *g, struct expr *e)
+{
+	switch (e->kind) {
+	case E_NUM:
+		if (e->num == INT64_MIN)
+			return xstrdup("((int64_t)(-9223372036854775807LL - 1))");
+		return xasprintf("((int64_t)%lldLL)", (long long)e->num);
+	case E_STR:
+		return c_string(e->str, e->str_len);
+	case E_VAR:
+		return sym_ref(g, e->sym);
+	case E_INDEX: {
+		char *keys = gen_keys(g, e->args.items, e->args.len);
+		return xasprintf("stp_map_get_%s(%s, %s)", e->type == T_STRING ? "str" : "long",
+				 global_cname(e->sym), keys);
+	}
+	case E_IN: {
+		char *keys = gen_keys(g, e->args.items, e->args.len);
+		return xasprintf("((int64_t)stp_map_exists(%s, %s))", global_cname(e->sym), keys);
+	}
+	case E_CALL:
+		return gen_call(g, e);
+	case E_UNARY: {
+		char *a = gen_expr(g, e->lhs);
+		if (!strcmp(e->op, "-"))
+			return xasprintf("((int64_t)(0 - (u64)(%s)))", a);
+		if (!strcmp(e->op, "+"))
+			return a;
+		return xasprintf("((int64_t)(%s(%s)))", e->op, a);
+	}
+	case E_BINARY:
+		return gen_binary(g, e);
+	case E_ASSIGN:
+		return gen_update(g, e->lhs, e->op, e->rhs, false, e->pos);
+	case E_PREINC:
+		return gen_update(g, e->lhs, e->op, NULL, false, e->pos);
+	case E_POSTINC:
+		return gen_update(g, e->lhs, e->op, NULL, true, e->pos);
+	case E_TERNARY:
+		return gen_ternary(g, e);
+	case E_EMBEDDED:
+		return xasprintf("((int64_t)(%s))", e->str);
+	default:
+		diag(g->s, T_INTERNAL, e->pos, "cannot translate this expression yet");
+		return xstrdup("0");
+	}
+}
+
+/* ---- statements ------------------------------------------------------------- */
+
+static int new_label(struct gen *g) { return g->labels++; }
+
+static void gen_block(struct gen *g, struct stmt *st)
+{
+	if (!st)
+		return;
+	if (st->kind != S_BLOCK) {
+		gen_stmt(g, st);
+		return;
+	}
+	for (int i = 0; i < st->stmts.len; i++)
+		gen_stmt(g, st->stmts.items[i]);
+}
+
+static void gen_action_check(struct gen *g, struct srcpos pos)
+{
+	emit(g, "if (unlikely(++c->actions > %s)) {", g->maxaction);
+	emit(g, "\tc->last_error = \"MAXACTION exceeded\";");
+	emit(g, "\tc->last_stmt = %s;", near("keyword", NULL, pos));
+	emit(g, "\tgoto %s;", g->err_label);
+	emit(g, "}");
+}
+
+/* while / for: cond is re-evaluated each round; continue runs the step. */
+static void gen_loop(struct gen *g, struct stmt *st)
+{
+	int l = new_label(g);
+
+	if (st->init) {
+		char *v = gen_expr(g, st->init);
+		if (v)
+			emit(g, "(void)(%s);", v);
+	}
+	emit(g, "for (;;) {");
+	g->indent++;
+	gen_action_check(g, st->pos);
+	if (st->expr) {
+		char *cond = gen_expr(g, st->expr);
+		emit(g, "if (!(%s))", cond);
+		emit(g, "\tbreak;");
+	}
+	vec_push(&g->loops, l);
+	emit(g, "{");
+	g->indent++;
+	gen_block(g, st->body);
+	g->indent--;
+	emit(g, "}");
+	g->loops.len--;
+	emit(g, "cont_%d: __attribute__((unused));", l);
+	if (st->step) {
+		char *v = gen_expr(g, st->step);
+		if (v)
+			emit(g, "(void)(%s);", v);
+	}
+	g->indent--;
+	emit(g, "}");
+	emit(g, "brk_%d: __attribute__((unused));", l);
+}
+
+static void gen_foreach(struct gen *g, struct stmt *st)
+{
+	struct sym *a = st->array->sym;
+	char *m = global_cname(a);
+	int l = new_label(g);
+	char *lim = NULL, *cnt = NULL;
+
+	if (st->limit) {
+		lim = temp(g, T_LONG);
+		emit(g, "%s = %s;", lim, gen_expr(g, st->limit));
+		cnt = temp(g, T_LONG);
+		emit(g, "%s = 0;", cnt);
+	}
+	if (st->sort_dir)
+		emit(g, "stp_map_sort(%s, %d, %d);", m, st->sort_column, st->sort_dir);
+	char *ent = xasprintf("e%d", g->ntemps++);
+	strbuf_addf(g->cdecl, "\tstruct stp_map_entry *%s;\n", ent);
+	emit(g, "for (%s = stp_map_first(%s); %s; %s = stp_map_next(%s, %s)) {", ent, m, ent, ent, m, ent);
+	g->indent++;
+	gen_action_check(g, st->pos);
+	if (lim) {
+		emit(g, "if (%s++ >= %s)", cnt, lim);
+		emit(g, "\tbreak;");
+	}
+	for (int i = 0; i < st->keys.len; i++) {
+		struct sym *k = st->keys.items[i]->sym;
+		char *kv = sym_ref(g, k);
+		if (k->type == T_STRING)
+			emit(g, "stp_str_assign(%s, stp_entry_key_str(%s, %s, %d));", kv, m, ent, i);
+		else
+			emit(g, "%s = stp_entry_key_long(%s, %s, %d);", kv, m, ent, i);
+	}
+	if (st->value) {
+		char *vv = sym_ref(g, st->value->sym);
+		if (a->type == T_STRING)
+			emit(g, "stp_str_assign(%s, stp_entry_str(%s, %s));", vv, m, ent);
+		else
+			emit(g, "%s = stp_entry_long(%s, %s);", vv, m, ent);
+	}
+	vec_push(&g->loops, l);
+	emit(g, "{");
+	g->indent++;
+	gen_block(g, st->body);
+	g->indent--;
+	emit(g, "}");
+	g->loops.len--;
+	emit(g, "cont_%d: __attribute__((unused));", l);
+	g->indent--;
+	emit(g, "}");
+	emit(g, "brk_%d: __attribute__((unused));", l);
+}
+
+static void gen_delete(struct gen *g, struct stmt *st)
+{
+	struct expr *e = st->expr;
+
+	if (e->kind == E_INDEX) {
+		char *keys = gen_keys(g, e->args.items, e->args.len);
+		emit(g, "stp_map_delete(%s, %s);", global_cname(e->sym), keys);
+	} else if (e->kind == E_VAR && e->sym && e->sym->is_array) {
+		emit(g, "stp_map_clear(%s);", global_cname(e->sym));
+	} else if (e->kind == E_VAR && e->sym) {
+		char *v = sym_ref(g, e->sym);
+		if (e->sym->type == T_STRING)
+			emit(g, "%s[0] = '\\0';", v);
+		else
+			emit(g, "%s = 0;", v);
+	} else {
+		diag(g->s, E_NOT_SUPPORTED, st->pos, "cannot delete this kind of expression");
+	}
+}
+
+static void gen_try(struct gen *g, struct stmt *st)
+{
+	int l = new_label(g);
+	const char *saved = g->err_label;
+
+	g->err_label = xasprintf("catch_%d", l);
+	emit(g, "{");
+	g->indent++;
+	gen_block(g, st->body);
+	g->indent--;
+	emit(g, "}");
+	emit(g, "goto tryend_%d;", l);
+	g->err_label = saved;
+	emit(g, "catch_%d:", l);
+	emit(g, "if (c->last_error) {");
+	g->indent++;
+	if (st->catch_var && st->catch_var->sym)
+		emit(g, "stp_str_assign(%s, c->last_error);", sym_ref(g, st->catch_var->sym));
+	emit(g, "c->last_error = NULL;");
+	gen_block(g, st->els);
+	g->indent--;
+	emit(g, "}");
+	emit(g, "tryend_%d: ;", l);
+}
+
+static void gen_stmt(struct gen *g, struct stmt *st)
+{
+	if (!st)
+		return;
+	switch (st->kind) {
+	case S_BLOCK:
+		emit(g, "{");
+		g->indent++;
+		gen_block(g, st);
+		g->indent--;
+		emit(g, "}");
+		break;
+	case S_NULL:
+		break;
+	case S_EXPR: {
+		char *v = gen_expr(g, st->expr);
+		if (v && st->expr->kind != E_ASSIGN && st->expr->kind != E_PREINC)
+			emit(g, "(void)(%s);", v);
+		break;
+	}
+	case S_IF: {
+		char *cond = gen_expr(g, st->expr);
+		emit(g, "if (%s) {", cond);
+		g->indent++;
+		gen_block(g, st->body);
+		g->indent--;
+		if (st->els) {
+			emit(g, "} else {");
+			g->indent++;
+			gen_block(g, st->els);
+			g->indent--;
+		}
+		emit(g, "}");
+		break;
+	}
+	case S_WHILE:
+	case S_FOR:
+		gen_loop(g, st);
+		break;
+	case S_FOREACH:
+		gen_foreach(g, st);
+		break;
+	case S_BREAK:
+		emit(g, "goto brk_%d;", g->loops.items[g->loops.len - 1]);
+		break;
+	case S_CONTINUE:
+		emit(g, "goto cont_%d;", g->loops.items[g->loops.len - 1]);
+		break;
+	case S_NEXT:
+		emit(g, "goto out;");
+		break;
+	case S_RETURN:
+		if (st->expr) {
+			char *v = gen_expr(g, st->expr);
+			if (g->func->ret == T_STRING)
+				emit(g, "stp_str_assign(f->ret, %s);", v);
+			else
+				emit(g, "f->ret = %s;", v);
+		}
+		emit(g, "goto out;");
+		break;
+	case S_DELETE:
+		gen_delete(g, st);
+		break;
+	case S_TRY:
+		gen_try(g, st);
+		break;
+	case S_EMBEDDED:
+		emit(g, "{\n%s\n}", st->code);
+		break;
+	}
+}
+
+/* ---- bodies ----------------------------------------------------------------- */
+
+static void declare_syms(struct strbuf *frame, struct strbuf *init, const symvec *v,
+			 const char *prefix, bool zero)
+{
+	for (int i = 0; i < v->len; i++) {
+		struct sym *s = v->items[i];
+		if (s->type == T_STRING) {
+			strbuf_addf(frame, "\tchar %s%s[MAXSTRINGLEN];\n", prefix, s->name);
+			if (zero)
+				strbuf_addf(init, "\tf->%s%s[0] = '\\0';\n", prefix, s->name);
+		} else {
+			strbuf_addf(frame, "\tint64_t %s%s;\n", prefix, s->name);
+			if (zero)
+				strbuf_addf(init, "\tf->%s%s = 0;\n", prefix, s->name);
+		}
+	}
+}
+
+/* One C function for a probe body or a script function, with its frame. */
+static void gen_body(struct session *s, struct strbuf *types, struct strbuf *code,
+		     const char *fname, const char *frname, struct stmt *body,
+		     const symvec *params, const symvec *locals, struct func *func,
+		     const char *maxaction)
+{
+	struct strbuf frame = STRBUF_INIT, cdecl = STRBUF_INIT, stmts = STRBUF_INIT, init = STRBUF_INIT;
+	struct gen g = { .s = s, .out = &stmts, .frame = &frame, .cdecl = &cdecl, .indent = 1,
+			 .err_label = "out", .func = func, .maxaction = maxaction };
+
+	if (params)
+		declare_syms(&frame, &init, params, "a_", false);
+	declare_syms(&frame, &init, locals, "l_", true);
+	if (func && func->ret != T_VOID && func->ret != T_UNKNOWN) {
+		strbuf_addf(&frame, func->ret == T_STRING ? "\tchar ret[MAXSTRINGLEN];\n" : "\tint64_t ret;\n");
+		strbuf_addf(&init, func->ret == T_STRING ? "\tf->ret[0] = '\\0';\n" : "\tf->ret = 0;\n");
+	}
+	gen_block(&g, body);
+
+	strbuf_addf(types, "struct %s {\n%s\tchar unused_;\n};\n", frname, frame.buf);
+	strbuf_addf(code, "static void %s(struct stp_context *c)\n{\n", fname);
+	strbuf_addf(code, "\tstruct %s *f = (struct %s *)(c->frames + c->nesting * STP_FRAME_SIZE);\n",
+		    frname, frname);
+	strbuf_addstr(code, cdecl.buf);
+	strbuf_addstr(code, "\n");
+	strbuf_addstr(code, init.buf);
+	strbuf_addstr(code, stmts.buf);
+	strbuf_addstr(code, "out: __attribute__((unused));\n\t(void)f;\n}\n\n");
+	strbuf_release(&frame);
+	strbuf_release(&cdecl);
+	strbuf_release(&stmts);
+	strbuf_release(&init);
+}
+
+static void gen_embedded_func(struct strbuf *types, struct strbuf *code, struct func *f)
+{
+	struct strbuf frame = STRBUF_INIT, init = STRBUF_INIT;
+
+	declare_syms(&frame, &init, &f->params, "a_", false);
+	if (f->ret == T_STRING)
+		strbuf_addstr(&frame, "\tchar ret[MAXSTRINGLEN];\n");
+	else if (f->ret == T_LONG)
+		strbuf_addstr(&frame, "\tint64_t ret;\n");
+	strbuf_addf(types, "struct fr_f%d {\n%s\tchar unused_;\n};\n", f->index, frame.buf);
+	strbuf_addf(code, "/* function %s (embedded C) */\n", f->name);
+	strbuf_addf(code, "static void fn_%d(struct stp_context *c)\n{\n", f->index);
+	strbuf_addf(code, "\tstruct fr_f%d *f = (struct fr_f%d *)(c->frames + c->nesting * STP_FRAME_SIZE);\n",
+		    f->index, f->index);
+	for (int i = 0; i < f->params.len; i++)
+		strbuf_addf(code, "#define STAP_ARG_%s (f->a_%s)\n", f->params.items[i]->name, f->params.items[i]->name);
+	if (f->ret == T_STRING) {
+		strbuf_addstr(code, "#define STAP_RETVALUE (f->ret)\n");
+		strbuf_addstr(code, "#define STAP_RETURN(v) do { stp_str_assign(f->ret, (v)); goto out; } while (0)\n");
+	} else if (f->ret == T_LONG) {
+		strbuf_addstr(code, "#define STAP_RETVALUE (f->ret)\n");
+		strbuf_addstr(code, "#define STAP_RETURN(v) do { f->ret = (v); goto out; } while (0)\n");
+	} else {
+		strbuf_addstr(code, "#define STAP_RETURN() goto out\n");
+	}
+	strbuf_addstr(code, "#define CONTEXT c\n");
+	strbuf_addstr(code, "#define STAP_ERROR(...) do { snprintf(c->error_buf, MAXSTRINGLEN, __VA_ARGS__); "
+			    "c->last_error = c->error_buf; goto out; } while (0)\n");
+	strbuf_addf(code, "\t{\n%s\n\t}\n", f->embedded);
+	strbuf_addstr(code, "out: __attribute__((unused));\n\t(void)f;\n");
+	for (int i = 0; i < f->params.len; i++)
+		strbuf_addf(code, "#undef STAP_ARG_%s\n", f->params.items[i]->name);
+	strbuf_addstr(code, "#undef STAP_RETURN\n#undef CONTEXT\n#undef STAP_ERROR\n");
+	if (f->ret == T_STRING || f->ret == T_LONG)
+		strbuf_addstr(code, "#undef STAP_RETVALUE\n");
+	strbuf_addstr(code, "}\n\n");
+	strbuf_release(&frame);
+	strbuf_release(&init);
+}
+
+/* ---- globals and locking ---------------------------------------------------- */
+
+static const char *runtime_type(enum type t) { return t == T_STRING ? "STP_STRING" : "STP_LONG"; }
+
+static void gen_globals(struct session *s, struct strbuf *out)
+{
+	for (int i = 0; i < s->globals.len; i++) {
+		struct sym *v = s->globals.items[i];
+		v->index = i;
+		char *n = global_cname(v);
+		if (v->is_array) {
+			strbuf_addf(out, "static struct stp_map *%s;\n", n);
+		} else if (v->type == T_STRING) {
+			strbuf_addf(out, "static char %s[MAXSTRINGLEN]", n);
+			if (v->init)
+				strbuf_addf(out, " = %s", c_string(v->init->str, v->init->str_len));
+			strbuf_addstr(out, ";\n");
+			if (!v->is_private)
+				strbuf_addf(out, "module_param_string(%s, %s, MAXSTRINGLEN, 0);\n", v->name, n);
+		} else {
+			strbuf_addf(out, "static int64_t %s", n);
+			if (v->init)
+				strbuf_addf(out, " = %lldLL", (long long)v->init->num);
+			strbuf_addstr(out, ";\n");
+			if (!v->is_private)
+				strbuf_addf(out, "module_param_cb(%s, &param_ops_long, &%s, 0);\n", v->name, n);
+		}
+		strbuf_addf(out, "static DEFINE_RWLOCK(%s_lock);\n", n);
+	}
+}
+
+static void gen_script_init(struct session *s, struct strbuf *out)
+{
+	strbuf_addstr(out, "static int stp_script_init(void)\n{\n");
+	for (int i = 0; i < s->globals.len; i++) {
+		struct sym *v = s->globals.items[i];
+		if (!v->is_array)
+			continue;
+		char *n = global_cname(v);
+		strbuf_addf(out, "\t{\n\t\tstatic const enum stp_type kt[] = {");
+		for (int k = 0; k < v->nkeys; k++)
+			strbuf_addf(out, "%s%s", k ? ", " : " ", runtime_type(v->key_types[k]));
+		strbuf_addf(out, " };\n");
+		strbuf_addf(out, "\t\t%s = stp_map_new(%s, %d, kt, %s, %s);\n", n,
+			    v->max_entries ? xasprintf("%lld", (long long)v->max_entries) : "MAXMAPENTRIES",
+			    v->nkeys, runtime_type(v->type), v->wrap ? "true" : "false");
+		strbuf_addf(out, "\t\tif (!%s)\n\t\t\treturn -ENOMEM;\n\t}\n", n);
+	}
+	strbuf_addstr(out, "\treturn 0;\n}\n\n");
+	strbuf_addstr(out, "static void stp_script_exit(void)\n{\n");
+	for (int i = 0; i < s->globals.len; i++) {
+		struct sym *v = s->globals.items[i];
+		if (!v->is_array)
+			continue;
+		char *n = global_cname(v);
+		strbuf_addf(out, "\tif (%s)\n\t\tstp_map_free(%s);\n\t%s = NULL;\n", n, n, n);
+	}
+	strbuf_addstr(out, "}\n\n");
+}
+
+/* ---- usage: which globals a body reads or writes, through calls too ------- */
+
+struct usage {
+	unsigned char *mode;   /* per global index: 1 read, 2 write */
+	bool *seen_func;
+};
+
+static void use_expr(struct session *s, struct usage *u, struct expr *e, bool write);
+static void use_stmt(struct session *s, struct usage *u, struct stmt *st);
+
+static void mark(struct usage *u, struct sym *v, bool write)
+{
+	if (v && v->kind == SYM_GLOBAL)
+		u->mode[v->index] |= write ? 2 : 1;
+}
+
+static void use_expr(struct session *s, struct usage *u, struct expr *e, bool write)
+{
+	if (!e)
+		return;
+	switch (e->kind) {
+	case E_VAR:
+	case E_INDEX:
+		mark(u, e->sym, write);
+		break;
+	case E_IN:
+		mark(u, e->sym, false);
+		break;
+	case E_ASSIGN:
+	case E_PREINC:
+	case E_POSTINC:
+		use_expr(s, u, e->lhs, true);
+		for (int i = 0; e->lhs && i < e->lhs->args.len; i++)
+			use_expr(s, u, e->lhs->args.items[i], false);
+		use_expr(s, u, e->rhs, false);
+		return;
+	case E_CALL:
+		if (e->func && !u->seen_func[e->func->index]) {
+			u->seen_func[e->func->index] = true;
+			use_stmt(s, u, e->func->body);
+		}
+		break;
+	default:
+		break;
+	}
+	use_expr(s, u, e->lhs, false);
+	use_expr(s, u, e->rhs, false);
+	for (int i = 0; i < e->args.len; i++)
+		use_expr(s, u, e->args.items[i], false);
+}
+
+static void use_stmt(struct session *s, struct usage *u, struct stmt *st)
+{
+	if (!st)
+		return;
+	for (int i = 0; i < st->stmts.len; i++)
+		use_stmt(s, u, st->stmts.items[i]);
+	use_expr(s, u, st->expr, st->kind == S_DELETE);
+	use_expr(s, u, st->init, false);
+	use_expr(s, u, st->step, false);
+	use_expr(s, u, st->limit, false);
+	if (st->kind == S_FOREACH && st->array) {
+		mark(u, st->array->sym, st->sort_dir != 0);   /* sorting reorders the map */
+		for (int i = 0; i < st->keys.len; i++)
+			use_expr(s, u, st->keys.items[i], true);
+		use_expr(s, u, st->value, true);
+	}
+	use_expr(s, u, st->catch_var, true);
+	use_stmt(s, u, st->body);
+	use_stmt(s, u, st->els);
+}
+
+/* The handler of a derived probe: context, locks in global order, body.
+ * A lock that cannot be had in MAXTRYLOCK tries skips the probe (counted). */
+static void gen_handler(struct session *s, struct strbuf *out, struct derived_probe *dp,
+			const unsigned char *mode)
+{
+	int nlocks = 0;
+	int order[s->globals.len + 1];
+
+	strbuf_addf(out, "static void dp_%d(struct pt_regs *regs)\n{\n", dp->index);
+	strbuf_addf(out, "\tstruct stp_context *c = stp_probe_enter(&stp_probes[%d]);\n\n", dp->index);
+	strbuf_addstr(out, "\tif (!c)\n\t\treturn;\n\tc->regs = regs;\n");
+	for (int i = 0; i < s->globals.len; i++) {
+		if (!mode[i])
+			continue;
+		strbuf_addf(out, "\tif (!stp_trylock_%s(&%s_lock))\n\t\tgoto skip_%d;\n",
+			    mode[i] & 2 ? "write" : "read", global_cname(s->globals.items[i]), nlocks);
+		order[nlocks++] = i;
+	}
+	strbuf_addf(out, "\tbody_%d(c);\n", dp->probe->index);
+	for (int k = nlocks - 1; k >= 0; k--)
+		strbuf_addf(out, "\t%s_unlock(&%s_lock);\n", mode[order[k]] & 2 ? "write" : "read",
+			    global_cname(s->globals.items[order[k]]));
+	strbuf_addstr(out, "\tstp_probe_exit(c);\n");
+	if (nlocks) {
+		strbuf_addstr(out, "\treturn;\n");
+		for (int k = nlocks - 1; k >= 1; k--)   /* lock k failed: release 0..k-1 */
+			strbuf_addf(out, "skip_%d:\n\t%s_unlock(&%s_lock);\n", k,
+				    mode[order[k - 1]] & 2 ? "write" : "read",
+				    global_cname(s->globals.items[order[k - 1]]));
+		strbuf_addstr(out, "skip_0:\n\tstp_count_skipped();\n\tstp_probe_exit(c);\n");
+	}
+	strbuf_addstr(out, "}\n\n");
+}
+
+static const char *kind_name(enum probe_kind k)
+{
+	switch (k) {
+	case PK_BEGIN: return "STP_PK_BEGIN";
+	case PK_END: return "STP_PK_END";
+	case PK_ERROR: return "STP_PK_ERROR";
+	default: return "STP_PK_NORMAL";
+	}
+}
+
+static int cmp_order(const void *a, const void *b)
+{
+	const struct derived_probe *x = *(struct derived_probe *const *)a;
+	const struct derived_probe *y = *(struct derived_probe *const *)b;
+
+	if (x->order != y->order)
+		return x->order < y->order ? -1 : 1;
+	return x->index - y->index;
+}
+
+/* Calls of begin / end / error probes in their order. */
+static void gen_calls_of_kind(struct session *s, struct strbuf *out, enum probe_kind k)
+{
+	VEC(struct derived_probe *) v = { 0 };
+
+	for (int i = 0; i < s->probes.len; i++)
+		if (s->probes.items[i]->kind == k)
+			vec_push(&v, s->probes.items[i]);
+	if (v.len)
+		qsort(v.items, v.len, sizeof(v.items[0]), cmp_order);
+	for (int i = 0; i < v.len; i++)
+		strbuf_addf(out, "\tdp_%d(NULL);\n", v.items[i]->index);
+	free(v.items);
+}
+
+/* Keep only providers that have derived probes, each once. */
+static void for_providers(struct session *s, struct strbuf *out,
+			  void (*pick)(const struct provider *, struct session *, struct strbuf *))
+{
+	for (int p = 0; providers[p]; p++) {
+		for (int i = 0; i < s->probes.len; i++) {
+			if (s->probes.items[i]->prov == providers[p]) {
+				pick(providers[p], s, out);
+				break;
+			}
+		}
+	}
+}
+
+static void pick_decls(const struct provider *p, struct session *s, struct strbuf *o)
+{
+	if (p->emit_decls)
+		p->emit_decls(s, o);
+}
+
+static void pick_register(const struct provider *p, struct session *s, struct strbuf *o)
+{
+	if (p->emit_register)
+		p->emit_register(s, o);
+}
+
+static void pick_unregister(const struct provider *p, struct session *s, struct strbuf *o)
+{
+	if (p->emit_unregister)
+		p->emit_unregister(s, o);
+}
+
+static void gen_lifecycle(struct session *s, struct strbuf *out)
+{
+	for_providers(s, out, pick_decls);
+	strbuf_addstr(out, "\nstatic int stp_script_start(void)\n{\n\tint rc = 0;\n\n");
+	gen_calls_of_kind(s, out, PK_BEGIN);
+	strbuf_addstr(out, "\tif (atomic_read(&stp_state) != STP_STARTING)\n\t\treturn 0;\n");
+	for_providers(s, out, pick_register);
+	strbuf_addstr(out, "\treturn rc;\n}\n\n");
+	strbuf_addstr(out, "static void stp_script_stop(void)\n{\n\tint i __attribute__((unused));\n\n");
+	for_providers(s, out, pick_unregister);
+	strbuf_addstr(out, "\tif (atomic_read(&stp_state) == STP_STOPPING) {\n");
+	gen_calls_of_kind(s, out, PK_END);
+	strbuf_addstr(out, "\t} else if (atomic_read(&stp_state) == STP_ERROR) {\n");
+	gen_calls_of_kind(s, out, PK_ERROR);
+	strbuf_addstr(out, "\t}\n}\n\n");
+}
+
+static char *probe_pos(const struct derived_probe *dp)
+{
+	struct srcpos p = dp->probe->pos;
+
+	return xasprintf("%s:%d:%d", p.file ? p.file->name : "?", p.line, p.col);
+}
+
+int translate(struct session *s, struct strbuf *out)
+{
+	struct strbuf types = STRBUF_INIT, code = STRBUF_INIT;
+
+	strbuf_addf(out, "/* generated by cstap */\n#define STP_MODULE_NAME \"%s\"\n", s->module_name);
+	strbuf_addf(out, "#define STP_NUM_PROBES %d\n", s->probes.len);
+	strbuf_addstr(out, "#include \"runtime.h\"\n#include \"ops.h\"\n#include \"timer.h\"\n\n");
+	for (int i = 0; i < s->embeds.len; i++)
+		strbuf_addf(out, "%s\n", s->embeds.items[i]->code);
+	gen_globals(s, out);
+	strbuf_addstr(out, "\n");
+
+	/* function prototypes, then bodies */
+	for (int i = 0; i < s->funcs.len; i++)
+		strbuf_addf(&code, "static void fn_%d(struct stp_context *c); /* %s */\n", i, s->funcs.items[i]->name);
+	strbuf_addstr(&code, "\n");
+	for (int i = 0; i < s->funcs.len; i++) {
+		struct func *f = s->funcs.items[i];
+		if (f->embedded) {
+			gen_embedded_func(&types, &code, f);
+			continue;
+		}
+		strbuf_addf(&code, "/* function %s */\n", f->name);
+		gen_body(s, &types, &code, xasprintf("fn_%d", i), xasprintf("fr_f%d", i), f->body,
+			 &f->params, &f->locals, f, "MAXACTION");
+	}
+
+	/* probe bodies, each script probe once */
+	int nbodies = 0;
+	for (int i = 0; i < s->probes.len; i++) {
+		struct derived_probe *dp = s->probes.items[i];
+		struct probe *p = dp->probe;
+		bool done = false;
+		for (int j = 0; j < i; j++)
+			done |= s->probes.items[j]->probe == p;
+		if (done)
+			continue;
+		p->index = nbodies++;
+		strbuf_addf(&code, "/* probe %s */\n", dp->pp);
+		bool process_ctx = dp->kind == PK_BEGIN || dp->kind == PK_END || dp->kind == PK_ERROR;
+		gen_body(s, &types, &code, xasprintf("body_%d", p->index), xasprintf("fr_p%d", p->index),
+			 p->body, NULL, &p->locals, NULL,
+			 process_ctx ? "MAXACTION_INTERRUPTIBLE" : "MAXACTION");
+	}
+
+	strbuf_addstr(out, types.buf);
+	strbuf_addstr(out, "\nunion stp_frame {\n");
+	for (int i = 0; i < s->funcs.len; i++)
+		strbuf_addf(out, "\tstruct fr_f%d f%d;\n", i, i);
+	for (int i = 0; i < nbodies; i++)
+		strbuf_addf(out, "\tstruct fr_p%d p%d;\n", i, i);
+	strbuf_addstr(out, "};\n#define STP_FRAME_SIZE sizeof(union stp_frame)\n\n");
+
+	strbuf_addf(out, "static const struct stp_probe stp_probes[STP_NUM_PROBES] = {\n");
+	for (int i = 0; i < s->probes.len; i++) {
+		struct derived_probe *dp = s->probes.items[i];
+		strbuf_addf(out, "\t{ .pp = %s, .pos = %s, .kind = %s, .index = %d },\n",
+			    c_string(dp->pp, strlen(dp->pp)), c_string(probe_pos(dp), strlen(probe_pos(dp))),
+			    kind_name(dp->kind), i);
+	}
+	strbuf_addstr(out, "};\n\n");
+	strbuf_addstr(out, code.buf);
+
+	struct usage u = { .mode = xcalloc(s->globals.len + 1, 1), .seen_func = xcalloc(s->funcs.len + 1, 1) };
+	for (int i = 0; i < s->probes.len; i++) {
+		struct derived_probe *dp = s->probes.items[i];
+		memset(u.mode, 0, s->globals.len + 1);
+		memset(u.seen_func, 0, s->funcs.len + 1);
+		use_stmt(s, &u, dp->probe->body);
+		gen_handler(s, out, dp, u.mode);
+	}
+	gen_script_init(s, out);
+	gen_lifecycle(s, out);
+	strbuf_addstr(out, "#include \"runtime_main.h\"\n");
+	strbuf_release(&types);
+	strbuf_release(&code);
+	return s->errors ? 1 : 0;
+}
+
+/* Pass 3: write the module source into a fresh build directory; -p3 prints it. */
+int pass3_translate(struct session *s)
+{
+	struct strbuf out = STRBUF_INIT;
+	char tmpl[] = "/tmp/stapXXXXXX";
+
+	if (translate(s, &out))
+		return 1;
+	if (!mkdtemp(tmpl)) {
+		diag(s, T_INTERNAL, (struct srcpos){0}, "cannot create a build directory in /tmp");
+		return 1;
+	}
+	s->tmpdir = xstrdup(tmpl);
+	s->c_file = xasprintf("%s/%s.c", s->tmpdir, s->module_name);
+	if (write_file(s->c_file, out.buf, out.len) != 0) {
+		diag(s, T_INTERNAL, (struct srcpos){0}, "cannot write %s", s->c_file);
+		return 1;
+	}
+	if (s->last_pass == 3)
+		fwrite(out.buf, 1, out.len, stdout);
+	strbuf_release(&out);
+	return 0;
+}

@@ -1,0 +1,66 @@
+/* util.h - allocation, string buffers and small helpers used by every pass.
+ *
+ * Memory: stap is a short-lived process; pass data is allocated with xmalloc()
+ * and friends and lives until exit. They never return NULL (they exit on OOM).
+ *
+ * struct strbuf is the one growable string of the translator. Invariant:
+ * sb->buf is always NUL-terminated (after strbuf_init it points at a static "").
+ */
+#ifndef CSTAP_UTIL_H
+#define CSTAP_UTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+__attribute__((noreturn, format(printf, 1, 2))) void die(const char *fmt, ...);
+
+/* Growable vector of pointers: VEC(T) v; vec_push(&v, x); v.items[i], v.len. */
+#define VEC(T) struct { T *items; int len, cap; }
+#define vec_push(v, x) do { \
+	if ((v)->len == (v)->cap) { \
+		(v)->cap = (v)->cap ? 2 * (v)->cap : 8; \
+		(v)->items = xrealloc((v)->items, (size_t)(v)->cap * sizeof(*(v)->items)); \
+	} \
+	(v)->items[(v)->len++] = (x); \
+} while (0)
+
+/* a list of strings (argv vectors, paths) */
+typedef VEC(char *) strvec;
+
+struct strbuf {
+	char *buf;
+	size_t len, alloc;
+};
+#define STRBUF_INIT { .buf = strbuf_empty, .len = 0, .alloc = 0 }
+extern char strbuf_empty[];
+
+void strbuf_init(struct strbuf *sb);
+void strbuf_release(struct strbuf *sb);
+/* Detach the buffer: the caller owns the returned string; sb is reset. */
+char *strbuf_detach(struct strbuf *sb);
+void strbuf_grow(struct strbuf *sb, size_t extra);
+void strbuf_add(struct strbuf *sb, const void *data, size_t n);
+void strbuf_addstr(struct strbuf *sb, const char *s);
+void strbuf_addch(struct strbuf *sb, int c);
+void strbuf_addf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
+/* Append s as the body of a C string literal (escapes quotes, backslashes, controls). */
+void strbuf_add_cstr_escaped(struct strbuf *sb, const char *s, size_t n);
+void strbuf_reset(struct strbuf *sb);
+
+/* Whole-file I/O. read_file returns NULL (errno set) on failure; *len may be NULL. */
+char *read_file(const char *path, size_t *len);
+int write_file(const char *path, const char *data, size_t len);
+
+/* Monotonic milliseconds, for -v timings. */
+double now_ms(void);
+
+#endif
