@@ -30,6 +30,11 @@
  *    (stp_format_ex), like SystemTap's "read fault" error.
  *  - "%%" is '%'. An invalid conversion, a '%' ending the format included,
  *    is refused by the translator; this engine copies it literally.
+ * Compared byte for byte with SystemTap 4.8 modules on 4479 format/argument
+ * cases: all equal but "%1.3b"-like ones (invalid %b precision with a width
+ * of 1/2/4), where stap writes more bytes than the width and loses the
+ * following output (its precision gets clamped to the space left); here the
+ * width decides the size.
  */
 #ifndef STP_FORMAT_H
 #define STP_FORMAT_H

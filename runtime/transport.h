@@ -92,24 +92,46 @@ static void stp_ring_get(size_t off, void *dst, size_t n)
 }
 
 /*
- * Take the ring lock from any context without risking a deadlock: a probe
+ * Take the ring lock from any context without risking a deadlock. A probe
  * that fired inside the locked region on this CPU (an NMI, a kprobe on a
- * function the lock holder calls) would spin forever, so give up after
- * about STP_RING_SPIN_US microseconds. Interrupts are off on success.
+ * function the lock holder calls) must not wait for itself: it sees its
+ * own CPU as the owner and gives up at once. Another CPU's holder is waited
+ * for, but not forever (a guest vCPU can be descheduled for a long time).
+ * Interrupts are off on success; release with stp_ring_unlock().
  */
-#define STP_RING_SPIN_US 1000
+#define STP_RING_SPIN_US 100000
+static int stp_ring_owner = -1;	/* CPU holding the lock, -1 none */
+
 static bool stp_ring_trylock(unsigned long *flags)
 {
-	int i;
+	int i, cpu;
 
 	for (i = 0; i < STP_RING_SPIN_US; i++) {
 		local_irq_save(*flags);
-		if (raw_spin_trylock(&stp_ring.lock))
+		cpu = raw_smp_processor_id();
+		if (raw_spin_trylock(&stp_ring.lock)) {
+			WRITE_ONCE(stp_ring_owner, cpu);
 			return true;
+		}
 		local_irq_restore(*flags);
+		if (READ_ONCE(stp_ring_owner) == cpu)
+			return false;
 		udelay(1);
 	}
 	return false;
+}
+
+static void stp_ring_unlock(unsigned long flags)
+{
+	WRITE_ONCE(stp_ring_owner, -1);
+	raw_spin_unlock_irqrestore(&stp_ring.lock, flags);
+}
+
+/* The reader's lock: process context, may wait. */
+static void stp_ring_lock(unsigned long *flags)
+{
+	raw_spin_lock_irqsave(&stp_ring.lock, *flags);
+	WRITE_ONCE(stp_ring_owner, raw_smp_processor_id());
 }
 
 /* Append one record of at most STP_MAX_PAYLOAD bytes, or count it dropped. */
@@ -124,7 +146,7 @@ static __maybe_unused void stp_transport_record(u32 type, const void *data, size
 		return;
 	}
 	if (!stp_ring.buf || stp_ring.size - stp_ring.used < sizeof(h) + n) {
-		raw_spin_unlock_irqrestore(&stp_ring.lock, flags);
+		stp_ring_unlock(flags);
 		atomic64_add(n, &stp_ring.dropped);
 		return;
 	}
@@ -132,7 +154,7 @@ static __maybe_unused void stp_transport_record(u32 type, const void *data, size
 	stp_ring_put(stp_ring.used, &h, sizeof(h));
 	stp_ring_put(stp_ring.used + sizeof(h), data, n);
 	stp_ring.used += sizeof(h) + n;
-	raw_spin_unlock_irqrestore(&stp_ring.lock, flags);
+	stp_ring_unlock(flags);
 	if (was_empty)
 		irq_work_queue(&stp_wake_work);
 }
@@ -174,21 +196,21 @@ static size_t stp_ring_take(char *buf, size_t size)
 	size_t total = 0;
 	struct stp_msg h;
 
-	raw_spin_lock_irqsave(&stp_ring.lock, flags);
+	stp_ring_lock(&flags);
 	while (stp_ring.used - total >= sizeof(h)) {
 		stp_ring_get(total, &h, sizeof(h));
 		if (total + sizeof(h) + h.len > size)
 			break;
 		total += sizeof(h) + h.len;
 	}
-	raw_spin_unlock_irqrestore(&stp_ring.lock, flags);
+	stp_ring_unlock(flags);
 	if (!total)
 		return 0;
 	stp_ring_get(0, buf, total);
-	raw_spin_lock_irqsave(&stp_ring.lock, flags);
+	stp_ring_lock(&flags);
 	stp_ring.rd = (stp_ring.rd + total) % stp_ring.size;
 	stp_ring.used -= total;
-	raw_spin_unlock_irqrestore(&stp_ring.lock, flags);
+	stp_ring_unlock(flags);
 	return total;
 }
 
@@ -199,7 +221,8 @@ static void stp_put_record(char *buf, size_t *pos, u32 type,
 	struct stp_msg h = { .type = type, .len = len };
 
 	memcpy(buf + *pos, &h, sizeof(h));
-	memcpy(buf + *pos + sizeof(h), data, len);
+	if (len)
+		memcpy(buf + *pos + sizeof(h), data, len);
 	*pos += sizeof(h) + len;
 }
 
@@ -315,20 +338,25 @@ static ssize_t stp_proc_write(struct file *file, const char __user *ubuf,
 	return rc ? rc : count;
 }
 
+/* poll(): readable when read() would not block; writes never block long. */
 static __poll_t stp_proc_poll(struct file *file, poll_table *wait)
 {
 	poll_wait(file, &stp_read_wq, wait);
 	return (stp_read_ready() ? EPOLLIN | EPOLLRDNORM : 0) | EPOLLOUT | EPOLLWRNORM;
 }
 
-/* One stapio at a time. */
+/* One stapio at a time; each one starts with HELLO. */
 static int stp_proc_open_fn(struct inode *inode, struct file *file)
 {
 	if (atomic_cmpxchg(&stp_proc_open, 0, 1) != 0)
 		return -EBUSY;
+	mutex_lock(&stp_read_mutex);
+	stp_hello_sent = false;
+	mutex_unlock(&stp_read_mutex);
 	return nonseekable_open(inode, file);
 }
 
+/* stapio closed (or died): another may open; the session goes on. */
 static int stp_proc_release(struct inode *inode, struct file *file)
 {
 	atomic_set(&stp_proc_open, 0);
@@ -402,10 +430,10 @@ static void stp_transport_exit(void)
 		proc_remove(stp_proc_entry);
 	stp_proc_entry = NULL;
 	irq_work_sync(&stp_wake_work);
-	raw_spin_lock_irqsave(&stp_ring.lock, flags);
+	stp_ring_lock(&flags);
 	buf = stp_ring.buf;
 	stp_ring.buf = NULL;
-	raw_spin_unlock_irqrestore(&stp_ring.lock, flags);
+	stp_ring_unlock(flags);
 	vfree(buf);
 	vfree(stp_bounce);
 	stp_bounce = NULL;

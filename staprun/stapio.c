@@ -402,7 +402,10 @@ int main(int argc, char **argv)
 	for (bool got = true; got && !s.done;)
 		if (!read_records(&s, buf, &got))
 			break;
-	cmd_child_release(&s.child);
+	if (s.stop_sent)
+		cmd_child_abort(&s.child);	/* exit() in a begin probe: never run it */
+	else
+		cmd_child_release(&s.child);
 	if (s.timeout)
 		alarm(s.timeout);
 	rc = relay(&s, buf);

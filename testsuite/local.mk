@@ -1,3 +1,15 @@
-# testsuite/: unit tests (CUnit) and run tests (NAME.stp + NAME.expect, in the guest).
+# testsuite/: unit tests (CUnit), pass-1 conformance over SystemTap's own
+# parseok/parseko files (read from ../shared), and the run tests
+# (testsuite/run/NAME.stp + NAME.expect) executed in one QEMU guest boot.
 include testsuite/unit-parser.mk
 include testsuite/unit-runtime.mk
+
+TESTS += testsuite/conformance-parse.sh testsuite/run-tests.sh
+EXTRA_DIST += testsuite/conformance-parse.sh testsuite/run-tests.sh testsuite/run
+# the run tests need stap, stap-vm, staprun and stapio built first
+check_SCRIPTS = translator/stap translator/stap-vm staprun/staprun staprun/stapio
+
+# make bench: passes 1-4 of the hello script, beside SystemTap 4.8 if installed
+bench: all
+	CSTAP_BUILD=$(abs_builddir) $(srcdir)/bench/passes.sh
+.PHONY: bench

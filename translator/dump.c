@@ -9,6 +9,7 @@ void print_pass1(struct session *s)
 {
 	struct strbuf out = STRBUF_INIT;
 
+	strbuf_addstr(&out, "# parse tree dump\n");
 	unparse_script(&out, s->user);
 	for (int i = 0; i < s->user_more.len; i++)
 		unparse_script(&out, s->user_more.items[i]);

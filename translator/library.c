@@ -100,9 +100,15 @@ int pass1_parse(struct session *s)
 			continue;
 		}
 		tf->is_tapset = true;
+		int errors = s->errors;
 		struct script *sc = parse_script(s, tf);
 		if (sc)
 			vec_push(&s->library, sc);
+		else if (!s->warnings_are_errors) {
+			/* a broken tapset costs its own functions, not the whole run */
+			s->errors = errors;
+			diag(s, W_GENERIC, (struct srcpos){0}, "tapset '%s' has errors, and will be skipped", tf->name);
+		}
 		s->library_files++;
 	}
 	return s->errors || !s->user ? 1 : 0;

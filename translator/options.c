@@ -156,15 +156,39 @@ static bool valid_module_name(const char *n)
 	return true;
 }
 
+/* The build directory goes under $TMPDIR: it must exist, and its name must
+ * not trip up the shell or make (kbuild), as SystemTap requires. */
+static int check_tmpdir(struct session *s)
+{
+	const char *t = getenv("TMPDIR");
+
+	if (!t || !*t)
+		return 0;
+	if (!is_dir(t) || access(t, W_OK) != 0) {
+		diag(s, O_USAGE, (struct srcpos){0}, "TMPDIR '%s' is not a writable directory", t);
+		return 1;
+	}
+	for (const char *p = t; *p; p++) {
+		if (!isalnum((unsigned char)*p) && !strchr("/._-+,@", *p)) {
+			diag(s, O_USAGE, (struct srcpos){0},
+			     "TMPDIR '%s' has a character the module build cannot cope with: '%c'", t, *p);
+			return 1;
+		}
+	}
+	return 0;
+}
+
 /* Returns 0 to go on, -1 to exit successfully (help), >0 to fail. */
 int parse_options(struct session *s, int argc, char **argv)
 {
-	enum { OPT_REMOTE = 256, OPT_LIST_TAGS };
+	enum { OPT_REMOTE = 256, OPT_LIST_TAGS, OPT_COMPATIBLE, OPT_PROLOGUE };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "remote", required_argument, NULL, OPT_REMOTE },
 		{ "list-tags", no_argument, NULL, OPT_LIST_TAGS },
+		{ "compatible", required_argument, NULL, OPT_COMPATIBLE },
+		{ "prologue-searching", optional_argument, NULL, OPT_PROLOGUE },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -198,7 +222,13 @@ int parse_options(struct session *s, int argc, char **argv)
 		case 'o': s->output_file = optarg; break;
 		case 'c': s->cmd = optarg; break;
 		case 'x': s->target_pid = atol(optarg); break;
-		case 's': s->bufsize_mb = atoi(optarg); break;
+		case 's':
+			s->bufsize_mb = atoi(optarg);
+			if (s->bufsize_mb < 1 || s->bufsize_mb > 4095) {
+				diag(s, O_USAGE, (struct srcpos){0}, "-s takes a buffer size of 1 to 4095 MiB, not '%s'", optarg);
+				return 1;
+			}
+			break;
 		case 'D': vec_push(&s->defines, optarg); break;
 		case 'G':
 			if (!strchr(optarg, '=')) {
@@ -210,7 +240,20 @@ int parse_options(struct session *s, int argc, char **argv)
 		case 'I': vec_push(&s->include_dirs, optarg); break;
 		case 'R': s->runtime_dir = optarg; break;
 		case 'r': s->kernel_release = optarg; break;
-		case 'e': s->script_text = optarg; break;
+		case 'e':
+			if (s->script_text) {
+				diag(s, O_USAGE, (struct srcpos){0}, "only one -e script may be given");
+				return 1;
+			}
+			s->script_text = optarg;
+			break;
+		case OPT_COMPATIBLE: s->compatible = optarg; break;
+		case OPT_PROLOGUE:
+			if (optarg && strcmp(optarg, "always") && strcmp(optarg, "never") && strcmp(optarg, "auto")) {
+				diag(s, O_USAGE, (struct srcpos){0}, "--prologue-searching takes always, never or auto");
+				return 1;
+			}
+			break;
 		case OPT_REMOTE:
 			if (strcmp(optarg, "qemu") != 0) {
 				diag(s, O_USAGE, (struct srcpos){0}, "--remote supports only 'qemu', not '%s'", optarg);
@@ -231,10 +274,18 @@ int parse_options(struct session *s, int argc, char **argv)
 	}
 	for (; optind < argc; optind++)
 		vec_push(&s->args, argv[optind]);
+	if (s->cmd && s->target_pid) {
+		diag(s, O_USAGE, (struct srcpos){0}, "-c and -x cannot be used together");
+		return 1;
+	}
+	if (check_tmpdir(s))
+		return 1;
 
 	if (!s->runtime_dir)
-		s->runtime_dir = locate("CSTAP_RUNTIME", "runtime", PKGDATADIR "/runtime");
-	vec_push(&s->include_dirs, locate("CSTAP_TAPSETS", "tapsets", PKGDATADIR "/tapsets"));
+		s->runtime_dir = getenv("SYSTEMTAP_RUNTIME") && *getenv("SYSTEMTAP_RUNTIME") ?
+			getenv("SYSTEMTAP_RUNTIME") : locate("CSTAP_RUNTIME", "runtime", PKGDATADIR "/runtime");
+	const char *st = getenv("SYSTEMTAP_TAPSET");   /* SystemTap's name for it */
+	vec_push(&s->include_dirs, st && *st ? xstrdup(st) : locate("CSTAP_TAPSETS", "tapsets", PKGDATADIR "/tapsets"));
 	if (!s->module_name)
 		s->module_name = default_module_name(s);
 	return choose_kernel(s);

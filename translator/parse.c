@@ -470,7 +470,7 @@ static struct expr *parse_ternary(struct parser *p)
 	return e;
 }
 
-/* unary := ('!' | '~' | '-' | '+') unary | ('++' | '--') value
+/* unary := '-' NUMBER | ('!' | '~' | '-' | '+') unary | ('++' | '--') value
  *        | '&' value | postfix
  * postfix := value ['++' | '--'] */
 static struct expr *parse_unary(struct parser *p)
@@ -478,6 +478,16 @@ static struct expr *parse_unary(struct parser *p)
 	struct token *t = peek(p);
 	struct expr *e;
 
+	if (is_op(t, "-") && peek_n(p, 1)->kind == TK_NUMBER &&
+	    !is_op(peek_n(p, 2), "->") && !is_op(peek_n(p, 2), "[") &&
+	    !is_op(peek_n(p, 2), "$") && !is_op(peek_n(p, 2), "$$")) {
+		/* a negative literal is one number (it prints back as -5) */
+		struct token op = next(p), n = next(p);
+
+		e = expr_new(E_NUM, op.pos);
+		e->num = (int64_t)(0 - (uint64_t)n.num);
+		return e;
+	}
 	if (is_op(t, "!") || is_op(t, "~") || is_op(t, "-") || is_op(t, "+")) {
 		struct token op = next(p);
 
@@ -1069,6 +1079,8 @@ static struct pp_comp *parse_component(struct parser *p)
 	struct strbuf sb = STRBUF_INIT;
 	struct token *t = peek(p);
 
+	if (t->kind == TK_AT_OP)
+		error_here(p, P_MACRO_UNDEFINED, "unknown macro");
 	if (t->kind != TK_IDENT && !is_op(t, "*"))
 		error_here(p, P_EXPECT_PROBE_POINT, "expected a probe point component name");
 	c->pos = t->pos;

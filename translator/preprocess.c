@@ -323,6 +323,10 @@ static int cond_compare(struct cev *c)
 	bool neg = false, eqne;
 	int64_t rnum;
 
+	if (c->i >= c->n || lhs->kind == TK_OP) {
+		fail(pp, P_PREPROC_COND, lhs->pos, "expected a condition, saw '%s'", lhs->text);
+		return -1;
+	}
 	c->i++;
 	op = cev_peek(c);
 	if (op->kind != TK_OP || !(is_op(op, "==") || is_op(op, "!=") || is_op(op, "<") ||
@@ -357,10 +361,10 @@ static int cond_compare(struct cev *c)
 	rnum = neg ? -rhs->num : rhs->num;
 
 #define WANT_STRING(what) do { if (rhs->kind != TK_STRING) { \
-		fail(pp, P_PREPROC_COND, rhs->pos, "%s is compared with a string", what); \
+		fail(pp, P_PREPROC_COND, rhs->pos, "%s must be compared with a string", what); \
 		return -1; } } while (0)
 #define WANT_NUMBER(what) do { if (rhs->kind != TK_NUMBER) { \
-		fail(pp, P_PREPROC_COND, rhs->pos, "%s is compared with a number", what); \
+		fail(pp, P_PREPROC_COND, rhs->pos, "%s must be compared with a number", what); \
 		return -1; } } while (0)
 #define WANT_EQNE(what) do { if (!eqne) { \
 		fail(pp, P_PREPROC_COND, op->pos, "%s can only be compared with == or !=", what); \
@@ -408,7 +412,9 @@ static int cond_compare(struct cev *c)
 				WANT_EQNE(name);
 				return (fnmatch(rhs->str, v, 0) == 0) == is_op(op, "==");
 			}
-			if (!*v || !lex_number(v, &have))
+			if (!*v)
+				have = 0; /* unset options are "" and 0 */
+			else if (!lex_number(v, &have))
 				return 0;
 			return cmp_result(op->text, have < rnum ? -1 : have > rnum);
 		}
@@ -434,7 +440,7 @@ static int cond_compare(struct cev *c)
 		if (rhs->kind == TK_STRING)
 			return cmp_result(op->text, strcmp(arg, rhs->str));
 		if (name[0] == '@') {
-			fail(pp, P_PREPROC_COND, rhs->pos, "%s is compared with a string", name);
+			fail(pp, P_PREPROC_COND, rhs->pos, "%s must be compared with a string", name);
 			return -1;
 		}
 		if (!lex_number(arg, &have)) {

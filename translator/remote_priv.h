@@ -46,4 +46,12 @@ int vm_write_initrd(const char *path, const char *staprun, const char *stapio,
 char *vm_init_interactive(char *const argv[]);
 char *vm_init_batch(const struct vm_job *jobs, int njobs);
 
+/* One boot of the guest with a ready initrd. cfg is resolved (kernel,
+ * cpus, mem_mb, timeout_s set). Batch if jobs is not NULL: results go to
+ * outdir as they arrive. Interactive: *status gets the command's status.
+ * 0 if the guest finished, -1 after a message (with the console log's name
+ * and tail) if not. */
+int vm_boot(struct vm_config *cfg, const char *initrd, const struct vm_job *jobs, int njobs,
+	    const char *outdir, int *status);
+
 #endif

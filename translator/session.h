@@ -35,6 +35,7 @@ struct session {
 	VEC(char *) script_files; /* FILE / - */
 	const char *script_text;  /* -e TEXT */
 	const char *arch;         /* "x86_64" */
+	const char *compatible;   /* --compatible=V: behave as SystemTap V */
 
 	/* pass 1 */
 	struct script *user;             /* the user's script (first file / -e) */

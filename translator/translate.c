@@ -1199,12 +1199,13 @@ int translate(struct session *s, struct strbuf *out)
 int pass3_translate(struct session *s)
 {
 	struct strbuf out = STRBUF_INIT;
-	char tmpl[] = "/tmp/stapXXXXXX";
+	const char *tmp = getenv("TMPDIR");
+	char *tmpl = xasprintf("%s/stapXXXXXX", tmp && *tmp ? tmp : "/tmp");
 
 	if (translate(s, &out))
 		return 1;
 	if (!mkdtemp(tmpl)) {
-		diag(s, T_INTERNAL, (struct srcpos){0}, "cannot create a build directory in /tmp");
+		diag(s, T_INTERNAL, (struct srcpos){0}, "cannot create a build directory in %s", tmpl);
 		return 1;
 	}
 	s->tmpdir = xstrdup(tmpl);

@@ -22,6 +22,7 @@
 #define STP_MODULE_NAME "rtmod"
 #define STP_NUM_PROBES 9
 #define MAXACTION 1000000	/* as with stap -DMAXACTION=1000000 */
+#define MAXSKIPPED 1000000	/* mode 6 under TCG: lock contention is not the test */
 #include "runtime.h"
 #include <linux/kprobes.h>
 #include <linux/sched.h>
@@ -131,7 +132,7 @@ out:
 	;
 }
 
-/* probe kernel.function("ksys_read") { if (execname() == "dd") printf("rd %d %d\n", tid(), ++hits) } */
+/* probe kernel.function("ksys_read") { if (execname() == "dd") printf("rd %8d %8d\n", tid(), ++hits) } */
 static void probe_8(struct stp_context *c)
 {
 	union stp_val a[2];
@@ -141,7 +142,7 @@ static void probe_8(struct stp_context *c)
 		goto out;
 	a[0].n = current->pid;
 	a[1].n = ++g_hits;
-	stp_printf(c, "rd %d %d\n", 2, a);
+	stp_printf(c, "rd %8d %8d\n", 2, a);
 out:
 	;
 }

@@ -258,6 +258,7 @@ static void test_overflow(void)
 	stp_map_free(m);
 }
 
+/* As SystemTap 4.8 did for "global w%[3]" (checked in the guest). */
 static void test_wrap(void)
 {
 	struct stp_map *m = stp_map_new(3, 1, K_L, STP_LONG, true);
@@ -290,6 +291,10 @@ static void test_wrap(void)
 	stp_map_free(m);
 }
 
+/*
+ * The orders below are those SystemTap 4.8 printed for the same operations
+ * on a global array (foreach with and without sorting, in the guest).
+ */
 static void test_sort(void)
 {
 	struct stp_map *m = stp_map_new(20, 1, K_S, STP_LONG, false);

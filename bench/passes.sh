@@ -1,0 +1,60 @@
+#!/bin/bash
+# passes.sh - time passes 1-4 of cstap's stap on the hello script, beside
+# Debian's SystemTap 4.8 (/usr/bin/stap) when it is installed.
+#
+# Each is run N times (default 3) cold: cstap has no cache; SystemTap runs with
+# --disable-cache. Printed: the median "real ms" of each pass from `-v`, and
+# the ratios. SystemTap 4.8 needs a runtime patched for kernels with
+# task_work_cancel_func (../shared/anchor/patches); this script makes that copy.
+# usage: bench/passes.sh [N]     env: CSTAP_BUILD (build dir), SYSTEMTAP=/usr/bin/stap
+set -u
+n=${1:-3}
+src=$(cd "$(dirname "$0")/.." && pwd)
+build=${CSTAP_BUILD:-$src}
+cstap=$build/translator/stap
+systemtap=${SYSTEMTAP:-/usr/bin/stap}
+script='probe begin { printf("hello %s %d\n", "world", 42); exit() }'
+rel=$("$build/translator/stap-vm" --default-release 2>/dev/null)
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+
+# median of the "Pass K: ... Nreal ms" figures in the given logs
+median() {
+	local k=$1; shift
+	for f in "$@"; do sed -n "s/^Pass $k:.*\/\([0-9]*\)real ms.*/\1/p" "$f"; done | sort -n |
+		awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]; else print "-"}'
+}
+
+run_many() {   # name, then the command
+	local name=$1; shift
+	for i in $(seq "$n"); do
+		(cd "$work" && "$@" > /dev/null 2> "$work/$name.$i.log")
+	done
+}
+
+run_many cstap "$cstap" -v -p4 -m bench_hello -e "$script"
+have_st=0
+if [ -x "$systemtap" ] && "$systemtap" -V 2>&1 | grep -q "SystemTap translator"; then
+	rt=$work/st-runtime
+	cp -a /usr/share/systemtap/runtime "$rt"
+	patch -s -d "$rt" -p1 < "$src/../shared/anchor/patches/runtime-task_work_cancel_func.patch" 2>/dev/null || true
+	run_many systemtap "$systemtap" -v -p4 --disable-cache -R "$rt" -r "$rel" -m st_hello -e "$script"
+	have_st=1
+fi
+
+printf '%-22s %10s %10s %10s %10s %10s\n' "hello script, ms" "pass 1" "pass 2" "pass 3" "pass 4" "p1-p3"
+row() {
+	local name=$1 a b c d
+	a=$(median 1 "$work/$name".*.log); b=$(median 2 "$work/$name".*.log)
+	c=$(median 3 "$work/$name".*.log); d=$(median 4 "$work/$name".*.log)
+	printf '%-22s %10s %10s %10s %10s %10s\n' "$2" "$a" "$b" "$c" "$d" "$((a + b + c))"
+	eval "${name}_p13=$((a + b + c)) ${name}_p4=$d"
+}
+row cstap "cstap (median of $n)"
+if [ $have_st = 1 ]; then
+	row systemtap "SystemTap 4.8 (cold)"
+	awk -v a="$cstap_p13" -v b="$systemtap_p13" -v c="$cstap_p4" -v d="$systemtap_p4" 'BEGIN {
+		printf "%-22s %10s %10s %10s %10s %10s\n", "SystemTap / cstap", "", "", "",
+		       (c ? sprintf("%.1fx", d / c) : "-"), (a ? sprintf("%.0fx", b / a) : ">" b "x") }'
+else
+	echo "(SystemTap 4.8 not installed: apt-get install systemtap to compare)"
+fi

@@ -1,0 +1,480 @@
+/* remote_cpio.c - the guest's initramfs: a newc cpio writer, host files with
+ * their shared libraries, and the cached base archive (busybox, staprun,
+ * stapio) that every run's small archive is appended to.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "remote_priv.h"
+
+#include <dirent.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Bump when the base archive's layout changes: old cache entries then miss. */
+#define BASE_FORMAT "cstap-vm-base 1"
+
+void cpio_init(struct cpio *c, unsigned first_ino)
+{
+	strbuf_init(&c->buf);
+	c->ino = first_ino;
+	c->dirs.items = NULL;
+	c->dirs.len = c->dirs.cap = 0;
+}
+
+void cpio_release(struct cpio *c)
+{
+	strbuf_release(&c->buf);
+	for (int i = 0; i < c->dirs.len; i++)
+		free(c->dirs.items[i]);
+	free(c->dirs.items);
+	c->dirs.items = NULL;
+	c->dirs.len = c->dirs.cap = 0;
+}
+
+static void pad4(struct strbuf *sb)
+{
+	while (sb->len & 3)
+		strbuf_addch(sb, 0);
+}
+
+/* One newc header + name + data, each padded to 4 bytes. Names are stored
+ * without the leading '/', as the kernel's unpacker expects. */
+static void entry(struct cpio *c, const char *path, unsigned mode, unsigned rmaj, unsigned rmin,
+		  const void *data, size_t len)
+{
+	while (*path == '/')
+		path++;
+	size_t namesize = strlen(path) + 1;
+
+	strbuf_addf(&c->buf, "070701%08X%08X%08X%08X%08X%08X%08zX%08X%08X%08X%08X%08zX%08X",
+		    c->ino++, mode, 0u, 0u, 1u, 0u, len, 0u, 0u, rmaj, rmin, namesize, 0u);
+	strbuf_add(&c->buf, path, namesize);
+	pad4(&c->buf);
+	if (len)
+		strbuf_add(&c->buf, data, len);
+	pad4(&c->buf);
+}
+
+/* Emit every missing ancestor directory of path (mode 0755). */
+static void parents(struct cpio *c, const char *path)
+{
+	while (*path == '/')
+		path++;
+	for (const char *s = strchr(path, '/'); s; s = strchr(s + 1, '/')) {
+		char *d = xstrndup(path, s - path);
+		cpio_dir(c, d, 0755);
+		free(d);
+	}
+}
+
+void cpio_dir(struct cpio *c, const char *path, unsigned mode)
+{
+	while (*path == '/')
+		path++;
+	if (!*path)
+		return;
+	for (int i = 0; i < c->dirs.len; i++)
+		if (!strcmp(c->dirs.items[i], path))
+			return;
+	parents(c, path);
+	vec_push(&c->dirs, xstrdup(path));
+	entry(c, path, S_IFDIR | (mode & 07777), 0, 0, NULL, 0);
+}
+
+void cpio_file(struct cpio *c, const char *path, unsigned mode, const void *data, size_t len)
+{
+	parents(c, path);
+	entry(c, path, S_IFREG | (mode & 07777), 0, 0, data, len);
+}
+
+void cpio_symlink(struct cpio *c, const char *path, const char *target)
+{
+	parents(c, path);
+	entry(c, path, S_IFLNK | 0777, 0, 0, target, strlen(target));
+}
+
+void cpio_chardev(struct cpio *c, const char *path, unsigned mode, unsigned major, unsigned minor)
+{
+	parents(c, path);
+	entry(c, path, S_IFCHR | (mode & 07777), major, minor, NULL, 0);
+}
+
+void cpio_finish(struct cpio *c)
+{
+	entry(c, "TRAILER!!!", 0, 0, 0, NULL, 0);
+	while (c->buf.len % 512)
+		strbuf_addch(&c->buf, 0);
+}
+
+/* Run argv (a host tool: ldd, busybox) and return its stdout, or NULL if it
+ * could not run or failed. Its stderr is discarded. */
+static char *capture(char *const argv[])
+{
+	int p[2];
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return NULL;
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return NULL;
+	}
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+		dup2(null, 0);
+		dup2(p[1], 1);
+		dup2(null, 2);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	close(p[1]);
+	struct strbuf sb = STRBUF_INIT;
+	char tmp[4096];
+	ssize_t n;
+	while ((n = read(p[0], tmp, sizeof(tmp))) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		strbuf_add(&sb, tmp, n);
+	}
+	close(p[0]);
+	int st;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		strbuf_release(&sb);
+		return NULL;
+	}
+	return strbuf_detach(&sb);
+}
+
+/* True if data is a 64-bit ELF program with a program interpreter, i.e. one
+ * that needs ld.so and shared libraries in the guest. */
+static bool elf_is_dynamic(const char *data, size_t len)
+{
+	const Elf64_Ehdr *eh = (const void *)data;
+
+	if (len < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	    eh->e_ident[EI_CLASS] != ELFCLASS64 || (eh->e_type != ET_EXEC && eh->e_type != ET_DYN))
+		return false;
+	for (unsigned i = 0; i < eh->e_phnum; i++) {
+		size_t off = eh->e_phoff + (size_t)i * eh->e_phentsize;
+		if (eh->e_phentsize < sizeof(Elf64_Phdr) || off + sizeof(Elf64_Phdr) > len)
+			return false;
+		const Elf64_Phdr *ph = (const void *)(data + off);
+		if (ph->p_type == PT_INTERP)
+			return true;
+	}
+	return false;
+}
+
+/* Add the shared libraries (and the loader) that ldd lists for host program
+ * `host`, each at its host path. */
+static int add_libraries(struct cpio *c, const char *host, int verbose)
+{
+	char *argv[] = { (char *)"ldd", (char *)host, NULL };
+	char *out = capture(argv);
+
+	if (!out) {
+		vm_msg("cannot list the shared libraries of %s (ldd failed)", host);
+		return -1;
+	}
+	int rc = 0;
+	for (char *line = strtok(out, "\n"); line; line = strtok(NULL, "\n")) {
+		char *arrow = strstr(line, "=> ");
+		char *path = arrow ? arrow + 3 : line + strspn(line, " \t");
+		if (*path != '/')
+			continue;   /* linux-vdso.so.1, "not found" */
+		path[strcspn(path, " \t(")] = 0;
+		size_t len;
+		char *data = read_file(path, &len);
+		if (!data) {
+			vm_msg("cannot read %s (needed by %s): %s", path, host, strerror(errno));
+			rc = -1;
+			continue;
+		}
+		if (verbose > 1)
+			fprintf(stderr, "  + %s (library of %s)\n", path, host);
+		cpio_file(c, path, 0755, data, len);
+		free(data);
+	}
+	free(out);
+	return rc;
+}
+
+int vm_cpio_host_file(struct cpio *c, const char *host, const char *guest, int verbose)
+{
+	struct stat st;
+	size_t len;
+
+	if (stat(host, &st) < 0) {
+		vm_msg("cannot copy %s into the guest: %s", host, strerror(errno));
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		vm_msg("cannot copy %s into the guest: not a regular file", host);
+		return -1;
+	}
+	char *data = read_file(host, &len);
+	if (!data) {
+		vm_msg("cannot read %s: %s", host, strerror(errno));
+		return -1;
+	}
+	cpio_file(c, guest, st.st_mode & 07777, data, len);
+	int rc = elf_is_dynamic(data, len) ? add_libraries(c, host, verbose) : 0;
+	free(data);
+	return rc;
+}
+
+/* The static busybox that the guest runs as its shell and tools. */
+static const char *busybox_path(void)
+{
+	const char *e = getenv("CSTAP_BUSYBOX");
+
+	return e && *e ? e : "/bin/busybox";
+}
+
+/* Build the base archive in memory: directories, /dev/console, busybox and
+ * its applet links, staprun, stapio, /etc/passwd and /etc/group. */
+static int build_base(struct cpio *c, const char *staprun, const char *stapio, int verbose)
+{
+	const char *bb = busybox_path();
+	static const char *const dirs[] = { "bin", "sbin", "usr/bin", "usr/sbin", "usr/libexec/cstap",
+					    "etc", "proc", "sys", "dev", "run", "mnt", "ko" };
+
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+		cpio_dir(c, dirs[i], 0755);
+	cpio_dir(c, "tmp", 01777);
+	cpio_dir(c, "root", 0700);
+	cpio_chardev(c, "dev/console", 0600, 5, 1);
+	if (vm_cpio_host_file(c, bb, "/bin/busybox", verbose) < 0) {
+		vm_msg("the guest needs a static busybox (apt-get install busybox-static)");
+		return -1;
+	}
+	char *argv[] = { (char *)bb, (char *)"--list-full", NULL };
+	char *list = capture(argv);
+	if (!list) {
+		vm_msg("%s --list-full failed: is it busybox?", bb);
+		return -1;
+	}
+	for (char *a = strtok(list, "\n"); a; a = strtok(NULL, "\n"))
+		if (strcmp(a, "bin/busybox") && strchr(a, '/'))
+			cpio_symlink(c, a, "/bin/busybox");
+	free(list);
+	if (staprun && vm_cpio_host_file(c, staprun, VM_GUEST_STAPRUN, verbose) < 0)
+		return -1;
+	if (stapio && vm_cpio_host_file(c, stapio, VM_GUEST_STAPIO, verbose) < 0)
+		return -1;
+	static const char passwd[] = "root:x:0:0:root:/root:/bin/sh\n";
+	static const char group[] = "root:x:0:\nstapusr:x:150:\nstapsys:x:151:\nstapdev:x:152:\n";
+	cpio_file(c, "etc/passwd", 0644, passwd, sizeof(passwd) - 1);
+	cpio_file(c, "etc/group", 0644, group, sizeof(group) - 1);
+	cpio_finish(c);
+	return 0;
+}
+
+/* FNV-1a, enough to name cache entries. */
+static uint64_t fnv1a(const char *s, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
+	return h;
+}
+
+/* Identity of the base archive: its format and each input's path, size,
+ * mtime, inode. A rebuilt staprun gives another key. */
+static char *base_key(const char *staprun, const char *stapio)
+{
+	const char *in[] = { busybox_path(), staprun, stapio };
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_addstr(&sb, BASE_FORMAT);
+	for (int i = 0; i < 3; i++) {
+		struct stat st;
+		if (!in[i]) {
+			strbuf_addstr(&sb, "|-");
+			continue;
+		}
+		if (stat(in[i], &st) < 0)
+			memset(&st, 0, sizeof(st));
+		strbuf_addf(&sb, "|%s:%lld:%lld.%09ld:%llu:%llu", in[i], (long long)st.st_size,
+			    (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+			    (unsigned long long)st.st_ino, (unsigned long long)st.st_dev);
+	}
+	char *name = xasprintf("base-%016llx.cpio", (unsigned long long)fnv1a(sb.buf, sb.len));
+	strbuf_release(&sb);
+	return name;
+}
+
+/* $XDG_CACHE_HOME/cstap or ~/.cache/cstap, created; NULL if impossible. */
+static char *cache_dir(void)
+{
+	const char *x = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	char *dir;
+
+	if (x && *x == '/')
+		dir = xasprintf("%s/cstap", x);
+	else if (home && *home == '/')
+		dir = xasprintf("%s/.cache/cstap", home);
+	else
+		return NULL;
+	for (char *s = dir + 1;; s++) {
+		if (*s == '/' || !*s) {
+			char save = *s;
+			*s = 0;
+			if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+				free(dir);
+				return NULL;
+			}
+			*s = save;
+			if (!save)
+				break;
+		}
+	}
+	return dir;
+}
+
+/* Drop base archives not used for two days (each rebuild of staprun makes a
+ * new one). */
+static void prune_cache(const char *dir, const char *keep)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	time_t now = time(NULL);
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		if (strncmp(e->d_name, "base-", 5) || strcmp(e->d_name, keep) == 0)
+			continue;
+		char *p = xasprintf("%s/%s", dir, e->d_name);
+		struct stat st;
+		if (stat(p, &st) == 0 && now - st.st_mtime > 2 * 86400)
+			unlink(p);
+		free(p);
+	}
+	closedir(d);
+}
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* Copy an open file to fd (from its start). */
+static int copy_fd(int in, int out)
+{
+	char buf[1 << 16];
+	ssize_t n;
+
+	while ((n = read(in, buf, sizeof(buf))) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (write_all(out, buf, n) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Store a freshly built base archive in the cache (atomically: temp file,
+ * then rename), so concurrent runs never see half a file. */
+static void store_base(const char *dir, const char *name, const struct strbuf *data)
+{
+	char *tmp = xasprintf("%s/.%s.XXXXXX", dir, name);
+	int fd = mkstemp(tmp);
+
+	if (fd < 0) {
+		free(tmp);
+		return;
+	}
+	fchmod(fd, 0644);
+	char *final = xasprintf("%s/%s", dir, name);
+	if (write_all(fd, data->buf, data->len) < 0 || close(fd) < 0 || rename(tmp, final) < 0)
+		unlink(tmp);
+	free(final);
+	free(tmp);
+}
+
+int vm_write_initrd(const char *path, const char *staprun, const char *stapio,
+		    const struct cpio *run, int verbose)
+{
+	int out = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+	if (out < 0) {
+		vm_msg("cannot create %s: %s", path, strerror(errno));
+		return -1;
+	}
+	char *dir = cache_dir();
+	char *name = base_key(staprun, stapio);
+	int in = -1, rc = 0;
+	if (dir) {
+		char *p = xasprintf("%s/%s", dir, name);
+		in = open(p, O_RDONLY | O_CLOEXEC);
+		if (in >= 0) {
+			utimensat(AT_FDCWD, p, NULL, 0);   /* mark as used, for prune_cache */
+			if (verbose)
+				vm_msg("base initramfs from the cache: %s", p);
+		}
+		free(p);
+	}
+	if (in >= 0) {
+		if (copy_fd(in, out) < 0)
+			rc = -1;
+		close(in);
+	} else {
+		struct cpio base;
+		cpio_init(&base, 1);
+		if (build_base(&base, staprun, stapio, verbose) < 0) {
+			rc = -2;
+		} else {
+			if (verbose)
+				vm_msg("built the base initramfs (%zu bytes)%s%s", base.buf.len,
+				       dir ? ", cached in " : "", dir ? dir : "");
+			if (write_all(out, base.buf.buf, base.buf.len) < 0)
+				rc = -1;
+			if (dir) {
+				store_base(dir, name, &base.buf);
+				prune_cache(dir, name);
+			}
+		}
+		cpio_release(&base);
+	}
+	if (rc == 0 && write_all(out, run->buf.buf, run->buf.len) < 0)
+		rc = -1;
+	if (close(out) < 0 && rc == 0)
+		rc = -1;
+	if (rc == -1)
+		vm_msg("cannot write %s: %s", path, strerror(errno));
+	free(dir);
+	free(name);
+	return rc < 0 ? -1 : 0;
+}

@@ -1,0 +1,348 @@
+/* remote_qemu.c - the QEMU runner's entry points: pick the kernel, find
+ * staprun/stapio, assemble the per-run initramfs and boot (remote_boot.c).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "remote_priv.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#ifndef PKGLIBEXECDIR
+#define PKGLIBEXECDIR "/usr/local/libexec/cstap"
+#endif
+
+void vm_msg(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fprintf(stderr, "%s: ", program_invocation_short_name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static bool is_dir(const char *p)
+{
+	struct stat st;
+
+	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static bool bootable(const char *rel)
+{
+	char *k = xasprintf("/boot/vmlinuz-%s", rel);
+	bool ok = access(k, F_OK) == 0;
+
+	free(k);
+	return ok;
+}
+
+/* The kernel release linux-image-cloud-amd64 depends on, from dpkg's status
+ * file (no dpkg run needed); NULL if that package is not installed. */
+static char *dpkg_cloud_release(void)
+{
+	char *st = read_file("/var/lib/dpkg/status", NULL);
+	char *rel = NULL;
+
+	if (!st)
+		return NULL;
+	for (char *p = st; p && *p;) {
+		char *end = strstr(p, "\n\n");
+		if (end)
+			*end = 0;
+		if (!strncmp(p, "Package: linux-image-cloud-amd64\n", 33)) {
+			char *status = strstr(p, "\nStatus: ");
+			char *dep = strstr(p, "\nDepends: ");
+			size_t sl = status ? strcspn(status + 1, "\n") : 0;
+			bool installed = sl > 10 && !strncmp(status + 1 + sl - 10, " installed", 10);
+			if (installed && dep) {
+				dep += strlen("\nDepends: ");
+				size_t n = strcspn(dep, " ,|(\n");
+				if (n > 12 && !strncmp(dep, "linux-image-", 12)) {
+					rel = xstrndup(dep + 12, n - 12);
+					size_t l = strlen(rel);
+					if (l > 9 && !strcmp(rel + l - 9, "-unsigned"))
+						rel[l - 9] = 0;
+				}
+			}
+			break;
+		}
+		p = end ? end + 2 : NULL;
+	}
+	free(st);
+	return rel;
+}
+
+/* Highest (version order) /boot/vmlinuz-REL with a /lib/modules/REL/build. */
+static char *newest_boot_release(void)
+{
+	DIR *d = opendir("/boot");
+	struct dirent *e;
+	char *best = NULL;
+
+	if (!d)
+		return NULL;
+	while ((e = readdir(d))) {
+		if (strncmp(e->d_name, "vmlinuz-", 8) || !e->d_name[8])
+			continue;
+		const char *rel = e->d_name + 8;
+		char *build = xasprintf("/lib/modules/%s/build", rel);
+		if (is_dir(build) && (!best || strverscmp(rel, best) > 0)) {
+			free(best);
+			best = xstrdup(rel);
+		}
+		free(build);
+	}
+	closedir(d);
+	return best;
+}
+
+const char *vm_default_release(void)
+{
+	static char *rel;
+	static bool done;
+
+	if (done)
+		return rel;
+	done = true;
+	rel = dpkg_cloud_release();
+	if (rel && !bootable(rel)) {
+		free(rel);
+		rel = NULL;
+	}
+	if (!rel)
+		rel = newest_boot_release();
+	return rel;
+}
+
+/* Directory of the running executable (for the build tree's staprun). */
+static char *exe_dir(void)
+{
+	char buf[4096];
+	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+
+	if (n <= 0)
+		return NULL;
+	buf[n] = 0;
+	char *slash = strrchr(buf, '/');
+	if (slash)
+		*slash = 0;
+	return xstrdup(buf);
+}
+
+/* staprun or stapio: the configured path, $ENV, the build tree, the
+ * installed location; NULL (with a warning) if none exists. */
+static const char *find_tool(const char *given, const char *env, const char *name,
+			     const char *installed)
+{
+	const char *e = getenv(env);
+
+	if (given)
+		return given;
+	if (e && *e)
+		return e;
+	char *dir = exe_dir();
+	if (dir) {
+		char *p = xasprintf("%s/../staprun/%s", dir, name);
+		if (access(p, X_OK) == 0) {
+			free(dir);
+			return p;
+		}
+		free(p);
+	}
+	char *inst = installed ? xstrdup(installed) : dir ? xasprintf("%s/%s", dir, name) : NULL;
+	free(dir);
+	if (inst && access(inst, X_OK) == 0)
+		return inst;
+	vm_msg("warning: %s not found (set $%s); the guest will have none", name, env);
+	free(inst);
+	return NULL;
+}
+
+/* Fill in the defaults of a copy of the caller's config; -1 after a message. */
+static int resolve(struct vm_config *c, int default_timeout)
+{
+	if (!c->release && !c->kernel) {
+		c->release = vm_default_release();
+		if (!c->release) {
+			vm_msg("no kernel to boot: need /boot/vmlinuz-REL with /lib/modules/REL/build");
+			return -1;
+		}
+	}
+	if (!c->kernel)
+		c->kernel = xasprintf("/boot/vmlinuz-%s", c->release);
+	if (access(c->kernel, R_OK) != 0) {
+		vm_msg("cannot read the guest kernel %s: %s", c->kernel, strerror(errno));
+		return -1;
+	}
+	if (c->cpus <= 0)
+		c->cpus = 1;
+	if (c->mem_mb <= 0)
+		c->mem_mb = 512;
+	if (c->timeout_s <= 0)
+		c->timeout_s = default_timeout;
+	c->staprun = find_tool(c->staprun, "CSTAP_STAPRUN", "staprun", NULL);
+	c->stapio = find_tool(c->stapio, "CSTAP_STAPIO", "stapio", PKGLIBEXECDIR "/stapio");
+	return 0;
+}
+
+/* The per-run archive: /init, the requested files (and batch job scripts). */
+static int run_archive(struct cpio *a, const struct vm_config *c, const char *init,
+		       const struct vm_job *jobs, int njobs)
+{
+	cpio_file(a, "/init", 0755, init, strlen(init));
+	for (int i = 0; i < c->files.len; i++) {
+		const struct vm_file *f = &c->files.items[i];
+		char *guest = f->guest ? xstrdup(f->guest) : realpath(f->host, NULL);
+		if (!guest || guest[0] != '/' || !guest[1]) {
+			vm_msg("guest path of %s must be absolute: %s", f->host, guest ? guest : strerror(errno));
+			free(guest);
+			return -1;
+		}
+		int rc = vm_cpio_host_file(a, f->host, guest, c->verbose);
+		free(guest);
+		if (rc < 0)
+			return -1;
+	}
+	for (int i = 0; i < njobs; i++) {
+		char *p = xasprintf("/cstap/jobs/%d.sh", i + 1);
+		char *body = xasprintf("%s\n", jobs[i].cmd);
+		cpio_file(a, p, 0644, body, strlen(body));
+		free(p);
+		free(body);
+	}
+	cpio_finish(a);
+	return 0;
+}
+
+/* Build the initrd in a temp dir, boot, clean up. */
+static int run_vm(struct vm_config *c, const char *init, const struct vm_job *jobs, int njobs,
+		  const char *outdir, int *status)
+{
+	const char *t = getenv("TMPDIR");
+	char *work = xasprintf("%s/cstap-vm.XXXXXX", t && *t ? t : "/tmp");
+	struct cpio a;
+	int ret = -1;
+
+	if (!mkdtemp(work)) {
+		vm_msg("cannot create a temp dir %s: %s", work, strerror(errno));
+		free(work);
+		return -1;
+	}
+	char *initrd = xasprintf("%s/initrd.cpio", work);
+	double t0 = now_ms();
+	cpio_init(&a, 1u << 20);
+	if (run_archive(&a, c, init, jobs, njobs) == 0 &&
+	    vm_write_initrd(initrd, c->staprun, c->stapio, &a, c->verbose) == 0) {
+		if (c->verbose)
+			vm_msg("initrd ready in %.0f ms (kernel %s)", now_ms() - t0, c->kernel);
+		ret = vm_boot(c, initrd, jobs, njobs, outdir, status);
+	}
+	cpio_release(&a);
+	unlink(initrd);
+	rmdir(work);
+	free(initrd);
+	free(work);
+	return ret;
+}
+
+int vm_run_interactive(struct vm_config *cfg, char *const argv[])
+{
+	struct vm_config c = *cfg;
+	int status = -1;
+
+	if (!argv || !argv[0]) {
+		vm_msg("no command to run in the guest");
+		return -1;
+	}
+	if (resolve(&c, 120) < 0)
+		return -1;
+	char *init = vm_init_interactive(argv);
+	int ret = run_vm(&c, init, NULL, 0, NULL, &status);
+	free(init);
+	return ret < 0 ? -1 : status;
+}
+
+static bool valid_name(const char *s)
+{
+	if (!s || !*s || *s == '.')
+		return false;
+	for (; *s; s++)
+		if (!(*s == '_' || *s == '-' || *s == '.' || (*s >= '0' && *s <= '9') ||
+		      (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z')))
+			return false;
+	return true;
+}
+
+/* mkdir -p */
+static int make_dirs(const char *path)
+{
+	char *p = xstrdup(path);
+	int rc = 0;
+
+	for (char *s = p + 1;; s++) {
+		if (*s == '/' || !*s) {
+			char save = *s;
+			*s = 0;
+			if (mkdir(p, 0755) < 0 && errno != EEXIST)
+				rc = -1;
+			*s = save;
+			if (!save)
+				break;
+		}
+	}
+	free(p);
+	return rc == 0 && is_dir(path) ? 0 : -1;
+}
+
+int vm_run_batch(struct vm_config *cfg, const struct vm_job *jobs, int njobs, const char *outdir)
+{
+	struct vm_config c = *cfg;
+	int timeout = 60;
+
+	for (int i = 0; i < njobs; i++) {
+		if (!valid_name(jobs[i].name)) {
+			vm_msg("bad job name '%s' (letters, digits, _ . - only)", jobs[i].name ? jobs[i].name : "");
+			return -1;
+		}
+		for (int k = 0; k < i; k++)
+			if (!strcmp(jobs[k].name, jobs[i].name)) {
+				vm_msg("job name '%s' used twice", jobs[i].name);
+				return -1;
+			}
+		if (!jobs[i].cmd) {
+			vm_msg("job %s has no command", jobs[i].name);
+			return -1;
+		}
+		int t = jobs[i].timeout_s > 0 ? jobs[i].timeout_s : 60;
+		timeout += t + 10 > 60 ? t + 10 : 60;
+	}
+	if (make_dirs(outdir) < 0) {
+		vm_msg("cannot create the output directory %s: %s", outdir, strerror(errno));
+		return -1;
+	}
+	/* stale results of an earlier run must not pass for this run's */
+	static const char *const ext[] = { "out", "err", "rc" };
+	for (int i = 0; i < njobs; i++)
+		for (int k = 0; k < 3; k++) {
+			char *p = xasprintf("%s/%s.%s", outdir, jobs[i].name, ext[k]);
+			unlink(p);
+			free(p);
+		}
+	if (resolve(&c, timeout) < 0)
+		return -1;
+	char *init = vm_init_batch(jobs, njobs);
+	int ret = run_vm(&c, init, jobs, njobs, outdir, NULL);
+	free(init);
+	return ret;
+}
