@@ -3,6 +3,11 @@
  * The build directory holds NAME.c and a one-line Makefile; kbuild does the
  * rest. -D definitions become -D flags. With -m NAME or at -p4 the module is
  * copied to the current directory, as SystemTap does.
+ *
+ * Most of a kbuild run is kbuild itself (its Makefiles probe the compiler
+ * dozens of times), not our module. So the commands kbuild ran for a module
+ * are kept as a recipe (recipe.c), and later builds for the same kernel and
+ * flags replay them directly; any failure falls back to kbuild.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -13,6 +18,7 @@
 
 #include "diag.h"
 #include "elaborate.h"
+#include "recipe.h"
 #include "spawn.h"
 
 /* -D NAME=VALUE as a make-safe compiler flag: quote for the shell kbuild
@@ -65,7 +71,7 @@ int pass4_build(struct session *s)
 		     s->kernel_release);
 		return 1;
 	}
-	strbuf_addf(&mk, "obj-m := %s.o\nccflags-y := -I%s -Wno-declaration-after-statement",
+	strbuf_addf(&mk, "obj-m := %s.o\nccflags-y := -I%s -Wno-declaration-after-statement -g0",
 		    s->module_name, s->runtime_dir);
 	for (int i = 0; i < s->defines.len; i++)
 		add_define(&mk, s->defines.items[i]);
@@ -73,10 +79,18 @@ int pass4_build(struct session *s)
 	char *mkfile = xasprintf("%s/Makefile", s->tmpdir);
 	write_file(mkfile, mk.buf, mk.len);
 
-	char *mflag = xasprintf("M=%s", s->tmpdir);
 	char *log = xasprintf("%s/build.log", s->tmpdir);
-	char *argv[] = { "make", "-C", (char *)s->kernel_build, mflag, "modules", "-s", NULL };
-	int rc = spawn_wait(argv, NULL, s->verbose >= 3 ? NULL : log);
+	struct recipe_key key = { .build = s->kernel_build, .flags = mk.buf };
+	int rc = getenv("CSTAP_NO_RECIPE") ? 1 : recipe_replay(&key, s->tmpdir, s->module_name, log);
+	if (rc == 0 && s->verbose >= 2)
+		fprintf(stderr, "stap: built with the cached kbuild recipe\n");
+	if (rc != 0) {
+		char *mflag = xasprintf("M=%s", s->tmpdir);
+		char *argv[] = { "make", "-C", (char *)s->kernel_build, mflag, "modules", "-s", NULL };
+		rc = spawn_wait(argv, NULL, s->verbose >= 3 ? NULL : log);
+		if (rc == 0)
+			recipe_record(&key, s->tmpdir, s->module_name);
+	}
 	if (rc != 0) {
 		if (s->verbose < 3)
 			show_build_errors(log);

@@ -1,0 +1,208 @@
+/* recipe.c - a cache of kbuild's commands for one kernel and one set of flags.
+ *
+ * A module build is four commands, which kbuild records in .cmd files:
+ * compile NAME.c (with objtool), modpost, compile NAME.mod.c, link NAME.ko.
+ * We keep them with the build directory and module name replaced by
+ * placeholders, keyed by the kernel build tree (and its config's mtime), the
+ * compiler's mtime and the module flags. Replaying them costs the compiles
+ * only, not kbuild's dozens of compiler probes.
+ */
+#include "recipe.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "spawn.h"
+#include "util.h"
+
+#define RECIPE_VERSION "1"
+#define PH_DIR "@CSTAP_DIR@"
+#define PH_NAME "@CSTAP_NAME@"
+
+static long long mtime_of(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 ? (long long)st.st_mtime : 0;
+}
+
+static uint64_t fnv(uint64_t h, const char *s)
+{
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+/* ~/.cache/cstap/kbuild-<hash>.recipe, or NULL without a home */
+static char *recipe_path(const struct recipe_key *k)
+{
+	char real[PATH_MAX];
+	const char *cache = getenv("XDG_CACHE_HOME");
+	const char *home = getenv("HOME");
+	char *dir, *path, *stamp;
+	uint64_t h = 1469598103934665603ULL;
+
+	if (!realpath(k->build, real))
+		return NULL;
+	stamp = xasprintf("%s|%lld|%lld|%lld|%s|" RECIPE_VERSION, real,
+			  mtime_of(xasprintf("%s/include/config/auto.conf", k->build)),
+			  mtime_of(xasprintf("%s/Makefile", k->build)), mtime_of("/usr/bin/gcc"), k->flags);
+	h = fnv(h, stamp);
+	free(stamp);
+	if (cache && *cache)
+		dir = xasprintf("%s/cstap", cache);
+	else if (home && *home)
+		dir = xasprintf("%s/.cache/cstap", home);
+	else
+		return NULL;
+	path = xasprintf("%s/kbuild-%016llx.recipe", dir, (unsigned long long)h);
+	char *parent = xasprintf("%s/..", dir);
+	mkdir(parent, 0755);
+	mkdir(dir, 0755);
+	free(parent);
+	free(dir);
+	return path;
+}
+
+/* Replace every occurrence of from in s by to. */
+static char *replace_all(const char *s, const char *from, const char *to)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t n = strlen(from);
+	const char *p;
+
+	while ((p = strstr(s, from))) {
+		strbuf_add(&sb, s, (size_t)(p - s));
+		strbuf_addstr(&sb, to);
+		s = p + n;
+	}
+	strbuf_addstr(&sb, s);
+	return strbuf_detach(&sb);
+}
+
+/* The command of a .cmd file ("cmd_X := ...", with make's escapes undone). */
+static char *cmd_of(const char *dir, const char *file)
+{
+	char *path = xasprintf("%s/%s", dir, file);
+	char *text = read_file(path, NULL);
+	char *cmd = NULL;
+
+	free(path);
+	if (!text || strncmp(text, "cmd_", 4) != 0)
+		goto out;
+	char *p = strstr(text, " := ");
+	char *end = strchr(text, '\n');
+	if (!p || (end && end < p))
+		goto out;
+	if (end)
+		*end = 0;
+	char *a = replace_all(p + 4, "$$", "$");
+	cmd = replace_all(a, "$(pound)", "#");
+	free(a);
+out:
+	free(text);
+	return cmd;
+}
+
+/* Placeholders for the directory and the module name, only where kbuild
+ * puts them, so a name that also occurs elsewhere is left alone. */
+static char *generalize(const char *cmd, const char *dir, const char *name)
+{
+	const char *pairs[][2] = {
+		{ xasprintf("%s/.%s.", dir, name), PH_DIR "/." PH_NAME "." },
+		{ xasprintf("%s/%s.", dir, name), PH_DIR "/" PH_NAME "." },
+		{ xasprintf("'\"%s\"'", name), "'\"" PH_NAME "\"'" },
+		{ xasprintf("'\"%s.mod\"'", name), "'\"" PH_NAME ".mod\"'" },
+		{ xasprintf("=kmod_%s ", name), "=kmod_" PH_NAME " " },
+		{ xstrdup(dir), PH_DIR },
+	};
+	char *s = xstrdup(cmd);
+
+	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+		char *t = replace_all(s, pairs[i][0], pairs[i][1]);
+		free(s);
+		free((char *)pairs[i][0]);
+		s = t;
+	}
+	return s;
+}
+
+void recipe_record(const struct recipe_key *k, const char *dir, const char *name)
+{
+	char *files[] = {
+		xasprintf(".%s.o.cmd", name), xstrdup(".Module.symvers.cmd"),
+		xasprintf(".%s.mod.o.cmd", name), xasprintf(".%s.ko.cmd", name),
+	};
+	struct strbuf out = STRBUF_INIT;
+	char *path = recipe_path(k);
+	bool ok = path != NULL;
+
+	for (int i = 0; i < 4 && ok; i++) {
+		char *cmd = cmd_of(dir, files[i]);
+		if (!cmd || strstr(cmd, "@CSTAP_") || strchr(cmd, '\n')) {
+			ok = false;
+		} else {
+			char *g = generalize(cmd, dir, name);
+			strbuf_addf(&out, "%s\n", g);
+			free(g);
+		}
+		free(cmd);
+	}
+	if (ok) {
+		char *tmp = xasprintf("%s.%d", path, (int)getpid());
+		if (write_file(tmp, out.buf, out.len) == 0)
+			rename(tmp, path);
+		free(tmp);
+	}
+	for (int i = 0; i < 4; i++)
+		free(files[i]);
+	free(path);
+	strbuf_release(&out);
+}
+
+int recipe_replay(const struct recipe_key *k, const char *dir, const char *name, const char *log)
+{
+	char *path = recipe_path(k);
+	char *text = path ? read_file(path, NULL) : NULL;
+	struct strbuf sh = STRBUF_INIT;
+	int rc;
+
+	free(path);
+	if (!text)
+		return 1;
+	char *a = replace_all(text, PH_DIR, dir);
+	char *cmds = replace_all(a, PH_NAME, name);
+	free(a);
+	free(text);
+
+	/* the inputs kbuild would have written for modpost */
+	write_file(xasprintf("%s/%s.mod", dir, name), xasprintf("%s/%s.o\n", dir, name),
+		   strlen(dir) + strlen(name) + 4);
+	char *order = xasprintf("%s/%s.ko\n", dir, name);
+	write_file(xasprintf("%s/modules.order", dir), order, strlen(order));
+
+	strbuf_addf(&sh, "set -e; cd '%s'\n", k->build);
+	int i = 0;
+	for (char *line = strtok(cmds, "\n"); line; line = strtok(NULL, "\n"), i++) {
+		strbuf_addf(&sh, "( %s )\n", line);
+		if (i == 0)   /* modpost reads NAME.o's sources from .NAME.o.cmd, as fixdep writes it */
+			strbuf_addf(&sh, "scripts/basic/fixdep '%s/.%s.o.d' '%s/%s.o' cmd > '%s/.%s.o.cmd'\n",
+				    dir, name, dir, name, dir, name);
+	}
+	char *argv[] = { "/bin/sh", "-c", sh.buf, NULL };
+	rc = spawn_wait(argv, NULL, log);
+	if (rc != 0 && log)    /* kbuild runs next: keep what went wrong */
+		rename(log, xasprintf("%s.recipe", log));
+	free(cmds);
+	strbuf_release(&sh);
+	if (rc == 0) {
+		char *ko = xasprintf("%s/%s.ko", dir, name);
+		rc = access(ko, R_OK) != 0;
+		free(ko);
+	}
+	return rc;
+}

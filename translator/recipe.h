@@ -1,0 +1,16 @@
+/* recipe.h - replay the commands kbuild ran for a module (see build.c). */
+#ifndef CSTAP_RECIPE_H
+#define CSTAP_RECIPE_H
+
+struct recipe_key {
+	const char *build;   /* kernel build tree */
+	const char *flags;   /* the module Makefile's text (ccflags) */
+};
+
+/* After a successful kbuild of dir/name.ko, keep its commands. */
+void recipe_record(const struct recipe_key *k, const char *dir, const char *name);
+/* Build dir/name.ko from dir/name.c with a kept recipe. 0 on success; non-zero
+ * when there is no recipe or it failed (the caller then runs kbuild). */
+int recipe_replay(const struct recipe_key *k, const char *dir, const char *name, const char *log);
+
+#endif
