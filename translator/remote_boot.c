@@ -301,7 +301,7 @@ static void finish_frame(struct boot *b)
 	strbuf_release(&out);
 	strbuf_release(&err);
 	if (b->ftimedout)
-		vm_msg("job %s timed out after %d s (SIGINT, then SIGKILL 5 s later)", name,
+		vm_msg("job %s timed out after %d s", name,
 		       b->jobs[b->fid - 1].timeout_s > 0 ? b->jobs[b->fid - 1].timeout_s : 60);
 	if (b->cfg->verbose)
 		vm_msg("job %s: status %d (%.1f s since boot)", name, b->frc, (now_ms() - b->t0) / 1e3);
@@ -310,7 +310,9 @@ static void finish_frame(struct boot *b)
 
 static void ctl_line(struct boot *b, char *l)
 {
-	if (b->fstate >= 2 && (valid_b64((unsigned char)*l) || *l == '=' || !*l)) {
+	/* inside a frame every line is base64 (a multiple of 4 characters) up to
+	 * "ERR" or "END <id>" */
+	if (b->fstate >= 2 && strcmp(l, "ERR") && strncmp(l, "END ", 4)) {
 		strbuf_addstr(b->fstate == 2 ? &b->fout : &b->ferr, l);
 		return;
 	}
@@ -529,8 +531,8 @@ static int verdict(struct boot *b)
 	if (!log)
 		log = xstrdup("");
 	if (b->fatal_sig) {
-		vm_msg("guest killed (%s on the host); console log: %s",
-		       b->fatal_sig == SIGINT ? "second SIGINT" : strsignal(b->fatal_sig), b->log_path);
+		vm_msg("guest killed (%sSIG%s on the host); console log: %s",
+		       b->fatal_sig == SIGINT ? "second " : "", sigabbrev_np(b->fatal_sig), b->log_path);
 		ret = -1;
 	} else if (!finished) {
 		const char *why;
@@ -541,7 +543,7 @@ static int verdict(struct boot *b)
 		else if (b->qemu_exited && WIFEXITED(b->qemu_status) && WEXITSTATUS(b->qemu_status))
 			why = xasprintf("qemu exited with status %d", WEXITSTATUS(b->qemu_status));
 		else if (b->qemu_exited && WIFSIGNALED(b->qemu_status))
-			why = xasprintf("qemu killed by %s", strsignal(WTERMSIG(b->qemu_status)));
+			why = xasprintf("qemu killed by SIG%s", sigabbrev_np(WTERMSIG(b->qemu_status)));
 		else
 			why = "the guest stopped early";
 		vm_msg("the guest did not %s: %s; console log: %s", b->up ? "finish" : "boot", why, b->log_path);

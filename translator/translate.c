@@ -245,7 +245,11 @@ static void gen_compound(struct gen *g, const char *dst, const char *cur, const 
 static void overflow_check(struct gen *g, const char *entry, struct expr *arr)
 {
 	emit(g, "if (unlikely(!%s)) {", entry);
-	emit(g, "\tc->last_error = \"Array overflow, check MAXMAPENTRIES\";");
+	if (arr->sym && arr->sym->max_entries)
+		emit(g, "\tc->last_error = \"Array overflow, check size limit (%lld)\";",
+		     (long long)arr->sym->max_entries);
+	else
+		emit(g, "\tc->last_error = \"Array overflow, check MAXMAPENTRIES\";");
 	emit(g, "\tc->last_stmt = %s;", near("identifier", arr->name, arr->pos));
 	emit(g, "\tgoto %s;", g->err_label);
 	emit(g, "}");
@@ -436,7 +440,7 @@ static char *gen_call(struct gen *g, struct expr *e)
 	strbuf_addf(g->cdecl, "\tstruct fr_f%d *nf%d;\n", f->index, k);
 	emit(g, "if (unlikely(c->nesting + 1 > MAXNESTING)) {");
 	emit(g, "\tc->last_error = \"MAXNESTING exceeded\";");
-	emit(g, "\tc->last_stmt = %s;", near("identifier", f->name, e->pos));
+	emit(g, "\tc->last_stmt = %s;", near("identifier", f->name, f->pos));
 	emit(g, "\tgoto %s;", g->err_label);
 	emit(g, "}");
 	emit(g, "nf%d = (struct fr_f%d *)(c->frames + (c->nesting + 1) * STP_FRAME_SIZE);", k, f->index);
@@ -551,13 +555,45 @@ static void gen_block(struct gen *g, struct stmt *st)
 		gen_stmt(g, st->stmts.items[i]);
 }
 
-static void gen_action_check(struct gen *g, struct srcpos pos)
+/* How SystemTap names the first token of a statement in "near ..." */
+static char *stmt_near(const struct stmt *st)
+{
+	const struct expr *e = st->kind == S_EXPR ? st->expr : NULL;
+
+	while (e && (e->kind == E_ASSIGN || e->kind == E_BINARY || e->kind == E_POSTINC ||
+		     e->kind == E_TERNARY || e->kind == E_IN) && (e->lhs || e->args.len)) {
+		if (e->kind == E_POSTINC || e->kind == E_ASSIGN || e->kind == E_BINARY)
+			e = e->lhs;
+		else
+			e = e->args.items[0];
+	}
+	if (e && (e->kind == E_VAR || e->kind == E_INDEX || e->kind == E_CALL))
+		return near("identifier", e->name, e->pos);
+	return near("keyword", NULL, st->pos);
+}
+
+/* MAXACTION: every statement executed counts one, as in SystemTap. */
+static void gen_action_check(struct gen *g, const struct stmt *st)
 {
 	emit(g, "if (unlikely(++c->actions > %s)) {", g->maxaction);
 	emit(g, "\tc->last_error = \"MAXACTION exceeded\";");
-	emit(g, "\tc->last_stmt = %s;", near("keyword", NULL, pos));
+	emit(g, "\tc->last_stmt = %s;", stmt_near(st));
 	emit(g, "\tgoto %s;", g->err_label);
 	emit(g, "}");
+}
+
+/* A loop body with no statement of its own still counts once a round, so
+ * that `while (1) {}` ends too. */
+static bool has_statements(const struct stmt *st)
+{
+	if (!st)
+		return false;
+	if (st->kind != S_BLOCK)
+		return st->kind != S_NULL;
+	for (int i = 0; i < st->stmts.len; i++)
+		if (has_statements(st->stmts.items[i]))
+			return true;
+	return false;
 }
 
 /* while / for: cond is re-evaluated each round; continue runs the step. */
@@ -572,7 +608,8 @@ static void gen_loop(struct gen *g, struct stmt *st)
 	}
 	emit(g, "for (;;) {");
 	g->indent++;
-	gen_action_check(g, st->pos);
+	if (!has_statements(st->body))
+		gen_action_check(g, st);
 	if (st->expr) {
 		char *cond = gen_expr(g, st->expr);
 		emit(g, "if (!(%s))", cond);
@@ -615,7 +652,8 @@ static void gen_foreach(struct gen *g, struct stmt *st)
 	strbuf_addf(g->cdecl, "\tstruct stp_map_entry *%s;\n", ent);
 	emit(g, "for (%s = stp_map_first(%s); %s; %s = stp_map_next(%s, %s)) {", ent, m, ent, ent, m, ent);
 	g->indent++;
-	gen_action_check(g, st->pos);
+	if (!has_statements(st->body))
+		gen_action_check(g, st);
 	if (lim) {
 		emit(g, "if (%s++ >= %s)", cnt, lim);
 		emit(g, "\tbreak;");
@@ -697,6 +735,8 @@ static void gen_stmt(struct gen *g, struct stmt *st)
 {
 	if (!st)
 		return;
+	if (st->kind != S_BLOCK && st->kind != S_NULL)
+		gen_action_check(g, st);
 	switch (st->kind) {
 	case S_BLOCK:
 		emit(g, "{");
@@ -884,7 +924,8 @@ static void gen_globals(struct session *s, struct strbuf *out)
 				strbuf_addf(out, " = %lldLL", (long long)v->init->num);
 			strbuf_addstr(out, ";\n");
 			if (!v->is_private)
-				strbuf_addf(out, "module_param_cb(%s, &param_ops_long, &%s, 0);\n", v->name, n);
+				strbuf_addf(out, "module_param_cb(%s, &param_ops_long, &%s, 0);\n"
+					    "__MODULE_PARM_TYPE(%s, \"long\");\n", v->name, n, v->name);
 		}
 		strbuf_addf(out, "static DEFINE_RWLOCK(%s_lock);\n", n);
 	}
