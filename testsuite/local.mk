@@ -4,8 +4,9 @@
 include testsuite/unit-parser.mk
 include testsuite/unit-runtime.mk
 
-TESTS += testsuite/conformance-parse.sh testsuite/run-tests.sh
-EXTRA_DIST += testsuite/conformance-parse.sh testsuite/run-tests.sh testsuite/run
+TESTS += testsuite/cli-tests.sh testsuite/conformance-parse.sh testsuite/run-tests.sh
+EXTRA_DIST += testsuite/cli-tests.sh testsuite/conformance-parse.sh testsuite/run-tests.sh \
+	testsuite/run testsuite/semko
 # the run tests need stap, stap-vm, staprun and stapio built first
 check_SCRIPTS = translator/stap translator/stap-vm staprun/staprun staprun/stapio
 

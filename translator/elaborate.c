@@ -6,7 +6,9 @@
  * local. Functions: the user's, then the library's. Type inference runs to a
  * fixed point over everything used; what stays unknown is an error.
  */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "diag.h"
@@ -368,7 +370,7 @@ static void infer_format(struct elab *el, struct expr *e, int first)
 		int used = stp_format_parse_spec(p + 1, &spec);
 		if (used < 0) {
 			if (el->report)
-				diag(el->s, E_FORMAT, f->pos, "invalid conversion in format string at \"%.8s\"", p);
+				diag(el->s, E_FORMAT, f->pos, "invalid or missing conversion specifier after '%%' in the format string");
 			return;
 		}
 		p += used;
@@ -383,7 +385,9 @@ static void infer_format(struct elab *el, struct expr *e, int first)
 			}
 			bool last = k == needed - 1;
 			enum type want = (last && spec.conv == 's') ? T_STRING : T_LONG;
-			enum type t = infer(el, e->args.items[argi], want);
+			enum type t = infer(el, e->args.items[argi], T_UNKNOWN);
+			if (t == T_UNKNOWN)
+				t = infer(el, e->args.items[argi], want);
 			if (t != T_UNKNOWN && t != want && el->report)
 				diag(el->s, E_FORMAT, e->args.items[argi]->pos,
 				     "format '%%%c' expects a %s argument, got %s", spec.conv,
@@ -769,6 +773,31 @@ static void default_embedded_types(struct session *s)
 	}
 }
 
+/* -G name=value: a global of the script, with a value of its type. */
+static void check_global_settings(struct session *s)
+{
+	for (int i = 0; i < s->globals_set.len; i++) {
+		const char *arg = s->globals_set.items[i];
+		const char *eq = strchr(arg, '=');
+		char *name = xstrndup(arg, (size_t)(eq - arg));
+		struct sym *g = NULL;
+		for (int j = 0; j < s->globals.len && !g; j++)
+			if (!strcmp(s->globals.items[j]->name, name) && !s->globals.items[j]->is_private)
+				g = s->globals.items[j];
+		if (!g || g->is_array) {
+			diag(s, E_GLOBAL_SET, (struct srcpos){0}, "-G %s: the script has no %s global '%s'",
+			     arg, g ? "scalar" : "used", name);
+		} else if (g->type == T_LONG) {
+			char *end;
+			errno = 0;
+			(void)strtoll(eq + 1, &end, 0);
+			if (!eq[1] || *end || errno)
+				diag(s, E_GLOBAL_SET, (struct srcpos){0}, "-G %s: '%s' is not a number", arg, eq + 1);
+		}
+		free(name);
+	}
+}
+
 int pass2_elaborate(struct session *s)
 {
 	struct elab el = { .s = s };
@@ -816,5 +845,6 @@ int pass2_elaborate(struct session *s)
 		if (s->funcs.items[i]->ret == T_UNKNOWN)
 			s->funcs.items[i]->ret = T_VOID;
 	check_resolved(s);
+	check_global_settings(s);
 	return s->errors ? 1 : 0;
 }

@@ -1,0 +1,87 @@
+#!/bin/bash
+# cli-tests.sh - stap on the host, passes 1-4: tagged diagnostics
+# (testsuite/semko/TAG.name.stp must fail with [TAG]; NAME.opts adds options),
+# -p1 round trip, -p2/-p3 output, -k, -p4 -m NAME, the -v pass lines.
+# usage: cli-tests.sh    env: CSTAP_BUILD (build dir)
+set -u
+src=$(cd "$(dirname "$0")/.." && pwd)
+build=${CSTAP_BUILD:-$(pwd)}
+[ -x "$build/translator/stap" ] || build=$src
+STAP=$build/translator/stap
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+pass=0; fail=0
+ok() { echo "PASS: $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL: $1"; shift; printf '    %s\n' "$@"; fail=$((fail + 1)); }
+
+# Each negative test names its tag; it must fail with that tag, a position
+# and a caret line, and without a crash.
+for f in "$src"/testsuite/semko/*.stp; do
+	name=$(basename "$f" .stp); tag=${name%%.*}
+	opts=(); [ -f "${f%.stp}.opts" ] && read -r -a opts < "${f%.stp}.opts"
+	out=$(cd "$(dirname "$f")" && "$STAP" -p3 "${opts[@]}" "$(basename "$f")" 2>&1 >/dev/null); rc=$?
+	if [ $rc -ne 0 ] && [ $rc -lt 128 ] && grep -q "\[$tag\]" <<< "$out"; then
+		if [ "$tag" != E_GLOBAL_SET ] && ! grep -q "at $name.stp:[0-9]*:[0-9]*" <<< "$out"; then
+			bad "semko/$name" "no file:line:col in: $out"
+		elif [ "$tag" != E_GLOBAL_SET ] && ! grep -q '^ *\^$' <<< "$out"; then
+			bad "semko/$name" "no caret line in: $out"
+		else
+			ok "semko/$name"
+		fi
+	else
+		bad "semko/$name" "rc=$rc, expected tag [$tag]; got:" "$out"
+	fi
+done
+
+cd "$work"
+script='global n = 3, s; function f:string(x:long) { return sprint(x * 2) }
+probe begin { s <<< 1; for (i = 0; i < n; i++) { a[i] = f(i) } foreach (k- in a limit 2) printf("%d %s\n", k, a[k]); exit() }
+global a'
+# -p1 prints source that parses again to the same text (<<< is parsed too)
+if "$STAP" -p1 -e "$script" > p1.stp 2> p1.err && "$STAP" -p1 p1.stp > p1b.stp 2>&1 &&
+   diff <(grep -v '^# file' p1.stp) <(grep -v '^# file' p1b.stp) > /dev/null && grep -q '<<<' p1.stp; then
+	ok "-p1 round trip"
+else
+	bad "-p1 round trip" "$(cat p1.err p1.stp p1b.stp)"
+fi
+
+script2='global n = 3; function f:string(x:long) { return sprint(x * 2) }
+probe begin { for (i = 0; i < n; i++) { a[i] = f(i) } foreach (k- in a limit 2) printf("%d %s\n", k, a[k]); exit() }
+probe timer.ms(100) { n++ }
+global a'
+out=$("$STAP" -p2 -e "$script2" 2>&1)
+if grep -q '^n:long' <<< "$out" && grep -q '^a:string \[long\]' <<< "$out" &&
+   grep -q '^f:string (x:long)' <<< "$out" && grep -q 'timer.ms(100)' <<< "$out"; then
+	ok "-p2 shows types and probes"
+else
+	bad "-p2 shows types and probes" "$out"
+fi
+out=$("$STAP" -p3 -e "$script2" 2>&1)
+if grep -q 'stp_script_start' <<< "$out" && grep -q 'runtime_main.h' <<< "$out"; then
+	ok "-p3 prints the module source"
+else
+	bad "-p3 prints the module source" "$(head -5 <<< "$out")"
+fi
+out=$("$STAP" -k -p3 -e "$script2" 2>&1 >/dev/null)
+dir=$(sed -n 's/^Keeping temporary directory "\(.*\)"$/\1/p' <<< "$out")
+if [ -n "$dir" ] && ls "$dir"/*.c > /dev/null 2>&1; then
+	ok "-k keeps the build directory"; rm -rf "$dir"
+else
+	bad "-k keeps the build directory" "$out"
+fi
+out=$("$STAP" -v -p4 -m cli_hello -e 'probe begin { printf("hello %s %d\n", "world", 42); exit() }' 2>err)
+if [ "$out" = cli_hello.ko ] && [ -s cli_hello.ko ] && modinfo=$(strings cli_hello.ko | grep '^name=cli_hello$') &&
+   grep -q '^Pass 1: parsed user script and [0-9]* library scripts using .* in [0-9]*usr/[0-9]*sys/[0-9]*real ms\.$' err &&
+   grep -q '^Pass 2: analyzed script: 1 probe, 1 function, 1 embed, 0 globals using' err &&
+   grep -q '^Pass 3: translated to C into ".*cli_hello.c" using' err &&
+   grep -q '^Pass 4: compiled C into "cli_hello.ko" in [0-9]*usr/[0-9]*sys/[0-9]*real ms\.$' err; then
+	ok "-v -p4 -m NAME leaves NAME.ko and prints the pass lines"
+else
+	bad "-v -p4 -m NAME" "stdout: $out" "$(cat err)"
+fi
+if "$STAP" --list-tags | grep -q '^E_UNRESOLVED_FUNC *semantic error: '; then
+	ok "--list-tags"
+else
+	bad "--list-tags" "$("$STAP" --list-tags 2>&1 | head -3)"
+fi
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
