@@ -32,12 +32,15 @@ run_many() {   # name, then the command
 }
 
 run_many cstap "$cstap" -v -p4 -m bench_hello -e "$script"
+CSTAP_NO_RECIPE=1 run_many cstap_kbuild "$cstap" -v -p4 -m bench_hello -e "$script"
 have_st=0
-if [ -x "$systemtap" ] && "$systemtap" -V 2>&1 | grep -q "SystemTap translator"; then
+if [ -x "$systemtap" ] && "$systemtap" -V 2>&1 | grep -qi "systemtap translator"; then
 	rt=$work/st-runtime
 	cp -a /usr/share/systemtap/runtime "$rt"
 	patch -s -d "$rt" -p1 < "$src/../shared/anchor/patches/runtime-task_work_cancel_func.patch" 2>/dev/null || true
 	run_many systemtap "$systemtap" -v -p4 --disable-cache -R "$rt" -r "$rel" -m st_hello -e "$script"
+	"$systemtap" -p4 -R "$rt" -r "$rel" -m st_hello -e "$script" > /dev/null 2>&1   # fill its cache
+	run_many systemtap_warm "$systemtap" -v -p4 -R "$rt" -r "$rel" -m st_hello -e "$script"
 	have_st=1
 fi
 
@@ -49,12 +52,21 @@ row() {
 	printf '%-22s %10s %10s %10s %10s %10s\n' "$2" "$a" "$b" "$c" "$d" "$((a + b + c))"
 	eval "${name}_p13=$((a + b + c)) ${name}_p4=$d"
 }
-row cstap "cstap (median of $n)"
+row cstap "cstap (recipe cached)"
+row cstap_kbuild "cstap (plain kbuild)"
 if [ $have_st = 1 ]; then
 	row systemtap "SystemTap 4.8 (cold)"
+	row systemtap_warm "SystemTap 4.8 (warm)"
 	awk -v a="$cstap_p13" -v b="$systemtap_p13" -v c="$cstap_p4" -v d="$systemtap_p4" 'BEGIN {
-		printf "%-22s %10s %10s %10s %10s %10s\n", "SystemTap / cstap", "", "", "",
+		printf "%-22s %10s %10s %10s %10s %10s\n", "SystemTap cold / cstap", "", "", "",
 		       (c ? sprintf("%.1fx", d / c) : "-"), (a ? sprintf("%.0fx", b / a) : ">" b "x") }'
 else
 	echo "(SystemTap 4.8 not installed: apt-get install systemtap to compare)"
 fi
+
+# passes 1-3 are below -v's 1 ms resolution: time 20 runs of -p3 as a whole
+t0=$(date +%s%N)
+for i in $(seq 20); do "$cstap" -p3 -e "$script" > /dev/null; done
+t1=$(date +%s%N)
+echo "cstap -p3 (passes 1-3, process start to exit): $(( (t1 - t0) / 20000 )) us per run, mean of 20"
+echo "medians of $n runs; 'cold' SystemTap = --disable-cache; all on this machine, same kernel"

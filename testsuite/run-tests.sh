@@ -38,7 +38,7 @@ jobs=$out/jobs; : > "$jobs"; files=()
 for n in "${names[@]}"; do
 	[ -f "$out/ko/t_$n.ko" ] || continue
 	t=$src/testsuite/run/$n
-	cmd="staprun"
+	cmd="exec staprun"
 	if [ -f "$t.opts" ]; then
 		read -r -a opts < "$t.opts"
 		for ((i = 0; i < ${#opts[@]}; i++)); do

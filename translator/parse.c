@@ -17,7 +17,7 @@
  * of the operator, as SystemTap reports them.
  */
 #ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* vasprintf */
+#define _GNU_SOURCE /* vasprintf, strverscmp */
 #endif
 #include <setjmp.h>
 #include <stdarg.h>
@@ -43,6 +43,10 @@ struct parser {
 	int depth;
 	bool in_function;       /* 'return' is allowed */
 	bool guru_ok;           /* embedded C and guru @operators allowed */
+	/* --compatible below 2.6: an '[' after a value was left unparsed
+	 * (no autocast); an error right there gets a note saying why */
+	bool declined_index;
+	struct srcpos declined_pos;
 	struct script *sc;
 };
 
@@ -113,6 +117,11 @@ static struct token next(struct parser *p)
 	return t;
 }
 
+static bool same_pos(struct srcpos a, struct srcpos b)
+{
+	return a.file == b.file && a.line == b.line && a.col == b.col;
+}
+
 /* Error at the next token, with its chain of macro expansions. */
 __attribute__((noreturn, format(printf, 3, 4)))
 static void error_here(struct parser *p, enum diag_tag tag, const char *fmt, ...)
@@ -129,6 +138,9 @@ static void error_here(struct parser *p, enum diag_tag tag, const char *fmt, ...
 	diag(p->s, tag, t->pos, "%s, saw %s", msg, what);
 	for (struct token *c = t->chain; c; c = c->chain)
 		diag_note(p->s, c->pos, "in the expansion of %s", c->text);
+	if (p->declined_index && same_pos(p->declined_pos, t->pos))
+		diag_note(p->s, t->pos, "indexing an arbitrary expression (autocast) needs "
+			  "SystemTap 2.6 or later; --compatible=%s", p->s->compatible);
 	free(msg);
 	longjmp(p->fail, 1);
 }
@@ -202,17 +214,69 @@ static void need_guru(struct parser *p, struct srcpos pos, enum diag_tag tag, co
 		error_at(p, tag, pos, "%s needs guru mode (-g)", what);
 }
 
+/* Does --compatible ask for a SystemTap older than version? Versions compare
+ * as numbers piece by piece ("2.10" is after "2.6"), as SystemTap does. */
+static bool compat_before(const struct parser *p, const char *version)
+{
+	return p->s && p->s->compatible && strverscmp(p->s->compatible, version) < 0;
+}
+
+/* Refuse a construct that the --compatible version did not have yet. */
+__attribute__((noreturn))
+static void refuse_compat(struct parser *p, struct srcpos pos, const char *what, const char *since)
+{
+	error_at(p, P_COMPAT, pos, "%s needs SystemTap %s or later; --compatible=%s",
+		 what, since, p->s->compatible);
+}
+
+/* Offset of pos in its file, or -1 if it is not inside the file's text. */
+static long offset_of(struct srcpos pos)
+{
+	const char *t = pos.file->text, *end = t + pos.file->len;
+	int line = 1;
+
+	while (t < end && line < pos.line)
+		if (*t++ == '\n')
+			line++;
+	if (line != pos.line || pos.col < 1 || pos.col - 1 > end - t)
+		return -1;
+	return (long)(t - pos.file->text) + pos.col - 1;
+}
+
+/* Before SystemTap 2.0 the lexer glued adjacent string literals only across
+ * blanks: a comment (or anything else) between them kept them apart. True if
+ * b follows a in the same file with nothing but blanks in between. */
+static bool blank_between(const struct token *a, const struct token *b)
+{
+	const struct srcfile *f = a->pos.file;
+	long ea, sb;
+
+	if (!f || f != b->pos.file || a->chain || b->chain)
+		return false;
+	ea = offset_of(a->pos);
+	sb = offset_of(b->pos);
+	if (ea < 0 || sb < 0 || (size_t)ea + strlen(a->text) > f->len ||
+	    memcmp(f->text + ea, a->text, strlen(a->text)) != 0)
+		return false; /* a's text is not there as written (a substituted @N) */
+	for (ea += (long)strlen(a->text); ea < sb; ea++)
+		if (!strchr(" \t\r\n\f\v", f->text[ea]))
+			return false;
+	return ea == sb;
+}
+
 /* ---- literals ---------------------------------------------------------- */
 
-/* string := STRING {STRING}   (adjacent literals are one string) */
+/* string := STRING {STRING}   (adjacent literals are one string; before
+ * SystemTap 2.0 only when just blanks separate them) */
 static struct expr *parse_string(struct parser *p)
 {
 	struct token t = next(p);
 	struct expr *e = expr_new(E_STR, t.pos);
 	struct strbuf sb = STRBUF_INIT;
+	bool old_glue = compat_before(p, "2.0");
 
 	strbuf_add(&sb, t.str, t.str_len);
-	while (peek(p)->kind == TK_STRING) {
+	while (peek(p)->kind == TK_STRING && (!old_glue || blank_between(&t, peek(p)))) {
 		t = next(p);
 		strbuf_add(&sb, t.str, t.str_len);
 	}
@@ -511,6 +575,9 @@ static struct expr *parse_unary(struct parser *p)
 
 		e = expr_new(E_ADDROF, op.pos);
 		e->lhs = parse_value(p);
+		if (compat_before(p, "2.6") && e->lhs->kind != E_TARGET &&
+		    e->lhs->kind != E_CAST && e->lhs->kind != E_ATVAR)
+			refuse_compat(p, op.pos, "'&' of anything but a $target, @cast or @var", "2.6");
 		return e;
 	}
 	e = parse_value(p);
@@ -835,6 +902,17 @@ static struct expr *parse_value(struct parser *p)
 	if (!is_op(peek(p), "->") && !is_op(peek(p), "[") && !is_op(peek(p), "$") &&
 	    !is_op(peek(p), "$$"))
 		return e;
+	if (compat_before(p, "2.6")) {
+		/* Before autocast, "f() [1] in a" on one line was two statements,
+		 * so a '[' is left alone; '->' and '$' cannot start anything. */
+		if (is_op(peek(p), "[")) {
+			p->declined_index = true;
+			p->declined_pos = peek(p)->pos;
+			return e;
+		}
+		refuse_compat(p, peek(p)->pos, "a '->' or '$' suffix on an arbitrary expression "
+			      "(autocast)", "2.6");
+	}
 	ac = expr_new(E_AUTOCAST, peek(p)->pos);
 	ac->lhs = e;
 	parse_chain(p, ac);

@@ -383,8 +383,11 @@ static int cond_compare(struct cev *c)
 			return r;
 		}
 		if (!strcmp(name, "systemtap_v")) {
+			/* the language version: --compatible=V, else ours */
+			const char *v = pp->s && pp->s->compatible ? pp->s->compatible : "4.8";
+
 			WANT_STRING(name);
-			return version_cond(op->text, "4.8", rhs->str);
+			return version_cond(op->text, v, rhs->str);
 		}
 		if (!strcmp(name, "arch") || !strcmp(name, "runtime") ||
 		    !strcmp(name, "systemtap_privilege")) {

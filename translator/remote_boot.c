@@ -73,9 +73,10 @@ static void on_signal(int sig)
 static const int caught[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
 static struct sigaction saved[4];
 
-/* SIGINT/SIGTERM/SIGHUP become events on the poll loop; SIGPIPE is ignored
- * (a closed stdout must not kill us while qemu runs). */
-static int signals_catch(void)
+/* SIGINT/SIGTERM/SIGHUP become events on the poll loop (a signal that
+ * comes while the initrd is built waits there); SIGPIPE is ignored (a closed
+ * stdout must not kill us while qemu runs). */
+int vm_signals_catch(void)
 {
 	if (pipe2(sig_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
 		return -1;
@@ -88,7 +89,7 @@ static int signals_catch(void)
 	return 0;
 }
 
-static void signals_restore(void)
+void vm_signals_restore(void)
 {
 	for (int i = 0; i < 4; i++)
 		sigaction(caught[i], &saved[i], NULL);
@@ -224,7 +225,7 @@ static int spawn_qemu(struct boot *b, const char *initrd, int guest_fd[NCH])
 	return 0;
 }
 
-/* The guest sent one control line. */
+/* Tell the guest to interrupt its job (once it listens: after "UP"). */
 static void send_int(struct boot *b)
 {
 	if (b->fd[CH_CTL] >= 0 && write_fd(b->fd[CH_CTL], "INT\n", 4) == 0)
@@ -308,6 +309,7 @@ static void finish_frame(struct boot *b)
 	b->results++;
 }
 
+/* One line from the guest's control channel (protocol: remote_guest.c). */
 static void ctl_line(struct boot *b, char *l)
 {
 	/* inside a frame every line is base64 (a multiple of 4 characters) up to
@@ -449,8 +451,10 @@ static void relay(struct boot *b)
 		pf[n] = (struct pollfd){ .fd = sig_pipe[0], .events = POLLIN };
 		map[n] = -1;
 		if (!b->qemu_exited) {
-			int st;
-			if (waitpid(b->qemu, &st, WNOHANG) == b->qemu) {
+			int st = 0;
+			pid_t w = waitpid(b->qemu, &st, WNOHANG);
+			if (w == b->qemu || (w < 0 && errno == ECHILD)) {   /* ECHILD: reaped by
+									      the caller's handler */
 				b->qemu_exited = true;
 				b->qemu_status = st;
 				exited_at = now_ms();
@@ -459,7 +463,7 @@ static void relay(struct boot *b)
 		if (b->qemu_exited && (n == 0 || now_ms() - exited_at > 2000))
 			break;
 		double now = now_ms();
-		if (!b->qemu_exited && now > deadline) {
+		if (!b->qemu_exited && b->cfg->timeout_s > 0 && now > deadline) {
 			b->timed_out = true;
 			kill_qemu(b);
 		}
@@ -608,10 +612,6 @@ int vm_boot(struct vm_config *cfg, const char *initrd, const struct vm_job *jobs
 	}
 	fflush(stdout);
 	fflush(stderr);
-	if (signals_catch() < 0) {
-		vm_msg("pipe: %s", strerror(errno));
-		goto out;
-	}
 	b.t0 = now_ms();
 	if (spawn_qemu(&b, initrd, guest_fd) == 0) {
 		for (int i = 0; i < NCH; i++) {
@@ -630,8 +630,11 @@ int vm_boot(struct vm_config *cfg, const char *initrd, const struct vm_job *jobs
 		ret = verdict(&b);
 		if (status)
 			*status = b.status;
+		if (ret == 0 && jobs && b.results < njobs) {
+			vm_msg("%s%d of %d jobs did not run", b.nint ? "interrupted: " : "", njobs - b.results, njobs);
+			ret = -1;
+		}
 	}
-	signals_restore();
 out:
 	for (int i = 0; i < NCH; i++) {
 		if (b.fd[i] >= 0)
@@ -641,7 +644,7 @@ out:
 	}
 	if (b.logfd >= 0)
 		close(b.logfd);
-	if (b.log_is_temp && ret == 0)
+	if (b.log_is_temp)   /* verdict() keeps the log when it names it */
 		unlink(b.log_path);
 	free(b.log_path);
 	strbuf_release(&b.line);

@@ -46,8 +46,14 @@ int vm_write_initrd(const char *path, const char *staprun, const char *stapio,
 char *vm_init_interactive(char *const argv[]);
 char *vm_init_batch(const struct vm_job *jobs, int njobs);
 
+/* Catch SIGINT/SIGTERM/SIGHUP for vm_boot (and ignore SIGPIPE) from now
+ * on; restore the caller's handlers. */
+int vm_signals_catch(void);
+void vm_signals_restore(void);
+
 /* One boot of the guest with a ready initrd. cfg is resolved (kernel,
- * cpus, mem_mb, timeout_s set). Batch if jobs is not NULL: results go to
+ * cpus, mem_mb, timeout_s set; timeout_s < 0: no limit). Signals must be
+ * caught (vm_signals_catch). Batch if jobs is not NULL: results go to
  * outdir as they arrive. Interactive: *status gets the command's status.
  * 0 if the guest finished, -1 after a message (with the console log's name
  * and tail) if not. */

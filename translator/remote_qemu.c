@@ -189,7 +189,7 @@ static int resolve(struct vm_config *c, int default_timeout)
 		c->cpus = 1;
 	if (c->mem_mb <= 0)
 		c->mem_mb = 512;
-	if (c->timeout_s <= 0)
+	if (c->timeout_s == 0)
 		c->timeout_s = default_timeout;
 	c->staprun = find_tool(c->staprun, "CSTAP_STAPRUN", "staprun", NULL);
 	c->stapio = find_tool(c->stapio, "CSTAP_STAPIO", "stapio", PKGLIBEXECDIR "/stapio");
@@ -239,6 +239,12 @@ static int run_vm(struct vm_config *c, const char *init, const struct vm_job *jo
 		free(work);
 		return -1;
 	}
+	if (vm_signals_catch() < 0) {
+		vm_msg("pipe: %s", strerror(errno));
+		rmdir(work);
+		free(work);
+		return -1;
+	}
 	char *initrd = xasprintf("%s/initrd.cpio", work);
 	double t0 = now_ms();
 	cpio_init(&a, 1u << 20);
@@ -251,6 +257,7 @@ static int run_vm(struct vm_config *c, const char *init, const struct vm_job *jo
 	cpio_release(&a);
 	unlink(initrd);
 	rmdir(work);
+	vm_signals_restore();
 	free(initrd);
 	free(work);
 	return ret;

@@ -29,8 +29,9 @@ struct vm_config {
 	const char *kernel;     /* vmlinuz path; NULL = /boot/vmlinuz-<release> */
 	int cpus;               /* default 1; >1 uses -accel tcg,thread=single */
 	int mem_mb;             /* default 512 */
-	int timeout_s;          /* whole-VM wall-clock limit; default 60 + 60 per job
-	                           (batch: a job's share is max(60, its timeout + 10)) */
+	int timeout_s;          /* whole-VM wall-clock limit; 0: default 60 + 60 per job
+	                           (batch: a job's share is max(60, its timeout + 10));
+	                           < 0: no limit */
 	int verbose;            /* 1: steps and timings on stderr; 2: also the console */
 	VEC(struct vm_file) files;
 	const char *staprun, *stapio;  /* host paths of the static binaries; NULL = find them:
@@ -66,7 +67,8 @@ int vm_run_interactive(struct vm_config *cfg, char *const argv[]);
  * (stderr), NAME.rc (exit status and a newline), byte-exact; each job's files
  * are written as soon as it ends. NAME: [A-Za-z0-9_.-]+, not starting with '.'.
  * A SIGINT on the host interrupts the current job and skips the rest (they get
- * no files). Returns 0 if the guest finished (even if jobs failed), -1 if not. */
+ * no files, and the result is -1). Returns 0 if the guest finished (even if
+ * jobs failed), -1 if not. */
 struct vm_job { const char *name; const char *cmd; int timeout_s; };
 int vm_run_batch(struct vm_config *cfg, const struct vm_job *jobs, int njobs, const char *outdir);
 

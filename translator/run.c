@@ -99,7 +99,8 @@ int pass5_run(struct session *s)
 		return rc < 0 ? 1 : rc;
 	}
 
-	struct vm_config cfg = { .release = s->kernel_release, .verbose = s->verbose - 1 };
+	/* no time limit: a script may run until exit() or Ctrl-C */
+	struct vm_config cfg = { .release = s->kernel_release, .verbose = s->verbose - 1, .timeout_s = -1 };
 	char *guest_ko = xasprintf("/ko/%s.ko", s->module_name);
 	struct vm_file f = { .host = s->ko_file, .guest = guest_ko };
 	vec_push(&cfg.files, f);

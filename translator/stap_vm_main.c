@@ -26,7 +26,7 @@ static const char usage_text[] =
 	"  -k FILE          kernel image (default /boot/vmlinuz-REL)\n"
 	"  -s CPUS          guest CPUs (default 1; more use single-threaded TCG)\n"
 	"  -m MB            guest memory (default 512)\n"
-	"  -t SECS          time limit for the whole guest (default 60 + 60 per job)\n"
+	"  -t SECS          time limit for the whole guest (default 60 + 60 per job; 0: none)\n"
 	"  -f HOST[:GUEST]  copy HOST into the guest at GUEST (default: HOST's absolute\n"
 	"                   path); programs get their shared libraries; repeatable\n"
 	"  -l FILE          keep the guest's kernel console log in FILE\n"
@@ -115,7 +115,11 @@ int main(int argc, char **argv)
 		case 'k': cfg.kernel = optarg; break;
 		case 's': cfg.cpus = parse_int(optarg, "bad CPU count '%s'", 1); break;
 		case 'm': cfg.mem_mb = parse_int(optarg, "bad memory size '%s'", 64); break;
-		case 't': cfg.timeout_s = parse_int(optarg, "bad time limit '%s'", 1); break;
+		case 't':
+			cfg.timeout_s = parse_int(optarg, "bad time limit '%s'", 0);
+			if (cfg.timeout_s == 0)
+				cfg.timeout_s = -1;   /* no limit */
+			break;
 		case 'l': cfg.console_log = optarg; break;
 		case 'a': cfg.append = optarg; break;
 		case 'b': jobfile = optarg; break;

@@ -401,6 +401,112 @@ static void test_macros(void)
 	free(stpm);
 }
 
+/* The session of a run with --compatible=version. */
+static struct session *compat_session(const char *version)
+{
+	new_session()->compatible = version;
+	sess->guru = true;
+	return sess;
+}
+
+static int nstmts(struct script *sc)
+{
+	return sc && sc->probes.len ? sc->probes.items[0]->body->stmts.len : -1;
+}
+
+/* --compatible=V: constructs newer than V are refused, version-dependent
+ * grammar follows V, and systemtap_v is V. */
+static void test_compatible(void)
+{
+	const char *autocast = "probe begin { x = (a)->b }";
+
+	/* autocast: from 2.6 on; versions compare as numbers ("2.10" > "2.6") */
+	compat_session("2.5");
+	check_error(parse_in(autocast), "P_COMPAT", 1, 22);
+	CU_ASSERT_PTR_NOT_NULL(strstr(errbuf, "--compatible=2.5"));
+	compat_session("2.5.9");
+	check_error(parse_in("probe begin { x = f() $ }"), "P_COMPAT", 1, 23);
+	compat_session("1.0");
+	check_error(parse_in("probe begin { x = %{ 42 %} $$ }"), "P_COMPAT", 1, 28);
+	compat_session("2.5");
+	check_error(parse_in("probe begin { x = a[1]->b }"), "P_COMPAT", 1, 23);
+	compat_session("2.5");
+	check_error(parse_in("probe begin { x = @hist_log(s)[1]->b }"), "P_COMPAT", 1, 34);
+	compat_session("2.6");
+	CU_ASSERT_STRING_EQUAL(first_stmt(parse_in(autocast)), "(x) = ((a)->b);");
+	compat_session("2.10");
+	CU_ASSERT_STRING_EQUAL(first_stmt(parse_in(autocast)), "(x) = ((a)->b);");
+	new_session();
+	CU_ASSERT_STRING_EQUAL(first_stmt(parse_in(autocast)), "(x) = ((a)->b);");
+
+	/* '&' of anything but a target is autocast too */
+	compat_session("2.5");
+	check_error(parse_in("probe begin { x = &y }"), "P_COMPAT", 1, 19);
+	compat_session("2.5");
+	check_error(parse_in("probe begin { x = &(p) }"), "P_COMPAT", 1, 19);
+	compat_session("2.5");
+	CU_ASSERT_STRING_EQUAL(first_stmt(parse_in(
+		"probe begin { x = &$y->z + &@cast(p, \"t\")->a[1] + @cast(p, \"t\")->b$ + $v$$ }")),
+		"(x) = ((((&$y->z) + (&@cast(p, \"t\")->a[1])) + (@cast(p, \"t\")->b->$)) + ($v->$$));");
+
+	/* before 2.6 an '[' after a value starts the next statement */
+	compat_session("2.5");
+	CU_ASSERT_EQUAL(nstmts(parse_in("probe begin { x = f() [1] in a }")), 2);
+	compat_session("2.6");
+	CU_ASSERT_EQUAL(nstmts(parse_in("probe begin { x = f() [1] in a }")), 1);
+	compat_session("2.5");
+	check_error(parse_in("probe begin { ( (foo)[1] in bar ) }"), "P_EXPECT_RPAREN", 1, 22);
+	CU_ASSERT_PTR_NOT_NULL(strstr(errbuf, "autocast"));
+
+	/* systemtap_v in %( %) is the --compatible version */
+	compat_session("1.0");
+	CU_ASSERT_STRING_EQUAL(first_stmt(parse_in(
+		"probe begin { %( systemtap_v >= \"1.2\" %? x = 1 %: x = 2 %) }")), "(x) = (2);");
+	compat_session("2.10");
+	CU_ASSERT_STRING_EQUAL(first_stmt(parse_in(
+		"probe begin { %( systemtap_v > \"2.9\" && systemtap_v < \"3.0\" %? x = 1 %: x = 2 %) }")),
+		"(x) = (1);");
+	compat_session("1.0");
+	CU_ASSERT_STRING_EQUAL(first_stmt(parse_in(
+		"probe begin { %( systemtap_v == \"1.*\" %? x = 1 %: x = 2 %) }")), "(x) = (1);");
+
+	/* before 2.0, adjacent strings are glued only across blanks */
+	compat_session("1.8");
+	check_error(parse_in("probe kernel.function(\"sys_\" /* c */ \"open\") {}"),
+		    "P_EXPECT_RPAREN", 1, 38);
+	compat_session("1.8");
+	CU_ASSERT_EQUAL(nstmts(parse_in("probe begin { x = \"a\" # c\n \"b\" }")), 2);
+	CU_ASSERT_STRING_EQUAL(first_stmt(parse_in("probe begin { x = \"a\" // c\n \"b\" }")),
+			       "(x) = (\"a\");");
+	compat_session("1.8");
+	CU_ASSERT_STRING_EQUAL(first_stmt(parse_in("probe begin { x = \"a\" \"b\"\n\t\"c\" }")),
+			       "(x) = (\"abc\");");
+	compat_session("1.8");
+	CU_ASSERT_STRING_EQUAL(first_stmt(parse_in(
+		"@define s %( \"b\" %)\nprobe begin { x = \"a\" @s }")), "(x) = (\"a\");");
+	compat_session("2.0");
+	CU_ASSERT_STRING_EQUAL(first_stmt(parse_in("probe begin { x = \"a\" /* c */ \"b\" }")),
+			       "(x) = (\"ab\");");
+}
+
+/* tapsets/task.stpm: @task(p) is p cast to the kernel's task_struct. */
+static void test_task_macro(void)
+{
+	const char *srcdir = getenv("srcdir");
+	char *dir = xasprintf("%s/tapsets", srcdir ? srcdir : ".");
+
+	new_session();
+	vec_push(&sess->include_dirs, dir);
+	CU_ASSERT_STRING_EQUAL(first_stmt(parse_in("probe begin { x = @task(task_current())->mm }")),
+			       "(x) = (@cast(task_current(), \"task_struct\", \"kernel\")->mm);");
+	if (errbuf[0])
+		fprintf(stderr, "%s", errbuf);
+	/* the macro exists only through the tapset directory */
+	new_session();
+	check_error(parse_in("probe begin { x = @task(0) }"), "P_MACRO_UNDEFINED", 1, 19);
+	free(dir);
+}
+
 static void test_arguments(void)
 {
 	new_session();
@@ -655,6 +761,8 @@ int main(void)
 	CU_add_test(s, "CONFIG_ conditions", test_config);
 	CU_add_test(s, "macros", test_macros);
 	CU_add_test(s, "script arguments", test_arguments);
+	CU_add_test(s, "--compatible versions", test_compatible);
+	CU_add_test(s, "tapsets/task.stpm @task", test_task_macro);
 	CU_add_test(s, "nesting bound", test_nesting);
 	CU_add_test(s, "round trip", test_round_trip);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
