@@ -14,3 +14,13 @@ check_SCRIPTS = translator/stap translator/stap-vm staprun/staprun staprun/stapi
 bench: all
 	CSTAP_BUILD=$(abs_builddir) $(srcdir)/bench/passes.sh
 .PHONY: bench
+
+# CUnit tests of pass 2 (resolution, type inference, probe points)
+check_PROGRAMS += testsuite/unit/elaborate_test
+TESTS += testsuite/unit/elaborate_test
+testsuite_unit_elaborate_test_SOURCES = testsuite/unit/elaborate_test.c translator/util.c \
+	translator/diag.c $(PARSER_SOURCES) translator/library.c translator/elaborate.c \
+	translator/probes/providers.c translator/probes/begin_end.c translator/probes/timer.c
+testsuite_unit_elaborate_test_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/translator -I$(srcdir)/runtime \
+	-DTAPSET_DIR='"$(abs_srcdir)/tapsets"'
+testsuite_unit_elaborate_test_LDADD = $(CUNIT_LIBS)

@@ -1,0 +1,198 @@
+/* elaborate_test.c - pass 2: name resolution and type inference, and the
+ * tags of its errors. Each test parses a script and runs pass2_elaborate. */
+#include <CUnit/Basic.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "elaborate.h"
+#include "probes/provider.h"
+#include "session.h"
+
+static struct session S;
+
+/* Parse text as the user's script, with the source tree's tapsets, and
+ * elaborate it; returns pass 2's status. stderr is kept quiet. */
+static int elaborate(const char *text)
+{
+	memset(&S, 0, sizeof(S));
+	S.last_pass = 2;
+	S.arch = "x86_64";
+	S.kernel_release = "6.1.0-1-amd64";
+	S.kernel_build = "/nonexistent";
+	S.script_text = text;
+	vec_push(&S.include_dirs, TAPSET_DIR);
+	fflush(stderr);
+	FILE *saved = stderr;
+	stderr = fopen("/dev/null", "w");
+	int rc = pass1_parse(&S);
+	if (rc == 0)
+		rc = pass2_elaborate(&S);
+	fclose(stderr);
+	stderr = saved;
+	return rc;
+}
+
+static struct sym *global(const char *name)
+{
+	for (int i = 0; i < S.globals.len; i++)
+		if (!strcmp(S.globals.items[i]->name, name))
+			return S.globals.items[i];
+	return NULL;
+}
+
+static struct func *function(const char *name)
+{
+	for (int i = 0; i < S.funcs.len; i++)
+		if (!strcmp(S.funcs.items[i]->name, name))
+			return S.funcs.items[i];
+	return NULL;
+}
+
+static struct sym *probe_local(int probe, const char *name)
+{
+	struct probe *p = S.probes.items[probe]->probe;
+
+	for (int i = 0; i < p->locals.len; i++)
+		if (!strcmp(p->locals.items[i]->name, name))
+			return p->locals.items[i];
+	return NULL;
+}
+
+static void test_literals_and_operators(void)
+{
+	CU_ASSERT_EQUAL_FATAL(elaborate("global n, s\nprobe begin { n = 1 + 2; s = \"a\" . \"b\" }"), 0);
+	CU_ASSERT_EQUAL(global("n")->type, T_LONG);
+	CU_ASSERT_EQUAL(global("s")->type, T_STRING);
+}
+
+/* types flow through assignments in either order, across probes */
+static void test_inference_across_uses(void)
+{
+	CU_ASSERT_EQUAL_FATAL(elaborate("global a, b\nprobe timer.s(1) { a = b }\n"
+					"probe begin { b = \"x\" . b }"), 0);
+	CU_ASSERT_EQUAL(global("a")->type, T_STRING);
+	CU_ASSERT_EQUAL(global("b")->type, T_STRING);
+}
+
+static void test_function_signatures(void)
+{
+	CU_ASSERT_EQUAL_FATAL(elaborate("function f(x, y) { return x . sprint(y + 1) }\n"
+					"function g:long(s:string) { return strlen_(s) }\n"
+					"function strlen_(s) { return 3 }\n"
+					"probe begin { println(f(\"a\", 2), g(\"q\")) }"), 0);
+	struct func *f = function("f");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	CU_ASSERT_EQUAL(f->ret, T_STRING);
+	CU_ASSERT_EQUAL(f->params.items[0]->type, T_STRING);
+	CU_ASSERT_EQUAL(f->params.items[1]->type, T_LONG);
+	CU_ASSERT_EQUAL(function("strlen_")->params.items[0]->type, T_STRING);
+	CU_ASSERT_EQUAL(function("strlen_")->ret, T_LONG);
+}
+
+static void test_recursion(void)
+{
+	CU_ASSERT_EQUAL_FATAL(elaborate("function fib(n) { return n < 2 ? n : fib(n-1) + fib(n-2) }\n"
+					"probe begin { x = fib(10) }"), 0);
+	CU_ASSERT_EQUAL(function("fib")->ret, T_LONG);
+	CU_ASSERT_EQUAL(probe_local(0, "x")->type, T_LONG);
+}
+
+static void test_arrays_keys_and_foreach(void)
+{
+	CU_ASSERT_EQUAL_FATAL(elaborate("global a\nprobe begin { a[\"k\", 1] = \"v\" }\n"
+					"probe end { foreach ([x, y] in a-) v = a[x, y] }"), 0);
+	struct sym *a = global("a");
+	CU_ASSERT(a->is_array);
+	CU_ASSERT_EQUAL(a->nkeys, 2);
+	CU_ASSERT_EQUAL(a->key_types[0], T_STRING);
+	CU_ASSERT_EQUAL(a->key_types[1], T_LONG);
+	CU_ASSERT_EQUAL(a->type, T_STRING);
+	CU_ASSERT_EQUAL(probe_local(1, "x")->type, T_STRING);
+	CU_ASSERT_EQUAL(probe_local(1, "y")->type, T_LONG);
+	CU_ASSERT_EQUAL(probe_local(1, "v")->type, T_STRING);
+}
+
+/* printf arguments take their types from the format */
+static void test_format_types(void)
+{
+	CU_ASSERT_EQUAL_FATAL(elaborate("probe begin { printf(\"%s %d %*s\\n\", a, b, c, d) }"), 0);
+	CU_ASSERT_EQUAL(probe_local(0, "a")->type, T_STRING);
+	CU_ASSERT_EQUAL(probe_local(0, "b")->type, T_LONG);
+	CU_ASSERT_EQUAL(probe_local(0, "c")->type, T_LONG);
+	CU_ASSERT_EQUAL(probe_local(0, "d")->type, T_STRING);
+}
+
+static void test_unused_global_elided(void)
+{
+	CU_ASSERT_EQUAL_FATAL(elaborate("global used, unused\nprobe begin { used = 1 }"), 0);
+	CU_ASSERT_PTR_NOT_NULL(global("used"));
+	CU_ASSERT_PTR_NULL(global("unused"));
+}
+
+static void test_tapset_function_pulled_in(void)
+{
+	CU_ASSERT_EQUAL_FATAL(elaborate("probe begin { exit() }"), 0);
+	CU_ASSERT_PTR_NOT_NULL(function("exit"));
+	CU_ASSERT_PTR_NULL(function("warn"));   /* only what is used */
+	CU_ASSERT(S.library_files >= 1);
+}
+
+static void test_probe_points(void)
+{
+	CU_ASSERT_EQUAL_FATAL(elaborate("probe begin(5), end, timer.ms(10).randomize(2), timer.jiffies(3), never { }"), 0);
+	CU_ASSERT_EQUAL_FATAL(S.probes.len, 5);
+	CU_ASSERT_EQUAL(S.probes.items[0]->kind, PK_BEGIN);
+	CU_ASSERT_EQUAL(S.probes.items[0]->order, 5);
+	CU_ASSERT_EQUAL(S.probes.items[1]->kind, PK_END);
+	CU_ASSERT_EQUAL(S.probes.items[2]->period_ns, 10000000);
+	CU_ASSERT_EQUAL(S.probes.items[2]->randomize_ns, 2000000);
+	CU_ASSERT_STRING_EQUAL(S.probes.items[2]->pp, "timer.ms(10).randomize(2)");
+	CU_ASSERT_EQUAL(S.probes.items[3]->period_ns, -3);   /* jiffies: converted in C */
+	CU_ASSERT_EQUAL(S.probes.items[4]->kind, PK_NEVER);
+}
+
+/* errors: the run fails and exactly these counts are seen */
+static void test_errors(void)
+{
+	static const char *const bad[] = {
+		"probe begin { x = 1; x = \"s\" }",                 /* mismatch */
+		"probe begin { foo() }",                            /* unresolved function */
+		"probe begin { a[1] = 1 }",                         /* local array */
+		"global a\nprobe begin { a[1] = 1; a[1,2] = 1 }",   /* key count */
+		"probe begin { x = y }",                            /* unresolved type */
+		"function f(a) {}\nprobe begin { f(1, 2) }",        /* argument count */
+		"probe begin { printf(\"%d\", \"s\") }",            /* format type */
+		"probe nosuch { }",                                 /* probe point */
+		"probe timer.ms(-1) { }",                           /* bad parameter */
+		NULL,
+	};
+	for (int i = 0; bad[i]; i++) {
+		CU_ASSERT_NOT_EQUAL(elaborate(bad[i]), 0);
+		CU_ASSERT(S.errors > 0);
+	}
+}
+
+int main(void)
+{
+	CU_pSuite s;
+
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 1;
+	s = CU_add_suite("elaborate", NULL, NULL);
+	CU_add_test(s, "literals and operators", test_literals_and_operators);
+	CU_add_test(s, "inference across uses", test_inference_across_uses);
+	CU_add_test(s, "function signatures", test_function_signatures);
+	CU_add_test(s, "recursion", test_recursion);
+	CU_add_test(s, "arrays, keys, foreach", test_arrays_keys_and_foreach);
+	CU_add_test(s, "printf argument types", test_format_types);
+	CU_add_test(s, "unused globals elided", test_unused_global_elided);
+	CU_add_test(s, "tapset functions on demand", test_tapset_function_pulled_in);
+	CU_add_test(s, "probe points", test_probe_points);
+	CU_add_test(s, "errors", test_errors);
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	CU_basic_run_tests();
+	int failed = CU_get_number_of_failures();
+	CU_cleanup_registry();
+	return failed ? 1 : 0;
+}
