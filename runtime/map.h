@@ -42,7 +42,7 @@
 
 #define STP_MAP_MAX_KEYS 9
 
-enum stp_type { STP_LONG = 1, STP_STRING = 2 };
+enum stp_type { STP_LONG = 1, STP_STRING = 2, STP_STAT = 3 };
 
 union stp_key {
 	int64_t n;
@@ -66,6 +66,8 @@ struct stp_map {
 	bool wrap;
 	enum stp_type key_types[STP_MAP_MAX_KEYS];
 	enum stp_type value_type;
+	size_t value_size;		/* bytes of the value slot */
+	unsigned int sort_sub;		/* STP_STAT: offset of the int64 to sort on */
 	unsigned int key_off[STP_MAP_MAX_KEYS], val_off;
 	size_t entry_size;
 	u64 bucket_mask;
@@ -75,7 +77,8 @@ struct stp_map {
 	char *entries;
 };
 
-/* Bytes of one key or value slot, a multiple of 8. */
+/* Bytes of one key or value slot, a multiple of 8 (STP_STAT: the map's
+ * stat_size, see stp_map_new_stat). */
 static inline size_t stp_map_slot_size(enum stp_type t)
 {
 	return t == STP_STRING ? (MAXSTRINGLEN + 7) & ~(size_t)7 : 8;
@@ -153,10 +156,34 @@ static __maybe_unused bool stp_map_keys_equal(const struct stp_map *m,
  * the given types. NULL if the arguments are bad or memory is short.
  * O(max_entries); the only allocation the map ever makes. Process context.
  */
+static __maybe_unused struct stp_map *stp_map_new_sized(int max_entries, int nkeys,
+							const enum stp_type *key_types,
+							enum stp_type value_type,
+							size_t value_size, bool wrap);
+
 static __maybe_unused struct stp_map *stp_map_new(int max_entries, int nkeys,
 						  const enum stp_type *key_types,
 						  enum stp_type value_type,
 						  bool wrap)
+{
+	return stp_map_new_sized(max_entries, nkeys, key_types, value_type,
+				 stp_map_slot_size(value_type), wrap);
+}
+
+/* An array of aggregates: each value is a stat record of value_size bytes
+ * (a multiple of 8; runtime/stat.h). */
+static __maybe_unused struct stp_map *stp_map_new_stat(int max_entries, int nkeys,
+						       const enum stp_type *key_types,
+						       size_t value_size, bool wrap)
+{
+	return stp_map_new_sized(max_entries, nkeys, key_types, STP_STAT,
+				 (value_size + 7) & ~(size_t)7, wrap);
+}
+
+static __maybe_unused struct stp_map *stp_map_new_sized(int max_entries, int nkeys,
+							const enum stp_type *key_types,
+							enum stp_type value_type,
+							size_t value_size, bool wrap)
 {
 	struct stp_map *m;
 	size_t off, entry_size, nbuckets = 16, head, total;
@@ -166,7 +193,7 @@ static __maybe_unused struct stp_map *stp_map_new(int max_entries, int nkeys,
 		max_entries = MAXMAPENTRIES;
 	if (nkeys < 1 || nkeys > STP_MAP_MAX_KEYS)
 		return NULL;
-	if (value_type != STP_LONG && value_type != STP_STRING)
+	if (value_type != STP_LONG && value_type != STP_STRING && value_type != STP_STAT)
 		return NULL;
 	for (i = 0; i < nkeys; i++)
 		if (key_types[i] != STP_LONG && key_types[i] != STP_STRING)
@@ -175,7 +202,7 @@ static __maybe_unused struct stp_map *stp_map_new(int max_entries, int nkeys,
 	off = sizeof(struct stp_map_entry);
 	for (i = 0; i < nkeys; i++)
 		off += stp_map_slot_size(key_types[i]);
-	entry_size = off + stp_map_slot_size(value_type);
+	entry_size = off + value_size;
 	while (nbuckets < (size_t)max_entries)
 		nbuckets <<= 1;
 	head = (sizeof(*m) + 7) & ~(size_t)7;
@@ -193,6 +220,7 @@ static __maybe_unused struct stp_map *stp_map_new(int max_entries, int nkeys,
 	m->nkeys = nkeys;
 	m->wrap = wrap;
 	m->value_type = value_type;
+	m->value_size = value_size;
 	off = sizeof(struct stp_map_entry);
 	for (i = 0; i < nkeys; i++) {
 		m->key_types[i] = key_types[i];
@@ -288,6 +316,8 @@ stp_map_insert(struct stp_map *m, const union stp_key *keys)
 	}
 	if (m->value_type == STP_STRING)
 		*(char *)stp_map_slot(e, m->val_off) = '\0';
+	else if (m->value_type == STP_STAT)
+		memset(stp_map_slot(e, m->val_off), 0, m->value_size);
 	else
 		*(int64_t *)stp_map_slot(e, m->val_off) = 0;
 	e->hash = h;
@@ -458,7 +488,7 @@ static __maybe_unused int stp_map_cmp(struct stp_map *m,
 				      struct stp_map_entry *b,
 				      int column, int dir)
 {
-	unsigned int off = column ? m->key_off[column - 1] : m->val_off;
+	unsigned int off = column ? m->key_off[column - 1] : m->val_off + m->sort_sub;
 	enum stp_type t = column ? m->key_types[column - 1] : m->value_type;
 	int r;
 

@@ -21,6 +21,8 @@
 #include "print.h"
 #include "lock.h"
 #include "ops.h"
+#include "stat.h"
 #include "timer.h"
+#include "kprobes.h"
 
 #endif /* STP_RUNTIME_H */

@@ -189,6 +189,10 @@ struct sym {
 	bool is_private;
 	struct expr *init;       /* global initialiser (literal) or NULL */
 	int index;               /* position in its scope (pass 3) */
+	/* aggregates (T_STATS), filled by pass 2 from @hist_* and @variance uses */
+	int hist_kind;           /* 0 none, 1 log, 2 linear */
+	int64_t hist_lo, hist_hi, hist_step;
+	int var_shift;           /* @variance(s, N): largest N */
 	/* usage, filled by pass 2 */
 	bool read, written;
 	struct srcfile const *file; /* declaring file (private scoping) */

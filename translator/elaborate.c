@@ -154,6 +154,80 @@ static bool is_print_builtin(const char *n)
 static void resolve_expr(struct elab *el, struct expr *e);
 static void resolve_stmt(struct elab *el, struct stmt *st);
 
+/* The operand of <<<, @count(...) or @hist_*(...): a global aggregate or an
+ * element of a global array of aggregates. */
+static void resolve_stat_operand(struct elab *el, struct expr *x, struct srcpos pos)
+{
+	if (!x)
+		return;
+	if (x->kind == E_VAR) {
+		x->sym = find_global(el, x->name);
+		if (!x->sym)
+			diag(el->s, E_STATS, x->pos, "aggregate '%s' must be a global variable", x->name);
+		return;
+	}
+	if (x->kind == E_INDEX) {
+		resolve_expr(el, x);
+		return;
+	}
+	diag(el->s, E_STATS, pos, "aggregates apply to a global variable or array element");
+}
+
+static bool literal_num(const struct expr *e, int64_t *v)
+{
+	if (!e)
+		return false;
+	if (e->kind == E_NUM) {
+		*v = e->num;
+		return true;
+	}
+	if (e->kind == E_UNARY && !strcmp(e->op, "-") && e->lhs && e->lhs->kind == E_NUM) {
+		*v = -e->lhs->num;
+		return true;
+	}
+	return false;
+}
+
+/* One histogram kind per aggregate, fixed at translation time. */
+static void note_histogram(struct elab *el, struct expr *e)
+{
+	struct sym *v = e->lhs->sym;
+	int kind = !strcmp(e->name, "hist_log") ? 1 : 2;
+	int64_t lo = 0, hi = 0, step = 0;
+
+	if (kind == 2) {
+		if (!literal_num(e->args.items[0], &lo) || !literal_num(e->args.items[1], &hi) ||
+		    !literal_num(e->args.items[2], &step)) {
+			diag(el->s, E_STATS, e->pos, "@hist_linear takes literal numbers for low, high and step");
+			return;
+		}
+		if (step <= 0 || hi <= lo || (hi - lo) / step > 10000) {
+			diag(el->s, E_STATS, e->pos, "@hist_linear needs low < high, step > 0, at most 10000 buckets");
+			return;
+		}
+	}
+	if (v->hist_kind && (v->hist_kind != kind || v->hist_lo != lo || v->hist_hi != hi || v->hist_step != step)) {
+		diag(el->s, E_STATS, e->pos, "aggregate '%s' is used with two different histograms", v->name);
+		return;
+	}
+	v->hist_kind = kind;
+	v->hist_lo = lo;
+	v->hist_hi = hi;
+	v->hist_step = step;
+}
+
+static void note_variance_shift(struct elab *el, struct expr *e)
+{
+	int64_t n;
+
+	if (!literal_num(e->args.items[0], &n) || n < 0 || n > 16) {
+		diag(el->s, E_STATS, e->args.items[0]->pos, "@variance's shift must be a literal from 0 to 16");
+		return;
+	}
+	if (n > e->lhs->sym->var_shift)
+		e->lhs->sym->var_shift = (int)n;
+}
+
 static void resolve_args(struct elab *el, struct expr *e)
 {
 	for (int i = 0; i < e->args.len; i++)
@@ -208,7 +282,13 @@ static void resolve_expr(struct elab *el, struct expr *e)
 		return;
 	case E_STATOP:
 	case E_HIST:
-		diag(el->s, E_NOT_SUPPORTED, e->pos, "statistics are not supported yet");
+		resolve_stat_operand(el, e->lhs, e->pos);
+		resolve_args(el, e);
+		if (e->kind == E_HIST && e->lhs && e->lhs->sym)
+			note_histogram(el, e);
+		if (e->kind == E_STATOP && !strcmp(e->name, "variance") && e->args.len && e->lhs && e->lhs->sym)
+			note_variance_shift(el, e);
+		e->sym = e->lhs ? e->lhs->sym : NULL;
 		return;
 	case E_REGEX:
 		diag(el->s, E_NOT_SUPPORTED, e->pos, "regular expression matching is not supported yet");
@@ -223,11 +303,12 @@ static void resolve_expr(struct elab *el, struct expr *e)
 		diag(el->s, E_NOT_SUPPORTED, e->pos, "this construct is not supported yet");
 		return;
 	default:
-		resolve_expr(el, e->lhs);
+		if (e->kind == E_ASSIGN && !strcmp(e->op, "<<<"))
+			resolve_stat_operand(el, e->lhs, e->pos);
+		else
+			resolve_expr(el, e->lhs);
 		resolve_expr(el, e->rhs);
 		resolve_args(el, e);
-		if (e->kind == E_ASSIGN && !strcmp(e->op, "<<<"))
-			diag(el->s, E_NOT_SUPPORTED, e->pos, "statistics (<<<) are not supported yet");
 		return;
 	}
 }
@@ -510,6 +591,10 @@ static enum type infer(struct elab *el, struct expr *e, enum type want)
 				diag(el->s, E_TYPE_MISMATCH, e->pos, "assignment of %s to %s",
 				     type_name(r), type_name(l));
 			t = l;
+		} else if (!strcmp(e->op, "<<<")) {
+			infer(el, e->lhs, T_STATS);
+			infer(el, e->rhs, T_LONG);
+			t = T_LONG;
 		} else if (!strcmp(e->op, ".=")) {
 			infer(el, e->lhs, T_STRING);
 			infer(el, e->rhs, T_STRING);
@@ -535,13 +620,22 @@ static enum type infer(struct elab *el, struct expr *e, enum type want)
 	case E_EMBEDDED:
 		t = T_LONG;
 		break;
+	case E_STATOP:
+	case E_HIST:
+		if (e->lhs)
+			infer(el, e->lhs, T_STATS);
+		for (int i = 0; i < e->args.len; i++)
+			infer(el, e->args.items[i], T_LONG);
+		t = e->kind == E_STATOP ? T_LONG : T_STATS;
+		break;
 	default:
 		break;
 	}
 	e->type = t;
 	if (el->report && want != T_UNKNOWN && want != T_VOID && t != T_UNKNOWN && t != want &&
 	    e->kind != E_VAR && e->kind != E_INDEX && e->kind != E_CALL)
-		diag(el->s, E_TYPE_MISMATCH, e->pos, "expected a %s, got a %s", type_name(want), type_name(t));
+		diag(el->s, t == T_STATS || want == T_STATS ? E_STATS : E_TYPE_MISMATCH, e->pos,
+		     "expected a %s, got a %s", type_name(want), type_name(t));
 	return t;
 }
 
@@ -737,6 +831,10 @@ static void check_resolved(struct session *s)
 		if (p == last)
 			continue;
 		last = p;
+		for (int j = 0; j < p->locals.len; j++)
+			if (p->locals.items[j]->type == T_STATS)
+				diag(s, E_STATS, p->locals.items[j]->pos,
+				     "'%s' holds an aggregate: aggregates must be global", p->locals.items[j]->name);
 		for (int j = 0; j < p->locals.len; j++)
 			if (p->locals.items[j]->type == T_UNKNOWN)
 				diag(s, E_TYPE_UNRESOLVED, p->locals.items[j]->pos,

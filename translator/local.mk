@@ -20,4 +20,7 @@ STAP_PASS_SOURCES = translator/options.c translator/options.h translator/library
 	translator/elaborate.c translator/elaborate.h translator/translate.c translator/translate.h \
 	translator/build.c translator/run.c translator/spawn.c translator/spawn.h translator/dump.c \
 	translator/probes/provider.h translator/probes/providers.c translator/probes/begin_end.c \
-	translator/probes/timer.c translator/recipe.c translator/recipe.h
+	translator/probes/timer.c translator/recipe.c translator/recipe.h \
+	translator/probes/ksyms.c translator/probes/ksyms.h translator/probes/kpsites.c \
+	translator/probes/kpsites.h translator/probes/kpoint.c translator/probes/kpoint.h \
+	translator/probes/kprobe.c

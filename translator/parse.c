@@ -20,6 +20,7 @@
 #define _GNU_SOURCE /* vasprintf, strverscmp */
 #endif
 #include <setjmp.h>
+#include <sys/resource.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +32,7 @@
 #include "session.h"
 
 #define MAX_NESTING 1000
+#define MAX_STACK (4u << 20)    /* bytes of stack the parser may use */
 #define MAX_EXPANSION 10000     /* probe points from one {a,b}.{c,d} pattern */
 
 struct parser {
@@ -41,6 +43,8 @@ struct parser {
 	int nla;
 	jmp_buf fail;
 	int depth;
+	uintptr_t stack_base;   /* parse_script's frame: where we started */
+	size_t stack_budget;    /* bytes below stack_base we may use */
 	bool in_function;       /* 'return' is allowed */
 	bool guru_ok;           /* embedded C and guru @operators allowed */
 	/* --compatible below 2.6: an '[' after a value was left unparsed
@@ -197,10 +201,29 @@ static struct token expect_ident(struct parser *p, const char *what)
 	return next(p);
 }
 
+/* The depth bound keeps trees shallow enough for every later pass; the
+ * stack check catches builds whose frames are much larger than usual (ASan,
+ * -O0) or a small stack limit, before the depth bound is reached. */
 static void enter(struct parser *p)
 {
+	uintptr_t here = (uintptr_t)__builtin_frame_address(0);
+
 	if (++p->depth > MAX_NESTING)
 		error_here(p, P_NESTING, "nesting deeper than %d levels", MAX_NESTING);
+	if (p->stack_base > here && p->stack_base - here > p->stack_budget)
+		error_here(p, P_NESTING, "nesting too deep (%d levels use up the parser's stack)",
+			   p->depth);
+}
+
+/* Half the stack limit, at most MAX_STACK. */
+static size_t stack_budget(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    rl.rlim_cur / 2 < MAX_STACK)
+		return (size_t)rl.rlim_cur / 2;
+	return MAX_STACK;
 }
 
 static void leave(struct parser *p, int n)
@@ -1510,6 +1533,8 @@ struct script *parse_script(struct session *s, struct srcfile *f)
 	int ndecl = 0;
 
 	p->s = s;
+	p->stack_base = (uintptr_t)__builtin_frame_address(0);
+	p->stack_budget = stack_budget();
 	p->file = f;
 	p->guru_ok = (s && s->guru) || f->is_tapset;
 	p->sc = sc;

@@ -255,6 +255,64 @@ static void overflow_check(struct gen *g, const char *entry, struct expr *arr)
 	emit(g, "}");
 }
 
+/* The merged record of an aggregate operand (a global or an array element),
+ * as a `struct stp_stat *` expression. */
+static char *gen_stat_record(struct gen *g, struct expr *x)
+{
+	char *n = global_cname(x->sym);
+	int k = g->ntemps++;
+
+	strbuf_addf(g->cdecl, "\tstruct stp_stat *st%d;\n", k);
+	if (x->kind == E_INDEX) {
+		char *keys = gen_keys(g, x->args.items, x->args.len);
+		emit(g, "st%d = stp_pmap_get(%s, %s);", k, n, keys);
+	} else {
+		emit(g, "st%d = stp_pstat_get(%s);", k, n);
+	}
+	return xasprintf("st%d", k);
+}
+
+/* x <<< v: into this CPU's record only. */
+static char *gen_stat_add(struct gen *g, struct expr *e)
+{
+	struct expr *x = e->lhs;
+	char *n = global_cname(x->sym);
+	char *keys = x->kind == E_INDEX ? gen_keys(g, x->args.items, x->args.len) : NULL;
+	char *v;
+	char *side = gen_aside(g, e->rhs, &v);
+
+	strbuf_addstr(g->out, side);
+	if (!keys) {
+		emit(g, "stp_pstat_add(%s, %s);", n, v);
+		return v;
+	}
+	int k = g->ntemps++;
+	strbuf_addf(g->cdecl, "\tstruct stp_stat *st%d;\n", k);
+	emit(g, "st%d = stp_pmap_cpu_stat(%s, %s);", k, n, keys);
+	char *ent = xasprintf("st%d", k);
+	overflow_check(g, ent, x);
+	emit(g, "stp_stat_add(st%d, &%s_desc, %s);", k, n, v);
+	return v;
+}
+
+/* @count(x) @sum @min @max @avg @variance */
+static char *gen_statop(struct gen *g, struct expr *e)
+{
+	char *st = gen_stat_record(g, e->lhs);
+	const char *op = e->name;
+
+	if (!strcmp(op, "count") || !strcmp(op, "sum"))
+		return xasprintf("%s->%s", st, op);
+	if (!strcmp(op, "variance"))
+		return xasprintf("stp_stat_variance(%s, &%s_desc)", st, global_cname(e->lhs->sym));
+	emit(g, "if (unlikely(%s->count == 0)) {", st);
+	emit(g, "\tc->last_error = \"empty aggregate\";");
+	emit(g, "\tc->last_stmt = %s;", near("operator", xasprintf("@%s", op), e->pos));
+	emit(g, "\tgoto %s;", g->err_label);
+	emit(g, "}");
+	return xasprintf("%s->%s", st, op);
+}
+
 /* Assignment family on a scalar or array element: lhs OP= rhs, ++, --. */
 static char *gen_update(struct gen *g, struct expr *lhs, const char *op, struct expr *rhs,
 			bool post, struct srcpos pos)
@@ -394,6 +452,9 @@ static char *gen_print(struct gen *g, struct expr *e)
 	const char *base = to_str ? n + 1 : n;
 	bool delim = !strncmp(base, "printd", 6);
 	bool ln = strlen(base) > 2 && !strcmp(base + strlen(base) - 2, "ln");
+	for (int i = 0; i < nargs; i++)
+		if (args[i]->kind == E_HIST && (to_str || delim))
+			diag(g->s, E_STATS, args[i]->pos, "histograms can only be printed with print or println");
 	char **vals = gen_list(g, args, nargs);
 	char *t = to_str ? temp(g, T_STRING) : NULL;
 	char *num = NULL;
@@ -401,6 +462,11 @@ static char *gen_print(struct gen *g, struct expr *e)
 	if (to_str)
 		emit(g, "%s[0] = '\\0';", t);
 	for (int i = delim ? 1 : 0; i < nargs; i++) {
+		if (args[i]->kind == E_HIST && !to_str) {
+			emit(g, "stp_stat_print_hist(c, %s, &%s_desc);", gen_stat_record(g, args[i]->lhs),
+			     global_cname(args[i]->lhs->sym));
+			continue;
+		}
 		if (delim && i > 1) {
 			if (to_str)
 				emit(g, "stp_str_append(%s, %s);", t, vals[0]);
@@ -509,7 +575,8 @@ static char *gen_expr(struct gen *g, struct expr *e)
 	}
 	case E_IN: {
 		char *keys = gen_keys(g, e->args.items, e->args.len);
-		return xasprintf("((int64_t)stp_map_exists(%s, %s))", global_cname(e->sym), keys);
+		return xasprintf("((int64_t)stp_%s_exists(%s, %s))", e->sym->type == T_STATS ? "pmap" : "map",
+				 global_cname(e->sym), keys);
 	}
 	case E_CALL:
 		return gen_call(g, e);
@@ -524,7 +591,13 @@ static char *gen_expr(struct gen *g, struct expr *e)
 	case E_BINARY:
 		return gen_binary(g, e);
 	case E_ASSIGN:
+		if (!strcmp(e->op, "<<<"))
+			return gen_stat_add(g, e);
 		return gen_update(g, e->lhs, e->op, e->rhs, false, e->pos);
+	case E_STATOP:
+		return gen_statop(g, e);
+	case E_HIST:   /* printed by gen_print; pass 2 refuses it elsewhere */
+		return xstrdup("0");
 	case E_PREINC:
 		return gen_update(g, e->lhs, e->op, NULL, false, e->pos);
 	case E_POSTINC:
@@ -640,13 +713,32 @@ static void gen_foreach(struct gen *g, struct stmt *st)
 	int l = new_label(g);
 	char *lim = NULL, *cnt = NULL;
 
+	if (a->type == T_STATS) {   /* walk the merge of every CPU's map */
+		emit(g, "if (unlikely(stp_pmap_aggregate(%s) < 0)) {", m);
+		emit(g, "\tc->last_error = \"Array overflow, check MAXMAPENTRIES\";");
+		emit(g, "\tc->last_stmt = %s;", near("identifier", a->name, st->array->pos));
+		emit(g, "\tgoto %s;", g->err_label);
+		emit(g, "}");
+		if (st->sort_dir) {
+			const char *sub = "STP_STAT_SORT_COUNT";
+			if (st->sort_aggr && !strcmp(st->sort_aggr, "sum")) sub = "STP_STAT_SORT_SUM";
+			if (st->sort_aggr && !strcmp(st->sort_aggr, "min")) sub = "STP_STAT_SORT_MIN";
+			if (st->sort_aggr && !strcmp(st->sort_aggr, "max")) sub = "STP_STAT_SORT_MAX";
+			if (st->sort_aggr && !strcmp(st->sort_aggr, "avg")) sub = "STP_STAT_SORT_AVG";
+			emit(g, "stp_pmap_sort(%s, %d, %s, %d);", m, st->sort_column, sub, st->sort_dir);
+		}
+		m = xasprintf("%s->agg", m);
+		if (st->value)
+			diag(g->s, E_STATS, st->value->pos, "foreach cannot take the value of an aggregate");
+	}
+
 	if (st->limit) {
 		lim = temp(g, T_LONG);
 		emit(g, "%s = %s;", lim, gen_expr(g, st->limit));
 		cnt = temp(g, T_LONG);
 		emit(g, "%s = 0;", cnt);
 	}
-	if (st->sort_dir)
+	if (st->sort_dir && a->type != T_STATS)
 		emit(g, "stp_map_sort(%s, %d, %d);", m, st->sort_column, st->sort_dir);
 	char *ent = xasprintf("e%d", g->ntemps++);
 	strbuf_addf(g->cdecl, "\tstruct stp_map_entry *%s;\n", ent);
@@ -692,7 +784,10 @@ static void gen_delete(struct gen *g, struct stmt *st)
 
 	if (e->kind == E_INDEX) {
 		char *keys = gen_keys(g, e->args.items, e->args.len);
-		emit(g, "stp_map_delete(%s, %s);", global_cname(e->sym), keys);
+		emit(g, "stp_%s_delete(%s, %s);", e->sym->type == T_STATS ? "pmap" : "map",
+		     global_cname(e->sym), keys);
+	} else if (e->kind == E_VAR && e->sym && e->sym->type == T_STATS) {
+		emit(g, "stp_%s_clear(%s);", e->sym->is_array ? "pmap" : "pstat", global_cname(e->sym));
 	} else if (e->kind == E_VAR && e->sym && e->sym->is_array) {
 		emit(g, "stp_map_clear(%s);", global_cname(e->sym));
 	} else if (e->kind == E_VAR && e->sym) {
@@ -909,7 +1004,16 @@ static void gen_globals(struct session *s, struct strbuf *out)
 		struct sym *v = s->globals.items[i];
 		v->index = i;
 		char *n = global_cname(v);
-		if (v->is_array) {
+		if (v->type == T_STATS) {
+			strbuf_addf(out, "static const struct stp_stat_desc %s_desc = { .hist = %d, .lo = %lldLL, "
+				    ".hi = %lldLL, .step = %lldLL, .nbuckets = %d, .shift = %d };\n",
+				    n, v->hist_kind, (long long)v->hist_lo, (long long)v->hist_hi,
+				    (long long)v->hist_step,
+				    v->hist_kind == 1 ? 129 : v->hist_kind == 2 ?
+					    (int)((v->hist_hi - v->hist_lo) / v->hist_step) + 3 : 0,
+				    v->var_shift);
+			strbuf_addf(out, "static struct %s *%s;\n", v->is_array ? "stp_pmap" : "stp_pstat", n);
+		} else if (v->is_array) {
 			strbuf_addf(out, "static struct stp_map *%s;\n", n);
 		} else if (v->type == T_STRING) {
 			strbuf_addf(out, "static char %s[MAXSTRINGLEN]", n);
@@ -936,6 +1040,10 @@ static void gen_script_init(struct session *s, struct strbuf *out)
 	strbuf_addstr(out, "static int stp_script_init(void)\n{\n");
 	for (int i = 0; i < s->globals.len; i++) {
 		struct sym *v = s->globals.items[i];
+		if (v->type == T_STATS && !v->is_array) {
+			char *n = global_cname(v);
+			strbuf_addf(out, "\t%s = stp_pstat_new(&%s_desc);\n\tif (!%s)\n\t\treturn -ENOMEM;\n", n, n, n);
+		}
 		if (!v->is_array)
 			continue;
 		char *n = global_cname(v);
@@ -943,19 +1051,26 @@ static void gen_script_init(struct session *s, struct strbuf *out)
 		for (int k = 0; k < v->nkeys; k++)
 			strbuf_addf(out, "%s%s", k ? ", " : " ", runtime_type(v->key_types[k]));
 		strbuf_addf(out, " };\n");
-		strbuf_addf(out, "\t\t%s = stp_map_new(%s, %d, kt, %s, %s);\n", n,
-			    v->max_entries ? xasprintf("%lld", (long long)v->max_entries) : "MAXMAPENTRIES",
-			    v->nkeys, runtime_type(v->type), v->wrap ? "true" : "false");
+		if (v->type == T_STATS)
+			strbuf_addf(out, "\t\t%s = stp_pmap_new(%s, %d, kt, &%s_desc, %s);\n", n,
+				    v->max_entries ? xasprintf("%lld", (long long)v->max_entries) : "MAXMAPENTRIES",
+				    v->nkeys, n, v->wrap ? "true" : "false");
+		else
+			strbuf_addf(out, "\t\t%s = stp_map_new(%s, %d, kt, %s, %s);\n", n,
+				    v->max_entries ? xasprintf("%lld", (long long)v->max_entries) : "MAXMAPENTRIES",
+				    v->nkeys, runtime_type(v->type), v->wrap ? "true" : "false");
 		strbuf_addf(out, "\t\tif (!%s)\n\t\t\treturn -ENOMEM;\n\t}\n", n);
 	}
 	strbuf_addstr(out, "\treturn 0;\n}\n\n");
 	strbuf_addstr(out, "static void stp_script_exit(void)\n{\n");
 	for (int i = 0; i < s->globals.len; i++) {
 		struct sym *v = s->globals.items[i];
-		if (!v->is_array)
-			continue;
 		char *n = global_cname(v);
-		strbuf_addf(out, "\tif (%s)\n\t\tstp_map_free(%s);\n\t%s = NULL;\n", n, n, n);
+		if (v->type == T_STATS)
+			strbuf_addf(out, "\t%s(%s);\n\t%s = NULL;\n",
+				    v->is_array ? "stp_pmap_free" : "vfree", n, n);
+		else if (v->is_array)
+			strbuf_addf(out, "\tif (%s)\n\t\tstp_map_free(%s);\n\t%s = NULL;\n", n, n, n);
 	}
 	strbuf_addstr(out, "}\n\n");
 }
@@ -986,9 +1101,21 @@ static void use_expr(struct session *s, struct usage *u, struct expr *e, bool wr
 		mark(u, e->sym, write);
 		break;
 	case E_IN:
-		mark(u, e->sym, false);
+		mark(u, e->sym, e->sym && e->sym->type == T_STATS);
+		break;
+	case E_STATOP:
+	case E_HIST:
+		mark(u, e->sym, true);   /* merging CPUs' records: exclusive */
 		break;
 	case E_ASSIGN:
+		if (!strcmp(e->op, "<<<")) {   /* this CPU's record only: shared */
+			mark(u, e->lhs->sym, false);
+			for (int i = 0; i < e->lhs->args.len; i++)
+				use_expr(s, u, e->lhs->args.items[i], false);
+			use_expr(s, u, e->rhs, false);
+			return;
+		}
+		/* fall through */
 	case E_PREINC:
 	case E_POSTINC:
 		use_expr(s, u, e->lhs, true);
@@ -1022,7 +1149,8 @@ static void use_stmt(struct session *s, struct usage *u, struct stmt *st)
 	use_expr(s, u, st->step, false);
 	use_expr(s, u, st->limit, false);
 	if (st->kind == S_FOREACH && st->array) {
-		mark(u, st->array->sym, st->sort_dir != 0);   /* sorting reorders the map */
+		/* sorting reorders the map; aggregates are merged first */
+		mark(u, st->array->sym, st->sort_dir != 0 || (st->array->sym && st->array->sym->type == T_STATS));
 		for (int i = 0; i < st->keys.len; i++)
 			use_expr(s, u, st->keys.items[i], true);
 		use_expr(s, u, st->value, true);

@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * cstap runtime: kprobes and kretprobes for kprobe.* and kernel.function
+ * probes. The generated code fills a table of struct stp_kprobe (where,
+ * which handler, flags); these helpers register the table, and unregister
+ * everything with one unregister_kprobes() and one unregister_kretprobes()
+ * call, because each of those waits for an RCU grace period: batching is
+ * what keeps the unload of a module with thousands of probes fast.
+ */
+#ifndef STP_KPROBES_H
+#define STP_KPROBES_H
+
+#include <linux/kprobes.h>
+#include <linux/kallsyms.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include "session.h"
+
+#define STP_KPF_RETURN		1	/* a kretprobe */
+#define STP_KPF_OPTIONAL	2	/* failure to register is not reported */
+
+struct stp_kprobe {
+	const char *symbol;	/* "name", "module:name", or NULL: use addr */
+	unsigned int offset;	/* from symbol */
+	unsigned long addr;	/* absolute address (kprobe.statement) */
+	const char *verify;	/* symbol expected at the probe address, or NULL */
+	const char *pp;		/* for messages */
+	void (*handler)(struct pt_regs *regs);
+	int flags;		/* STP_KPF_* */
+	int maxactive;		/* kretprobe instances; 0: the kernel's default */
+	bool registered;
+	union {
+		struct kprobe kp;
+		struct kretprobe krp;
+	} u;
+};
+
+/* kprobe pre-handler: the probe's body. 0 = let the probed code run. */
+static __maybe_unused int stp_kprobe_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct stp_kprobe *p = container_of(kp, struct stp_kprobe, u.kp);
+
+	p->handler(regs);
+	return 0;
+}
+
+/* kretprobe handler: the function is returning; regs hold its return value. */
+static __maybe_unused int stp_kretprobe_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct kretprobe *krp = get_kretprobe(ri);
+	struct stp_kprobe *p;
+
+	if (unlikely(!krp))
+		return 0;
+	p = container_of(krp, struct stp_kprobe, u.krp);
+	p->handler(regs);
+	return 0;
+}
+
+/*
+ * The addresses of kernel.function probes are given as "_stext" + offset
+ * (computed from the kernel's symbol table at translation time, so KASLR
+ * does not matter and static functions with the same name are told
+ * apart). If the symbol table did not belong to the running kernel, the
+ * offset lands elsewhere: check the symbol the kernel finds there.
+ */
+static __maybe_unused bool stp_kprobe_addr_ok(struct stp_kprobe *p, unsigned long addr)
+{
+	char name[KSYM_SYMBOL_LEN];
+	size_t n = strlen(p->verify);
+
+	sprint_symbol_no_offset(name, addr);
+	/* module symbols print as "name [module]" */
+	return strncmp(name, p->verify, n) == 0 && (name[n] == '\0' || name[n] == ' ');
+}
+
+/* Register one probe; returns 0 or -errno (the probe is then unregistered). */
+static __maybe_unused int stp_kprobe_register_one(struct stp_kprobe *p)
+{
+	struct kprobe *kp = (p->flags & STP_KPF_RETURN) ? &p->u.krp.kp : &p->u.kp;
+	int rc;
+
+	memset(&p->u, 0, sizeof(p->u));
+	kp->symbol_name = p->symbol;
+	kp->offset = p->offset;
+	if (!p->symbol)
+		kp->addr = (kprobe_opcode_t *)p->addr;
+	if (p->flags & STP_KPF_RETURN) {
+		p->u.krp.handler = stp_kretprobe_ret;
+		p->u.krp.maxactive = p->maxactive;
+		rc = register_kretprobe(&p->u.krp);
+	} else {
+		kp->pre_handler = stp_kprobe_pre;
+		rc = register_kprobe(kp);
+	}
+	if (rc)
+		return rc;
+	p->registered = true;
+	if (p->verify && !stp_kprobe_addr_ok(p, (unsigned long)kp->addr)) {
+		if (p->flags & STP_KPF_RETURN)
+			unregister_kretprobe(&p->u.krp);
+		else
+			unregister_kprobe(&p->u.kp);
+		p->registered = false;
+		return -EFAULT;
+	}
+	return 0;
+}
+
+/*
+ * Register a table of n probes. A probe the kernel refuses (the kprobe
+ * blacklist, notrace code, a module not loaded) is skipped with a warning,
+ * silently if it is optional (it came from a wildcard or a '?' point), as
+ * SystemTap does. A symbol table that does not match the running kernel
+ * is fatal: every probe would be misplaced.
+ */
+static __maybe_unused int stp_kprobes_register(struct stp_kprobe *t, int n)
+{
+	int i, rc;
+
+	for (i = 0; i < n; i++) {
+		rc = stp_kprobe_register_one(&t[i]);
+		if (rc == -EFAULT) {
+			stp_err("probe %s: the kernel has another function at its address "
+				"(the debuginfo or System.map used does not match the running kernel)",
+				t[i].pp);
+			return rc;
+		}
+		if (rc && !(t[i].flags & STP_KPF_OPTIONAL))
+			stp_warn("probe %s registration error (rc %d)", t[i].pp, rc);
+	}
+	return 0;
+}
+
+/*
+ * Unregister every registered probe of the table with one call per kind,
+ * and count kretprobe instances the kernel missed (maxactive too small)
+ * and reentrant kprobe hits as skipped probes, as SystemTap does.
+ */
+static __maybe_unused void stp_kprobes_unregister(struct stp_kprobe *t, int n)
+{
+	struct kprobe **kps = kmalloc_array(n, sizeof(*kps), GFP_KERNEL);
+	struct kretprobe **krps = kmalloc_array(n, sizeof(*krps), GFP_KERNEL);
+	int i, nk = 0, nr = 0, missed = 0;
+
+	for (i = 0; i < n; i++) {
+		struct stp_kprobe *p = &t[i];
+
+		if (!p->registered)
+			continue;
+		if (p->flags & STP_KPF_RETURN) {
+			if (krps)
+				krps[nr++] = &p->u.krp;
+			else
+				unregister_kretprobe(&p->u.krp);
+		} else {
+			if (kps)
+				kps[nk++] = &p->u.kp;
+			else
+				unregister_kprobe(&p->u.kp);
+		}
+	}
+	if (nk)
+		unregister_kprobes(kps, nk);
+	if (nr)
+		unregister_kretprobes(krps, nr);
+	for (i = 0; i < n; i++) {
+		struct stp_kprobe *p = &t[i];
+
+		if (!p->registered)
+			continue;
+		if (p->flags & STP_KPF_RETURN)
+			missed += p->u.krp.nmissed + p->u.krp.kp.nmissed;
+		else
+			missed += p->u.kp.nmissed;
+		p->registered = false;
+	}
+	if (missed)
+		atomic_add(missed, &stp_skipped_count);
+	kfree(kps);
+	kfree(krps);
+}
+
+#endif /* STP_KPROBES_H */

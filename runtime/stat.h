@@ -1,0 +1,444 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * cstap runtime: statistics (aggregates, `x <<< v`).
+ *
+ * Locking model: `<<<` only ever touches the current CPU's record, so probe
+ * handlers that add to an aggregate take its global's lock for READ (shared)
+ * and never contend with each other; reading an aggregate (@count ...,
+ * foreach, print(@hist_*)) merges every CPU's record and takes the lock for
+ * WRITE. Scalars: struct stp_pstat, one record per possible CPU. Arrays:
+ * struct stp_pmap, one map per possible CPU plus one map the merge fills.
+ *
+ * Variance is Welford's online algorithm on values shifted left by the
+ * variable's shift (@variance(s, N)), merged across CPUs with Chan's
+ * formula; the result is rounded to nearest before the shift is undone, as
+ * SystemTap 4.8 reports it. Histogram rows are laid out as SystemTap prints
+ * them: a value column at least as wide as "value", 50 columns of '@' scaled
+ * to the largest bucket, two empty rows around the data, runs of more than
+ * four empty rows elided with '~'.
+ */
+#ifndef STP_STAT_H
+#define STP_STAT_H
+
+#include "map.h"
+
+enum { STP_HIST_NONE = 0, STP_HIST_LOG = 1, STP_HIST_LINEAR = 2 };
+
+#define STP_HIST_LOG_BUCKETS 129	/* -2^62 .. -1, 0, 1 .. 2^62 */
+#define STP_HIST_LOG_ZERO 64
+#define STP_HIST_WIDTH 50
+
+/* What is collected for one aggregate variable (const, generated). */
+struct stp_stat_desc {
+	int hist;
+	int64_t lo, hi, step;		/* linear */
+	int nbuckets;			/* log: 129; linear: regular + 2 */
+	int shift;			/* variance */
+};
+
+struct stp_stat {
+	int64_t count, sum, min, max;
+	int64_t avg;			/* filled by stp_stat_finish */
+	int64_t mean, m2;		/* Welford, on values << shift */
+	int64_t buckets[];
+};
+
+/* offsets to sort an array of aggregates on (foreach ... @count+) */
+#define STP_STAT_SORT_COUNT offsetof(struct stp_stat, count)
+#define STP_STAT_SORT_SUM offsetof(struct stp_stat, sum)
+#define STP_STAT_SORT_MIN offsetof(struct stp_stat, min)
+#define STP_STAT_SORT_MAX offsetof(struct stp_stat, max)
+#define STP_STAT_SORT_AVG offsetof(struct stp_stat, avg)
+
+static inline size_t stp_stat_size(const struct stp_stat_desc *d)
+{
+	return sizeof(struct stp_stat) + (size_t)d->nbuckets * sizeof(int64_t);
+}
+
+/* Bucket of v: log buckets by the position of the highest bit, linear by
+ * (v - lo) / step with underflow first and overflow last. */
+static inline int stp_stat_bucket(const struct stp_stat_desc *d, int64_t v)
+{
+	if (d->hist == STP_HIST_LOG) {
+		if (v == 0)
+			return STP_HIST_LOG_ZERO;
+		if (v > 0)
+			return STP_HIST_LOG_ZERO + fls64((u64)v);
+		return STP_HIST_LOG_ZERO - fls64(0 - (u64)v);
+	}
+	if (v < d->lo)
+		return 0;
+	if ((v - d->lo) / d->step >= d->nbuckets - 2)
+		return d->nbuckets - 1;
+	return 1 + (int)((v - d->lo) / d->step);
+}
+
+static inline void stp_stat_add(struct stp_stat *st, const struct stp_stat_desc *d, int64_t v)
+{
+	int64_t x = (int64_t)((u64)v << d->shift), delta;
+
+	if (st->count == 0 || v < st->min)
+		st->min = v;
+	if (st->count == 0 || v > st->max)
+		st->max = v;
+	st->count++;
+	st->sum += v;
+	delta = x - st->mean;
+	st->mean += div64_s64(delta, st->count);
+	st->m2 += delta * (x - st->mean);
+	if (d->hist)
+		st->buckets[stp_stat_bucket(d, v)]++;
+}
+
+/* dst += src (one CPU's record into the merge). */
+static void stp_stat_merge(struct stp_stat *dst, const struct stp_stat *src,
+			   const struct stp_stat_desc *d)
+{
+	int64_t n, delta;
+	int i;
+
+	if (!src->count)
+		return;
+	if (!dst->count) {
+		memcpy(dst, src, stp_stat_size(d));
+		return;
+	}
+	n = dst->count + src->count;
+	delta = src->mean - dst->mean;
+	dst->m2 += src->m2 + div64_s64(delta * delta * dst->count, n) * src->count;
+	dst->mean += div64_s64(delta * src->count, n);
+	dst->count = n;
+	dst->sum += src->sum;
+	if (src->min < dst->min)
+		dst->min = src->min;
+	if (src->max > dst->max)
+		dst->max = src->max;
+	for (i = 0; i < d->nbuckets && d->hist; i++)
+		dst->buckets[i] += src->buckets[i];
+}
+
+static inline void stp_stat_finish(struct stp_stat *st)
+{
+	st->avg = st->count ? div64_s64(st->sum, st->count) : 0;
+}
+
+static inline int64_t stp_stat_variance(const struct stp_stat *st, const struct stp_stat_desc *d)
+{
+	int64_t v;
+
+	if (st->count < 2)
+		return 0;
+	v = div64_s64(st->m2 + (st->count - 1) / 2, st->count - 1);
+	return v >> (2 * d->shift);
+}
+
+/* ---- histogram printing --------------------------------------------------- */
+
+/* Label of bucket b ("<lo" and ">hi" for linear under/overflow). */
+static void stp_hist_label(char *buf, size_t n, const struct stp_stat_desc *d, int b)
+{
+	if (d->hist == STP_HIST_LOG) {
+		int k = b - STP_HIST_LOG_ZERO;
+
+		if (k == 0)
+			snprintf(buf, n, "0");
+		else if (k > 0)
+			snprintf(buf, n, "%lld", 1LL << (k - 1));
+		else
+			snprintf(buf, n, "%lld", -(1LL << (-k - 1)));
+	} else if (b == 0) {
+		snprintf(buf, n, "<%lld", (long long)d->lo);
+	} else if (b == d->nbuckets - 1) {
+		snprintf(buf, n, ">%lld", (long long)d->hi);
+	} else {
+		snprintf(buf, n, "%lld", (long long)(d->lo + (int64_t)(b - 1) * d->step));
+	}
+}
+
+/* Rows shown: from two before the first non-empty bucket to two after the
+ * last; a log histogram shows negative rows only for negative data (and
+ * positive ones only for data >= 0); linear under/overflow rows only when
+ * they are non-empty. */
+static void stp_hist_range(const struct stp_stat *st, const struct stp_stat_desc *d,
+			   int *first, int *last)
+{
+	int lo_clip = 0, hi_clip = d->nbuckets - 1, b, f = -1, l = -1;
+
+	for (b = 0; b < d->nbuckets; b++) {
+		if (st->buckets[b]) {
+			if (f < 0)
+				f = b;
+			l = b;
+		}
+	}
+	if (d->hist == STP_HIST_LOG) {
+		if (f >= STP_HIST_LOG_ZERO)
+			lo_clip = STP_HIST_LOG_ZERO;
+		if (l >= 0 && l < STP_HIST_LOG_ZERO)
+			hi_clip = STP_HIST_LOG_ZERO - 1;
+	} else {
+		if (!st->buckets[0])
+			lo_clip = 1;
+		if (!st->buckets[d->nbuckets - 1])
+			hi_clip = d->nbuckets - 2;
+	}
+	if (f < 0) {			/* no data: the first rows */
+		f = l = lo_clip;
+	}
+	*first = f - 2 < lo_clip ? lo_clip : f - 2;
+	*last = l + 2 > hi_clip ? hi_clip : l + 2;
+}
+
+/* print(@hist_log(x)) / print(@hist_linear(x, ...)) */
+static void stp_stat_print_hist(struct stp_context *c, const struct stp_stat *st,
+				const struct stp_stat_desc *d)
+{
+	char label[32], line[160];
+	int first, last, b, width = 5, cwidth = 1, i;
+	int64_t maxc = 0;
+
+	if (!d->hist)
+		return;
+	stp_hist_range(st, d, &first, &last);
+	for (b = first; b <= last; b++) {
+		stp_hist_label(label, sizeof(label), d, b);
+		if ((int)strlen(label) > width)
+			width = strlen(label);
+		if (st->buckets[b] > maxc)
+			maxc = st->buckets[b];
+	}
+	cwidth = snprintf(label, sizeof(label), "%lld", (long long)maxc);
+	snprintf(line, sizeof(line), "%*s |", width, "value");
+	stp_print_str(c, line);
+	for (i = 0; i < STP_HIST_WIDTH; i++)
+		stp_print_str(c, "-");
+	stp_print_str(c, " count\n");
+
+	for (b = first; b <= last; b++) {
+		int64_t n = st->buckets[b];
+		int bar = maxc <= STP_HIST_WIDTH ? (int)n : (int)div64_s64(n * STP_HIST_WIDTH, maxc);
+
+		if (!n) {	/* inside a run of empty rows longer than 4: elide */
+			int s = b, e = b;
+
+			while (s > first && !st->buckets[s - 1])
+				s--;
+			while (e < last && !st->buckets[e + 1])
+				e++;
+			if (e - s + 1 > 4 && b >= s + 2 && b <= e - 2) {
+				if (b == s + 2) {
+					snprintf(line, sizeof(line), "%*s ~\n", width, "");
+					stp_print_str(c, line);
+				}
+				continue;
+			}
+		}
+		stp_hist_label(label, sizeof(label), d, b);
+		snprintf(line, sizeof(line), "%*s |", width, label);
+		stp_print_str(c, line);
+		for (i = 0; i < STP_HIST_WIDTH; i++)
+			line[i] = i < bar ? '@' : ' ';
+		snprintf(line + STP_HIST_WIDTH, sizeof(line) - STP_HIST_WIDTH, " %*lld\n",
+			 cwidth, (long long)n);
+		stp_print_str(c, line);
+	}
+	stp_print_str(c, "\n");
+}
+
+/* ---- scalars: one record per CPU ------------------------------------------ */
+
+struct stp_pstat {
+	const struct stp_stat_desc *d;
+	size_t stride;
+	struct stp_stat *agg;
+	char *cpus;
+};
+
+static __maybe_unused struct stp_pstat *stp_pstat_new(const struct stp_stat_desc *d)
+{
+	size_t stride = (stp_stat_size(d) + 63) & ~(size_t)63;
+	struct stp_pstat *p = vzalloc(sizeof(*p) + stride * (nr_cpu_ids + 1) + 64);
+
+	if (!p)
+		return NULL;
+	p->d = d;
+	p->stride = stride;
+	p->agg = (struct stp_stat *)(((unsigned long)(p + 1) + 63) & ~63UL);
+	p->cpus = (char *)p->agg + stride;
+	return p;
+}
+
+static inline struct stp_stat *stp_pstat_cpu(struct stp_pstat *p, int cpu)
+{
+	return (struct stp_stat *)(p->cpus + (size_t)cpu * p->stride);
+}
+
+static inline void stp_pstat_add(struct stp_pstat *p, int64_t v)
+{
+	stp_stat_add(stp_pstat_cpu(p, smp_processor_id()), p->d, v);
+}
+
+/* Merge every CPU's record; valid until the next call (write lock held). */
+static __maybe_unused struct stp_stat *stp_pstat_get(struct stp_pstat *p)
+{
+	int cpu;
+
+	memset(p->agg, 0, stp_stat_size(p->d));
+	for_each_possible_cpu(cpu)
+		stp_stat_merge(p->agg, stp_pstat_cpu(p, cpu), p->d);
+	stp_stat_finish(p->agg);
+	return p->agg;
+}
+
+static __maybe_unused void stp_pstat_clear(struct stp_pstat *p)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		memset(stp_pstat_cpu(p, cpu), 0, stp_stat_size(p->d));
+}
+
+/* ---- arrays: one map per CPU, merged on read ------------------------------ */
+
+struct stp_pmap {
+	const struct stp_stat_desc *d;
+	struct stp_map *agg;
+	struct stp_stat *one;		/* scratch for a single key's merge */
+	struct stp_map *cpus[];
+};
+
+static __maybe_unused void stp_pmap_free(struct stp_pmap *p)
+{
+	int cpu;
+
+	if (!p)
+		return;
+	for_each_possible_cpu(cpu)
+		if (p->cpus[cpu])
+			stp_map_free(p->cpus[cpu]);
+	if (p->agg)
+		stp_map_free(p->agg);
+	vfree(p->one);
+	vfree(p);
+}
+
+static __maybe_unused struct stp_pmap *stp_pmap_new(int max_entries, int nkeys,
+						    const enum stp_type *kt,
+						    const struct stp_stat_desc *d, bool wrap)
+{
+	struct stp_pmap *p = vzalloc(sizeof(*p) + nr_cpu_ids * sizeof(p->cpus[0]));
+	int cpu;
+
+	if (!p)
+		return NULL;
+	p->d = d;
+	p->one = vzalloc(stp_stat_size(d));
+	p->agg = stp_map_new_stat(max_entries, nkeys, kt, stp_stat_size(d), false);
+	if (!p->one || !p->agg)
+		goto fail;
+	for_each_possible_cpu(cpu) {
+		p->cpus[cpu] = stp_map_new_stat(max_entries, nkeys, kt, stp_stat_size(d), wrap);
+		if (!p->cpus[cpu])
+			goto fail;
+	}
+	return p;
+fail:
+	stp_pmap_free(p);
+	return NULL;
+}
+
+/* This CPU's record for keys (inserted), or NULL when its map is full. */
+static inline struct stp_stat *stp_pmap_cpu_stat(struct stp_pmap *p, const union stp_key *keys)
+{
+	struct stp_map *m = p->cpus[smp_processor_id()];
+	struct stp_map_entry *e = stp_map_insert(m, keys);
+
+	return e ? (struct stp_stat *)stp_map_slot(e, m->val_off) : NULL;
+}
+
+static inline struct stp_stat *stp_pmap_entry_stat(struct stp_map *m, struct stp_map_entry *e)
+{
+	return (struct stp_stat *)stp_map_slot(e, m->val_off);
+}
+
+/* Merge one key across CPUs into p->one. */
+static __maybe_unused struct stp_stat *stp_pmap_get(struct stp_pmap *p, const union stp_key *keys)
+{
+	int cpu;
+
+	memset(p->one, 0, stp_stat_size(p->d));
+	for_each_possible_cpu(cpu) {
+		struct stp_map_entry *e = stp_map_find(p->cpus[cpu], keys);
+
+		if (e)
+			stp_stat_merge(p->one, stp_pmap_entry_stat(p->cpus[cpu], e), p->d);
+	}
+	stp_stat_finish(p->one);
+	return p->one;
+}
+
+static __maybe_unused bool stp_pmap_exists(struct stp_pmap *p, const union stp_key *keys)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		if (stp_map_find(p->cpus[cpu], keys))
+			return true;
+	return false;
+}
+
+/* Merge every key into p->agg (in first-seen order) for foreach. Returns
+ * -E2BIG if the merge map filled up. */
+static __maybe_unused int stp_pmap_aggregate(struct stp_pmap *p)
+{
+	union stp_key keys[STP_MAP_MAX_KEYS];
+	struct stp_map_entry *e, *a;
+	int cpu, i;
+
+	stp_map_clear(p->agg);
+	for_each_possible_cpu(cpu) {
+		struct stp_map *m = p->cpus[cpu];
+
+		for (e = stp_map_first(m); e; e = stp_map_next(m, e)) {
+			for (i = 0; i < m->nkeys; i++) {
+				if (m->key_types[i] == STP_STRING)
+					keys[i].s = stp_entry_key_str(m, e, i);
+				else
+					keys[i].n = stp_entry_key_long(m, e, i);
+			}
+			a = stp_map_insert(p->agg, keys);
+			if (!a)
+				return -E2BIG;
+			stp_stat_merge(stp_pmap_entry_stat(p->agg, a), stp_pmap_entry_stat(m, e), p->d);
+		}
+	}
+	for (a = stp_map_first(p->agg); a; a = stp_map_next(p->agg, a))
+		stp_stat_finish(stp_pmap_entry_stat(p->agg, a));
+	return 0;
+}
+
+static __maybe_unused void stp_pmap_delete(struct stp_pmap *p, const union stp_key *keys)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		stp_map_delete(p->cpus[cpu], keys);
+}
+
+static __maybe_unused void stp_pmap_clear(struct stp_pmap *p)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		stp_map_clear(p->cpus[cpu]);
+	stp_map_clear(p->agg);
+}
+
+/* Sort the merged map on a stat field (STP_STAT_SORT_*) or a key. */
+static __maybe_unused void stp_pmap_sort(struct stp_pmap *p, int column, unsigned int sub, int dir)
+{
+	p->agg->sort_sub = sub;
+	stp_map_sort(p->agg, column, dir);
+}
+
+#endif /* STP_STAT_H */

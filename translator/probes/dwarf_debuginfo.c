@@ -1,0 +1,226 @@
+/* dwarf_debuginfo.c - find and open kernel / module debuginfo (see .h). */
+#include "dwarf_debuginfo.h"
+
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "ksyms.h"
+#include "util.h"
+
+static struct dw_image *kernel_img;
+static bool kernel_tried;
+static char *kernel_why;
+static VEC(struct dw_image *) module_imgs;
+
+/* The GNU build-id of an ELF file as hex, or NULL. */
+static char *elf_build_id(Elf *e)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		size_t off = 0, noff, doff;
+		GElf_Nhdr nh;
+		while (d && (off = gelf_getnote(d, off, &nh, &noff, &doff)) > 0) {
+			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
+			    memcmp((char *)d->d_buf + noff, "GNU", 4))
+				continue;
+			struct strbuf sb = STRBUF_INIT;
+			for (size_t i = 0; i < nh.n_descsz; i++)
+				strbuf_addf(&sb, "%02x", ((unsigned char *)d->d_buf)[doff + i]);
+			return strbuf_detach(&sb);
+		}
+	}
+	return NULL;
+}
+
+static char *file_build_id(const char *path)
+{
+	int fd = open(path, O_RDONLY);
+	Elf *e;
+	char *id = NULL;
+
+	if (fd < 0)
+		return NULL;
+	if ((e = elf_begin(fd, ELF_C_READ_MMAP, NULL))) {
+		id = elf_build_id(e);
+		elf_end(e);
+	}
+	close(fd);
+	return id;
+}
+
+/* The running kernel's build-id, from the raw notes in /sys/kernel/notes. */
+static char *running_build_id(void)
+{
+	size_t len, off = 0;
+	char *buf = read_file("/sys/kernel/notes", &len);
+
+	while (buf && off + 12 <= len) {
+		uint32_t nsz, dsz, type;
+		memcpy(&nsz, buf + off, 4);
+		memcpy(&dsz, buf + off + 4, 4);
+		memcpy(&type, buf + off + 8, 4);
+		size_t name = off + 12, desc = name + ((nsz + 3) & ~3u);
+		if (desc + dsz > len)
+			break;
+		if (type == NT_GNU_BUILD_ID && nsz == 4 && !memcmp(buf + name, "GNU", 4)) {
+			struct strbuf sb = STRBUF_INIT;
+			for (uint32_t i = 0; i < dsz; i++)
+				strbuf_addf(&sb, "%02x", (unsigned char)buf[desc + i]);
+			free(buf);
+			return strbuf_detach(&sb);
+		}
+		off = desc + ((dsz + 3) & ~3u);
+	}
+	free(buf);
+	return NULL;
+}
+
+/* Candidate paths of the kernel's debuginfo, most specific first. */
+static strvec kernel_candidates(struct session *s)
+{
+	strvec v = { 0 };
+	char *kb = xasprintf("%s/vmlinux", s->kernel_build);
+	char *id = access(kb, R_OK) == 0 ? file_build_id(kb) : NULL;
+
+	if (id && strlen(id) > 2)
+		vec_push(&v, xasprintf("/usr/lib/debug/.build-id/%.2s/%s.debug", id, id + 2));
+	vec_push(&v, xasprintf("/usr/lib/debug/boot/vmlinux-%s", s->kernel_release));
+	vec_push(&v, xasprintf("/usr/lib/debug/lib/modules/%s/vmlinux", s->kernel_release));
+	vec_push(&v, xasprintf("/boot/vmlinux-%s", s->kernel_release));
+	free(kb);
+	free(id);
+	return v;
+}
+
+static struct dw_image *open_kernel(struct session *s)
+{
+	strvec c = kernel_candidates(s);
+	struct utsname u;
+	char *want = uname(&u) == 0 && !strcmp(u.release, s->kernel_release) ? running_build_id() : NULL;
+
+	elf_version(EV_CURRENT);
+	for (int i = 0; i < c.len; i++) {
+		int fd = open(c.items[i], O_RDONLY);
+		if (fd < 0)
+			continue;
+		Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+		char *id = e ? elf_build_id(e) : NULL;
+		Dwarf *d = NULL;
+		if (e && (!want || (id && !strcmp(id, want))))
+			d = dwarf_begin_elf(e, DWARF_C_READ, NULL);
+		if (!d) {
+			if (want && id && strcmp(id, want))
+				kernel_why = xasprintf("%s has build-id %s, the running kernel %s",
+						       c.items[i], id, want);
+			if (e)
+				elf_end(e);
+			close(fd);
+			free(id);
+			continue;
+		}
+		free(id);
+		struct dw_image *img = xcalloc(1, sizeof(*img));
+		img->path = xstrdup(c.items[i]);
+		img->dbg = d;   /* the descriptor stays open for the mmap's life */
+		if (s->verbose >= 2)
+			fprintf(stderr, "kernel debuginfo: %s\n", img->path);
+		return img;
+	}
+	if (!kernel_why)
+		kernel_why = xasprintf("no debuginfo for kernel %s (install linux-image-%s-dbg)",
+				       s->kernel_release, s->kernel_release);
+	return NULL;
+}
+
+struct dw_image *dw_kernel(struct session *s, const char **why)
+{
+	if (!kernel_tried) {
+		kernel_tried = true;
+		kernel_img = open_kernel(s);
+	}
+	if (why)
+		*why = kernel_why;
+	return kernel_img;
+}
+
+static const Dwfl_Callbacks offline_callbacks = {
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+};
+
+/* The module's debug .ko: same relative path as in /lib/modules, under
+ * /usr/lib/debug/lib/modules; else the installed .ko if it has DWARF. */
+static char *module_debug_path(struct session *s, const char *module)
+{
+	char *ko = ksyms_module_path(s, module);
+	char *rel, *dbg;
+
+	if (!ko)
+		return NULL;
+	rel = strstr(ko, "/kernel/");
+	if (!rel)
+		return ko;
+	char *end = strstr(rel, ".ko");
+	dbg = xasprintf("/usr/lib/debug/lib/modules/%s%.*s.ko", s->kernel_release,
+			(int)(end ? end - rel : (long)strlen(rel)), rel);
+	if (access(dbg, R_OK) == 0) {
+		free(ko);
+		return dbg;
+	}
+	free(dbg);
+	return ko;
+}
+
+struct dw_image *dw_module(struct session *s, const char *module, const char **why)
+{
+	static char *last_why;
+	char *path;
+
+	for (int i = 0; i < module_imgs.len; i++)
+		if (!strcmp(module_imgs.items[i]->module, module))
+			return module_imgs.items[i];
+	free(last_why);
+	last_why = NULL;
+	path = module_debug_path(s, module);
+	if (!path) {
+		last_why = xasprintf("no module '%s' for kernel %s", module, s->kernel_release);
+		*why = last_why;
+		return NULL;
+	}
+	Dwfl *dwfl = dwfl_begin(&offline_callbacks);
+	Dwfl_Module *mod = dwfl ? dwfl_report_offline(dwfl, module, path, -1) : NULL;
+	Dwarf_Addr bias = 0;
+	Dwarf *d = NULL;
+	if (mod) {
+		dwfl_report_end(dwfl, NULL, NULL);
+		d = dwfl_module_getdwarf(mod, &bias);
+	}
+	if (!d) {
+		last_why = xasprintf("no debuginfo in %s for module '%s' (install linux-image-%s-dbg)",
+				     path, module, s->kernel_release);
+		*why = last_why;
+		if (dwfl)
+			dwfl_end(dwfl);
+		free(path);
+		return NULL;
+	}
+	struct dw_image *img = xcalloc(1, sizeof(*img));
+	img->path = path;
+	img->module = xstrdup(module);
+	img->dbg = d;
+	img->bias = bias;
+	img->dwfl = dwfl;
+	img->mod = mod;
+	vec_push(&module_imgs, img);
+	return img;
+}

@@ -1,0 +1,29 @@
+/* dwarf_debuginfo.h - open the DWARF of the target kernel and its modules.
+ *
+ * The kernel: the -dbg package's vmlinux for the target release (found by
+ * release name, or by the build-id of a vmlinux in the kbuild tree under
+ * /usr/lib/debug/.build-id). A module: its .ko under
+ * /usr/lib/debug/lib/modules/REL/, relocated by libdwfl (a .ko is ET_REL).
+ */
+#ifndef CSTAP_DWARF_DEBUGINFO_H
+#define CSTAP_DWARF_DEBUGINFO_H
+
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+
+#include "session.h"
+
+struct dw_image {
+	char *path;
+	char *module;           /* NULL: the kernel */
+	Dwarf *dbg;
+	Dwarf_Addr bias;        /* DWARF address + bias = libdwfl address (modules) */
+	Dwfl *dwfl;             /* modules only */
+	Dwfl_Module *mod;       /* modules only */
+};
+
+/* Cached per session; NULL with *why set when there is no debuginfo. */
+struct dw_image *dw_kernel(struct session *s, const char **why);
+struct dw_image *dw_module(struct session *s, const char *module, const char **why);
+
+#endif

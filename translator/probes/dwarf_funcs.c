@@ -1,0 +1,284 @@
+/* dwarf_funcs.c - kernel.function pattern matching over DWARF (see .h). */
+#include "dwarf_funcs.h"
+
+#include <dwarf.h>
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+bool dw_pattern_parse(const char *text, struct dw_pattern *p)
+{
+	const char *at = strchr(text, '@');
+
+	memset(p, 0, sizeof(*p));
+	p->func = at ? xstrndup(text, (size_t)(at - text)) : xstrdup(text);
+	if (!*p->func)
+		return false;
+	if (at) {
+		const char *colon = strrchr(at + 1, ':');
+		p->file = colon ? xstrndup(at + 1, (size_t)(colon - at - 1)) : xstrdup(at + 1);
+		if (colon) {
+			char *end;
+			long l = strtol(colon + 1, &end, 10);
+			if (*end || l <= 0)
+				return false;
+			p->line = (int)l;
+		}
+		if (!*p->file)
+			return false;
+	}
+	return true;
+}
+
+/* Declaring files print relative to the kernel source tree: "./x" -> "x",
+ * "/build/.../linux-6.1.192/arch/x" -> "arch/x". */
+static char *source_relative(const char *f)
+{
+	if (!f)
+		return xstrdup("");
+	while (!strncmp(f, "./", 2))
+		f += 2;
+	if (f[0] == '/') {
+		const char *p = strstr(f, "/linux-");
+		if (p && (p = strchr(p + 1, '/')))
+			f = p + 1;
+	}
+	return xstrdup(f);
+}
+
+/* A file pattern matches the whole path, or its tail after a '/':
+ * "read_write.c" and "fs/read_write.c" both match "fs/read_write.c". */
+static bool file_matches(const char *pat, const char *file)
+{
+	size_t lp = strlen(pat), lf = strlen(file);
+
+	if (fnmatch(pat, file, 0) == 0)
+		return true;
+	if (strpbrk(pat, "*?[") || lp >= lf)
+		return false;
+	return file[lf - lp - 1] == '/' && !strcmp(file + lf - lp, pat);
+}
+
+/* "foo.isra.0" / "foo.constprop.0" are clones of foo: match them as foo. */
+static bool symbol_matches(const char *pat, const char *sym)
+{
+	const char *dot = strchr(sym, '.');
+	char base[512];
+
+	if (!dot)
+		return fnmatch(pat, sym, 0) == 0;
+	if ((size_t)(dot - sym) >= sizeof(base))
+		return false;
+	memcpy(base, sym, (size_t)(dot - sym));
+	base[dot - sym] = 0;
+	return fnmatch(pat, base, 0) == 0;
+}
+
+static int cmp_strp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* EXPORT_SYMBOL(x) leaves a __ksymtab_x symbol; looked up in a sorted
+ * index of those names, built once per table. */
+static bool is_exported(const struct ksymtab *t, const char *sym)
+{
+	static const struct ksymtab *indexed;
+	static strvec names;
+	const char *key = sym;
+
+	if (indexed != t) {
+		indexed = t;
+		names.len = 0;
+		for (size_t i = 0; i < t->n; i++)
+			if (!strncmp(t->syms[i].name, "__ksymtab_", 10))
+				vec_push(&names, t->syms[i].name + 10);
+		if (names.len)
+			qsort(names.items, names.len, sizeof(char *), cmp_strp);
+	}
+	return names.len && bsearch(&key, names.items, names.len, sizeof(char *), cmp_strp);
+}
+
+/* The function symbol of img at DWARF address a (NULL if none). */
+static const char *symbol_at(struct dw_image *img, const struct ksymtab *syms, Dwarf_Addr a)
+{
+	if (!img->mod) {
+		const struct ksym *k = ksym_at(syms, a);
+		return k ? k->name : NULL;
+	}
+	GElf_Off off;
+	GElf_Sym sym;
+	const char *n = dwfl_module_addrinfo(img->mod, a + img->bias, &off, &sym, NULL, NULL, NULL);
+	return n && off == 0 && GELF_ST_TYPE(sym.st_info) == STT_FUNC ? n : NULL;
+}
+
+/* Blacklisted by address range or name (kernel), by section (module). */
+static bool blacklisted(struct dw_image *img, const struct ksymtab *syms, Dwarf_Addr a, const char *sym)
+{
+	if (!img->mod) {
+		const struct ksym *k = ksym_at(syms, a);
+		return !k || ksym_blacklisted(syms, k);
+	}
+	for (size_t i = 0; syms && i < syms->n; i++)
+		if (!strcmp(syms->syms[i].name, sym))
+			return ksym_blacklisted(syms, &syms->syms[i]);
+	return false;
+}
+
+/* Entry of an out-of-line function: low_pc/entry_pc, or the first range
+ * that starts at a function symbol (hot/cold split functions). */
+static bool func_entry(struct dw_image *img, const struct ksymtab *syms, Dwarf_Die *d,
+		       Dwarf_Addr *entry, const char **sym)
+{
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+
+	if (dwarf_hasattr(d, DW_AT_declaration))
+		return false;
+	if (dwarf_entrypc(d, entry) == 0)
+		return (*sym = symbol_at(img, syms, *entry)) != NULL;
+	while ((off = dwarf_ranges(d, off, &base, &lo, &hi)) > 0) {
+		const char *n = symbol_at(img, syms, lo);
+		if (n && !strstr(n, ".cold")) {
+			*entry = lo;
+			*sym = n;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Check one top-level DIE of a unit against the pattern. */
+static void check_die(struct dw_image *img, const struct ksymtab *syms, const struct dw_pattern *p,
+		      Dwarf_Die *d, dw_funcvec *out)
+{
+	Dwarf_Addr entry;
+	const char *sym, *name = dwarf_diename(d);
+	int line = 0;
+
+	if (!name || fnmatch(p->func, name, 0) != 0 || !func_entry(img, syms, d, &entry, &sym))
+		return;
+	dwarf_decl_line(d, &line);
+	if (p->line && line != p->line)
+		return;
+	char *file = source_relative(dwarf_decl_file(d));
+	if ((p->file && !file_matches(p->file, file)) || blacklisted(img, syms, entry, sym)) {
+		free(file);
+		return;
+	}
+	struct dw_func f = { .name = xstrdup(name), .file = file, .line = line, .addr = entry,
+			     .symbol = xstrdup(sym), .die = dwarf_dieoffset(d) };
+	f.exported = syms && is_exported(syms, sym);
+	vec_push(out, f);
+}
+
+static void scan_unit(struct dw_image *img, const struct ksymtab *syms, const struct dw_pattern *p,
+		      Dwarf_Die *cu, dw_funcvec *out)
+{
+	Dwarf_Die d;
+
+	if (dwarf_child(cu, &d) != 0)
+		return;
+	do {
+		if (dwarf_tag(&d) == DW_TAG_subprogram)
+			check_die(img, syms, p, &d, out);
+	} while (dwarf_siblingof(&d, &d) == 0);
+}
+
+static int cmp_off(const void *a, const void *b)
+{
+	Dwarf_Off x = *(const Dwarf_Off *)a, y = *(const Dwarf_Off *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Units holding functions whose symbol matches: through .debug_aranges.
+ * Returns false if that is not possible (no aranges, no symbol table). */
+static bool units_by_symbol(struct dw_image *img, const struct ksymtab *syms, const char *pat,
+			    VEC(Dwarf_Off) *units)
+{
+	Dwarf_Aranges *ar;
+	size_t nar;
+
+	if (img->mod || !syms || dwarf_getaranges(img->dbg, &ar, &nar) != 0 || !nar)
+		return false;
+	for (size_t i = 0; i < syms->n; i++) {
+		const struct ksym *k = &syms->syms[i];
+		Dwarf_Off cu;
+		if (!ksym_is_func(k) || !symbol_matches(pat, k->name))
+			continue;
+		Dwarf_Arange *a = dwarf_getarange_addr(ar, k->addr);
+		if (a && dwarf_getarangeinfo(a, NULL, NULL, &cu) == 0)
+			vec_push(units, cu);
+	}
+	return true;
+}
+
+static bool all_wild(const char *pat)
+{
+	return strspn(pat, "*") == strlen(pat);
+}
+
+static int cmp_func(const void *a, const void *b)
+{
+	const struct dw_func *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	if (!c)
+		c = strcmp(x->file, y->file);
+	if (!c)
+		c = x->addr < y->addr ? -1 : x->addr > y->addr;
+	return c;
+}
+
+static int cmp_addr(const void *a, const void *b)
+{
+	const struct dw_func *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+void dw_find_functions(struct dw_image *img, const struct ksymtab *syms,
+		       const struct dw_pattern *p, dw_funcvec *out)
+{
+	VEC(Dwarf_Off) units = { 0 };
+	int first = out->len;
+
+	if (!all_wild(p->func) && units_by_symbol(img, syms, p->func, (void *)&units)) {
+		if (units.len)
+			qsort(units.items, units.len, sizeof(Dwarf_Off), cmp_off);
+		for (int i = 0; i < units.len; i++) {
+			Dwarf_Die cu;
+			if (i && units.items[i] == units.items[i - 1])
+				continue;
+			if (dwarf_offdie(img->dbg, units.items[i], &cu))
+				scan_unit(img, syms, p, &cu, out);
+		}
+	} else {
+		/* every unit; with a .c/.S file pattern only the units of that name */
+		bool by_name = p->file && !strstr(p->file, ".h");
+		Dwarf_Off off = 0, next;
+		size_t hsize;
+		while (dwarf_nextcu(img->dbg, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+			Dwarf_Die cu;
+			if (dwarf_offdie(img->dbg, off + hsize, &cu)) {
+				char *n = source_relative(dwarf_diename(&cu));
+				if (!by_name || file_matches(p->file, n))
+					scan_unit(img, syms, p, &cu, out);
+				free(n);
+			}
+			off = next;
+		}
+	}
+	free(units.items);
+	/* one entry per address: a unit may be reached twice */
+	if (out->len - first > 1)
+		qsort(out->items + first, out->len - first, sizeof(struct dw_func), cmp_addr);
+	int n = first;
+	for (int i = first; i < out->len; i++)
+		if (n == first || out->items[n - 1].addr != out->items[i].addr)
+			out->items[n++] = out->items[i];
+	out->len = n;
+	if (out->len - first > 1)
+		qsort(out->items + first, out->len - first, sizeof(struct dw_func), cmp_func);
+}

@@ -1,0 +1,40 @@
+/* dwarf_funcs.h - find the out-of-line functions of a kernel or module
+ * image that match a kernel.function pattern "func[@file[:line]]".
+ *
+ * Speed matters (every kernel.function point pays for it): the kernel's
+ * DWARF is ~160 MB, so it is never walked whole unless the pattern asks
+ * for every function. The function names are matched against the symbol
+ * table first; .debug_aranges maps their addresses to the few compile
+ * units that hold them; only the top-level DIEs of those units are read.
+ */
+#ifndef CSTAP_DWARF_FUNCS_H
+#define CSTAP_DWARF_FUNCS_H
+
+#include "dwarf_debuginfo.h"
+#include "ksyms.h"
+
+struct dw_pattern {
+	char *func;             /* fnmatch pattern of the function name */
+	char *file;             /* fnmatch pattern of the declaring file, or NULL */
+	int line;               /* declaration line, 0 = any */
+};
+
+struct dw_func {
+	char *name;             /* the function's name in DWARF */
+	char *file;             /* declaring file, relative to the source tree */
+	int line;               /* declaration line */
+	uint64_t addr;          /* entry address (kernel: link-time; module: libdwfl) */
+	char *symbol;           /* ELF symbol at addr: "vfs_read", "foo.isra.0" */
+	Dwarf_Off die;          /* the DIE, for listing its parameters */
+	bool exported;          /* EXPORT_SYMBOL'd */
+};
+typedef VEC(struct dw_func) dw_funcvec;
+
+/* "func@file:line" -> pattern; false if malformed (empty function part). */
+bool dw_pattern_parse(const char *text, struct dw_pattern *p);
+/* Append the matching functions of img (syms: its symbol table) to out,
+ * sorted by name, then file, then address; blacklisted ones left out. */
+void dw_find_functions(struct dw_image *img, const struct ksymtab *syms,
+		       const struct dw_pattern *p, dw_funcvec *out);
+
+#endif

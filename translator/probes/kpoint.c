@@ -1,0 +1,105 @@
+/* kpoint.c - probe-point helpers shared by the kernel probe providers. */
+#include "kpoint.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+
+bool kpoint_has_wildcard(const char *pat)
+{
+	return strpbrk(pat, "*?[") != NULL;
+}
+
+bool kpoint_str_arg(struct session *s, struct probe_point *pp, int i, const char **out)
+{
+	const struct expr *a = pp->comps.items[i]->arg;
+
+	if (!a || a->kind != E_STR || !a->str[0]) {
+		diag(s, E_PROBE_ARG, pp->comps.items[i]->pos, "%s needs a non-empty string argument",
+		     pp->comps.items[i]->name);
+		return false;
+	}
+	if (out)
+		*out = a->str;
+	return true;
+}
+
+int kpoint_parse_suffix(struct session *s, struct probe_point *pp, int from, bool dwarf,
+			struct kpoint_suffix *suf)
+{
+	memset(suf, 0, sizeof(*suf));
+	for (int i = from; i < pp->comps.len; i++) {
+		struct pp_comp *c = pp->comps.items[i];
+		int64_t n;
+		if (!strcmp(c->name, "return") && !c->arg && !suf->ret && !suf->call) {
+			suf->ret = true;
+		} else if (!strcmp(c->name, "call") && !c->arg && !suf->ret && !suf->call) {
+			suf->call = true;
+		} else if (!strcmp(c->name, "maxactive") && suf->ret && i == pp->comps.len - 1) {
+			if (!pp_comp_num(pp, i, &n) || n < 0 || n > 1000000) {
+				diag(s, E_PROBE_ARG, c->pos, "maxactive needs a number from 0 to 1000000");
+				return -1;
+			}
+			suf->maxactive = (int)n;
+		} else if (dwarf && !strcmp(c->name, "exported") && !c->arg) {
+			suf->exported = true;
+		} else if (dwarf && !strcmp(c->name, "inline") && !c->arg) {
+			diag(s, E_NOT_SUPPORTED, c->pos, ".inline probes are not supported yet");
+			return -1;
+		} else {
+			return 0;
+		}
+	}
+	return 1;
+}
+
+char *kpoint_text(const struct probe_point *pp, int i, const char *arg)
+{
+	struct pp_comp *c = pp->comps.items[i];
+	struct expr *saved = c->arg, tmp = *saved;
+	char *t;
+
+	tmp.str = (char *)arg;
+	tmp.str_len = strlen(arg);
+	c->arg = &tmp;
+	t = pp_text(pp);
+	c->arg = saved;
+	return t;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void kpoint_sort_unique(strvec *v)
+{
+	int n = 0;
+
+	if (!v->len)
+		return;
+	qsort(v->items, v->len, sizeof(char *), cmp_str);
+	for (int i = 0; i < v->len; i++)
+		if (!n || strcmp(v->items[n - 1], v->items[i]))
+			v->items[n++] = v->items[i];
+	v->len = n;
+}
+
+int kpoint_no_match(struct session *s, struct probe_point *pp, const struct ksymtab *t,
+		    const char *name)
+{
+	char *similar = t && name ? ksyms_similar(t, name, 5) : NULL;
+	char *text;
+
+	if (pp->optional)
+		return 1;
+	text = pp_text(pp);
+	if (similar)
+		diag(s, E_PROBE_POINT, pp->pos, "no match for probe point %s (similar: %s)", text, similar);
+	else
+		diag(s, E_PROBE_POINT, pp->pos, "no match for probe point %s", text);
+	free(text);
+	free(similar);
+	return -1;
+}

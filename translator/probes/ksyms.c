@@ -1,0 +1,395 @@
+/* ksyms.c - load and query kernel / module symbol tables (see ksyms.h). */
+#include "ksyms.h"
+
+#include <ctype.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+static struct ksymtab *kernel_tab;
+static bool kernel_tried;
+static const char *kernel_why;
+static VEC(struct ksymtab *) module_tabs;
+typedef VEC(struct ksym) ksymvec;
+
+static int cmp_ksym(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void add_sym(ksymvec *v, uint64_t addr, char type, const char *name)
+{
+	struct ksym k = { .addr = addr, .type = type, .name = xstrdup(name) };
+
+	vec_push(v, k);
+}
+
+static uint64_t find_addr(const struct ksymtab *t, const char *name)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (!strcmp(t->syms[i].name, name))
+			return t->syms[i].addr;
+	return 0;
+}
+
+/* Text the kernel will not probe, bounded by linker-script markers. */
+static void add_bad_ranges(struct ksymtab *t)
+{
+	static const char *const pairs[][2] = {
+		{ "_sinittext", "_einittext" },
+		{ "__kprobes_text_start", "__kprobes_text_end" },
+		{ "__noinstr_text_start", "__noinstr_text_end" },
+		{ "__entry_text_start", "__entry_text_end" },
+		{ "__irqentry_text_start", "__irqentry_text_end" },
+		{ "__softirqentry_text_start", "__softirqentry_text_end" },
+	};
+
+	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+		uint64_t lo = find_addr(t, pairs[i][0]), hi = find_addr(t, pairs[i][1]);
+		if (lo && hi > lo) {
+			vec_push(&t->bad_lo, lo);
+			vec_push(&t->bad_hi, hi);
+		}
+	}
+	for (size_t i = 0; i < t->n; i++)
+		if (!strncmp(t->syms[i].name, "_kbl_addr_", 10))
+			vec_push(&t->nokprobe, xstrdup(t->syms[i].name + 10));
+	if (t->nokprobe.len)
+		qsort(t->nokprobe.items, t->nokprobe.len, sizeof(char *), cmp_str);
+}
+
+static struct ksymtab *finish(ksymvec *v, const char *source, const char *module)
+{
+	struct ksymtab *t = xcalloc(1, sizeof(*t));
+
+	if (v->len)
+		qsort(v->items, v->len, sizeof(struct ksym), cmp_ksym);
+	t->syms = v->items;
+	t->n = v->len;
+	t->source = xstrdup(source);
+	t->module = module ? xstrdup(module) : NULL;
+	if (!module) {
+		t->stext = find_addr(t, "_stext");
+		add_bad_ranges(t);
+	}
+	return t;
+}
+
+/* System.map / kallsyms format: "ADDR TYPE NAME[\t[module]]". Module
+ * symbols of kallsyms are left out. Debian's /boot placeholder has no
+ * real symbols and yields NULL. */
+static struct ksymtab *load_map(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char line[1024];
+	ksymvec v = { 0 };
+	bool nonzero = false;
+
+	if (!f)
+		return NULL;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long a;
+		char type, name[512];
+		if (sscanf(line, "%llx %c %511s", &a, &type, name) != 3 || strchr(line, '['))
+			continue;
+		nonzero |= a != 0;
+		add_sym(&v, a, type, name);
+	}
+	fclose(f);
+	if (v.len < 1000 || !nonzero) {   /* placeholder or hidden addresses */
+		for (int i = 0; i < v.len; i++)
+			free(v.items[i].name);
+		free(v.items);
+		return NULL;
+	}
+	return finish(&v, path, NULL);
+}
+
+static bool is_running_release(const char *rel)
+{
+	struct utsname u;
+
+	return uname(&u) == 0 && !strcmp(u.release, rel);
+}
+
+const struct ksymtab *ksyms_kernel(struct session *s, const char **why)
+{
+	if (!kernel_tried) {
+		const char *rel = s->kernel_release;
+		char *p;
+		kernel_tried = true;
+		if (is_running_release(rel))
+			kernel_tab = load_map("/proc/kallsyms");
+		if (!kernel_tab) {
+			p = xasprintf("/usr/lib/debug/boot/System.map-%s", rel);
+			kernel_tab = load_map(p);
+			free(p);
+		}
+		if (!kernel_tab) {
+			p = xasprintf("/boot/System.map-%s", rel);
+			kernel_tab = load_map(p);
+			free(p);
+		}
+		if (!kernel_tab)
+			kernel_why = xasprintf("no symbol table for kernel %s (install linux-image-%s-dbg "
+					       "for /usr/lib/debug/boot/System.map-%s)", rel, rel, rel);
+		else if (s->verbose >= 2)
+			fprintf(stderr, "kernel symbols: %zu from %s\n", kernel_tab->n, kernel_tab->source);
+	}
+	if (why)
+		*why = kernel_why;
+	return kernel_tab;
+}
+
+/* "xfs" and "nf-nat" name the same modules as "xfs.ko" and "nf_nat.ko". */
+static bool same_module_name(const char *a, size_t alen, const char *b)
+{
+	if (strlen(b) != alen)
+		return false;
+	for (size_t i = 0; i < alen; i++) {
+		char x = a[i] == '-' ? '_' : a[i], y = b[i] == '-' ? '_' : b[i];
+		if (x != y)
+			return false;
+	}
+	return true;
+}
+
+/* The path of module m's .ko under /lib/modules/REL, from modules.dep. */
+char *ksyms_module_path(struct session *s, const char *m)
+{
+	char *dep = xasprintf("/lib/modules/%s/modules.dep", s->kernel_release);
+	FILE *f = fopen(dep, "r");
+	char line[4096];
+	char *found = NULL;
+
+	free(dep);
+	if (!f)
+		return NULL;
+	while (!found && fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':');
+		if (!colon)
+			continue;
+		*colon = 0;
+		char *base = strrchr(line, '/');
+		base = base ? base + 1 : line;
+		char *dot = strstr(base, ".ko");
+		if (dot && same_module_name(base, (size_t)(dot - base), m))
+			found = xasprintf("/lib/modules/%s/%s", s->kernel_release, line);
+	}
+	fclose(f);
+	return found;
+}
+
+/* Function symbols of an ELF relocatable (.ko). Addresses are made unique
+ * per section (index << 32 | value); init/exit sections are marked bad. */
+static struct ksymtab *load_ko(const char *path, const char *module)
+{
+	int fd = open(path, O_RDONLY);
+	Elf *e;
+	Elf_Scn *scn = NULL;
+	ksymvec v = { 0 };
+	struct ksymtab *t;
+	size_t shstrndx;
+	VEC(uint64_t) bad = { 0 };
+
+	if (fd < 0)
+		return NULL;
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!e || elf_getshdrstrndx(e, &shstrndx) != 0) {
+		if (e)
+			elf_end(e);
+		close(fd);
+		return NULL;
+	}
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		const char *sname = elf_strptr(e, shstrndx, sh.sh_name);
+		if ((sh.sh_flags & SHF_EXECINSTR) && sname &&
+		    (!strncmp(sname, ".init", 5) || !strncmp(sname, ".exit", 5) ||
+		     !strncmp(sname, ".noinstr", 8) || !strncmp(sname, ".kprobes", 8)))
+			vec_push(&bad, (uint64_t)elf_ndxscn(scn));
+		if (sh.sh_type != SHT_SYMTAB)
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		size_t nsyms = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
+		for (size_t i = 0; d && i < nsyms; i++) {
+			GElf_Sym sym;
+			if (!gelf_getsym(d, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+			    sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE)
+				continue;
+			const char *name = elf_strptr(e, sh.sh_link, sym.st_name);
+			if (!name || !*name)
+				continue;
+			char type = GELF_ST_BIND(sym.st_info) == STB_LOCAL ? 't' : 'T';
+			add_sym(&v, ((uint64_t)sym.st_shndx << 32) | sym.st_value, type, name);
+		}
+	}
+	elf_end(e);
+	close(fd);
+	t = finish(&v, path, module);
+	for (int i = 0; i < bad.len; i++) {
+		vec_push(&t->bad_lo, bad.items[i] << 32);
+		vec_push(&t->bad_hi, (bad.items[i] + 1) << 32);
+	}
+	free(bad.items);
+	return t;
+}
+
+const struct ksymtab *ksyms_module(struct session *s, const char *module, const char **why)
+{
+	static char *last_why;
+
+	for (int i = 0; i < module_tabs.len; i++)
+		if (same_module_name(module, strlen(module), module_tabs.items[i]->module))
+			return module_tabs.items[i];
+	char *path = ksyms_module_path(s, module);
+	struct ksymtab *t = NULL;
+	if (path && strstr(path, ".ko") && strcmp(strstr(path, ".ko"), ".ko")) {
+		/* compressed: the -dbg package has the uncompressed one */
+		char *rel = strstr(path, "/kernel/");
+		char *dbg = xasprintf("/usr/lib/debug/lib/modules/%s%.*s.ko", s->kernel_release,
+				      (int)(strstr(path, ".ko") - rel), rel);
+		t = load_ko(dbg, module);
+		free(dbg);
+	} else if (path) {
+		t = load_ko(path, module);
+	}
+	free(last_why);
+	last_why = path ? xasprintf("cannot read the symbols of %s", path)
+			: xasprintf("no module '%s' for kernel %s", module, s->kernel_release);
+	free(path);
+	if (why)
+		*why = t ? NULL : last_why;
+	if (t)
+		vec_push(&module_tabs, t);
+	return t;
+}
+
+bool ksym_is_func(const struct ksym *k)
+{
+	return (k->type == 't' || k->type == 'T' || k->type == 'w' || k->type == 'W') &&
+	       !strstr(k->name, ".cold") && !strstr(k->name, ".part.");
+}
+
+bool ksym_blacklisted(const struct ksymtab *t, const struct ksym *k)
+{
+	for (int i = 0; i < t->bad_lo.len; i++)
+		if (k->addr >= t->bad_lo.items[i] && k->addr < t->bad_hi.items[i])
+			return true;
+	const char *name = k->name;
+	return t->nokprobe.len &&
+	       bsearch(&name, t->nokprobe.items, t->nokprobe.len, sizeof(char *), cmp_str) != NULL;
+}
+
+const struct ksym *ksym_at(const struct ksymtab *t, uint64_t addr)
+{
+	size_t lo = 0, hi = t->n;
+
+	while (lo < hi) {      /* first symbol with address >= addr */
+		size_t mid = (lo + hi) / 2;
+		if (t->syms[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < t->n && t->syms[lo].addr == addr; lo++)
+		if (ksym_is_func(&t->syms[lo]))
+			return &t->syms[lo];
+	return NULL;
+}
+
+int ksym_count_name(const struct ksymtab *t, const char *name)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < t->n; i++)
+		n += ksym_is_func(&t->syms[i]) && !strcmp(t->syms[i].name, name);
+	return n;
+}
+
+int edit_distance(const char *a, const char *b, int cap)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	int row[lb + 1];
+
+	if ((la > lb ? la - lb : lb - la) > (size_t)cap)
+		return cap + 1;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = (int)j;
+	for (size_t i = 1; i <= la; i++) {
+		int diag = row[0], best;
+		row[0] = (int)i;
+		best = row[0];
+		for (size_t j = 1; j <= lb; j++) {
+			int up = row[j];
+			int v = diag + (a[i - 1] != b[j - 1]);
+			if (up + 1 < v)
+				v = up + 1;
+			if (row[j - 1] + 1 < v)
+				v = row[j - 1] + 1;
+			diag = up;
+			row[j] = v;
+			if (v < best)
+				best = v;
+		}
+		if (best > cap)
+			return cap + 1;
+	}
+	return row[lb];
+}
+
+struct cand { const char *name; int d; };
+
+static int cmp_cand(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+
+	return x->d != y->d ? x->d - y->d : strcmp(x->name, y->name);
+}
+
+char *ksyms_similar(const struct ksymtab *t, const char *name, int max)
+{
+	int cap = strlen(name) < 6 ? 1 : 2;
+	VEC(struct cand) v = { 0 };
+	struct strbuf sb = STRBUF_INIT;
+
+	for (size_t i = 0; i < t->n; i++) {
+		if (!ksym_is_func(&t->syms[i]) || strchr(t->syms[i].name, '.'))
+			continue;
+		int d = edit_distance(name, t->syms[i].name, cap);
+		if (d <= cap && d > 0) {
+			struct cand c = { t->syms[i].name, d };
+			vec_push(&v, c);
+		}
+	}
+	if (v.len)
+		qsort(v.items, v.len, sizeof(v.items[0]), cmp_cand);
+	for (int i = 0, shown = 0; i < v.len && shown < max; i++) {
+		if (i && !strcmp(v.items[i].name, v.items[i - 1].name))
+			continue;
+		strbuf_addf(&sb, "%s%s", shown ? ", " : "", v.items[i].name);
+		shown++;
+	}
+	free(v.items);
+	if (!sb.len) {
+		strbuf_release(&sb);
+		return NULL;
+	}
+	return strbuf_detach(&sb);
+}
