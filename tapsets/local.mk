@@ -1,3 +1,4 @@
 # tapsets/: the .stp library, installed under $(pkgdatadir)/tapsets
 tapsetdir = $(pkgdatadir)/tapsets
-dist_tapset_DATA = tapsets/logging.stp tapsets/task.stpm
+dist_tapset_DATA = tapsets/logging.stp tapsets/context.stp tapsets/time.stp tapsets/string.stp \
+	tapsets/conversions.stp tapsets/task.stpm

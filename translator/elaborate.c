@@ -59,25 +59,40 @@ static struct sym *find_global(struct elab *el, const char *name)
 	return NULL;
 }
 
-static struct func *find_func_in(struct script *sc, const char *name, const struct srcfile *from)
+/* A function of that name taking nargs arguments (functions may be
+ * overloaded on their number of parameters); nargs < 0: any. */
+static struct func *find_func_in(struct script *sc, const char *name, const struct srcfile *from, int nargs)
 {
 	for (int i = 0; i < sc->funcs.len; i++) {
 		struct func *f = sc->funcs.items[i];
-		if (!strcmp(f->name, name) && (!f->is_private || f->file == from))
+		if (!strcmp(f->name, name) && (!f->is_private || f->file == from) &&
+		    (nargs < 0 || f->params.len == nargs))
 			return f;
 	}
 	return NULL;
 }
 
-static struct func *find_func(struct elab *el, const char *name)
+static struct func *find_func_n(struct elab *el, const char *name, int nargs)
 {
 	struct session *s = el->s;
-	struct func *f = find_func_in(s->user, name, el->file);
+	struct func *f = find_func_in(s->user, name, el->file, nargs);
 
 	for (int i = 0; !f && i < s->user_more.len; i++)
-		f = find_func_in(s->user_more.items[i], name, el->file);
+		f = find_func_in(s->user_more.items[i], name, el->file, nargs);
 	for (int i = 0; !f && i < s->library.len; i++)
-		f = find_func_in(s->library.items[i], name, el->file);
+		f = find_func_in(s->library.items[i], name, el->file, nargs);
+	return f;
+}
+
+/* The function a call names: same arity first, else any (the call then
+ * gets an argument-count error). Pulls a library function in on first use. */
+static struct func *find_func(struct elab *el, const char *name, int nargs)
+{
+	struct session *s = el->s;
+	struct func *f = find_func_n(el, name, nargs);
+
+	if (!f)
+		f = find_func_n(el, name, -1);
 	if (f && !f->used) {
 		f->used = true;
 		f->index = s->funcs.len;
@@ -263,7 +278,7 @@ static void resolve_expr(struct elab *el, struct expr *e)
 		resolve_args(el, e);
 		if (is_print_builtin(e->name))
 			return;
-		e->func = find_func(el, e->name);
+		e->func = find_func(el, e->name, e->args.len);
 		if (!e->func) {
 			diag(el->s, E_UNRESOLVED_FUNC, e->pos, "unresolved function '%s'", e->name);
 			return;
@@ -790,6 +805,28 @@ static void for_each_body(struct session *s, struct elab *el, void (*fn)(struct 
 
 static void infer_body(struct elab *el, struct stmt *st) { infer_stmt(el, st); }
 
+/* Top-level %{ %} blocks of the user's files, and of every library file
+ * whose functions are used, once each, in file order. */
+static void collect_embeds(struct session *s)
+{
+	VEC(struct script *) all = { 0 };
+
+	vec_push(&all, s->user);
+	for (int i = 0; i < s->user_more.len; i++)
+		vec_push(&all, s->user_more.items[i]);
+	for (int i = 0; i < s->library.len; i++)
+		vec_push(&all, s->library.items[i]);
+	for (int i = 0; i < all.len; i++) {
+		struct script *sc = all.items[i];
+		bool used = i <= s->user_more.len;
+		for (int j = 0; j < s->funcs.len && !used; j++)
+			used = s->funcs.items[j]->file == sc->file;
+		for (int j = 0; used && j < sc->embeds.len; j++)
+			vec_push(&s->embeds, sc->embeds.items[j]);
+	}
+	free(all.items);
+}
+
 /* Globals nobody refers to are dropped (SystemTap elides them too). */
 static void elide_unused_globals(struct session *s)
 {
@@ -931,6 +968,7 @@ int pass2_elaborate(struct session *s)
 		return 1;
 
 	elide_unused_globals(s);
+	collect_embeds(s);
 	type_global_inits(s);
 	default_embedded_types(s);
 	do {

@@ -34,6 +34,7 @@
 #define MAX_NESTING 1000
 #define MAX_STACK (4u << 20)    /* bytes of stack the parser may use */
 #define MAX_EXPANSION 10000     /* probe points from one {a,b}.{c,d} pattern */
+#define MAX_EXPANSION_COMPS 1000000 /* components in all those points together */
 
 struct parser {
 	struct session *s;
@@ -1211,10 +1212,27 @@ static compvec *comps_copy(const compvec *v)
 
 static altvec *parse_pp_seq(struct parser *p);
 
+static void check_expansion(struct parser *p, struct srcpos pos, long points, long comps)
+{
+	if (points > MAX_EXPANSION || comps > MAX_EXPANSION_COMPS)
+		error_at(p, P_SYNTAX, pos, "probe point pattern expands to too many points");
+}
+
+/* Components in all alternatives together. */
+static long comp_total(const altvec *v)
+{
+	long n = 0;
+
+	for (int i = 0; i < v->len; i++)
+		n += v->items[i]->len;
+	return n;
+}
+
 /* elem := '{' seq {',' seq} '}' | comp     (brace alternatives) */
 static altvec *parse_pp_elem(struct parser *p)
 {
 	altvec *alts = xcalloc(1, sizeof(*alts));
+	struct srcpos pos = peek(p)->pos;
 
 	if (accept_op(p, "{")) {
 		enter(p);
@@ -1223,6 +1241,7 @@ static altvec *parse_pp_elem(struct parser *p)
 
 			for (int i = 0; i < sub->len; i++)
 				vec_push(alts, sub->items[i]);
+			check_expansion(p, pos, alts->len, 0);
 		} while (accept_op(p, ","));
 		expect_op(p, "}");
 		leave(p, 1);
@@ -1235,17 +1254,31 @@ static altvec *parse_pp_elem(struct parser *p)
 	return alts;
 }
 
-/* seq := elem {'.' elem}    (expanded into every combination) */
+/* seq := elem {'.' elem}    (expanded into every combination)
+ * A plain dotted name (one alternative on each side) is extended in place,
+ * so long names cost linear time; products are bounded in points and in
+ * components. */
 static altvec *parse_pp_seq(struct parser *p)
 {
 	altvec *acc = parse_pp_elem(p);
+	long acc_comps = comp_total(acc);
 
 	while (is_op(peek(p), ".")) {
 		struct token dot = next(p);
-		altvec *rhs = parse_pp_elem(p), *prod = xcalloc(1, sizeof(*prod));
+		altvec *rhs = parse_pp_elem(p), *prod;
+		long rhs_comps = comp_total(rhs);
 
-		if ((long)acc->len * rhs->len > MAX_EXPANSION)
-			error_at(p, P_SYNTAX, dot.pos, "probe point pattern expands to too many points");
+		check_expansion(p, dot.pos, (long)acc->len * rhs->len,
+				acc_comps * rhs->len + rhs_comps * acc->len);
+		if (acc->len == 1 && rhs->len == 1) {
+			compvec *c = acc->items[0];
+
+			for (int k = 0; k < rhs->items[0]->len; k++)
+				vec_push(c, rhs->items[0]->items[k]);
+			acc_comps = c->len;
+			continue;
+		}
+		prod = xcalloc(1, sizeof(*prod));
 		for (int i = 0; i < acc->len; i++) {
 			for (int j = 0; j < rhs->len; j++) {
 				compvec *c = comps_copy(acc->items[i]);
@@ -1256,6 +1289,7 @@ static altvec *parse_pp_seq(struct parser *p)
 			}
 		}
 		acc = prod;
+		acc_comps = comp_total(acc);
 	}
 	return acc;
 }

@@ -185,6 +185,8 @@ static void scan_unit(struct dw_image *img, const struct ksymtab *syms, const st
 	} while (dwarf_siblingof(&d, &d) == 0);
 }
 
+typedef VEC(Dwarf_Off) offvec;
+
 static int cmp_off(const void *a, const void *b)
 {
 	Dwarf_Off x = *(const Dwarf_Off *)a, y = *(const Dwarf_Off *)b;
@@ -195,7 +197,7 @@ static int cmp_off(const void *a, const void *b)
 /* Units holding functions whose symbol matches: through .debug_aranges.
  * Returns false if that is not possible (no aranges, no symbol table). */
 static bool units_by_symbol(struct dw_image *img, const struct ksymtab *syms, const char *pat,
-			    VEC(Dwarf_Off) *units)
+			    offvec *units)
 {
 	Dwarf_Aranges *ar;
 	size_t nar;
@@ -241,10 +243,10 @@ static int cmp_addr(const void *a, const void *b)
 void dw_find_functions(struct dw_image *img, const struct ksymtab *syms,
 		       const struct dw_pattern *p, dw_funcvec *out)
 {
-	VEC(Dwarf_Off) units = { 0 };
+	offvec units = { 0 };
 	int first = out->len;
 
-	if (!all_wild(p->func) && units_by_symbol(img, syms, p->func, (void *)&units)) {
+	if (!all_wild(p->func) && units_by_symbol(img, syms, p->func, &units)) {
 		if (units.len)
 			qsort(units.items, units.len, sizeof(Dwarf_Off), cmp_off);
 		for (int i = 0; i < units.len; i++) {

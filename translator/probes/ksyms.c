@@ -71,11 +71,11 @@ static void add_bad_ranges(struct ksymtab *t)
 		qsort(t->nokprobe.items, t->nokprobe.len, sizeof(char *), cmp_str);
 }
 
-static struct ksymtab *finish(ksymvec *v, const char *source, const char *module)
+static struct ksymtab *finish(ksymvec *v, const char *source, const char *module, bool sorted)
 {
 	struct ksymtab *t = xcalloc(1, sizeof(*t));
 
-	if (v->len)
+	if (v->len && !sorted)
 		qsort(v->items, v->len, sizeof(struct ksym), cmp_ksym);
 	t->syms = v->items;
 	t->n = v->len;
@@ -88,34 +88,58 @@ static struct ksymtab *finish(ksymvec *v, const char *source, const char *module
 	return t;
 }
 
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c |= 0x20;
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
 /* System.map / kallsyms format: "ADDR TYPE NAME[\t[module]]". Module
  * symbols of kallsyms are left out. Debian's /boot placeholder has no
- * real symbols and yields NULL. */
+ * real symbols and yields NULL. Parsed in place (names point into the
+ * file's buffer, which stays): this runs for every kernel probe point,
+ * and 100k small allocations are what made it slow. */
 static struct ksymtab *load_map(const char *path)
 {
-	FILE *f = fopen(path, "r");
-	char line[1024];
+	size_t len;
+	char *buf = read_file(path, &len), *p, *end;
 	ksymvec v = { 0 };
-	bool nonzero = false;
+	bool nonzero = false, sorted = true;
 
-	if (!f)
+	if (!buf)
 		return NULL;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long a;
-		char type, name[512];
-		if (sscanf(line, "%llx %c %511s", &a, &type, name) != 3 || strchr(line, '['))
+	v.cap = (int)(len / 32 + 16);
+	v.items = xmalloc((size_t)v.cap * sizeof(struct ksym));
+	for (p = buf, end = buf + len; p < end; p = p < end ? p + 1 : p) {
+		char *eol = memchr(p, '\n', (size_t)(end - p));
+		uint64_t a = 0;
+		int h;
+		if (!eol)
+			eol = end;
+		*eol = 0;
+		while ((h = hexval(*p)) >= 0)
+			a = a << 4 | (uint64_t)h, p++;
+		if (p[0] != ' ' || !p[1] || p[2] != ' ' || !p[3] || strchr(p + 3, '[')) {
+			p = eol;
 			continue;
+		}
+		struct ksym k = { .addr = a, .type = p[1], .name = p + 3 };
+		char *tab = strchr(k.name, '\t');
+		if (tab)
+			*tab = 0;
 		nonzero |= a != 0;
-		add_sym(&v, a, type, name);
+		sorted &= !v.len || v.items[v.len - 1].addr <= a;
+		vec_push(&v, k);
+		p = eol;
 	}
-	fclose(f);
 	if (v.len < 1000 || !nonzero) {   /* placeholder or hidden addresses */
-		for (int i = 0; i < v.len; i++)
-			free(v.items[i].name);
 		free(v.items);
+		free(buf);
 		return NULL;
 	}
-	return finish(&v, path, NULL);
+	return finish(&v, path, NULL, sorted);
 }
 
 static bool is_running_release(const char *rel)
@@ -242,7 +266,7 @@ static struct ksymtab *load_ko(const char *path, const char *module)
 	}
 	elf_end(e);
 	close(fd);
-	t = finish(&v, path, module);
+	t = finish(&v, path, module, false);
 	for (int i = 0; i < bad.len; i++) {
 		vec_push(&t->bad_lo, bad.items[i] << 32);
 		vec_push(&t->bad_hi, (bad.items[i] + 1) << 32);

@@ -6,12 +6,14 @@
 extern const struct provider begin_end_provider;
 extern const struct provider timer_provider;
 extern const struct provider kprobe_provider;
+extern const struct provider dwarf_provider;
 
 /* Order matters only when two providers could claim the same point. */
 const struct provider *const providers[] = {
 	&begin_end_provider,
 	&timer_provider,
 	&kprobe_provider,
+	&dwarf_provider,
 	NULL,
 };
 

@@ -1,0 +1,100 @@
+#!/bin/sh
+# roundtrip.sh - the -p1 output of a script parses again to the same output.
+#
+# For every SystemTap parseok file run by stap ("#! stap ..." on line 1, with
+# its options), every examples/*.stp, tapsets/*.stp (in guru mode, as tapsets
+# may hold embedded C) and testsuite/run/*.stp:
+#   stap -p1 FILE > A;  stap -p1 A > B;  A and B must be identical
+# (but for the "# file NAME" line naming the file parsed).
+#
+# Environment:
+#   STAP          the stap to test (default: translator/stap in the build tree)
+#   CSTAP_SHARED  the conformance directory (default ../shared/conformance)
+#   VERBOSE=1     show a diff for each failure
+# Usage: roundtrip.sh [FILE...]   (a FILE is run with -p1, or its "#! stap" options)
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+shared=${CSTAP_SHARED:-$here/../shared/conformance}
+stap=${STAP:-translator/stap}
+case $stap in /*) ;; *) stap=$(pwd)/$stap ;; esac
+if [ ! -x "$stap" ]; then
+	echo "roundtrip: no stap binary at $stap (set STAP)" >&2
+	exit 1
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/cstap-roundtrip.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+passed=0
+failed=0
+
+# options for FILE: those of its "#! stap" line, else DEFAULT
+options() {
+	first=$(head -n 1 "$1")
+	case $first in
+	"#! stap"* | "#!stap"*)
+		args=${first#\#!}
+		args=${args# }
+		echo "${args#stap}"
+		;;
+	*) echo "$2" ;;
+	esac
+}
+
+# check FILE OPTIONS: one round trip
+check() {
+	file=$1
+	opts=$2
+	name=${file#"$shared"/systemtap-testsuite/}
+	name=${name#"$here"/}
+	# shellcheck disable=SC2086 # options are split on purpose
+	if ! (cd "$(dirname "$file")" && timeout 60 "$stap" $opts "$file") \
+		>"$tmp/a.stp" 2>"$tmp/err" </dev/null; then
+		failed=$((failed + 1))
+		echo "FAIL: $name (stap $opts FILE failed)"
+		[ -n "$VERBOSE" ] && sed 's/^/    | /' "$tmp/err" | head -n 10
+		return
+	fi
+	# shellcheck disable=SC2086
+	if ! timeout 60 "$stap" $opts "$tmp/a.stp" >"$tmp/b.stp" 2>"$tmp/err" </dev/null; then
+		failed=$((failed + 1))
+		echo "FAIL: $name (its -p1 output does not parse)"
+		[ -n "$VERBOSE" ] && sed 's/^/    | /' "$tmp/err" | head -n 10
+		return
+	fi
+	# the "# file NAME" header names the file parsed: not part of the tree
+	grep -v '^# file ' "$tmp/a.stp" >"$tmp/a.tree"
+	grep -v '^# file ' "$tmp/b.stp" >"$tmp/b.tree"
+	if cmp -s "$tmp/a.tree" "$tmp/b.tree"; then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
+		echo "FAIL: $name (re-parsed -p1 output differs)"
+		[ -n "$VERBOSE" ] && diff "$tmp/a.tree" "$tmp/b.tree" | head -n 20 | sed 's/^/    | /'
+	fi
+}
+
+if [ $# -gt 0 ]; then
+	for f in "$@"; do
+		check "$f" "$(options "$f" -p1)"
+	done
+else
+	if [ -d "$shared/systemtap-testsuite/parseok" ]; then
+		for f in "$shared"/systemtap-testsuite/parseok/*.stp; do
+			case $(head -n 1 "$f") in
+			"#! stap"* | "#!stap"*) check "$f" "$(options "$f")" ;;
+			esac
+		done
+	else
+		echo "roundtrip: no parseok files at $shared (set CSTAP_SHARED); checking the rest" >&2
+	fi
+	for f in "$here"/examples/*.stp "$here"/testsuite/run/*.stp; do
+		[ -f "$f" ] && check "$f" -p1
+	done
+	for f in "$here"/tapsets/*.stp; do
+		[ -f "$f" ] && check "$f" -gp1
+	done
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]

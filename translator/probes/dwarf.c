@@ -1,0 +1,242 @@
+/* dwarf.c - kernel.function("pattern") and module("m").function("pattern")
+ * probes through the DWARF of the target kernel (dwarf_funcs.c), with
+ * .call, .return[.maxactive(N)] and .exported.
+ *
+ * Only out-of-line instances are probed (.inline is not supported yet).
+ * A kernel function is registered as "_stext" + its distance from _stext
+ * in the symbol table, so KASLR does not matter and static functions with
+ * the same name stay apart; the runtime checks that the kernel finds the
+ * expected symbol there. A module function is registered as "module:sym".
+ */
+#include "provider.h"
+
+#include <dwarf.h>
+#include <string.h>
+
+#include "diag.h"
+#include "dwarf_funcs.h"
+#include "dwarf_probes.h"
+#include "kpoint.h"
+#include "kpsites.h"
+
+extern const struct provider dwarf_provider;
+
+/* What -L needs to list a derived probe's variables. */
+struct dw_probe_info {
+	struct derived_probe *dp;
+	struct dw_image *img;
+	Dwarf_Off die;
+	bool ret;
+};
+static VEC(struct dw_probe_info) infos;
+
+/* The symbol the runtime must find at the probe's address: only if no
+ * other symbol shares the address (aliases print as either name). */
+static char *verify_name(const struct ksymtab *t, const struct dw_func *f)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < t->n; i++)
+		n += t->syms[i].addr == f->addr;
+	return n == 1 ? xstrdup(f->symbol) : NULL;
+}
+
+static void add_probe(struct session *s, struct probe *p, struct probe_point *pp, int fn_comp,
+		      struct dw_image *img, const struct ksymtab *syms, const struct dw_func *f,
+		      const struct kpoint_suffix *suf, bool optional)
+{
+	char *where = xasprintf("%s@%s:%d", f->name, f->file, f->line);
+	struct kp_site k = { .ret = suf->ret, .maxactive = suf->maxactive, .optional = optional };
+
+	if (img->module) {
+		k.symbol = xasprintf("%s:%s", img->module, f->symbol);
+	} else if (syms->stext && f->addr >= syms->stext) {
+		k.symbol = xstrdup("_stext");
+		k.offset = f->addr - syms->stext;
+		k.verify = verify_name(syms, f);
+	} else {
+		k.symbol = xstrdup(f->symbol);
+	}
+	k.dp = derived_probe_add(s, p, pp, &dwarf_provider, PK_NORMAL);
+	k.dp->pp = kpoint_text(pp, fn_comp, where);
+	kp_site_add(&k);
+	struct dw_probe_info info = { .dp = k.dp, .img = img, .die = f->die, .ret = suf->ret };
+	vec_push(&infos, info);
+	free(where);
+}
+
+static int derive_in(struct session *s, struct probe *p, struct probe_point *pp, int fn_comp,
+		     const char *module, const struct kpoint_suffix *suf)
+{
+	const char *text = pp->comps.items[fn_comp]->arg->str, *why = NULL;
+	struct dw_pattern pat;
+	struct dw_image *img;
+	const struct ksymtab *syms;
+	dw_funcvec funcs = { 0 };
+
+	if (!dw_pattern_parse(text, &pat)) {
+		diag(s, E_PROBE_ARG, pp->comps.items[fn_comp]->pos,
+		     "malformed function pattern \"%s\" (want NAME[@FILE[:LINE]])", text);
+		return -1;
+	}
+	img = module ? dw_module(s, module, &why) : dw_kernel(s, &why);
+	syms = img ? (module ? ksyms_module(s, module, NULL) : ksyms_kernel(s, &why)) : NULL;
+	if (!img || (!module && !syms)) {
+		if (pp->optional)
+			return 1;
+		char *t = pp_text(pp);
+		diag(s, E_PROBE_POINT, pp->pos, "cannot resolve %s: %s", t, why);
+		free(t);
+		return -1;
+	}
+	dw_find_functions(img, syms, &pat, &funcs);
+	bool wild = kpoint_has_wildcard(text);
+	int n = 0;
+	for (int i = 0; i < funcs.len; i++) {
+		if (suf->exported && !funcs.items[i].exported)
+			continue;
+		add_probe(s, p, pp, fn_comp, img, syms, &funcs.items[i], suf, wild || pp->optional);
+		n++;
+	}
+	free(funcs.items);
+	if (!n)
+		return kpoint_no_match(s, pp, syms, kpoint_has_wildcard(pat.func) ? NULL : pat.func);
+	return 1;
+}
+
+static int derive(struct session *s, struct probe *p, struct probe_point *pp)
+{
+	struct kpoint_suffix suf;
+	const char *module = NULL;
+	int fn;
+
+	if (pp_comp_is(pp, 0, "kernel") && pp_comp_is(pp, 1, "function")) {
+		fn = 1;
+	} else if (pp_comp_is(pp, 0, "module") && pp_comp_is(pp, 1, "function")) {
+		if (!kpoint_str_arg(s, pp, 0, &module))
+			return -1;
+		if (kpoint_has_wildcard(module)) {
+			diag(s, E_NOT_SUPPORTED, pp->comps.items[0]->pos,
+			     "wildcards in module names are not supported yet");
+			return -1;
+		}
+		fn = 1;
+	} else {
+		return 0;
+	}
+	if (!kpoint_str_arg(s, pp, fn, NULL))
+		return -1;
+	int r = kpoint_parse_suffix(s, pp, fn + 1, true, &suf);
+	if (r <= 0)
+		return r;
+	return derive_in(s, p, pp, fn, module, &suf);
+}
+
+/* C-like type name as SystemTap's -L prints it: "char const*",
+ * "struct file*", "long unsigned int", "struct iovec[]". */
+static void dw_type_name(Dwarf_Die *t, struct strbuf *out, int depth)
+{
+	Dwarf_Attribute a;
+	Dwarf_Die inner;
+	bool has_inner = dwarf_formref_die(dwarf_attr(t, DW_AT_type, &a), &inner) != NULL;
+	const char *name = dwarf_diename(t);
+
+	if (depth > 16) {
+		strbuf_addstr(out, "?");
+		return;
+	}
+	switch (dwarf_tag(t)) {
+	case DW_TAG_pointer_type:
+		if (has_inner)
+			dw_type_name(&inner, out, depth + 1);
+		else
+			strbuf_addstr(out, "void");
+		strbuf_addch(out, '*');
+		break;
+	case DW_TAG_const_type:
+	case DW_TAG_volatile_type:
+		if (has_inner)
+			dw_type_name(&inner, out, depth + 1);
+		else
+			strbuf_addstr(out, "void");
+		strbuf_addstr(out, dwarf_tag(t) == DW_TAG_const_type ? " const" : " volatile");
+		break;
+	case DW_TAG_array_type:
+		if (has_inner)
+			dw_type_name(&inner, out, depth + 1);
+		strbuf_addstr(out, "[]");
+		break;
+	case DW_TAG_structure_type:
+		strbuf_addf(out, "struct %s", name ? name : "{...}");
+		break;
+	case DW_TAG_union_type:
+		strbuf_addf(out, "union %s", name ? name : "{...}");
+		break;
+	case DW_TAG_enumeration_type:
+		strbuf_addf(out, "enum %s", name ? name : "{...}");
+		break;
+	case DW_TAG_subroutine_type:
+		strbuf_addstr(out, "void");
+		break;
+	default:
+		strbuf_addstr(out, name ? name : "void");
+		break;
+	}
+}
+
+/* " $name:type" for the parameters and outermost locals of the function
+ * DIE (in DIE order), preceded by $return for .return probes. */
+bool dwarf_probe_vars(const struct derived_probe *dp, struct strbuf *out)
+{
+	for (int i = 0; i < infos.len; i++) {
+		struct dw_probe_info *in = &infos.items[i];
+		Dwarf_Die fn, d, t;
+		Dwarf_Attribute a;
+		if (in->dp != dp)
+			continue;
+		if (!dwarf_offdie(in->img->dbg, in->die, &fn))
+			return false;
+		if (in->ret && dwarf_formref_die(dwarf_attr_integrate(&fn, DW_AT_type, &a), &t)) {
+			strbuf_addstr(out, " $return:");
+			dw_type_name(&t, out, 0);
+		}
+		if (dwarf_child(&fn, &d) != 0)
+			return true;
+		do {
+			int tag = dwarf_tag(&d);
+			const char *name = dwarf_diename(&d);
+			if ((tag != DW_TAG_formal_parameter && tag != DW_TAG_variable) || !name)
+				continue;
+			strbuf_addf(out, " $%s:", name);
+			if (dwarf_formref_die(dwarf_attr_integrate(&d, DW_AT_type, &a), &t))
+				dw_type_name(&t, out, 0);
+			else
+				strbuf_addstr(out, "void");
+		} while (dwarf_siblingof(&d, &d) == 0);
+		return true;
+	}
+	return false;
+}
+
+static void emit_decls(struct session *s, struct strbuf *out)
+{
+	kp_emit_decls(s, &dwarf_provider, "dwarf", out);
+}
+
+static void emit_register(struct session *s, struct strbuf *out)
+{
+	kp_emit_register(s, &dwarf_provider, "dwarf", out);
+}
+
+static void emit_unregister(struct session *s, struct strbuf *out)
+{
+	kp_emit_unregister(s, &dwarf_provider, "dwarf", out);
+}
+
+const struct provider dwarf_provider = {
+	.name = "dwarf",
+	.derive = derive,
+	.emit_decls = emit_decls,
+	.emit_register = emit_register,
+	.emit_unregister = emit_unregister,
+};
