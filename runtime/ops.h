@@ -81,4 +81,23 @@ static inline void stp_print_long(struct stp_context *c, int64_t n)
 	stp_print_str(c, buf);
 }
 
+/* A NUL-terminated string from kernel memory, at most size - 1 bytes, read
+ * through the fault-safe accessor byte by byte (strncpy_from_kernel_nofault
+ * is not exported to modules). Returns the length, or -EFAULT. */
+static inline long stp_kernel_string(char *dst, unsigned long addr, size_t size)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < size; i++) {
+		if (copy_from_kernel_nofault(&dst[i], (const void *)(addr + i), 1)) {
+			dst[0] = '\0';
+			return -EFAULT;
+		}
+		if (!dst[i])
+			return i;
+	}
+	dst[i] = '\0';
+	return i;
+}
+
 #endif /* _STP_OPS_H_ */

@@ -91,7 +91,7 @@ static inline void stp_stat_add(struct stp_stat *st, const struct stp_stat_desc 
 }
 
 /* dst += src (one CPU's record into the merge). */
-static void stp_stat_merge(struct stp_stat *dst, const struct stp_stat *src,
+static __maybe_unused void stp_stat_merge(struct stp_stat *dst, const struct stp_stat *src,
 			   const struct stp_stat_desc *d)
 {
 	int64_t n, delta;
@@ -135,7 +135,7 @@ static inline int64_t stp_stat_variance(const struct stp_stat *st, const struct 
 /* ---- histogram printing --------------------------------------------------- */
 
 /* Label of bucket b ("<lo" and ">hi" for linear under/overflow). */
-static void stp_hist_label(char *buf, size_t n, const struct stp_stat_desc *d, int b)
+static __maybe_unused void stp_hist_label(char *buf, size_t n, const struct stp_stat_desc *d, int b)
 {
 	if (d->hist == STP_HIST_LOG) {
 		int k = b - STP_HIST_LOG_ZERO;
@@ -159,7 +159,7 @@ static void stp_hist_label(char *buf, size_t n, const struct stp_stat_desc *d, i
  * last; a log histogram shows negative rows only for negative data (and
  * positive ones only for data >= 0); linear under/overflow rows only when
  * they are non-empty. */
-static void stp_hist_range(const struct stp_stat *st, const struct stp_stat_desc *d,
+static __maybe_unused void stp_hist_range(const struct stp_stat *st, const struct stp_stat_desc *d,
 			   int *first, int *last)
 {
 	int lo_clip = 0, hi_clip = d->nbuckets - 1, b, f = -1, l = -1;
@@ -190,7 +190,7 @@ static void stp_hist_range(const struct stp_stat *st, const struct stp_stat_desc
 }
 
 /* print(@hist_log(x)) / print(@hist_linear(x, ...)) */
-static void stp_stat_print_hist(struct stp_context *c, const struct stp_stat *st,
+static __maybe_unused void stp_stat_print_hist(struct stp_context *c, const struct stp_stat *st,
 				const struct stp_stat_desc *d)
 {
 	char label[32], line[160];

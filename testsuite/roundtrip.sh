@@ -41,14 +41,16 @@ options() {
 	esac
 }
 
-# check FILE OPTIONS: one round trip
+# check FILE OPTIONS [ARGS]: one round trip (ARGS, the script arguments, only
+# for FILE: its output has them substituted)
 check() {
 	file=$1
 	opts=$2
+	sargs=$3
 	name=${file#"$shared"/systemtap-testsuite/}
 	name=${name#"$here"/}
 	# shellcheck disable=SC2086 # options are split on purpose
-	if ! (cd "$(dirname "$file")" && timeout 60 "$stap" $opts "$file") \
+	if ! (cd "$(dirname "$file")" && timeout 60 "$stap" $opts "$file" $sargs) \
 		>"$tmp/a.stp" 2>"$tmp/err" </dev/null; then
 		failed=$((failed + 1))
 		echo "FAIL: $name (stap $opts FILE failed)"
@@ -88,8 +90,15 @@ else
 	else
 		echo "roundtrip: no parseok files at $shared (set CSTAP_SHARED); checking the rest" >&2
 	fi
-	for f in "$here"/examples/*.stp "$here"/testsuite/run/*.stp; do
+	for f in "$here"/examples/*.stp; do
 		[ -f "$f" ] && check "$f" -p1
+	done
+	# run tests: with their NAME.opts and NAME.args, as run-tests.sh runs them
+	for f in "$here"/testsuite/run/*.stp; do
+		[ -f "$f" ] || continue
+		t=${f%.stp}
+		opts="-p1 $(cat "$t.opts" 2>/dev/null)"
+		check "$f" "$opts" "$(cat "$t.args" 2>/dev/null)"
 	done
 	for f in "$here"/tapsets/*.stp; do
 		[ -f "$f" ] && check "$f" -gp1

@@ -3,6 +3,8 @@
 
 #include <dwarf.h>
 #include <fnmatch.h>
+#include <gelf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -194,23 +196,119 @@ static int cmp_off(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Units holding functions whose symbol matches: through .debug_aranges.
- * Returns false if that is not possible (no aranges, no symbol table). */
+struct arange { uint64_t lo, hi; Dwarf_Off cu; };
+typedef VEC(struct arange) arangevec;
+
+static int cmp_arange(const void *a, const void *b)
+{
+	const struct arange *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+static uint64_t get_le(const unsigned char *p, int n)
+{
+	uint64_t v = 0;
+
+	for (int i = n - 1; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/* .debug_aranges read directly: libdw's dwarf_getaranges() also visits
+ * every unit of .debug_info, which costs more than all the rest of a
+ * lookup (~60 ms for the kernel). Sorted by start address. */
+static bool read_aranges(Dwarf *dbg, arangevec *out)
+{
+	Elf *e = dwarf_getelf(dbg);
+	size_t shstr;
+	Elf_Scn *scn = NULL;
+	Elf_Data *d = NULL;
+
+	if (!e || elf_getshdrstrndx(e, &shstr) != 0)
+		return false;
+	while (!d && (scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		const char *n = gelf_getshdr(scn, &sh) ? elf_strptr(e, shstr, sh.sh_name) : NULL;
+		if (n && !strcmp(n, ".debug_aranges") && sh.sh_type == SHT_PROGBITS)
+			d = elf_getdata(scn, NULL);
+	}
+	if (!d || !d->d_buf)
+		return false;
+	const unsigned char *p = d->d_buf, *end = p + d->d_size;
+	while (p + 16 <= end) {
+		const unsigned char *set = p;
+		uint64_t len = get_le(p, 4);
+		int osz = 4;
+		p += 4;
+		if (len == 0xffffffff) {
+			len = get_le(p, 8);
+			p += 8;
+			osz = 8;
+		}
+		const unsigned char *next = p + len;
+		if (next > end || len < (uint64_t)(2 + osz + 2))
+			return false;
+		Dwarf_Off cu = get_le(p + 2, osz);
+		int asz = p[2 + osz];
+		if (asz != 4 && asz != 8)
+			return false;
+		p += 2 + osz + 2;
+		size_t used = (size_t)(p - set), tuple = 2 * (size_t)asz;
+		p += (tuple - used % tuple) % tuple;
+		for (; p + tuple <= next; p += tuple) {
+			uint64_t lo = get_le(p, asz), l = get_le(p + asz, asz);
+			if (!lo && !l)
+				break;
+			struct arange a = { lo, lo + l, cu };
+			vec_push(out, a);
+		}
+		p = next;
+	}
+	if (out->len)
+		qsort(out->items, out->len, sizeof(struct arange), cmp_arange);
+	return out->len > 0;
+}
+
+static bool find_cu(const arangevec *v, uint64_t addr, Dwarf_Off *cu)
+{
+	int lo = 0, hi = v->len;
+
+	while (lo < hi) {     /* last range starting at or before addr */
+		int mid = (lo + hi) / 2;
+		if (v->items[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || addr >= v->items[lo - 1].hi)
+		return false;
+	*cu = v->items[lo - 1].cu;
+	return true;
+}
+
+/* Units (header offsets) holding functions whose symbol matches, found
+ * through .debug_aranges. False if that is not possible. */
 static bool units_by_symbol(struct dw_image *img, const struct ksymtab *syms, const char *pat,
 			    offvec *units)
 {
-	Dwarf_Aranges *ar;
-	size_t nar;
+	static arangevec ar;
+	static Dwarf *ar_dbg;
 
-	if (img->mod || !syms || dwarf_getaranges(img->dbg, &ar, &nar) != 0 || !nar)
+	if (img->mod || !syms)
+		return false;
+	if (ar_dbg != img->dbg) {
+		ar.len = 0;
+		ar_dbg = img->dbg;
+		if (!read_aranges(img->dbg, &ar))
+			return false;
+	}
+	if (!ar.len)
 		return false;
 	for (size_t i = 0; i < syms->n; i++) {
 		const struct ksym *k = &syms->syms[i];
 		Dwarf_Off cu;
-		if (!ksym_is_func(k) || !symbol_matches(pat, k->name))
-			continue;
-		Dwarf_Arange *a = dwarf_getarange_addr(ar, k->addr);
-		if (a && dwarf_getarangeinfo(a, NULL, NULL, &cu) == 0)
+		if (ksym_is_func(k) && symbol_matches(pat, k->name) && find_cu(&ar, k->addr, &cu))
 			vec_push(units, cu);
 	}
 	return true;
@@ -251,9 +349,13 @@ void dw_find_functions(struct dw_image *img, const struct ksymtab *syms,
 			qsort(units.items, units.len, sizeof(Dwarf_Off), cmp_off);
 		for (int i = 0; i < units.len; i++) {
 			Dwarf_Die cu;
+			Dwarf_Off next;
+			size_t hsize;
 			if (i && units.items[i] == units.items[i - 1])
 				continue;
-			if (dwarf_offdie(img->dbg, units.items[i], &cu))
+			if (dwarf_next_unit(img->dbg, units.items[i], &next, &hsize, NULL, NULL, NULL,
+					    NULL, NULL, NULL) == 0 &&
+			    dwarf_offdie(img->dbg, units.items[i] + hsize, &cu))
 				scan_unit(img, syms, p, &cu, out);
 		}
 	} else {
