@@ -3,12 +3,13 @@
 #
 # Packages: the compiler and autotools, elfutils and CUnit headers, and what
 # the QEMU guest needs: qemu, a static busybox, and a Debian cloud kernel with
-# its headers (the kbuild tree modules are built against).
+# its headers (the kbuild tree modules are built against) and debuginfo
+# (-dbg: System.map and DWARF for kernel probes).
 set -eu
 cd "$(dirname "$0")"
 pkgs="gcc make autoconf automake libc6-dev libdw-dev libelf-dev libcunit1-dev pkg-config
       cpio gzip qemu-system-x86 busybox-static bc flex bison
-      linux-image-cloud-amd64 linux-headers-cloud-amd64"
+      linux-image-cloud-amd64 linux-headers-cloud-amd64 linux-image-cloud-amd64-dbg"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

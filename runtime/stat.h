@@ -34,6 +34,7 @@ struct stp_stat_desc {
 	int64_t lo, hi, step;		/* linear */
 	int nbuckets;			/* log: 129; linear: regular + 2 */
 	int shift;			/* variance */
+	int variance;			/* @variance is used: keep mean and m2 */
 };
 
 struct stp_stat {
@@ -75,17 +76,19 @@ static inline int stp_stat_bucket(const struct stp_stat_desc *d, int64_t v)
 
 static inline void stp_stat_add(struct stp_stat *st, const struct stp_stat_desc *d, int64_t v)
 {
-	int64_t x = (int64_t)((u64)v << d->shift), delta;
-
 	if (st->count == 0 || v < st->min)
 		st->min = v;
 	if (st->count == 0 || v > st->max)
 		st->max = v;
 	st->count++;
 	st->sum += v;
-	delta = x - st->mean;
-	st->mean += div64_s64(delta, st->count);
-	st->m2 += delta * (x - st->mean);
+	if (d->variance) {	/* a division per value: only when asked for */
+		int64_t x = (int64_t)((u64)v << d->shift);
+		int64_t delta = x - st->mean;
+
+		st->mean += div64_s64(delta, st->count);
+		st->m2 += delta * (x - st->mean);
+	}
 	if (d->hist)
 		st->buckets[stp_stat_bucket(d, v)]++;
 }

@@ -4,8 +4,8 @@
 include testsuite/unit-parser.mk
 include testsuite/unit-runtime.mk
 
-TESTS += testsuite/cli-tests.sh testsuite/conformance-parse.sh testsuite/vm-smoke.sh testsuite/run-tests.sh
-EXTRA_DIST += testsuite/vm-smoke.sh testsuite/cli-tests.sh testsuite/conformance-parse.sh testsuite/conformance-xfail.txt testsuite/run-tests.sh \
+TESTS += testsuite/cli-tests.sh testsuite/list-tests.sh testsuite/conformance-parse.sh testsuite/vm-smoke.sh testsuite/run-tests.sh
+EXTRA_DIST += testsuite/vm-smoke.sh testsuite/cli-tests.sh testsuite/list-tests.sh testsuite/list testsuite/conformance-parse.sh testsuite/conformance-xfail.txt testsuite/run-tests.sh \
 	testsuite/run testsuite/semko
 # the run tests need stap, stap-vm, staprun and stapio built first
 check_SCRIPTS = translator/stap translator/stap-vm staprun/staprun staprun/stapio
@@ -18,9 +18,8 @@ bench: all
 # CUnit tests of pass 2 (resolution, type inference, probe points)
 check_PROGRAMS += testsuite/unit/elaborate_test
 TESTS += testsuite/unit/elaborate_test
-testsuite_unit_elaborate_test_SOURCES = testsuite/unit/elaborate_test.c translator/util.c \
-	translator/diag.c $(PARSER_SOURCES) translator/library.c translator/elaborate.c \
-	translator/probes/providers.c translator/probes/begin_end.c translator/probes/timer.c
+testsuite_unit_elaborate_test_SOURCES = testsuite/unit/elaborate_test.c $(COMMON_SOURCES) \
+	$(PARSER_SOURCES) $(REMOTE_SOURCES) $(STAP_PASS_SOURCES)
 testsuite_unit_elaborate_test_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/translator -I$(srcdir)/runtime \
 	-DTAPSET_DIR='"$(abs_srcdir)/tapsets"'
-testsuite_unit_elaborate_test_LDADD = $(CUNIT_LIBS)
+testsuite_unit_elaborate_test_LDADD = $(CUNIT_LIBS) -ldw -lelf

@@ -42,23 +42,22 @@ options() {
 }
 
 # check FILE OPTIONS [ARGS]: one round trip (ARGS, the script arguments, only
-# for FILE: its output has them substituted)
+# for FILE: its output has them substituted). OPTIONS and ARGS are
+# shell-quoted strings, as in testsuite/run/NAME.opts.
 check() {
 	file=$1
 	opts=$2
 	sargs=$3
 	name=${file#"$shared"/systemtap-testsuite/}
 	name=${name#"$here"/}
-	# shellcheck disable=SC2086 # options are split on purpose
-	if ! (cd "$(dirname "$file")" && timeout 60 "$stap" $opts "$file" $sargs) \
+	if ! (cd "$(dirname "$file")" && eval "timeout 60 \"\$stap\" $opts \"\$file\" $sargs") \
 		>"$tmp/a.stp" 2>"$tmp/err" </dev/null; then
 		failed=$((failed + 1))
 		echo "FAIL: $name (stap $opts FILE failed)"
 		[ -n "$VERBOSE" ] && sed 's/^/    | /' "$tmp/err" | head -n 10
 		return
 	fi
-	# shellcheck disable=SC2086
-	if ! timeout 60 "$stap" $opts "$tmp/a.stp" >"$tmp/b.stp" 2>"$tmp/err" </dev/null; then
+	if ! eval "timeout 60 \"\$stap\" $opts \"\$tmp/a.stp\"" >"$tmp/b.stp" 2>"$tmp/err" </dev/null; then
 		failed=$((failed + 1))
 		echo "FAIL: $name (its -p1 output does not parse)"
 		[ -n "$VERBOSE" ] && sed 's/^/    | /' "$tmp/err" | head -n 10

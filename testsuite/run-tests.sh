@@ -3,8 +3,8 @@
 # `stap -p4`, then all modules run in ONE QEMU guest boot (stap-vm -b), and
 # each result is compared with NAME.expect (stdout), NAME.experr (stderr,
 # empty if absent) and NAME.rc (exit status, 0 if absent).
-#   NAME.opts  stap options (-G VAR=VAL and -c CMD also go to staprun)
-#   NAME.args  script arguments ($1, @2 ...)
+#   NAME.opts  stap options, shell-quoted (-G VAR=VAL and -c CMD also go to staprun)
+#   NAME.args  script arguments ($1, @2 ...), shell-quoted
 # usage: run-tests.sh [NAME ...]     env: CSTAP_BUILD (build dir), OUT
 set -u
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -25,8 +25,8 @@ build_one() {
 	local n=$1 d=$out/build/$1 t=$src/testsuite/run/$1
 	mkdir -p "$d"; cp "$t.stp" "$d/"
 	local opts=() args=()
-	[ -f "$t.opts" ] && read -r -a opts < "$t.opts"
-	[ -f "$t.args" ] && read -r -a args < "$t.args"
+	[ -f "$t.opts" ] && eval "opts=($(cat "$t.opts"))"
+	[ -f "$t.args" ] && eval "args=($(cat "$t.args"))"
 	(cd "$d" && "$STAP" -p4 -m "t_$n" "${opts[@]}" "$n.stp" "${args[@]}") > "$d/build.log" 2>&1 &&
 		cp "$d/t_$n.ko" "$out/ko/"
 }
@@ -39,8 +39,9 @@ for n in "${names[@]}"; do
 	[ -f "$out/ko/t_$n.ko" ] || continue
 	t=$src/testsuite/run/$n
 	cmd="exec staprun"
+	opts=()
 	if [ -f "$t.opts" ]; then
-		read -r -a opts < "$t.opts"
+		eval "opts=($(cat "$t.opts"))"
 		for ((i = 0; i < ${#opts[@]}; i++)); do
 			case "${opts[i]}" in
 			-c) cmd+=" -c $(printf %q "${opts[i+1]}")"; i=$((i + 1));;

@@ -193,6 +193,7 @@ struct sym {
 	int hist_kind;           /* 0 none, 1 log, 2 linear */
 	int64_t hist_lo, hist_hi, hist_step;
 	int var_shift;           /* @variance(s, N): largest N */
+	bool var_used;           /* @variance is used: keep Welford's sums */
 	/* usage, filled by pass 2 */
 	bool read, written;
 	struct srcfile const *file; /* declaring file (private scoping) */

@@ -301,8 +301,11 @@ static void resolve_expr(struct elab *el, struct expr *e)
 		resolve_args(el, e);
 		if (e->kind == E_HIST && e->lhs && e->lhs->sym)
 			note_histogram(el, e);
-		if (e->kind == E_STATOP && !strcmp(e->name, "variance") && e->args.len && e->lhs && e->lhs->sym)
-			note_variance_shift(el, e);
+		if (e->kind == E_STATOP && !strcmp(e->name, "variance") && e->lhs && e->lhs->sym) {
+			e->lhs->sym->var_used = true;
+			if (e->args.len)
+				note_variance_shift(el, e);
+		}
 		e->sym = e->lhs ? e->lhs->sym : NULL;
 		return;
 	case E_REGEX:

@@ -60,17 +60,41 @@ static int peekc(const struct lexer *lx, int ahead)
 	return lx->p + ahead < lx->end ? (unsigned char)lx->p[ahead] : -1;
 }
 
+/* Move to q (at or after lx->p, at most lx->end), keeping line and column:
+ * one pass over the skipped bytes for newlines, so comments and embedded C
+ * cost a memchr, not a per-byte step. */
+static void skip_to(struct lexer *lx, const char *q)
+{
+	const char *nl, *last = NULL, *p = lx->p;
+
+	while ((nl = memchr(p, '\n', (size_t)(q - p)))) {
+		lx->line++;
+		last = nl;
+		p = nl + 1;
+	}
+	if (last)
+		lx->col = (int)(q - last);
+	else
+		lx->col += (int)(q - lx->p);
+	lx->p = q;
+}
+
 static void advance(struct lexer *lx, int n)
 {
-	while (n-- > 0 && lx->p < lx->end) {
-		if (*lx->p == '\n') {
-			lx->line++;
-			lx->col = 1;
-		} else {
-			lx->col++;
-		}
-		lx->p++;
+	if (n > lx->end - lx->p)
+		n = (int)(lx->end - lx->p);
+	skip_to(lx, lx->p + n);
+}
+
+/* First occurrence of the two bytes a b at or after p, or NULL. */
+static const char *find2(const char *p, const char *end, char a, char b)
+{
+	while (p < end && (p = memchr(p, a, (size_t)(end - p)))) {
+		if (p + 1 < end && p[1] == b)
+			return p;
+		p++;
 	}
+	return NULL;
 }
 
 static struct srcpos here(const struct lexer *lx)
@@ -83,7 +107,7 @@ static void lex_error(struct lexer *lx, struct token *t, enum diag_tag tag,
 {
 	diag(lx->s, tag, pos, "%s", msg);
 	t->kind = TK_ERROR;
-	t->text = xstrdup("");
+	t->text = (char *)"";
 	/* park at the end so a caller that ignores the error cannot loop */
 	lx->p = lx->end;
 }
@@ -94,22 +118,27 @@ static bool skip_space(struct lexer *lx, struct token *t, bool *skipped)
 	for (;;) {
 		int c = peekc(lx, 0);
 
-		if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') {
-			advance(lx, 1);
+		if (c == '\n') {
+			lx->p++;
+			lx->line++;
+			lx->col = 1;
+		} else if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
+			lx->p++;
+			lx->col++;
 		} else if (c == '#' || (c == '/' && peekc(lx, 1) == '/')) {
-			while (lx->p < lx->end && *lx->p != '\n')
-				advance(lx, 1);
+			const char *nl = memchr(lx->p, '\n', (size_t)(lx->end - lx->p));
+
+			lx->col += (int)((nl ? nl : lx->end) - lx->p);
+			lx->p = nl ? nl : lx->end;
 		} else if (c == '/' && peekc(lx, 1) == '*') {
 			struct srcpos start = here(lx);
+			const char *close = find2(lx->p + 2, lx->end, '*', '/');
 
-			advance(lx, 2);
-			while (lx->p < lx->end && !(peekc(lx, 0) == '*' && peekc(lx, 1) == '/'))
-				advance(lx, 1);
-			if (lx->p >= lx->end) {
+			if (!close) {
 				lex_error(lx, t, P_UNTERMINATED_COMMENT, start, "unterminated /* comment");
 				return false;
 			}
-			advance(lx, 2);
+			skip_to(lx, close + 2);
 		} else {
 			return true;
 		}
@@ -283,7 +312,7 @@ void lexer_next(struct lexer *lx, struct token *t)
 	c1 = peekc(lx, 1);
 	if (c < 0) {
 		t->kind = TK_EOF;
-		t->text = xstrdup("end of input");
+		t->text = (char *)"end of input";
 		return;
 	}
 	if (c == 0) {
@@ -341,28 +370,35 @@ void lexer_next(struct lexer *lx, struct token *t)
 	if (c == '%' && c1 == '{') {
 		const char *code;
 
+		const char *close;
+
 		advance(lx, 2);
 		code = lx->p;
-		while (lx->p < lx->end && !(peekc(lx, 0) == '%' && peekc(lx, 1) == '}'))
-			advance(lx, 1);
-		if (lx->p >= lx->end) {
+		close = find2(code, lx->end, '%', '}');
+		if (!close) {
 			lex_error(lx, t, P_UNTERMINATED_EMBEDDED, t->pos,
 				  "embedded C code %{ is not closed with %}");
 			return;
 		}
+		skip_to(lx, close);
 		t->kind = TK_EMBEDDED;
 		t->str_len = (size_t)(lx->p - code);
 		t->str = xstrndup(code, t->str_len);
-		t->text = xstrdup("%{");
+		t->text = (char *)"%{";
 		advance(lx, 2);
 		return;
 	}
+	/* token text of an operator is the table's string: never freed or
+	 * written to */
 	for (int i = 0; operators[i]; i++) {
+		if (operators[i][0] != c)
+			continue;
 		n = strlen(operators[i]);
 		if (lx->p + n <= lx->end && memcmp(lx->p, operators[i], n) == 0) {
 			t->kind = TK_OP;
-			t->text = xstrdup(operators[i]);
-			advance(lx, (int)n);
+			t->text = (char *)operators[i];
+			lx->p += n;
+			lx->col += (int)n;
 			return;
 		}
 	}

@@ -16,6 +16,7 @@
 
 #include "diag.h"
 #include "elaborate.h"
+#include "listing.h"
 #include "options.h"
 #include "session.h"
 
@@ -137,6 +138,8 @@ int main(int argc, char **argv)
 		return print_pass1(&s), 0;
 	if ((rc = run_pass(&s, 2, pass2_elaborate)))
 		return rc;
+	if (s.list_mode)
+		return list_probe_points(&s);
 	if (s.last_pass == 2)
 		return print_pass2(&s), 0;
 	if ((rc = run_pass(&s, 3, pass3_translate)))

@@ -41,6 +41,8 @@ static void usage(FILE *f)
 	      "  -D NAME[=VAL]   define a C macro for the module build (MAXACTION=...)\n"
 	      "  -G VAR=VAL      set a global variable's value at load time\n"
 	      "  -I DIR          look for tapsets in DIR too\n"
+	      "  -l PROBE        list the probe points PROBE matches, then stop\n"
+	      "  -L PROBE        the same, with their variables\n"
 	      "  -R DIR          use the runtime in DIR\n"
 	      "  -r RELEASE      build for kernel RELEASE (default: the running one, or the\n"
 	      "                  newest installed one when modules run in a guest)\n"
@@ -193,7 +195,7 @@ int parse_options(struct session *s, int argc, char **argv)
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "+hVp:vkguwWm:o:c:x:s:D:G:I:R:r:e:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+hVp:vkguwWm:o:c:x:s:D:G:I:R:r:e:l:L:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h': usage(stdout); return -1;
 		case 'V': printf("cstap (SystemTap-compatible) version " PACKAGE_VERSION "\n"); return -1;
@@ -246,6 +248,18 @@ int parse_options(struct session *s, int argc, char **argv)
 				return 1;
 			}
 			s->script_text = optarg;
+			break;
+		case 'l':
+		case 'L':
+			/* as SystemTap: -l PROBE is the script "probe PROBE {}" through pass 2 */
+			if (s->script_text) {
+				diag(s, O_USAGE, (struct srcpos){0}, "-%c cannot be used with -e or another -l/-L", c);
+				return 1;
+			}
+			s->script_text = xasprintf("probe %s {}", optarg);
+			s->list_mode = true;
+			s->list_vars = c == 'L';
+			s->last_pass = 2;
 			break;
 		case OPT_COMPATIBLE: s->compatible = optarg; break;
 		case OPT_PROLOGUE:

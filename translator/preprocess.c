@@ -80,7 +80,12 @@ struct pp {
 	struct macro_table local;
 	struct macro_table *lib;
 	bool failed;
+	struct token *slab;      /* kept tokens are carved from blocks */
+	int slab_left, slab_size;
+	struct token scratch;    /* what raw_next returns: see there */
 };
+
+#define TOK_SLAB_MAX 1024
 
 /* ---- library macros and kernel config: loaded once per session --------- */
 
@@ -214,14 +219,35 @@ static struct token *error_token(void)
 	struct token *t = xcalloc(1, sizeof(*t));
 
 	t->kind = TK_ERROR;
-	t->text = xstrdup("");
+	t->text = (char *)"";
 	return t;
+}
+
+/* A copy of t that lives as long as the parse (macro bodies, macro
+ * arguments and conditions keep token pointers). One allocation per block
+ * of tokens, not per token. */
+static struct token *keep_tok(struct pp *pp, const struct token *t)
+{
+	if (!pp->slab_left) {
+		/* most files keep no token or a few: start small, then double */
+		pp->slab_size = pp->slab_size ? pp->slab_size * 2 : 8;
+		if (pp->slab_size > TOK_SLAB_MAX)
+			pp->slab_size = TOK_SLAB_MAX;
+		pp->slab = xmalloc((size_t)pp->slab_size * sizeof(*pp->slab));
+		pp->slab_left = pp->slab_size;
+	}
+	pp->slab_left--;
+	*pp->slab = *t;
+	return pp->slab++;
 }
 
 /* Next raw token of the current input, popping exhausted frames but never
  * below keep frames: a conditional or a macro argument list must be complete
  * inside the macro body or file it starts in. NULL when frame number keep is
- * exhausted (the bottom frame gives TK_EOF instead). */
+ * exhausted (the bottom frame gives TK_EOF instead).
+ * The token is pp->scratch, valid until the next call: a caller that keeps
+ * it copies it (keep_tok). The library expands macros into millions of
+ * tokens, and allocating each cost more than all the rest of parsing. */
 static struct token *raw_next(struct pp *pp, int keep)
 {
 	for (;;) {
@@ -232,7 +258,7 @@ static struct token *raw_next(struct pp *pp, int keep)
 			return error_token();
 		f = top(pp);
 		if (f->lx) {
-			t = xcalloc(1, sizeof(*t));
+			t = &pp->scratch;
 			lexer_next(f->lx, t);
 			if (t->kind == TK_ERROR)
 				pp->failed = true;
@@ -241,7 +267,7 @@ static struct token *raw_next(struct pp *pp, int keep)
 			if (pp->frames.len <= keep)
 				return pp->frames.len == 1 ? t : NULL;
 		} else if (f->pos < f->ntoks) {
-			t = xmalloc(sizeof(*t));
+			t = &pp->scratch;
 			*t = *f->toks[f->pos++];
 			if (f->origin)
 				t->chain = f->origin;
@@ -547,9 +573,9 @@ static int eval_condition(struct pp *pp, struct token *start)
 			return -1;
 		if (is_op(t, "%?"))
 			break;
-		vec_push(&toks, t);
+		vec_push(&toks, keep_tok(pp, t));
 	}
-	vec_push(&toks, t); /* the %? ends the list: never matches an operand */
+	vec_push(&toks, keep_tok(pp, t)); /* the %? ends the list: never matches an operand */
 	c.t = toks.items;
 	c.n = toks.len - 1;
 	r = cond_or(&c, 0);
@@ -693,7 +719,7 @@ static void define_macro(struct pp *pp, struct token *at)
 			depth++;
 		else if (is_op(t, "%)") && depth-- == 0)
 			break;
-		vec_push(&m->body, t);
+		vec_push(&m->body, keep_tok(pp, t));
 	}
 	vec_push(&pp->local.v, m);
 }
@@ -733,7 +759,7 @@ static tokvec *collect_args(struct pp *pp, const struct macro *m, struct token *
 			depth++;
 		else if (is_op(t, ")") || is_op(t, "]") || is_op(t, "}"))
 			depth--;
-		vec_push(&args[n], t);
+		vec_push(&args[n], keep_tok(pp, t));
 	}
 	if (n != m->params.len) {
 		fail(pp, P_MACRO_ARGS, use->pos, "macro %s takes %d argument%s, %d given", use->text,
@@ -751,6 +777,7 @@ static bool expand_at(struct pp *pp, struct token *t)
 	struct macro *m;
 	tokvec *args = NULL;
 	struct env *env;
+	struct token use;
 
 	if (cur->env) {
 		const struct macro *em = cur->env->m;
@@ -772,6 +799,8 @@ static bool expand_at(struct pp *pp, struct token *t)
 		m = find_macro(pp->lib, t->text + 1);
 	if (!m)
 		return false;
+	use = *t; /* t may be raw_next's token, which collect_args reuses */
+	t = &use;
 	if (m->has_params) {
 		args = collect_args(pp, m, t);
 		if (!args)
@@ -842,13 +871,15 @@ static struct token *substitute_param(struct pp *pp, struct token *t)
 void pp_next(struct pp *pp, struct token *out)
 {
 	for (;;) {
-		struct token *t = raw_next(pp, 1);
+		struct token cur, *t = raw_next(pp, 1);
 
 		if (pp->failed || t->kind == TK_ERROR) {
 			pp->failed = true;
 			*out = *error_token();
 			return;
 		}
+		cur = *t; /* the handlers below read on: raw_next reuses its token */
+		t = &cur;
 		if (t->kind == TK_EOF && pp->conds.len) {
 			fail(pp, P_PREPROC, pp->conds.items[pp->conds.len - 1]->pos,
 			     "%%( conditional is not closed with %%)");

@@ -18,6 +18,7 @@ struct session {
 	bool warnings_are_errors; /* -W */
 	bool keep_tmpdir;         /* -k */
 	bool list_mode;           /* -l / -L */
+	bool list_vars;           /* -L: with each point's variables */
 	const char *module_name;  /* -m NAME, or stap_<hash>_<pid> */
 	bool module_name_given;   /* -m was used */
 	const char *output_file;  /* -o FILE */

@@ -1006,12 +1006,12 @@ static void gen_globals(struct session *s, struct strbuf *out)
 		char *n = global_cname(v);
 		if (v->type == T_STATS) {
 			strbuf_addf(out, "static const struct stp_stat_desc %s_desc = { .hist = %d, .lo = %lldLL, "
-				    ".hi = %lldLL, .step = %lldLL, .nbuckets = %d, .shift = %d };\n",
+				    ".hi = %lldLL, .step = %lldLL, .nbuckets = %d, .shift = %d, .variance = %d };\n",
 				    n, v->hist_kind, (long long)v->hist_lo, (long long)v->hist_hi,
 				    (long long)v->hist_step,
 				    v->hist_kind == 1 ? 129 : v->hist_kind == 2 ?
 					    (int)((v->hist_hi - v->hist_lo) / v->hist_step) + 3 : 0,
-				    v->var_shift);
+				    v->var_shift, v->var_used);
 			strbuf_addf(out, "static struct %s *%s;\n", v->is_array ? "stp_pmap" : "stp_pstat", n);
 		} else if (v->is_array) {
 			strbuf_addf(out, "static struct stp_map *%s;\n", n);

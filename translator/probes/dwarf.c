@@ -26,6 +26,7 @@ struct dw_probe_info {
 	struct derived_probe *dp;
 	struct dw_image *img;
 	Dwarf_Off die;
+	Dwarf_Addr entry;       /* DWARF address of the probe */
 	bool ret;
 };
 static VEC(struct dw_probe_info) infos;
@@ -60,7 +61,8 @@ static void add_probe(struct session *s, struct probe *p, struct probe_point *pp
 	k.dp = derived_probe_add(s, p, pp, &dwarf_provider, PK_NORMAL);
 	k.dp->pp = kpoint_text(pp, fn_comp, where);
 	kp_site_add(&k);
-	struct dw_probe_info info = { .dp = k.dp, .img = img, .die = f->die, .ret = suf->ret };
+	struct dw_probe_info info = { .dp = k.dp, .img = img, .die = f->die, .entry = f->addr,
+					.ret = suf->ret };
 	vec_push(&infos, info);
 	free(where);
 }
@@ -132,6 +134,34 @@ static int derive(struct session *s, struct probe *p, struct probe_point *pp)
 	return derive_in(s, p, pp, fn, module, &suf);
 }
 
+static void dw_type_name(Dwarf_Die *t, struct strbuf *out, int depth);
+
+/* "int (*) (struct super_block*, struct fs_context*)" */
+static void fn_pointer_name(Dwarf_Die *fn, struct strbuf *out, int depth)
+{
+	Dwarf_Attribute a;
+	Dwarf_Die t, p;
+	bool first = true;
+
+	if (dwarf_formref_die(dwarf_attr(fn, DW_AT_type, &a), &t))
+		dw_type_name(&t, out, depth);
+	else
+		strbuf_addstr(out, "void");
+	strbuf_addstr(out, " (*) (");
+	if (dwarf_child(fn, &p) == 0) {
+		do {
+			if (dwarf_tag(&p) != DW_TAG_formal_parameter)
+				continue;
+			if (!first)
+				strbuf_addstr(out, ", ");
+			first = false;
+			if (dwarf_formref_die(dwarf_attr(&p, DW_AT_type, &a), &t))
+				dw_type_name(&t, out, depth);
+		} while (dwarf_siblingof(&p, &p) == 0);
+	}
+	strbuf_addch(out, ')');
+}
+
 /* C-like type name as SystemTap's -L prints it: "char const*",
  * "struct file*", "long unsigned int", "struct iovec[]". */
 static void dw_type_name(Dwarf_Die *t, struct strbuf *out, int depth)
@@ -147,6 +177,10 @@ static void dw_type_name(Dwarf_Die *t, struct strbuf *out, int depth)
 	}
 	switch (dwarf_tag(t)) {
 	case DW_TAG_pointer_type:
+		if (has_inner && dwarf_tag(&inner) == DW_TAG_subroutine_type) {
+			fn_pointer_name(&inner, out, depth + 1);
+			break;
+		}
 		if (has_inner)
 			dw_type_name(&inner, out, depth + 1);
 		else
@@ -184,8 +218,23 @@ static void dw_type_name(Dwarf_Die *t, struct strbuf *out, int depth)
 	}
 }
 
+/* A variable is listed only if it has a location at the probe address (as
+ * SystemTap): a local set later in the function, or an optimised-out
+ * parameter, is not. */
+static bool located_at(Dwarf_Die *var, Dwarf_Addr pc)
+{
+	Dwarf_Attribute a;
+	Dwarf_Op *ops;
+	size_t nops;
+
+	if (!dwarf_attr_integrate(var, DW_AT_location, &a))
+		return false;
+	return dwarf_getlocation_addr(&a, pc, &ops, &nops, 1) > 0 && nops > 0;
+}
+
 /* " $name:type" for the parameters and outermost locals of the function
- * DIE (in DIE order), preceded by $return for .return probes. */
+ * DIE (in DIE order), preceded by $return for .return probes. Locals
+ * come from the outermost scope only. */
 bool dwarf_probe_vars(const struct derived_probe *dp, struct strbuf *out)
 {
 	for (int i = 0; i < infos.len; i++) {
@@ -206,6 +255,8 @@ bool dwarf_probe_vars(const struct derived_probe *dp, struct strbuf *out)
 			int tag = dwarf_tag(&d);
 			const char *name = dwarf_diename(&d);
 			if ((tag != DW_TAG_formal_parameter && tag != DW_TAG_variable) || !name)
+				continue;
+			if (!located_at(&d, in->entry))
 				continue;
 			strbuf_addf(out, " $%s:", name);
 			if (dwarf_formref_die(dwarf_attr_integrate(&d, DW_AT_type, &a), &t))

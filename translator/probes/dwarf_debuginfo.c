@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -86,20 +85,6 @@ static char *running_build_id(void)
 	return NULL;
 }
 
-/* Finding a few functions reads a few hundred bytes at ~2000 unit headers
- * spread over the whole .debug_info: without this, the kernel maps the
- * neighbouring pages of each too (fault-around), which costs more than the
- * lookup itself. */
-static void advise_random(Elf *e)
-{
-	size_t size;
-	char *p = e ? elf_rawfile(e, &size) : NULL;
-	long pg = sysconf(_SC_PAGESIZE);
-
-	if (p && size)
-		madvise((void *)((uintptr_t)p & ~(uintptr_t)(pg - 1)), size, MADV_RANDOM);
-}
-
 /* Candidate paths of the kernel's debuginfo, most specific first. */
 static strvec kernel_candidates(struct session *s)
 {
@@ -129,7 +114,6 @@ static struct dw_image *open_kernel(struct session *s)
 		if (fd < 0)
 			continue;
 		Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-		advise_random(e);
 		char *id = e ? elf_build_id(e) : NULL;
 		Dwarf *d = NULL;
 		if (e && (!want || (id && !strcmp(id, want))))

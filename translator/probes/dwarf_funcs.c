@@ -187,14 +187,14 @@ static void scan_unit(struct dw_image *img, const struct ksymtab *syms, const st
 	} while (dwarf_siblingof(&d, &d) == 0);
 }
 
-typedef VEC(Dwarf_Off) offvec;
-
 static int cmp_off(const void *a, const void *b)
 {
 	Dwarf_Off x = *(const Dwarf_Off *)a, y = *(const Dwarf_Off *)b;
 
 	return x < y ? -1 : x > y;
 }
+
+typedef VEC(Dwarf_Off) offvec;
 
 struct arange { uint64_t lo, hi; Dwarf_Off cu; };
 typedef VEC(struct arange) arangevec;

@@ -1,0 +1,99 @@
+#!/bin/bash
+# probe-hit.sh - what one probe hit costs with cstap and with SystemTap 4.8,
+# measured in the same QEMU guest boot on the same workload.
+#
+# The scripts are ../shared/anchor/bench/{kprobe_count,kprobe_agg}.stp: a
+# kernel.function("__do_sys_getppid") probe doing `c++`, or `a[execname()] <<< 1`.
+# The workload is the anchor's syscall_loop: N getppid() calls, timed inside
+# the guest, printing ns_per_call. Each round runs the bare loop (base), then
+# every module under `staprun -c LOOP` (cstap's staprun for cstap's modules,
+# SystemTap's own staprun/stapio for its modules). Rounds alternate the cases so
+# that drift hits all alike; the table shows medians. overhead = median - base
+# median = the cost of one hit. Under TCG absolute numbers are inflated: only
+# the ratio between the two implementations in one run means anything.
+#
+# usage: bench/probe-hit.sh [-N CALLS] [-r ROUNDS] [-s CPUS]
+#   -s 2 runs two loops at once on a 2-vCPU guest (single-threaded TCG).
+# env: CSTAP_BUILD (build dir), SYSTEMTAP (default /usr/bin/stap)
+set -u
+N=1000000; R=3; SMP=1
+while getopts "N:r:s:h" o; do
+	case $o in
+	N) N=$OPTARG;; r) R=$OPTARG;; s) SMP=$OPTARG;;
+	*) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 2;;
+	esac
+done
+src=$(cd "$(dirname "$0")/.." && pwd)
+build=${CSTAP_BUILD:-$src}
+anchor=$src/../shared/anchor
+systemtap=${SYSTEMTAP:-/usr/bin/stap}
+rel=$("$build/translator/stap-vm" --default-release) || { echo "no kernel for the guest" >&2; exit 1; }
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+cases="kprobe_count kprobe_agg"
+
+gcc -O2 -static -o "$work/syscall_loop" "$anchor/bench/syscall_loop.c" || exit 1
+have_st=0
+if [ -x "$systemtap" ] && "$systemtap" -V 2>&1 | grep -qi "systemtap translator"; then
+	have_st=1
+	cp -a /usr/share/systemtap/runtime "$work/st-runtime"
+	patch -s -d "$work/st-runtime" -p1 < "$anchor/patches/runtime-task_work_cancel_func.patch" || true
+fi
+files=(-f "$work/syscall_loop:/opt/bench/syscall_loop")
+for c in $cases; do
+	cp "$anchor/bench/$c.stp" "$work/"
+	(cd "$work" && "$build/translator/stap" -p4 -m "c_$c" "$c.stp" > /dev/null) || { echo "cstap build of $c failed" >&2; exit 1; }
+	files+=(-f "$work/c_$c.ko:/ko/c_$c.ko")
+	if [ $have_st = 1 ]; then
+		(cd "$work" && "$systemtap" -p4 -r "$rel" -R "$work/st-runtime" -m "s_$c" "$c.stp" > /dev/null 2>&1) ||
+			{ echo "SystemTap build of $c failed" >&2; exit 1; }
+		files+=(-f "$work/s_$c.ko:/ko/s_$c.ko")
+	fi
+done
+if [ $have_st = 1 ]; then
+	files+=(-f "$(readlink -f /usr/bin/staprun):/opt/st/staprun"
+		-f "$(readlink -f /usr/lib/systemtap/stapio):/usr/lib/systemtap/stapio")
+fi
+
+loop="/opt/bench/syscall_loop $N"
+[ "$SMP" -gt 1 ] && loop="$loop & $loop & wait"
+printf '%s\n' "$loop" > "$work/loop.sh"
+files+=(-f "$work/loop.sh:/opt/bench/loop.sh")
+jobs=$work/jobs; : > "$jobs"
+tmo=$((60 + N / 10000))
+for r in $(seq "$R"); do
+	printf 'base.%d\t%d\tsh /opt/bench/loop.sh\n' "$r" "$tmo" >> "$jobs"
+	for c in $cases; do
+		printf 'cstap_%s.%d\t%d\texec staprun -c "sh /opt/bench/loop.sh" /ko/c_%s.ko\n' "$c" "$r" "$tmo" "$c" >> "$jobs"
+		[ $have_st = 1 ] &&
+			printf 'systemtap_%s.%d\t%d\texec /opt/st/staprun -c "sh /opt/bench/loop.sh" /ko/s_%s.ko\n' \
+				"$c" "$r" "$tmo" "$c" >> "$jobs"
+	done
+done
+"$build/translator/stap-vm" -s "$SMP" -m 1024 "${files[@]}" -b "$jobs" -O "$work/out" > "$work/vm.log" 2>&1 ||
+	{ echo "guest run failed:"; tail -20 "$work/vm.log"; exit 1; }
+
+# median ns_per_call of a case over the rounds (mean of the loops in a run)
+median() {
+	for f in "$work/out/$1".*.out; do
+		awk -F'[= ]' '/ns_per_call=/ { s += $2; n++ } END { if (n) printf "%.1f\n", s / n }' "$f"
+	done | sort -n | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)]; else print "nan" }'
+}
+hits() { grep -h '^hits=' "$work/out/$1".1.out 2>/dev/null | head -1; }
+base=$(median base)
+echo "probe-hit cost: N=$N getppid calls per loop, $SMP CPU(s), $R rounds, kernel $rel (TCG)"
+printf '%-26s %12s %12s %14s\n' case "ns/call" "overhead ns" hits
+printf '%-26s %12s %12s %14s\n' "base (no module)" "$base" 0 -
+for c in $cases; do
+	for impl in cstap systemtap; do
+		[ $impl = systemtap ] && [ $have_st = 0 ] && continue
+		m=$(median "${impl}_$c")
+		o=$(awk -v a="$m" -v b="$base" 'BEGIN { printf "%.1f", a - b }')
+		eval "ov_${impl}_$c=$o"
+		printf '%-26s %12s %12s %14s\n' "${impl} $c" "$m" "$o" "$(hits "${impl}_$c")"
+	done
+	if [ $have_st = 1 ]; then
+		a=$(eval echo "\$ov_cstap_$c"); b=$(eval echo "\$ov_systemtap_$c")
+		awk -v a="$a" -v b="$b" -v c="$c" 'BEGIN { if (b > 0) printf "%-26s %12s %12.2f\n", "cstap/SystemTap " c, "", a / b }'
+	fi
+done
+[ $have_st = 1 ] || echo "(SystemTap 4.8 not installed: apt-get install systemtap to compare)"

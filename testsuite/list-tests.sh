@@ -1,0 +1,44 @@
+#!/bin/bash
+# list-tests.sh - stap -l / -L and kernel probe resolution on the host (no
+# guest needed, but the kernel's -dbg package): testsuite/list/cases.txt
+# names the points; NAME.expect holds what SystemTap 4.8 printed for them.
+# Also: the "similar" names of an unmatched point, and pass-2 resolution
+# of module(...) and kprobe.module(...) points (modules cannot be loaded in
+# the test guest, which has none).
+# usage: list-tests.sh    env: CSTAP_BUILD (build dir)
+set -u
+src=$(cd "$(dirname "$0")/.." && pwd)
+build=${CSTAP_BUILD:-$(pwd)}
+[ -x "$build/translator/stap" ] || build=$src
+STAP=$build/translator/stap
+if ! ls /usr/lib/debug/boot/vmlinux-* > /dev/null 2>&1; then
+	echo "SKIP: no kernel debuginfo (apt-get install linux-image-cloud-amd64-dbg)"; exit 77
+fi
+pass=0; fail=0
+ok() { echo "PASS: $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL: $1"; shift; printf '    %s\n' "$@"; fail=$((fail + 1)); }
+
+while IFS='|' read -r name opt point; do
+	case "$name" in '#'*|'') continue;; esac
+	out=$("$STAP" "$opt" "$point" 2>&1)
+	if d=$(diff "$src/testsuite/list/$name.expect" - <<< "$out"); then ok "list/$name"; else bad "list/$name" "$d"; fi
+done < "$src/testsuite/list/cases.txt"
+
+check_err() {   # name, expected substring, stap args...
+	local n=$1 want=$2; shift 2
+	local out; out=$("$STAP" "$@" 2>&1)
+	if grep -qF -- "$want" <<< "$out"; then ok "$n"; else bad "$n" "wanted: $want" "got: $out"; fi
+}
+check_err similar_dwarf 'no match for probe point kernel.function("vfs_rea") (similar: vfs_read, vcs_read, vfs_readv)' \
+	-p2 -e 'probe kernel.function("vfs_rea") {}'
+check_err similar_kprobe 'no match for probe point kprobe.function("ksys_rea") (similar: ksys_read)' \
+	-p2 -e 'probe kprobe.function("ksys_rea") {}'
+check_err module_dwarf_p2 'module("xfs").function("xfs_file_open@fs/xfs/xfs_file.c:1206").return' \
+	-p2 -e 'probe module("xfs").function("xfs_file_open").return {}'
+check_err module_kprobe_p3 '.symbol = "xfs:xfs_file_open"' \
+	-p3 -e 'probe kprobe.module("xfs").function("xfs_file_open") {}'
+check_err kernel_p3_stext '.symbol = "_stext"' -p3 -e 'probe kernel.function("vfs_read") {}'
+check_err no_module 'no module' -p2 -e 'probe module("no_such_mod").function("f") {}'
+check_err optional_nothing '# probes' -p2 -e 'probe kernel.function("no_such_fn_xyz")?, begin {}'
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]

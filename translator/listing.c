@@ -1,0 +1,40 @@
+/* listing.c - stap -l / -L (see listing.h).
+ *
+ * -l PATTERN is run as the script "probe PATTERN {}" through pass 2 (as
+ * SystemTap does); what the providers derived is printed in SystemTap's
+ * format: kernel.function("vfs_read@fs/read_write.c:450"), and with -L
+ * " $file:struct file* $buf:char* ..." for DWARF probes.
+ */
+#include "listing.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "probes/dwarf_probes.h"
+#include "probes/provider.h"
+
+static int cmp_line(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int list_probe_points(struct session *s)
+{
+	strvec lines = { 0 };
+
+	for (int i = 0; i < s->probes.len; i++) {
+		struct derived_probe *dp = s->probes.items[i];
+		struct strbuf sb = STRBUF_INIT;
+		strbuf_addstr(&sb, dp->pp);
+		if (s->list_vars)
+			dwarf_probe_vars(dp, &sb);
+		vec_push(&lines, strbuf_detach(&sb));
+	}
+	if (lines.len)
+		qsort(lines.items, lines.len, sizeof(char *), cmp_line);
+	for (int i = 0; i < lines.len; i++)
+		if (!i || strcmp(lines.items[i], lines.items[i - 1]))
+			printf("%s\n", lines.items[i]);
+	return 0;
+}

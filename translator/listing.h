@@ -1,0 +1,11 @@
+/* listing.h - stap -l / -L: print the probe points a pattern resolves to. */
+#ifndef CSTAP_LISTING_H
+#define CSTAP_LISTING_H
+
+#include "session.h"
+
+/* After pass 2: each derived probe point once, sorted, one a line; with
+ * -L followed by its variables ("$name:type"). Returns the exit status. */
+int list_probe_points(struct session *s);
+
+#endif
