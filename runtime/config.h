@@ -20,8 +20,12 @@
 #define MAXNESTING 10
 #endif
 #ifndef MAXTRYLOCK
-#define MAXTRYLOCK 100		/* rounds of ~1 us */
+#define MAXTRYLOCK 100		/* rounds of TRYLOCKDELAY us */
 #endif
+#ifndef TRYLOCKDELAY
+#define TRYLOCKDELAY 10		/* us between lock tries: a global lock waits up to 1 ms */
+#endif
+
 #ifndef MAXERRORS
 #define MAXERRORS 0
 #endif

@@ -2,7 +2,7 @@
 /*
  * cstap runtime: locks of script globals. Probe handlers must never spin
  * forever (a handler may interrupt the lock holder on its own CPU), so they
- * try MAXTRYLOCK times about 1 us apart, then give up and the probe is
+ * try MAXTRYLOCK times TRYLOCKDELAY us apart, then give up and the probe is
  * counted as skipped.
  */
 #ifndef STP_LOCK_H
@@ -21,7 +21,7 @@ static inline bool stp_trylock_read(rwlock_t *l)
 	for (i = 0; i < MAXTRYLOCK; i++) {
 		if (read_trylock(l))
 			return true;
-		udelay(1);
+		udelay(TRYLOCKDELAY);
 	}
 	stp_count_skipped();
 	return false;
@@ -35,7 +35,7 @@ static inline bool stp_trylock_write(rwlock_t *l)
 	for (i = 0; i < MAXTRYLOCK; i++) {
 		if (write_trylock(l))
 			return true;
-		udelay(1);
+		udelay(TRYLOCKDELAY);
 	}
 	stp_count_skipped();
 	return false;

@@ -23,3 +23,4 @@ testsuite_unit_elaborate_test_SOURCES = testsuite/unit/elaborate_test.c $(COMMON
 testsuite_unit_elaborate_test_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/translator -I$(srcdir)/runtime \
 	-DTAPSET_DIR='"$(abs_srcdir)/tapsets"'
 testsuite_unit_elaborate_test_LDADD = $(CUNIT_LIBS) -ldw -lelf
+include testsuite/fuzz/local.mk

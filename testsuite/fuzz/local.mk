@@ -1,0 +1,60 @@
+# testsuite/fuzz/: robustness of pass 1 (see testsuite/fuzz/README.md).
+#   make check         runs regress.sh: every kept fuzz regression input and
+#                      generated deep-nesting inputs through the harness under
+#                      ASan+UBSan; and testsuite/roundtrip.sh (-p1 output
+#                      re-parses to the same output)
+#   make check-asan    builds an ASan+UBSan stap in asan/ and runs the
+#                      parseok/parseko conformance tests with it
+#   make fuzz          fuzzes for FUZZ_SECONDS (default 600) with libFuzzer
+#   make bench-parse   times pass 1 over all tapsets plus a 1,000-line script
+
+TESTS += testsuite/fuzz/regress.sh testsuite/roundtrip.sh
+EXTRA_DIST += testsuite/fuzz/parse_fuzz.c testsuite/fuzz/run-fuzz.sh testsuite/fuzz/regress.sh \
+	testsuite/fuzz/README.md testsuite/fuzz/regressions testsuite/roundtrip.sh \
+	bench/parse.sh bench/parse_bench.c
+
+ASAN_CC = $(CC)
+ASAN_FLAGS = -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
+ASAN_STAP = $(abs_builddir)/asan/translator/stap
+
+# One compiler run over the .c files of stap's sources (rebuilt on every
+# make check-asan, about a minute): no objects mixed with the normal build's.
+asan-stap:
+	@mkdir -p $(abs_builddir)/asan/translator
+	srcs=; for f in $(translator_stap_SOURCES); do \
+		case $$f in *.c) srcs="$$srcs $(srcdir)/$$f";; esac; \
+	done; \
+	$(ASAN_CC) $(ASAN_FLAGS) $(AM_CFLAGS) $(DEFS) $(AM_CPPFLAGS) -I$(srcdir)/translator \
+		-I$(srcdir)/runtime $$srcs -o $(ASAN_STAP) -ldw -lelf
+
+check-asan: asan-stap
+	CSTAP_TAPSETS=$(abs_srcdir)/tapsets CSTAP_RUNTIME=$(abs_srcdir)/runtime \
+	ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
+	STAP=$(ASAN_STAP) $(srcdir)/testsuite/conformance-parse.sh
+	CSTAP_TAPSETS=$(abs_srcdir)/tapsets CSTAP_RUNTIME=$(abs_srcdir)/runtime \
+	ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
+	STAP=$(ASAN_STAP) $(srcdir)/testsuite/roundtrip.sh
+	CC="$(ASAN_CC)" $(srcdir)/testsuite/fuzz/regress.sh
+
+fuzz:
+	$(srcdir)/testsuite/fuzz/run-fuzz.sh $${FUZZ_SECONDS:-600}
+
+bench-parse: translator/stap
+	CSTAP_BUILD=$(abs_builddir) CC="$(CC)" $(srcdir)/bench/parse.sh
+
+# doc/diagnostics.md: the header kept, the tables regenerated from diag_tags.def
+update-diagnostics-doc:
+	{ sed '/^## /,$$d' $(srcdir)/doc/diagnostics.md | sed -e :a -e '/^\n*$$/{$$d;N;ba' -e '}'; \
+	  awk '/^\/\* .*\*\/$$/ && NR > 1 { \
+		h = $$0; sub(/^\/\* */, "", h); sub(/ *\*\/$$/, "", h); \
+		printf "\n## %s%s\n\n| Tag | Meaning |\n|---|---|\n", toupper(substr(h, 1, 1)), substr(h, 2); next } \
+	  /^DIAG\(/ { line = $$0; sub(/^DIAG\( */, "", line); tag = line; sub(/,.*/, "", tag); \
+		m = line; sub(/^[^"]*"/, "", m); sub(/"\) *$$/, "", m); gsub(/\|/, "\\|", m); \
+		printf "| `%s` | %s |\n", tag, m }' $(srcdir)/translator/diag_tags.def; } > doc/diagnostics.md.tmp
+	mv doc/diagnostics.md.tmp $(srcdir)/doc/diagnostics.md
+
+clean-local: clean-asan
+clean-asan:
+	rm -rf $(abs_builddir)/asan
+
+.PHONY: asan-stap check-asan fuzz bench-parse clean-asan update-diagnostics-doc
