@@ -83,5 +83,13 @@ if "$STAP" --list-tags | grep -q '^E_UNRESOLVED_FUNC *semantic error: '; then
 else
 	bad "--list-tags" "$("$STAP" --list-tags 2>&1 | head -3)"
 fi
+# make install must carry every runtime header and tapset file
+missing=""
+for f in "$src"/runtime/*.h "$src"/tapsets/*.stp "$src"/tapsets/*.stpm; do
+	[ -e "$f" ] || continue
+	rel=${f#$src/}
+	grep -q "$rel" "$src/runtime/local.mk" "$src/tapsets/local.mk" || missing="$missing $rel"
+done
+if [ -z "$missing" ]; then ok "runtime and tapsets listed for make install"; else bad "not installed:$missing"; fi
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
