@@ -242,17 +242,23 @@ static void gen_compound(struct gen *g, const char *dst, const char *cur, const 
 	}
 }
 
-static void overflow_check(struct gen *g, const char *entry, struct expr *arr)
+/* if (cond) fail with run-time error msg near `where` (both C literals). */
+static void emit_fail(struct gen *g, const char *cond, const char *msg, const char *where)
 {
-	emit(g, "if (unlikely(!%s)) {", entry);
-	if (arr->sym && arr->sym->max_entries)
-		emit(g, "\tc->last_error = \"Array overflow, check size limit (%lld)\";",
-		     (long long)arr->sym->max_entries);
-	else
-		emit(g, "\tc->last_error = \"Array overflow, check MAXMAPENTRIES\";");
-	emit(g, "\tc->last_stmt = %s;", near("identifier", arr->name, arr->pos));
+	emit(g, "if (unlikely(%s)) {", cond);
+	emit(g, "\tc->last_error = %s;", msg);
+	emit(g, "\tc->last_stmt = %s;", where);
 	emit(g, "\tgoto %s;", g->err_label);
 	emit(g, "}");
+}
+
+static void overflow_check(struct gen *g, const char *entry, struct expr *arr)
+{
+	char *msg = arr->sym && arr->sym->max_entries ?
+		xasprintf("\"Array overflow, check size limit (%lld)\"", (long long)arr->sym->max_entries) :
+		xstrdup("\"Array overflow, check MAXMAPENTRIES\"");
+
+	emit_fail(g, xasprintf("!%s", entry), msg, near("identifier", arr->name, arr->pos));
 }
 
 /* The merged record of an aggregate operand (a global or an array element),
@@ -305,11 +311,8 @@ static char *gen_statop(struct gen *g, struct expr *e)
 		return xasprintf("%s->%s", st, op);
 	if (!strcmp(op, "variance"))
 		return xasprintf("stp_stat_variance(%s, &%s_desc)", st, global_cname(e->lhs->sym));
-	emit(g, "if (unlikely(%s->count == 0)) {", st);
-	emit(g, "\tc->last_error = \"empty aggregate\";");
-	emit(g, "\tc->last_stmt = %s;", near("operator", xasprintf("@%s", op), e->pos));
-	emit(g, "\tgoto %s;", g->err_label);
-	emit(g, "}");
+	emit_fail(g, xasprintf("%s->count == 0", st), "\"empty aggregate\"",
+		  near("operator", xasprintf("@%s", op), e->pos));
 	return xasprintf("%s->%s", st, op);
 }
 
@@ -504,11 +507,8 @@ static char *gen_call(struct gen *g, struct expr *e)
 	char **vals = gen_list(g, e->args.items, e->args.len);
 	int k = g->ntemps++;
 	strbuf_addf(g->cdecl, "\tstruct fr_f%d *nf%d;\n", f->index, k);
-	emit(g, "if (unlikely(c->nesting + 1 > MAXNESTING)) {");
-	emit(g, "\tc->last_error = \"MAXNESTING exceeded\";");
-	emit(g, "\tc->last_stmt = %s;", near("identifier", f->name, f->pos));
-	emit(g, "\tgoto %s;", g->err_label);
-	emit(g, "}");
+	emit_fail(g, "c->nesting + 1 > MAXNESTING", "\"MAXNESTING exceeded\"",
+		  near("identifier", f->name, f->pos));
 	emit(g, "nf%d = (struct fr_f%d *)(c->frames + (c->nesting + 1) * STP_FRAME_SIZE);", k, f->index);
 	for (int i = 0; i < e->args.len; i++) {
 		struct sym *p = f->params.items[i];
@@ -648,11 +648,7 @@ static char *stmt_near(const struct stmt *st)
 /* MAXACTION: every statement executed counts one, as in SystemTap. */
 static void gen_action_check(struct gen *g, const struct stmt *st)
 {
-	emit(g, "if (unlikely(++c->actions > %s)) {", g->maxaction);
-	emit(g, "\tc->last_error = \"MAXACTION exceeded\";");
-	emit(g, "\tc->last_stmt = %s;", stmt_near(st));
-	emit(g, "\tgoto %s;", g->err_label);
-	emit(g, "}");
+	emit_fail(g, xasprintf("++c->actions > %s", g->maxaction), "\"MAXACTION exceeded\"", stmt_near(st));
 }
 
 /* A loop body with no statement of its own still counts once a round, so
@@ -714,11 +710,8 @@ static void gen_foreach(struct gen *g, struct stmt *st)
 	char *lim = NULL, *cnt = NULL;
 
 	if (a->type == T_STATS) {   /* walk the merge of every CPU's map */
-		emit(g, "if (unlikely(stp_pmap_aggregate(%s) < 0)) {", m);
-		emit(g, "\tc->last_error = \"Array overflow, check MAXMAPENTRIES\";");
-		emit(g, "\tc->last_stmt = %s;", near("identifier", a->name, st->array->pos));
-		emit(g, "\tgoto %s;", g->err_label);
-		emit(g, "}");
+		emit_fail(g, xasprintf("stp_pmap_aggregate(%s) < 0", m), "\"Array overflow, check MAXMAPENTRIES\"",
+			  near("identifier", a->name, st->array->pos));
 		if (st->sort_dir) {
 			const char *sub = "STP_STAT_SORT_COUNT";
 			if (st->sort_aggr && !strcmp(st->sort_aggr, "sum")) sub = "STP_STAT_SORT_SUM";
