@@ -194,6 +194,7 @@ struct sym {
 	int64_t hist_lo, hist_hi, hist_step;
 	int var_shift;           /* @variance(s, N): largest N */
 	bool var_used;           /* @variance is used: keep Welford's sums */
+	bool atomic;             /* a long only ever bumped (x++, x += e): lock-free atomic64 */
 	/* usage, filled by pass 2 */
 	bool read, written;
 	struct srcfile const *file; /* declaring file (private scoping) */

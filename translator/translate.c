@@ -13,6 +13,7 @@
  * when a later operand needs statements.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "diag.h"
@@ -107,7 +108,10 @@ char *global_cname(const struct sym *v)
 static char *sym_ref(struct gen *g, const struct sym *v)
 {
 	switch (v->kind) {
-	case SYM_GLOBAL: return global_cname(v);
+	case SYM_GLOBAL:
+		if (v->atomic)
+			return xasprintf("((int64_t)atomic64_read(&%s))", global_cname(v));
+		return global_cname(v);
 	case SYM_PARAM: return xasprintf("f->a_%s", v->name);
 	default: return xasprintf("f->l_%s", v->name);
 	}
@@ -612,6 +616,93 @@ static char *gen_expr(struct gen *g, struct expr *e)
 	}
 }
 
+/* ---- lock-free counters ------------------------------------------------------ */
+
+/* x++, x--, ++x, --x, x += e, x -= e on a global, as a whole statement */
+static struct sym *bumped_global(const struct expr *e)
+{
+	if (!e || !e->lhs || e->lhs->kind != E_VAR || !e->lhs->sym || e->lhs->sym->kind != SYM_GLOBAL)
+		return NULL;
+	if (e->kind == E_PREINC || e->kind == E_POSTINC ||
+	    (e->kind == E_ASSIGN && (!strcmp(e->op, "+=") || !strcmp(e->op, "-="))))
+		return e->lhs->sym;
+	return NULL;
+}
+
+static void find_non_atomic(struct expr *e, bool stmt_level);
+
+static void find_non_atomic_stmt(struct stmt *st)
+{
+	if (!st)
+		return;
+	for (int i = 0; i < st->stmts.len; i++)
+		find_non_atomic_stmt(st->stmts.items[i]);
+	find_non_atomic(st->expr, st->kind == S_EXPR);
+	if (st->kind == S_DELETE && st->expr && st->expr->sym)
+		st->expr->sym->atomic = false;
+	find_non_atomic(st->init, false);
+	find_non_atomic(st->step, false);
+	find_non_atomic(st->limit, false);
+	for (int i = 0; i < st->keys.len; i++)
+		if (st->keys.items[i]->sym)
+			st->keys.items[i]->sym->atomic = false;
+	if (st->value && st->value->sym)
+		st->value->sym->atomic = false;
+	if (st->catch_var && st->catch_var->sym)
+		st->catch_var->sym->atomic = false;
+	find_non_atomic_stmt(st->body);
+	find_non_atomic_stmt(st->els);
+}
+
+/* Any write to a global other than a bump statement makes it an ordinary,
+ * locked variable; reads are fine either way. */
+static void find_non_atomic(struct expr *e, bool stmt_level)
+{
+	if (!e)
+		return;
+	if (e->kind == E_ASSIGN || e->kind == E_PREINC || e->kind == E_POSTINC) {
+		if (!(stmt_level && bumped_global(e)) && e->lhs && e->lhs->sym)
+			e->lhs->sym->atomic = false;
+	}
+	find_non_atomic(e->lhs, false);
+	find_non_atomic(e->rhs, false);
+	for (int i = 0; i < e->args.len; i++)
+		find_non_atomic(e->args.items[i], false);
+}
+
+/* Decide which globals are lock-free counters: long scalars whose only
+ * writes are bump statements. They need no lock: every update is one
+ * atomic64 operation and a read sees a whole value. */
+static void choose_atomic_counters(struct session *s)
+{
+	for (int i = 0; i < s->globals.len; i++) {
+		struct sym *v = s->globals.items[i];
+		v->atomic = v->type == T_LONG && !v->is_array && !getenv("CSTAP_NO_ATOMIC");
+	}
+	for (int i = 0; i < s->probes.len; i++)
+		find_non_atomic_stmt(s->probes.items[i]->probe->body);
+	for (int i = 0; i < s->funcs.len; i++)
+		find_non_atomic_stmt(s->funcs.items[i]->body);
+}
+
+static bool gen_atomic_bump(struct gen *g, struct expr *e)
+{
+	struct sym *v = bumped_global(e);
+
+	if (!v || !v->atomic)
+		return false;
+	char *n = global_cname(v);
+	if (e->kind == E_PREINC || e->kind == E_POSTINC) {
+		emit(g, "atomic64_%s(&%s);", e->op[0] == '+' ? "inc" : "dec", n);
+		return true;
+	}
+	char *val;
+	char *side = gen_aside(g, e->rhs, &val);
+	strbuf_addstr(g->out, side);
+	emit(g, "atomic64_%s(%s, &%s);", e->op[0] == '+' ? "add" : "sub", val, n);
+	return true;
+}
+
 /* ---- statements ------------------------------------------------------------- */
 
 static int new_label(struct gen *g) { return g->labels++; }
@@ -836,6 +927,8 @@ static void gen_stmt(struct gen *g, struct stmt *st)
 	case S_NULL:
 		break;
 	case S_EXPR: {
+		if (gen_atomic_bump(g, st->expr))
+			break;
 		char *v = gen_expr(g, st->expr);
 		if (v && st->expr->kind != E_ASSIGN && st->expr->kind != E_PREINC)
 			emit(g, "(void)(%s);", v);
@@ -1015,6 +1108,12 @@ static void gen_globals(struct session *s, struct strbuf *out)
 			strbuf_addstr(out, ";\n");
 			if (!v->is_private)
 				strbuf_addf(out, "module_param_string(%s, %s, MAXSTRINGLEN, 0);\n", v->name, n);
+		} else if (v->atomic) {
+			strbuf_addf(out, "static atomic64_t %s = ATOMIC64_INIT(%lldLL);\n", n,
+				    v->init ? (long long)v->init->num : 0LL);
+			if (!v->is_private)
+				strbuf_addf(out, "module_param_cb(%s, &param_ops_long, &%s.counter, 0);\n"
+					    "__MODULE_PARM_TYPE(%s, \"long\");\n", v->name, n, v->name);
 		} else {
 			strbuf_addf(out, "static int64_t %s", n);
 			if (v->init)
@@ -1024,7 +1123,8 @@ static void gen_globals(struct session *s, struct strbuf *out)
 				strbuf_addf(out, "module_param_cb(%s, &param_ops_long, &%s, 0);\n"
 					    "__MODULE_PARM_TYPE(%s, \"long\");\n", v->name, n, v->name);
 		}
-		strbuf_addf(out, "static DEFINE_RWLOCK(%s_lock);\n", n);
+		if (!v->atomic)
+			strbuf_addf(out, "static DEFINE_RWLOCK(%s_lock);\n", n);
 	}
 }
 
@@ -1080,7 +1180,7 @@ static void use_stmt(struct session *s, struct usage *u, struct stmt *st);
 
 static void mark(struct usage *u, struct sym *v, bool write)
 {
-	if (v && v->kind == SYM_GLOBAL)
+	if (v && v->kind == SYM_GLOBAL && !v->atomic)
 		u->mode[v->index] |= write ? 2 : 1;
 }
 
@@ -1282,6 +1382,7 @@ int translate(struct session *s, struct strbuf *out)
 {
 	struct strbuf types = STRBUF_INIT, code = STRBUF_INIT;
 
+	choose_atomic_counters(s);
 	strbuf_addf(out, "/* generated by cstap */\n#define STP_MODULE_NAME \"%s\"\n", s->module_name);
 	strbuf_addf(out, "#define STP_NUM_PROBES %d\n", s->probes.len);
 	strbuf_addstr(out, "#include \"runtime.h\"\n#include \"ops.h\"\n#include \"timer.h\"\n\n");
