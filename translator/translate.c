@@ -51,23 +51,6 @@ static void emit(struct gen *g, const char *fmt, ...)
 }
 
 
-/* "identifier 'x' at f.stp:3:5" for run-time error messages, as a C literal */
-static char *near(const char *what, const char *name, struct srcpos pos)
-{
-	struct strbuf sb = STRBUF_INIT;
-	char *text;
-
-	if (name)
-		text = xasprintf("%s '%s' at %s:%d:%d", what, name, pos.file ? pos.file->name : "?", pos.line, pos.col);
-	else
-		text = xasprintf("%s at %s:%d:%d", what, pos.file ? pos.file->name : "?", pos.line, pos.col);
-	strbuf_addch(&sb, '"');
-	strbuf_add_cstr_escaped(&sb, text, strlen(text));
-	strbuf_addch(&sb, '"');
-	free(text);
-	return strbuf_detach(&sb);
-}
-
 static char *c_string(const char *s, size_t n)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -76,6 +59,18 @@ static char *c_string(const char *s, size_t n)
 	strbuf_add_cstr_escaped(&sb, s, n);
 	strbuf_addch(&sb, '"');
 	return strbuf_detach(&sb);
+}
+
+/* "identifier 'x' at f.stp:3:5" for run-time error messages, as a C literal */
+static char *near(const char *what, const char *name, struct srcpos pos)
+{
+	const char *file = pos.file ? pos.file->name : "?";
+	char *text = name ? xasprintf("%s '%s' at %s:%d:%d", what, name, file, pos.line, pos.col)
+			  : xasprintf("%s at %s:%d:%d", what, file, pos.line, pos.col);
+	char *lit = c_string(text, strlen(text));
+
+	free(text);
+	return lit;
 }
 
 /* A fresh temporary: longs are C locals, strings live in the frame. */
@@ -233,9 +228,8 @@ static void gen_compound(struct gen *g, const char *dst, const char *cur, const 
 			 const char *rhs, struct srcpos pos)
 {
 	if (!strcmp(op, "/") || !strcmp(op, "%")) {
-		char *o = xasprintf("%s", op);
 		emit(g, "%s = stp_%s(c, %s, %s, %s);", dst, op[0] == '/' ? "div" : "mod", cur, rhs,
-		     near("operator", o, pos));
+		     near("operator", op, pos));
 		check_error(g);
 	} else if (!strcmp(op, "<<") || !strcmp(op, ">>")) {
 		emit(g, "%s = stp_sh%c(%s, %s);", dst, op[0] == '<' ? 'l' : 'r', cur, rhs);
@@ -1435,8 +1429,9 @@ int translate(struct session *s, struct strbuf *out)
 	strbuf_addf(out, "static const struct stp_probe stp_probes[STP_NUM_PROBES] = {\n");
 	for (int i = 0; i < s->probes.len; i++) {
 		struct derived_probe *dp = s->probes.items[i];
+		char *pos = probe_pos(dp);
 		strbuf_addf(out, "\t{ .pp = %s, .pos = %s, .kind = %s, .index = %d },\n",
-			    c_string(dp->pp, strlen(dp->pp)), c_string(probe_pos(dp), strlen(probe_pos(dp))),
+			    c_string(dp->pp, strlen(dp->pp)), c_string(pos, strlen(pos)),
 			    kind_name(dp->kind), i);
 	}
 	strbuf_addstr(out, "};\n\n");

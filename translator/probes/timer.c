@@ -72,12 +72,19 @@ static void emit_period(struct strbuf *out, int64_t v)
 		strbuf_addf(out, "%lldULL", (long long)v);
 }
 
-static void emit_decls(struct session *s, struct strbuf *out)
+static int count_timers(const struct session *s)
 {
 	int n = 0;
 
 	for (int i = 0; i < s->probes.len; i++)
 		n += s->probes.items[i]->prov == &timer_provider;
+	return n;
+}
+
+static void emit_decls(struct session *s, struct strbuf *out)
+{
+	int n = count_timers(s);
+
 	if (!n)
 		return;
 	strbuf_addf(out, "static struct stp_timer stp_timers[%d];\n", n);
@@ -103,10 +110,8 @@ static void emit_register(struct session *s, struct strbuf *out)
 
 static void emit_unregister(struct session *s, struct strbuf *out)
 {
-	int n = 0;
+	int n = count_timers(s);
 
-	for (int i = 0; i < s->probes.len; i++)
-		n += s->probes.items[i]->prov == &timer_provider;
 	if (n)
 		strbuf_addf(out, "\tfor (i = 0; i < %d; i++)\n\t\tstp_timer_stop(&stp_timers[i]);\n", n);
 }
