@@ -21,15 +21,15 @@
 
 extern const struct provider dwarf_provider;
 
-/* What -L needs to list a derived probe's variables. */
-struct dw_probe_info {
-	struct derived_probe *dp;
-	struct dw_image *img;
-	Dwarf_Off die;
-	Dwarf_Addr entry;       /* DWARF address of the probe */
-	bool ret;
-};
 static VEC(struct dw_probe_info) infos;
+
+const struct dw_probe_info *dwarf_probe_info(const struct derived_probe *dp)
+{
+	for (int i = 0; i < infos.len; i++)
+		if (infos.items[i].dp == dp)
+			return &infos.items[i];
+	return NULL;
+}
 
 /* The symbol the runtime must find at the probe's address: only if no
  * other symbol shares the address (aliases print as either name). */
@@ -237,36 +237,32 @@ static bool located_at(Dwarf_Die *var, Dwarf_Addr pc)
  * come from the outermost scope only. */
 bool dwarf_probe_vars(const struct derived_probe *dp, struct strbuf *out)
 {
-	for (int i = 0; i < infos.len; i++) {
-		struct dw_probe_info *in = &infos.items[i];
-		Dwarf_Die fn, d, t;
-		Dwarf_Attribute a;
-		if (in->dp != dp)
-			continue;
-		if (!dwarf_offdie(in->img->dbg, in->die, &fn))
-			return false;
-		if (in->ret && dwarf_formref_die(dwarf_attr_integrate(&fn, DW_AT_type, &a), &t)) {
-			strbuf_addstr(out, " $return:");
-			dw_type_name(&t, out, 0);
-		}
-		if (dwarf_child(&fn, &d) != 0)
-			return true;
-		do {
-			int tag = dwarf_tag(&d);
-			const char *name = dwarf_diename(&d);
-			if ((tag != DW_TAG_formal_parameter && tag != DW_TAG_variable) || !name)
-				continue;
-			if (!located_at(&d, in->entry))
-				continue;
-			strbuf_addf(out, " $%s:", name);
-			if (dwarf_formref_die(dwarf_attr_integrate(&d, DW_AT_type, &a), &t))
-				dw_type_name(&t, out, 0);
-			else
-				strbuf_addstr(out, "void");
-		} while (dwarf_siblingof(&d, &d) == 0);
-		return true;
+	const struct dw_probe_info *in = dwarf_probe_info(dp);
+	Dwarf_Die fn, d, t;
+	Dwarf_Attribute a;
+
+	if (!in || !dwarf_offdie(in->img->dbg, in->die, &fn))
+		return false;
+	if (in->ret && dwarf_formref_die(dwarf_attr_integrate(&fn, DW_AT_type, &a), &t)) {
+		strbuf_addstr(out, " $return:");
+		dw_type_name(&t, out, 0);
 	}
-	return false;
+	if (dwarf_child(&fn, &d) != 0)
+		return true;
+	do {
+		int tag = dwarf_tag(&d);
+		const char *name = dwarf_diename(&d);
+		if ((tag != DW_TAG_formal_parameter && tag != DW_TAG_variable) || !name)
+			continue;
+		if (!located_at(&d, in->entry))
+			continue;
+		strbuf_addf(out, " $%s:", name);
+		if (dwarf_formref_die(dwarf_attr_integrate(&d, DW_AT_type, &a), &t))
+			dw_type_name(&t, out, 0);
+		else
+			strbuf_addstr(out, "void");
+	} while (dwarf_siblingof(&d, &d) == 0);
+	return true;
 }
 
 static void emit_decls(struct session *s, struct strbuf *out)

@@ -2,7 +2,21 @@
 #ifndef CSTAP_DWARF_PROBES_H
 #define CSTAP_DWARF_PROBES_H
 
+#include "dwarf_debuginfo.h"
 #include "provider.h"
+
+/* Where a DWARF probe sits: what target variables and -L are resolved
+ * against. Every probe the DWARF provider derives records one. */
+struct dw_probe_info {
+	struct derived_probe *dp;
+	struct dw_image *img;
+	Dwarf_Off die;          /* the function (subprogram) DIE */
+	Dwarf_Addr entry;       /* DWARF address of the probe */
+	bool ret;               /* a .return probe */
+};
+
+/* The record of dp, or NULL if dp is not a DWARF probe. */
+const struct dw_probe_info *dwarf_probe_info(const struct derived_probe *dp);
 
 /* Append " $name:type" for each variable of dp's function (and $return in
  * a .return probe); false if dp is not a DWARF probe. */
