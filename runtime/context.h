@@ -33,6 +33,7 @@ struct stp_context {
 	long actions;			/* MAXACTION counter */
 	int nesting;			/* function call depth, frame index */
 	struct pt_regs *regs;		/* kprobe/timer regs or NULL */
+	void *entry_data;		/* .return probes: values saved at entry */
 	char *frames;			/* (MAXNESTING + 1) * STP_FRAME_SIZE bytes */
 	char *pbuf;			/* STP_PRINT_BUF_SIZE bytes */
 	size_t plen;
@@ -130,6 +131,7 @@ static __maybe_unused struct stp_context *stp_probe_enter(const struct stp_probe
 	c->actions = 0;
 	c->nesting = 0;
 	c->regs = NULL;
+	c->entry_data = NULL;
 	return c;
 out:
 	preempt_enable();

@@ -28,6 +28,10 @@ struct stp_kprobe {
 	void (*handler)(struct pt_regs *regs);
 	int flags;		/* STP_KPF_* */
 	int maxactive;		/* kretprobe instances; 0: the kernel's default */
+	/* kretprobe: runs at function entry, saving values (@entry) in
+	 * data_size bytes of the instance, which the return handler reads */
+	void (*entry)(struct pt_regs *regs, void *data);
+	size_t data_size;
 	bool registered;
 	union {
 		struct kprobe kp;
@@ -44,6 +48,10 @@ static __maybe_unused int stp_kprobe_pre(struct kprobe *kp, struct pt_regs *regs
 	return 0;
 }
 
+/* The instance data of the kretprobe whose handler runs on this CPU
+ * (kretprobe handlers run with preemption off). */
+static DEFINE_PER_CPU(void *, stp_kret_data);
+
 /* kretprobe handler: the function is returning; regs hold its return value. */
 static __maybe_unused int stp_kretprobe_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
@@ -53,7 +61,22 @@ static __maybe_unused int stp_kretprobe_ret(struct kretprobe_instance *ri, struc
 	if (unlikely(!krp))
 		return 0;
 	p = container_of(krp, struct stp_kprobe, u.krp);
+	*this_cpu_ptr(&stp_kret_data) = p->entry ? (void *)ri->data : NULL;
 	p->handler(regs);
+	*this_cpu_ptr(&stp_kret_data) = NULL;
+	return 0;
+}
+
+/* kretprobe entry handler: save what the return handler will need. */
+static __maybe_unused int stp_kretprobe_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct kretprobe *krp = get_kretprobe(ri);
+	struct stp_kprobe *p;
+
+	if (unlikely(!krp))
+		return 0;
+	p = container_of(krp, struct stp_kprobe, u.krp);
+	p->entry(regs, ri->data);
 	return 0;
 }
 
@@ -88,6 +111,10 @@ static __maybe_unused int stp_kprobe_register_one(struct stp_kprobe *p)
 	if (p->flags & STP_KPF_RETURN) {
 		p->u.krp.handler = stp_kretprobe_ret;
 		p->u.krp.maxactive = p->maxactive;
+		if (p->entry) {
+			p->u.krp.entry_handler = stp_kretprobe_entry;
+			p->u.krp.data_size = p->data_size;
+		}
 		rc = register_kretprobe(&p->u.krp);
 	} else {
 		kp->pre_handler = stp_kprobe_pre;

@@ -24,5 +24,6 @@
 #include "stat.h"
 #include "timer.h"
 #include "kprobes.h"
+#include "deref.h"
 
 #endif /* STP_RUNTIME_H */

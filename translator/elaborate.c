@@ -15,6 +15,7 @@
 #include "elaborate.h"
 #include "format.h"
 #include "probes/provider.h"
+#include "probes/tvars.h"
 #include "session.h"
 
 struct elab {
@@ -249,6 +250,14 @@ static void resolve_args(struct elab *el, struct expr *e)
 		resolve_expr(el, e->args.items[i]);
 }
 
+/* the [index] expressions of a $target chain */
+static void resolve_chain(struct elab *el, struct expr *e)
+{
+	for (int i = 0; i < e->chain.len; i++)
+		if (e->chain.items[i]->kind == TS_INDEX)
+			resolve_expr(el, e->chain.items[i]->index);
+}
+
 static void resolve_expr(struct elab *el, struct expr *e)
 {
 	if (!e)
@@ -288,12 +297,27 @@ static void resolve_expr(struct elab *el, struct expr *e)
 			     e->name, e->func->params.len, e->func->params.len == 1 ? "" : "s", e->args.len);
 		return;
 	case E_TARGET:
+		if (el->func) {
+			diag(el->s, E_TARGET_UNAVAILABLE, e->pos,
+			     "target variables are not available in functions (only in probe bodies)");
+			return;
+		}
+		resolve_chain(el, e);
+		return;
 	case E_CAST:
 	case E_ATVAR:
+		resolve_expr(el, e->lhs);
+		resolve_chain(el, e);
+		return;
 	case E_ENTRY:
-	case E_PERF:
 	case E_ADDROF:
-		diag(el->s, E_TARGET_UNAVAILABLE, e->pos, "target variables are not available in this probe");
+		resolve_expr(el, e->lhs);
+		return;
+	case E_PERF:
+		diag(el->s, E_NOT_SUPPORTED, e->pos, "@perf counters are not supported yet");
+		return;
+	case E_AUTOCAST:
+		diag(el->s, E_NOT_SUPPORTED, e->pos, "'->' on an arbitrary expression (autocast) is not supported yet; use @cast");
 		return;
 	case E_STATOP:
 	case E_HIST:
@@ -316,7 +340,13 @@ static void resolve_expr(struct elab *el, struct expr *e)
 			diag(el->s, E_GURU, e->pos, "embedded code in an expression needs guru mode (-g)");
 		return;
 	case E_DEFINED:
+		/* a plain name under @defined is not a new local */
+		if (e->lhs && e->lhs->kind != E_VAR)
+			resolve_expr(el, e->lhs);
+		return;
 	case E_CHOOSE:
+		resolve_args(el, e);
+		return;
 	case E_PARAM:
 		diag(el->s, E_NOT_SUPPORTED, e->pos, "this construct is not supported yet");
 		return;
@@ -530,6 +560,13 @@ static enum type infer_call(struct elab *el, struct expr *e)
 	return f->ret;
 }
 
+static void infer_chain(struct elab *el, struct expr *e)
+{
+	for (int i = 0; i < e->chain.len; i++)
+		if (e->chain.items[i]->kind == TS_INDEX)
+			infer(el, e->chain.items[i]->index, T_LONG);
+}
+
 static bool is_compare(const char *op)
 {
 	return !strcmp(op, "<") || !strcmp(op, ">") || !strcmp(op, "<=") ||
@@ -638,6 +675,36 @@ static enum type infer(struct elab *el, struct expr *e, enum type want)
 	case E_EMBEDDED:
 		t = T_LONG;
 		break;
+	case E_TARGET:
+	case E_CAST:
+	case E_ATVAR:
+		infer_chain(el, e);
+		if (e->lhs)
+			infer(el, e->lhs, T_LONG);
+		/* pretty printing ($x$, $$parms) gives text, anything else a number */
+		t = e->suffix || (e->kind == E_TARGET && !strncmp(e->name, "$$", 2)) ? T_STRING : T_LONG;
+		break;
+	case E_ADDROF:
+		if (e->lhs && e->lhs->kind != E_TARGET && e->lhs->kind != E_CAST && e->lhs->kind != E_ATVAR)
+			infer(el, e->lhs, T_LONG);
+		else if (e->lhs)
+			infer_chain(el, e->lhs);
+		t = T_LONG;
+		break;
+	case E_DEFINED:
+		t = T_LONG;
+		break;
+	case E_ENTRY:
+		t = e->lhs ? infer(el, e->lhs, want) : T_UNKNOWN;
+		break;
+	case E_CHOOSE: {
+		enum type a = infer(el, e->args.items[0], want);
+		enum type b = infer(el, e->args.items[1], a != T_UNKNOWN ? a : want);
+		if (a == T_UNKNOWN && b != T_UNKNOWN)
+			a = infer(el, e->args.items[0], b);
+		t = a != T_UNKNOWN ? a : b;
+		break;
+	}
 	case E_STATOP:
 	case E_HIST:
 		if (e->lhs)
@@ -968,6 +1035,8 @@ int pass2_elaborate(struct session *s)
 		resolve_stmt(&el, f->body);
 	}
 	if (s->errors)
+		return 1;
+	if (tvars_resolve(s))
 		return 1;
 
 	elide_unused_globals(s);

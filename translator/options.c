@@ -195,7 +195,7 @@ int parse_options(struct session *s, int argc, char **argv)
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "+hVp:vkguwWm:o:c:x:s:D:G:I:R:r:e:l:L:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hVp:vkguwWm:o:c:x:s:D:G:I:R:r:e:l:L:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h': usage(stdout); return -1;
 		case 'V': printf("cstap (SystemTap-compatible) version " PACKAGE_VERSION "\n"); return -1;

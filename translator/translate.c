@@ -20,6 +20,7 @@
 #include "elaborate.h"
 #include "format.h"
 #include "probes/provider.h"
+#include "probes/tvars.h"
 #include "session.h"
 #include "translate.h"
 
@@ -35,6 +36,9 @@ struct gen {
 	VEC(int) loops;            /* label numbers of enclosing loops */
 	struct func *func;         /* current function, or NULL in a probe */
 	const char *maxaction;     /* MAXACTION or MAXACTION_INTERRUPTIBLE */
+	const struct derived_probe *dp; /* the probe whose body this is, if its own */
+	bool in_entry;             /* generating a .return probe's entry handler */
+	VEC(const struct expr *) entries; /* values saved at function entry, by slot */
 };
 
 static void emit(struct gen *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -115,6 +119,8 @@ static char *sym_ref(struct gen *g, const struct sym *v)
 /* ---- expressions ------------------------------------------------------------ */
 
 static char *gen_expr(struct gen *g, struct expr *e);
+static char *gen_tvar(struct gen *g, struct expr *e);
+static char *entry_slot(struct gen *g, const struct expr *e);
 static void gen_stmt(struct gen *g, struct stmt *st);
 
 /* Generate e into a side buffer; returns the statements it needed (maybe "")
@@ -604,10 +610,117 @@ static char *gen_expr(struct gen *g, struct expr *e)
 		return gen_ternary(g, e);
 	case E_EMBEDDED:
 		return xasprintf("((int64_t)(%s))", e->str);
+	case E_TARGET:
+	case E_CAST:
+	case E_ATVAR:
+	case E_ADDROF:
+		if (e->kind == E_ADDROF && e->lhs->kind != E_TARGET && e->lhs->kind != E_CAST &&
+		    e->lhs->kind != E_ATVAR)
+			break;
+		return gen_tvar(g, e);
+	case E_DEFINED: {
+		const struct tvar *tv = tvar_find(g->dp, e);
+		return xstrdup(tv && tv->defined ? "((int64_t)1)" : "((int64_t)0)");
+	}
+	case E_CHOOSE: {
+		const struct tvar *tv = tvar_find(g->dp, e);
+		return gen_expr(g, e->args.items[tv && tv->defined ? 0 : 1]);
+	}
+	case E_ENTRY:
+		if (g->in_entry || !g->dp || !g->dp->has_entry)
+			return gen_expr(g, e->lhs);
+		return entry_slot(g, e);
 	default:
+		break;
+	}
+	{
 		diag(g->s, T_INTERNAL, e->pos, "cannot translate this expression yet");
 		return xstrdup("0");
 	}
+}
+
+/* ---- target variables ---------------------------------------------------------- */
+
+/* The C of a value saved when the function was entered (.return probes). */
+static char *entry_slot(struct gen *g, const struct expr *e)
+{
+	int k;
+
+	for (k = 0; k < g->entries.len && g->entries.items[k] != e; k++)
+		;
+	if (k == g->entries.len)
+		vec_push(&g->entries, e);
+	return xasprintf("(((struct entry_d%d *)c->entry_data)->v%d)", g->dp->index, k);
+}
+
+/* Paste a resolved target expression: the chain's index values and the
+ * @cast pointer go where tvars.h's placeholders are. */
+static char *fill_placeholders(const char *code, char **idx, int nidx, const char *ptr, const char *str)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	for (const char *p = code; *p;) {
+		if (strncmp(p, "@@", 2)) {
+			strbuf_addch(&sb, *p++);
+			continue;
+		}
+		const char *end = strstr(p + 2, "@@");
+		if (!end) {
+			strbuf_addstr(&sb, p);
+			break;
+		}
+		if (p[2] == 'I') {
+			int i = atoi(p + 3);
+			strbuf_addstr(&sb, i < nidx ? idx[i] : "0");
+		} else if (p[2] == 'P') {
+			strbuf_addstr(&sb, ptr ? ptr : "0");
+		} else if (p[2] == 'S') {
+			strbuf_addstr(&sb, str ? str : "NULL");
+		}
+		p = end + 2;
+	}
+	return strbuf_detach(&sb);
+}
+
+static char *gen_tvar(struct gen *g, struct expr *e)
+{
+	struct expr *te = e->kind == E_ADDROF ? e->lhs : e;
+	const struct tvar *tv = tvar_find(g->dp, e);
+	VEC(struct expr *) ops = { 0 };
+
+	if (!tv) {
+		diag(g->s, T_INTERNAL, e->pos, "target expression not resolved for this probe");
+		return xstrdup("0");
+	}
+	if (tv->at_entry && !g->in_entry)
+		return entry_slot(g, e);
+	if (te->kind == E_CAST)
+		vec_push(&ops, te->lhs);
+	for (int i = 0; i < te->chain.len; i++)
+		if (te->chain.items[i]->kind == TS_INDEX)
+			vec_push(&ops, te->chain.items[i]->index);
+	char **vals = gen_list(g, ops.items, ops.len);
+	int skip = te->kind == E_CAST;
+	const char *what = te->kind == E_TARGET ? "identifier" : "operator";
+	const char *name = te->kind == E_TARGET ? te->name : te->kind == E_CAST ? "@cast" : "@var";
+	emit(g, "c->last_stmt = %s;", near(what, name, te->pos));
+	if (tv->kind == TV_PRETTY) {
+		char *t = temp(g, T_STRING);
+		char *code = fill_placeholders(tv->code, vals + skip, ops.len - skip, skip ? vals[0] : NULL, t);
+		emit(g, "%s[0] = '\\0';", t);
+		emit(g, "{");
+		strbuf_addstr(g->out, code);
+		emit(g, "}");
+		free(code);
+		check_error(g);
+		return t;
+	}
+	char *t = temp(g, T_LONG);
+	char *code = fill_placeholders(tv->code, vals + skip, ops.len - skip, skip ? vals[0] : NULL, NULL);
+	emit(g, "%s = %s;", t, code);
+	free(code);
+	check_error(g);
+	return t;
 }
 
 /* ---- lock-free counters ------------------------------------------------------ */
@@ -1000,15 +1113,64 @@ static void declare_syms(struct strbuf *frame, struct strbuf *init, const symvec
 	}
 }
 
+static void declare_syms(struct strbuf *frame, struct strbuf *init, const symvec *v,
+			 const char *prefix, bool zero);
+
+/* The entry handler of a .return probe whose body reads values "at entry"
+ * (@entry(e), and $vars, which SystemTap reads at entry in return probes):
+ * it evaluates them when the function is entered into the kretprobe
+ * instance's data, which the return handler then reads. */
+static void gen_entry(struct session *s, struct strbuf *types, struct strbuf *code, struct gen *bg,
+		      const symvec *locals)
+{
+	const struct derived_probe *dp = bg->dp;
+	struct strbuf frame = STRBUF_INIT, cdecl = STRBUF_INIT, stmts = STRBUF_INIT, data = STRBUF_INIT,
+		      init = STRBUF_INIT;
+	struct gen g = { .s = s, .out = &stmts, .frame = &frame, .cdecl = &cdecl, .indent = 1,
+			 .err_label = "out", .maxaction = "MAXACTION", .dp = dp, .in_entry = true };
+	int n = dp->index;
+
+	declare_syms(&frame, &init, locals, "l_", true);
+	for (int k = 0; k < bg->entries.len; k++) {
+		struct expr *e = (struct expr *)bg->entries.items[k];
+		struct expr *x = e->kind == E_ENTRY ? e->lhs : e;
+		char *v = gen_expr(&g, x);
+		if (x->type == T_STRING) {
+			strbuf_addf(&data, "\tchar v%d[MAXSTRINGLEN];\n", k);
+			emit(&g, "stp_str_assign(d->v%d, %s);", k, v);
+		} else {
+			strbuf_addf(&data, "\tint64_t v%d;\n", k);
+			emit(&g, "d->v%d = %s;", k, v);
+		}
+	}
+	emit(&g, "d->valid = 1;");
+	strbuf_addf(types, "struct entry_d%d {\n\tint valid;\n%s};\n", n, data.buf);
+	strbuf_addf(types, "struct fr_e%d {\n%s\tchar unused_;\n};\n", n, frame.buf);
+	strbuf_addf(code, "static void ebody_%d(struct stp_context *c)\n{\n", n);
+	strbuf_addf(code, "\tstruct fr_e%d *f = (struct fr_e%d *)(c->frames + c->nesting * STP_FRAME_SIZE);\n", n, n);
+	strbuf_addf(code, "\tstruct entry_d%d *d = c->entry_data;\n%s\n%s%s", n, cdecl.buf, init.buf, stmts.buf);
+	strbuf_addstr(code, "out: __attribute__((unused));\n\t(void)f;\n}\n\n");
+	strbuf_addf(code, "static void dpentry_%d(struct pt_regs *regs, void *data)\n{\n"
+		    "\tstruct stp_context *c = stp_probe_enter(&stp_probes[%d]);\n\n"
+		    "\t((struct entry_d%d *)data)->valid = 0;\n\tif (!c)\n\t\treturn;\n"
+		    "\tc->regs = regs;\n\tc->entry_data = data;\n\tebody_%d(c);\n\tstp_probe_exit(c);\n}\n\n",
+		    n, n, n, n);
+	strbuf_release(&frame);
+	strbuf_release(&cdecl);
+	strbuf_release(&stmts);
+	strbuf_release(&data);
+	strbuf_release(&init);
+}
+
 /* One C function for a probe body or a script function, with its frame. */
 static void gen_body(struct session *s, struct strbuf *types, struct strbuf *code,
 		     const char *fname, const char *frname, struct stmt *body,
 		     const symvec *params, const symvec *locals, struct func *func,
-		     const char *maxaction)
+		     const char *maxaction, const struct derived_probe *dp)
 {
 	struct strbuf frame = STRBUF_INIT, cdecl = STRBUF_INIT, stmts = STRBUF_INIT, init = STRBUF_INIT;
 	struct gen g = { .s = s, .out = &stmts, .frame = &frame, .cdecl = &cdecl, .indent = 1,
-			 .err_label = "out", .func = func, .maxaction = maxaction };
+			 .err_label = "out", .func = func, .maxaction = maxaction, .dp = dp };
 
 	if (params)
 		declare_syms(&frame, &init, params, "a_", false);
@@ -1028,6 +1190,8 @@ static void gen_body(struct session *s, struct strbuf *types, struct strbuf *cod
 	strbuf_addstr(code, init.buf);
 	strbuf_addstr(code, stmts.buf);
 	strbuf_addstr(code, "out: __attribute__((unused));\n\t(void)f;\n}\n\n");
+	if (dp && dp->has_entry)
+		gen_entry(s, types, code, &g, locals);
 	strbuf_release(&frame);
 	strbuf_release(&cdecl);
 	strbuf_release(&stmts);
@@ -1258,6 +1422,11 @@ static void gen_handler(struct session *s, struct strbuf *out, struct derived_pr
 	strbuf_addf(out, "static void dp_%d(struct pt_regs *regs)\n{\n", dp->index);
 	strbuf_addf(out, "\tstruct stp_context *c = stp_probe_enter(&stp_probes[%d]);\n\n", dp->index);
 	strbuf_addstr(out, "\tif (!c)\n\t\treturn;\n\tc->regs = regs;\n");
+	if (dp->has_entry)   /* what the entry handler saved; missing if it could not run */
+		strbuf_addf(out, "\tc->entry_data = *this_cpu_ptr(&stp_kret_data);\n"
+			    "\tif (!c->entry_data || !((struct entry_d%d *)c->entry_data)->valid) {\n"
+			    "\t\tstp_count_skipped();\n\t\tstp_probe_exit(c);\n\t\treturn;\n\t}\n",
+			    dp->index);
 	for (int i = 0; i < s->globals.len; i++) {
 		if (!mode[i])
 			continue;
@@ -1265,7 +1434,7 @@ static void gen_handler(struct session *s, struct strbuf *out, struct derived_pr
 			    mode[i] & 2 ? "write" : "read", global_cname(s->globals.items[i]), nlocks);
 		order[nlocks++] = i;
 	}
-	strbuf_addf(out, "\tbody_%d(c);\n", dp->probe->index);
+	strbuf_addf(out, "\tbody_%d(c);\n", dp->body);
 	for (int k = nlocks - 1; k >= 0; k--)
 		strbuf_addf(out, "\t%s_unlock(&%s_lock);\n", mode[order[k]] & 2 ? "write" : "read",
 			    global_cname(s->globals.items[order[k]]));
@@ -1397,25 +1566,30 @@ int translate(struct session *s, struct strbuf *out)
 		}
 		strbuf_addf(&code, "/* function %s */\n", f->name);
 		gen_body(s, &types, &code, xasprintf("fn_%d", i), xasprintf("fr_f%d", i), f->body,
-			 &f->params, &f->locals, f, "MAXACTION");
+			 &f->params, &f->locals, f, "MAXACTION", NULL);
 	}
 
-	/* probe bodies, each script probe once */
+	/* probe bodies: each script probe once, or once per derived probe when
+	 * its target variables differ from probe to probe */
 	int nbodies = 0;
 	for (int i = 0; i < s->probes.len; i++) {
 		struct derived_probe *dp = s->probes.items[i];
 		struct probe *p = dp->probe;
-		bool done = false;
-		for (int j = 0; j < i; j++)
-			done |= s->probes.items[j]->probe == p;
-		if (done)
+		bool own = tvars_per_probe(p);
+		int done = -1;
+		for (int j = 0; j < i && !own; j++)
+			if (s->probes.items[j]->probe == p)
+				done = s->probes.items[j]->body;
+		if (done >= 0) {
+			dp->body = done;
 			continue;
-		p->index = nbodies++;
+		}
+		dp->body = p->index = nbodies++;
 		strbuf_addf(&code, "/* probe %s */\n", dp->pp);
 		bool process_ctx = dp->kind == PK_BEGIN || dp->kind == PK_END || dp->kind == PK_ERROR;
-		gen_body(s, &types, &code, xasprintf("body_%d", p->index), xasprintf("fr_p%d", p->index),
+		gen_body(s, &types, &code, xasprintf("body_%d", dp->body), xasprintf("fr_p%d", dp->body),
 			 p->body, NULL, &p->locals, NULL,
-			 process_ctx ? "MAXACTION_INTERRUPTIBLE" : "MAXACTION");
+			 process_ctx ? "MAXACTION_INTERRUPTIBLE" : "MAXACTION", own ? dp : NULL);
 	}
 
 	strbuf_addstr(out, types.buf);
@@ -1424,6 +1598,9 @@ int translate(struct session *s, struct strbuf *out)
 		strbuf_addf(out, "\tstruct fr_f%d f%d;\n", i, i);
 	for (int i = 0; i < nbodies; i++)
 		strbuf_addf(out, "\tstruct fr_p%d p%d;\n", i, i);
+	for (int i = 0; i < s->probes.len; i++)
+		if (s->probes.items[i]->has_entry)
+			strbuf_addf(out, "\tstruct fr_e%d e%d;\n", i, i);
 	strbuf_addstr(out, "};\n#define STP_FRAME_SIZE sizeof(union stp_frame)\n\n");
 
 	strbuf_addf(out, "static const struct stp_probe stp_probes[STP_NUM_PROBES] = {\n");

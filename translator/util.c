@@ -38,6 +38,15 @@ char *xasprintf(const char *fmt, ...)
 	return s;
 }
 
+char *xvasprintf(const char *fmt, va_list ap)
+{
+	char *s;
+
+	if (vasprintf(&s, fmt, ap) < 0)
+		die("out of memory");
+	return s;
+}
+
 void die(const char *fmt, ...)
 {
 	va_list ap;

@@ -20,6 +20,7 @@ void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *xvasprintf(const char *fmt, va_list ap);
 __attribute__((noreturn, format(printf, 1, 2))) void die(const char *fmt, ...);
 
 /* Growable vector of pointers: VEC(T) v; vec_push(&v, x); v.items[i], v.len. */

@@ -54,9 +54,13 @@ void kp_emit_decls(struct session *s, const struct provider *prov, const char *t
 		add_cstr(out, k->verify);
 		strbuf_addstr(out, ", .pp = ");
 		add_cstr(out, k->dp->pp);
-		strbuf_addf(out, ",\n\t  .handler = dp_%d, .flags = 0%s%s, .maxactive = %d },\n", k->dp->index,
+		strbuf_addf(out, ",\n\t  .handler = dp_%d, .flags = 0%s%s, .maxactive = %d", k->dp->index,
 			    k->ret ? " | STP_KPF_RETURN" : "", k->optional ? " | STP_KPF_OPTIONAL" : "",
 			    k->maxactive);
+		if (k->ret && k->dp->has_entry)
+			strbuf_addf(out, ", .entry = dpentry_%d, .data_size = sizeof(struct entry_d%d)",
+				    k->dp->index, k->dp->index);
+		strbuf_addstr(out, " },\n");
 	}
 	strbuf_addstr(out, "};\n");
 }

@@ -28,6 +28,8 @@ struct derived_probe {
 	int64_t order;                  /* begin(N) / end(N) / error(N) */
 	int64_t period_ns, randomize_ns; /* timer */
 	int index;                      /* position in s->probes (pass 3) */
+	int body;                       /* its body function body_N (pass 3) */
+	bool has_entry;                 /* .return probe saving values at entry (@entry) */
 };
 
 struct provider {

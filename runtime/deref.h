@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * cstap runtime: what $target variables compile to. Pass 3 turns a DWARF
+ * location and a member/index chain into nested calls of these helpers:
+ * registers come from the probe's pt_regs, every memory read goes through
+ * the fault-safe accessors, and a failed read becomes SystemTap's
+ * "read fault [man error::fault] at 0x..." error of the probe (later reads
+ * of the same expression are then skipped: they return 0).
+ *
+ * Pretty printing ($var$, $$parms ...) uses the _try variants: a value
+ * that cannot be read prints as "?" instead of failing the probe.
+ */
+#ifndef STP_DEREF_H
+#define STP_DEREF_H
+
+#include <linux/uaccess.h>
+#include <linux/percpu.h>
+#include <linux/ptrace.h>
+#include "context.h"
+#include "ops.h"
+
+/* DWARF register number (x86-64 psABI) -> pt_regs value; 0 if none. */
+static inline u64 stp_dwarf_reg(struct stp_context *c, int n)
+{
+	struct pt_regs *r = c->regs;
+
+	if (unlikely(!r)) {
+		if (!c->last_error)
+			c->last_error = "no registers available in this probe";
+		return 0;
+	}
+	switch (n) {
+	case 0: return r->ax;
+	case 1: return r->dx;
+	case 2: return r->cx;
+	case 3: return r->bx;
+	case 4: return r->si;
+	case 5: return r->di;
+	case 6: return r->bp;
+	case 7: return r->sp;
+	case 8: return r->r8;
+	case 9: return r->r9;
+	case 10: return r->r10;
+	case 11: return r->r11;
+	case 12: return r->r12;
+	case 13: return r->r13;
+	case 14: return r->r14;
+	case 15: return r->r15;
+	case 16: return r->ip;
+	default: return 0;
+	}
+}
+
+/* The pt_regs slot of a DWARF register, for writes (guru mode). */
+static inline unsigned long *stp_dwarf_reg_slot(struct stp_context *c, int n)
+{
+	struct pt_regs *r = c->regs;
+
+	if (!r)
+		return NULL;
+	switch (n) {
+	case 0: return &r->ax;
+	case 1: return &r->dx;
+	case 2: return &r->cx;
+	case 3: return &r->bx;
+	case 4: return &r->si;
+	case 5: return &r->di;
+	case 6: return &r->bp;
+	case 8: return &r->r8;
+	case 9: return &r->r9;
+	case 10: return &r->r10;
+	case 11: return &r->r11;
+	case 12: return &r->r12;
+	case 13: return &r->r13;
+	case 14: return &r->r14;
+	case 15: return &r->r15;
+	default: return NULL;
+	}
+}
+
+/* size bytes at addr, zero-extended. $target reads are kernel reads, as
+ * SystemTap's (a user address faults); user_ok also reads user memory
+ * (strings in pretty printing: a __user pointer is not marked in DWARF).
+ * 0 or -EFAULT. */
+static inline int stp_read_try(unsigned long addr, int size, u64 *out, bool user_ok)
+{
+	u8 b1; u16 b2; u32 b4; u64 b8;
+	void *dst = size == 1 ? (void *)&b1 : size == 2 ? (void *)&b2 :
+		    size == 4 ? (void *)&b4 : (void *)&b8;
+	long rc;
+
+	if (size != 1 && size != 2 && size != 4 && size != 8)
+		return -EFAULT;
+	if (addr < TASK_SIZE_MAX && user_ok)
+		rc = copy_from_user_nofault(dst, (const void __user *)addr, size);
+	else
+		rc = copy_from_kernel_nofault(dst, (const void *)addr, size);
+	if (rc)
+		return -EFAULT;
+	*out = size == 1 ? b1 : size == 2 ? b2 : size == 4 ? b4 : b8;
+	return 0;
+}
+
+/* Set the probe's read-fault error (the first one wins). */
+static inline void stp_read_fault(struct stp_context *c, unsigned long addr)
+{
+	if (c->last_error)
+		return;
+	snprintf(c->error_buf, sizeof(c->error_buf),
+		 "read fault [man error::fault] at 0x%lx", addr);
+	c->last_error = c->error_buf;
+}
+
+/* A read inside a $target expression; after an error, a no-op. */
+static inline u64 stp_kread(struct stp_context *c, u64 addr, int size)
+{
+	u64 v = 0;
+
+	if (unlikely(c->last_error))
+		return 0;
+	if (unlikely(stp_read_try((unsigned long)addr, size, &v, false)))
+		stp_read_fault(c, (unsigned long)addr);
+	return v;
+}
+
+/* A write to a $target (guru mode only); kernel memory only. */
+static inline void stp_kwrite(struct stp_context *c, u64 addr, int size, u64 v)
+{
+	u8 b1 = v; u16 b2 = v; u32 b4 = v; u64 b8 = v;
+	void *src = size == 1 ? (void *)&b1 : size == 2 ? (void *)&b2 :
+		    size == 4 ? (void *)&b4 : (void *)&b8;
+
+	if (unlikely(c->last_error))
+		return;
+	if (copy_to_kernel_nofault((void *)(unsigned long)addr, src, size)) {
+		snprintf(c->error_buf, sizeof(c->error_buf),
+			 "write fault [man error::fault] at 0x%lx", (unsigned long)addr);
+		c->last_error = c->error_buf;
+	}
+}
+
+/* Sign-extend the low bits of v (a value of `bits` bits). */
+static inline int64_t stp_sext(u64 v, int bits)
+{
+	return bits >= 64 ? (int64_t)v : (int64_t)(v << (64 - bits)) >> (64 - bits);
+}
+
+/* KASLR: link-time addresses (DW_OP_addr) are moved by the distance between
+ * where an exported function is and where the symbol table says it was. */
+static unsigned long stp_kaslr_offset __maybe_unused;
+
+/* ---- pretty printing ---------------------------------------------------- */
+
+/* dst .= formatted text, truncated at MAXSTRINGLEN */
+static __printf(2, 3) void stp_str_appendf(char *dst, const char *fmt, ...)
+{
+	size_t d = strnlen(dst, MAXSTRINGLEN - 1);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(dst + d, MAXSTRINGLEN - d, fmt, ap);
+	va_end(ap);
+}
+
+/* One escaped character as SystemTap quotes it ('\n', '\000', ...). */
+static inline void stp_quote_char(char *out, unsigned char ch, char quote)
+{
+	switch (ch) {
+	case '\n': strcpy(out, "\\n"); return;
+	case '\t': strcpy(out, "\\t"); return;
+	case '\r': strcpy(out, "\\r"); return;
+	case '\v': strcpy(out, "\\v"); return;
+	case '\f': strcpy(out, "\\f"); return;
+	case '\a': strcpy(out, "\\a"); return;
+	case '\b': strcpy(out, "\\b"); return;
+	case '\\': strcpy(out, "\\\\"); return;
+	}
+	if (ch == quote) {
+		out[0] = '\\'; out[1] = quote; out[2] = 0;
+	} else if (ch < 32 || ch >= 127) {
+		snprintf(out, 5, "\\%03o", ch);
+	} else {
+		out[0] = ch; out[1] = 0;
+	}
+}
+
+/* 'c' for a char value */
+static inline void stp_pp_char(char *dst, u64 v)
+{
+	char q[6];
+
+	stp_quote_char(q, (unsigned char)v, '\'');
+	stp_str_appendf(dst, "'%s'", q);
+}
+
+/* "text" read from addr (kernel or user memory), at most max bytes when
+ * max > 0 (a char array); "?" if it cannot be read. */
+static inline void stp_pp_string(char *dst, u64 addr, int max)
+{
+	char q[6];
+	int i, lim = max > 0 ? max : MAXSTRINGLEN;
+	size_t d;
+	u64 ch;
+
+	if (stp_read_try((unsigned long)addr, 1, &ch, true)) {
+		stp_str_append(dst, "?");
+		return;
+	}
+	stp_str_append(dst, "\"");
+	for (i = 0; i < lim; i++) {
+		if (stp_read_try((unsigned long)addr + i, 1, &ch, true) || !ch)
+			break;
+		d = strnlen(dst, MAXSTRINGLEN - 1);
+		if (d + 6 >= MAXSTRINGLEN - 1)
+			break;
+		stp_quote_char(q, (unsigned char)ch, '"');
+		stp_str_append(dst, q);
+	}
+	stp_str_append(dst, "\"");
+}
+
+#endif /* STP_DEREF_H */

@@ -1,0 +1,1266 @@
+/* dwarf_tvars.c - compile $target expressions to C through DWARF (tvars.h).
+ *
+ * A variable's DWARF location at the probe address becomes an address or
+ * a value expression over the probe's registers; each step of the chain
+ * (->field, [index]) moves the address or loads a pointer; the end loads
+ * the value with its C type's size and signedness. Pretty printing ($x$,
+ * $$parms ...) walks the type at translation time and emits one read per
+ * leaf, with "?" for what cannot be read, as SystemTap prints.
+ */
+#include "tvars.h"
+
+#include <dwarf.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "dwarf_probes.h"
+#include "ksyms.h"
+
+static VEC(struct tvar *) all;
+static bool uses_kaslr;
+
+/* What a target expression is resolved against. */
+struct rctx {
+	struct session *s;
+	const struct derived_probe *dp;
+	const struct dw_probe_info *in;   /* NULL: no probe context (@cast only) */
+	struct dw_image *img;             /* image for @cast / @var */
+	Dwarf_Die fn;
+	Dwarf_Addr pc;                    /* DWARF address of the probe */
+	Dwarf_Addr fn_entry;              /* the function's entry address */
+	bool ret;                         /* .return probe */
+	int nidx;                         /* chain index placeholders used */
+	char *why;                        /* why resolution failed */
+	int leaves;                       /* pretty printing budget */
+};
+
+/* Where a value is while a chain is walked. */
+struct loc {
+	enum { L_ADDR, L_VALUE, L_REG } kind;
+	char *c;                /* address (L_ADDR) or value (L_VALUE, L_REG) expression */
+	int reg;                /* L_REG */
+	Dwarf_Die type;         /* type of the value (unpeeled) */
+	bool has_type;
+	int bit_size, bit_off;  /* bitfield: bits from the byte at c */
+};
+
+static bool fail(struct rctx *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static bool fail(struct rctx *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (r->why)
+		return false;
+	va_start(ap, fmt);
+	r->why = xvasprintf(fmt, ap);
+	va_end(ap);
+	return false;
+}
+
+/* ---- types ---------------------------------------------------------------- */
+
+/* Follow typedefs and qualifiers; false for void. */
+static bool peel(Dwarf_Die *t)
+{
+	Dwarf_Attribute a;
+
+	for (int n = 0; n < 64; n++) {
+		int tag = dwarf_tag(t);
+		if (tag != DW_TAG_typedef && tag != DW_TAG_const_type && tag != DW_TAG_volatile_type &&
+		    tag != DW_TAG_restrict_type && tag != DW_TAG_atomic_type)
+			return true;
+		if (!dwarf_formref_die(dwarf_attr_integrate(t, DW_AT_type, &a), t))
+			return false;
+	}
+	return false;
+}
+
+/* The DW_AT_type of d, peeled; false for void or none. */
+static bool type_of(Dwarf_Die *d, Dwarf_Die *t)
+{
+	Dwarf_Attribute a;
+
+	if (!dwarf_formref_die(dwarf_attr_integrate(d, DW_AT_type, &a), t))
+		return false;
+	return peel(t);
+}
+
+static int byte_size(Dwarf_Die *t)
+{
+	Dwarf_Word w;
+
+	if (dwarf_tag(t) == DW_TAG_pointer_type)
+		return 8;
+	if (dwarf_aggregate_size(t, &w) == 0)
+		return (int)w;
+	return 0;
+}
+
+static bool is_signed(Dwarf_Die *t)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word enc;
+	Dwarf_Die u;
+
+	if (dwarf_tag(t) == DW_TAG_enumeration_type)
+		return type_of(t, &u) && is_signed(&u);
+	if (dwarf_tag(t) != DW_TAG_base_type || dwarf_formudata(dwarf_attr(t, DW_AT_encoding, &a), &enc))
+		return false;
+	return enc == DW_ATE_signed || enc == DW_ATE_signed_char;
+}
+
+static bool is_char(Dwarf_Die *t)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word enc;
+
+	if (dwarf_tag(t) != DW_TAG_base_type || dwarf_formudata(dwarf_attr(t, DW_AT_encoding, &a), &enc))
+		return false;
+	return (enc == DW_ATE_signed_char || enc == DW_ATE_unsigned_char) && byte_size(t) == 1;
+}
+
+static bool is_aggregate(Dwarf_Die *t)
+{
+	int tag = dwarf_tag(t);
+
+	return tag == DW_TAG_structure_type || tag == DW_TAG_union_type || tag == DW_TAG_class_type;
+}
+
+/* A member named name of struct/union st, looking into anonymous members;
+ * its offset in bytes and bitfield position. */
+static bool find_member(Dwarf_Die *st, const char *name, Dwarf_Die *mem, Dwarf_Word *off,
+			int *bit_size, int *bit_off, int depth)
+{
+	Dwarf_Die m, t;
+	Dwarf_Attribute a;
+
+	if (depth > 8 || dwarf_child(st, &m) != 0)
+		return false;
+	do {
+		if (dwarf_tag(&m) != DW_TAG_member)
+			continue;
+		const char *n = dwarf_diename(&m);
+		Dwarf_Word moff = 0, bs = 0, bo = 0, dbo = 0;
+		if (dwarf_attr(&m, DW_AT_data_member_location, &a))
+			dwarf_formudata(&a, &moff);
+		if (n && !strcmp(n, name)) {
+			*mem = m;
+			*bit_size = 0;
+			*bit_off = 0;
+			if (dwarf_attr(&m, DW_AT_bit_size, &a) && dwarf_formudata(&a, &bs) == 0 && bs) {
+				*bit_size = (int)bs;
+				if (dwarf_attr(&m, DW_AT_data_bit_offset, &a) && dwarf_formudata(&a, &dbo) == 0) {
+					moff = dbo / 8;
+					*bit_off = (int)(dbo % 8);
+				} else if (dwarf_attr(&m, DW_AT_bit_offset, &a) && dwarf_formudata(&a, &bo) == 0) {
+					Dwarf_Word bsz = 0;
+					if (dwarf_attr(&m, DW_AT_byte_size, &a))
+						dwarf_formudata(&a, &bsz);
+					else if (type_of(&m, &t))
+						bsz = (Dwarf_Word)byte_size(&t);
+					Dwarf_Word le = moff * 8 + bsz * 8 - bo - bs;
+					moff = le / 8;
+					*bit_off = (int)(le % 8);
+				}
+			}
+			*off += moff;
+			return true;
+		}
+		if (!n && type_of(&m, &t) && is_aggregate(&t)) {
+			Dwarf_Word inner = *off + moff;
+			if (find_member(&t, name, mem, &inner, bit_size, bit_off, depth + 1)) {
+				*off = inner;
+				return true;
+			}
+		}
+	} while (dwarf_siblingof(&m, &m) == 0);
+	return false;
+}
+
+/* ---- locations -------------------------------------------------------------- */
+
+static char *reg_c(int n)
+{
+	return xasprintf("((int64_t)stp_dwarf_reg(c, %d))", n);
+}
+
+/* The canonical frame address at the probe: at a function's entry it is
+ * the stack pointer before the call pushed the return address; elsewhere
+ * the call frame information says. */
+static char *cfa_c(struct rctx *r)
+{
+	Dwarf_CFI *cfi;
+	Dwarf_Frame *fr = NULL;
+	Dwarf_Op *ops;
+	size_t n;
+
+	if (r->pc == r->fn_entry)
+		return xstrdup("((int64_t)stp_dwarf_reg(c, 7) + 8)");
+	cfi = dwarf_getcfi(r->img->dbg);
+	if (!cfi || dwarf_cfi_addrframe(cfi, r->pc, &fr) != 0 || dwarf_frame_cfa(fr, &ops, &n) != 0 ||
+	    n != 1 || !((ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31) || ops[0].atom == DW_OP_bregx)) {
+		free(fr);
+		fail(r, "no call frame information at 0x%" PRIx64, (uint64_t)r->pc);
+		return NULL;
+	}
+	int reg = ops[0].atom == DW_OP_bregx ? (int)ops[0].number : ops[0].atom - DW_OP_breg0;
+	int64_t off = ops[0].atom == DW_OP_bregx ? (int64_t)ops[0].number2 : (int64_t)ops[0].number;
+	free(fr);
+	return xasprintf("((int64_t)stp_dwarf_reg(c, %d) + %" PRId64 ")", reg, off);
+}
+
+static bool eval_ops(struct rctx *r, Dwarf_Attribute *attr, Dwarf_Op *ops, size_t n, struct loc *out);
+
+/* The frame base of the function (DW_AT_frame_base), as an address. */
+static char *frame_base_c(struct rctx *r)
+{
+	Dwarf_Attribute a;
+	Dwarf_Op *ops;
+	size_t n;
+	struct loc l = { 0 };
+
+	if (!dwarf_attr(&r->fn, DW_AT_frame_base, &a) || dwarf_getlocation_addr(&a, r->pc, &ops, &n, 1) < 1) {
+		fail(r, "no frame base at 0x%" PRIx64, (uint64_t)r->pc);
+		return NULL;
+	}
+	if (!eval_ops(r, &a, ops, n, &l))
+		return NULL;
+	return l.c;
+}
+
+/* DW_OP_entry_value(DW_OP_regN) at the entry itself is just regN. */
+static char *entry_value_c(struct rctx *r, Dwarf_Attribute *attr, Dwarf_Op *op)
+{
+	Dwarf_Attribute sub;
+	Dwarf_Op *ops;
+	size_t n;
+
+	if (r->pc != r->fn_entry || dwarf_getlocation_attr(attr, op, &sub) != 0 ||
+	    dwarf_getlocation(&sub, &ops, &n) != 0 || n != 1)
+		return NULL;
+	if (ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg31)
+		return reg_c(ops[0].atom - DW_OP_reg0);
+	if (ops[0].atom == DW_OP_regx)
+		return reg_c((int)ops[0].number);
+	return NULL;
+}
+
+/* A DWARF location expression as C, with a stack of C expressions. */
+static bool eval_ops(struct rctx *r, Dwarf_Attribute *attr, Dwarf_Op *ops, size_t n, struct loc *out)
+{
+	char *st[32];
+	int sp = 0;
+
+#define PUSH(x) do { if (sp == 32) return fail(r, "location expression too deep"); st[sp++] = (x); } while (0)
+#define NEED(k) do { if (sp < (k)) return fail(r, "malformed location expression"); } while (0)
+	for (size_t i = 0; i < n; i++) {
+		unsigned a = ops[i].atom;
+		char *x, *y;
+		if (a == DW_OP_piece) {
+			/* the first piece, if it holds the whole value (a later
+			 * check compares sizes); more pieces are not supported */
+			break;
+		}
+		if ((a >= DW_OP_reg0 && a <= DW_OP_reg31) || a == DW_OP_regx) {
+			if (i + 1 < n && ops[i + 1].atom != DW_OP_piece)
+				return fail(r, "unsupported register location");
+			out->kind = L_REG;
+			out->reg = a == DW_OP_regx ? (int)ops[i].number : (int)(a - DW_OP_reg0);
+			out->c = reg_c(out->reg);
+			return true;
+		}
+		if ((a >= DW_OP_breg0 && a <= DW_OP_breg31) || a == DW_OP_bregx) {
+			int reg = a == DW_OP_bregx ? (int)ops[i].number : (int)(a - DW_OP_breg0);
+			int64_t off = a == DW_OP_bregx ? (int64_t)ops[i].number2 : (int64_t)ops[i].number;
+			PUSH(xasprintf("(%s + %" PRId64 ")", reg_c(reg), off));
+			continue;
+		}
+		if (a >= DW_OP_lit0 && a <= DW_OP_lit31) {
+			PUSH(xasprintf("((int64_t)%u)", a - DW_OP_lit0));
+			continue;
+		}
+		switch (a) {
+		case DW_OP_fbreg:
+			if (!(x = frame_base_c(r)))
+				return false;
+			PUSH(xasprintf("(%s + %" PRId64 ")", x, (int64_t)ops[i].number));
+			break;
+		case DW_OP_call_frame_cfa:
+			if (!(x = cfa_c(r)))
+				return false;
+			PUSH(x);
+			break;
+		case DW_OP_addr:
+			if (r->img && r->img->module)
+				return fail(r, "static variables of modules are not supported yet");
+			uses_kaslr = true;
+			PUSH(xasprintf("((int64_t)(stp_kaslr_offset + 0x%" PRIx64 "ULL))", (uint64_t)ops[i].number));
+			break;
+		case DW_OP_const1u: case DW_OP_const2u: case DW_OP_const4u: case DW_OP_const8u: case DW_OP_constu:
+			PUSH(xasprintf("((int64_t)0x%" PRIx64 "ULL)", (uint64_t)ops[i].number));
+			break;
+		case DW_OP_const1s: case DW_OP_const2s: case DW_OP_const4s: case DW_OP_const8s: case DW_OP_consts:
+			PUSH(xasprintf("((int64_t)%" PRId64 "LL)", (int64_t)ops[i].number));
+			break;
+		case DW_OP_deref:
+			NEED(1);
+			x = st[--sp];
+			PUSH(xasprintf("((int64_t)stp_kread(c, %s, 8))", x));
+			break;
+		case DW_OP_deref_size:
+			NEED(1);
+			x = st[--sp];
+			PUSH(xasprintf("((int64_t)stp_kread(c, %s, %d))", x, (int)ops[i].number));
+			break;
+		case DW_OP_plus_uconst:
+			NEED(1);
+			x = st[--sp];
+			PUSH(xasprintf("(%s + %" PRId64 ")", x, (int64_t)ops[i].number));
+			break;
+		case DW_OP_plus: case DW_OP_minus: case DW_OP_mul: case DW_OP_and: case DW_OP_or:
+		case DW_OP_xor: case DW_OP_shl: case DW_OP_shr: case DW_OP_shra: {
+			NEED(2);
+			y = st[--sp];
+			x = st[--sp];
+			const char *op = a == DW_OP_plus ? "+" : a == DW_OP_minus ? "-" : a == DW_OP_mul ? "*" :
+					 a == DW_OP_and ? "&" : a == DW_OP_or ? "|" : a == DW_OP_xor ? "^" :
+					 a == DW_OP_shl ? "<<" : ">>";
+			if (a == DW_OP_shr)
+				PUSH(xasprintf("((int64_t)((u64)%s >> (%s & 63)))", x, y));
+			else if (a == DW_OP_shl || a == DW_OP_shra)
+				PUSH(xasprintf("((int64_t)(%s %s (%s & 63)))", x, op, y));
+			else
+				PUSH(xasprintf("((int64_t)((u64)%s %s (u64)%s))", x, op, y));
+			break;
+		}
+		case DW_OP_neg:
+			NEED(1);
+			x = st[--sp];
+			PUSH(xasprintf("(-%s)", x));
+			break;
+		case DW_OP_not:
+			NEED(1);
+			x = st[--sp];
+			PUSH(xasprintf("(~%s)", x));
+			break;
+		case DW_OP_dup:
+			NEED(1);
+			x = st[sp - 1];
+			PUSH(x);
+			break;
+		case DW_OP_drop:
+			NEED(1);
+			sp--;
+			break;
+		case DW_OP_swap:
+			NEED(2);
+			x = st[sp - 1];
+			st[sp - 1] = st[sp - 2];
+			st[sp - 2] = x;
+			break;
+		case DW_OP_over:
+			NEED(2);
+			x = st[sp - 2];
+			PUSH(x);
+			break;
+		case DW_OP_entry_value:
+		case DW_OP_GNU_entry_value:
+			if (!(x = entry_value_c(r, attr, &ops[i])))
+				return fail(r, "the value at function entry is not available here");
+			PUSH(x);
+			break;
+		case DW_OP_stack_value:
+			NEED(1);
+			out->kind = L_VALUE;
+			out->c = st[sp - 1];
+			return true;
+		case DW_OP_implicit_pointer:
+		case DW_OP_GNU_implicit_pointer:
+		case DW_OP_implicit_value:
+			return fail(r, "the value was optimized away (implicit location)");
+		default:
+			return fail(r, "unsupported DWARF operation 0x%x in the location", a);
+		}
+	}
+	if (!sp)
+		return fail(r, "the value is not available here (optimized out)");
+	out->kind = L_ADDR;
+	out->c = st[sp - 1];
+	return true;
+#undef PUSH
+#undef NEED
+}
+
+/* The location of variable DIE var at the probe address. */
+static bool var_loc(struct rctx *r, Dwarf_Die *var, struct loc *out)
+{
+	Dwarf_Attribute a;
+	Dwarf_Op *ops;
+	size_t n;
+
+	memset(out, 0, sizeof(*out));
+	out->has_type = dwarf_formref_die(dwarf_attr_integrate(var, DW_AT_type, &a), &out->type) != NULL;
+	if (dwarf_attr_integrate(var, DW_AT_const_value, &a)) {
+		Dwarf_Sword v;
+		if (dwarf_formsdata(&a, &v) != 0)
+			return fail(r, "unsupported constant value");
+		out->kind = L_VALUE;
+		out->c = xasprintf("((int64_t)%" PRId64 "LL)", (int64_t)v);
+		return true;
+	}
+	if (!dwarf_attr_integrate(var, DW_AT_location, &a))
+		return fail(r, "the variable has no location (optimized out)");
+	int k = dwarf_getlocation_addr(&a, r->pc, &ops, &n, 1);
+	if (k < 1 || n == 0)
+		return fail(r, "the variable is not available at this address (optimized out)");
+	return eval_ops(r, &a, ops, n, out);
+}
+
+/* ---- values ------------------------------------------------------------------- */
+
+/* Truncate or sign-extend a value held in a wider register. */
+static char *fit(const char *v, int size, bool sign)
+{
+	if (size >= 8 || size <= 0)
+		return xstrdup(v);
+	if (sign)
+		return xasprintf("stp_sext(%s, %d)", v, size * 8);
+	return xasprintf("((int64_t)((u64)%s & 0x%" PRIx64 "ULL))", v, (((uint64_t)1) << (size * 8)) - 1);
+}
+
+/* The value at l as an int64_t expression: integers, enums, pointers;
+ * an array is its address. */
+static bool load(struct rctx *r, struct loc *l, char **out)
+{
+	Dwarf_Die t = l->type;
+
+	if (!l->has_type || !peel(&t))
+		return fail(r, "the value has type void");
+	int tag = dwarf_tag(&t);
+	if (tag == DW_TAG_array_type) {
+		if (l->kind != L_ADDR)
+			return fail(r, "an array held in a register");
+		*out = l->c;
+		return true;
+	}
+	if (is_aggregate(&t))
+		return fail(r, "a struct or union is not a value (use ->member, a '$' suffix or '&')");
+	if (tag != DW_TAG_base_type && tag != DW_TAG_enumeration_type && tag != DW_TAG_pointer_type &&
+	    tag != DW_TAG_reference_type && tag != DW_TAG_rvalue_reference_type)
+		return fail(r, "unsupported type (DWARF tag 0x%x)", tag);
+	int size = byte_size(&t);
+	bool sign = is_signed(&t);
+	if (size <= 0 || size > 8)
+		return fail(r, "unsupported value size %d", size);
+	if (l->bit_size) {
+		int need = (l->bit_off + l->bit_size + 7) / 8;
+		int rd = need <= 1 ? 1 : need <= 2 ? 2 : need <= 4 ? 4 : 8;
+		if (l->kind != L_ADDR || l->bit_off + l->bit_size > 64)
+			return fail(r, "unsupported bitfield");
+		char *v = xasprintf("((int64_t)(stp_kread(c, %s, %d) >> %d))", l->c, rd, l->bit_off);
+		*out = fit(v, 0, false);
+		if (sign)
+			*out = xasprintf("stp_sext(%s, %d)", v, l->bit_size);
+		else
+			*out = xasprintf("((int64_t)((u64)%s & 0x%" PRIx64 "ULL))", v,
+					 l->bit_size >= 64 ? ~(uint64_t)0 : (((uint64_t)1) << l->bit_size) - 1);
+		return true;
+	}
+	if (l->kind == L_ADDR) {
+		char *v = xasprintf("((int64_t)stp_kread(c, %s, %d))", l->c, size);
+		*out = sign ? fit(v, size, true) : v;
+		return true;
+	}
+	*out = fit(l->c, size, sign);
+	return true;
+}
+
+/* ->field */
+static bool step_field(struct rctx *r, struct loc *l, const char *field)
+{
+	Dwarf_Die t = l->type, mem;
+	Dwarf_Word off = 0;
+	int bs = 0, bo = 0;
+
+	if (!l->has_type || !peel(&t))
+		return fail(r, "'->%s' on a void value", field);
+	if (dwarf_tag(&t) == DW_TAG_pointer_type) {
+		char *p;
+		if (!load(r, l, &p))
+			return false;
+		if (!type_of(&t, &t))
+			return fail(r, "'->%s' through a void pointer", field);
+		l->kind = L_ADDR;
+		l->c = p;
+	}
+	if (!is_aggregate(&t))
+		return fail(r, "'->%s' on a value that is not a struct, union or pointer to one", field);
+	if (l->kind != L_ADDR)
+		return fail(r, "'->%s' on a struct held in registers", field);
+	if (!find_member(&t, field, &mem, &off, &bs, &bo, 0)) {
+		const char *tn = dwarf_diename(&t);
+		return fail(r, "%s%s has no member '%s'", dwarf_tag(&t) == DW_TAG_union_type ? "union " : "struct ",
+			    tn ? tn : "{...}", field);
+	}
+	l->c = off ? xasprintf("(%s + %" PRIu64 ")", l->c, (uint64_t)off) : l->c;
+	l->has_type = dwarf_formref_die(dwarf_attr_integrate(&mem, DW_AT_type, &(Dwarf_Attribute){0}), &l->type) != NULL;
+	l->bit_size = bs;
+	l->bit_off = bo;
+	return true;
+}
+
+/* [index] on an array or a pointer */
+static bool step_index(struct rctx *r, struct loc *l)
+{
+	Dwarf_Die t = l->type, elem;
+	char *base;
+
+	if (!l->has_type || !peel(&t))
+		return fail(r, "'[]' on a void value");
+	int tag = dwarf_tag(&t);
+	if (tag == DW_TAG_array_type) {
+		if (l->kind != L_ADDR)
+			return fail(r, "an array held in a register");
+		base = l->c;
+	} else if (tag == DW_TAG_pointer_type) {
+		if (!load(r, l, &base))
+			return false;
+	} else {
+		return fail(r, "'[]' on a value that is neither an array nor a pointer");
+	}
+	Dwarf_Attribute a;
+	if (!dwarf_formref_die(dwarf_attr_integrate(&t, DW_AT_type, &a), &elem))
+		return fail(r, "'[]' through a void pointer");
+	Dwarf_Die pe = elem;
+	int stride = peel(&pe) ? byte_size(&pe) : 0;
+	if (stride <= 0)
+		return fail(r, "'[]' on elements of unknown size");
+	l->kind = L_ADDR;
+	l->c = xasprintf("(%s + (int64_t)(@@I%d@@) * %d)", base, r->nidx++, stride);
+	l->type = elem;
+	l->has_type = true;
+	l->bit_size = 0;
+	return true;
+}
+
+static bool walk_chain(struct rctx *r, const struct expr *e, struct loc *l)
+{
+	for (int i = 0; i < e->chain.len; i++) {
+		const struct target_step *st = e->chain.items[i];
+		if (!(st->kind == TS_FIELD ? step_field(r, l, st->field) : step_index(r, l)))
+			return false;
+	}
+	return true;
+}
+
+/* ---- pretty printing ------------------------------------------------------------- */
+
+/* pretty-print modes */
+enum { PP_PLAIN, PP_ONE, PP_DEEP };   /* $$vars, $x$ / $$vars$, $x$$ / $$vars$$ */
+
+static void pp_value(struct rctx *r, struct loc *l, int mode, int depth, struct strbuf *out);
+
+/* Append text for one loaded value: fmt gets the int64_t v_. */
+static void pp_leaf(struct rctx *r, struct loc *l, const char *fmt, struct strbuf *out)
+{
+	char *v;
+
+	r->why = NULL;
+	if (!load(r, l, &v)) {
+		free(r->why);
+		r->why = NULL;
+		strbuf_addstr(out, "stp_str_append(@@S@@, \"?\");\n");
+		return;
+	}
+	strbuf_addf(out, "{ int64_t v_ = %s; if (c->last_error) { c->last_error = NULL; "
+		    "stp_str_append(@@S@@, \"?\"); } else { %s; } }\n", v, fmt);
+}
+
+static void pp_members(struct rctx *r, struct loc *l, Dwarf_Die *st, int mode, int depth, struct strbuf *out)
+{
+	Dwarf_Die m;
+	bool first = true;
+
+	strbuf_addstr(out, "stp_str_append(@@S@@, \"{\");\n");
+	if (dwarf_child(st, &m) == 0) {
+		do {
+			if (dwarf_tag(&m) != DW_TAG_member)
+				continue;
+			if (r->leaves++ > 400)
+				break;
+			const char *n = dwarf_diename(&m);
+			Dwarf_Attribute a;
+			Dwarf_Word off = 0, bs = 0;
+			struct loc ml = { .kind = L_ADDR };
+			Dwarf_Die mt;
+			if (dwarf_attr(&m, DW_AT_data_member_location, &a))
+				dwarf_formudata(&a, &off);
+			ml.has_type = dwarf_formref_die(dwarf_attr_integrate(&m, DW_AT_type, &a), &ml.type) != NULL;
+			if (n) {
+				int bsz = 0, bo = 0;
+				Dwarf_Word o2 = 0;
+				if (find_member(st, n, &mt, &o2, &bsz, &bo, 0)) {
+					off = o2;
+					ml.bit_size = bsz;
+					ml.bit_off = bo;
+				}
+			} else if (dwarf_attr(&m, DW_AT_bit_size, &a) && dwarf_formudata(&a, &bs) == 0 && bs) {
+				continue;   /* unnamed bitfield padding */
+			}
+			ml.c = xasprintf("(%s + %" PRIu64 ")", l->c, (uint64_t)off);
+			strbuf_addf(out, "stp_str_append(@@S@@, \"%s", first ? "" : ", ");
+			first = false;
+			if (n) {
+				strbuf_addf(out, ".%s=\");\n", n);
+			} else {
+				mt = ml.type;
+				bool u = ml.has_type && peel(&mt) && dwarf_tag(&mt) == DW_TAG_union_type;
+				strbuf_addf(out, "%s=\");\n", u ? "<union>" : "<class>");
+			}
+			pp_value(r, &ml, mode, depth + 1, out);
+		} while (dwarf_siblingof(&m, &m) == 0);
+	}
+	strbuf_addstr(out, "stp_str_append(@@S@@, \"}\");\n");
+}
+
+/* Text of the value at l in SystemTap's pretty-print style. */
+static void pp_value(struct rctx *r, struct loc *l, int mode, int depth, struct strbuf *out)
+{
+	Dwarf_Die t = l->type, inner;
+
+	if (!l->has_type || !peel(&t)) {
+		strbuf_addstr(out, "stp_str_append(@@S@@, \"?\");\n");
+		return;
+	}
+	int tag = dwarf_tag(&t);
+	if (mode == PP_PLAIN) {
+		if (is_aggregate(&t))
+			strbuf_addstr(out, "stp_str_append(@@S@@, \"{...}\");\n");
+		else if (tag == DW_TAG_array_type)
+			strbuf_addstr(out, "stp_str_append(@@S@@, \"[...]\");\n");
+		else
+			pp_leaf(r, l, "stp_str_appendf(@@S@@, \"%#llx\", (unsigned long long)v_)", out);
+		return;
+	}
+	if (is_aggregate(&t)) {
+		if (l->kind != L_ADDR)
+			strbuf_addstr(out, "stp_str_append(@@S@@, \"?\");\n");
+		else if (depth > 0 && (mode == PP_ONE || depth > 6))
+			strbuf_addstr(out, "stp_str_append(@@S@@, \"{...}\");\n");
+		else
+			pp_members(r, l, &t, mode, depth, out);
+		return;
+	}
+	if (tag == DW_TAG_array_type) {
+		Dwarf_Die e;
+		if (l->kind == L_ADDR && type_of(&t, &e) && is_char(&e) && (depth == 0 || mode == PP_DEEP)) {
+			strbuf_addf(out, "stp_pp_string(@@S@@, %s, %d);\n", l->c, byte_size(&t));
+			return;
+		}
+		strbuf_addstr(out, "stp_str_append(@@S@@, \"[...]\");\n");
+		return;
+	}
+	if (tag == DW_TAG_pointer_type) {
+		bool has = type_of(&t, &inner);
+		if (has && is_char(&inner)) {
+			pp_leaf(r, l, "stp_pp_string(@@S@@, v_, 0)", out);
+			return;
+		}
+		if (has && is_aggregate(&inner) && depth == 0) {
+			char *p;
+			r->why = NULL;
+			if (!load(r, l, &p)) {
+				free(r->why);
+				r->why = NULL;
+				strbuf_addstr(out, "stp_str_append(@@S@@, \"?\");\n");
+				return;
+			}
+			struct loc pl = { .kind = L_ADDR, .c = xasprintf("((int64_t)v_%d)", depth), .has_type = true };
+			dwarf_formref_die(dwarf_attr_integrate(&t, DW_AT_type, &(Dwarf_Attribute){0}), &pl.type);
+			strbuf_addf(out, "{ int64_t v_%d = %s; if (c->last_error) { c->last_error = NULL; "
+				    "stp_str_append(@@S@@, \"?\"); } else {\n", depth, p);
+			pp_members(r, &pl, &inner, mode, depth, out);
+			strbuf_addstr(out, "} }\n");
+			return;
+		}
+		if (has && (dwarf_tag(&inner) == DW_TAG_base_type || dwarf_tag(&inner) == DW_TAG_enumeration_type))
+			pp_leaf(r, l, "stp_str_appendf(@@S@@, \"%lld\", (long long)v_)", out);
+		else
+			pp_leaf(r, l, "stp_str_appendf(@@S@@, \"%#llx\", (unsigned long long)v_)", out);
+		return;
+	}
+	if (is_char(&t) && depth > 0) {
+		pp_leaf(r, l, "stp_pp_char(@@S@@, v_)", out);
+		return;
+	}
+	if (is_signed(&t))
+		pp_leaf(r, l, "stp_str_appendf(@@S@@, \"%lld\", (long long)v_)", out);
+	else
+		pp_leaf(r, l, "stp_str_appendf(@@S@@, \"%llu\", (unsigned long long)v_)", out);
+}
+
+static int pp_mode(const char *suffix)
+{
+	return !suffix ? PP_PLAIN : !strcmp(suffix, "$") ? PP_ONE : PP_DEEP;
+}
+
+/* "name=value" for one variable DIE; "name=?" if it has no location here. */
+static void pp_var(struct rctx *r, Dwarf_Die *var, const char *name, int mode, struct strbuf *out)
+{
+	struct loc l;
+
+	strbuf_addf(out, "stp_str_append(@@S@@, \"%s=\");\n", name);
+	r->why = NULL;
+	if (!var_loc(r, var, &l)) {
+		free(r->why);
+		r->why = NULL;
+		strbuf_addstr(out, "stp_str_append(@@S@@, \"?\");\n");
+		return;
+	}
+	pp_value(r, &l, mode, 0, out);
+}
+
+/* $$vars, $$parms, $$locals, $$return */
+static bool pretty_list(struct rctx *r, const struct expr *e, struct tvar *tv)
+{
+	struct strbuf out = STRBUF_INIT;
+	const char *what = e->name + 2;
+	int mode = pp_mode(e->suffix);
+	bool parms = !strcmp(what, "vars") || !strcmp(what, "parms");
+	bool locals = !strcmp(what, "vars") || !strcmp(what, "locals");
+	bool first = true;
+	Dwarf_Die d;
+
+	if (!strcmp(what, "return")) {
+		struct loc l = { .kind = L_REG, .reg = 0, .c = reg_c(0) };
+		if (!r->ret)
+			return fail(r, "$$return is only available in .return probes");
+		if (!dwarf_formref_die(dwarf_attr_integrate(&r->fn, DW_AT_type, &(Dwarf_Attribute){0}), &l.type))
+			return fail(r, "the function returns void");
+		l.has_type = true;
+		strbuf_addstr(&out, "stp_str_append(@@S@@, \"return=\");\n");
+		pp_value(r, &l, mode, 0, &out);
+		tv->code = strbuf_detach(&out);
+		return true;
+	}
+	if (!parms && !locals)
+		return fail(r, "unknown context variable list '%s'", e->name);
+	tv->at_entry = r->ret;
+	if (dwarf_child(&r->fn, &d) == 0) {
+		do {
+			int tag = dwarf_tag(&d);
+			const char *name = dwarf_diename(&d);
+			if (!name || !((parms && tag == DW_TAG_formal_parameter) || (locals && tag == DW_TAG_variable)))
+				continue;
+			if (!first)
+				strbuf_addstr(&out, "stp_str_append(@@S@@, \" \");\n");
+			first = false;
+			pp_var(r, &d, name, mode, &out);
+		} while (dwarf_siblingof(&d, &d) == 0);
+	}
+	tv->code = strbuf_detach(&out);
+	return true;
+}
+
+/* ---- finding things ---------------------------------------------------------------- */
+
+/* The variable $name visible at the probe address. */
+static bool find_var(struct rctx *r, const char *name, Dwarf_Die *var)
+{
+	Dwarf_Die cu, *scopes = NULL;
+	int n;
+
+	if (!dwarf_diecu(&r->fn, &cu, NULL, NULL))
+		return fail(r, "no compile unit");
+	n = dwarf_getscopes(&cu, r->pc, &scopes);
+	if (n > 0 && dwarf_getscopevar(scopes, n, name, 0, NULL, 0, 0, var) >= 0) {
+		free(scopes);
+		return true;
+	}
+	free(scopes);
+	/* parameters and outermost locals of the function itself (the probe
+	 * address may be outside the scopes libdw reports, e.g. at entry) */
+	Dwarf_Die d;
+	if (dwarf_child(&r->fn, &d) == 0) {
+		do {
+			int tag = dwarf_tag(&d);
+			const char *dn = dwarf_diename(&d);
+			if ((tag == DW_TAG_formal_parameter || tag == DW_TAG_variable) && dn && !strcmp(dn, name)) {
+				*var = d;
+				return true;
+			}
+		} while (dwarf_siblingof(&d, &d) == 0);
+	}
+	return false;
+}
+
+/* Top-level type DIEs found by @cast, cached by name. */
+struct type_hit {
+	struct dw_image *img;
+	char *name;
+	Dwarf_Off off;
+};
+static VEC(struct type_hit) type_cache;
+
+/* A complete type named name ("struct x", "union x", "x") in img. */
+static bool find_type(struct dw_image *img, const char *name, Dwarf_Die *out)
+{
+	int want = 0;
+	const char *n = name;
+
+	for (int i = 0; i < type_cache.len; i++)
+		if (type_cache.items[i].img == img && !strcmp(type_cache.items[i].name, name))
+			return type_cache.items[i].off && dwarf_offdie(img->dbg, type_cache.items[i].off, out);
+	if (!strncmp(n, "struct ", 7)) {
+		want = DW_TAG_structure_type;
+		n += 7;
+	} else if (!strncmp(n, "union ", 6)) {
+		want = DW_TAG_union_type;
+		n += 6;
+	} else if (!strncmp(n, "enum ", 5)) {
+		want = DW_TAG_enumeration_type;
+		n += 5;
+	}
+	while (*n == ' ')
+		n++;
+	size_t len = strcspn(n, " *");
+	bool ptr = strchr(n, '*') != NULL;
+	Dwarf_CU *cu = NULL;
+	Dwarf_Die cudie, d;
+	Dwarf_Off found = 0;
+	while (!found && dwarf_get_units(img->dbg, cu, &cu, NULL, NULL, &cudie, NULL) == 0) {
+		if (dwarf_child(&cudie, &d) != 0)
+			continue;
+		do {
+			int tag = dwarf_tag(&d);
+			const char *dn = dwarf_diename(&d);
+			bool ok = want ? tag == want : (tag == DW_TAG_structure_type || tag == DW_TAG_union_type ||
+							tag == DW_TAG_typedef || tag == DW_TAG_base_type ||
+							tag == DW_TAG_enumeration_type);
+			if (!ok || !dn || strlen(dn) != len || strncmp(dn, n, len))
+				continue;
+			if (dwarf_hasattr(&d, DW_AT_declaration))
+				continue;
+			found = dwarf_dieoffset(&d);
+			break;
+		} while (dwarf_siblingof(&d, &d) == 0);
+	}
+	struct type_hit h = { img, xstrdup(name), found };
+	vec_push(&type_cache, h);
+	(void)ptr;
+	return found && dwarf_offdie(img->dbg, found, out);
+}
+
+/* A global variable "name[@file]" with a static address. */
+static bool find_global_var(struct dw_image *img, const char *spec, Dwarf_Die *out)
+{
+	const char *at = strchr(spec, '@');
+	char *name = at ? xstrndup(spec, (size_t)(at - spec)) : xstrdup(spec);
+	const char *file = at ? at + 1 : NULL;
+	Dwarf_CU *cu = NULL;
+	Dwarf_Die cudie, d;
+	bool found = false;
+
+	while (!found && dwarf_get_units(img->dbg, cu, &cu, NULL, NULL, &cudie, NULL) == 0) {
+		if (file) {
+			const char *cn = dwarf_diename(&cudie);
+			size_t lc = cn ? strlen(cn) : 0, lf = strlen(file);
+			if (!cn || lc < lf || strcmp(cn + lc - lf, file) || (lc > lf && cn[lc - lf - 1] != '/'))
+				continue;
+		}
+		if (dwarf_child(&cudie, &d) != 0)
+			continue;
+		do {
+			const char *dn = dwarf_diename(&d);
+			if (dwarf_tag(&d) == DW_TAG_variable && dn && !strcmp(dn, name) &&
+			    dwarf_hasattr(&d, DW_AT_location)) {
+				*out = d;
+				found = true;
+				break;
+			}
+		} while (dwarf_siblingof(&d, &d) == 0);
+	}
+	free(name);
+	return found;
+}
+
+/* ---- one expression -------------------------------------------------------------------- */
+
+static struct tvar *tvar_new(const struct derived_probe *dp, const struct expr *e, enum tv_kind k)
+{
+	struct tvar *tv = xcalloc(1, sizeof(*tv));
+
+	tv->dp = dp;
+	tv->e = e;
+	tv->kind = k;
+	tv->reg = -1;
+	return tv;
+}
+
+/* The end of a chain: a value, an address (&), or pretty text. */
+static bool finish(struct rctx *r, const struct expr *e, struct loc *l, bool addrof, struct tvar *tv)
+{
+	Dwarf_Die t = l->type;
+
+	if (addrof) {
+		if (l->kind != L_ADDR || l->bit_size)
+			return fail(r, "cannot take the address of a value held in a register or a bitfield");
+		tv->code = l->c;
+		return true;
+	}
+	if (e->suffix) {
+		struct strbuf out = STRBUF_INIT;
+		tv->kind = TV_PRETTY;
+		pp_value(r, l, pp_mode(e->suffix), 0, &out);
+		tv->code = strbuf_detach(&out);
+		return true;
+	}
+	if (!load(r, l, &tv->code))
+		return false;
+	tv->size = l->has_type && peel(&t) ? byte_size(&t) : 8;
+	if (l->kind == L_ADDR && !l->bit_size)
+		tv->addr = l->c;
+	else if (l->kind == L_REG)
+		tv->reg = l->reg;
+	return true;
+}
+
+/* $name[chain], @cast(...)[chain], @var(...)[chain], optionally under & */
+static bool resolve_one(struct rctx *r, const struct expr *e, bool addrof, struct tvar *tv)
+{
+	struct loc l = { 0 };
+	Dwarf_Die var;
+
+	r->nidx = 0;
+	switch (e->kind) {
+	case E_TARGET:
+		if (!r->in)
+			return fail(r, "target variables are not available in this probe");
+		if (!strncmp(e->name, "$$", 2)) {
+			if (addrof || e->chain.len)
+				return fail(r, "'%s' takes no '->', '[]' or '&'", e->name);
+			tv->kind = TV_PRETTY;
+			return pretty_list(r, e, tv);
+		}
+		if (!strcmp(e->name, "$return")) {
+			if (!r->ret)
+				return fail(r, "$return is only available in .return probes");
+			l.kind = L_REG;
+			l.reg = 0;
+			l.c = reg_c(0);
+			l.has_type = dwarf_formref_die(dwarf_attr_integrate(&r->fn, DW_AT_type, &(Dwarf_Attribute){0}),
+						       &l.type) != NULL;
+			if (!l.has_type)
+				return fail(r, "the function returns void");
+			break;
+		}
+		if (!find_var(r, e->name + 1, &var))
+			return fail(r, "unable to find local '%s' in %s", e->name + 1,
+				    dwarf_diename(&r->fn) ? dwarf_diename(&r->fn) : "this function");
+		if (!var_loc(r, &var, &l))
+			return false;
+		tv->at_entry = r->ret;
+		break;
+	case E_CAST: {
+		const char *mod = e->module;
+		struct dw_image *img = r->img;
+		const char *why = NULL;
+		if (mod && strncmp(mod, "kernel", 6)) {
+			img = dw_module(r->s, mod, &why);
+			if (!img)
+				return fail(r, "no debuginfo for module '%s'%s%s", mod, why ? ": " : "", why ? why : "");
+		}
+		if (!img)
+			return fail(r, "no kernel debuginfo");
+		struct rctx saved = *r;
+		r->img = img;
+		if (!find_type(img, e->str, &l.type)) {
+			r->img = saved.img;
+			return fail(r, "type '%s' not found in %s", e->str, mod ? mod : "the kernel");
+		}
+		l.has_type = true;
+		l.kind = L_ADDR;
+		l.c = xstrdup("((int64_t)(@@P@@))");
+		bool ok = walk_chain(r, e, &l) && finish(r, e, &l, addrof, tv);
+		r->img = saved.img;
+		return ok;
+	}
+	case E_ATVAR: {
+		struct dw_image *img = r->img;
+		const char *why = NULL;
+		if (e->module && strncmp(e->module, "kernel", 6)) {
+			img = dw_module(r->s, e->module, &why);
+			if (!img)
+				return fail(r, "no debuginfo for module '%s'", e->module);
+		}
+		if (!img)
+			return fail(r, "no kernel debuginfo");
+		struct rctx saved = *r;
+		r->img = img;
+		if (!find_global_var(img, e->name, &var)) {
+			r->img = saved.img;
+			return fail(r, "unable to find global '%s'", e->name);
+		}
+		r->pc = 0;
+		bool ok = var_loc(r, &var, &l) && walk_chain(r, e, &l) && finish(r, e, &l, addrof, tv);
+		r->img = saved.img;
+		r->pc = saved.pc;
+		return ok;
+	}
+	default:
+		return fail(r, "not a target expression");
+	}
+	return walk_chain(r, e, &l) && finish(r, e, &l, addrof, tv);
+}
+
+/* ---- walking the bodies ------------------------------------------------------------------- */
+
+struct walk {
+	struct rctx *r;
+	int errors;
+	int quiet;              /* inside @defined: failures are answers, not errors */
+	bool failed;            /* something under the current @defined failed */
+};
+
+static void walk_expr(struct walk *w, const struct expr *e);
+
+static void walk_stmt(struct walk *w, const struct stmt *st)
+{
+	if (!st)
+		return;
+	for (int i = 0; i < st->stmts.len; i++)
+		walk_stmt(w, st->stmts.items[i]);
+	walk_expr(w, st->expr);
+	walk_expr(w, st->init);
+	walk_expr(w, st->step);
+	walk_expr(w, st->limit);
+	walk_expr(w, st->array);
+	walk_stmt(w, st->body);
+	walk_stmt(w, st->els);
+}
+
+static void report(struct walk *w, const struct expr *e)
+{
+	struct rctx *r = w->r;
+
+	if (w->quiet) {
+		w->failed = true;
+	} else {
+		enum diag_tag tag = r->in || e->kind != E_TARGET ? E_TARGET_VAR : E_TARGET_UNAVAILABLE;
+		const char *fn = r->in && dwarf_diename(&r->fn) ? dwarf_diename(&r->fn) : NULL;
+		if (r->dp && fn && tag == E_TARGET_VAR)
+			diag(r->s, tag, e->pos, "%s (in probe %s)", r->why, r->dp->pp);
+		else
+			diag(r->s, tag, e->pos, "%s", r->why ? r->why : "cannot resolve this target expression");
+		w->errors++;
+	}
+	free(r->why);
+	r->why = NULL;
+}
+
+static void walk_target(struct walk *w, const struct expr *e, bool addrof, const struct expr *key)
+{
+	struct rctx *r = w->r;
+	/* @cast and @var do not depend on the probe: resolve them once */
+	const struct derived_probe *dp = e->kind == E_TARGET ? r->dp : NULL;
+
+	for (int i = 0; i < e->chain.len; i++)
+		if (e->chain.items[i]->kind == TS_INDEX)
+			walk_expr(w, e->chain.items[i]->index);
+	if (e->kind == E_CAST)
+		walk_expr(w, e->lhs);
+	if (!w->quiet && tvar_find(dp, key))
+		return;
+	struct tvar *tv = tvar_new(dp, key, TV_VALUE);
+	r->why = NULL;
+	if (!resolve_one(r, e, addrof, tv)) {
+		report(w, e);
+		free(tv);
+		return;
+	}
+	if (tv->at_entry && r->dp)
+		((struct derived_probe *)r->dp)->has_entry = true;
+	if (!w->quiet || !tvar_find(dp, key))
+		vec_push(&all, tv);
+}
+
+static void walk_expr(struct walk *w, const struct expr *e)
+{
+	if (!e)
+		return;
+	switch (e->kind) {
+	case E_TARGET:
+	case E_CAST:
+	case E_ATVAR:
+		walk_target(w, e, false, e);
+		return;
+	case E_ADDROF:
+		if (e->lhs && (e->lhs->kind == E_TARGET || e->lhs->kind == E_CAST || e->lhs->kind == E_ATVAR)) {
+			walk_target(w, e->lhs, true, e);
+			return;
+		}
+		walk_expr(w, e->lhs);
+		return;
+	case E_DEFINED: {
+		bool saved = w->failed;
+		w->quiet++;
+		w->failed = false;
+		walk_expr(w, e->lhs);
+		struct tvar *tv = tvar_new(w->r->dp, e, TV_DEFINED);
+		tv->defined = !w->failed;
+		vec_push(&all, tv);
+		w->quiet--;
+		w->failed = saved;
+		return;
+	}
+	case E_CHOOSE: {
+		/* @choose_defined(a, b): a where a resolves, else b */
+		bool saved = w->failed;
+		w->quiet++;
+		w->failed = false;
+		walk_expr(w, e->args.items[0]);
+		w->quiet--;
+		struct tvar *tv = tvar_new(w->r->dp, e, TV_DEFINED);
+		tv->defined = !w->failed;
+		vec_push(&all, tv);
+		w->failed = saved;
+		walk_expr(w, e->args.items[tv->defined ? 0 : 1]);
+		return;
+	}
+	case E_ENTRY:
+		if (w->r->ret && w->r->dp)
+			((struct derived_probe *)w->r->dp)->has_entry = true;
+		if (!w->r->ret && !w->quiet) {
+			diag(w->r->s, E_TARGET_VAR, e->pos, "@entry is only available in .return probes");
+			w->errors++;
+		}
+		walk_expr(w, e->lhs);
+		return;
+	default:
+		walk_expr(w, e->lhs);
+		walk_expr(w, e->rhs);
+		for (int i = 0; i < e->args.len; i++)
+			walk_expr(w, e->args.items[i]);
+		return;
+	}
+}
+
+/* Is there anything per-probe in this expression tree? */
+static bool expr_per_probe(const struct expr *e)
+{
+	if (!e)
+		return false;
+	switch (e->kind) {
+	case E_TARGET:
+	case E_DEFINED:
+	case E_CHOOSE:
+	case E_ENTRY:
+		return true;
+	default:
+		break;
+	}
+	if (expr_per_probe(e->lhs) || expr_per_probe(e->rhs))
+		return true;
+	for (int i = 0; i < e->args.len; i++)
+		if (expr_per_probe(e->args.items[i]))
+			return true;
+	for (int i = 0; i < e->chain.len; i++)
+		if (e->chain.items[i]->kind == TS_INDEX && expr_per_probe(e->chain.items[i]->index))
+			return true;
+	return false;
+}
+
+static bool stmt_per_probe(const struct stmt *st)
+{
+	if (!st)
+		return false;
+	for (int i = 0; i < st->stmts.len; i++)
+		if (stmt_per_probe(st->stmts.items[i]))
+			return true;
+	return expr_per_probe(st->expr) || expr_per_probe(st->init) || expr_per_probe(st->step) ||
+	       expr_per_probe(st->limit) || stmt_per_probe(st->body) || stmt_per_probe(st->els);
+}
+
+bool tvars_per_probe(const struct probe *p)
+{
+	return stmt_per_probe(p->body);
+}
+
+/* The context of a derived probe: its function DIE and address. */
+static void probe_ctx(struct session *s, const struct derived_probe *dp, struct rctx *r)
+{
+	const char *why;
+
+	memset(r, 0, sizeof(*r));
+	r->s = s;
+	r->dp = dp;
+	r->in = dp ? dwarf_probe_info(dp) : NULL;
+	if (r->in && !dwarf_offdie(r->in->img->dbg, r->in->die, &r->fn))
+		r->in = NULL;
+	if (r->in) {
+		Dwarf_Addr lo;
+		r->img = r->in->img;
+		r->pc = r->in->entry;
+		r->ret = r->in->ret;
+		r->fn_entry = dwarf_entrypc(&r->fn, &lo) == 0 ? lo : r->pc;
+	} else {
+		r->img = dw_kernel(s, &why);
+	}
+}
+
+int tvars_resolve(struct session *s)
+{
+	int errors = 0;
+	struct probe *last = NULL;
+
+	for (int i = 0; i < s->probes.len; i++) {
+		struct derived_probe *dp = s->probes.items[i];
+		struct rctx r;
+		if (!tvars_per_probe(dp->probe)) {
+			if (dp->probe == last)
+				continue;
+			last = dp->probe;   /* @cast/@var only: once per body */
+		}
+		probe_ctx(s, dp, &r);
+		struct walk w = { .r = &r };
+		walk_stmt(&w, dp->probe->body);
+		errors += w.errors;
+	}
+	for (int i = 0; i < s->funcs.len; i++) {
+		struct func *f = s->funcs.items[i];
+		struct rctx r;
+		if (!f->body)
+			continue;
+		probe_ctx(s, NULL, &r);
+		struct walk w = { .r = &r };
+		walk_stmt(&w, f->body);
+		errors += w.errors;
+	}
+	return errors;
+}
+
+const struct tvar *tvar_find(const struct derived_probe *dp, const struct expr *e)
+{
+	for (int i = all.len - 1; i >= 0; i--)
+		if (all.items[i]->e == e && (all.items[i]->dp == dp || !all.items[i]->dp))
+			return all.items[i];
+	return NULL;
+}
+
+char *tvars_kaslr_init(struct session *s)
+{
+	const char *why;
+	const struct ksymtab *t;
+
+	if (!uses_kaslr || !(t = ksyms_kernel(s, &why)))
+		return NULL;
+	for (size_t i = 0; i < t->n; i++)
+		if (!strcmp(t->syms[i].name, "kfree"))
+			return xasprintf("\tstp_kaslr_offset = (unsigned long)&kfree - 0x%" PRIx64 "UL;\n",
+					 (uint64_t)t->syms[i].addr);
+	return NULL;
+}

@@ -1,0 +1,52 @@
+/* tvars.h - $target variables, @cast, @var, @defined and @entry, resolved
+ * through DWARF in pass 2 and pasted as C by pass 3.
+ *
+ * One probe body may sit on many functions (wildcards, comma lists), and
+ * $x lives in a different place in each: pass 2 resolves every target
+ * expression once per derived probe and keeps the C it compiles to (calls
+ * of runtime/deref.h). Pass 3 gives such a probe one body per derived
+ * probe and pastes the code, replacing the placeholders:
+ *
+ *   @@I<n>@@   the value of the chain's n-th [index] expression (int64_t)
+ *   @@P@@      the pointer operand of @cast (int64_t)
+ *   @@S@@      the string a pretty-printed value is appended to
+ *
+ * Reads in the code may set c->last_error (a read fault); pass 3 checks it
+ * after the expression.
+ */
+#ifndef CSTAP_TVARS_H
+#define CSTAP_TVARS_H
+
+#include "provider.h"
+
+enum tv_kind {
+	TV_VALUE,       /* code: a C expression of type int64_t */
+	TV_PRETTY,      /* code: statements appending text to @@S@@ */
+	TV_DEFINED,     /* @defined: a constant, `defined` */
+};
+
+struct tvar {
+	const struct derived_probe *dp; /* NULL: the same in every probe (@cast, @var) */
+	const struct expr *e;
+	enum tv_kind kind;
+	char *code;
+	bool defined;
+	bool at_entry;          /* .return probe: evaluate when the function is entered */
+	/* writes (guru mode): the value's home */
+	char *addr;             /* C address expression, or NULL (a register) */
+	int reg;                /* DWARF register number when addr is NULL, else -1 */
+	int size;               /* bytes */
+};
+
+/* Pass 2: resolve every target expression of the probes and functions
+ * kept; errors are reported as diagnostics. Returns the number of errors. */
+int tvars_resolve(struct session *s);
+/* What e compiles to in dp (or anywhere: dp NULL), or NULL. */
+const struct tvar *tvar_find(const struct derived_probe *dp, const struct expr *e);
+/* Does the body of this script probe use anything resolved per derived
+ * probe (then pass 3 gives every derived probe a body of its own)? */
+bool tvars_per_probe(const struct probe *p);
+/* C statements that set stp_kaslr_offset (for DW_OP_addr), or NULL. */
+char *tvars_kaslr_init(struct session *s);
+
+#endif
