@@ -351,6 +351,10 @@ static void resolve_expr(struct elab *el, struct expr *e)
 		diag(el->s, E_NOT_SUPPORTED, e->pos, "this construct is not supported yet");
 		return;
 	default:
+		if ((e->kind == E_ASSIGN || e->kind == E_PREINC || e->kind == E_POSTINC) && e->lhs &&
+		    (e->lhs->kind == E_TARGET || e->lhs->kind == E_CAST || e->lhs->kind == E_ATVAR) &&
+		    !el->s->guru)
+			diag(el->s, E_GURU, e->lhs->pos, "writing to a target variable needs guru mode (-g)");
 		if (e->kind == E_ASSIGN && !strcmp(e->op, "<<<"))
 			resolve_stat_operand(el, e->lhs, e->pos);
 		else

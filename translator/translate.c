@@ -120,6 +120,8 @@ static char *sym_ref(struct gen *g, const struct sym *v)
 
 static char *gen_expr(struct gen *g, struct expr *e);
 static char *gen_tvar(struct gen *g, struct expr *e);
+static char *gen_tvar_write(struct gen *g, struct expr *lhs, const char *op, struct expr *rhs,
+			    bool post, struct srcpos pos);
 static char *entry_slot(struct gen *g, const struct expr *e);
 static void gen_stmt(struct gen *g, struct stmt *st);
 
@@ -327,6 +329,8 @@ static char *gen_update(struct gen *g, struct expr *lhs, const char *op, struct 
 	enum type t = lhs->type;
 	char *rv = NULL;
 
+	if (lhs->kind == E_TARGET || lhs->kind == E_CAST || lhs->kind == E_ATVAR)
+		return gen_tvar_write(g, lhs, op, rhs, post, pos);
 	if (lhs->kind == E_INDEX) {
 		struct expr **ks = lhs->args.items;
 		char *keys = gen_keys(g, ks, lhs->args.len);
@@ -680,6 +684,66 @@ static char *fill_placeholders(const char *code, char **idx, int nidx, const cha
 		p = end + 2;
 	}
 	return strbuf_detach(&sb);
+}
+
+/* $x = v, $p->f += v, $x++ ... (guru mode, checked in pass 2): read the
+ * current value if the operator needs it, then store into the value's
+ * home, memory or the probe's saved registers. */
+static char *gen_tvar_write(struct gen *g, struct expr *lhs, const char *op, struct expr *rhs,
+			    bool post, struct srcpos pos)
+{
+	const struct tvar *tv = tvar_find(g->dp, lhs);
+	VEC(struct expr *) ops = { 0 };
+	char *rv = NULL;
+
+	if (!tv || tv->kind != TV_VALUE || tv->at_entry || (!tv->addr && tv->reg < 0)) {
+		diag(g->s, E_TARGET_VAR, lhs->pos, "this target expression cannot be written (a value saved at entry, a pretty-printed one, or one without a home)");
+		return xstrdup("0");
+	}
+	if (lhs->kind == E_CAST)
+		vec_push(&ops, lhs->lhs);
+	for (int i = 0; i < lhs->chain.len; i++)
+		if (lhs->chain.items[i]->kind == TS_INDEX)
+			vec_push(&ops, lhs->chain.items[i]->index);
+	char **vals = gen_list(g, ops.items, ops.len);
+	int skip = lhs->kind == E_CAST;
+	for (int i = 0; i < ops.len; i++)
+		if (!is_literal(ops.items[i]))
+			vals[i] = spill(g, vals[i], T_LONG);
+	if (rhs) {
+		char *side = gen_aside(g, rhs, &rv);
+		strbuf_addstr(g->out, side);
+	}
+	emit(g, "c->last_stmt = %s;", near(lhs->kind == E_TARGET ? "identifier" : "operator",
+					   lhs->kind == E_TARGET ? lhs->name : lhs->kind == E_CAST ? "@cast" : "@var",
+					   lhs->pos));
+	char *res = temp(g, T_LONG);
+	char *cur = NULL;
+	if (strcmp(op, "=")) {
+		cur = temp(g, T_LONG);
+		char *code = fill_placeholders(tv->code, vals + skip, ops.len - skip, skip ? vals[0] : NULL, NULL);
+		emit(g, "%s = %s;", cur, code);
+		check_error(g);
+	}
+	char *ret = res;
+	if (!strcmp(op, "=")) {
+		emit(g, "%s = %s;", res, rv);
+	} else if (!strcmp(op, "++") || !strcmp(op, "--")) {
+		emit(g, "%s = (int64_t)((u64)%s %c 1);", res, cur, op[0]);
+		if (post)
+			ret = cur;
+	} else {
+		gen_compound(g, res, cur, xstrndup(op, strlen(op) - 1), rv, pos);
+	}
+	if (tv->addr) {
+		char *addr = fill_placeholders(tv->addr, vals + skip, ops.len - skip, skip ? vals[0] : NULL, NULL);
+		emit(g, "stp_kwrite(c, %s, %d, (u64)%s);", addr, tv->size > 0 ? tv->size : 8, res);
+	} else {
+		emit(g, "{ unsigned long *r_ = stp_dwarf_reg_slot(c, %d); if (r_) *r_ = (unsigned long)%s; }",
+		     tv->reg, res);
+	}
+	check_error(g);
+	return ret;
 }
 
 static char *gen_tvar(struct gen *g, struct expr *e)
