@@ -5,6 +5,7 @@
 # empty if absent) and NAME.rc (exit status, 0 if absent).
 #   NAME.opts  stap options, shell-quoted (-G VAR=VAL and -c CMD also go to staprun)
 #   NAME.args  script arguments ($1, @2 ...), shell-quoted
+#   NAME.modules  modules of the guest kernel loaded at boot (stap-vm -M), one a line
 # usage: run-tests.sh [NAME ...]     env: CSTAP_BUILD (build dir), OUT
 set -u
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -34,7 +35,7 @@ export -f build_one; export out src STAP
 printf '%s\n' "${names[@]}" | xargs -P 2 -I{} bash -c 'build_one {}'
 
 # Run phase: one job per module that built.
-jobs=$out/jobs; : > "$jobs"; files=()
+jobs=$out/jobs; : > "$jobs"; files=(); mods=()
 for n in "${names[@]}"; do
 	[ -f "$out/ko/t_$n.ko" ] || continue
 	t=$src/testsuite/run/$n
@@ -57,9 +58,12 @@ for n in "${names[@]}"; do
 	timeout=30; [ -f "$t.timeout" ] && timeout=$(cat "$t.timeout")
 	printf '%s\t%s\t%s\n' "$n" "$timeout" "$cmd" >> "$jobs"
 	files+=(-f "$out/ko/t_$n.ko:/ko/t_$n.ko")
+	if [ -f "$t.modules" ]; then
+		while read -r m; do [ -n "$m" ] && mods+=(-M "$m"); done < "$t.modules"
+	fi
 done
 if [ -s "$jobs" ]; then
-	"$STAPVM" "${files[@]}" -b "$jobs" -O "$out/res" > "$out/vm.log" 2>&1 ||
+	"$STAPVM" "${files[@]}" ${mods[@]+"${mods[@]}"} -b "$jobs" -O "$out/res" > "$out/vm.log" 2>&1 ||
 		{ echo "stap-vm failed:"; tail -30 "$out/vm.log"; }
 fi
 

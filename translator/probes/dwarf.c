@@ -11,6 +11,8 @@
 #include "provider.h"
 
 #include <dwarf.h>
+#include <fnmatch.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "diag.h"
@@ -42,6 +44,25 @@ static char *verify_name(const struct ksymtab *t, const struct dw_func *f)
 	return n == 1 ? xstrdup(f->symbol) : NULL;
 }
 
+/* The probe's pp(): the point with the function (and, for module("*"),
+ * the module) argument made concrete. */
+static char *point_text(struct probe_point *pp, int fn_comp, const char *where, const char *module)
+{
+	struct pp_comp *c = pp->comps.items[0];
+	struct expr *saved = c->arg, tmp;
+	char *t;
+
+	if (!module || !saved)
+		return kpoint_text(pp, fn_comp, where);
+	tmp = *saved;
+	tmp.str = (char *)module;
+	tmp.str_len = strlen(module);
+	c->arg = &tmp;
+	t = kpoint_text(pp, fn_comp, where);
+	c->arg = saved;
+	return t;
+}
+
 static void add_probe(struct session *s, struct probe *p, struct probe_point *pp, int fn_comp,
 		      struct dw_image *img, const struct ksymtab *syms, const struct dw_func *f,
 		      const struct kpoint_suffix *suf, bool optional)
@@ -59,12 +80,80 @@ static void add_probe(struct session *s, struct probe *p, struct probe_point *pp
 		k.symbol = xstrdup(f->symbol);
 	}
 	k.dp = derived_probe_add(s, p, pp, &dwarf_provider, PK_NORMAL);
-	k.dp->pp = kpoint_text(pp, fn_comp, where);
+	k.dp->pp = point_text(pp, fn_comp, where, img->module);
 	kp_site_add(&k);
 	struct dw_probe_info info = { .dp = k.dp, .img = img, .die = f->die, .entry = f->addr,
 					.ret = suf->ret };
 	vec_push(&infos, info);
 	free(where);
+}
+
+/* Probes on the functions of img matching pat; how many were added. */
+static int probe_image(struct session *s, struct probe *p, struct probe_point *pp, int fn_comp,
+		       struct dw_image *img, const struct ksymtab *syms, const struct dw_pattern *pat,
+		       const struct kpoint_suffix *suf, bool optional)
+{
+	dw_funcvec funcs = { 0 };
+	int n = 0;
+
+	dw_find_functions(img, syms, pat, &funcs);
+	for (int i = 0; i < funcs.len; i++) {
+		if (suf->exported && !funcs.items[i].exported)
+			continue;
+		add_probe(s, p, pp, fn_comp, img, syms, &funcs.items[i], suf, optional);
+		n++;
+	}
+	free(funcs.items);
+	return n;
+}
+
+/* A function symbol of t whose name (clone suffix cut) matches pattern:
+ * a cheap test before a module's DWARF is opened. */
+static bool any_symbol_matches(const struct ksymtab *t, const char *pattern)
+{
+	char base[512];
+
+	for (size_t i = 0; i < t->n; i++) {
+		const char *name = t->syms[i].name;
+		size_t len = strcspn(name, ".");
+		if (!ksym_is_func(&t->syms[i]) || len >= sizeof(base))
+			continue;
+		memcpy(base, name, len);
+		base[len] = 0;
+		if (fnmatch(pattern, base, 0) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* module("pattern").function(...): every module of the target kernel whose
+ * name matches and whose symbols could match; modules without debuginfo
+ * are skipped (named with -v). */
+static int derive_modules(struct session *s, struct probe *p, struct probe_point *pp, int fn_comp,
+			  const char *module, const struct dw_pattern *pat,
+			  const struct kpoint_suffix *suf)
+{
+	strvec names = { 0 };
+	int n = 0;
+
+	ksyms_module_names(s, module, &names);
+	for (int i = 0; i < names.len; i++) {
+		const char *why = NULL;
+		const struct ksymtab *syms = ksyms_module(s, names.items[i], NULL);
+		if (!syms || !any_symbol_matches(syms, pat->func))
+			continue;
+		struct dw_image *img = dw_module(s, names.items[i], &why);
+		if (!img) {
+			if (s->verbose >= 2)
+				fprintf(stderr, "skipping module %s: %s\n", names.items[i], why);
+			continue;
+		}
+		n += probe_image(s, p, pp, fn_comp, img, syms, pat, suf, true);
+	}
+	for (int i = 0; i < names.len; i++)
+		free(names.items[i]);
+	free(names.items);
+	return n ? 1 : kpoint_no_match(s, pp, NULL, NULL);
 }
 
 static int derive_in(struct session *s, struct probe *p, struct probe_point *pp, int fn_comp,
@@ -74,13 +163,14 @@ static int derive_in(struct session *s, struct probe *p, struct probe_point *pp,
 	struct dw_pattern pat;
 	struct dw_image *img;
 	const struct ksymtab *syms;
-	dw_funcvec funcs = { 0 };
 
 	if (!dw_pattern_parse(text, &pat)) {
 		diag(s, E_PROBE_ARG, pp->comps.items[fn_comp]->pos,
 		     "malformed function pattern \"%s\" (want NAME[@FILE[:LINE]])", text);
 		return -1;
 	}
+	if (module && kpoint_has_wildcard(module))
+		return derive_modules(s, p, pp, fn_comp, module, &pat, suf);
 	img = module ? dw_module(s, module, &why) : dw_kernel(s, &why);
 	syms = img ? (module ? ksyms_module(s, module, NULL) : ksyms_kernel(s, &why)) : NULL;
 	if (!img || (!module && !syms)) {
@@ -91,17 +181,8 @@ static int derive_in(struct session *s, struct probe *p, struct probe_point *pp,
 		free(t);
 		return -1;
 	}
-	dw_find_functions(img, syms, &pat, &funcs);
 	bool wild = kpoint_has_wildcard(text);
-	int n = 0;
-	for (int i = 0; i < funcs.len; i++) {
-		if (suf->exported && !funcs.items[i].exported)
-			continue;
-		add_probe(s, p, pp, fn_comp, img, syms, &funcs.items[i], suf, wild || pp->optional);
-		n++;
-	}
-	free(funcs.items);
-	if (!n)
+	if (!probe_image(s, p, pp, fn_comp, img, syms, &pat, suf, wild || pp->optional))
 		return kpoint_no_match(s, pp, syms, kpoint_has_wildcard(pat.func) ? NULL : pat.func);
 	return 1;
 }
@@ -117,11 +198,6 @@ static int derive(struct session *s, struct probe *p, struct probe_point *pp)
 	} else if (pp_comp_is(pp, 0, "module") && pp_comp_is(pp, 1, "function")) {
 		if (!kpoint_str_arg(s, pp, 0, &module))
 			return -1;
-		if (kpoint_has_wildcard(module)) {
-			diag(s, E_NOT_SUPPORTED, pp->comps.items[0]->pos,
-			     "wildcards in module names are not supported yet");
-			return -1;
-		}
 		fn = 1;
 	} else {
 		return 0;

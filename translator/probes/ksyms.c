@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -215,6 +216,41 @@ char *ksyms_module_path(struct session *s, const char *m)
 	}
 	fclose(f);
 	return found;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void ksyms_module_names(struct session *s, const char *pattern, strvec *out)
+{
+	char *dep = xasprintf("/lib/modules/%s/modules.dep", s->kernel_release);
+	FILE *f = fopen(dep, "r");
+	char line[4096];
+
+	free(dep);
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':');
+		if (!colon)
+			continue;
+		*colon = 0;
+		char *base = strrchr(line, '/');
+		base = base ? base + 1 : line;
+		char *dot = strstr(base, ".ko");
+		if (!dot)
+			continue;
+		*dot = 0;
+		for (char *c = base; *c; c++)
+			if (*c == '-')
+				*c = '_';
+		if (fnmatch(pattern, base, 0) == 0)
+			vec_push(out, xstrdup(base));
+	}
+	fclose(f);
+	qsort(out->items, (size_t)out->len, sizeof(char *), cmp_name);
 }
 
 /* Function symbols of an ELF relocatable (.ko). Addresses are made unique
