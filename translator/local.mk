@@ -27,4 +27,4 @@ STAP_PASS_SOURCES = translator/options.c translator/options.h translator/library
 	translator/probes/dwarf_funcs.c translator/probes/dwarf_funcs.h translator/probes/dwarf_debuginfo.c \
 	translator/probes/dwarf_debuginfo.h translator/listing.c translator/listing.h \
 	translator/probes/kimage.c translator/probes/kimage.h translator/probes/debuginfod.c \
-	translator/probes/debuginfod.h
+	translator/probes/debuginfod.h translator/probes/dwarf_stmt.c translator/probes/dwarf_stmt.h

@@ -1,8 +1,11 @@
 /* dwarf.c - kernel.function("pattern") and module("m").function("pattern")
  * probes through the DWARF of the target kernel (dwarf_funcs.c), with
- * .call, .return[.maxactive(N)] and .exported.
+ * .call, .return[.maxactive(N)], .exported, .inline (the inlined instances,
+ * dwarf_stmt.c) and .label("x"); kernel.statement("f@file:N") and
+ * module("m").statement(...) (the first statement of a line, dwarf_stmt.c),
+ * kernel.statement(ADDR) and, in guru mode, kernel.statement(ADDR).absolute.
  *
- * Only out-of-line instances are probed (.inline is not supported yet).
+ * Plain .function probes go on the out-of-line instances only.
  * A kernel function is registered as "_stext" + its distance from _stext
  * in the symbol table, so KASLR does not matter and static functions with
  * the same name stay apart; the runtime checks that the kernel finds the
@@ -12,12 +15,14 @@
 
 #include <dwarf.h>
 #include <fnmatch.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "diag.h"
 #include "dwarf_funcs.h"
 #include "dwarf_probes.h"
+#include "dwarf_stmt.h"
 #include "kpoint.h"
 #include "kpsites.h"
 
@@ -44,23 +49,72 @@ static char *verify_name(const struct ksymtab *t, const struct dw_func *f)
 	return n == 1 ? xstrdup(f->symbol) : NULL;
 }
 
-/* The probe's pp(): the point with the function (and, for module("*"),
- * the module) argument made concrete. */
-static char *point_text(struct probe_point *pp, int fn_comp, const char *where, const char *module)
+/* The probe's pp(): the point with the arguments of components idx[i]
+ * replaced by args[i] (the function or statement, the module of a
+ * module("*") point, the label). */
+static char *point_text(struct probe_point *pp, const int *idx, const char *const *args, int n)
 {
-	struct pp_comp *c = pp->comps.items[0];
-	struct expr *saved = c->arg, tmp;
+	struct expr *saved[3], tmp[3];
 	char *t;
 
-	if (!module || !saved)
-		return kpoint_text(pp, fn_comp, where);
-	tmp = *saved;
-	tmp.str = (char *)module;
-	tmp.str_len = strlen(module);
-	c->arg = &tmp;
-	t = kpoint_text(pp, fn_comp, where);
-	c->arg = saved;
+	for (int i = 0; i < n; i++) {
+		struct pp_comp *c = pp->comps.items[idx[i]];
+		saved[i] = c->arg;
+		if (!saved[i] || !args[i])
+			continue;
+		tmp[i] = *saved[i];
+		tmp[i].str = (char *)args[i];
+		tmp[i].str_len = strlen(args[i]);
+		c->arg = &tmp[i];
+	}
+	t = pp_text(pp);
+	for (int i = 0; i < n; i++)
+		pp->comps.items[idx[i]]->arg = saved[i];
 	return t;
+}
+
+static void record(struct derived_probe *dp, struct dw_image *img, Dwarf_Off die, Dwarf_Addr entry,
+		   bool ret)
+{
+	struct dw_probe_info info = { .dp = dp, .img = img, .die = die, .entry = entry, .ret = ret };
+
+	vec_push(&infos, info);
+}
+
+/* A probe at DWARF address a of img (a statement, label or inlined
+ * instance), registered at its function symbol + offset: the kernel's as
+ * "_stext" + offset, checked against the symbol holding it. */
+static bool add_probe_at(struct session *s, struct probe *p, struct probe_point *pp,
+			 struct dw_image *img, const struct ksymtab *syms, Dwarf_Addr a,
+			 Dwarf_Off die, char *text, bool optional)
+{
+	struct kp_site k = { .optional = optional };
+	const char *sym;
+	uint64_t off;
+
+	if (!dw_addr_symbol(img, syms, a, &sym, &off)) {
+		free(text);
+		return false;
+	}
+	if (img->module) {
+		k.symbol = xasprintf("%s:%s", img->module, sym);
+		k.offset = off;
+	} else if (syms->stext && a >= syms->stext) {
+		int same = 0;
+		for (size_t i = 0; i < syms->n; i++)
+			same += syms->syms[i].addr == a - off;
+		k.symbol = xstrdup("_stext");
+		k.offset = a - syms->stext;
+		k.verify = same == 1 ? xstrdup(sym) : NULL;
+	} else {
+		k.symbol = xstrdup(sym);
+		k.offset = off;
+	}
+	k.dp = derived_probe_add(s, p, pp, &dwarf_provider, PK_NORMAL);
+	k.dp->pp = text;
+	kp_site_add(&k);
+	record(k.dp, img, die, a, false);
+	return true;
 }
 
 static void add_probe(struct session *s, struct probe *p, struct probe_point *pp, int fn_comp,
@@ -80,28 +134,107 @@ static void add_probe(struct session *s, struct probe *p, struct probe_point *pp
 		k.symbol = xstrdup(f->symbol);
 	}
 	k.dp = derived_probe_add(s, p, pp, &dwarf_provider, PK_NORMAL);
-	k.dp->pp = point_text(pp, fn_comp, where, img->module);
+	int idx[] = { 0, fn_comp };
+	const char *args[] = { img->module, where };
+	k.dp->pp = point_text(pp, idx, args, 2);
 	kp_site_add(&k);
-	struct dw_probe_info info = { .dp = k.dp, .img = img, .die = f->die, .entry = f->addr,
-					.ret = suf->ret };
-	vec_push(&infos, info);
+	record(k.dp, img, f->die, f->addr, suf->ret);
 	free(where);
 }
 
-/* Probes on the functions of img matching pat; how many were added. */
+/* What a point asks for in the functions it matches. */
+struct dw_request {
+	enum { RQ_FUNCTION, RQ_INLINE, RQ_LABEL, RQ_STATEMENT } kind;
+	struct kpoint_suffix suf;       /* RQ_FUNCTION */
+	const char *label;              /* RQ_LABEL: name pattern */
+	bool has_line;                  /* RQ_STATEMENT: lines lo..hi, else the entry */
+	int lo, hi;
+	bool fuzz;                      /* one line asked: a line without code maps forward */
+};
+
+/* Probes on the statements of f's lines asked for; how many. */
+static int probe_lines(struct session *s, struct probe *p, struct probe_point *pp, int fn_comp,
+		       struct dw_image *img, const struct ksymtab *syms, const struct dw_func *f,
+		       const struct dw_request *rq, bool optional)
+{
+	dw_linevec lines = { 0 };
+	int n = 0, idx[] = { 0, fn_comp };
+
+	dw_function_lines(img, f, rq->lo, rq->hi, rq->fuzz, &lines);
+	for (int i = 0; i < lines.len; i++) {
+		char *where = xasprintf("%s@%s:%d", f->name, f->file, lines.items[i].line);
+		const char *args[] = { img->module, where };
+		n += add_probe_at(s, p, pp, img, syms, lines.items[i].addr, f->die,
+				  point_text(pp, idx, args, 2), optional);
+		free(where);
+	}
+	free(lines.items);
+	return n;
+}
+
+/* Probes on f's labels asked for; how many. */
+static int probe_labels(struct session *s, struct probe *p, struct probe_point *pp, int fn_comp,
+			struct dw_image *img, const struct ksymtab *syms, const struct dw_func *f,
+			const struct dw_request *rq, bool optional)
+{
+	dw_labelvec labels = { 0 };
+	int n = 0, idx[] = { 0, fn_comp, fn_comp + 1 };
+
+	dw_function_labels(img, f, rq->label, &labels);
+	for (int i = 0; i < labels.len; i++) {
+		char *where = xasprintf("%s@%s:%d", f->name, f->file, labels.items[i].line);
+		const char *args[] = { img->module, where, labels.items[i].name };
+		n += add_probe_at(s, p, pp, img, syms, labels.items[i].addr, f->die,
+				  point_text(pp, idx, args, 3), optional);
+		free(where);
+		free(labels.items[i].name);
+	}
+	free(labels.items);
+	return n;
+}
+
+/* Probes on what rq asks for in the functions of img matching pat; how
+ * many were added. */
 static int probe_image(struct session *s, struct probe *p, struct probe_point *pp, int fn_comp,
 		       struct dw_image *img, const struct ksymtab *syms, const struct dw_pattern *pat,
-		       const struct kpoint_suffix *suf, bool optional)
+		       const struct dw_request *rq, bool optional)
 {
 	dw_funcvec funcs = { 0 };
-	int n = 0;
+	int n = 0, idx[] = { 0, fn_comp };
 
-	dw_find_functions(img, syms, pat, &funcs);
+	if (rq->kind == RQ_INLINE)
+		dw_find_inlines(img, syms, pat, &funcs);
+	else
+		dw_find_functions(img, syms, pat, &funcs);
 	for (int i = 0; i < funcs.len; i++) {
-		if (suf->exported && !funcs.items[i].exported)
-			continue;
-		add_probe(s, p, pp, fn_comp, img, syms, &funcs.items[i], suf, optional);
-		n++;
+		const struct dw_func *f = &funcs.items[i];
+		switch (rq->kind) {
+		case RQ_FUNCTION:
+			if (rq->suf.exported && !f->exported)
+				continue;
+			add_probe(s, p, pp, fn_comp, img, syms, f, &rq->suf, optional);
+			n++;
+			break;
+		case RQ_INLINE: {
+			char *where = xasprintf("%s@%s:%d", f->name, f->file, f->line);
+			const char *args[] = { img->module, where };
+			n += add_probe_at(s, p, pp, img, syms, f->addr, f->die,
+					  point_text(pp, idx, args, 2), optional);
+			free(where);
+			break;
+		}
+		case RQ_LABEL:
+			n += probe_labels(s, p, pp, fn_comp, img, syms, f, rq, optional);
+			break;
+		case RQ_STATEMENT:
+			if (rq->has_line) {
+				n += probe_lines(s, p, pp, fn_comp, img, syms, f, rq, optional);
+			} else {
+				add_probe(s, p, pp, fn_comp, img, syms, f, &rq->suf, optional);
+				n++;
+			}
+			break;
+		}
 	}
 	free(funcs.items);
 	return n;
@@ -131,7 +264,7 @@ static bool any_symbol_matches(const struct ksymtab *t, const char *pattern)
  * are skipped (named with -v). */
 static int derive_modules(struct session *s, struct probe *p, struct probe_point *pp, int fn_comp,
 			  const char *module, const struct dw_pattern *pat,
-			  const struct kpoint_suffix *suf)
+			  const struct dw_request *rq)
 {
 	strvec names = { 0 };
 	int n = 0;
@@ -148,7 +281,7 @@ static int derive_modules(struct session *s, struct probe *p, struct probe_point
 				fprintf(stderr, "skipping module %s: %s\n", names.items[i], why);
 			continue;
 		}
-		n += probe_image(s, p, pp, fn_comp, img, syms, pat, suf, true);
+		n += probe_image(s, p, pp, fn_comp, img, syms, pat, rq, true);
 	}
 	for (int i = 0; i < names.len; i++)
 		free(names.items[i]);
@@ -156,21 +289,54 @@ static int derive_modules(struct session *s, struct probe *p, struct probe_point
 	return n ? 1 : kpoint_no_match(s, pp, NULL, NULL);
 }
 
+/* "func@file:LINES" of a statement: the function pattern, and the lines
+ * ("N", "N-M" or "*"); false if malformed. */
+static bool parse_statement(const char *text, struct dw_pattern *pat, struct dw_request *rq)
+{
+	const char *at = strchr(text, '@'), *colon = at ? strrchr(at, ':') : NULL;
+
+	if (!colon)
+		return dw_pattern_parse(text, pat);
+	char *head = xstrndup(text, (size_t)(colon - text)), *end;
+	bool ok = dw_pattern_parse(head, pat);
+	free(head);
+	const char *l = colon + 1;
+	rq->has_line = true;
+	if (!strcmp(l, "*")) {
+		rq->lo = 1;
+		rq->hi = INT_MAX;
+		return ok;
+	}
+	long lo = strtol(l, &end, 10), hi = lo;
+	if (*end == '-')
+		hi = strtol(end + 1, &end, 10);
+	else
+		rq->fuzz = true;
+	if (end == l || *end || lo <= 0 || hi < lo || hi > INT_MAX)
+		return false;
+	rq->lo = (int)lo;
+	rq->hi = (int)hi;
+	return ok;
+}
+
 static int derive_in(struct session *s, struct probe *p, struct probe_point *pp, int fn_comp,
-		     const char *module, const struct kpoint_suffix *suf)
+		     const char *module, struct dw_request *rq)
 {
 	const char *text = pp->comps.items[fn_comp]->arg->str, *why = NULL;
 	struct dw_pattern pat;
 	struct dw_image *img;
 	const struct ksymtab *syms;
 
-	if (!dw_pattern_parse(text, &pat)) {
+	if (rq->kind == RQ_STATEMENT ? !parse_statement(text, &pat, rq) : !dw_pattern_parse(text, &pat)) {
 		diag(s, E_PROBE_ARG, pp->comps.items[fn_comp]->pos,
-		     "malformed function pattern \"%s\" (want NAME[@FILE[:LINE]])", text);
+		     rq->kind == RQ_STATEMENT ? "malformed statement \"%s\" (want NAME[@FILE[:LINE[-LINE]|:*]])"
+					      : "malformed function pattern \"%s\" (want NAME[@FILE[:LINE]])", text);
 		return -1;
 	}
+	if (kpoint_has_wildcard(pat.func))
+		rq->fuzz = false;   /* only one function's line maps forward */
 	if (module && kpoint_has_wildcard(module))
-		return derive_modules(s, p, pp, fn_comp, module, &pat, suf);
+		return derive_modules(s, p, pp, fn_comp, module, &pat, rq);
 	img = module ? dw_module(s, module, &why) : dw_kernel(s, &why);
 	syms = img ? (module ? ksyms_module(s, module, NULL) : ksyms_kernel(s, &why)) : NULL;
 	if (!img || (!module && !syms)) {
@@ -181,33 +347,88 @@ static int derive_in(struct session *s, struct probe *p, struct probe_point *pp,
 		free(t);
 		return -1;
 	}
-	bool wild = kpoint_has_wildcard(text);
-	if (!probe_image(s, p, pp, fn_comp, img, syms, &pat, suf, wild || pp->optional))
+	bool wild = kpoint_has_wildcard(text) || rq->kind == RQ_INLINE || rq->kind == RQ_LABEL ||
+		    (rq->kind == RQ_STATEMENT && !rq->fuzz && rq->has_line);
+	if (!probe_image(s, p, pp, fn_comp, img, syms, &pat, rq, wild || pp->optional))
 		return kpoint_no_match(s, pp, syms, kpoint_has_wildcard(pat.func) ? NULL : pat.func);
 	return 1;
 }
 
+/* kernel.statement(ADDR): a link-time address inside a kernel function
+ * (registered as "_stext" + offset, so KASLR does not matter);
+ * kernel.statement(ADDR).absolute: a run-time address as is, guru mode. */
+static int derive_address(struct session *s, struct probe *p, struct probe_point *pp)
+{
+	int64_t addr;
+	const char *why = NULL, *sym;
+	uint64_t off;
+
+	if (!pp_comp_num(pp, 1, &addr))
+		return 0;
+	if (pp->comps.len == 3 && pp_comp_is(pp, 2, "absolute")) {
+		if (!s->guru) {
+			diag(s, E_GURU, pp->pos, "absolute statement probe in unprivileged script; need stap -g");
+			return -1;
+		}
+		struct kp_site k = { .addr = (uint64_t)addr };
+		k.dp = derived_probe_add(s, p, pp, &dwarf_provider, PK_NORMAL);
+		kp_site_add(&k);
+		return 1;
+	}
+	if (pp->comps.len != 2)
+		return 0;
+	struct dw_image *img = dw_kernel(s, &why);
+	const struct ksymtab *syms = img ? ksyms_kernel(s, &why) : NULL;
+	if (!img || !syms || !dw_addr_symbol(img, syms, (uint64_t)addr, &sym, &off)) {
+		if (pp->optional)
+			return 1;
+		char *t = pp_text(pp);
+		if (!why)
+			diag(s, E_PROBE_POINT, pp->pos, "no kernel function holds the address of %s", t);
+		else
+			diag(s, E_PROBE_POINT, pp->pos, "cannot resolve %s: %s", t, why);
+		free(t);
+		return -1;
+	}
+	return add_probe_at(s, p, pp, img, syms, (uint64_t)addr, 0, pp_text(pp), pp->optional) ? 1 : -1;
+}
+
 static int derive(struct session *s, struct probe *p, struct probe_point *pp)
 {
-	struct kpoint_suffix suf;
+	struct dw_request rq = { .kind = RQ_FUNCTION };
 	const char *module = NULL;
-	int fn;
+	int fn = 1;
 
-	if (pp_comp_is(pp, 0, "kernel") && pp_comp_is(pp, 1, "function")) {
-		fn = 1;
-	} else if (pp_comp_is(pp, 0, "module") && pp_comp_is(pp, 1, "function")) {
+	if (pp_comp_is(pp, 0, "kernel") && pp_comp_is(pp, 1, "statement") && pp->comps.items[1]->arg &&
+	    pp->comps.items[1]->arg->kind != E_STR)
+		return derive_address(s, p, pp);
+	if (pp_comp_is(pp, 0, "module")) {
+		if (!pp_comp_is(pp, 1, "function") && !pp_comp_is(pp, 1, "statement"))
+			return 0;
 		if (!kpoint_str_arg(s, pp, 0, &module))
 			return -1;
-		fn = 1;
-	} else {
+	} else if (!pp_comp_is(pp, 0, "kernel") ||
+		   (!pp_comp_is(pp, 1, "function") && !pp_comp_is(pp, 1, "statement"))) {
 		return 0;
 	}
 	if (!kpoint_str_arg(s, pp, fn, NULL))
 		return -1;
-	int r = kpoint_parse_suffix(s, pp, fn + 1, true, &suf);
-	if (r <= 0)
-		return r;
-	return derive_in(s, p, pp, fn, module, &suf);
+	if (pp_comp_is(pp, 1, "statement")) {
+		rq.kind = RQ_STATEMENT;
+		if (pp->comps.len != 2)
+			return 0;
+	} else if (pp->comps.len == 3 && pp_comp_is(pp, 2, "inline") && !pp->comps.items[2]->arg) {
+		rq.kind = RQ_INLINE;
+	} else if (pp->comps.len == 3 && pp_comp_is(pp, 2, "label")) {
+		if (!kpoint_str_arg(s, pp, 2, &rq.label))
+			return -1;
+		rq.kind = RQ_LABEL;
+	} else {
+		int r = kpoint_parse_suffix(s, pp, fn + 1, true, &rq.suf);
+		if (r <= 0)
+			return r;
+	}
+	return derive_in(s, p, pp, fn, module, &rq);
 }
 
 static void dw_type_name(Dwarf_Die *t, struct strbuf *out, int depth);
