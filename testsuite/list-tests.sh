@@ -40,6 +40,14 @@ check_err module_kprobe_p3 '.symbol = "xfs:xfs_file_open"' \
 check_err kernel_p3_stext '.symbol = "_stext"' -p3 -e 'probe kernel.function("vfs_read") {}'
 check_err module_wild_nomatch 'no match for probe point module("*").function("no_such_fn_xyz")' \
 	-p2 -e 'probe module("*").function("no_such_fn_xyz") {}'
+# kernel.statement(ADDR): a link-time address, registered KASLR-proof
+rel=$("$build/translator/stap-vm" --default-release 2>/dev/null)
+addr=0x$(awk '$3 == "ksys_read" { print $1 }' "/usr/lib/debug/boot/System.map-$rel")
+check_err statement_addr_p3 "{ .symbol = \"_stext\", .offset = 0x$(printf %x $((addr - 0x$(awk '$3 == "_stext" { print $1 }' "/usr/lib/debug/boot/System.map-$rel"))))U" \
+	-p3 -e "probe kernel.statement($addr) {}"
+check_err statement_addr_l "kernel.statement($addr)" -l "kernel.statement($addr)"
+check_err statement_absolute_p3 ".addr = ${addr}UL, .verify = NULL, .pp = \"kernel.statement($addr).absolute\"" \
+	-g -p3 -e "probe kernel.statement($addr).absolute {}"
 check_err no_module 'no module' -p2 -e 'probe module("no_such_mod").function("f") {}'
 check_err optional_nothing '# probes' -p2 -e 'probe kernel.function("no_such_fn_xyz")?, begin {}'
 echo "$pass passed, $fail failed"

@@ -73,6 +73,32 @@ static char *point_text(struct probe_point *pp, const int *idx, const char *cons
 	return t;
 }
 
+/* The scopes holding pc inside the function die, innermost first, from
+ * the innermost one that is not inside a callee inlined at pc; *n of them
+ * (the function last). NULL if die does not hold pc. */
+static Dwarf_Die *scopes_at(struct dw_image *img, Dwarf_Off die, Dwarf_Addr pc, int *n)
+{
+	Dwarf_Die fn, cu, *sc = NULL;
+	int cnt, fi = -1, start = 0;
+
+	if (!dwarf_offdie(img->dbg, die, &fn) || !dwarf_diecu(&fn, &cu, NULL, NULL) ||
+	    (cnt = dwarf_getscopes(&cu, pc, &sc)) <= 0)
+		return NULL;
+	for (int i = 0; i < cnt && fi < 0; i++)
+		if (dwarf_dieoffset(&sc[i]) == die)
+			fi = i;
+	for (int i = 0; i < fi; i++)
+		if (dwarf_tag(&sc[i]) == DW_TAG_inlined_subroutine)
+			start = i + 1;
+	if (fi < 0) {
+		free(sc);
+		return NULL;
+	}
+	memmove(sc, sc + start, (size_t)(fi - start + 1) * sizeof(*sc));
+	*n = fi - start + 1;
+	return sc;
+}
+
 static void record(struct derived_probe *dp, struct dw_image *img, Dwarf_Off die, Dwarf_Addr entry,
 		   bool ret)
 {
@@ -81,12 +107,25 @@ static void record(struct derived_probe *dp, struct dw_image *img, Dwarf_Off die
 	vec_push(&infos, info);
 }
 
+/* Statements and labels: also the innermost block holding the address. */
+static void record_in_body(struct derived_probe *dp, struct dw_image *img, Dwarf_Off die,
+			   Dwarf_Addr entry)
+{
+	int n;
+	Dwarf_Die *sc = scopes_at(img, die, entry, &n);
+
+	record(dp, img, die, entry, false);
+	if (sc && n > 1)
+		infos.items[infos.len - 1].scope = dwarf_dieoffset(&sc[0]);
+	free(sc);
+}
+
 /* A probe at DWARF address a of img (a statement, label or inlined
  * instance), registered at its function symbol + offset: the kernel's as
  * "_stext" + offset, checked against the symbol holding it. */
 static bool add_probe_at(struct session *s, struct probe *p, struct probe_point *pp,
 			 struct dw_image *img, const struct ksymtab *syms, Dwarf_Addr a,
-			 Dwarf_Off die, char *text, bool optional)
+			 Dwarf_Off die, bool in_body, char *text, bool optional)
 {
 	struct kp_site k = { .optional = optional };
 	const char *sym;
@@ -113,7 +152,10 @@ static bool add_probe_at(struct session *s, struct probe *p, struct probe_point 
 	k.dp = derived_probe_add(s, p, pp, &dwarf_provider, PK_NORMAL);
 	k.dp->pp = text;
 	kp_site_add(&k);
-	record(k.dp, img, die, a, false);
+	if (in_body)
+		record_in_body(k.dp, img, die, a);
+	else
+		record(k.dp, img, die, a, false);
 	return true;
 }
 
@@ -164,7 +206,7 @@ static int probe_lines(struct session *s, struct probe *p, struct probe_point *p
 	for (int i = 0; i < lines.len; i++) {
 		char *where = xasprintf("%s@%s:%d", f->name, f->file, lines.items[i].line);
 		const char *args[] = { img->module, where };
-		n += add_probe_at(s, p, pp, img, syms, lines.items[i].addr, f->die,
+		n += add_probe_at(s, p, pp, img, syms, lines.items[i].addr, f->die, true,
 				  point_text(pp, idx, args, 2), optional);
 		free(where);
 	}
@@ -184,7 +226,7 @@ static int probe_labels(struct session *s, struct probe *p, struct probe_point *
 	for (int i = 0; i < labels.len; i++) {
 		char *where = xasprintf("%s@%s:%d", f->name, f->file, labels.items[i].line);
 		const char *args[] = { img->module, where, labels.items[i].name };
-		n += add_probe_at(s, p, pp, img, syms, labels.items[i].addr, f->die,
+		n += add_probe_at(s, p, pp, img, syms, labels.items[i].addr, f->die, true,
 				  point_text(pp, idx, args, 3), optional);
 		free(where);
 		free(labels.items[i].name);
@@ -218,7 +260,7 @@ static int probe_image(struct session *s, struct probe *p, struct probe_point *p
 		case RQ_INLINE: {
 			char *where = xasprintf("%s@%s:%d", f->name, f->file, f->line);
 			const char *args[] = { img->module, where };
-			n += add_probe_at(s, p, pp, img, syms, f->addr, f->die,
+			n += add_probe_at(s, p, pp, img, syms, f->addr, f->die, false,
 					  point_text(pp, idx, args, 2), optional);
 			free(where);
 			break;
@@ -365,6 +407,9 @@ static int derive_address(struct session *s, struct probe *p, struct probe_point
 
 	if (!pp_comp_num(pp, 1, &addr))
 		return 0;
+	/* addresses print in hex, as SystemTap prints them */
+	char *text = xasprintf("kernel.statement(0x%llx)%s", (unsigned long long)addr,
+			       pp->comps.len == 3 ? ".absolute" : "");
 	if (pp->comps.len == 3 && pp_comp_is(pp, 2, "absolute")) {
 		if (!s->guru) {
 			diag(s, E_GURU, pp->pos, "absolute statement probe in unprivileged script; need stap -g");
@@ -372,25 +417,36 @@ static int derive_address(struct session *s, struct probe *p, struct probe_point
 		}
 		struct kp_site k = { .addr = (uint64_t)addr };
 		k.dp = derived_probe_add(s, p, pp, &dwarf_provider, PK_NORMAL);
+		k.dp->pp = text;
 		kp_site_add(&k);
 		return 1;
 	}
-	if (pp->comps.len != 2)
+	if (pp->comps.len != 2) {
+		free(text);
 		return 0;
+	}
 	struct dw_image *img = dw_kernel(s, &why);
 	const struct ksymtab *syms = img ? ksyms_kernel(s, &why) : NULL;
 	if (!img || !syms || !dw_addr_symbol(img, syms, (uint64_t)addr, &sym, &off)) {
-		if (pp->optional)
-			return 1;
-		char *t = pp_text(pp);
-		if (!why)
-			diag(s, E_PROBE_POINT, pp->pos, "no kernel function holds the address of %s", t);
-		else
-			diag(s, E_PROBE_POINT, pp->pos, "cannot resolve %s: %s", t, why);
-		free(t);
-		return -1;
+		if (!why && !pp->optional)
+			diag(s, E_PROBE_POINT, pp->pos, "no kernel function holds the address of %s", text);
+		else if (!pp->optional)
+			diag(s, E_PROBE_POINT, pp->pos, "cannot resolve %s: %s", text, why);
+		free(text);
+		return pp->optional ? 1 : -1;
 	}
-	return add_probe_at(s, p, pp, img, syms, (uint64_t)addr, 0, pp_text(pp), pp->optional) ? 1 : -1;
+	/* the function DIE holding the address, for target variables */
+	struct dw_pattern pat = { .func = xstrndup(sym, strcspn(sym, ".")) };
+	dw_funcvec funcs = { 0 };
+	Dwarf_Off die = 0;
+	dw_find_functions(img, syms, &pat, &funcs);
+	for (int i = 0; i < funcs.len; i++)
+		if (funcs.items[i].addr == (uint64_t)addr - off)
+			die = funcs.items[i].die;
+	free(funcs.items);
+	free(pat.func);
+	return add_probe_at(s, p, pp, img, syms, (uint64_t)addr, die, die != 0, text,
+			    pp->optional) ? 1 : -1;
 }
 
 static int derive(struct session *s, struct probe *p, struct probe_point *pp)
@@ -529,13 +585,37 @@ static bool located_at(Dwarf_Die *var, Dwarf_Addr pc)
 	return dwarf_getlocation_addr(&a, pc, &ops, &nops, 1) > 0 && nops > 0;
 }
 
+/* " $name:type" for the parameters and variables of one scope located at
+ * pc, in DIE order. */
+static void scope_vars(Dwarf_Die *scope, Dwarf_Addr pc, struct strbuf *out)
+{
+	Dwarf_Die d, t;
+	Dwarf_Attribute a;
+
+	if (dwarf_child(scope, &d) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&d);
+		const char *name = dwarf_diename(&d);
+		if ((tag != DW_TAG_formal_parameter && tag != DW_TAG_variable) || !name)
+			continue;
+		if (!located_at(&d, pc))
+			continue;
+		strbuf_addf(out, " $%s:", name);
+		if (dwarf_formref_die(dwarf_attr_integrate(&d, DW_AT_type, &a), &t))
+			dw_type_name(&t, out, 0);
+		else
+			strbuf_addstr(out, "void");
+	} while (dwarf_siblingof(&d, &d) == 0);
+}
+
 /* " $name:type" for the parameters and outermost locals of the function
- * DIE (in DIE order), preceded by $return for .return probes. Locals
- * come from the outermost scope only. */
+ * DIE (in DIE order), preceded by $return for .return probes; statement
+ * and label probes list the variables of the blocks holding them first. */
 bool dwarf_probe_vars(const struct derived_probe *dp, struct strbuf *out)
 {
 	const struct dw_probe_info *in = dwarf_probe_info(dp);
-	Dwarf_Die fn, d, t;
+	Dwarf_Die fn, t;
 	Dwarf_Attribute a;
 
 	if (!in || !dwarf_offdie(in->img->dbg, in->die, &fn))
@@ -544,21 +624,13 @@ bool dwarf_probe_vars(const struct derived_probe *dp, struct strbuf *out)
 		strbuf_addstr(out, " $return:");
 		dw_type_name(&t, out, 0);
 	}
-	if (dwarf_child(&fn, &d) != 0)
-		return true;
-	do {
-		int tag = dwarf_tag(&d);
-		const char *name = dwarf_diename(&d);
-		if ((tag != DW_TAG_formal_parameter && tag != DW_TAG_variable) || !name)
-			continue;
-		if (!located_at(&d, in->entry))
-			continue;
-		strbuf_addf(out, " $%s:", name);
-		if (dwarf_formref_die(dwarf_attr_integrate(&d, DW_AT_type, &a), &t))
-			dw_type_name(&t, out, 0);
-		else
-			strbuf_addstr(out, "void");
-	} while (dwarf_siblingof(&d, &d) == 0);
+	/* statements and labels: the blocks holding the address first */
+	int n = 0;
+	Dwarf_Die *sc = in->scope ? scopes_at(in->img, in->die, in->entry, &n) : NULL;
+	for (int i = 0; i < n - 1; i++)
+		scope_vars(&sc[i], in->entry, out);
+	free(sc);
+	scope_vars(&fn, in->entry, out);
 	return true;
 }
 
