@@ -6,7 +6,8 @@
 # files); stap gets DEBUGINFOD_URLS pointing at it and CSTAP_DEBUGINFO_DIR
 # pointing at an empty folder instead of /usr/lib/debug.
 # CSTAP_TEST_DEBUGINFOD_DEB=1: index the -dbg .deb from the apt cache instead
-# (the setting; ~1.5 min to index and ~10 s per extraction here).
+# (the setting: here the whole test takes ~66 s instead of ~10 s: 33 s to
+# index the 283 MB .deb, ~15 s for the server to extract vmlinux, ~13 s brd.ko).
 # Every wait is bounded; the server is killed on exit.
 # usage: debuginfod-tests.sh    env: CSTAP_BUILD (build dir)
 set -u

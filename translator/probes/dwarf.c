@@ -411,7 +411,7 @@ static int derive_address(struct session *s, struct probe *p, struct probe_point
 	char *text = xasprintf("kernel.statement(0x%llx)%s", (unsigned long long)addr,
 			       pp->comps.len == 3 ? ".absolute" : "");
 	if (pp->comps.len == 3 && pp_comp_is(pp, 2, "absolute")) {
-		if (!s->guru) {
+		if (!s->guru && !s->list_mode) {   /* listing it is harmless */
 			diag(s, E_GURU, pp->pos, "absolute statement probe in unprivileged script; need stap -g");
 			return -1;
 		}
