@@ -40,6 +40,8 @@ check_err module_kprobe_p3 '.symbol = "xfs:xfs_file_open"' \
 check_err kernel_p3_stext '.symbol = "_stext"' -p3 -e 'probe kernel.function("vfs_read") {}'
 check_err module_wild_nomatch 'no match for probe point module("*").function("no_such_fn_xyz")' \
 	-p2 -e 'probe module("*").function("no_such_fn_xyz") {}'
+check_err statement_try 'no line records for fs/read_write.c:612 (try :611 or :613)' \
+	-p2 -e 'probe kernel.statement("ksys_read@fs/read_write.c:612") {}'
 # kernel.statement(ADDR): a link-time address, registered KASLR-proof
 rel=$("$build/translator/stap-vm" --default-release 2>/dev/null)
 addr=0x$(awk '$3 == "ksys_read" { print $1 }' "/usr/lib/debug/boot/System.map-$rel")

@@ -191,18 +191,30 @@ struct dw_request {
 	const char *label;              /* RQ_LABEL: name pattern */
 	bool has_line;                  /* RQ_STATEMENT: lines lo..hi, else the entry */
 	int lo, hi;
-	bool fuzz;                      /* one line asked: a line without code maps forward */
+	bool fuzz;                      /* one line asked for (SystemTap's line rules) */
+	char *hint;                     /* set when that line has no code: what to try */
 };
 
 /* Probes on the statements of f's lines asked for; how many. */
 static int probe_lines(struct session *s, struct probe *p, struct probe_point *pp, int fn_comp,
 		       struct dw_image *img, const struct ksymtab *syms, const struct dw_func *f,
-		       const struct dw_request *rq, bool optional)
+		       struct dw_request *rq, bool optional)
 {
 	dw_linevec lines = { 0 };
 	int n = 0, idx[] = { 0, fn_comp };
 
 	dw_function_lines(img, f, rq->lo, rq->hi, rq->fuzz, &lines);
+	if (rq->fuzz && !lines.len && !rq->hint) {
+		int before, after;
+		dw_nearest_lines(img, f, rq->lo, &before, &after);
+		struct strbuf sb = STRBUF_INIT;
+		strbuf_addf(&sb, "no line records for %s:%d", f->file, rq->lo);
+		if (before && after)
+			strbuf_addf(&sb, " (try :%d or :%d)", before, after);
+		else if (before || after)
+			strbuf_addf(&sb, " (try :%d)", before ? before : after);
+		rq->hint = strbuf_detach(&sb);
+	}
 	for (int i = 0; i < lines.len; i++) {
 		char *where = xasprintf("%s@%s:%d", f->name, f->file, lines.items[i].line);
 		const char *args[] = { img->module, where };
@@ -217,7 +229,7 @@ static int probe_lines(struct session *s, struct probe *p, struct probe_point *p
 /* Probes on f's labels asked for; how many. */
 static int probe_labels(struct session *s, struct probe *p, struct probe_point *pp, int fn_comp,
 			struct dw_image *img, const struct ksymtab *syms, const struct dw_func *f,
-			const struct dw_request *rq, bool optional)
+			struct dw_request *rq, bool optional)
 {
 	dw_labelvec labels = { 0 };
 	int n = 0, idx[] = { 0, fn_comp, fn_comp + 1 };
@@ -239,7 +251,7 @@ static int probe_labels(struct session *s, struct probe *p, struct probe_point *
  * many were added. */
 static int probe_image(struct session *s, struct probe *p, struct probe_point *pp, int fn_comp,
 		       struct dw_image *img, const struct ksymtab *syms, const struct dw_pattern *pat,
-		       const struct dw_request *rq, bool optional)
+		       struct dw_request *rq, bool optional)
 {
 	dw_funcvec funcs = { 0 };
 	int n = 0, idx[] = { 0, fn_comp };
@@ -306,7 +318,7 @@ static bool any_symbol_matches(const struct ksymtab *t, const char *pattern)
  * are skipped (named with -v). */
 static int derive_modules(struct session *s, struct probe *p, struct probe_point *pp, int fn_comp,
 			  const char *module, const struct dw_pattern *pat,
-			  const struct dw_request *rq)
+			  struct dw_request *rq)
 {
 	strvec names = { 0 };
 	int n = 0;
@@ -391,8 +403,15 @@ static int derive_in(struct session *s, struct probe *p, struct probe_point *pp,
 	}
 	bool wild = kpoint_has_wildcard(text) || rq->kind == RQ_INLINE || rq->kind == RQ_LABEL ||
 		    (rq->kind == RQ_STATEMENT && !rq->fuzz && rq->has_line);
-	if (!probe_image(s, p, pp, fn_comp, img, syms, &pat, rq, wild || pp->optional))
+	if (!probe_image(s, p, pp, fn_comp, img, syms, &pat, rq, wild || pp->optional)) {
+		if (rq->hint && !pp->optional) {
+			char *t = pp_text(pp);
+			diag(s, E_PROBE_POINT, pp->pos, "no match for probe point %s: %s", t, rq->hint);
+			free(t);
+			return -1;
+		}
 		return kpoint_no_match(s, pp, syms, kpoint_has_wildcard(pat.func) ? NULL : pat.func);
+	}
 	return 1;
 }
 

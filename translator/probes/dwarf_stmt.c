@@ -93,19 +93,36 @@ void dw_function_lines(struct dw_image *img, const struct dw_func *f, int lo, in
 		if (all.items[k].addr != ~(Dwarf_Addr)0)
 			all.items[m++] = all.items[k];
 	all.len = m;
-	free(recs.items);
 	if (all.len > 1)
 		qsort(all.items, all.len, sizeof(struct dw_line), cmp_line);
 	for (int k = 0; k < all.len; k++)
 		if (all.items[k].line >= lo && all.items[k].line <= hi)
 			vec_push(out, all.items[k]);
-	if (fuzz && lo == hi && !out->len && all.len && all.items[0].line < lo) {
-		for (int k = 0; k < all.len; k++)
-			if (all.items[k].line > lo) {
-				struct dw_line dl = { lo, all.items[k].addr };
-				vec_push(out, dl);
-				break;
-			}
+	/* one line asked for that has records but owns no address (it shares
+	 * one with the line before it): that shared address */
+	if (fuzz && lo == hi && !out->len) {
+		struct dw_line dl = { lo, ~(Dwarf_Addr)0 };
+		for (int i = 0; i < recs.len; i++)
+			if (recs.items[i].ours && recs.items[i].line == lo && recs.items[i].addr < dl.addr)
+				dl.addr = recs.items[i].addr;
+		if (dl.addr != ~(Dwarf_Addr)0)
+			vec_push(out, dl);
+	}
+	free(recs.items);
+	free(all.items);
+}
+
+void dw_nearest_lines(struct dw_image *img, const struct dw_func *f, int line, int *before, int *after)
+{
+	dw_linevec all = { 0 };
+
+	*before = *after = 0;
+	dw_function_lines(img, f, 1, INT_MAX, false, &all);
+	for (int k = 0; k < all.len; k++) {
+		if (all.items[k].line < line)
+			*before = all.items[k].line;
+		else if (all.items[k].line > line && !*after)
+			*after = all.items[k].line;
 	}
 	free(all.items);
 }

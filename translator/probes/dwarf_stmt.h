@@ -12,11 +12,13 @@ struct dw_line { int line; Dwarf_Addr addr; };
 typedef VEC(struct dw_line) dw_linevec;
 
 /* Lines lo..hi of f (in f's own file) that have statements inside f, each
- * with its lowest statement address, by line. With fuzz (one exact line
- * asked for) a line without code maps to the next line that has some, and
- * keeps its number (as SystemTap). */
+ * with its statement address, by line. With fuzz (one exact line asked
+ * for) a line whose records share the address of an earlier line gets
+ * that address (as SystemTap). */
 void dw_function_lines(struct dw_image *img, const struct dw_func *f, int lo, int hi, bool fuzz,
 		       dw_linevec *out);
+/* The nearest lines of f with code before and after line (0: none). */
+void dw_nearest_lines(struct dw_image *img, const struct dw_func *f, int line, int *before, int *after);
 
 /* A label of a function. */
 struct dw_label { char *name; int line; Dwarf_Addr addr; };
