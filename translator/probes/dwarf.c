@@ -186,7 +186,7 @@ static void add_probe(struct session *s, struct probe *p, struct probe_point *pp
 
 /* What a point asks for in the functions it matches. */
 struct dw_request {
-	enum { RQ_FUNCTION, RQ_INLINE, RQ_LABEL, RQ_STATEMENT } kind;
+	enum { RQ_FUNCTION, RQ_INLINE, RQ_LABEL, RQ_LABEL_INLINE, RQ_STATEMENT } kind;
 	struct kpoint_suffix suf;       /* RQ_FUNCTION */
 	const char *label;              /* RQ_LABEL: name pattern */
 	bool has_line;                  /* RQ_STATEMENT: lines lo..hi, else the entry */
@@ -256,7 +256,7 @@ static int probe_image(struct session *s, struct probe *p, struct probe_point *p
 	dw_funcvec funcs = { 0 };
 	int n = 0, idx[] = { 0, fn_comp };
 
-	if (rq->kind == RQ_INLINE)
+	if (rq->kind == RQ_INLINE || rq->kind == RQ_LABEL_INLINE)
 		dw_find_inlines(img, syms, pat, &funcs);
 	else
 		dw_find_functions(img, syms, pat, &funcs);
@@ -280,6 +280,9 @@ static int probe_image(struct session *s, struct probe *p, struct probe_point *p
 		case RQ_LABEL:
 			n += probe_labels(s, p, pp, fn_comp, img, syms, f, rq, optional);
 			break;
+		case RQ_LABEL_INLINE:
+			n += probe_labels(s, p, pp, fn_comp, img, syms, f, rq, optional);
+			break;
 		case RQ_STATEMENT:
 			if (rq->has_line) {
 				n += probe_lines(s, p, pp, fn_comp, img, syms, f, rq, optional);
@@ -291,6 +294,11 @@ static int probe_image(struct session *s, struct probe *p, struct probe_point *p
 		}
 	}
 	free(funcs.items);
+	if (rq->kind == RQ_LABEL) {   /* labels of inlined instances too */
+		rq->kind = RQ_LABEL_INLINE;
+		n += probe_image(s, p, pp, fn_comp, img, syms, pat, rq, optional);
+		rq->kind = RQ_LABEL;
+	}
 	return n;
 }
 
