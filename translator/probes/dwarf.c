@@ -335,7 +335,9 @@ static int derive_modules(struct session *s, struct probe *p, struct probe_point
 	for (int i = 0; i < names.len; i++) {
 		const char *why = NULL;
 		const struct ksymtab *syms = ksyms_module(s, names.items[i], NULL);
-		if (!syms || !any_symbol_matches(syms, pat->func))
+		/* inlined functions have no symbols: no shortcut for them */
+		bool by_symbol = rq->kind != RQ_INLINE && rq->kind != RQ_LABEL;
+		if (!syms || (by_symbol && !any_symbol_matches(syms, pat->func)))
 			continue;
 		struct dw_image *img = dw_module(s, names.items[i], &why);
 		if (!img) {
