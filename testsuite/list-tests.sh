@@ -2,9 +2,9 @@
 # list-tests.sh - stap -l / -L and kernel probe resolution on the host (no
 # guest needed, but the kernel's -dbg package): testsuite/list/cases.txt
 # names the points; NAME.expect holds what SystemTap 4.8 printed for them.
-# Also: the "similar" names of an unmatched point, and pass-2 resolution
-# of module(...) and kprobe.module(...) points (modules cannot be loaded in
-# the test guest, which has none).
+# Also: the "similar" names of an unmatched point, and pass-2/3 resolution
+# of module(...) and kprobe.module(...) points (run/module_function.stp
+# probes a module loaded in the guest).
 # usage: list-tests.sh    env: CSTAP_BUILD (build dir)
 set -u
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -38,6 +38,18 @@ check_err module_dwarf_p2 'module("xfs").function("xfs_file_open@fs/xfs/xfs_file
 check_err module_kprobe_p3 '.symbol = "xfs:xfs_file_open"' \
 	-p3 -e 'probe kprobe.module("xfs").function("xfs_file_open") {}'
 check_err kernel_p3_stext '.symbol = "_stext"' -p3 -e 'probe kernel.function("vfs_read") {}'
+check_err module_wild_nomatch 'no match for probe point module("*").function("no_such_fn_xyz")' \
+	-p2 -e 'probe module("*").function("no_such_fn_xyz") {}'
+check_err statement_try 'no line records for fs/read_write.c:612 (try :611 or :613)' \
+	-p2 -e 'probe kernel.statement("ksys_read@fs/read_write.c:612") {}'
+# kernel.statement(ADDR): a link-time address, registered KASLR-proof
+rel=$("$build/translator/stap-vm" --default-release 2>/dev/null)
+addr=0x$(awk '$3 == "ksys_read" { print $1 }' "/usr/lib/debug/boot/System.map-$rel")
+check_err statement_addr_p3 "{ .symbol = \"_stext\", .offset = 0x$(printf %x $((addr - 0x$(awk '$3 == "_stext" { print $1 }' "/usr/lib/debug/boot/System.map-$rel"))))U" \
+	-p3 -e "probe kernel.statement($addr) {}"
+check_err statement_addr_l "kernel.statement($addr)" -l "kernel.statement($addr)"
+check_err statement_absolute_p3 ".addr = ${addr}UL, .verify = NULL, .pp = \"kernel.statement($addr).absolute\"" \
+	-g -p3 -e "probe kernel.statement($addr).absolute {}"
 check_err no_module 'no module' -p2 -e 'probe module("no_such_mod").function("f") {}'
 check_err optional_nothing '# probes' -p2 -e 'probe kernel.function("no_such_fn_xyz")?, begin {}'
 echo "$pass passed, $fail failed"

@@ -4,8 +4,8 @@
 include testsuite/unit-parser.mk
 include testsuite/unit-runtime.mk
 
-TESTS += testsuite/cli-tests.sh testsuite/list-tests.sh testsuite/conformance-parse.sh testsuite/vm-smoke.sh testsuite/run-tests.sh
-EXTRA_DIST += testsuite/vm-smoke.sh testsuite/cli-tests.sh testsuite/list-tests.sh testsuite/list testsuite/conformance-parse.sh testsuite/conformance-xfail.txt testsuite/run-tests.sh \
+TESTS += testsuite/cli-tests.sh testsuite/list-tests.sh testsuite/debuginfod-tests.sh testsuite/conformance-parse.sh testsuite/vm-smoke.sh testsuite/run-tests.sh
+EXTRA_DIST += testsuite/vm-smoke.sh testsuite/cli-tests.sh testsuite/list-tests.sh testsuite/debuginfod-tests.sh testsuite/list testsuite/conformance-parse.sh testsuite/conformance-xfail.txt testsuite/run-tests.sh \
 	testsuite/run testsuite/semko
 # the run tests need stap, stap-vm, staprun and stapio built first
 check_SCRIPTS = translator/stap translator/stap-vm staprun/staprun staprun/stapio
@@ -22,5 +22,5 @@ testsuite_unit_elaborate_test_SOURCES = testsuite/unit/elaborate_test.c $(COMMON
 	$(PARSER_SOURCES) $(REMOTE_SOURCES) $(STAP_PASS_SOURCES)
 testsuite_unit_elaborate_test_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/translator -I$(srcdir)/runtime \
 	-DTAPSET_DIR='"$(abs_srcdir)/tapsets"'
-testsuite_unit_elaborate_test_LDADD = $(CUNIT_LIBS) -ldw -lelf
+testsuite_unit_elaborate_test_LDADD = $(CUNIT_LIBS) -ldw -lelf $(DEBUGINFOD_LIBS)
 include testsuite/fuzz/local.mk

@@ -5,6 +5,11 @@
 # empty if absent) and NAME.rc (exit status, 0 if absent).
 #   NAME.opts  stap options, shell-quoted (-G VAR=VAL and -c CMD also go to staprun)
 #   NAME.args  script arguments ($1, @2 ...), shell-quoted
+#   NAME.modules  modules of the guest kernel loaded at boot (stap-vm -M), one a line
+#   NAME.boot  extra guest kernel arguments (stap-vm -a): such tests get a boot of
+#              their own per distinct NAME.boot (e.g. "nokaslr" for .absolute addresses)
+# NAME.args and NAME.opts are shell words: $(...) is expanded on the host, with
+# $REL set to the guest's kernel release.
 # usage: run-tests.sh [NAME ...]     env: CSTAP_BUILD (build dir), OUT
 set -u
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -12,6 +17,7 @@ build=${CSTAP_BUILD:-$(pwd)}
 [ -x "$build/translator/stap" ] || build=$src
 STAP=$build/translator/stap
 STAPVM=$build/translator/stap-vm
+REL=$("$STAPVM" --default-release 2>/dev/null)
 out=${OUT:-$build/testsuite/out}
 rm -rf "$out"; mkdir -p "$out/ko" "$out/res"
 
@@ -30,14 +36,26 @@ build_one() {
 	(cd "$d" && "$STAP" -p4 -m "t_$n" "${opts[@]}" "$n.stp" "${args[@]}") > "$d/build.log" 2>&1 &&
 		cp "$d/t_$n.ko" "$out/ko/"
 }
-export -f build_one; export out src STAP
+export -f build_one; export out src STAP REL
 printf '%s\n' "${names[@]}" | xargs -P 2 -I{} bash -c 'build_one {}'
 
-# Run phase: one job per module that built.
-jobs=$out/jobs; : > "$jobs"; files=()
+# Run phase: one job per module that built; one boot per distinct NAME.boot.
+boots=("")
+for n in "${names[@]}"; do
+	f=$src/testsuite/run/$n.boot
+	[ -f "$f" ] || continue
+	b=$(cat "$f"); seen=0
+	for x in "${boots[@]}"; do [ "$x" = "$b" ] && seen=1; done
+	[ $seen = 1 ] || boots+=("$b")
+done
+for bi in "${!boots[@]}"; do
+boot=${boots[bi]}
+jobs=$out/jobs.$bi; : > "$jobs"; files=(); mods=()
 for n in "${names[@]}"; do
 	[ -f "$out/ko/t_$n.ko" ] || continue
 	t=$src/testsuite/run/$n
+	b=""; [ -f "$t.boot" ] && b=$(cat "$t.boot")
+	[ "$b" = "$boot" ] || continue
 	cmd="exec staprun"
 	opts=()
 	if [ -f "$t.opts" ]; then
@@ -57,11 +75,17 @@ for n in "${names[@]}"; do
 	timeout=30; [ -f "$t.timeout" ] && timeout=$(cat "$t.timeout")
 	printf '%s\t%s\t%s\n' "$n" "$timeout" "$cmd" >> "$jobs"
 	files+=(-f "$out/ko/t_$n.ko:/ko/t_$n.ko")
+	if [ -f "$t.modules" ]; then
+		while read -r m; do [ -n "$m" ] && mods+=(-M "$m"); done < "$t.modules"
+	fi
 done
 if [ -s "$jobs" ]; then
-	"$STAPVM" "${files[@]}" -b "$jobs" -O "$out/res" > "$out/vm.log" 2>&1 ||
-		{ echo "stap-vm failed:"; tail -30 "$out/vm.log"; }
+	append=(); [ -n "$boot" ] && append=(-a "$boot")
+	"$STAPVM" "${files[@]}" ${mods[@]+"${mods[@]}"} ${append[@]+"${append[@]}"} -b "$jobs" \
+		-O "$out/res" > "$out/vm.$bi.log" 2>&1 ||
+		{ echo "stap-vm failed:"; tail -30 "$out/vm.$bi.log"; }
 fi
+done
 
 pass=0; fail=0
 for n in "${names[@]}"; do

@@ -126,5 +126,14 @@ printf 'bad name\t5\ttrue\n' > "$S/badjobs"
 "$vm" -b "$S/badjobs" -O "$S/out2" > /dev/null 2> "$S/bad.err"; rc=$?
 [ "$rc" = 125 ] && grep -q "expected NAME<TAB>TIMEOUT<TAB>CMD\|bad job name" "$S/bad.err" && ok "batch: malformed job file rejected" || ko "batch: malformed job file rejected" "rc=$rc: $(cat "$S/bad.err")"
 
+# -M: modules of the guest kernel, their dependencies (modules.dep) first
+"$vm" -r "$rel" -M null_blk -- cut -d' ' -f1 /proc/modules > "$S/mods.out" 2> "$S/mods.err"; rc=$?
+printf 'null_blk\nconfigfs\n' > "$S/exp"
+if [ "$rc" = 0 ] && cmp -s "$S/exp" "$S/mods.out"; then ok "-M loads a module and its dependencies"
+else ko "-M loads a module and its dependencies" "rc=$rc out=$(tr '\n' '|' < "$S/mods.out") err=$(cat "$S/mods.err")"; fi
+"$vm" -r "$rel" -M no_such_module_x -- true > /dev/null 2> "$S/mods.err"; rc=$?
+[ "$rc" = 125 ] && grep -q "no module 'no_such_module_x'" "$S/mods.err" && ok "-M: unknown module rejected" ||
+  ko "-M: unknown module rejected" "rc=$rc: $(cat "$S/mods.err")"
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

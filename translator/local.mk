@@ -10,7 +10,7 @@ bin_PROGRAMS += translator/stap translator/stap-vm
 translator_stap_SOURCES = translator/main.c $(COMMON_SOURCES) $(PARSER_SOURCES) $(REMOTE_SOURCES) \
 	$(STAP_PASS_SOURCES)
 translator_stap_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/translator -I$(srcdir)/runtime
-translator_stap_LDADD = -ldw -lelf
+translator_stap_LDADD = -ldw -lelf $(DEBUGINFOD_LIBS)
 
 translator_stap_vm_SOURCES = translator/stap_vm_main.c translator/util.c translator/util.h \
 	$(REMOTE_SOURCES)
@@ -26,4 +26,6 @@ STAP_PASS_SOURCES = translator/options.c translator/options.h translator/library
 	translator/probes/kprobe.c translator/probes/dwarf.c translator/probes/dwarf_probes.h \
 	translator/probes/dwarf_funcs.c translator/probes/dwarf_funcs.h translator/probes/dwarf_debuginfo.c \
 	translator/probes/dwarf_debuginfo.h translator/probes/dwarf_tvars.c translator/probes/tvars.h \
-	translator/listing.c translator/listing.h
+	translator/listing.c translator/listing.h \
+	translator/probes/kimage.c translator/probes/kimage.h translator/probes/debuginfod.c \
+	translator/probes/debuginfod.h translator/probes/dwarf_stmt.c translator/probes/dwarf_stmt.h

@@ -109,11 +109,12 @@ static void shell_quote(struct strbuf *sb, const char *s)
 	strbuf_addch(sb, '\'');
 }
 
-char *vm_init_interactive(char *const argv[])
+char *vm_init_interactive(char *const argv[], const char *prelude)
 {
 	struct strbuf sb = STRBUF_INIT;
 
 	strbuf_addstr(&sb, init_head);
+	strbuf_addstr(&sb, prelude);
 	strbuf_addstr(&sb, "run 0 /dev/ttyS1 /dev/ttyS2");
 	for (int i = 0; argv[i]; i++) {
 		strbuf_addch(&sb, ' ');
@@ -125,11 +126,12 @@ char *vm_init_interactive(char *const argv[])
 	return strbuf_detach(&sb);
 }
 
-char *vm_init_batch(const struct vm_job *jobs, int njobs)
+char *vm_init_batch(const struct vm_job *jobs, int njobs, const char *prelude)
 {
 	struct strbuf sb = STRBUF_INIT;
 
 	strbuf_addstr(&sb, init_head);
+	strbuf_addstr(&sb, prelude);
 	strbuf_addstr(&sb, batch_job_fn);
 	for (int i = 0; i < njobs; i++)
 		strbuf_addf(&sb, "job %d %d\n", i + 1, jobs[i].timeout_s > 0 ? jobs[i].timeout_s : 60);

@@ -43,8 +43,13 @@ int vm_write_initrd(const char *path, const char *staprun, const char *stapio,
 
 /* The guest's /init for one interactive command (argv) or for a batch of
  * jobs (job i's script at /cstap/jobs/<i+1>.sh). */
-char *vm_init_interactive(char *const argv[]);
-char *vm_init_batch(const struct vm_job *jobs, int njobs);
+char *vm_init_interactive(char *const argv[], const char *prelude);
+char *vm_init_batch(const struct vm_job *jobs, int njobs, const char *prelude);
+
+/* /init lines that load c->modules (dependencies first), whose files are
+ * added to c->files (a private copy of the vector); "" if none, NULL after
+ * a message. */
+char *vm_modules_prelude(struct vm_config *c);
 
 /* Catch SIGINT/SIGTERM/SIGHUP for vm_boot (and ignore SIGPIPE) from now
  * on; restore the caller's handlers. */

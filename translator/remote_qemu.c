@@ -274,7 +274,11 @@ int vm_run_interactive(struct vm_config *cfg, char *const argv[])
 	}
 	if (resolve(&c, 120) < 0)
 		return -1;
-	char *init = vm_init_interactive(argv);
+	char *prelude = vm_modules_prelude(&c);
+	if (!prelude)
+		return -1;
+	char *init = vm_init_interactive(argv, prelude);
+	free(prelude);
 	int ret = run_vm(&c, init, NULL, 0, NULL, &status);
 	free(init);
 	return ret < 0 ? -1 : status;
@@ -348,7 +352,11 @@ int vm_run_batch(struct vm_config *cfg, const struct vm_job *jobs, int njobs, co
 		}
 	if (resolve(&c, timeout) < 0)
 		return -1;
-	char *init = vm_init_batch(jobs, njobs);
+	char *prelude = vm_modules_prelude(&c);
+	if (!prelude)
+		return -1;
+	char *init = vm_init_batch(jobs, njobs, prelude);
+	free(prelude);
 	int ret = run_vm(&c, init, jobs, njobs, outdir, NULL);
 	free(init);
 	return ret;

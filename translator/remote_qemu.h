@@ -34,6 +34,9 @@ struct vm_config {
 	                           < 0: no limit */
 	int verbose;            /* 1: steps and timings on stderr; 2: also the console */
 	VEC(struct vm_file) files;
+	VEC(const char *) modules;  /* modules of the guest kernel to load before the
+	                           job(s): names as in lsmod ("brd"); their dependencies
+	                           (modules.dep) come along; needs .release */
 	const char *staprun, *stapio;  /* host paths of the static binaries; NULL = find them:
 	                           $CSTAP_STAPRUN / $CSTAP_STAPIO, else the build tree
 	                           (<dir of this program>/../staprun/), else the installed

@@ -11,6 +11,7 @@
 #include "diag.h"
 #include "elaborate.h"
 #include "options.h"
+#include "probes/kpsites.h"
 #include "remote_qemu.h"
 #include "spawn.h"
 
@@ -104,6 +105,11 @@ int pass5_run(struct session *s)
 	char *guest_ko = xasprintf("/ko/%s.ko", s->module_name);
 	struct vm_file f = { .host = s->ko_file, .guest = guest_ko };
 	vec_push(&cfg.files, f);
+	/* the guest boots with no modules: load those the probes are in */
+	strvec mods = { 0 };
+	kp_sites_modules(&mods);
+	for (int i = 0; i < mods.len; i++)
+		vec_push(&cfg.modules, mods.items[i]);
 	staprun_args(s, &argv, guest_ko, true);
 	if (redirect_stdout(s))
 		return 1;

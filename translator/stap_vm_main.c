@@ -29,6 +29,8 @@ static const char usage_text[] =
 	"  -t SECS          time limit for the whole guest (default 60 + 60 per job; 0: none)\n"
 	"  -f HOST[:GUEST]  copy HOST into the guest at GUEST (default: HOST's absolute\n"
 	"                   path); programs get their shared libraries; repeatable\n"
+	"  -M MODULE        load MODULE of the guest kernel (from /lib/modules/REL, with\n"
+	"                   its dependencies) before the command or jobs; repeatable\n"
 	"  -l FILE          keep the guest's kernel console log in FILE\n"
 	"  -a ARGS          extra kernel command line arguments\n"
 	"  -v               progress and timings on stderr (-vv: also the guest console)\n"
@@ -109,7 +111,7 @@ int main(int argc, char **argv)
 	const char *jobfile = NULL, *outdir = NULL;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "+r:k:s:m:t:f:l:a:b:O:vh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+r:k:s:m:t:f:M:l:a:b:O:vh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'r': cfg.release = optarg; break;
 		case 'k': cfg.kernel = optarg; break;
@@ -120,6 +122,7 @@ int main(int argc, char **argv)
 			if (cfg.timeout_s == 0)
 				cfg.timeout_s = -1;   /* no limit */
 			break;
+		case 'M': vec_push(&cfg.modules, optarg); break;
 		case 'l': cfg.console_log = optarg; break;
 		case 'a': cfg.append = optarg; break;
 		case 'b': jobfile = optarg; break;

@@ -1,8 +1,11 @@
 /* dwarf.c - kernel.function("pattern") and module("m").function("pattern")
  * probes through the DWARF of the target kernel (dwarf_funcs.c), with
- * .call, .return[.maxactive(N)] and .exported.
+ * .call, .return[.maxactive(N)], .exported, .inline (the inlined instances,
+ * dwarf_stmt.c) and .label("x"); kernel.statement("f@file:N") and
+ * module("m").statement(...) (the first statement of a line, dwarf_stmt.c),
+ * kernel.statement(ADDR) and, in guru mode, kernel.statement(ADDR).absolute.
  *
- * Only out-of-line instances are probed (.inline is not supported yet).
+ * Plain .function probes go on the out-of-line instances only.
  * A kernel function is registered as "_stext" + its distance from _stext
  * in the symbol table, so KASLR does not matter and static functions with
  * the same name stay apart; the runtime checks that the kernel finds the
@@ -11,11 +14,15 @@
 #include "provider.h"
 
 #include <dwarf.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "diag.h"
 #include "dwarf_funcs.h"
 #include "dwarf_probes.h"
+#include "dwarf_stmt.h"
 #include "kpoint.h"
 #include "kpsites.h"
 
@@ -42,6 +49,116 @@ static char *verify_name(const struct ksymtab *t, const struct dw_func *f)
 	return n == 1 ? xstrdup(f->symbol) : NULL;
 }
 
+/* The probe's pp(): the point with the arguments of components idx[i]
+ * replaced by args[i] (the function or statement, the module of a
+ * module("*") point, the label). */
+static char *point_text(struct probe_point *pp, const int *idx, const char *const *args, int n)
+{
+	struct expr *saved[3], tmp[3];
+	char *t;
+
+	for (int i = 0; i < n; i++) {
+		struct pp_comp *c = pp->comps.items[idx[i]];
+		saved[i] = c->arg;
+		if (!saved[i] || !args[i])
+			continue;
+		tmp[i] = *saved[i];
+		tmp[i].str = (char *)args[i];
+		tmp[i].str_len = strlen(args[i]);
+		c->arg = &tmp[i];
+	}
+	t = pp_text(pp);
+	for (int i = 0; i < n; i++)
+		pp->comps.items[idx[i]]->arg = saved[i];
+	return t;
+}
+
+/* The scopes holding pc inside the function die, innermost first, from
+ * the innermost one that is not inside a callee inlined at pc; *n of them
+ * (the function last). NULL if die does not hold pc. */
+static Dwarf_Die *scopes_at(struct dw_image *img, Dwarf_Off die, Dwarf_Addr pc, int *n)
+{
+	Dwarf_Die fn, cu, *sc = NULL;
+	int cnt, fi = -1, start = 0;
+
+	if (!dwarf_offdie(img->dbg, die, &fn) || !dwarf_diecu(&fn, &cu, NULL, NULL) ||
+	    (cnt = dwarf_getscopes(&cu, pc, &sc)) <= 0)
+		return NULL;
+	for (int i = 0; i < cnt && fi < 0; i++)
+		if (dwarf_dieoffset(&sc[i]) == die)
+			fi = i;
+	for (int i = 0; i < fi; i++)
+		if (dwarf_tag(&sc[i]) == DW_TAG_inlined_subroutine)
+			start = i + 1;
+	if (fi < 0) {
+		free(sc);
+		return NULL;
+	}
+	memmove(sc, sc + start, (size_t)(fi - start + 1) * sizeof(*sc));
+	*n = fi - start + 1;
+	return sc;
+}
+
+static void record(struct derived_probe *dp, struct dw_image *img, Dwarf_Off die, Dwarf_Addr entry,
+		   bool ret)
+{
+	struct dw_probe_info info = { .dp = dp, .img = img, .die = die, .entry = entry, .ret = ret };
+
+	vec_push(&infos, info);
+}
+
+/* Statements and labels: also the innermost block holding the address. */
+static void record_in_body(struct derived_probe *dp, struct dw_image *img, Dwarf_Off die,
+			   Dwarf_Addr entry)
+{
+	int n;
+	Dwarf_Die *sc = scopes_at(img, die, entry, &n);
+
+	record(dp, img, die, entry, false);
+	if (sc && n > 1)
+		infos.items[infos.len - 1].scope = dwarf_dieoffset(&sc[0]);
+	free(sc);
+}
+
+/* A probe at DWARF address a of img (a statement, label or inlined
+ * instance), registered at its function symbol + offset: the kernel's as
+ * "_stext" + offset, checked against the symbol holding it. */
+static bool add_probe_at(struct session *s, struct probe *p, struct probe_point *pp,
+			 struct dw_image *img, const struct ksymtab *syms, Dwarf_Addr a,
+			 Dwarf_Off die, bool in_body, char *text, bool optional)
+{
+	struct kp_site k = { .optional = optional };
+	const char *sym;
+	uint64_t off;
+
+	if (!dw_addr_symbol(img, syms, a, &sym, &off)) {
+		free(text);
+		return false;
+	}
+	if (img->module) {
+		k.symbol = xasprintf("%s:%s", img->module, sym);
+		k.offset = off;
+	} else if (syms->stext && a >= syms->stext) {
+		int same = 0;
+		for (size_t i = 0; i < syms->n; i++)
+			same += syms->syms[i].addr == a - off;
+		k.symbol = xstrdup("_stext");
+		k.offset = a - syms->stext;
+		k.verify = same == 1 ? xstrdup(sym) : NULL;
+	} else {
+		k.symbol = xstrdup(sym);
+		k.offset = off;
+	}
+	k.dp = derived_probe_add(s, p, pp, &dwarf_provider, PK_NORMAL);
+	k.dp->pp = text;
+	kp_site_add(&k);
+	if (in_body)
+		record_in_body(k.dp, img, die, a);
+	else
+		record(k.dp, img, die, a, false);
+	return true;
+}
+
 static void add_probe(struct session *s, struct probe *p, struct probe_point *pp, int fn_comp,
 		      struct dw_image *img, const struct ksymtab *syms, const struct dw_func *f,
 		      const struct kpoint_suffix *suf, bool optional)
@@ -59,28 +176,231 @@ static void add_probe(struct session *s, struct probe *p, struct probe_point *pp
 		k.symbol = xstrdup(f->symbol);
 	}
 	k.dp = derived_probe_add(s, p, pp, &dwarf_provider, PK_NORMAL);
-	k.dp->pp = kpoint_text(pp, fn_comp, where);
+	int idx[] = { 0, fn_comp };
+	const char *args[] = { img->module, where };
+	k.dp->pp = point_text(pp, idx, args, 2);
 	kp_site_add(&k);
-	struct dw_probe_info info = { .dp = k.dp, .img = img, .die = f->die, .entry = f->addr,
-					.ret = suf->ret };
-	vec_push(&infos, info);
+	record(k.dp, img, f->die, f->addr, suf->ret);
 	free(where);
 }
 
+/* What a point asks for in the functions it matches. */
+struct dw_request {
+	enum { RQ_FUNCTION, RQ_INLINE, RQ_LABEL, RQ_LABEL_INLINE, RQ_STATEMENT } kind;
+	struct kpoint_suffix suf;       /* RQ_FUNCTION */
+	const char *label;              /* RQ_LABEL: name pattern */
+	bool has_line;                  /* RQ_STATEMENT: lines lo..hi, else the entry */
+	int lo, hi;
+	bool fuzz;                      /* one line asked for (SystemTap's line rules) */
+	char *hint;                     /* set when that line has no code: what to try */
+};
+
+/* Probes on the statements of f's lines asked for; how many. */
+static int probe_lines(struct session *s, struct probe *p, struct probe_point *pp, int fn_comp,
+		       struct dw_image *img, const struct ksymtab *syms, const struct dw_func *f,
+		       struct dw_request *rq, bool optional)
+{
+	dw_linevec lines = { 0 };
+	int n = 0, idx[] = { 0, fn_comp };
+
+	dw_function_lines(img, f, rq->lo, rq->hi, rq->fuzz, &lines);
+	if (rq->fuzz && !lines.len && !rq->hint) {
+		int before, after;
+		dw_nearest_lines(img, f, rq->lo, &before, &after);
+		struct strbuf sb = STRBUF_INIT;
+		strbuf_addf(&sb, "no line records for %s:%d", f->file, rq->lo);
+		if (before && after)
+			strbuf_addf(&sb, " (try :%d or :%d)", before, after);
+		else if (before || after)
+			strbuf_addf(&sb, " (try :%d)", before ? before : after);
+		rq->hint = strbuf_detach(&sb);
+	}
+	for (int i = 0; i < lines.len; i++) {
+		char *where = xasprintf("%s@%s:%d", f->name, f->file, lines.items[i].line);
+		const char *args[] = { img->module, where };
+		n += add_probe_at(s, p, pp, img, syms, lines.items[i].addr, f->die, true,
+				  point_text(pp, idx, args, 2), optional);
+		free(where);
+	}
+	free(lines.items);
+	return n;
+}
+
+/* Probes on f's labels asked for; how many. */
+static int probe_labels(struct session *s, struct probe *p, struct probe_point *pp, int fn_comp,
+			struct dw_image *img, const struct ksymtab *syms, const struct dw_func *f,
+			struct dw_request *rq, bool optional)
+{
+	dw_labelvec labels = { 0 };
+	int n = 0, idx[] = { 0, fn_comp, fn_comp + 1 };
+
+	dw_function_labels(img, f, rq->label, &labels);
+	for (int i = 0; i < labels.len; i++) {
+		char *where = xasprintf("%s@%s:%d", f->name, f->file, labels.items[i].line);
+		const char *args[] = { img->module, where, labels.items[i].name };
+		n += add_probe_at(s, p, pp, img, syms, labels.items[i].addr, f->die, true,
+				  point_text(pp, idx, args, 3), optional);
+		free(where);
+		free(labels.items[i].name);
+	}
+	free(labels.items);
+	return n;
+}
+
+/* Probes on what rq asks for in the functions of img matching pat; how
+ * many were added. */
+static int probe_image(struct session *s, struct probe *p, struct probe_point *pp, int fn_comp,
+		       struct dw_image *img, const struct ksymtab *syms, const struct dw_pattern *pat,
+		       struct dw_request *rq, bool optional)
+{
+	dw_funcvec funcs = { 0 };
+	int n = 0, idx[] = { 0, fn_comp };
+
+	if (rq->kind == RQ_INLINE || rq->kind == RQ_LABEL_INLINE)
+		dw_find_inlines(img, syms, pat, &funcs);
+	else
+		dw_find_functions(img, syms, pat, &funcs);
+	for (int i = 0; i < funcs.len; i++) {
+		const struct dw_func *f = &funcs.items[i];
+		switch (rq->kind) {
+		case RQ_FUNCTION:
+			if (rq->suf.exported && !f->exported)
+				continue;
+			add_probe(s, p, pp, fn_comp, img, syms, f, &rq->suf, optional);
+			n++;
+			break;
+		case RQ_INLINE: {
+			char *where = xasprintf("%s@%s:%d", f->name, f->file, f->line);
+			const char *args[] = { img->module, where };
+			n += add_probe_at(s, p, pp, img, syms, f->addr, f->die, false,
+					  point_text(pp, idx, args, 2), optional);
+			free(where);
+			break;
+		}
+		case RQ_LABEL:
+			n += probe_labels(s, p, pp, fn_comp, img, syms, f, rq, optional);
+			break;
+		case RQ_LABEL_INLINE:
+			n += probe_labels(s, p, pp, fn_comp, img, syms, f, rq, optional);
+			break;
+		case RQ_STATEMENT:
+			if (rq->has_line) {
+				n += probe_lines(s, p, pp, fn_comp, img, syms, f, rq, optional);
+			} else {
+				add_probe(s, p, pp, fn_comp, img, syms, f, &rq->suf, optional);
+				n++;
+			}
+			break;
+		}
+	}
+	free(funcs.items);
+	if (rq->kind == RQ_LABEL) {   /* labels of inlined instances too */
+		rq->kind = RQ_LABEL_INLINE;
+		n += probe_image(s, p, pp, fn_comp, img, syms, pat, rq, optional);
+		rq->kind = RQ_LABEL;
+	}
+	return n;
+}
+
+/* A function symbol of t whose name (clone suffix cut) matches pattern:
+ * a cheap test before a module's DWARF is opened. */
+static bool any_symbol_matches(const struct ksymtab *t, const char *pattern)
+{
+	char base[512];
+
+	for (size_t i = 0; i < t->n; i++) {
+		const char *name = t->syms[i].name;
+		size_t len = strcspn(name, ".");
+		if (!ksym_is_func(&t->syms[i]) || len >= sizeof(base))
+			continue;
+		memcpy(base, name, len);
+		base[len] = 0;
+		if (fnmatch(pattern, base, 0) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* module("pattern").function(...): every module of the target kernel whose
+ * name matches and whose symbols could match; modules without debuginfo
+ * are skipped (named with -v). */
+static int derive_modules(struct session *s, struct probe *p, struct probe_point *pp, int fn_comp,
+			  const char *module, const struct dw_pattern *pat,
+			  struct dw_request *rq)
+{
+	strvec names = { 0 };
+	int n = 0;
+
+	ksyms_module_names(s, module, &names);
+	for (int i = 0; i < names.len; i++) {
+		const char *why = NULL;
+		const struct ksymtab *syms = ksyms_module(s, names.items[i], NULL);
+		/* inlined functions have no symbols: no shortcut for them */
+		bool by_symbol = rq->kind != RQ_INLINE && rq->kind != RQ_LABEL;
+		if (!syms || (by_symbol && !any_symbol_matches(syms, pat->func)))
+			continue;
+		struct dw_image *img = dw_module(s, names.items[i], &why);
+		if (!img) {
+			if (s->verbose >= 2)
+				fprintf(stderr, "skipping module %s: %s\n", names.items[i], why);
+			continue;
+		}
+		n += probe_image(s, p, pp, fn_comp, img, syms, pat, rq, true);
+	}
+	for (int i = 0; i < names.len; i++)
+		free(names.items[i]);
+	free(names.items);
+	return n ? 1 : kpoint_no_match(s, pp, NULL, NULL);
+}
+
+/* "func@file:LINES" of a statement: the function pattern, and the lines
+ * ("N", "N-M" or "*"); false if malformed. */
+static bool parse_statement(const char *text, struct dw_pattern *pat, struct dw_request *rq)
+{
+	const char *at = strchr(text, '@'), *colon = at ? strrchr(at, ':') : NULL;
+
+	if (!colon)
+		return dw_pattern_parse(text, pat);
+	char *head = xstrndup(text, (size_t)(colon - text)), *end;
+	bool ok = dw_pattern_parse(head, pat);
+	free(head);
+	const char *l = colon + 1;
+	rq->has_line = true;
+	if (!strcmp(l, "*")) {
+		rq->lo = 1;
+		rq->hi = INT_MAX;
+		return ok;
+	}
+	long lo = strtol(l, &end, 10), hi = lo;
+	if (*end == '-')
+		hi = strtol(end + 1, &end, 10);
+	else
+		rq->fuzz = true;
+	if (end == l || *end || lo <= 0 || hi < lo || hi > INT_MAX)
+		return false;
+	rq->lo = (int)lo;
+	rq->hi = (int)hi;
+	return ok;
+}
+
 static int derive_in(struct session *s, struct probe *p, struct probe_point *pp, int fn_comp,
-		     const char *module, const struct kpoint_suffix *suf)
+		     const char *module, struct dw_request *rq)
 {
 	const char *text = pp->comps.items[fn_comp]->arg->str, *why = NULL;
 	struct dw_pattern pat;
 	struct dw_image *img;
 	const struct ksymtab *syms;
-	dw_funcvec funcs = { 0 };
 
-	if (!dw_pattern_parse(text, &pat)) {
+	if (rq->kind == RQ_STATEMENT ? !parse_statement(text, &pat, rq) : !dw_pattern_parse(text, &pat)) {
 		diag(s, E_PROBE_ARG, pp->comps.items[fn_comp]->pos,
-		     "malformed function pattern \"%s\" (want NAME[@FILE[:LINE]])", text);
+		     rq->kind == RQ_STATEMENT ? "malformed statement \"%s\" (want NAME[@FILE[:LINE[-LINE]|:*]])"
+					      : "malformed function pattern \"%s\" (want NAME[@FILE[:LINE]])", text);
 		return -1;
 	}
+	if (kpoint_has_wildcard(pat.func))
+		rq->fuzz = false;   /* only one function's line maps forward */
+	if (module && kpoint_has_wildcard(module))
+		return derive_modules(s, p, pp, fn_comp, module, &pat, rq);
 	img = module ? dw_module(s, module, &why) : dw_kernel(s, &why);
 	syms = img ? (module ? ksyms_module(s, module, NULL) : ksyms_kernel(s, &why)) : NULL;
 	if (!img || (!module && !syms)) {
@@ -91,47 +411,109 @@ static int derive_in(struct session *s, struct probe *p, struct probe_point *pp,
 		free(t);
 		return -1;
 	}
-	dw_find_functions(img, syms, &pat, &funcs);
-	bool wild = kpoint_has_wildcard(text);
-	int n = 0;
-	for (int i = 0; i < funcs.len; i++) {
-		if (suf->exported && !funcs.items[i].exported)
-			continue;
-		add_probe(s, p, pp, fn_comp, img, syms, &funcs.items[i], suf, wild || pp->optional);
-		n++;
-	}
-	free(funcs.items);
-	if (!n)
+	bool wild = kpoint_has_wildcard(text) || rq->kind == RQ_INLINE || rq->kind == RQ_LABEL ||
+		    (rq->kind == RQ_STATEMENT && !rq->fuzz && rq->has_line);
+	if (!probe_image(s, p, pp, fn_comp, img, syms, &pat, rq, wild || pp->optional)) {
+		if (rq->hint && !pp->optional) {
+			char *t = pp_text(pp);
+			diag(s, E_PROBE_POINT, pp->pos, "no match for probe point %s: %s", t, rq->hint);
+			free(t);
+			return -1;
+		}
 		return kpoint_no_match(s, pp, syms, kpoint_has_wildcard(pat.func) ? NULL : pat.func);
+	}
 	return 1;
+}
+
+/* kernel.statement(ADDR): a link-time address inside a kernel function
+ * (registered as "_stext" + offset, so KASLR does not matter);
+ * kernel.statement(ADDR).absolute: a run-time address as is, guru mode. */
+static int derive_address(struct session *s, struct probe *p, struct probe_point *pp)
+{
+	int64_t addr;
+	const char *why = NULL, *sym;
+	uint64_t off;
+
+	if (!pp_comp_num(pp, 1, &addr))
+		return 0;
+	/* addresses print in hex, as SystemTap prints them */
+	char *text = xasprintf("kernel.statement(0x%llx)%s", (unsigned long long)addr,
+			       pp->comps.len == 3 ? ".absolute" : "");
+	if (pp->comps.len == 3 && pp_comp_is(pp, 2, "absolute")) {
+		if (!s->guru && !s->list_mode) {   /* listing it is harmless */
+			diag(s, E_GURU, pp->pos, "absolute statement probe in unprivileged script; need stap -g");
+			return -1;
+		}
+		struct kp_site k = { .addr = (uint64_t)addr };
+		k.dp = derived_probe_add(s, p, pp, &dwarf_provider, PK_NORMAL);
+		k.dp->pp = text;
+		kp_site_add(&k);
+		return 1;
+	}
+	if (pp->comps.len != 2) {
+		free(text);
+		return 0;
+	}
+	struct dw_image *img = dw_kernel(s, &why);
+	const struct ksymtab *syms = img ? ksyms_kernel(s, &why) : NULL;
+	if (!img || !syms || !dw_addr_symbol(img, syms, (uint64_t)addr, &sym, &off)) {
+		if (!why && !pp->optional)
+			diag(s, E_PROBE_POINT, pp->pos, "no kernel function holds the address of %s", text);
+		else if (!pp->optional)
+			diag(s, E_PROBE_POINT, pp->pos, "cannot resolve %s: %s", text, why);
+		free(text);
+		return pp->optional ? 1 : -1;
+	}
+	/* the function DIE holding the address, for target variables */
+	struct dw_pattern pat = { .func = xstrndup(sym, strcspn(sym, ".")) };
+	dw_funcvec funcs = { 0 };
+	Dwarf_Off die = 0;
+	dw_find_functions(img, syms, &pat, &funcs);
+	for (int i = 0; i < funcs.len; i++)
+		if (funcs.items[i].addr == (uint64_t)addr - off)
+			die = funcs.items[i].die;
+	free(funcs.items);
+	free(pat.func);
+	return add_probe_at(s, p, pp, img, syms, (uint64_t)addr, die, die != 0, text,
+			    pp->optional) ? 1 : -1;
 }
 
 static int derive(struct session *s, struct probe *p, struct probe_point *pp)
 {
-	struct kpoint_suffix suf;
+	struct dw_request rq = { .kind = RQ_FUNCTION };
 	const char *module = NULL;
-	int fn;
+	int fn = 1;
 
-	if (pp_comp_is(pp, 0, "kernel") && pp_comp_is(pp, 1, "function")) {
-		fn = 1;
-	} else if (pp_comp_is(pp, 0, "module") && pp_comp_is(pp, 1, "function")) {
+	if (pp_comp_is(pp, 0, "kernel") && pp_comp_is(pp, 1, "statement") && pp->comps.items[1]->arg &&
+	    pp->comps.items[1]->arg->kind != E_STR)
+		return derive_address(s, p, pp);
+	if (pp_comp_is(pp, 0, "module")) {
+		if (!pp_comp_is(pp, 1, "function") && !pp_comp_is(pp, 1, "statement"))
+			return 0;
 		if (!kpoint_str_arg(s, pp, 0, &module))
 			return -1;
-		if (kpoint_has_wildcard(module)) {
-			diag(s, E_NOT_SUPPORTED, pp->comps.items[0]->pos,
-			     "wildcards in module names are not supported yet");
-			return -1;
-		}
-		fn = 1;
-	} else {
+	} else if (!pp_comp_is(pp, 0, "kernel") ||
+		   (!pp_comp_is(pp, 1, "function") && !pp_comp_is(pp, 1, "statement"))) {
 		return 0;
 	}
 	if (!kpoint_str_arg(s, pp, fn, NULL))
 		return -1;
-	int r = kpoint_parse_suffix(s, pp, fn + 1, true, &suf);
-	if (r <= 0)
-		return r;
-	return derive_in(s, p, pp, fn, module, &suf);
+	if (pp_comp_is(pp, 1, "statement")) {
+		rq.kind = RQ_STATEMENT;
+		if (pp->comps.len != 2)
+			return 0;
+	} else if (pp->comps.len == 3 && pp_comp_is(pp, 2, "inline") && !pp->comps.items[2]->arg) {
+		rq.kind = RQ_INLINE;
+	} else if (pp->comps.len == 3 && pp_comp_is(pp, 2, "label")) {
+		if (!kpoint_str_arg(s, pp, 2, &rq.label))
+			return -1;
+		rq.kind = RQ_LABEL;
+	} else {
+		int r = kpoint_parse_suffix(s, pp, fn + 1, true, &rq.suf);
+		if (r <= 0)
+			return r;
+	}
+	return derive_in(s, p, pp, fn, module, &rq);
 }
 
 static void dw_type_name(Dwarf_Die *t, struct strbuf *out, int depth);
@@ -232,13 +614,37 @@ static bool located_at(Dwarf_Die *var, Dwarf_Addr pc)
 	return dwarf_getlocation_addr(&a, pc, &ops, &nops, 1) > 0 && nops > 0;
 }
 
+/* " $name:type" for the parameters and variables of one scope located at
+ * pc, in DIE order. */
+static void scope_vars(Dwarf_Die *scope, Dwarf_Addr pc, struct strbuf *out)
+{
+	Dwarf_Die d, t;
+	Dwarf_Attribute a;
+
+	if (dwarf_child(scope, &d) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&d);
+		const char *name = dwarf_diename(&d);
+		if ((tag != DW_TAG_formal_parameter && tag != DW_TAG_variable) || !name)
+			continue;
+		if (!located_at(&d, pc))
+			continue;
+		strbuf_addf(out, " $%s:", name);
+		if (dwarf_formref_die(dwarf_attr_integrate(&d, DW_AT_type, &a), &t))
+			dw_type_name(&t, out, 0);
+		else
+			strbuf_addstr(out, "void");
+	} while (dwarf_siblingof(&d, &d) == 0);
+}
+
 /* " $name:type" for the parameters and outermost locals of the function
- * DIE (in DIE order), preceded by $return for .return probes. Locals
- * come from the outermost scope only. */
+ * DIE (in DIE order), preceded by $return for .return probes; statement
+ * and label probes list the variables of the blocks holding them first. */
 bool dwarf_probe_vars(const struct derived_probe *dp, struct strbuf *out)
 {
 	const struct dw_probe_info *in = dwarf_probe_info(dp);
-	Dwarf_Die fn, d, t;
+	Dwarf_Die fn, t;
 	Dwarf_Attribute a;
 
 	if (!in || !dwarf_offdie(in->img->dbg, in->die, &fn))
@@ -247,21 +653,13 @@ bool dwarf_probe_vars(const struct derived_probe *dp, struct strbuf *out)
 		strbuf_addstr(out, " $return:");
 		dw_type_name(&t, out, 0);
 	}
-	if (dwarf_child(&fn, &d) != 0)
-		return true;
-	do {
-		int tag = dwarf_tag(&d);
-		const char *name = dwarf_diename(&d);
-		if ((tag != DW_TAG_formal_parameter && tag != DW_TAG_variable) || !name)
-			continue;
-		if (!located_at(&d, in->entry))
-			continue;
-		strbuf_addf(out, " $%s:", name);
-		if (dwarf_formref_die(dwarf_attr_integrate(&d, DW_AT_type, &a), &t))
-			dw_type_name(&t, out, 0);
-		else
-			strbuf_addstr(out, "void");
-	} while (dwarf_siblingof(&d, &d) == 0);
+	/* statements and labels: the blocks holding the address first */
+	int n = 0;
+	Dwarf_Die *sc = in->scope ? scopes_at(in->img, in->die, in->entry, &n) : NULL;
+	for (int i = 0; i < n - 1; i++)
+		scope_vars(&sc[i], in->entry, out);
+	free(sc);
+	scope_vars(&fn, in->entry, out);
 	return true;
 }
 

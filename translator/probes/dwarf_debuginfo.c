@@ -9,6 +9,8 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "debuginfod.h"
+#include "kimage.h"
 #include "ksyms.h"
 #include "util.h"
 
@@ -16,6 +18,13 @@ static struct dw_image *kernel_img;
 static bool kernel_tried;
 static char *kernel_why;
 static VEC(struct dw_image *) module_imgs;
+
+const char *dw_debug_root(void)
+{
+	const char *e = getenv("CSTAP_DEBUGINFO_DIR");
+
+	return e && *e ? e : "/usr/lib/debug";
+}
 
 /* The GNU build-id of an ELF file as hex, or NULL. */
 static char *elf_build_id(Elf *e)
@@ -40,22 +49,6 @@ static char *elf_build_id(Elf *e)
 		}
 	}
 	return NULL;
-}
-
-static char *file_build_id(const char *path)
-{
-	int fd = open(path, O_RDONLY);
-	Elf *e;
-	char *id = NULL;
-
-	if (fd < 0)
-		return NULL;
-	if ((e = elf_begin(fd, ELF_C_READ_MMAP, NULL))) {
-		id = elf_build_id(e);
-		elf_end(e);
-	}
-	close(fd);
-	return id;
 }
 
 /* The running kernel's build-id, from the raw notes in /sys/kernel/notes. */
@@ -85,61 +78,95 @@ static char *running_build_id(void)
 	return NULL;
 }
 
-/* Candidate paths of the kernel's debuginfo, most specific first. */
-static strvec kernel_candidates(struct session *s)
+/* Candidate paths of the kernel's debuginfo, most specific first; *kb_id
+ * is the build-id of the kbuild tree's vmlinux, if it has one. */
+static strvec kernel_candidates(struct session *s, char **kb_id)
 {
 	strvec v = { 0 };
+	const char *root = dw_debug_root();
 	char *kb = xasprintf("%s/vmlinux", s->kernel_build);
-	char *id = access(kb, R_OK) == 0 ? file_build_id(kb) : NULL;
+	char *id = access(kb, R_OK) == 0 ? elf_file_build_id(kb) : NULL;
 
 	if (id && strlen(id) > 2)
-		vec_push(&v, xasprintf("/usr/lib/debug/.build-id/%.2s/%s.debug", id, id + 2));
-	vec_push(&v, xasprintf("/usr/lib/debug/boot/vmlinux-%s", s->kernel_release));
-	vec_push(&v, xasprintf("/usr/lib/debug/lib/modules/%s/vmlinux", s->kernel_release));
+		vec_push(&v, xasprintf("%s/.build-id/%.2s/%s.debug", root, id, id + 2));
+	vec_push(&v, xasprintf("%s/boot/vmlinux-%s", root, s->kernel_release));
+	vec_push(&v, xasprintf("%s/lib/modules/%s/vmlinux", root, s->kernel_release));
 	vec_push(&v, xasprintf("/boot/vmlinux-%s", s->kernel_release));
 	free(kb);
-	free(id);
+	*kb_id = id;
 	return v;
 }
 
+/* Open path's DWARF if it has the build-id `want` (any if NULL). */
+static struct dw_image *try_kernel(struct session *s, const char *path, const char *want)
+{
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return NULL;
+	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	char *id = e ? elf_build_id(e) : NULL;
+	Dwarf *d = NULL;
+	if (e && (!want || (id && !strcmp(id, want))))
+		d = dwarf_begin_elf(e, DWARF_C_READ, NULL);
+	if (!d) {
+		if (want && id && strcmp(id, want)) {
+			free(kernel_why);
+			kernel_why = xasprintf("%s has build-id %s, the kernel %s", path, id, want);
+		}
+		if (e)
+			elf_end(e);
+		close(fd);
+		free(id);
+		return NULL;
+	}
+	free(id);
+	struct dw_image *img = xcalloc(1, sizeof(*img));
+	img->path = xstrdup(path);
+	img->dbg = d;   /* the descriptor stays open for the mmap's life */
+	if (s->verbose >= 2)
+		fprintf(stderr, "kernel debuginfo: %s\n", img->path);
+	return img;
+}
+
+/* Installed debuginfo first; else ask debuginfod by the build-id of the
+ * kernel: the running one's, the kbuild tree's vmlinux's, or the one in
+ * /boot/vmlinuz-REL. */
 static struct dw_image *open_kernel(struct session *s)
 {
-	strvec c = kernel_candidates(s);
+	char *kb_id;
+	strvec c = kernel_candidates(s, &kb_id);
 	struct utsname u;
 	char *want = uname(&u) == 0 && !strcmp(u.release, s->kernel_release) ? running_build_id() : NULL;
+	struct dw_image *img = NULL;
 
 	elf_version(EV_CURRENT);
-	for (int i = 0; i < c.len; i++) {
-		int fd = open(c.items[i], O_RDONLY);
-		if (fd < 0)
-			continue;
-		Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-		char *id = e ? elf_build_id(e) : NULL;
-		Dwarf *d = NULL;
-		if (e && (!want || (id && !strcmp(id, want))))
-			d = dwarf_begin_elf(e, DWARF_C_READ, NULL);
-		if (!d) {
-			if (want && id && strcmp(id, want))
-				kernel_why = xasprintf("%s has build-id %s, the running kernel %s",
-						       c.items[i], id, want);
-			if (e)
-				elf_end(e);
-			close(fd);
-			free(id);
-			continue;
+	for (int i = 0; !img && i < c.len; i++)
+		img = try_kernel(s, c.items[i], want);
+	if (!img) {
+		char *id = want ? xstrdup(want) : kb_id ? xstrdup(kb_id) : NULL;
+		if (!id) {
+			char *z = xasprintf("/boot/vmlinuz-%s", s->kernel_release);
+			id = kimage_build_id(z);
+			free(z);
 		}
+		const char *dwhy = "the kernel's build-id is unknown";
+		char *what = xasprintf("kernel %s", s->kernel_release);
+		char *path = id ? debuginfod_fetch(s, id, what, &dwhy) : NULL;
+		if (path)
+			img = try_kernel(s, path, id);
+		if (!img && !kernel_why)
+			kernel_why = xasprintf("no debuginfo for kernel %s (install linux-image-%s-dbg; "
+					       "debuginfod: %s)", s->kernel_release, s->kernel_release, dwhy);
+		free(path);
+		free(what);
 		free(id);
-		struct dw_image *img = xcalloc(1, sizeof(*img));
-		img->path = xstrdup(c.items[i]);
-		img->dbg = d;   /* the descriptor stays open for the mmap's life */
-		if (s->verbose >= 2)
-			fprintf(stderr, "kernel debuginfo: %s\n", img->path);
-		return img;
 	}
-	if (!kernel_why)
-		kernel_why = xasprintf("no debuginfo for kernel %s (install linux-image-%s-dbg)",
-				       s->kernel_release, s->kernel_release);
-	return NULL;
+	for (int i = 0; i < c.len; i++)
+		free(c.items[i]);
+	free(c.items);
+	free(kb_id);
+	free(want);
+	return img;
 }
 
 struct dw_image *dw_kernel(struct session *s, const char **why)
@@ -153,13 +180,38 @@ struct dw_image *dw_kernel(struct session *s, const char **why)
 	return kernel_img;
 }
 
+/* libdwfl's separate-debuginfo search follows dw_debug_root() too. */
+static char *debuginfo_path;
 static const Dwfl_Callbacks offline_callbacks = {
 	.find_debuginfo = dwfl_standard_find_debuginfo,
 	.section_address = dwfl_offline_section_address,
+	.debuginfo_path = &debuginfo_path,
 };
 
+/* Does the ELF file at path have a .debug_info section? */
+static bool has_debug_info(const char *path)
+{
+	int fd = open(path, O_RDONLY);
+	Elf *e = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	bool found = false;
+
+	if (e && elf_getshdrstrndx(e, &shstrndx) == 0)
+		while (!found && (scn = elf_nextscn(e, scn))) {
+			GElf_Shdr sh;
+			const char *name = gelf_getshdr(scn, &sh) ? elf_strptr(e, shstrndx, sh.sh_name) : NULL;
+			found = name && !strcmp(name, ".debug_info");
+		}
+	if (e)
+		elf_end(e);
+	if (fd >= 0)
+		close(fd);
+	return found;
+}
+
 /* The module's debug .ko: same relative path as in /lib/modules, under
- * /usr/lib/debug/lib/modules; else the installed .ko if it has DWARF. */
+ * /usr/lib/debug/lib/modules; else the installed .ko (it may have DWARF). */
 static char *module_debug_path(struct session *s, const char *module)
 {
 	char *ko = ksyms_module_path(s, module);
@@ -171,7 +223,7 @@ static char *module_debug_path(struct session *s, const char *module)
 	if (!rel)
 		return ko;
 	char *end = strstr(rel, ".ko");
-	dbg = xasprintf("/usr/lib/debug/lib/modules/%s%.*s.ko", s->kernel_release,
+	dbg = xasprintf("%s/lib/modules/%s%.*s.ko", dw_debug_root(), s->kernel_release,
 			(int)(end ? end - rel : (long)strlen(rel)), rel);
 	if (access(dbg, R_OK) == 0) {
 		free(ko);
@@ -191,11 +243,29 @@ struct dw_image *dw_module(struct session *s, const char *module, const char **w
 			return module_imgs.items[i];
 	free(last_why);
 	last_why = NULL;
+	elf_version(EV_CURRENT);
+	if (!debuginfo_path)
+		debuginfo_path = xasprintf(":.debug:%s", dw_debug_root());
 	path = module_debug_path(s, module);
 	if (!path) {
 		last_why = xasprintf("no module '%s' for kernel %s", module, s->kernel_release);
 		*why = last_why;
 		return NULL;
+	}
+	/* no DWARF installed: ask debuginfod by the module's build-id (here,
+	 * not in libdwfl, so that a terminal shows the download) */
+	const char *dwhy = "not asked";
+	if (!has_debug_info(path)) {
+		char *id = elf_file_build_id(path), *what = xasprintf("module %s", module);
+		char *got = id ? debuginfod_fetch(s, id, what, &dwhy) : NULL;
+		if (!id)
+			dwhy = "the module has no build-id";
+		if (got) {
+			free(path);
+			path = got;
+		}
+		free(id);
+		free(what);
 	}
 	Dwfl *dwfl = dwfl_begin(&offline_callbacks);
 	Dwfl_Module *mod = dwfl ? dwfl_report_offline(dwfl, module, path, -1) : NULL;
@@ -206,8 +276,8 @@ struct dw_image *dw_module(struct session *s, const char *module, const char **w
 		d = dwfl_module_getdwarf(mod, &bias);
 	}
 	if (!d) {
-		last_why = xasprintf("no debuginfo in %s for module '%s' (install linux-image-%s-dbg)",
-				     path, module, s->kernel_release);
+		last_why = xasprintf("no debuginfo in %s for module '%s' (install linux-image-%s-dbg;"
+				     " debuginfod: %s)", path, module, s->kernel_release, dwhy);
 		*why = last_why;
 		if (dwfl)
 			dwfl_end(dwfl);

@@ -4,6 +4,8 @@
  * release name, or by the build-id of a vmlinux in the kbuild tree under
  * /usr/lib/debug/.build-id). A module: its .ko under
  * /usr/lib/debug/lib/modules/REL/, relocated by libdwfl (a .ko is ET_REL).
+ * When none is installed, the debuginfod client is asked by build-id
+ * (debuginfod.h; the kernel's build-id is read from /boot/vmlinuz-REL).
  */
 #ifndef CSTAP_DWARF_DEBUGINFO_H
 #define CSTAP_DWARF_DEBUGINFO_H
@@ -21,6 +23,10 @@ struct dw_image {
 	Dwfl *dwfl;             /* modules only */
 	Dwfl_Module *mod;       /* modules only */
 };
+
+/* Where installed debuginfo is looked for: $CSTAP_DEBUGINFO_DIR, else
+ * /usr/lib/debug (the -dbg packages' vmlinux, System.map and .ko files). */
+const char *dw_debug_root(void);
 
 /* Cached per session; NULL with *why set when there is no debuginfo. */
 struct dw_image *dw_kernel(struct session *s, const char **why);

@@ -34,7 +34,7 @@ bool dw_pattern_parse(const char *text, struct dw_pattern *p)
 
 /* Declaring files print relative to the kernel source tree: "./x" -> "x",
  * "/build/.../linux-6.1.192/arch/x" -> "arch/x". */
-static char *source_relative(const char *f)
+char *dw_source_relative(const char *f)
 {
 	if (!f)
 		return xstrdup("");
@@ -50,7 +50,7 @@ static char *source_relative(const char *f)
 
 /* A file pattern matches the whole path, or its tail after a '/':
  * "read_write.c" and "fs/read_write.c" both match "fs/read_write.c". */
-static bool file_matches(const char *pat, const char *file)
+bool dw_file_matches(const char *pat, const char *file)
 {
 	size_t lp = strlen(pat), lf = strlen(file);
 
@@ -163,8 +163,8 @@ static void check_die(struct dw_image *img, const struct ksymtab *syms, const st
 	dwarf_decl_line(d, &line);
 	if (p->line && line != p->line)
 		return;
-	char *file = source_relative(dwarf_decl_file(d));
-	if ((p->file && !file_matches(p->file, file)) || blacklisted(img, syms, entry, sym)) {
+	char *file = dw_source_relative(dwarf_decl_file(d));
+	if ((p->file && !dw_file_matches(p->file, file)) || blacklisted(img, syms, entry, sym)) {
 		free(file);
 		return;
 	}
@@ -366,8 +366,8 @@ void dw_find_functions(struct dw_image *img, const struct ksymtab *syms,
 		while (dwarf_nextcu(img->dbg, off, &next, &hsize, NULL, NULL, NULL) == 0) {
 			Dwarf_Die cu;
 			if (dwarf_offdie(img->dbg, off + hsize, &cu)) {
-				char *n = source_relative(dwarf_diename(&cu));
-				if (!by_name || file_matches(p->file, n))
+				char *n = dw_source_relative(dwarf_diename(&cu));
+				if (!by_name || dw_file_matches(p->file, n))
 					scan_unit(img, syms, p, &cu, out);
 				free(n);
 			}

@@ -37,4 +37,9 @@ bool dw_pattern_parse(const char *text, struct dw_pattern *p);
 void dw_find_functions(struct dw_image *img, const struct ksymtab *syms,
 		       const struct dw_pattern *p, dw_funcvec *out);
 
+/* A declaring file as printed: relative to the kernel source tree. */
+char *dw_source_relative(const char *f);
+/* Does a file pattern match the file (whole path, or its tail after '/')? */
+bool dw_file_matches(const char *pat, const char *file);
+
 #endif

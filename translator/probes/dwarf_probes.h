@@ -10,9 +10,13 @@
 struct dw_probe_info {
 	struct derived_probe *dp;
 	struct dw_image *img;
-	Dwarf_Off die;          /* the function (subprogram) DIE */
+	Dwarf_Off die;          /* the function (subprogram) DIE; for an .inline
+	                           probe the DW_TAG_inlined_subroutine instance */
 	Dwarf_Addr entry;       /* DWARF address of the probe */
 	bool ret;               /* a .return probe */
+	Dwarf_Off scope;        /* statement and label probes: the innermost lexical
+	                           block of the function holding entry (callees
+	                           inlined there excluded), 0 if none (the function) */
 };
 
 /* The record of dp, or NULL if dp is not a DWARF probe. */

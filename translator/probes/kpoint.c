@@ -44,9 +44,6 @@ int kpoint_parse_suffix(struct session *s, struct probe_point *pp, int from, boo
 			suf->maxactive = (int)n;
 		} else if (dwarf && !strcmp(c->name, "exported") && !c->arg) {
 			suf->exported = true;
-		} else if (dwarf && !strcmp(c->name, "inline") && !c->arg) {
-			diag(s, E_NOT_SUPPORTED, c->pos, ".inline probes are not supported yet");
-			return -1;
 		} else {
 			return 0;
 		}

@@ -22,6 +22,21 @@ int kp_sites_count(const struct provider *prov)
 	return n;
 }
 
+void kp_sites_modules(strvec *out)
+{
+	for (int i = 0; i < sites.len; i++) {
+		const char *sym = sites.items[i]->symbol, *colon = sym ? strchr(sym, ':') : NULL;
+		if (!colon)
+			continue;
+		bool seen = false;
+		for (int j = 0; j < out->len && !seen; j++)
+			seen = strlen(out->items[j]) == (size_t)(colon - sym) &&
+			       !strncmp(out->items[j], sym, (size_t)(colon - sym));
+		if (!seen)
+			vec_push(out, xstrndup(sym, (size_t)(colon - sym)));
+	}
+}
+
 static void add_cstr(struct strbuf *out, const char *s)
 {
 	if (!s) {

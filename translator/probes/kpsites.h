@@ -23,6 +23,10 @@ void kp_site_add(const struct kp_site *site);
 /* Sites of one provider, for listings. */
 int kp_sites_count(const struct provider *prov);
 
+/* The modules the sites are in ("m" of "m:sym"), each once, appended to out:
+ * the QEMU guest loads them before the run. */
+void kp_sites_modules(strvec *out);
+
 /* The provider hooks, for a provider whose table is named stp_kp_<tag>. */
 void kp_emit_decls(struct session *s, const struct provider *prov, const char *tag, struct strbuf *out);
 void kp_emit_register(struct session *s, const struct provider *prov, const char *tag, struct strbuf *out);

@@ -1,8 +1,11 @@
 /* ksyms.c - load and query kernel / module symbol tables (see ksyms.h). */
 #include "ksyms.h"
 
+#include "dwarf_debuginfo.h"
+
 #include <ctype.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -142,6 +145,61 @@ static struct ksymtab *load_map(const char *path)
 	return finish(&v, path, NULL, sorted);
 }
 
+/* System.map's letter for an ELF symbol: functions and markers of
+ * executable sections are text (t/T/W), the rest data. */
+static char elf_sym_type(Elf *e, const GElf_Sym *sym)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = sym->st_shndx && sym->st_shndx < SHN_LORESERVE ? elf_getscn(e, sym->st_shndx) : NULL;
+	bool text = scn && gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR);
+	int bind = GELF_ST_BIND(sym->st_info);
+
+	if (bind == STB_WEAK)
+		return text ? 'W' : 'V';
+	if (text)
+		return bind == STB_GLOBAL ? 'T' : 't';
+	return bind == STB_GLOBAL ? 'D' : 'd';
+}
+
+/* The kernel's symbols from the .symtab of its vmlinux (when there is no
+ * System.map: debuginfo fetched from debuginfod). */
+static struct ksymtab *load_elf_syms(const char *path)
+{
+	int fd = open(path, O_RDONLY);
+	Elf_Scn *scn = NULL;
+	ksymvec v = { 0 };
+	struct ksymtab *t = NULL;
+
+	if (fd < 0)
+		return NULL;
+	elf_version(EV_CURRENT);
+	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	while (e && (scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB)
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		size_t n = d && sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
+		for (size_t i = 1; i < n; i++) {
+			GElf_Sym sym;
+			const char *name;
+			if (!gelf_getsym(d, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) == STT_FILE ||
+			    GELF_ST_TYPE(sym.st_info) == STT_SECTION || sym.st_shndx == SHN_UNDEF ||
+			    !(name = elf_strptr(e, sh.sh_link, sym.st_name)) || !*name)
+				continue;
+			add_sym(&v, sym.st_value, elf_sym_type(e, &sym), name);
+		}
+	}
+	if (v.len >= 1000)
+		t = finish(&v, path, NULL, false);
+	else
+		free(v.items);
+	if (e)
+		elf_end(e);
+	close(fd);
+	return t;
+}
+
 static bool is_running_release(const char *rel)
 {
 	struct utsname u;
@@ -158,7 +216,7 @@ const struct ksymtab *ksyms_kernel(struct session *s, const char **why)
 		if (is_running_release(rel))
 			kernel_tab = load_map("/proc/kallsyms");
 		if (!kernel_tab) {
-			p = xasprintf("/usr/lib/debug/boot/System.map-%s", rel);
+			p = xasprintf("%s/boot/System.map-%s", dw_debug_root(), rel);
 			kernel_tab = load_map(p);
 			free(p);
 		}
@@ -166,6 +224,11 @@ const struct ksymtab *ksyms_kernel(struct session *s, const char **why)
 			p = xasprintf("/boot/System.map-%s", rel);
 			kernel_tab = load_map(p);
 			free(p);
+		}
+		if (!kernel_tab) {   /* the symbols of the kernel's debuginfo (debuginfod) */
+			const struct dw_image *img = dw_kernel(s, NULL);
+			if (img)
+				kernel_tab = load_elf_syms(img->path);
 		}
 		if (!kernel_tab)
 			kernel_why = xasprintf("no symbol table for kernel %s (install linux-image-%s-dbg "
@@ -215,6 +278,41 @@ char *ksyms_module_path(struct session *s, const char *m)
 	}
 	fclose(f);
 	return found;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void ksyms_module_names(struct session *s, const char *pattern, strvec *out)
+{
+	char *dep = xasprintf("/lib/modules/%s/modules.dep", s->kernel_release);
+	FILE *f = fopen(dep, "r");
+	char line[4096];
+
+	free(dep);
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':');
+		if (!colon)
+			continue;
+		*colon = 0;
+		char *base = strrchr(line, '/');
+		base = base ? base + 1 : line;
+		char *dot = strstr(base, ".ko");
+		if (!dot)
+			continue;
+		*dot = 0;
+		for (char *c = base; *c; c++)
+			if (*c == '-')
+				*c = '_';
+		if (fnmatch(pattern, base, 0) == 0)
+			vec_push(out, xstrdup(base));
+	}
+	fclose(f);
+	qsort(out->items, (size_t)out->len, sizeof(char *), cmp_name);
 }
 
 /* Function symbols of an ELF relocatable (.ko). Addresses are made unique
@@ -287,7 +385,7 @@ const struct ksymtab *ksyms_module(struct session *s, const char *module, const 
 	if (path && strstr(path, ".ko") && strcmp(strstr(path, ".ko"), ".ko")) {
 		/* compressed: the -dbg package has the uncompressed one */
 		char *rel = strstr(path, "/kernel/");
-		char *dbg = xasprintf("/usr/lib/debug/lib/modules/%s%.*s.ko", s->kernel_release,
+		char *dbg = xasprintf("%s/lib/modules/%s%.*s.ko", dw_debug_root(), s->kernel_release,
 				      (int)(strstr(path, ".ko") - rel), rel);
 		t = load_ko(dbg, module);
 		free(dbg);

@@ -42,6 +42,10 @@ const struct ksymtab *ksyms_module(struct session *s, const char *module, const 
 /* The path of a module's .ko for the target kernel (modules.dep), or NULL. */
 char *ksyms_module_path(struct session *s, const char *module);
 
+/* The names of the target kernel's modules matching the fnmatch pattern
+ * (modules.dep; '-' written '_'), sorted, appended to out. */
+void ksyms_module_names(struct session *s, const char *pattern, strvec *out);
+
 /* A function symbol of the text section that kprobes can use? */
 bool ksym_is_func(const struct ksym *k);
 /* In a range or list the kernel refuses to probe (or frees after boot)? */

@@ -1,0 +1,281 @@
+/* dwarf_stmt.c - statements, labels and inlined instances (see .h). */
+#include "dwarf_stmt.h"
+
+#include <dwarf.h>
+#include <fnmatch.h>
+#include <gelf.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_line(const void *a, const void *b)
+{
+	const struct dw_line *x = a, *y = b;
+
+	return x->line - y->line;
+}
+
+struct rec { int line; Dwarf_Addr addr; bool stmt, owner, ours; };
+
+/* A line's statement: the lowest address where it is the first
+ * statement record (a later record at the same address, say of a callee
+ * inlined there, does not own it); a line with no statement record at all
+ * (a closing brace) takes its lowest address. This is what SystemTap
+ * lists. Lines of f's file before f's declaration (same-file callees
+ * inlined into f) are not f's. */
+void dw_function_lines(struct dw_image *img, const struct dw_func *f, int lo, int hi, bool fuzz,
+		       dw_linevec *out)
+{
+	Dwarf_Die fn, cu;
+	Dwarf_Lines *lines;
+	size_t n;
+	VEC(struct rec) recs = { 0 };
+	dw_linevec all = { 0 };
+	char *last_src = NULL;
+	bool last_ok = false;
+
+	if (!dwarf_offdie(img->dbg, f->die, &fn) || !dwarf_diecu(&fn, &cu, NULL, NULL) ||
+	    dwarf_getsrclines(&cu, &lines, &n) != 0)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		Dwarf_Line *l = dwarf_onesrcline(lines, i);
+		struct rec r = { 0 };
+		if (!l || dwarf_lineno(l, &r.line) || dwarf_lineaddr(l, &r.addr) ||
+		    dwarf_linebeginstatement(l, &r.stmt) || dwarf_haspc(&fn, r.addr) <= 0)
+			continue;
+		const char *src = dwarf_linesrc(l, NULL, NULL);
+		if (!src)
+			continue;
+		if (!last_src || strcmp(last_src, src)) {   /* runs of one file: compare once */
+			char *rel = dw_source_relative(src);
+			last_ok = !strcmp(rel, f->file);
+			free(rel);
+			free(last_src);
+			last_src = xstrdup(src);
+		}
+		r.ours = last_ok && r.line >= f->line;
+		r.owner = r.stmt;
+		for (int k = recs.len - 1; r.stmt && k >= 0 && recs.items[k].addr == r.addr; k--)
+			if (recs.items[k].stmt)
+				r.owner = false;
+		vec_push(&recs, r);
+	}
+	free(last_src);
+	for (int i = 0; i < recs.len; i++) {
+		struct rec *r = &recs.items[i];
+		if (!r->ours)
+			continue;
+		int k;
+		for (k = 0; k < all.len && all.items[k].line != r->line; k++)
+			;
+		if (k == all.len) {
+			struct dw_line dl = { r->line, ~(Dwarf_Addr)0 };
+			vec_push(&all, dl);
+		}
+	}
+	for (int k = 0; k < all.len; k++) {
+		Dwarf_Addr best = ~(Dwarf_Addr)0, any = ~(Dwarf_Addr)0;
+		bool has_stmt = false;
+		for (int i = 0; i < recs.len; i++) {
+			struct rec *r = &recs.items[i];
+			if (!r->ours || r->line != all.items[k].line)
+				continue;
+			has_stmt |= r->stmt;
+			if (r->owner && r->addr < best)
+				best = r->addr;
+			if (r->addr < any)
+				any = r->addr;
+		}
+		all.items[k].addr = has_stmt ? best : any;
+	}
+	int m = 0;
+	for (int k = 0; k < all.len; k++)
+		if (all.items[k].addr != ~(Dwarf_Addr)0)
+			all.items[m++] = all.items[k];
+	all.len = m;
+	if (all.len > 1)
+		qsort(all.items, all.len, sizeof(struct dw_line), cmp_line);
+	for (int k = 0; k < all.len; k++)
+		if (all.items[k].line >= lo && all.items[k].line <= hi)
+			vec_push(out, all.items[k]);
+	/* one line asked for that has records but owns no address (it shares
+	 * one with the line before it): that shared address */
+	if (fuzz && lo == hi && !out->len) {
+		struct dw_line dl = { lo, ~(Dwarf_Addr)0 };
+		for (int i = 0; i < recs.len; i++)
+			if (recs.items[i].ours && recs.items[i].line == lo && recs.items[i].addr < dl.addr)
+				dl.addr = recs.items[i].addr;
+		if (dl.addr != ~(Dwarf_Addr)0)
+			vec_push(out, dl);
+	}
+	free(recs.items);
+	free(all.items);
+}
+
+void dw_nearest_lines(struct dw_image *img, const struct dw_func *f, int line, int *before, int *after)
+{
+	dw_linevec all = { 0 };
+
+	*before = *after = 0;
+	dw_function_lines(img, f, 1, INT_MAX, false, &all);
+	for (int k = 0; k < all.len; k++) {
+		if (all.items[k].line < line)
+			*before = all.items[k].line;
+		else if (all.items[k].line > line && !*after)
+			*after = all.items[k].line;
+	}
+	free(all.items);
+}
+
+/* Labels under d (lexical blocks included, inlined callees not). */
+static void labels_under(Dwarf_Die *d, const char *pattern, dw_labelvec *out)
+{
+	Dwarf_Die c;
+
+	if (dwarf_child(d, &c) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&c);
+		if (tag == DW_TAG_label) {
+			const char *name = dwarf_diename(&c);
+			Dwarf_Addr a;
+			int line = 0;
+			if (!name || fnmatch(pattern, name, 0) || dwarf_lowpc(&c, &a) != 0)
+				continue;
+			dwarf_decl_line(&c, &line);
+			struct dw_label l = { xstrdup(name), line, a };
+			vec_push(out, l);
+		} else if (tag == DW_TAG_lexical_block) {
+			labels_under(&c, pattern, out);
+		}
+	} while (dwarf_siblingof(&c, &c) == 0);
+}
+
+void dw_function_labels(struct dw_image *img, const struct dw_func *f, const char *pattern,
+			dw_labelvec *out)
+{
+	Dwarf_Die fn;
+
+	if (dwarf_offdie(img->dbg, f->die, &fn))
+		labels_under(&fn, pattern, out);
+}
+
+/* The function symbol of a kernel table holding addr: the last one that
+ * starts at or before it. */
+static const struct ksym *kernel_holder(const struct ksymtab *t, uint64_t addr)
+{
+	size_t lo = 0, hi = t->n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (t->syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	while (lo > 0 && !ksym_is_func(&t->syms[lo - 1]))
+		lo--;
+	return lo ? &t->syms[lo - 1] : NULL;
+}
+
+bool dw_addr_symbol(struct dw_image *img, const struct ksymtab *syms, Dwarf_Addr addr,
+		    const char **sym, uint64_t *off)
+{
+	if (img->mod) {
+		GElf_Off o;
+		GElf_Sym s;
+		const char *n = dwfl_module_addrinfo(img->mod, addr + img->bias, &o, &s, NULL, NULL, NULL);
+		if (!n || GELF_ST_TYPE(s.st_info) != STT_FUNC)
+			return false;
+		*sym = n;
+		*off = o;
+		return true;
+	}
+	const struct ksym *k = syms ? kernel_holder(syms, addr) : NULL;
+	if (!k)
+		return false;
+	*sym = k->name;
+	*off = addr - k->addr;
+	return true;
+}
+
+static bool refused(struct dw_image *img, const struct ksymtab *syms, Dwarf_Addr a, const char *sym)
+{
+	if (!syms)
+		return false;
+	if (!img->mod)
+		return ksym_blacklisted(syms, kernel_holder(syms, a));
+	for (size_t i = 0; i < syms->n; i++)
+		if (!strcmp(syms->syms[i].name, sym))
+			return ksym_blacklisted(syms, &syms->syms[i]);
+	return false;
+}
+
+static void inlines_under(struct dw_image *img, const struct ksymtab *syms, const struct dw_pattern *p,
+			  Dwarf_Die *d, dw_funcvec *out)
+{
+	Dwarf_Die c;
+
+	if (dwarf_child(d, &c) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&c);
+		if (tag == DW_TAG_inlined_subroutine) {
+			const char *name = dwarf_diename(&c), *sym;
+			Dwarf_Addr a;
+			uint64_t off;
+			int line = 0;
+			if (name && !fnmatch(p->func, name, 0) && dwarf_entrypc(&c, &a) == 0 &&
+			    dwarf_decl_line(&c, &line) == 0 && (!p->line || line == p->line) &&
+			    dw_addr_symbol(img, syms, a, &sym, &off) && !strstr(sym, ".cold") &&
+			    !refused(img, syms, a, sym)) {
+				char *file = dw_source_relative(dwarf_decl_file(&c));
+				if (!p->file || dw_file_matches(p->file, file)) {
+					struct dw_func f = { .name = xstrdup(name), .file = file,
+							     .line = line, .addr = a, .symbol = xstrdup(sym),
+							     .die = dwarf_dieoffset(&c) };
+					vec_push(out, f);
+				} else {
+					free(file);
+				}
+			}
+		}
+		if (tag == DW_TAG_subprogram || tag == DW_TAG_lexical_block ||
+		    tag == DW_TAG_inlined_subroutine)
+			inlines_under(img, syms, p, &c, out);
+	} while (dwarf_siblingof(&c, &c) == 0);
+}
+
+static int cmp_inline(const void *a, const void *b)
+{
+	const struct dw_func *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	if (!c)
+		c = strcmp(x->file, y->file);
+	if (!c)
+		c = x->addr < y->addr ? -1 : x->addr > y->addr;
+	return c;
+}
+
+void dw_find_inlines(struct dw_image *img, const struct ksymtab *syms, const struct dw_pattern *p,
+		     dw_funcvec *out)
+{
+	bool by_name = p->file && !strstr(p->file, ".h");
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	int first = out->len;
+
+	while (dwarf_nextcu(img->dbg, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu;
+		if (dwarf_offdie(img->dbg, off + hsize, &cu)) {
+			char *n = dw_source_relative(dwarf_diename(&cu));
+			if (!by_name || dw_file_matches(p->file, n))
+				inlines_under(img, syms, p, &cu, out);
+			free(n);
+		}
+		off = next;
+	}
+	if (out->len - first > 1)
+		qsort(out->items + first, out->len - first, sizeof(struct dw_func), cmp_inline);
+}

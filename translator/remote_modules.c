@@ -1,0 +1,123 @@
+/* remote_modules.c - modules of the guest kernel to load at boot (-M):
+ * each one is found in /lib/modules/REL/modules.dep with its dependencies,
+ * copied into the guest at the same path, and insmod'ed by /init before
+ * the job(s) run, dependencies first.
+ */
+#include "remote_priv.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* "kernel/drivers/block/brd.ko" names module "brd"; '-' and '_' are the
+ * same in module names. */
+static bool names_module(const char *path, size_t len, const char *name)
+{
+	const char *base = path;
+
+	for (size_t i = 0; i < len; i++)
+		if (path[i] == '/')
+			base = path + i + 1;
+	size_t n = (size_t)(path + len - base);
+	const char *dot = memchr(base, '.', n);
+	if (dot)
+		n = (size_t)(dot - base);
+	if (strlen(name) != n)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		char a = base[i] == '-' ? '_' : base[i], b = name[i] == '-' ? '_' : name[i];
+		if (a != b)
+			return false;
+	}
+	return true;
+}
+
+static void add_unique(strvec *v, const char *p, size_t len)
+{
+	for (int i = 0; i < v->len; i++)
+		if (strlen(v->items[i]) == len && !strncmp(v->items[i], p, len))
+			return;
+	vec_push(v, xstrndup(p, len));
+}
+
+/* Append module `name`'s dependencies (in load order), then its own path,
+ * all relative to /lib/modules/REL, to `order`; -1 after a message. */
+static int add_module(const char *dep, const char *rel, const char *name, strvec *order)
+{
+	for (const char *l = dep; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		const char *colon = strchr(l, ':'), *eol = strchrnul(l, '\n');
+		if (!colon || colon > eol || !names_module(l, (size_t)(colon - l), name))
+			continue;
+		/* modules.dep lists the dependencies in reverse load order */
+		strvec deps = { 0 };
+		for (const char *p = colon + 1; p < eol;) {
+			p += strspn(p, " \t");
+			size_t n = strcspn(p, " \t\n");
+			if (n)
+				vec_push(&deps, xstrndup(p, n));
+			p += n;
+		}
+		for (int i = deps.len - 1; i >= 0; i--) {
+			add_unique(order, deps.items[i], strlen(deps.items[i]));
+			free(deps.items[i]);
+		}
+		free(deps.items);
+		add_unique(order, l, (size_t)(colon - l));
+		return 0;
+	}
+	vm_msg("no module '%s' in /lib/modules/%s/modules.dep", name, rel);
+	return -1;
+}
+
+char *vm_modules_prelude(struct vm_config *c)
+{
+	struct strbuf sb = STRBUF_INIT;
+	strvec order = { 0 };
+	char *dep = NULL;
+	int rc = 0;
+
+	if (!c->modules.len)
+		return xstrdup("");
+	/* c is the caller's copy of a config: extend a private files vector */
+	struct vm_file *files = xcalloc((size_t)c->files.len + 1, sizeof(*files));
+	memcpy(files, c->files.items, (size_t)c->files.len * sizeof(*files));
+	c->files.items = files;
+	c->files.cap = c->files.len + 1;
+	if (!c->release) {
+		vm_msg("loading modules needs a kernel release (-r)");
+		return NULL;
+	}
+	char *dep_path = xasprintf("/lib/modules/%s/modules.dep", c->release);
+	dep = read_file(dep_path, NULL);
+	if (!dep) {
+		vm_msg("cannot read %s: %s", dep_path, strerror(errno));
+		rc = -1;
+	}
+	for (int i = 0; rc == 0 && i < c->modules.len; i++)
+		rc = add_module(dep, c->release, c->modules.items[i], &order);
+	strbuf_addstr(&sb, "# modules of the guest kernel (-M), dependencies first\n");
+	for (int i = 0; rc == 0 && i < order.len; i++) {
+		const char *p = order.items[i];
+		size_t n = strlen(p);
+		if (n < 3 || strcmp(p + n - 3, ".ko")) {
+			vm_msg("%s: compressed modules are not supported", p);
+			rc = -1;
+			break;
+		}
+		char *path = xasprintf("/lib/modules/%s/%s", c->release, p);
+		struct vm_file f = { .host = path, .guest = path };
+		vec_push(&c->files, f);
+		strbuf_addf(&sb, "insmod %s || echo \"cstap-guest: cannot load %s\"\n", path, path);
+	}
+	for (int i = 0; i < order.len; i++)
+		free(order.items[i]);
+	free(order.items);
+	free(dep);
+	free(dep_path);
+	if (rc < 0) {
+		strbuf_release(&sb);
+		return NULL;
+	}
+	return strbuf_detach(&sb);
+}
