@@ -22,7 +22,7 @@ rel=$("$build/translator/stap-vm" --default-release 2>/dev/null)
 vmlinux=/usr/lib/debug/boot/vmlinux-$rel
 brd=$(ls /usr/lib/debug/lib/modules/"$rel"/kernel/drivers/block/brd.ko 2>/dev/null)
 deb=$(ls /var/cache/apt/archives/linux-image-"$rel"-dbg_*.deb 2>/dev/null | head -1)
-use_deb=${CSTAP_TEST_DEBUGINFOD_DEB:-0}
+use_deb=${CSTAP_TEST_DEBUGINFOD_DEB:-$([ -n "$deb" ] && echo 1 || echo 0)}
 if [ "$use_deb" = 1 ] && [ -z "$deb" ]; then
 	echo "SKIP: no linux-image-$rel-dbg .deb in /var/cache/apt/archives"; exit 77
 fi
