@@ -1352,7 +1352,11 @@ static void gen_globals(struct session *s, struct strbuf *out)
 
 static void gen_script_init(struct session *s, struct strbuf *out)
 {
+	char *kaslr = tvars_kaslr_init(s);
+
 	strbuf_addstr(out, "static int stp_script_init(void)\n{\n");
+	if (kaslr)
+		strbuf_addstr(out, kaslr);
 	for (int i = 0; i < s->globals.len; i++) {
 		struct sym *v = s->globals.items[i];
 		if (v->type == T_STATS && !v->is_array) {
