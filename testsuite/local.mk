@@ -13,6 +13,7 @@ check_SCRIPTS = translator/stap translator/stap-vm staprun/staprun staprun/stapi
 # make bench: passes 1-4 of the hello script, beside SystemTap 4.8 if installed
 bench: all
 	CSTAP_BUILD=$(abs_builddir) $(srcdir)/bench/passes.sh
+	CSTAP_BUILD=$(abs_builddir) $(srcdir)/bench/pass2-dwarf.sh
 .PHONY: bench
 
 # CUnit tests of pass 2 (resolution, type inference, probe points)
