@@ -316,8 +316,9 @@ static void resolve_expr(struct elab *el, struct expr *e)
 	case E_PERF:
 		diag(el->s, E_NOT_SUPPORTED, e->pos, "@perf counters are not supported yet");
 		return;
-	case E_AUTOCAST:
-		diag(el->s, E_NOT_SUPPORTED, e->pos, "'->' on an arbitrary expression (autocast) is not supported yet; use @cast");
+	case E_AUTOCAST:   /* typed by autocast_rewrite() */
+		resolve_expr(el, e->lhs);
+		resolve_chain(el, e);
 		return;
 	case E_STATOP:
 	case E_HIST:
@@ -1025,11 +1026,13 @@ int pass2_elaborate(struct session *s)
 	}
 
 	struct probe *last = NULL;
+	VEC(struct probe *) bodies = { 0 };
 	for (int i = 0; i < s->probes.len; i++) {
 		struct probe *p = s->probes.items[i]->probe;
 		if (p == last)
 			continue;
 		last = p;
+		vec_push(&bodies, p);
 		enter_probe(&el, p);
 		resolve_stmt(&el, p->body);
 	}
@@ -1040,7 +1043,8 @@ int pass2_elaborate(struct session *s)
 	}
 	if (s->errors)
 		return 1;
-	if (tvars_resolve(s))
+	autocast_rewrite(s, bodies.items, bodies.len);
+	if (s->errors || tvars_resolve(s))
 		return 1;
 
 	elide_unused_globals(s);

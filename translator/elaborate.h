@@ -10,6 +10,9 @@ int pass3_translate(struct session *s);  /* translate.c */
 int pass4_build(struct session *s);      /* build.c */
 int pass5_run(struct session *s);        /* run.c */
 
+/* pass 2: type `expr->field` from what expr carries (autocast.c) */
+void autocast_rewrite(struct session *s, struct probe **probes, int nprobes);
+
 /* -p1 / -p2 / -p3 output */
 void print_pass1(struct session *s);
 void print_pass2(struct session *s);

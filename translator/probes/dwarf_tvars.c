@@ -974,6 +974,11 @@ static bool resolve_one(struct rctx *r, const struct expr *e, bool addrof, struc
 			if (!img)
 				return fail(r, "no debuginfo for module '%s'%s%s", mod, why ? ": " : "", why ? why : "");
 		}
+		if (!e->chain.len && !e->suffix && !addrof) {
+			/* just the pointer: no debuginfo needed until it is followed */
+			tv->code = xstrdup("((int64_t)(@@P@@))");
+			return true;
+		}
 		if (!img)
 			return fail(r, "no kernel debuginfo");
 		struct rctx saved = *r;
