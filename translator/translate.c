@@ -686,6 +686,42 @@ static char *fill_placeholders(const char *code, char **idx, int nidx, const cha
 	return strbuf_detach(&sb);
 }
 
+/* The values a resolved target expression's code needs, in placeholder
+ * order: @cast's pointer (@@P@@) first, then the chain's [index] values. */
+struct tvar_ops {
+	char **vals;
+	int n;
+	const char *ptr;   /* @@P@@, or NULL */
+	char **idx;        /* @@I<n>@@ */
+	int nidx;
+};
+
+static void gen_tvar_ops(struct gen *g, struct expr *te, struct tvar_ops *o)
+{
+	VEC(struct expr *) ops = { 0 };
+
+	if (te->kind == E_CAST)
+		vec_push(&ops, te->lhs);
+	for (int i = 0; i < te->chain.len; i++)
+		if (te->chain.items[i]->kind == TS_INDEX)
+			vec_push(&ops, te->chain.items[i]->index);
+	o->vals = gen_list(g, ops.items, ops.len);
+	o->n = ops.len;
+	int skip = te->kind == E_CAST;
+	o->ptr = skip ? o->vals[0] : NULL;
+	o->idx = o->vals + skip;
+	o->nidx = ops.len - skip;
+	free(ops.items);
+}
+
+/* c->last_stmt for a read fault in te: "identifier '$x'", "operator '@cast'" */
+static void tvar_near(struct gen *g, const struct expr *te)
+{
+	emit(g, "c->last_stmt = %s;", near(te->kind == E_TARGET ? "identifier" : "operator",
+					   te->kind == E_TARGET ? te->name : te->kind == E_CAST ? "@cast" : "@var",
+					   te->pos));
+}
+
 /* $x = v, $p->f += v, $x++ ... (guru mode, checked in pass 2): read the
  * current value if the operator needs it, then store into the value's
  * home, memory or the probe's saved registers. */
@@ -693,36 +729,28 @@ static char *gen_tvar_write(struct gen *g, struct expr *lhs, const char *op, str
 			    bool post, struct srcpos pos)
 {
 	const struct tvar *tv = tvar_find(g->dp, lhs);
-	VEC(struct expr *) ops = { 0 };
+	struct tvar_ops o;
 	char *rv = NULL;
 
 	if (!tv || tv->kind != TV_VALUE || tv->at_entry || (!tv->addr && tv->reg < 0)) {
 		diag(g->s, E_TARGET_VAR, lhs->pos, "this target expression cannot be written (a value saved at entry, a pretty-printed one, or one without a home)");
 		return xstrdup("0");
 	}
-	if (lhs->kind == E_CAST)
-		vec_push(&ops, lhs->lhs);
-	for (int i = 0; i < lhs->chain.len; i++)
-		if (lhs->chain.items[i]->kind == TS_INDEX)
-			vec_push(&ops, lhs->chain.items[i]->index);
-	char **vals = gen_list(g, ops.items, ops.len);
-	int skip = lhs->kind == E_CAST;
-	for (int i = 0; i < ops.len; i++)
-		if (!is_literal(ops.items[i]))
-			vals[i] = spill(g, vals[i], T_LONG);
+	gen_tvar_ops(g, lhs, &o);
+	for (int i = 0; i < o.n; i++)   /* safe from the right-hand side's statements */
+		o.vals[i] = spill(g, o.vals[i], T_LONG);
+	o.ptr = lhs->kind == E_CAST ? o.vals[0] : NULL;
+	o.idx = o.vals + (lhs->kind == E_CAST);
 	if (rhs) {
 		char *side = gen_aside(g, rhs, &rv);
 		strbuf_addstr(g->out, side);
 	}
-	emit(g, "c->last_stmt = %s;", near(lhs->kind == E_TARGET ? "identifier" : "operator",
-					   lhs->kind == E_TARGET ? lhs->name : lhs->kind == E_CAST ? "@cast" : "@var",
-					   lhs->pos));
+	tvar_near(g, lhs);
 	char *res = temp(g, T_LONG);
 	char *cur = NULL;
 	if (strcmp(op, "=")) {
 		cur = temp(g, T_LONG);
-		char *code = fill_placeholders(tv->code, vals + skip, ops.len - skip, skip ? vals[0] : NULL, NULL);
-		emit(g, "%s = %s;", cur, code);
+		emit(g, "%s = %s;", cur, fill_placeholders(tv->code, o.idx, o.nidx, o.ptr, NULL));
 		check_error(g);
 	}
 	char *ret = res;
@@ -736,8 +764,8 @@ static char *gen_tvar_write(struct gen *g, struct expr *lhs, const char *op, str
 		gen_compound(g, res, cur, xstrndup(op, strlen(op) - 1), rv, pos);
 	}
 	if (tv->addr) {
-		char *addr = fill_placeholders(tv->addr, vals + skip, ops.len - skip, skip ? vals[0] : NULL, NULL);
-		emit(g, "stp_kwrite(c, %s, %d, (u64)%s);", addr, tv->size > 0 ? tv->size : 8, res);
+		emit(g, "stp_kwrite(c, %s, %d, (u64)%s);", fill_placeholders(tv->addr, o.idx, o.nidx, o.ptr, NULL),
+		     tv->size > 0 ? tv->size : 8, res);
 	} else {
 		emit(g, "{ unsigned long *r_ = stp_dwarf_reg_slot(c, %d); if (r_) *r_ = (unsigned long)%s; }",
 		     tv->reg, res);
@@ -750,7 +778,7 @@ static char *gen_tvar(struct gen *g, struct expr *e)
 {
 	struct expr *te = e->kind == E_ADDROF ? e->lhs : e;
 	const struct tvar *tv = tvar_find(g->dp, e);
-	VEC(struct expr *) ops = { 0 };
+	struct tvar_ops o;
 
 	if (!tv) {
 		diag(g->s, T_INTERNAL, e->pos, "target expression not resolved for this probe");
@@ -758,19 +786,11 @@ static char *gen_tvar(struct gen *g, struct expr *e)
 	}
 	if (tv->at_entry && !g->in_entry)
 		return entry_slot(g, e);
-	if (te->kind == E_CAST)
-		vec_push(&ops, te->lhs);
-	for (int i = 0; i < te->chain.len; i++)
-		if (te->chain.items[i]->kind == TS_INDEX)
-			vec_push(&ops, te->chain.items[i]->index);
-	char **vals = gen_list(g, ops.items, ops.len);
-	int skip = te->kind == E_CAST;
-	const char *what = te->kind == E_TARGET ? "identifier" : "operator";
-	const char *name = te->kind == E_TARGET ? te->name : te->kind == E_CAST ? "@cast" : "@var";
-	emit(g, "c->last_stmt = %s;", near(what, name, te->pos));
+	gen_tvar_ops(g, te, &o);
+	tvar_near(g, te);
 	if (tv->kind == TV_PRETTY) {
 		char *t = temp(g, T_STRING);
-		char *code = fill_placeholders(tv->code, vals + skip, ops.len - skip, skip ? vals[0] : NULL, t);
+		char *code = fill_placeholders(tv->code, o.idx, o.nidx, o.ptr, t);
 		emit(g, "%s[0] = '\\0';", t);
 		emit(g, "{");
 		strbuf_addstr(g->out, code);
@@ -780,7 +800,7 @@ static char *gen_tvar(struct gen *g, struct expr *e)
 		return t;
 	}
 	char *t = temp(g, T_LONG);
-	char *code = fill_placeholders(tv->code, vals + skip, ops.len - skip, skip ? vals[0] : NULL, NULL);
+	char *code = fill_placeholders(tv->code, o.idx, o.nidx, o.ptr, NULL);
 	emit(g, "%s = %s;", t, code);
 	free(code);
 	check_error(g);
