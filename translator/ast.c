@@ -65,3 +65,57 @@ struct srcfile *srcfile_read(const char *path)
 	}
 	return srcfile_new(path, text, len);
 }
+
+/* Copies of trees, for probe aliases: each expansion of an alias gets its
+ * own prologue and body, since pass 2 annotates nodes (symbols, types). */
+#define CLONE_VEC(dst, src, fn) do { \
+	(dst).items = NULL; (dst).len = (dst).cap = 0; \
+	for (int i_ = 0; i_ < (src).len; i_++) \
+		vec_push(&(dst), fn((src).items[i_])); \
+} while (0)
+
+static struct target_step *step_clone(const struct target_step *s)
+{
+	struct target_step *c = xmalloc(sizeof(*c));
+
+	*c = *s;
+	c->index = expr_clone(s->index);
+	return c;
+}
+
+struct expr *expr_clone(const struct expr *e)
+{
+	struct expr *c;
+
+	if (!e)
+		return NULL;
+	c = xmalloc(sizeof(*c));
+	*c = *e;
+	c->lhs = expr_clone(e->lhs);
+	c->rhs = expr_clone(e->rhs);
+	CLONE_VEC(c->args, e->args, expr_clone);
+	CLONE_VEC(c->chain, e->chain, step_clone);
+	return c;
+}
+
+struct stmt *stmt_clone(const struct stmt *st)
+{
+	struct stmt *c;
+
+	if (!st)
+		return NULL;
+	c = xmalloc(sizeof(*c));
+	*c = *st;
+	CLONE_VEC(c->stmts, st->stmts, stmt_clone);
+	c->expr = expr_clone(st->expr);
+	c->body = stmt_clone(st->body);
+	c->els = stmt_clone(st->els);
+	c->init = expr_clone(st->init);
+	c->step = expr_clone(st->step);
+	CLONE_VEC(c->keys, st->keys, expr_clone);
+	c->value = expr_clone(st->value);
+	c->array = expr_clone(st->array);
+	c->limit = expr_clone(st->limit);
+	c->catch_var = expr_clone(st->catch_var);
+	return c;
+}

@@ -288,5 +288,8 @@ void unparse_probe_point(struct strbuf *out, const struct probe_point *pp);
 /* constructors (ast.c) */
 struct expr *expr_new(enum expr_kind kind, struct srcpos pos);
 struct stmt *stmt_new(enum stmt_kind kind, struct srcpos pos);
+/* deep copies of a tree (before pass 2 annotates it) */
+struct expr *expr_clone(const struct expr *e);
+struct stmt *stmt_clone(const struct stmt *st);
 
 #endif

@@ -826,9 +826,12 @@ static void add_user_script(struct session *s, struct script *sc)
 	}
 }
 
-/* Offer a probe point to each provider in turn. */
-static void derive_point(struct session *s, struct probe *p, struct probe_point *pp)
+/* A probe point names an alias (expanded into new probes), or is offered
+ * to each provider in turn. */
+static void derive_point(struct session *s, struct probe *p, struct probe_point *pp, int depth)
 {
+	if (alias_expand(s, p, pp, depth, derive_point))
+		return;
 	for (int i = 0; providers[i]; i++) {
 		int r = providers[i]->derive(s, p, pp);
 		if (r)
@@ -851,7 +854,7 @@ static void derive_probes(struct session *s, struct script *sc)
 			if (p->points.items[j]->cond)
 				diag(s, E_NOT_SUPPORTED, p->points.items[j]->cond->pos,
 				     "conditional probes (if) are not supported yet");
-			derive_point(s, p, p->points.items[j]);
+			derive_point(s, p, p->points.items[j], 0);
 		}
 	}
 }

@@ -10,6 +10,11 @@ int pass3_translate(struct session *s);  /* translate.c */
 int pass4_build(struct session *s);      /* build.c */
 int pass5_run(struct session *s);        /* run.c */
 
+/* pass 2: expand a probe point naming a probe alias (alias.c); 1 if it
+ * did, 0 if pp names no alias, -1 after an error */
+int alias_expand(struct session *s, struct probe *user, struct probe_point *pp, int depth,
+		 void (*derive)(struct session *, struct probe *, struct probe_point *, int));
+
 /* pass 2: type `expr->field` from what expr carries (autocast.c) */
 void autocast_rewrite(struct session *s, struct probe **probes, int nprobes);
 

@@ -17,7 +17,7 @@ translator_stap_vm_SOURCES = translator/stap_vm_main.c translator/util.c transla
 translator_stap_vm_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/translator
 
 STAP_PASS_SOURCES = translator/options.c translator/options.h translator/library.c \
-	translator/elaborate.c translator/elaborate.h translator/autocast.c translator/translate.c translator/translate.h \
+	translator/elaborate.c translator/elaborate.h translator/autocast.c translator/alias.c translator/translate.c translator/translate.h \
 	translator/build.c translator/run.c translator/spawn.c translator/spawn.h translator/dump.c \
 	translator/probes/provider.h translator/probes/providers.c translator/probes/begin_end.c \
 	translator/probes/timer.c translator/recipe.c translator/recipe.h \

@@ -1,0 +1,137 @@
+/* alias.c - pass 2: probe aliases.
+ *
+ *   probe vfs.read = kernel.function("vfs_read") { file = $file }   (prologue)
+ *   probe vfs.read += kernel.function("vfs_read") { n++ }           (epilogue)
+ *
+ * A probe point that names an alias (with wildcards per component, as
+ * `syscall.*`) becomes a new probe on the alias's own points, whose body is
+ * the prologue followed by the user's body (or the body followed by the
+ * epilogue). Each expansion gets its own copy of both, since pass 2
+ * annotates the tree. When no alias has exactly the point's components, one
+ * whose name is a prefix of them matches too, and the rest of the point is
+ * appended to the alias's points (`syscall.read.maxactive(10)`).
+ */
+#include <fnmatch.h>
+#include <string.h>
+
+#include "diag.h"
+#include "elaborate.h"
+#include "session.h"
+
+static bool comp_matches(const struct pp_comp *user, const struct pp_comp *alias)
+{
+	if (fnmatch(user->name, alias->name, 0) != 0)
+		return false;
+	if (!user->arg && !alias->arg)
+		return true;
+	if (!user->arg || !alias->arg || user->arg->kind != alias->arg->kind)
+		return false;
+	if (user->arg->kind == E_NUM)
+		return user->arg->num == alias->arg->num;
+	if (user->arg->kind == E_STR)
+		return fnmatch(user->arg->str, alias->arg->str, 0) == 0;
+	return false;
+}
+
+/* Components of pp that name matches: its length, or -1. */
+static int match_name(const struct probe_point *name, const struct probe_point *pp)
+{
+	if (pp->comps.len < name->comps.len)
+		return -1;
+	for (int i = 0; i < name->comps.len; i++)
+		if (!comp_matches(pp->comps.items[i], name->comps.items[i]))
+			return -1;
+	return name->comps.len;
+}
+
+/* The alias's points with the user's extra components appended. */
+static struct probe_point *target_point(const struct probe_point *t, const struct probe_point *pp, int used)
+{
+	struct probe_point *c = xcalloc(1, sizeof(*c));
+
+	*c = *t;
+	c->comps.items = NULL;
+	c->comps.len = c->comps.cap = 0;
+	for (int i = 0; i < t->comps.len; i++)
+		vec_push(&c->comps, t->comps.items[i]);
+	for (int i = used; i < pp->comps.len; i++)
+		vec_push(&c->comps, pp->comps.items[i]);
+	c->optional = t->optional || pp->optional;
+	c->sufficient = t->sufficient || pp->sufficient;
+	c->cond = t->cond ? t->cond : pp->cond;
+	return c;
+}
+
+/* { prologue; body } or { body; epilogue } */
+static struct stmt *combined_body(const struct probe *alias, const struct probe *user)
+{
+	struct stmt *b = stmt_new(S_BLOCK, user->pos);
+
+	if (!alias->alias_epilogue)
+		vec_push(&b->stmts, stmt_clone(alias->body));
+	vec_push(&b->stmts, stmt_clone(user->body));
+	if (alias->alias_epilogue)
+		vec_push(&b->stmts, stmt_clone(alias->body));
+	if (alias->epilogue)
+		vec_push(&b->stmts, stmt_clone(alias->epilogue));
+	return b;
+}
+
+typedef VEC(struct probe *) probevec;
+
+static void all_aliases(struct session *s, probevec *out)
+{
+	struct script *sc[1 + s->user_more.len];
+
+	sc[0] = s->user;
+	for (int i = 0; i < s->user_more.len; i++)
+		sc[1 + i] = s->user_more.items[i];
+	for (int k = 0; k < 1 + s->user_more.len; k++)
+		for (int i = 0; i < sc[k]->probes.len; i++)
+			if (sc[k]->probes.items[i]->is_alias)
+				vec_push(out, sc[k]->probes.items[i]);
+	for (int k = 0; k < s->library.len; k++)
+		for (int i = 0; i < s->library.items[k]->probes.len; i++)
+			if (s->library.items[k]->probes.items[i]->is_alias)
+				vec_push(out, s->library.items[k]->probes.items[i]);
+}
+
+int alias_expand(struct session *s, struct probe *user, struct probe_point *pp, int depth,
+		 void (*derive)(struct session *, struct probe *, struct probe_point *, int))
+{
+	static probevec aliases;
+	static bool listed;
+	int found = 0;
+
+	if (!listed) {
+		all_aliases(s, &aliases);
+		listed = true;
+	}
+	for (int exact = 1; exact >= 0 && !found; exact--) {
+		for (int i = 0; i < aliases.len; i++) {
+			struct probe *a = aliases.items[i];
+			for (int j = 0; j < a->alias_names.len; j++) {
+				struct probe_point *name = a->alias_names.items[j];
+				int used = match_name(name, pp);
+				if (used < 0 || (exact && used != pp->comps.len))
+					continue;
+				if (a->is_private && a->file != user->file)
+					continue;
+				if (depth > 16) {
+					diag(s, E_RECURSIVE_ALIAS, pp->pos, "probe alias expands to itself (or nests too deep)");
+					return -1;
+				}
+				struct probe *np = xcalloc(1, sizeof(*np));
+				np->pos = user->pos;
+				np->file = user->file;
+				np->body = combined_body(a, user);
+				for (int k = 0; k < a->points.len; k++)
+					vec_push(&np->points, target_point(a->points.items[k], pp, used));
+				for (int k = 0; k < np->points.len; k++)
+					derive(s, np, np->points.items[k], depth + 1);
+				found++;
+			}
+		}
+	}
+	return found > 0;
+}
