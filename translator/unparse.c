@@ -82,10 +82,8 @@ static void put_chain(struct strbuf *out, const struct expr *e)
 			strbuf_addch(out, ']');
 		}
 	}
-	if (e->suffix) {
-		strbuf_addstr(out, "->");
+	if (e->suffix)   /* $x$, $p->f$$, $a[1]$, @cast(...)$ */
 		strbuf_addstr(out, e->suffix);
-	}
 }
 
 void unparse_expr(struct strbuf *out, const struct expr *e)
