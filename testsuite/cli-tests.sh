@@ -44,6 +44,17 @@ else
 	bad "-p1 round trip" "$(cat p1.err p1.stp p1b.stp)"
 fi
 
+# options after the script file are options, as SystemTap's getopt permutes them
+# (`stap x.stp -c CMD`); only the words after the file that are not options are
+# script arguments
+printf 'probe begin { println(@1) }\n' > after.stp
+out=$("$STAP" -p2 after.stp -v word 2>&1)
+if grep -q '^Pass 1:' <<< "$out" && grep -q '"word"' <<< "$out"; then
+	ok "options after the script file"
+else
+	bad "options after the script file" "$out"
+fi
+
 script2='global n = 3; function f:string(x:long) { return sprint(x * 2) }
 probe begin { for (i = 0; i < n; i++) { a[i] = f(i) } foreach (k- in a limit 2) printf("%d %s\n", k, a[k]); exit() }
 probe timer.ms(100) { n++ }
