@@ -542,6 +542,10 @@ static char *gen_call(struct gen *g, struct expr *e)
 
 static char *gen_ternary(struct gen *g, struct expr *e)
 {
+	int live = tvars_static_cond(g->dp, e->args.items[0]);
+
+	if (live >= 0)   /* @defined($x) ? $x : 0 */
+		return gen_expr(g, e->args.items[live ? 1 : 2]);
 	char *cond = gen_expr(g, e->args.items[0]);
 	char *a, *b;
 	char *sa = gen_aside(g, e->args.items[1], &a);
@@ -1126,6 +1130,17 @@ static void gen_stmt(struct gen *g, struct stmt *st)
 		break;
 	}
 	case S_IF: {
+		int live = tvars_static_cond(g->dp, st->expr);
+		if (live >= 0) {   /* if (@defined($x)): the live branch only */
+			if (live ? st->body : st->els) {
+				emit(g, "{");
+				g->indent++;
+				gen_block(g, live ? st->body : st->els);
+				g->indent--;
+				emit(g, "}");
+			}
+			break;
+		}
 		char *cond = gen_expr(g, st->expr);
 		emit(g, "if (%s) {", cond);
 		g->indent++;

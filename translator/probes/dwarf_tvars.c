@@ -1033,10 +1033,33 @@ struct walk {
 
 static void walk_expr(struct walk *w, const struct expr *e);
 
+int tvars_static_cond(const struct derived_probe *dp, const struct expr *cond)
+{
+	bool neg = false;
+	const struct tvar *tv;
+
+	while (cond && cond->kind == E_UNARY && !strcmp(cond->op, "!")) {
+		neg = !neg;
+		cond = cond->lhs;
+	}
+	if (!cond || cond->kind != E_DEFINED || !(tv = tvar_find(dp, cond)))
+		return -1;
+	return tv->defined != neg;
+}
+
 static void walk_stmt(struct walk *w, const struct stmt *st)
 {
 	if (!st)
 		return;
+	if (st->kind == S_IF) {   /* if (@defined($x)) ...: only the live branch */
+		walk_expr(w, st->expr);
+		int live = tvars_static_cond(w->r->dp, st->expr);
+		if (live != 0)
+			walk_stmt(w, st->body);
+		if (live != 1)
+			walk_stmt(w, st->els);
+		return;
+	}
 	for (int i = 0; i < st->stmts.len; i++)
 		walk_stmt(w, st->stmts.items[i]);
 	walk_expr(w, st->expr);
@@ -1134,6 +1157,15 @@ static void walk_expr(struct walk *w, const struct expr *e)
 		vec_push(&all, tv);
 		w->failed = saved;
 		walk_expr(w, e->args.items[tv->defined ? 0 : 1]);
+		return;
+	}
+	case E_TERNARY: {   /* @defined($x) ? $x : 0: only the live branch */
+		walk_expr(w, e->args.items[0]);
+		int live = tvars_static_cond(w->r->dp, e->args.items[0]);
+		if (live != 0)
+			walk_expr(w, e->args.items[1]);
+		if (live != 1)
+			walk_expr(w, e->args.items[2]);
 		return;
 	}
 	case E_ENTRY:

@@ -46,6 +46,9 @@ const struct tvar *tvar_find(const struct derived_probe *dp, const struct expr *
 /* Does the body of this script probe use anything resolved per derived
  * probe (then pass 3 gives every derived probe a body of its own)? */
 bool tvars_per_probe(const struct probe *p);
+/* A condition decided by @defined in dp: 1 true, 0 false, -1 not constant.
+ * Pass 2 resolves, and pass 3 generates, only the live branch. */
+int tvars_static_cond(const struct derived_probe *dp, const struct expr *cond);
 /* C statements that set stp_kaslr_offset (for DW_OP_addr), or NULL. */
 char *tvars_kaslr_init(struct session *s);
 
