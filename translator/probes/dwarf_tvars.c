@@ -462,7 +462,6 @@ static bool load(struct rctx *r, struct loc *l, char **out)
 		if (l->kind != L_ADDR || l->bit_off + l->bit_size > 64)
 			return fail(r, "unsupported bitfield");
 		char *v = xasprintf("((int64_t)(stp_kread(c, %s, %d) >> %d))", l->c, rd, l->bit_off);
-		*out = fit(v, 0, false);
 		if (sign)
 			*out = xasprintf("stp_sext(%s, %d)", v, l->bit_size);
 		else
@@ -828,7 +827,6 @@ static bool find_type(struct dw_image *img, const char *name, Dwarf_Die *out)
 	while (*n == ' ')
 		n++;
 	size_t len = strcspn(n, " *");
-	bool ptr = strchr(n, '*') != NULL;
 	Dwarf_CU *cu = NULL;
 	Dwarf_Die cudie, d;
 	Dwarf_Off found = 0;
@@ -851,7 +849,6 @@ static bool find_type(struct dw_image *img, const char *name, Dwarf_Die *out)
 	}
 	struct type_hit h = { img, xstrdup(name), found };
 	vec_push(&type_cache, h);
-	(void)ptr;
 	return found && dwarf_offdie(img->dbg, found, out);
 }
 
