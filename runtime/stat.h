@@ -135,6 +135,14 @@ static inline int64_t stp_stat_variance(const struct stp_stat *st, const struct 
 	return v >> (2 * d->shift);
 }
 
+/* Buckets a script can index or iterate: SystemTap numbers log buckets
+ * 0..127 (our last one, 2^63 and up, no 64-bit value reaches), linear ones
+ * underflow, regular buckets, overflow. */
+static inline int stp_hist_nbuckets(const struct stp_stat_desc *d)
+{
+	return d->hist == STP_HIST_LOG ? STP_HIST_LOG_BUCKETS - 1 : d->nbuckets;
+}
+
 /* ---- histogram printing --------------------------------------------------- */
 
 /* Label of bucket b ("<lo" and ">hi" for linear under/overflow). */

@@ -314,6 +314,20 @@ static char *gen_statop(struct gen *g, struct expr *e)
 	return xasprintf("%s->%s", st, op);
 }
 
+/* @hist_log(s)[i] / @hist_linear(s, ...)[i]: the count of bucket i, an
+ * error outside SystemTap's bucket numbers. */
+static char *gen_hist_index(struct gen *g, struct expr *e)
+{
+	struct expr *h = e->lhs;
+	char *i = temp(g, T_LONG);
+
+	emit(g, "%s = %s;", i, gen_expr(g, e->args.items[0]));
+	char *st = gen_stat_record(g, h->lhs);
+	emit_fail(g, xasprintf("%s < 0 || %s >= stp_hist_nbuckets(&%s_desc)", i, i, global_cname(h->lhs->sym)),
+		  "\"histogram index out of range\"", near("operator", xasprintf("@%s", h->name), h->pos));
+	return xasprintf("%s->buckets[%s]", st, i);
+}
+
 /* Assignment family on a scalar or array element: lhs OP= rhs, ++, --. */
 static char *gen_update(struct gen *g, struct expr *lhs, const char *op, struct expr *rhs,
 			bool post, struct srcpos pos)
@@ -567,6 +581,8 @@ static char *gen_expr(struct gen *g, struct expr *e)
 	case E_VAR:
 		return sym_ref(g, e->sym);
 	case E_INDEX: {
+		if (!e->name)
+			return gen_hist_index(g, e);
 		char *keys = gen_keys(g, e->args.items, e->args.len);
 		return xasprintf("stp_map_get_%s(%s, %s)", e->type == T_STRING ? "str" : "long",
 				 global_cname(e->sym), keys);
@@ -787,12 +803,52 @@ static void gen_loop(struct gen *g, struct stmt *st)
 	emit(g, "brk_%d: __attribute__((unused));", l);
 }
 
+/* foreach (b in @hist_log(s)): every bucket number in order, empty ones
+ * too, as SystemTap 4.8 does (it ignores a sort direction here). */
+static void gen_foreach_hist(struct gen *g, struct stmt *st)
+{
+	struct sym *a = st->array->sym;
+	int l = new_label(g);
+	char *lim = NULL;
+	char *b = temp(g, T_LONG);
+
+	if (st->limit) {
+		lim = temp(g, T_LONG);
+		emit(g, "%s = %s;", lim, gen_expr(g, st->limit));
+	}
+	emit(g, "for (%s = 0; %s < stp_hist_nbuckets(&%s_desc); %s++) {", b, b, global_cname(a), b);
+	g->indent++;
+	if (!has_statements(st->body))
+		gen_action_check(g, st);
+	if (lim) {
+		emit(g, "if (%s >= %s)", b, lim);
+		emit(g, "\tbreak;");
+	}
+	emit(g, "%s = %s;", sym_ref(g, st->keys.items[0]->sym), b);
+	vec_push(&g->loops, l);
+	emit(g, "{");
+	g->indent++;
+	gen_block(g, st->body);
+	g->indent--;
+	emit(g, "}");
+	g->loops.len--;
+	emit(g, "cont_%d: __attribute__((unused));", l);
+	g->indent--;
+	emit(g, "}");
+	emit(g, "brk_%d: __attribute__((unused));", l);
+}
+
 static void gen_foreach(struct gen *g, struct stmt *st)
 {
 	struct sym *a = st->array->sym;
 	char *m = global_cname(a);
 	int l = new_label(g);
 	char *lim = NULL, *cnt = NULL;
+
+	if (st->array->kind == E_HIST) {
+		gen_foreach_hist(g, st);
+		return;
+	}
 
 	if (a->type == T_STATS) {   /* walk the merge of every CPU's map */
 		emit_fail(g, xasprintf("stp_pmap_aggregate(%s) < 0", m), "\"Array overflow, check MAXMAPENTRIES\"",
@@ -1238,6 +1294,8 @@ static void use_stmt(struct session *s, struct usage *u, struct stmt *st)
 	if (st->kind == S_FOREACH && st->array) {
 		/* sorting reorders the map; aggregates are merged first */
 		mark(u, st->array->sym, st->sort_dir != 0 || (st->array->sym && st->array->sym->type == T_STATS));
+		if (st->array->kind == E_HIST)
+			use_expr(s, u, st->array, false);
 		for (int i = 0; i < st->keys.len; i++)
 			use_expr(s, u, st->keys.items[i], true);
 		use_expr(s, u, st->value, true);
