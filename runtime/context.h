@@ -2,7 +2,8 @@
 /*
  * cstap runtime: per-CPU probe contexts. A probe handler takes its CPU's
  * context for the duration of the body (frames for locals, print buffer,
- * error state) with preemption disabled, so no two handlers share one.
+ * error state) with interrupts disabled (begin/end/error probes, which run
+ * in stapio's process: preemption only), so no two handlers share one.
  */
 #ifndef STP_CONTEXT_H
 #define STP_CONTEXT_H
@@ -24,6 +25,8 @@ struct stp_probe {		/* one per probe body, const, generated */
 	int index;
 };
 
+#include "timing.h"		/* -t; its report needs struct stp_probe */
+
 struct stp_context {
 	atomic_t busy;			/* reentrancy guard */
 	const struct stp_probe *probe;
@@ -36,6 +39,8 @@ struct stp_context {
 	char *frames;			/* (MAXNESTING + 1) * STP_FRAME_SIZE bytes */
 	char *pbuf;			/* STP_PRINT_BUF_SIZE bytes */
 	size_t plen;
+	cycles_t t_start;		/* -t: when the body started */
+	unsigned long irqflags;		/* saved by stp_probe_enter */
 };
 
 /* STP_FRAME_SIZE is defined by the generated code before any use. */
@@ -64,6 +69,7 @@ static void stp_contexts_free(void)
 	}
 	kfree(stp_contexts);
 	stp_contexts = NULL;
+	stp_timing_free();
 }
 
 /* One context per possible CPU, frames of frame_size bytes each level. */
@@ -85,6 +91,8 @@ static int stp_contexts_alloc(size_t frame_size)
 		if (!c->frames || !c->pbuf)
 			goto nomem;
 	}
+	if (stp_timing_alloc())
+		goto nomem;
 	return 0;
 nomem:
 	stp_contexts_free();
@@ -114,8 +122,15 @@ static inline bool stp_kind_allowed(int kind, int state)
 static __maybe_unused struct stp_context *stp_probe_enter(const struct stp_probe *p)
 {
 	struct stp_context *c;
+	unsigned long flags = 0;
 
-	preempt_disable();
+	/* Probes other than begin/end/error run with interrupts off, as in
+	 * SystemTap: a timer probe waits for the handler it would interrupt
+	 * instead of finding the context busy and being skipped. */
+	if (p->kind == STP_PK_NORMAL)
+		local_irq_save(flags);
+	else
+		preempt_disable();
 	if (unlikely(!stp_kind_allowed(p->kind, atomic_read(&stp_state)) ||
 		     !stp_contexts))
 		goto out;
@@ -130,9 +145,14 @@ static __maybe_unused struct stp_context *stp_probe_enter(const struct stp_probe
 	c->actions = 0;
 	c->nesting = 0;
 	c->regs = NULL;
+	c->t_start = stp_timing_start();
+	c->irqflags = flags;
 	return c;
 out:
-	preempt_enable();
+	if (p->kind == STP_PK_NORMAL)
+		local_irq_restore(flags);
+	else
+		preempt_enable();
 	return NULL;
 }
 
@@ -143,6 +163,7 @@ out:
  */
 static __maybe_unused void stp_probe_exit(struct stp_context *c)
 {
+	stp_timing_add(c->probe->index, c->t_start);
 	stp_print_flush(c);
 	if (unlikely(c->last_error)) {
 		if (c->last_stmt)
@@ -152,7 +173,10 @@ static __maybe_unused void stp_probe_exit(struct stp_context *c)
 		c->last_error = NULL;
 	}
 	atomic_set(&c->busy, 0);
-	preempt_enable();
+	if (c->probe->kind == STP_PK_NORMAL)
+		local_irq_restore(c->irqflags);
+	else
+		preempt_enable();
 }
 
 #endif /* STP_CONTEXT_H */
