@@ -243,11 +243,12 @@ static void note_variance_shift(struct elab *el, struct expr *e)
 		e->lhs->sym->var_shift = (int)n;
 }
 
-/* foreach (b in @hist_log(s)) / @hist_linear: one key, the bucket number. */
+/* foreach ([v =] b in @hist_log(s)) / @hist_linear: one key, the bucket
+ * number; v, if any, its count. */
 static void resolve_hist_foreach(struct elab *el, struct stmt *st)
 {
 	resolve_expr(el, st->array);
-	if (st->keys.len != 1 || st->value)
+	if (st->keys.len != 1)
 		diag(el->s, E_STATS, st->pos, "foreach over a histogram takes one key variable (the bucket)");
 }
 
@@ -688,6 +689,8 @@ static void infer_hist_foreach(struct elab *el, struct stmt *st)
 		if (st->keys.items[i]->sym)
 			unify(el, &st->keys.items[i]->sym->type, T_LONG, st->keys.items[i]->pos,
 			      st->keys.items[i]->name);
+	if (st->value && st->value->sym)
+		unify(el, &st->value->sym->type, T_LONG, st->value->pos, st->value->name);
 	if (st->limit)
 		infer(el, st->limit, T_LONG);
 	infer_stmt(el, st->body);

@@ -803,8 +803,9 @@ static void gen_loop(struct gen *g, struct stmt *st)
 	emit(g, "brk_%d: __attribute__((unused));", l);
 }
 
-/* foreach (b in @hist_log(s)): every bucket number in order, empty ones
- * too, as SystemTap 4.8 does (it ignores a sort direction here). */
+/* foreach ([v =] b in @hist_log(s)): every bucket number in order, empty
+ * ones too, as SystemTap 4.8 does (it ignores a sort direction here); v is
+ * the bucket's count. */
 static void gen_foreach_hist(struct gen *g, struct stmt *st)
 {
 	struct sym *a = st->array->sym;
@@ -825,6 +826,9 @@ static void gen_foreach_hist(struct gen *g, struct stmt *st)
 		emit(g, "\tbreak;");
 	}
 	emit(g, "%s = %s;", sym_ref(g, st->keys.items[0]->sym), b);
+	if (st->value)
+		emit(g, "%s = %s->buckets[%s];", sym_ref(g, st->value->sym),
+		     gen_stat_record(g, st->array->lhs), b);
 	vec_push(&g->loops, l);
 	emit(g, "{");
 	g->indent++;
