@@ -2,8 +2,9 @@
 /*
  * cstap runtime: per-CPU probe contexts. A probe handler takes its CPU's
  * context for the duration of the body (frames for locals, print buffer,
- * error state) with interrupts disabled (begin/end/error probes, which run
- * in stapio's process: preemption only), so no two handlers share one.
+ * error state) with preemption disabled, so no two handlers share one. A
+ * probe that interrupts another's handler on the same CPU (a timer, say)
+ * finds the context busy and is skipped (counted).
  */
 #ifndef STP_CONTEXT_H
 #define STP_CONTEXT_H
@@ -40,7 +41,6 @@ struct stp_context {
 	char *pbuf;			/* STP_PRINT_BUF_SIZE bytes */
 	size_t plen;
 	cycles_t t_start;		/* -t: when the body started */
-	unsigned long irqflags;		/* saved by stp_probe_enter */
 };
 
 /* STP_FRAME_SIZE is defined by the generated code before any use. */
@@ -122,15 +122,8 @@ static inline bool stp_kind_allowed(int kind, int state)
 static __maybe_unused struct stp_context *stp_probe_enter(const struct stp_probe *p)
 {
 	struct stp_context *c;
-	unsigned long flags = 0;
 
-	/* Probes other than begin/end/error run with interrupts off, as in
-	 * SystemTap: a timer probe waits for the handler it would interrupt
-	 * instead of finding the context busy and being skipped. */
-	if (p->kind == STP_PK_NORMAL)
-		local_irq_save(flags);
-	else
-		preempt_disable();
+	preempt_disable();
 	if (unlikely(!stp_kind_allowed(p->kind, atomic_read(&stp_state)) ||
 		     !stp_contexts))
 		goto out;
@@ -146,13 +139,9 @@ static __maybe_unused struct stp_context *stp_probe_enter(const struct stp_probe
 	c->nesting = 0;
 	c->regs = NULL;
 	c->t_start = stp_timing_start();
-	c->irqflags = flags;
 	return c;
 out:
-	if (p->kind == STP_PK_NORMAL)
-		local_irq_restore(flags);
-	else
-		preempt_enable();
+	preempt_enable();
 	return NULL;
 }
 
@@ -173,10 +162,7 @@ static __maybe_unused void stp_probe_exit(struct stp_context *c)
 		c->last_error = NULL;
 	}
 	atomic_set(&c->busy, 0);
-	if (c->probe->kind == STP_PK_NORMAL)
-		local_irq_restore(c->irqflags);
-	else
-		preempt_enable();
+	preempt_enable();
 }
 
 #endif /* STP_CONTEXT_H */
