@@ -252,6 +252,13 @@ static void resolve_hist_foreach(struct elab *el, struct stmt *st)
 		diag(el->s, E_STATS, st->pos, "foreach over a histogram takes one key variable (the bucket)");
 }
 
+/* @hist_log(s)[i] is read-only: not assigned, incremented, <<<'d or deleted. */
+static void check_hist_bucket_write(struct elab *el, struct expr *target)
+{
+	if (target && target->kind == E_INDEX && !target->name)
+		diag(el->s, E_STATS, target->pos, "a histogram bucket cannot be modified");
+}
+
 static void resolve_args(struct elab *el, struct expr *e)
 {
 	for (int i = 0; i < e->args.len; i++)
@@ -335,6 +342,8 @@ static void resolve_expr(struct elab *el, struct expr *e)
 		diag(el->s, E_NOT_SUPPORTED, e->pos, "this construct is not supported yet");
 		return;
 	default:
+		if (e->kind == E_ASSIGN || e->kind == E_PREINC || e->kind == E_POSTINC)
+			check_hist_bucket_write(el, e->lhs);
 		if (e->kind == E_ASSIGN && !strcmp(e->op, "<<<"))
 			resolve_stat_operand(el, e->lhs, e->pos);
 		else
@@ -396,6 +405,7 @@ static void resolve_stmt(struct elab *el, struct stmt *st)
 		break;
 	case S_DELETE: {
 		struct expr *e = st->expr;
+		check_hist_bucket_write(el, e);
 		if (e && e->kind == E_VAR) {
 			struct sym *g = find_global(el, e->name);
 			if (g) {
