@@ -16,7 +16,8 @@
 #
 # usage: bench/probe-hit.sh [-N CALLS] [-r ROUNDS] [-s CPUS]
 #   -s 2 runs two loops at once on a 2-vCPU guest (single-threaded TCG).
-# env: CSTAP_BUILD (build dir), SYSTEMTAP (default /usr/bin/stap)
+# env: CSTAP_BUILD (build dir), SYSTEMTAP (default /usr/bin/stap), ANCHOR_DIR (default
+#   ../shared/anchor beside the source tree)
 set -u
 N=1000000; R=3; SMP=1
 while getopts "N:r:s:h" o; do
@@ -27,7 +28,7 @@ while getopts "N:r:s:h" o; do
 done
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=${CSTAP_BUILD:-$src}
-anchor=$src/../shared/anchor
+anchor=${ANCHOR_DIR:-$src/../shared/anchor}
 systemtap=${SYSTEMTAP:-/usr/bin/stap}
 rel=$("$build/translator/stap-vm" --default-release) || { echo "no kernel for the guest" >&2; exit 1; }
 work=$(mktemp -d); [ "${KEEP:-0}" = 1 ] && echo "keeping $work" || trap 'rm -rf "$work"' EXIT

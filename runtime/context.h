@@ -2,7 +2,9 @@
 /*
  * cstap runtime: per-CPU probe contexts. A probe handler takes its CPU's
  * context for the duration of the body (frames for locals, print buffer,
- * error state) with preemption disabled, so no two handlers share one.
+ * error state) with preemption disabled, so no two handlers share one. A
+ * probe that interrupts another's handler on the same CPU (a timer, say)
+ * finds the context busy and is skipped (counted).
  */
 #ifndef STP_CONTEXT_H
 #define STP_CONTEXT_H
@@ -24,6 +26,8 @@ struct stp_probe {		/* one per probe body, const, generated */
 	int index;
 };
 
+#include "timing.h"		/* -t; its report needs struct stp_probe */
+
 struct stp_context {
 	atomic_t busy;			/* reentrancy guard */
 	const struct stp_probe *probe;
@@ -37,6 +41,7 @@ struct stp_context {
 	char *frames;			/* (MAXNESTING + 1) * STP_FRAME_SIZE bytes */
 	char *pbuf;			/* STP_PRINT_BUF_SIZE bytes */
 	size_t plen;
+	cycles_t t_start;		/* -t: when the body started */
 };
 
 /* STP_FRAME_SIZE is defined by the generated code before any use. */
@@ -65,6 +70,7 @@ static void stp_contexts_free(void)
 	}
 	kfree(stp_contexts);
 	stp_contexts = NULL;
+	stp_timing_free();
 }
 
 /* One context per possible CPU, frames of frame_size bytes each level. */
@@ -86,6 +92,8 @@ static int stp_contexts_alloc(size_t frame_size)
 		if (!c->frames || !c->pbuf)
 			goto nomem;
 	}
+	if (stp_timing_alloc())
+		goto nomem;
 	return 0;
 nomem:
 	stp_contexts_free();
@@ -131,7 +139,11 @@ static __maybe_unused struct stp_context *stp_probe_enter(const struct stp_probe
 	c->actions = 0;
 	c->nesting = 0;
 	c->regs = NULL;
+<<<<<<< HEAD
 	c->entry_data = NULL;
+=======
+	c->t_start = stp_timing_start();
+>>>>>>> issue5
 	return c;
 out:
 	preempt_enable();
@@ -145,6 +157,7 @@ out:
  */
 static __maybe_unused void stp_probe_exit(struct stp_context *c)
 {
+	stp_timing_add(c->probe->index, c->t_start);
 	stp_print_flush(c);
 	if (unlikely(c->last_error)) {
 		if (c->last_stmt)

@@ -55,6 +55,7 @@ static void stp_stop_locked(void)
 		stp_state_move((1u << STP_STARTING) | (1u << STP_RUNNING),
 			       STP_STOPPING);
 		stp_script_stop();
+		stp_timing_report();
 	}
 	atomic_set(&stp_state, STP_STOPPED);
 	stp_transport_done();

@@ -10,9 +10,9 @@
  * struct stp_pmap, one map per possible CPU plus one map the merge fills.
  *
  * Variance is Welford's online algorithm on values shifted left by the
- * variable's shift (@variance(s, N)), merged across CPUs with Chan's
- * formula; the result is rounded to nearest before the shift is undone, as
- * SystemTap 4.8 reports it. Histogram rows are laid out as SystemTap prints
+ * variable's shift (@variance(s, N)) on each CPU, combined across CPUs
+ * with the total-variance formula, in SystemTap 4.8's integer arithmetic
+ * (so that the truncations, and the figures, are the same). Histogram rows are laid out as SystemTap prints
  * them: a value column at least as wide as "value", 50 columns of '@' scaled
  * to the largest bucket, two empty rows around the data, runs of more than
  * four empty rows elided with '~'.
@@ -40,7 +40,8 @@ struct stp_stat_desc {
 struct stp_stat {
 	int64_t count, sum, min, max;
 	int64_t avg;			/* filled by stp_stat_finish */
-	int64_t mean, m2;		/* Welford, on values << shift */
+	int64_t mean, m2;		/* one CPU's Welford, on values << shift */
+	int64_t t1, t2, s2;		/* merged: sums over CPUs for the variance */
 	int64_t buckets[];
 };
 
@@ -84,33 +85,62 @@ static inline void stp_stat_add(struct stp_stat *st, const struct stp_stat_desc 
 	st->sum += v;
 	if (d->variance) {	/* a division per value: only when asked for */
 		int64_t x = (int64_t)((u64)v << d->shift);
-		int64_t delta = x - st->mean;
+		int delta = (int)(x - st->mean);	/* 32 bits, as SystemTap 4.8 */
 
-		st->mean += div64_s64(delta, st->count);
-		st->m2 += delta * (x - st->mean);
+		if (st->count == 1) {
+			st->mean = x;
+			st->m2 = 0;
+		} else {
+			st->mean += div64_s64(delta, st->count);
+			st->m2 += (int64_t)((u64)(int64_t)delta * (u64)(x - st->mean));
+		}
 	}
 	if (d->hist)
 		st->buckets[stp_stat_bucket(d, v)]++;
+}
+
+/*
+ * SystemTap 4.8's variance across CPUs is the "total variance": with each
+ * CPU's count c, running mean m and variance m2 / (c - 1) (integer
+ * division), and the overall mean A = sum / count,
+ *   ( sum c (m - A)^2 + sum (c - 1) var ) / (count - 1).
+ * A is only known once every CPU is merged, so the merge keeps
+ * t1 = sum c m, t2 = sum c m^2 and s2 = sum (c - 1) var, and
+ * stp_stat_variance expands the square (exact in 64-bit wrapping
+ * arithmetic, as the direct sum is).
+ */
+static inline void stp_stat_merge_variance(struct stp_stat *dst, const struct stp_stat *src)
+{
+	u64 cm = (u64)src->count * (u64)src->mean;
+
+	dst->t1 = (int64_t)((u64)dst->t1 + cm);
+	dst->t2 = (int64_t)((u64)dst->t2 + cm * (u64)src->mean);
+	if (src->count > 1)
+		dst->s2 = (int64_t)((u64)dst->s2 + (u64)(src->count - 1) *
+				    (u64)div64_s64(src->m2, src->count - 1));
 }
 
 /* dst += src (one CPU's record into the merge). */
 static __maybe_unused void stp_stat_merge(struct stp_stat *dst, const struct stp_stat *src,
 			   const struct stp_stat_desc *d)
 {
-	int64_t n, delta;
+	int64_t t1 = dst->t1, t2 = dst->t2, s2 = dst->s2;
 	int i;
 
 	if (!src->count)
 		return;
 	if (!dst->count) {
 		memcpy(dst, src, stp_stat_size(d));
+		dst->t1 = t1;
+		dst->t2 = t2;
+		dst->s2 = s2;
+		if (d->variance)
+			stp_stat_merge_variance(dst, src);
 		return;
 	}
-	n = dst->count + src->count;
-	delta = src->mean - dst->mean;
-	dst->m2 += src->m2 + div64_s64(delta * delta * dst->count, n) * src->count;
-	dst->mean += div64_s64(delta * src->count, n);
-	dst->count = n;
+	if (d->variance)
+		stp_stat_merge_variance(dst, src);
+	dst->count += src->count;
 	dst->sum += src->sum;
 	if (src->min < dst->min)
 		dst->min = src->min;
@@ -125,14 +155,24 @@ static inline void stp_stat_finish(struct stp_stat *st)
 	st->avg = st->count ? div64_s64(st->sum, st->count) : 0;
 }
 
+/* @variance of a merged record (see stp_stat_merge_variance). */
 static inline int64_t stp_stat_variance(const struct stp_stat *st, const struct stp_stat_desc *d)
 {
-	int64_t v;
+	u64 a, s1;
 
 	if (st->count < 2)
 		return 0;
-	v = div64_s64(st->m2 + (st->count - 1) / 2, st->count - 1);
-	return v >> (2 * d->shift);
+	a = (u64)div64_s64((int64_t)((u64)st->sum << d->shift), st->count);
+	s1 = (u64)st->t2 - 2 * a * (u64)st->t1 + a * a * (u64)st->count;
+	return div64_s64((int64_t)(s1 + (u64)st->s2), st->count - 1) >> (2 * d->shift);
+}
+
+/* Buckets a script can index or iterate: SystemTap numbers log buckets
+ * 0..127 (our last one, 2^63 and up, no 64-bit value reaches), linear ones
+ * underflow, regular buckets, overflow. */
+static inline int stp_hist_nbuckets(const struct stp_stat_desc *d)
+{
+	return d->hist == STP_HIST_LOG ? STP_HIST_LOG_BUCKETS - 1 : d->nbuckets;
 }
 
 /* ---- histogram printing --------------------------------------------------- */

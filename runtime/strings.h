@@ -120,4 +120,36 @@ static inline __maybe_unused size_t stp_ltoa(char *dst, int64_t n)
 	return i;
 }
 
+/* text_str()'s escape of one byte: \n \t \r \" \\, \ooo octal for the
+ * rest that is not printable ASCII. Its length: */
+static inline __maybe_unused int stp_escape_len(unsigned char ch)
+{
+	if (ch == '\n' || ch == '\t' || ch == '\r' || ch == '"' || ch == '\\')
+		return 2;
+	return ch < 32 || ch >= 127 ? 4 : 1;
+}
+
+/* ... and the escape itself, written at o (stp_escape_len(ch) bytes, no NUL). */
+static inline __maybe_unused void stp_escape(char *o, unsigned char ch)
+{
+	static const char simple[] = { '\n', 'n', '\t', 't', '\r', 'r', '"', '"', '\\', '\\' };
+	int i;
+
+	for (i = 0; i < (int)sizeof(simple); i += 2) {
+		if (ch == (unsigned char)simple[i]) {
+			o[0] = '\\';
+			o[1] = simple[i + 1];
+			return;
+		}
+	}
+	if (ch < 32 || ch >= 127) {
+		o[0] = '\\';
+		o[1] = '0' + ((ch >> 6) & 7);
+		o[2] = '0' + ((ch >> 3) & 7);
+		o[3] = '0' + (ch & 7);
+		return;
+	}
+	o[0] = ch;
+}
+
 #endif /* STP_STRINGS_H */

@@ -81,13 +81,25 @@ static void parse_args(struct options *o, int argc, char **argv)
 	o->nparams = argc - optind - 1;
 }
 
+/* tz_ctime(): our time zone's offset and name, for modules that take them. */
+static int tz_params(const struct options *o, char *p, bool space)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+
+	if (modinfo_has_param(o->ko_path, "_stp_tz_gmtoff") <= 0 || !localtime_r(&now, &tm))
+		return 0;
+	return sprintf(p, "%s_stp_tz_gmtoff=%ld _stp_tz_name=%.15s", space ? " " : "",
+		       (long)tm.tm_gmtoff, tm.tm_zone && !strpbrk(tm.tm_zone, " \"") ? tm.tm_zone : "UTC");
+}
+
 /*
  * The module parameter string: "a=1 b=\"x y\"" (the kernel's parser
  * takes double quotes around values with spaces), plus _stp_bufsize=MB.
  */
 static char *param_string(const struct options *o)
 {
-	size_t len = 64;
+	size_t len = 64 + 64;	/* _stp_bufsize, then the time zone */
 	char *s, *p;
 	int i;
 
@@ -115,7 +127,8 @@ static char *param_string(const struct options *o)
 			p += sprintf(p, "%s%s", i ? " " : "", a);
 	}
 	if (o->bufsize_mb)
-		sprintf(p, "%s_stp_bufsize=%s", *s ? " " : "", o->bufsize_mb);
+		p += sprintf(p, "%s_stp_bufsize=%s", *s ? " " : "", o->bufsize_mb);
+	p += tz_params(o, p, *s != '\0');
 	return s;
 }
 

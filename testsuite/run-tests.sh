@@ -5,11 +5,16 @@
 # empty if absent) and NAME.rc (exit status, 0 if absent).
 #   NAME.opts  stap options, shell-quoted (-G VAR=VAL and -c CMD also go to staprun)
 #   NAME.args  script arguments ($1, @2 ...), shell-quoted
+<<<<<<< HEAD
 #   NAME.modules  modules of the guest kernel loaded at boot (stap-vm -M), one a line
 #   NAME.boot  extra guest kernel arguments (stap-vm -a): such tests get a boot of
 #              their own per distinct NAME.boot (e.g. "nokaslr" for .absolute addresses)
 # NAME.args and NAME.opts are shell words: $(...) is expanded on the host, with
 # $REL set to the guest's kernel release.
+=======
+#   NAME.filter  sed -E script run on stdout before the comparison (masks
+#              addresses, cycle counts: what varies from run to run)
+>>>>>>> issue5
 # usage: run-tests.sh [NAME ...]     env: CSTAP_BUILD (build dir), OUT
 set -u
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -97,7 +102,11 @@ for n in "${names[@]}"; do
 	else
 		exp_rc=0; [ -f "$t.rc" ] && exp_rc=$(cat "$t.rc")
 		[ "$(cat "$r.rc")" = "$exp_rc" ] || why+="exit status $(cat "$r.rc"), expected $exp_rc"$'\n'
-		d=$(diff "$t.expect" "$r.out") || why+="stdout differs:"$'\n'"$d"$'\n'
+		got=$r.out
+		if [ -f "$t.filter" ]; then	# shape check: mask what varies (sed -E script)
+			sed -E -f "$t.filter" "$r.out" > "$r.filtered"; got=$r.filtered
+		fi
+		d=$(diff "$t.expect" "$got") || why+="stdout differs:"$'\n'"$d"$'\n'
 		if [ -f "$t.experr" ]; then
 			d=$(diff "$t.experr" "$r.err") || why+="stderr differs:"$'\n'"$d"$'\n'
 		elif [ -s "$r.err" ]; then

@@ -244,6 +244,22 @@ static void note_variance_shift(struct elab *el, struct expr *e)
 		e->lhs->sym->var_shift = (int)n;
 }
 
+/* foreach ([v =] b in @hist_log(s)) / @hist_linear: one key, the bucket
+ * number; v, if any, its count. */
+static void resolve_hist_foreach(struct elab *el, struct stmt *st)
+{
+	resolve_expr(el, st->array);
+	if (st->keys.len != 1)
+		diag(el->s, E_STATS, st->pos, "foreach over a histogram takes one key variable (the bucket)");
+}
+
+/* @hist_log(s)[i] is read-only: not assigned, incremented, <<<'d or deleted. */
+static void check_hist_bucket_write(struct elab *el, struct expr *target)
+{
+	if (target && target->kind == E_INDEX && !target->name)
+		diag(el->s, E_STATS, target->pos, "a histogram bucket cannot be modified");
+}
+
 static void resolve_args(struct elab *el, struct expr *e)
 {
 	for (int i = 0; i < e->args.len; i++)
@@ -273,6 +289,11 @@ static void resolve_expr(struct elab *el, struct expr *e)
 			diag(el->s, E_NOT_SCALAR, e->pos, "array '%s' used as a scalar", e->name);
 		return;
 	case E_INDEX:
+		if (!e->name) {	/* @hist_log(s)[i]: a bucket's count */
+			resolve_expr(el, e->lhs);
+			resolve_args(el, e);
+			return;
+		}
 		e->sym = resolve_array(el, e->name, e->pos);
 		resolve_args(el, e);
 		return;
@@ -356,6 +377,8 @@ static void resolve_expr(struct elab *el, struct expr *e)
 		    (e->lhs->kind == E_TARGET || e->lhs->kind == E_CAST || e->lhs->kind == E_ATVAR) &&
 		    !el->s->guru)
 			diag(el->s, E_GURU, e->lhs->pos, "writing to a target variable needs guru mode (-g)");
+		if (e->kind == E_ASSIGN || e->kind == E_PREINC || e->kind == E_POSTINC)
+			check_hist_bucket_write(el, e->lhs);
 		if (e->kind == E_ASSIGN && !strcmp(e->op, "<<<"))
 			resolve_stat_operand(el, e->lhs, e->pos);
 		else
@@ -376,7 +399,9 @@ static void resolve_stmt(struct elab *el, struct stmt *st)
 			resolve_stmt(el, st->stmts.items[i]);
 		break;
 	case S_FOREACH:
-		if (st->array && st->array->kind == E_VAR) {
+		if (st->array && st->array->kind == E_HIST) {
+			resolve_hist_foreach(el, st);
+		} else if (st->array && st->array->kind == E_VAR) {
 			st->array->sym = resolve_array(el, st->array->name, st->array->pos);
 		} else {
 			diag(el->s, E_NOT_SUPPORTED, st->pos, "foreach over this kind of expression is not supported yet");
@@ -415,6 +440,7 @@ static void resolve_stmt(struct elab *el, struct stmt *st)
 		break;
 	case S_DELETE: {
 		struct expr *e = st->expr;
+		check_hist_bucket_write(el, e);
 		if (e && e->kind == E_VAR) {
 			struct sym *g = find_global(el, e->name);
 			if (g) {
@@ -597,6 +623,12 @@ static enum type infer(struct elab *el, struct expr *e, enum type want)
 		}
 		break;
 	case E_INDEX:
+		if (!e->name && e->lhs) {	/* @hist_log(s)[i] */
+			infer(el, e->lhs, T_STATS);
+			infer(el, e->args.items[0], T_LONG);
+			t = T_LONG;
+			break;
+		}
 		if (e->sym) {
 			infer_keys(el, e->sym, e->args.items, e->args.len, e->pos);
 			unify(el, &e->sym->type, want, e->pos, e->name);
@@ -729,6 +761,23 @@ static enum type infer(struct elab *el, struct expr *e, enum type want)
 	return t;
 }
 
+static void infer_stmt(struct elab *el, struct stmt *st);
+
+/* foreach (b in @hist_log(s)): the bucket number is a long. */
+static void infer_hist_foreach(struct elab *el, struct stmt *st)
+{
+	infer(el, st->array, T_STATS);
+	for (int i = 0; i < st->keys.len; i++)
+		if (st->keys.items[i]->sym)
+			unify(el, &st->keys.items[i]->sym->type, T_LONG, st->keys.items[i]->pos,
+			      st->keys.items[i]->name);
+	if (st->value && st->value->sym)
+		unify(el, &st->value->sym->type, T_LONG, st->value->pos, st->value->name);
+	if (st->limit)
+		infer(el, st->limit, T_LONG);
+	infer_stmt(el, st->body);
+}
+
 static void infer_stmt(struct elab *el, struct stmt *st)
 {
 	if (!st)
@@ -758,6 +807,10 @@ static void infer_stmt(struct elab *el, struct stmt *st)
 		break;
 	case S_FOREACH: {
 		struct sym *a = st->array ? st->array->sym : NULL;
+		if (st->array && st->array->kind == E_HIST) {
+			infer_hist_foreach(el, st);
+			break;
+		}
 		if (a) {
 			infer_keys(el, a, st->keys.items, st->keys.len, st->pos);
 			for (int i = 0; i < st->keys.len && i < 9; i++) {

@@ -30,6 +30,7 @@ static void usage(FILE *f)
 	      "  -p NUM          stop after pass NUM (1 parse, 2 elaborate, 3 translate, 4 build, 5 run)\n"
 	      "  -v              more verbose (repeatable); prints each pass's time\n"
 	      "  -k              keep the build directory\n"
+	      "  -t              report each probe's hits and cycle costs at exit\n"
 	      "  -g              guru mode: embedded C and writes to kernel memory\n"
 	      "  -u              keep unused code (check everything)\n"
 	      "  -w / -W         suppress warnings / treat warnings as errors\n"
@@ -195,7 +196,7 @@ int parse_options(struct session *s, int argc, char **argv)
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "hVp:vkguwWm:o:c:x:s:D:G:I:R:r:e:l:L:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hVp:vktguwWm:o:c:x:s:D:G:I:R:r:e:l:L:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h': usage(stdout); return -1;
 		case 'V': printf("cstap (SystemTap-compatible) version " PACKAGE_VERSION "\n"); return -1;
@@ -208,6 +209,7 @@ int parse_options(struct session *s, int argc, char **argv)
 			break;
 		case 'v': s->verbose++; break;
 		case 'k': s->keep_tmpdir = true; break;
+		case 't': s->timing = true; break;
 		case 'g': s->guru = true; break;
 		case 'u': s->keep_unused = true; break;
 		case 'w': s->suppress_warnings = true; break;

@@ -17,6 +17,7 @@ struct session {
 	bool suppress_warnings;   /* -w */
 	bool warnings_are_errors; /* -W */
 	bool keep_tmpdir;         /* -k */
+	bool timing;              /* -t: per-probe hits and cycles at exit */
 	bool list_mode;           /* -l / -L */
 	bool list_vars;           /* -L: with each point's variables */
 	const char *module_name;  /* -m NAME, or stap_<hash>_<pid> */
