@@ -139,11 +139,8 @@ static __maybe_unused struct stp_context *stp_probe_enter(const struct stp_probe
 	c->actions = 0;
 	c->nesting = 0;
 	c->regs = NULL;
-<<<<<<< HEAD
 	c->entry_data = NULL;
-=======
 	c->t_start = stp_timing_start();
->>>>>>> issue5
 	return c;
 out:
 	preempt_enable();

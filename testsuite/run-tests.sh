@@ -5,16 +5,13 @@
 # empty if absent) and NAME.rc (exit status, 0 if absent).
 #   NAME.opts  stap options, shell-quoted (-G VAR=VAL and -c CMD also go to staprun)
 #   NAME.args  script arguments ($1, @2 ...), shell-quoted
-<<<<<<< HEAD
 #   NAME.modules  modules of the guest kernel loaded at boot (stap-vm -M), one a line
 #   NAME.boot  extra guest kernel arguments (stap-vm -a): such tests get a boot of
 #              their own per distinct NAME.boot (e.g. "nokaslr" for .absolute addresses)
 # NAME.args and NAME.opts are shell words: $(...) is expanded on the host, with
 # $REL set to the guest's kernel release.
-=======
 #   NAME.filter  sed -E script run on stdout before the comparison (masks
 #              addresses, cycle counts: what varies from run to run)
->>>>>>> issue5
 # usage: run-tests.sh [NAME ...]     env: CSTAP_BUILD (build dir), OUT
 set -u
 src=$(cd "$(dirname "$0")/.." && pwd)
