@@ -10,10 +10,12 @@ EXTRA_DIST += testsuite/vm-smoke.sh testsuite/cli-tests.sh testsuite/list-tests.
 # the run tests need stap, stap-vm, staprun and stapio built first
 check_SCRIPTS = translator/stap translator/stap-vm staprun/staprun staprun/stapio
 
-# make bench: passes 1-4 of the hello script, beside SystemTap 4.8 if installed
+# make bench, each beside SystemTap 4.8 when installed: passes 1-4 of the hello
+# script, pass 2 against the kernel's DWARF, the cost of a probe hit in the guest
 bench: all
 	CSTAP_BUILD=$(abs_builddir) $(srcdir)/bench/passes.sh
 	CSTAP_BUILD=$(abs_builddir) $(srcdir)/bench/pass2-dwarf.sh
+	CSTAP_BUILD=$(abs_builddir) $(srcdir)/bench/probe-hit.sh
 .PHONY: bench
 
 # CUnit tests of pass 2 (resolution, type inference, probe points)
