@@ -25,5 +25,6 @@
 #include "timer.h"
 #include "kprobes.h"
 #include "deref.h"
+#include "tracepoints.h"
 
 #endif /* STP_RUNTIME_H */

@@ -99,8 +99,8 @@ static Dwarf_Die *scopes_at(struct dw_image *img, Dwarf_Off die, Dwarf_Addr pc, 
 	return sc;
 }
 
-static void record(struct derived_probe *dp, struct dw_image *img, Dwarf_Off die, Dwarf_Addr entry,
-		   bool ret)
+void dwarf_probe_record(struct derived_probe *dp, struct dw_image *img, Dwarf_Off die, Dwarf_Addr entry,
+			bool ret)
 {
 	struct dw_probe_info info = { .dp = dp, .img = img, .die = die, .entry = entry, .ret = ret };
 
@@ -114,7 +114,7 @@ static void record_in_body(struct derived_probe *dp, struct dw_image *img, Dwarf
 	int n;
 	Dwarf_Die *sc = scopes_at(img, die, entry, &n);
 
-	record(dp, img, die, entry, false);
+	dwarf_probe_record(dp, img, die, entry, false);
 	if (sc && n > 1)
 		infos.items[infos.len - 1].scope = dwarf_dieoffset(&sc[0]);
 	free(sc);
@@ -155,7 +155,7 @@ static bool add_probe_at(struct session *s, struct probe *p, struct probe_point 
 	if (in_body)
 		record_in_body(k.dp, img, die, a);
 	else
-		record(k.dp, img, die, a, false);
+		dwarf_probe_record(k.dp, img, die, a, false);
 	return true;
 }
 
@@ -180,7 +180,7 @@ static void add_probe(struct session *s, struct probe *p, struct probe_point *pp
 	const char *args[] = { img->module, where };
 	k.dp->pp = point_text(pp, idx, args, 2);
 	kp_site_add(&k);
-	record(k.dp, img, f->die, f->addr, suf->ret);
+	dwarf_probe_record(k.dp, img, f->die, f->addr, suf->ret);
 	free(where);
 }
 
@@ -630,6 +630,9 @@ static void scope_vars(Dwarf_Die *scope, Dwarf_Addr pc, struct strbuf *out)
 			continue;
 		if (!located_at(&d, pc))
 			continue;
+		if (!strcmp(name, "__data") && dwarf_diename(scope) &&
+		    !strncmp(dwarf_diename(scope), "__traceiter_", 12))
+			continue;   /* a tracepoint's private pointer, not an argument */
 		strbuf_addf(out, " $%s:", name);
 		if (dwarf_formref_die(dwarf_attr_integrate(&d, DW_AT_type, &a), &t))
 			dw_type_name(&t, out, 0);

@@ -19,6 +19,9 @@ struct dw_probe_info {
 	                           inlined there excluded), 0 if none (the function) */
 };
 
+/* Record where dp sits (any provider whose probes have DWARF context). */
+void dwarf_probe_record(struct derived_probe *dp, struct dw_image *img, Dwarf_Off die, Dwarf_Addr entry,
+			bool ret);
 /* The record of dp, or NULL if dp is not a DWARF probe. */
 const struct dw_probe_info *dwarf_probe_info(const struct derived_probe *dp);
 

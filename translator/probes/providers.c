@@ -7,6 +7,7 @@ extern const struct provider begin_end_provider;
 extern const struct provider timer_provider;
 extern const struct provider kprobe_provider;
 extern const struct provider dwarf_provider;
+extern const struct provider tracepoint_provider;
 
 /* Order matters only when two providers could claim the same point. */
 const struct provider *const providers[] = {
@@ -14,6 +15,7 @@ const struct provider *const providers[] = {
 	&timer_provider,
 	&kprobe_provider,
 	&dwarf_provider,
+	&tracepoint_provider,
 	NULL,
 };
 

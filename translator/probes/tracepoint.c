@@ -1,0 +1,145 @@
+/* tracepoint.c - kernel.trace("name") probes on the kernel's tracepoints
+ * (`kernel.trace("sched_switch")`, wildcards, "system:name" with the system
+ * part ignored).
+ *
+ * Every tracepoint TP has an iterator function __traceiter_TP(void *__data,
+ * proto...) in the kernel, whose DWARF names and types the tracepoint's
+ * arguments. The module registers, for each probe, a function taking
+ * (void *data, up to five 64-bit words) with tracepoint_probe_register();
+ * it lays them out in a pt_regs as the C calling convention passes them to
+ * __traceiter_TP (rdi, rsi, rdx, rcx, r8, r9), so that $prev, $next and
+ * $$parms resolve through the iterator's DWARF at its entry, like any other
+ * target variable.
+ */
+#include "provider.h"
+
+#include <dwarf.h>
+#include <string.h>
+
+#include "diag.h"
+#include "dwarf_funcs.h"
+#include "dwarf_probes.h"
+#include "kpoint.h"
+#include "ksyms.h"
+
+extern const struct provider tracepoint_provider;
+
+#define TP_PREFIX "__traceiter_"
+#define TP_MAX_ARGS 5   /* after __data: rsi rdx rcx r8 r9 */
+
+struct tp_site {
+	struct derived_probe *dp;
+	char *name;             /* the tracepoint: "sched_switch" */
+};
+static VEC(struct tp_site) sites;
+
+/* Arguments of the iterator after __data; -1 if it is not a function. */
+static int tp_nargs(struct dw_image *img, Dwarf_Off die)
+{
+	Dwarf_Die fn, d;
+	int n = 0;
+
+	if (!dwarf_offdie(img->dbg, die, &fn))
+		return -1;
+	if (dwarf_child(&fn, &d) != 0)
+		return 0;
+	do
+		n += dwarf_tag(&d) == DW_TAG_formal_parameter;
+	while (dwarf_siblingof(&d, &d) == 0);
+	return n - 1;
+}
+
+static int derive(struct session *s, struct probe *p, struct probe_point *pp)
+{
+	const char *arg, *why = NULL, *colon;
+	struct dw_image *img;
+	const struct ksymtab *syms;
+	dw_funcvec funcs = { 0 };
+
+	if (!pp_comp_is(pp, 0, "kernel") || !pp_comp_is(pp, 1, "trace"))
+		return 0;
+	if (!kpoint_str_arg(s, pp, 1, &arg))
+		return -1;
+	if (pp->comps.len != 2) {
+		diag(s, E_PROBE_POINT, pp->comps.items[2]->pos, "kernel.trace takes no further components");
+		return -1;
+	}
+	colon = strchr(arg, ':');
+	struct dw_pattern pat = { .func = xasprintf(TP_PREFIX "%s", colon ? colon + 1 : arg) };
+	img = dw_kernel(s, &why);
+	syms = img ? ksyms_kernel(s, &why) : NULL;
+	if (!img || !syms) {
+		if (pp->optional)
+			return 1;
+		diag(s, E_PROBE_POINT, pp->pos, "cannot resolve %s: %s", pp_text(pp), why);
+		return -1;
+	}
+	dw_find_functions(img, syms, &pat, &funcs);
+	int n = 0;
+	for (int i = 0; i < funcs.len; i++) {
+		const struct dw_func *f = &funcs.items[i];
+		const char *name = f->name + strlen(TP_PREFIX);
+		if (strncmp(f->name, TP_PREFIX, strlen(TP_PREFIX)) || !*name)
+			continue;
+		if (tp_nargs(img, f->die) > TP_MAX_ARGS) {
+			if (!kpoint_has_wildcard(arg))
+				diag(s, E_NOT_SUPPORTED, pp->pos,
+				     "tracepoint %s has more than %d arguments (not supported yet)", name, TP_MAX_ARGS);
+			continue;
+		}
+		struct tp_site t = { .name = xstrdup(name) };
+		t.dp = derived_probe_add(s, p, pp, &tracepoint_provider, PK_NORMAL);
+		t.dp->pp = xasprintf("kernel.trace(\"%s\")", name);
+		dwarf_probe_record(t.dp, img, f->die, f->addr, false);
+		vec_push(&sites, t);
+		n++;
+	}
+	free(funcs.items);
+	if (!n) {
+		if (pp->optional || s->errors)
+			return 1;
+		diag(s, E_PROBE_POINT, pp->pos, "no match for probe point %s (no such tracepoint)", pp_text(pp));
+		return -1;
+	}
+	return 1;
+}
+
+static void emit_decls(struct session *s, struct strbuf *out)
+{
+	(void)s;
+	if (!sites.len)
+		return;
+	for (int i = 0; i < sites.len; i++)
+		strbuf_addf(out, "static void tp_%d(void *data, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)\n{\n"
+			    "\tstruct pt_regs regs = { .di = (unsigned long)data, .si = a1, .dx = a2,\n"
+			    "\t\t\t\t .cx = a3, .r8 = a4, .r9 = a5 };\n\n"
+			    "\tdp_%d(&regs);\n}\n\n", i, sites.items[i].dp->index);
+	strbuf_addf(out, "static struct stp_tracepoint stp_tps[%d] = {\n", sites.len);
+	for (int i = 0; i < sites.len; i++)
+		strbuf_addf(out, "\t{ .name = \"%s\", .probe = (void *)tp_%d, .pp = \"%s\" },\n",
+			    sites.items[i].name, i, sites.items[i].name);
+	strbuf_addstr(out, "};\n");
+}
+
+static void emit_register(struct session *s, struct strbuf *out)
+{
+	(void)s;
+	if (sites.len)
+		strbuf_addf(out, "\trc = stp_tracepoints_register(stp_tps, %d);\n\tif (rc)\n\t\treturn rc;\n",
+			    sites.len);
+}
+
+static void emit_unregister(struct session *s, struct strbuf *out)
+{
+	(void)s;
+	if (sites.len)
+		strbuf_addf(out, "\tstp_tracepoints_unregister(stp_tps, %d);\n", sites.len);
+}
+
+const struct provider tracepoint_provider = {
+	.name = "tracepoint",
+	.derive = derive,
+	.emit_decls = emit_decls,
+	.emit_register = emit_register,
+	.emit_unregister = emit_unregister,
+};
