@@ -3,4 +3,5 @@ tapsetdir = $(pkgdatadir)/tapsets
 dist_tapset_DATA = tapsets/logging.stp tapsets/context.stp tapsets/time.stp tapsets/string.stp \
 	tapsets/conversions.stp tapsets/task.stpm \
 	tapsets/indent.stp tapsets/random.stp tapsets/errno.stp tapsets/ansi.stp \
-	tapsets/uconversions.stp tapsets/tokenize.stp tapsets/cmdline.stp tapsets/stopwatch.stp
+	tapsets/uconversions.stp tapsets/tokenize.stp tapsets/cmdline.stp tapsets/stopwatch.stp \
+	tapsets/json.stp tapsets/json.stpm
