@@ -331,6 +331,11 @@ static void test_preprocessor(void)
 	check_stmt("%( runtime != \"kernel\" %? x = 1 %: x = 2 %)", "(x) = (2);");
 	check_stmt("%( systemtap_v >= \"4.0\" %? x = 1 %: x = 2 %)", "(x) = (1);");
 	check_stmt("%( guru_mode == 1 %? x = 1 %: x = 2 %)", "(x) = (1);");
+	/* cstap has no --privilege: scripts are always compiled as stapdev */
+	check_stmt("%( systemtap_privilege == \"stapdev\" && systemtap_privilege != \"stapusr\" "
+		   "%? x = 1 %: x = 2 %)", "(x) = (1);");
+	check_stmt("%( systemtap_privilege == \"stap*\" %? x = 1 %: x = 2 %)", "(x) = (1);");
+	check_error(parse_text("%( systemtap_privilege < \"x\" %? probe begin {} %)"), "P_PREPROC_COND", 1, 24);
 	check_stmt("%( $# == 0 && @# == \"0\" %? x = 1 %: x = 2 %)", "(x) = (1);");
 	check_stmt("%( CONFIG_NOPE == \"\" && CONFIG_NOPE == 0 %? x = 1 %: x = 2 %)", "(x) = (1);");
 	check_stmt("%( (1 == 2 || 2 == 2) && \"a\" < \"b\" %? x = 1 %)", "(x) = (1);");
