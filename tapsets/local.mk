@@ -4,4 +4,5 @@ dist_tapset_DATA = tapsets/logging.stp tapsets/context.stp tapsets/time.stp taps
 	tapsets/conversions.stp tapsets/task.stpm \
 	tapsets/indent.stp tapsets/random.stp tapsets/errno.stp tapsets/ansi.stp \
 	tapsets/uconversions.stp tapsets/tokenize.stp tapsets/cmdline.stp tapsets/stopwatch.stp \
-	tapsets/context-symbols.stp tapsets/tz_ctime.stp
+	tapsets/context-symbols.stp tapsets/tz_ctime.stp \
+	tapsets/json.stp tapsets/json.stpm

@@ -94,6 +94,51 @@ if "$STAP" --list-tags | grep -q '^E_UNRESOLVED_FUNC *semantic error: '; then
 else
 	bad "--list-tags" "$("$STAP" --list-tags 2>&1 | head -3)"
 fi
+
+# pass-1 inputs: a file, -e, - (stdin), -E (more scripts, named <inputN>),
+# -I DIR (its .stp functions, embedded C allowed there without -g, and the
+# macros of its .stpm files)
+printf 'probe begin { x = 1 }\n' > in1.stp
+out=$("$STAP" -p1 in1.stp 2>&1)
+if grep -q '^# file in1.stp$' <<< "$out" && grep -q '^(x) = (1);$' <<< "$out"; then
+	ok "-p1 FILE"
+else
+	bad "-p1 FILE" "$out"
+fi
+out=$("$STAP" -p1 - < in1.stp 2>&1)
+if grep -q '^# file <input>$' <<< "$out" && grep -q '^(x) = (1);$' <<< "$out"; then
+	ok "-p1 - reads the script from stdin"
+else
+	bad "-p1 - reads the script from stdin" "$out"
+fi
+out=$("$STAP" -p1 -E 'probe end { y = 2 }' -E 'probe end { z = 3 }' -e 'probe begin { x = 1 }' 2>&1)
+err=$("$STAP" -p1 -E 'probe end { y = }' in1.stp 2>&1); erc=$?
+out2=$("$STAP" -p2 -E 'probe end { y = 2; println(y) }' in1.stp 2>&1)
+if [ "$(grep '^# file' <<< "$out" | tr '\n' ' ')" = "# file <input> # file <input1> # file <input2> " ] &&
+   grep -q '^(z) = (3);$' <<< "$out" && [ $erc = 1 ] &&
+   grep -q 'P_EXPECT_EXPR.* at <input1>:1:17' <<< "$err" &&
+   grep -q '^end /\* <- end \*/' <<< "$out2"; then
+	ok "-E SCRIPT adds scripts to the main one"
+else
+	bad "-E SCRIPT adds scripts to the main one" "$out" "$err" "$out2"
+fi
+mkdir -p tdir
+printf 'function tdir_f:long(a:long) { return a + tdir_c() }\nfunction tdir_c:long() %%{ STAP_RETVALUE = 7; %%}\n' > tdir/lib.stp
+printf '%%( arch == "x86_64" %%? @define tdir_m(x) %%( tdir_f(@x) %%) %%)\n' > tdir/lib.stpm
+out=$("$STAP" -I tdir -p2 -e 'probe begin { println(@tdir_m(2)) }' 2>&1)
+if grep -q '^tdir_c:long ()$' <<< "$out" && grep -q '^println(tdir_f(2));$' <<< "$out" &&
+   ! "$STAP" -p1 -e 'probe begin { println(@tdir_m(2)) }' > /dev/null 2>&1; then
+	ok "-I DIR: tapset functions, embedded C and .stpm macros"
+else
+	bad "-I DIR: tapset functions, embedded C and .stpm macros" "$out"
+fi
+# the same embedded C in the user's script needs -g
+out=$("$STAP" -p1 tdir/lib.stp 2>&1); rc=$?
+if [ $rc = 1 ] && grep -q 'P_EMBEDDED_NOT_GURU' <<< "$out" && "$STAP" -g -p1 tdir/lib.stp > /dev/null 2>&1; then
+	ok "embedded C function: refused without -g in a user script, accepted with -g"
+else
+	bad "embedded C function without -g" "rc=$rc" "$out"
+fi
 # make install must carry every runtime header and tapset file
 missing=""
 for f in "$src"/runtime/*.h "$src"/tapsets/*.stp "$src"/tapsets/*.stpm; do

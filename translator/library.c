@@ -91,6 +91,14 @@ int pass1_parse(struct session *s)
 		if (sc)
 			vec_push(&s->user_more, sc);
 	}
+	/* -E scripts are named as SystemTap names them: <input1>, <input2>... */
+	for (int i = 0; i < s->extra_scripts.len; i++) {
+		const char *text = s->extra_scripts.items[i];
+		struct srcfile *more = srcfile_new(xasprintf("<input%d>", i + 1), xstrdup(text), strlen(text));
+		struct script *sc = parse_script(s, more);
+		if (sc)
+			vec_push(&s->user_more, sc);
+	}
 	for (int i = 0; i < s->include_dirs.len; i++)
 		collect(s->include_dirs.items[i], 1, &lib);
 	for (int i = 0; i < lib.len; i++) {

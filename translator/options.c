@@ -26,6 +26,7 @@ static void usage(FILE *f)
 {
 	fputs("Usage: stap [options] FILE [ARGS...]        run a script file (- for stdin)\n"
 	      "   or: stap [options] -e SCRIPT [ARGS...]   run the script given as text\n"
+	      "  (-E SCRIPT, repeatable, adds a script run with the main one)\n"
 	      "Options:\n"
 	      "  -p NUM          stop after pass NUM (1 parse, 2 elaborate, 3 translate, 4 build, 5 run)\n"
 	      "  -v              more verbose (repeatable); prints each pass's time\n"
@@ -196,7 +197,7 @@ int parse_options(struct session *s, int argc, char **argv)
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "hVp:vktguwWm:o:c:x:s:D:G:I:R:r:e:l:L:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hVp:vktguwWm:o:c:x:s:D:G:I:R:r:e:E:l:L:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h': usage(stdout); return -1;
 		case 'V': printf("cstap (SystemTap-compatible) version " PACKAGE_VERSION "\n"); return -1;
@@ -251,6 +252,7 @@ int parse_options(struct session *s, int argc, char **argv)
 			}
 			s->script_text = optarg;
 			break;
+		case 'E': vec_push(&s->extra_scripts, optarg); break;
 		case 'l':
 		case 'L':
 			/* as SystemTap: -l PROBE is the script "probe PROBE {}" through pass 2 */

@@ -65,6 +65,7 @@ static struct expr *parse_value(struct parser *p);
 static struct expr *parse_primary(struct parser *p);
 static struct stmt *parse_statement(struct parser *p);
 static struct stmt *parse_block(struct parser *p);
+static bool parser_keyword(const struct parser *p, const char *word);
 
 /* ---- errors and tokens ------------------------------------------------- */
 
@@ -197,7 +198,7 @@ static struct token expect_ident(struct parser *p, const char *what)
 
 	if (t->kind != TK_IDENT)
 		error_here(p, P_EXPECT_IDENT, "expected %s", what);
-	if (is_keyword(t->text))
+	if (parser_keyword(p, t->text))
 		error_here(p, P_RESERVED, "expected %s, not a reserved word", what);
 	return next(p);
 }
@@ -239,10 +240,22 @@ static void need_guru(struct parser *p, struct srcpos pos, enum diag_tag tag, co
 }
 
 /* Does --compatible ask for a SystemTap older than version? Versions compare
- * as numbers piece by piece ("2.10" is after "2.6"), as SystemTap does. */
+ * as numbers piece by piece ("2.10" is after "2.6"), as SystemTap does.
+ * Tapset files always get today's language (they still see systemtap_v),
+ * so that the library need not be written for every old version. */
 static bool compat_before(const struct parser *p, const char *version)
 {
-	return p->s && p->s->compatible && strverscmp(p->s->compatible, version) < 0;
+	return p->s && p->s->compatible && !(p->file && p->file->is_tapset) &&
+	       strverscmp(p->s->compatible, version) < 0;
+}
+
+/* Is the word a keyword here? 'private' is one from SystemTap 3.0 on; before,
+ * it is an ordinary name. */
+static bool parser_keyword(const struct parser *p, const char *word)
+{
+	if (!strcmp(word, "private") && compat_before(p, "3.0"))
+		return false;
+	return is_keyword(word);
 }
 
 /* Refuse a construct that the --compatible version did not have yet. */
@@ -539,7 +552,10 @@ static struct expr *parse_logical_or(struct parser *p)
 	return left_chain(p, parse_logical_and, ops);
 }
 
-/* ternary := logical_or ['?' expression ':' ternary] */
+/* ternary := logical_or ['?' expression ':' ternary]
+ * Before SystemTap 4.0 (--compatible=3.x and older) the third operand was a
+ * whole expression, so it took in an assignment: a ? b : c = d was
+ * a ? b : (c = d), where it is now (a ? b : c) = d, as in C. */
 static struct expr *parse_ternary(struct parser *p)
 {
 	struct expr *cond = parse_logical_or(p), *e;
@@ -553,7 +569,7 @@ static struct expr *parse_ternary(struct parser *p)
 	vec_push(&e->args, parse_expression(p));
 	expect_op(p, ":");
 	enter(p);
-	vec_push(&e->args, parse_ternary(p));
+	vec_push(&e->args, compat_before(p, "4.0") ? parse_expression(p) : parse_ternary(p));
 	leave(p, 1);
 	return e;
 }
@@ -598,6 +614,8 @@ static struct expr *parse_unary(struct parser *p)
 		struct token op = next(p);
 
 		e = expr_new(E_ADDROF, op.pos);
+		if (compat_before(p, "2.6") && is_op(peek(p), "("))
+			refuse_compat(p, op.pos, "'&' of a parenthesized expression", "2.6");
 		e->lhs = parse_value(p);
 		if (compat_before(p, "2.6") && e->lhs->kind != E_TARGET &&
 		    e->lhs->kind != E_CAST && e->lhs->kind != E_ATVAR)
@@ -870,7 +888,7 @@ static struct expr *parse_primary(struct parser *p)
 	case TK_IDENT: {
 		struct token id;
 
-		if (is_keyword(t->text))
+		if (parser_keyword(p, t->text))
 			error_here(p, P_EXPECT_EXPR, "expected an expression (reserved word)");
 		id = next(p);
 		if (is_op(peek(p), "(")) {
@@ -1124,7 +1142,7 @@ static struct stmt *parse_statement(struct parser *p)
 		st = stmt_new(S_EMBEDDED, c.pos);
 		st->code = c.str;
 		optional_semi(p);
-	} else if (t->kind == TK_IDENT && is_keyword(t->text)) {
+	} else if (t->kind == TK_IDENT && parser_keyword(p, t->text)) {
 		struct token kw = next(p);
 
 		if (!strcmp(kw.text, "if")) {
@@ -1540,12 +1558,12 @@ static void parse_declaration(struct parser *p)
 		parse_global(p, false);
 	} else if (is_kw(&t, "function")) {
 		parse_function(p, false);
-	} else if (is_kw(&t, "private")) {
+	} else if (is_kw(&t, "private") && parser_keyword(p, "private")) {
 		if (accept_kw(p, "global"))
 			parse_global(p, true);
 		else if (accept_kw(p, "function"))
 			parse_function(p, true);
-		else if (peek(p)->kind == TK_IDENT && !is_keyword(peek(p)->text))
+		else if (peek(p)->kind == TK_IDENT && !parser_keyword(p, peek(p)->text))
 			parse_global(p, true); /* "private x" is a private global */
 		else
 			error_here(p, P_BAD_PRIVATE, "expected 'global', 'function' or a variable "

@@ -36,6 +36,7 @@ struct session {
 	VEC(char *) args;         /* script arguments $1 ... */
 	VEC(char *) script_files; /* FILE / - */
 	const char *script_text;  /* -e TEXT */
+	VEC(char *) extra_scripts; /* -E TEXT ..., run with the main script */
 	const char *arch;         /* "x86_64" */
 	const char *compatible;   /* --compatible=V: behave as SystemTap V */
 

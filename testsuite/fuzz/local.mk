@@ -30,7 +30,7 @@ asan-stap:
 check-asan: asan-stap
 	CSTAP_TAPSETS=$(abs_srcdir)/tapsets CSTAP_RUNTIME=$(abs_srcdir)/runtime \
 	ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
-	STAP=$(ASAN_STAP) $(srcdir)/testsuite/conformance-parse.sh
+	CSTAP_CONF_SHELL_TIMEOUT=1200 STAP=$(ASAN_STAP) $(srcdir)/testsuite/conformance-parse.sh
 	CSTAP_TAPSETS=$(abs_srcdir)/tapsets CSTAP_RUNTIME=$(abs_srcdir)/runtime \
 	ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
 	STAP=$(ASAN_STAP) $(srcdir)/testsuite/roundtrip.sh

@@ -331,6 +331,11 @@ static void test_preprocessor(void)
 	check_stmt("%( runtime != \"kernel\" %? x = 1 %: x = 2 %)", "(x) = (2);");
 	check_stmt("%( systemtap_v >= \"4.0\" %? x = 1 %: x = 2 %)", "(x) = (1);");
 	check_stmt("%( guru_mode == 1 %? x = 1 %: x = 2 %)", "(x) = (1);");
+	/* cstap has no --privilege: scripts are always compiled as stapdev */
+	check_stmt("%( systemtap_privilege == \"stapdev\" && systemtap_privilege != \"stapusr\" "
+		   "%? x = 1 %: x = 2 %)", "(x) = (1);");
+	check_stmt("%( systemtap_privilege == \"stap*\" %? x = 1 %: x = 2 %)", "(x) = (1);");
+	check_error(parse_text("%( systemtap_privilege < \"x\" %? probe begin {} %)"), "P_PREPROC_COND", 1, 24);
 	check_stmt("%( $# == 0 && @# == \"0\" %? x = 1 %: x = 2 %)", "(x) = (1);");
 	check_stmt("%( CONFIG_NOPE == \"\" && CONFIG_NOPE == 0 %? x = 1 %: x = 2 %)", "(x) = (1);");
 	check_stmt("%( (1 == 2 || 2 == 2) && \"a\" < \"b\" %? x = 1 %)", "(x) = (1);");
@@ -469,6 +474,43 @@ static void test_compatible(void)
 	compat_session("1.0");
 	CU_ASSERT_STRING_EQUAL(first_stmt(parse_in(
 		"probe begin { %( systemtap_v == \"1.*\" %? x = 1 %: x = 2 %) }")), "(x) = (1);");
+
+	/* before 4.0 the third operand of ?: took in an assignment */
+	compat_session("3.4");
+	CU_ASSERT_STRING_EQUAL(first_stmt(parse_in("probe begin { x = a ? b : c = d }")),
+			       "(x) = ((a)?(b):((c) = (d)));");
+	compat_session("3.3");
+	CU_ASSERT_STRING_EQUAL(first_stmt(parse_in("probe begin { x = a ? b : c ? d : e += 1 }")),
+			       "(x) = ((a)?(b):((c)?(d):((e) += (1))));");
+	compat_session("4.0");
+	CU_ASSERT_STRING_EQUAL(first_stmt(parse_in("probe begin { x = a ? b : c = d }")),
+			       "(x) = (((a)?(b):(c)) = (d));");
+
+	/* before 3.0 'private' is an ordinary name */
+	compat_session("2.9");
+	CU_ASSERT_STRING_EQUAL(first_stmt(parse_in(
+		"global private\nfunction private(x) { return x }\nprobe begin { private = private(1) }")),
+		"(private) = (private(1));");
+	compat_session("2.9");
+	check_error(parse_in("private global x"), "P_TOPLEVEL", 1, 1);
+	compat_session("3.0");
+	check_error(parse_in("global private"), "P_RESERVED", 1, 8);
+
+	/* before 2.6 '&' takes no parenthesized operand */
+	compat_session("2.5");
+	check_error(parse_in("probe begin { x = &($y->z) }"), "P_COMPAT", 1, 19);
+	compat_session("2.6");
+	CU_ASSERT_STRING_EQUAL(first_stmt(parse_in("probe begin { x = &($y->z) }")), "(x) = (&$y->z);");
+
+	/* tapsets always get today's language, whatever --compatible says */
+	{
+		const char *text = "private global pg\nprobe begin { x = (a)->b ? 1 : y = 2 }";
+		struct srcfile *f = srcfile_new("lib.stp", xstrdup(text), strlen(text));
+
+		compat_session("1.0");
+		f->is_tapset = true;
+		CU_ASSERT_STRING_EQUAL(first_stmt(parse_script(sess, f)), "(x) = ((((a)->b)?(1):(y)) = (2));");
+	}
 
 	/* before 2.0, adjacent strings are glued only across blanks */
 	compat_session("1.8");
