@@ -1004,6 +1004,23 @@ static void gen_loop(struct gen *g, struct stmt *st)
 	emit(g, "brk_%d: __attribute__((unused));", l);
 }
 
+/* The end of a foreach: the body as loop `l` (continue/break labels), and
+ * the closing of the loop the caller opened. */
+static void gen_foreach_tail(struct gen *g, struct stmt *st, int l)
+{
+	vec_push(&g->loops, l);
+	emit(g, "{");
+	g->indent++;
+	gen_block(g, st->body);
+	g->indent--;
+	emit(g, "}");
+	g->loops.len--;
+	emit(g, "cont_%d: __attribute__((unused));", l);
+	g->indent--;
+	emit(g, "}");
+	emit(g, "brk_%d: __attribute__((unused));", l);
+}
+
 /* foreach ([v =] b in @hist_log(s)): every bucket number in order, empty
  * ones too, as SystemTap 4.8 does (it ignores a sort direction here); v is
  * the bucket's count. */
@@ -1030,17 +1047,7 @@ static void gen_foreach_hist(struct gen *g, struct stmt *st)
 	if (st->value)
 		emit(g, "%s = %s->buckets[%s];", sym_ref(g, st->value->sym),
 		     gen_stat_record(g, st->array->lhs), b);
-	vec_push(&g->loops, l);
-	emit(g, "{");
-	g->indent++;
-	gen_block(g, st->body);
-	g->indent--;
-	emit(g, "}");
-	g->loops.len--;
-	emit(g, "cont_%d: __attribute__((unused));", l);
-	g->indent--;
-	emit(g, "}");
-	emit(g, "brk_%d: __attribute__((unused));", l);
+	gen_foreach_tail(g, st, l);
 }
 
 static void gen_foreach(struct gen *g, struct stmt *st)
@@ -1104,17 +1111,7 @@ static void gen_foreach(struct gen *g, struct stmt *st)
 		else
 			emit(g, "%s = stp_entry_long(%s, %s);", vv, m, ent);
 	}
-	vec_push(&g->loops, l);
-	emit(g, "{");
-	g->indent++;
-	gen_block(g, st->body);
-	g->indent--;
-	emit(g, "}");
-	g->loops.len--;
-	emit(g, "cont_%d: __attribute__((unused));", l);
-	g->indent--;
-	emit(g, "}");
-	emit(g, "brk_%d: __attribute__((unused));", l);
+	gen_foreach_tail(g, st, l);
 }
 
 static void gen_delete(struct gen *g, struct stmt *st)

@@ -319,7 +319,7 @@ static bool all_wild(const char *pat)
 	return strspn(pat, "*") == strlen(pat);
 }
 
-static int cmp_func(const void *a, const void *b)
+int dw_func_cmp(const void *a, const void *b)
 {
 	const struct dw_func *x = a, *y = b;
 	int c = strcmp(x->name, y->name);
@@ -384,5 +384,5 @@ void dw_find_functions(struct dw_image *img, const struct ksymtab *syms,
 			out->items[n++] = out->items[i];
 	out->len = n;
 	if (out->len - first > 1)
-		qsort(out->items + first, out->len - first, sizeof(struct dw_func), cmp_func);
+		qsort(out->items + first, out->len - first, sizeof(struct dw_func), dw_func_cmp);
 }

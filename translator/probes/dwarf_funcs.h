@@ -30,6 +30,8 @@ struct dw_func {
 };
 typedef VEC(struct dw_func) dw_funcvec;
 
+/* qsort order of functions: name, then file, then address */
+int dw_func_cmp(const void *a, const void *b);
 /* "func@file:line" -> pattern; false if malformed (empty function part). */
 bool dw_pattern_parse(const char *text, struct dw_pattern *p);
 /* Append the matching functions of img (syms: its symbol table) to out,

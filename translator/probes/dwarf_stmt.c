@@ -246,17 +246,6 @@ static void inlines_under(struct dw_image *img, const struct ksymtab *syms, cons
 	} while (dwarf_siblingof(&c, &c) == 0);
 }
 
-static int cmp_inline(const void *a, const void *b)
-{
-	const struct dw_func *x = a, *y = b;
-	int c = strcmp(x->name, y->name);
-
-	if (!c)
-		c = strcmp(x->file, y->file);
-	if (!c)
-		c = x->addr < y->addr ? -1 : x->addr > y->addr;
-	return c;
-}
 
 void dw_find_inlines(struct dw_image *img, const struct ksymtab *syms, const struct dw_pattern *p,
 		     dw_funcvec *out)
@@ -277,5 +266,5 @@ void dw_find_inlines(struct dw_image *img, const struct ksymtab *syms, const str
 		off = next;
 	}
 	if (out->len - first > 1)
-		qsort(out->items + first, out->len - first, sizeof(struct dw_func), cmp_inline);
+		qsort(out->items + first, out->len - first, sizeof(struct dw_func), dw_func_cmp);
 }
