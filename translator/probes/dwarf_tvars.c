@@ -808,6 +808,20 @@ struct type_hit {
 static VEC(struct type_hit) type_cache;
 
 /* A complete type named name ("struct x", "union x", "x") in img. */
+static bool find_type(struct dw_image *img, const char *name, Dwarf_Die *out);
+
+long dw_member_offset(struct dw_image *img, const char *type, const char *member)
+{
+	Dwarf_Die t, m;
+	Dwarf_Word off = 0;
+	int bs, bo;
+
+	if (!find_type(img, type, &t) || !peel(&t) || !is_aggregate(&t) ||
+	    !find_member(&t, member, &m, &off, &bs, &bo, 0) || bs)
+		return -1;
+	return (long)off;
+}
+
 static bool find_type(struct dw_image *img, const char *name, Dwarf_Die *out)
 {
 	int want = 0;

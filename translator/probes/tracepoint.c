@@ -14,6 +14,8 @@
 #include "provider.h"
 
 #include <dwarf.h>
+#include <fnmatch.h>
+#include <gelf.h>
 #include <string.h>
 
 #include "diag.h"
@@ -21,6 +23,7 @@
 #include "dwarf_probes.h"
 #include "kpoint.h"
 #include "ksyms.h"
+#include "tvars.h"
 
 extern const struct provider tracepoint_provider;
 
@@ -32,6 +35,56 @@ struct tp_site {
 	char *name;             /* the tracepoint: "sched_switch" */
 };
 static VEC(struct tp_site) sites;
+
+/* n bytes of the image's initialised data at link-time address addr. */
+static bool elf_read(struct dw_image *img, uint64_t addr, void *buf, size_t n)
+{
+	Elf *elf = dwarf_getelf(img->dbg);
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while (elf && (scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || addr < sh.sh_addr ||
+		    addr + n > sh.sh_addr + sh.sh_size)
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		if (!d || !d->d_buf || addr - sh.sh_addr + n > d->d_size)
+			return false;
+		memcpy(buf, (char *)d->d_buf + (addr - sh.sh_addr), n);
+		return true;
+	}
+	return false;
+}
+
+/* The tracepoint's system (TRACE_SYSTEM: "sched" for sched_switch), as the
+ * kernel's tracefs names it: event_NAME's class's system string, read from
+ * the image; NULL if the event has no trace_event_call. */
+static char *tp_system(struct dw_image *img, const struct ksymtab *syms, const char *name)
+{
+	static long class_off = -2, system_off = -2;
+	char *sym = xasprintf("event_%s", name);
+	uint64_t call = 0, cls, str;
+	char buf[64];
+
+	if (class_off == -2) {
+		class_off = dw_member_offset(img, "struct trace_event_call", "class");
+		system_off = dw_member_offset(img, "struct trace_event_class", "system");
+	}
+	for (size_t i = 0; i < syms->n && !call; i++)
+		if (!strcmp(syms->syms[i].name, sym))
+			call = syms->syms[i].addr;
+	free(sym);
+	if (!call || class_off < 0 || system_off < 0 || !elf_read(img, call + class_off, &cls, 8) ||
+	    !elf_read(img, cls + system_off, &str, 8))
+		return NULL;
+	for (size_t i = 0; i < sizeof(buf); i++) {
+		if (!elf_read(img, str + i, &buf[i], 1))
+			return NULL;
+		if (!buf[i])
+			return xstrdup(buf);
+	}
+	return NULL;
+}
 
 /* Arguments of the iterator after __data; -1 if it is not a function. */
 static int tp_nargs(struct dw_image *img, Dwarf_Off die)
@@ -65,6 +118,7 @@ static int derive(struct session *s, struct probe *p, struct probe_point *pp)
 		return -1;
 	}
 	colon = strchr(arg, ':');
+	char *sys_pat = colon ? xstrndup(arg, (size_t)(colon - arg)) : NULL;
 	struct dw_pattern pat = { .func = xasprintf(TP_PREFIX "%s", colon ? colon + 1 : arg) };
 	img = dw_kernel(s, &why);
 	syms = img ? ksyms_kernel(s, &why) : NULL;
@@ -87,9 +141,12 @@ static int derive(struct session *s, struct probe *p, struct probe_point *pp)
 				     "tracepoint %s has more than %d arguments (not supported yet)", name, TP_MAX_ARGS);
 			continue;
 		}
+		char *sys = tp_system(img, syms, name);
+		if (sys_pat && (!sys || fnmatch(sys_pat, sys, 0)))
+			continue;
 		struct tp_site t = { .name = xstrdup(name) };
 		t.dp = derived_probe_add(s, p, pp, &tracepoint_provider, PK_NORMAL);
-		t.dp->pp = xasprintf("kernel.trace(\"%s\")", name);
+		t.dp->pp = sys ? xasprintf("kernel.trace(\"%s:%s\")", sys, name) : xasprintf("kernel.trace(\"%s\")", name);
 		dwarf_probe_record(t.dp, img, f->die, f->addr, false);
 		vec_push(&sites, t);
 		n++;

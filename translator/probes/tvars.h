@@ -17,6 +17,7 @@
 #ifndef CSTAP_TVARS_H
 #define CSTAP_TVARS_H
 
+#include "dwarf_debuginfo.h"
 #include "provider.h"
 
 enum tv_kind {
@@ -49,6 +50,8 @@ bool tvars_per_probe(const struct probe *p);
 /* A condition decided by @defined in dp: 1 true, 0 false, -1 not constant.
  * Pass 2 resolves, and pass 3 generates, only the live branch. */
 int tvars_static_cond(const struct derived_probe *dp, const struct expr *cond);
+/* Offset of a member in a struct type of img ("struct x"), or -1. */
+long dw_member_offset(struct dw_image *img, const char *type, const char *member);
 /* C statements that set stp_kaslr_offset (for DW_OP_addr), or NULL. */
 char *tvars_kaslr_init(struct session *s);
 
