@@ -128,8 +128,8 @@ static void test_primaries(void)
 	check_stmt("x = @count(s) + @variance(s, 3)", "(x) = ((@count(s)) + (@variance(s, 3)));");
 	check_stmt("print(@hist_linear(s, 0, 100, 10))", "print(@hist_linear(s, 0, 100, 10));");
 	check_stmt("x = @hist_log(s)[3]", "(x) = (@hist_log(s)[3]);");
-	check_stmt("x = $p->a[i + 1]->b$", "(x) = ($p->a[(i) + (1)]->b->$);");
-	check_stmt("x = $$parms$$", "(x) = ($$parms->$$);");
+	check_stmt("x = $p->a[i + 1]->b$", "(x) = ($p->a[(i) + (1)]->b$);");
+	check_stmt("x = $$parms$$", "(x) = ($$parms$$);");
 	check_stmt("x = &$p->f", "(x) = (&$p->f);");
 	check_stmt("x = &a[1]", "(x) = (&(a[1]));");
 	check_stmt("x = @cast(p, \"task_struct\", \"kernel\")->pid",
@@ -138,8 +138,8 @@ static void test_primaries(void)
 	check_stmt("x = @defined($a) ? @choose_defined($a, 1) : @entry($b)",
 		   "(x) = ((@defined($a))?(@choose_defined($a, 1)):(@entry($b)));");
 	check_stmt("x = @perf(\"cycles\")", "(x) = (@perf(\"cycles\"));");
-	check_stmt("x = (p)->foo[1]$", "(x) = ((p)->foo[1]->$);");
-	check_stmt("x = f() $$", "(x) = ((f())->$$);");
+	check_stmt("x = (p)->foo[1]$", "(x) = ((p)->foo[1]$);");
+	check_stmt("x = f() $$", "(x) = ((f())$$);");
 	check_stmt("x = a[1][2]", "(x) = ((a[1])[2]);");
 	check_stmt("x = (foo)[1] in bar", "(x) = ([(foo)[1]] in bar);");
 	check_stmt("x = %{ 1 %}", "(x) = (%{ 1 %});");
@@ -452,7 +452,7 @@ static void test_compatible(void)
 	compat_session("2.5");
 	CU_ASSERT_STRING_EQUAL(first_stmt(parse_in(
 		"probe begin { x = &$y->z + &@cast(p, \"t\")->a[1] + @cast(p, \"t\")->b$ + $v$$ }")),
-		"(x) = ((((&$y->z) + (&@cast(p, \"t\")->a[1])) + (@cast(p, \"t\")->b->$)) + ($v->$$));");
+		"(x) = ((((&$y->z) + (&@cast(p, \"t\")->a[1])) + (@cast(p, \"t\")->b$)) + ($v$$));");
 
 	/* before 2.6 an '[' after a value starts the next statement */
 	compat_session("2.5");
