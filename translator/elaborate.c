@@ -441,6 +441,12 @@ static void resolve_stmt(struct elab *el, struct stmt *st)
 	case S_DELETE: {
 		struct expr *e = st->expr;
 		check_hist_bucket_write(el, e);
+		for (int i = 0; e && e->kind == E_INDEX && i < e->args.len; i++)
+			if (e->args.items[i]->kind == E_STAR) {
+				diag(el->s, E_NOT_SUPPORTED, e->args.items[i]->pos,
+				     "deleting an array slice (a[*, k]) is not supported yet");
+				break;
+			}
 		if (e && e->kind == E_VAR) {
 			struct sym *g = find_global(el, e->name);
 			if (g) {
