@@ -889,6 +889,29 @@ static void add_user_script(struct session *s, struct script *sc)
  * to each provider in turn. */
 static void derive_point(struct session *s, struct probe *p, struct probe_point *pp, int depth)
 {
+	if (pp->cond) {
+		/* probe PP if (cond) { body }: a probe of its own whose body
+		 * starts with `if (!(cond)) next` (checked at each hit; SystemTap
+		 * arms and disarms the probe instead, with the same output) */
+		struct probe *np = xcalloc(1, sizeof(*np));
+		struct probe_point *npp = xmalloc(sizeof(*npp));
+		struct stmt *skip = stmt_new(S_IF, pp->cond->pos);
+		struct expr *not = expr_new(E_UNARY, pp->cond->pos);
+		*np = *p;
+		*npp = *pp;
+		npp->cond = NULL;
+		memset(&np->points, 0, sizeof(np->points));
+		vec_push(&np->points, npp);
+		not->op = "!";
+		not->lhs = expr_clone(pp->cond);
+		skip->expr = not;
+		skip->body = stmt_new(S_NEXT, pp->cond->pos);
+		np->body = stmt_new(S_BLOCK, p->body->pos);
+		vec_push(&np->body->stmts, skip);
+		vec_push(&np->body->stmts, stmt_clone(p->body));
+		derive_point(s, np, npp, depth);
+		return;
+	}
 	if (alias_expand(s, p, pp, depth, derive_point))
 		return;
 	for (int i = 0; providers[i]; i++) {
@@ -909,12 +932,8 @@ static void derive_probes(struct session *s, struct script *sc)
 		struct probe *p = sc->probes.items[i];
 		if (p->is_alias)
 			continue;
-		for (int j = 0; j < p->points.len; j++) {
-			if (p->points.items[j]->cond)
-				diag(s, E_NOT_SUPPORTED, p->points.items[j]->cond->pos,
-				     "conditional probes (if) are not supported yet");
+		for (int j = 0; j < p->points.len; j++)
 			derive_point(s, p, p->points.items[j], 0);
-		}
 	}
 }
 
