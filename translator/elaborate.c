@@ -7,6 +7,7 @@
  * fixed point over everything used; what stays unknown is an error.
  */
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1089,10 +1090,49 @@ static void check_global_settings(struct session *s)
 	}
 }
 
+/* Does a user probe (or alias) name syscall.*? Then the syscall tapset,
+ * generated from the kernel's metadata, joins the library. */
+static bool uses_syscalls(struct script *sc)
+{
+	for (int i = 0; i < sc->probes.len; i++) {
+		struct probe *p = sc->probes.items[i];
+		for (int j = 0; j < p->points.len; j++)
+			if (p->points.items[j]->comps.len &&
+			    fnmatch(p->points.items[j]->comps.items[0]->name, "syscall", 0) == 0)
+				return true;
+	}
+	return false;
+}
+
+static void add_syscalls(struct session *s)
+{
+	bool want = uses_syscalls(s->user);
+	const char *why = NULL;
+
+	for (int i = 0; i < s->user_more.len && !want; i++)
+		want = uses_syscalls(s->user_more.items[i]);
+	if (!want)
+		return;
+	char *text = syscalls_tapset(s, &why);
+	if (!text) {
+		if (s->verbose)
+			fprintf(stderr, "stap: no syscall tapset: %s\n", why ? why : "?");
+		return;
+	}
+	if (getenv("CSTAP_DUMP_SYSCALLS"))   /* for tapset authors: what was generated */
+		fputs(text, stderr);
+	struct srcfile *f = srcfile_new("<syscalls>", text, strlen(text));
+	f->is_tapset = true;
+	struct script *sc = parse_script(s, f);
+	if (sc)
+		vec_push(&s->library, sc);
+}
+
 int pass2_elaborate(struct session *s)
 {
 	struct elab el = { .s = s };
 
+	add_syscalls(s);
 	add_user_script(s, s->user);
 	for (int i = 0; i < s->user_more.len; i++)
 		add_user_script(s, s->user_more.items[i]);

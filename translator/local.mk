@@ -25,7 +25,7 @@ STAP_PASS_SOURCES = translator/options.c translator/options.h translator/library
 	translator/probes/kpsites.h translator/probes/kpoint.c translator/probes/kpoint.h \
 	translator/probes/kprobe.c translator/probes/dwarf.c translator/probes/dwarf_probes.h \
 	translator/probes/dwarf_funcs.c translator/probes/dwarf_funcs.h translator/probes/dwarf_debuginfo.c \
-	translator/probes/dwarf_debuginfo.h translator/probes/dwarf_tvars.c translator/probes/tracepoint.c translator/probes/tvars.h \
+	translator/probes/dwarf_debuginfo.h translator/probes/dwarf_tvars.c translator/probes/tracepoint.c translator/probes/syscalls_gen.c translator/probes/tvars.h \
 	translator/listing.c translator/listing.h \
 	translator/probes/kimage.c translator/probes/kimage.h translator/probes/debuginfod.c \
 	translator/probes/debuginfod.h translator/probes/dwarf_stmt.c translator/probes/dwarf_stmt.h
