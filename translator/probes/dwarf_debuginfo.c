@@ -294,3 +294,38 @@ struct dw_image *dw_module(struct session *s, const char *module, const char **w
 	vec_push(&module_imgs, img);
 	return img;
 }
+
+bool dw_image_read(struct dw_image *img, uint64_t addr, void *buf, size_t n)
+{
+	Elf *elf = dwarf_getelf(img->dbg);
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while (elf && (scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || addr < sh.sh_addr ||
+		    addr + n > sh.sh_addr + sh.sh_size)
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		if (!d || !d->d_buf || addr - sh.sh_addr + n > d->d_size)
+			return false;
+		memcpy(buf, (char *)d->d_buf + (addr - sh.sh_addr), n);
+		return true;
+	}
+	return false;
+}
+
+char *dw_image_string_at(struct dw_image *img, uint64_t ptr_addr)
+{
+	uint64_t p;
+	char buf[128];
+
+	if (!dw_image_read(img, ptr_addr, &p, 8))
+		return NULL;
+	for (size_t i = 0; i < sizeof(buf); i++) {
+		if (!dw_image_read(img, p + i, &buf[i], 1))
+			return NULL;
+		if (!buf[i])
+			return xstrdup(buf);
+	}
+	return NULL;
+}

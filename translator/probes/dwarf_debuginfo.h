@@ -30,6 +30,11 @@ const char *dw_debug_root(void);
 
 /* Cached per session; NULL with *why set when there is no debuginfo. */
 struct dw_image *dw_kernel(struct session *s, const char **why);
+/* n bytes of the image's initialised data at link-time address addr
+ * (the kernel's data: tracepoint systems, syscall metadata). */
+bool dw_image_read(struct dw_image *img, uint64_t addr, void *buf, size_t n);
+/* The NUL-terminated string a pointer at addr points to (< 128 bytes), or NULL. */
+char *dw_image_string_at(struct dw_image *img, uint64_t ptr_addr);
 struct dw_image *dw_module(struct session *s, const char *module, const char **why);
 
 #endif

@@ -16,7 +16,6 @@
  * (`filename`), as SystemTap's tapset gives them. argstr is generic (numbers,
  * pointers in hex, strings quoted) where SystemTap decodes flags by hand.
  */
-#include <gelf.h>
 #include <string.h>
 
 #include "dwarf_debuginfo.h"
@@ -24,41 +23,6 @@
 #include "tvars.h"
 
 #define META "__syscall_meta__"
-
-static bool img_read(Elf *elf, uint64_t addr, void *buf, size_t n)
-{
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
-
-	while ((scn = elf_nextscn(elf, scn))) {
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || addr < sh.sh_addr ||
-		    addr + n > sh.sh_addr + sh.sh_size)
-			continue;
-		Elf_Data *d = elf_getdata(scn, NULL);
-		if (!d || !d->d_buf || addr - sh.sh_addr + n > d->d_size)
-			return false;
-		memcpy(buf, (char *)d->d_buf + (addr - sh.sh_addr), n);
-		return true;
-	}
-	return false;
-}
-
-/* A NUL-terminated string of the image at a pointer stored at addr. */
-static char *img_str_at(Elf *elf, uint64_t ptr_addr)
-{
-	uint64_t p;
-	char buf[128];
-
-	if (!img_read(elf, ptr_addr, &p, 8))
-		return NULL;
-	for (size_t i = 0; i < sizeof(buf); i++) {
-		if (!img_read(elf, p + i, &buf[i], 1))
-			return NULL;
-		if (!buf[i])
-			return xstrdup(buf);
-	}
-	return NULL;
-}
 
 static const char *const arg_regs[] = { "di", "si", "dx", "r10", "r8", "r9" };
 
@@ -136,12 +100,11 @@ char *syscalls_tapset(struct session *s, const char **why)
 {
 	struct dw_image *img = dw_kernel(s, why);
 	const struct ksymtab *syms = img ? ksyms_kernel(s, why) : NULL;
-	Elf *elf = img ? dwarf_getelf(img->dbg) : NULL;
 	long o_name, o_nb, o_types, o_args;
 	struct strbuf out = STRBUF_INIT;
 	int n = 0;
 
-	if (!elf || !syms)
+	if (!img || !syms)
 		return NULL;
 	o_name = dw_member_offset(img, "struct syscall_metadata", "name");
 	o_nb = dw_member_offset(img, "struct syscall_metadata", "nb_args");
@@ -160,13 +123,13 @@ char *syscalls_tapset(struct session *s, const char **why)
 		if (strncmp(k->name, META, strlen(META)))
 			continue;
 		const char *name = k->name + strlen(META);
-		if (!img_read(elf, k->addr + o_nb, &nb, 4) || nb < 0 || nb > 6 ||
-		    !img_read(elf, k->addr + o_types, &tp, 8) || !img_read(elf, k->addr + o_args, &ap, 8))
+		if (!dw_image_read(img, k->addr + o_nb, &nb, 4) || nb < 0 || nb > 6 ||
+		    !dw_image_read(img, k->addr + o_types, &tp, 8) || !dw_image_read(img, k->addr + o_args, &ap, 8))
 			continue;
 		bool ok = true;
 		for (int a = 0; a < nb && ok; a++) {
-			types[a] = img_str_at(elf, tp + 8 * a);
-			args[a] = img_str_at(elf, ap + 8 * a);
+			types[a] = dw_image_string_at(img, tp + 8 * a);
+			args[a] = dw_image_string_at(img, ap + 8 * a);
 			ok = types[a] && args[a];
 		}
 		if (!ok)

@@ -15,7 +15,6 @@
 
 #include <dwarf.h>
 #include <fnmatch.h>
-#include <gelf.h>
 #include <string.h>
 
 #include "diag.h"
@@ -36,26 +35,6 @@ struct tp_site {
 };
 static VEC(struct tp_site) sites;
 
-/* n bytes of the image's initialised data at link-time address addr. */
-static bool elf_read(struct dw_image *img, uint64_t addr, void *buf, size_t n)
-{
-	Elf *elf = dwarf_getelf(img->dbg);
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
-
-	while (elf && (scn = elf_nextscn(elf, scn))) {
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || addr < sh.sh_addr ||
-		    addr + n > sh.sh_addr + sh.sh_size)
-			continue;
-		Elf_Data *d = elf_getdata(scn, NULL);
-		if (!d || !d->d_buf || addr - sh.sh_addr + n > d->d_size)
-			return false;
-		memcpy(buf, (char *)d->d_buf + (addr - sh.sh_addr), n);
-		return true;
-	}
-	return false;
-}
-
 /* The tracepoint's system (TRACE_SYSTEM: "sched" for sched_switch), as the
  * kernel's tracefs names it: event_NAME's class's system string, read from
  * the image; NULL if the event has no trace_event_call. */
@@ -63,8 +42,7 @@ static char *tp_system(struct dw_image *img, const struct ksymtab *syms, const c
 {
 	static long class_off = -2, system_off = -2;
 	char *sym = xasprintf("event_%s", name);
-	uint64_t call = 0, cls, str;
-	char buf[64];
+	uint64_t call = 0, cls;
 
 	if (class_off == -2) {
 		class_off = dw_member_offset(img, "struct trace_event_call", "class");
@@ -74,16 +52,9 @@ static char *tp_system(struct dw_image *img, const struct ksymtab *syms, const c
 		if (!strcmp(syms->syms[i].name, sym))
 			call = syms->syms[i].addr;
 	free(sym);
-	if (!call || class_off < 0 || system_off < 0 || !elf_read(img, call + class_off, &cls, 8) ||
-	    !elf_read(img, cls + system_off, &str, 8))
+	if (!call || class_off < 0 || system_off < 0 || !dw_image_read(img, call + class_off, &cls, 8))
 		return NULL;
-	for (size_t i = 0; i < sizeof(buf); i++) {
-		if (!elf_read(img, str + i, &buf[i], 1))
-			return NULL;
-		if (!buf[i])
-			return xstrdup(buf);
-	}
-	return NULL;
+	return dw_image_string_at(img, cls + system_off);
 }
 
 /* Arguments of the iterator after __data; -1 if it is not a function. */
