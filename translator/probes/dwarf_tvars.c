@@ -755,8 +755,9 @@ static bool pretty_list(struct rctx *r, const struct expr *e, struct tvar *tv)
 			const char *name = dwarf_diename(&d);
 			if (!name || !((parms && tag == DW_TAG_formal_parameter) || (locals && tag == DW_TAG_variable)))
 				continue;
-			if (!strcmp(name, "__data") && !strcmp(r->dp->prov->name, "tracepoint"))
-				continue;   /* the tracepoint's private pointer, not an argument */
+			if (!strcmp(name, "__data") && dwarf_diename(&r->fn) &&
+			    !strncmp(dwarf_diename(&r->fn), "__traceiter_", 12))
+				continue;   /* a tracepoint's private pointer, not an argument (as -L) */
 			if (!first)
 				strbuf_addstr(&out, "stp_str_append(@@S@@, \" \");\n");
 			first = false;
