@@ -254,42 +254,15 @@ static bool same_module_name(const char *a, size_t alen, const char *b)
 	return true;
 }
 
-/* The path of module m's .ko under /lib/modules/REL, from modules.dep. */
-char *ksyms_module_path(struct session *s, const char *m)
+/* Call fn(path, name, priv) for each module of modules.dep: its path
+ * relative to /lib/modules/REL and its name ("nf_nat"), until fn returns
+ * true. */
+static void each_module(struct session *s, bool (*fn)(const char *path, const char *name, void *priv),
+			void *priv)
 {
 	char *dep = xasprintf("/lib/modules/%s/modules.dep", s->kernel_release);
 	FILE *f = fopen(dep, "r");
-	char line[4096];
-	char *found = NULL;
-
-	free(dep);
-	if (!f)
-		return NULL;
-	while (!found && fgets(line, sizeof(line), f)) {
-		char *colon = strchr(line, ':');
-		if (!colon)
-			continue;
-		*colon = 0;
-		char *base = strrchr(line, '/');
-		base = base ? base + 1 : line;
-		char *dot = strstr(base, ".ko");
-		if (dot && same_module_name(base, (size_t)(dot - base), m))
-			found = xasprintf("/lib/modules/%s/%s", s->kernel_release, line);
-	}
-	fclose(f);
-	return found;
-}
-
-static int cmp_name(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-void ksyms_module_names(struct session *s, const char *pattern, strvec *out)
-{
-	char *dep = xasprintf("/lib/modules/%s/modules.dep", s->kernel_release);
-	FILE *f = fopen(dep, "r");
-	char line[4096];
+	char line[4096], name[256];
 
 	free(dep);
 	if (!f)
@@ -302,16 +275,70 @@ void ksyms_module_names(struct session *s, const char *pattern, strvec *out)
 		char *base = strrchr(line, '/');
 		base = base ? base + 1 : line;
 		char *dot = strstr(base, ".ko");
-		if (!dot)
+		if (!dot || (size_t)(dot - base) >= sizeof(name))
 			continue;
-		*dot = 0;
-		for (char *c = base; *c; c++)
-			if (*c == '-')
-				*c = '_';
-		if (fnmatch(pattern, base, 0) == 0)
-			vec_push(out, xstrdup(base));
+		for (size_t i = 0; i < (size_t)(dot - base); i++)
+			name[i] = base[i] == '-' ? '_' : base[i];
+		name[dot - base] = 0;
+		if (fn(line, name, priv))
+			break;
 	}
 	fclose(f);
+}
+
+struct module_find {
+	const char *want;
+	char *path;
+};
+
+static bool find_module(const char *path, const char *name, void *priv)
+{
+	struct module_find *m = priv;
+
+	if (!same_module_name(name, strlen(name), m->want))
+		return false;
+	m->path = xstrdup(path);
+	return true;
+}
+
+/* The path of module m's .ko under /lib/modules/REL, from modules.dep. */
+char *ksyms_module_path(struct session *s, const char *m)
+{
+	struct module_find mf = { .want = m };
+
+	each_module(s, find_module, &mf);
+	if (!mf.path)
+		return NULL;
+	char *full = xasprintf("/lib/modules/%s/%s", s->kernel_release, mf.path);
+	free(mf.path);
+	return full;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+struct module_match {
+	const char *pattern;
+	strvec *out;
+};
+
+static bool match_module(const char *path, const char *name, void *priv)
+{
+	struct module_match *m = priv;
+
+	(void)path;
+	if (fnmatch(m->pattern, name, 0) == 0)
+		vec_push(m->out, xstrdup(name));
+	return false;
+}
+
+void ksyms_module_names(struct session *s, const char *pattern, strvec *out)
+{
+	struct module_match mm = { pattern, out };
+
+	each_module(s, match_module, &mm);
 	qsort(out->items, (size_t)out->len, sizeof(char *), cmp_name);
 }
 
