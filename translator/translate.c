@@ -967,6 +967,20 @@ static bool has_statements(const struct stmt *st)
 	return false;
 }
 
+/* A loop's body as loop `l`: break and continue inside it jump to its labels;
+ * `continue` lands after the body, where the caller continues. */
+static void gen_loop_body(struct gen *g, struct stmt *st, int l)
+{
+	vec_push(&g->loops, l);
+	emit(g, "{");
+	g->indent++;
+	gen_block(g, st->body);
+	g->indent--;
+	emit(g, "}");
+	g->loops.len--;
+	emit(g, "cont_%d: __attribute__((unused));", l);
+}
+
 /* while / for: cond is re-evaluated each round; continue runs the step. */
 static void gen_loop(struct gen *g, struct stmt *st)
 {
@@ -986,14 +1000,7 @@ static void gen_loop(struct gen *g, struct stmt *st)
 		emit(g, "if (!(%s))", cond);
 		emit(g, "\tbreak;");
 	}
-	vec_push(&g->loops, l);
-	emit(g, "{");
-	g->indent++;
-	gen_block(g, st->body);
-	g->indent--;
-	emit(g, "}");
-	g->loops.len--;
-	emit(g, "cont_%d: __attribute__((unused));", l);
+	gen_loop_body(g, st, l);
 	if (st->step) {
 		char *v = gen_expr(g, st->step);
 		if (v)
@@ -1008,14 +1015,7 @@ static void gen_loop(struct gen *g, struct stmt *st)
  * the closing of the loop the caller opened. */
 static void gen_foreach_tail(struct gen *g, struct stmt *st, int l)
 {
-	vec_push(&g->loops, l);
-	emit(g, "{");
-	g->indent++;
-	gen_block(g, st->body);
-	g->indent--;
-	emit(g, "}");
-	g->loops.len--;
-	emit(g, "cont_%d: __attribute__((unused));", l);
+	gen_loop_body(g, st, l);
 	g->indent--;
 	emit(g, "}");
 	emit(g, "brk_%d: __attribute__((unused));", l);
