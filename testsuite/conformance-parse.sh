@@ -38,6 +38,8 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/cstap-conf.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
 mkdir "$tmp/bin" "$tmp/src"
 ln -s "$stap" "$tmp/bin/stap"
+# the cmdline parseko files run staprun by name: ours, not whatever PATH has
+ln -s "$(dirname "$stap")/../staprun/staprun" "$tmp/bin/staprun"
 ln -s "$suite" "$tmp/src/testsuite" # parseok/unparser.stp reads $SRCDIR/testsuite
 
 passed=0
