@@ -15,7 +15,7 @@
 #include <linux/preempt.h>
 #include <linux/cpumask.h>
 #include "config.h"
-#include "session.h"
+#include "run_state.h"
 
 struct pt_regs;
 
@@ -100,7 +100,7 @@ nomem:
 	return -ENOMEM;
 }
 
-/* May a probe of this kind run in this session state? */
+/* May a probe of this kind run in this run state? */
 static inline bool stp_kind_allowed(int kind, int state)
 {
 	switch (kind) {
@@ -116,7 +116,7 @@ static inline bool stp_kind_allowed(int kind, int state)
 }
 
 /*
- * Start a probe body: pin the CPU, check the session state, take this
+ * Start a probe body: pin the CPU, check the run state, take this
  * CPU's context. NULL means "do not run" (wrong state, or the context is
  * in use by a handler this one interrupted: counted as skipped).
  */

@@ -14,7 +14,7 @@
 #include <linux/kallsyms.h>
 #include <linux/slab.h>
 #include <linux/string.h>
-#include "session.h"
+#include "run_state.h"
 
 #define STP_KPF_RETURN		1	/* a kretprobe */
 #define STP_KPF_OPTIONAL	2	/* failure to register is not reported */

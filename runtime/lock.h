@@ -11,7 +11,7 @@
 #include <linux/spinlock.h>
 #include <linux/delay.h>
 #include "config.h"
-#include "session.h"
+#include "run_state.h"
 
 /* Read-lock l, or count a skipped probe and return false. */
 static inline bool stp_trylock_read(rwlock_t *l)

@@ -12,7 +12,7 @@
 #include <linux/types.h>
 #include "config.h"
 #include "ctl_proto.h"
-#include "session.h"
+#include "run_state.h"
 #include "transport.h"
 #include "format.h"
 #include "strings.h"

@@ -11,7 +11,7 @@
 
 #include <linux/tracepoint.h>
 #include <linux/string.h>
-#include "session.h"
+#include "run_state.h"
 
 struct stp_tracepoint {
 	const char *name;

@@ -30,7 +30,7 @@
 #include <linux/delay.h>
 #include "config.h"
 #include "ctl_proto.h"
-#include "session.h"
+#include "run_state.h"
 
 /* reader-side bounce buffer: records are copied here under the lock */
 #define STP_BOUNCE_SIZE (2 * STP_MIN_READ)

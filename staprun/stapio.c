@@ -30,7 +30,8 @@
 
 #define READ_BUF_SIZE (4 * STP_MIN_READ)
 
-struct session {
+/* One run relayed: options, the module's control file, the output, the -c child. */
+struct relay {
 	int verbose;
 	const char *out_path;
 	const char *cmd;
@@ -60,7 +61,7 @@ static void on_signal(int sig)
 	errno = saved;
 }
 
-static void verbose(const struct session *s, const char *fmt, ...)
+static void verbose(const struct relay *s, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -107,7 +108,7 @@ static void write_all(int fd, const char *p, size_t n)
 }
 
 /* Ask the module (once) to stop: it runs end probes and then sends DONE. */
-static void send_stop(struct session *s, const char *why)
+static void send_stop(struct relay *s, const char *why)
 {
 	struct stp_msg m = { .type = STP_MSG_STOP, .len = 0 };
 
@@ -125,7 +126,7 @@ static void send_stop(struct session *s, const char *why)
 }
 
 /* Act on the records in buf[0..n). */
-static void handle_records(struct session *s, const char *buf, size_t n)
+static void handle_records(struct relay *s, const char *buf, size_t n)
 {
 	size_t off = 0;
 
@@ -164,7 +165,7 @@ static void handle_records(struct session *s, const char *buf, size_t n)
 }
 
 /* Read what the module has now (the fd is non-blocking); false at EOF. */
-static bool read_records(struct session *s, char *buf, bool *got)
+static bool read_records(struct relay *s, char *buf, bool *got)
 {
 	ssize_t n;
 
@@ -184,7 +185,7 @@ static bool read_records(struct session *s, char *buf, bool *got)
 }
 
 /* First record: the module's protocol version must be ours. */
-static int await_hello(struct session *s, char *buf)
+static int await_hello(struct relay *s, char *buf)
 {
 	struct pollfd pfd = { .fd = s->ctl, .events = POLLIN };
 	struct stp_msg m;
@@ -219,7 +220,7 @@ static int await_hello(struct session *s, char *buf)
 }
 
 /* START: the write returns when the begin probes have run. */
-static int send_start(struct session *s)
+static int send_start(struct relay *s)
 {
 	struct {
 		struct stp_msg m;
@@ -240,7 +241,7 @@ static int send_start(struct session *s)
 }
 
 /* A signal noted by on_signal: decide whether the session should stop. */
-static void handle_signal(struct session *s, int sig)
+static void handle_signal(struct relay *s, int sig)
 {
 	switch (sig) {
 	case SIGCHLD:
@@ -256,7 +257,7 @@ static void handle_signal(struct session *s, int sig)
 }
 
 /* Main loop: relay records and react to signals until DONE (or EOF). */
-static int relay(struct session *s, char *buf)
+static int relay(struct relay *s, char *buf)
 {
 	struct pollfd pfd[2] = {
 		{ .fd = s->ctl, .events = POLLIN },
@@ -291,7 +292,7 @@ static int relay(struct session *s, char *buf)
 }
 
 /* The end-of-session warnings; returns stapio's exit status. */
-static int summarize(const struct session *s)
+static int summarize(const struct relay *s)
 {
 	const struct stp_msg_done *d = &s->summary;
 	char buf[256];
@@ -317,7 +318,7 @@ static void usage(void)
 	exit(2);
 }
 
-static void parse_args(struct session *s, int argc, char **argv)
+static void parse_args(struct relay *s, int argc, char **argv)
 {
 	int opt;
 
@@ -358,7 +359,7 @@ static int setup_signals(void)
 
 int main(int argc, char **argv)
 {
-	struct session s = { .out = 1, .ctl = -1, .child = { .go_fd = -1 } };
+	struct relay s = { .out = 1, .ctl = -1, .child = { .go_fd = -1 } };
 	char path[256];
 	char *buf;
 	int rc;

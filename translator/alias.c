@@ -26,9 +26,9 @@ static bool comp_matches(const struct pp_comp *user, const struct pp_comp *alias
 		return true;
 	if (!user->arg || !alias->arg || user->arg->kind != alias->arg->kind)
 		return false;
-	if (user->arg->kind == E_NUM)
+	if (user->arg->kind == EXPR_NUM)
 		return user->arg->num == alias->arg->num;
-	if (user->arg->kind == E_STR)
+	if (user->arg->kind == EXPR_STR)
 		return fnmatch(user->arg->str, alias->arg->str, 0) == 0;
 	return false;
 }
@@ -65,7 +65,7 @@ static struct probe_point *target_point(const struct probe_point *t, const struc
 /* { prologue; body } or { body; epilogue } */
 static struct stmt *combined_body(const struct probe *alias, const struct probe *user)
 {
-	struct stmt *b = stmt_new(S_BLOCK, user->pos);
+	struct stmt *b = stmt_new(STMT_BLOCK, user->pos);
 
 	if (!alias->alias_epilogue)
 		vec_push(&b->stmts, stmt_clone(alias->body));

@@ -29,10 +29,10 @@ struct stmt *stmt_new(enum stmt_kind kind, struct srcpos pos)
 const char *type_name(enum type t)
 {
 	switch (t) {
-	case T_LONG: return "long";
-	case T_STRING: return "string";
-	case T_STATS: return "stats";
-	case T_VOID: return "void";
+	case TYPE_LONG: return "long";
+	case TYPE_STRING: return "string";
+	case TYPE_STATS: return "stats";
+	case TYPE_VOID: return "void";
 	default: return "unknown";
 	}
 }

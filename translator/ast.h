@@ -33,11 +33,11 @@ struct srcpos {
 /* ---- types ------------------------------------------------------------- */
 
 enum type {
-	T_UNKNOWN = 0,
-	T_LONG,
-	T_STRING,
-	T_STATS,         /* an aggregate (x <<< v) */
-	T_VOID,          /* function with no return value */
+	TYPE_UNKNOWN = 0,
+	TYPE_LONG,
+	TYPE_STRING,
+	TYPE_STATS,         /* an aggregate (x <<< v) */
+	TYPE_VOID,          /* function with no return value */
 };
 const char *type_name(enum type t);
 
@@ -70,37 +70,37 @@ struct token {
 /* ---- expressions -------------------------------------------------------- */
 
 enum expr_kind {
-	E_NUM,           /* 42, 0x2a, 052 */
-	E_STR,           /* "text" (adjacent literals already concatenated) */
-	E_VAR,           /* x: local, global or parameter (sym filled by pass 2) */
-	E_INDEX,         /* a[k1, k2, ...] (args); array slicing keys may be E_STAR;
-			  * @hist_log(x)[i]: name NULL, lhs is the E_HIST */
-	E_STAR,          /* '*' in a slice a[*, 1] */
-	E_CALL,          /* f(args); print family too (name tells); guru-only
+	EXPR_NUM,           /* 42, 0x2a, 052 */
+	EXPR_STR,           /* "text" (adjacent literals already concatenated) */
+	EXPR_VAR,           /* x: local, global or parameter (sym filled by pass 2) */
+	EXPR_INDEX,         /* a[k1, k2, ...] (args); array slicing keys may be EXPR_STAR;
+			  * @hist_log(x)[i]: name NULL, lhs is the EXPR_HIST */
+	EXPR_STAR,          /* '*' in a slice a[*, 1] */
+	EXPR_CALL,          /* f(args); print family too (name tells); guru-only
 			  * @kregister(n) @uregister(n) @kderef(size, addr)
 			  * @uderef(size, addr) @const("NAME") too, and
 			  * @probewrite(var); name with its '@' */
-	E_UNARY,         /* op: "-" "!" "~" "+" */
-	E_BINARY,        /* op: * / % + - << >> >>> & ^ | && || < > <= >= == != . */
-	E_PREINC,        /* ++x / --x: op "++" or "--" */
-	E_POSTINC,       /* x++ / x-- */
-	E_ASSIGN,        /* op: = += -= *= /= %= <<= >>= &= ^= |= .= <<< */
-	E_TERNARY,       /* cond ? a : b  (args[0..2]) */
-	E_IN,            /* [k1, k2] in a / k in a: args = keys, lhs = array */
-	E_STATOP,        /* @count(x) etc: name = "count", lhs = operand, args = extra */
-	E_HIST,          /* @hist_log(x) / @hist_linear(x, lo, hi, step) */
-	E_TARGET,        /* $var with member/index chain, $$vars ...: name = "$var" */
-	E_CAST,          /* @cast(p, "type"[, "module"]) with chain */
-	E_DEFINED,       /* @defined(expr) */
-	E_CHOOSE,        /* @choose_defined(a, b) */
-	E_ENTRY,         /* @entry(expr) */
-	E_ATVAR,         /* @var("name@file"[, "module"]) with chain; name = "name@file" */
-	E_PERF,          /* @perf("name") */
-	E_EMBEDDED,      /* %{ code %} used as an expression (guru mode) */
-	E_REGEX,         /* s =~ "re" / s !~ "re" : op "=~"/"!~", lhs, rhs */
-	E_ADDROF,        /* &$var->f : lhs is the target expression */
-	E_PARAM,         /* $1 / @1 left unresolved (only inside %( $# ... %) etc.) */
-	E_AUTOCAST,      /* (expr)->a[1]$ : lhs is any expression, with chain and suffix */
+	EXPR_UNARY,         /* op: "-" "!" "~" "+" */
+	EXPR_BINARY,        /* op: * / % + - << >> >>> & ^ | && || < > <= >= == != . */
+	EXPR_PREINC,        /* ++x / --x: op "++" or "--" */
+	EXPR_POSTINC,       /* x++ / x-- */
+	EXPR_ASSIGN,        /* op: = += -= *= /= %= <<= >>= &= ^= |= .= <<< */
+	EXPR_TERNARY,       /* cond ? a : b  (args[0..2]) */
+	EXPR_IN,            /* [k1, k2] in a / k in a: args = keys, lhs = array */
+	EXPR_STATOP,        /* @count(x) etc: name = "count", lhs = operand, args = extra */
+	EXPR_HIST,          /* @hist_log(x) / @hist_linear(x, lo, hi, step) */
+	EXPR_TARGET,        /* $var with member/index chain, $$vars ...: name = "$var" */
+	EXPR_CAST,          /* @cast(p, "type"[, "module"]) with chain */
+	EXPR_DEFINED,       /* @defined(expr) */
+	EXPR_CHOOSE,        /* @choose_defined(a, b) */
+	EXPR_ENTRY,         /* @entry(expr) */
+	EXPR_ATVAR,         /* @var("name@file"[, "module"]) with chain; name = "name@file" */
+	EXPR_PERF,          /* @perf("name") */
+	EXPR_EMBEDDED,      /* %{ code %} used as an expression (guru mode) */
+	EXPR_REGEX,         /* s =~ "re" / s !~ "re" : op "=~"/"!~", lhs, rhs */
+	EXPR_ADDROF,        /* &$var->f : lhs is the target expression */
+	EXPR_PARAM,         /* $1 / @1 left unresolved (only inside %( $# ... %) etc.) */
+	EXPR_AUTOCAST,      /* (expr)->a[1]$ : lhs is any expression, with chain and suffix */
 };
 
 /* One step of a target-variable chain: ->name, [index] */
@@ -117,57 +117,57 @@ struct expr {
 	enum type type;      /* filled by pass 2 */
 	const char *op;      /* operator text for UNARY/BINARY/ASSIGN/INC/REGEX */
 	char *name;          /* VAR / INDEX / CALL / STATOP / HIST / TARGET name */
-	int64_t num;         /* E_NUM */
-	char *str;           /* E_STR, E_EMBEDDED code, E_CAST type name */
+	int64_t num;         /* EXPR_NUM */
+	char *str;           /* EXPR_STR, EXPR_EMBEDDED code, EXPR_CAST type name */
 	size_t str_len;
 	struct expr *lhs, *rhs;
 	VEC(struct expr *) args;     /* call args, index keys, ternary parts ... */
-	VEC(struct target_step *) chain; /* E_TARGET/E_CAST/E_ATVAR member chain */
+	VEC(struct target_step *) chain; /* EXPR_TARGET/EXPR_CAST/EXPR_ATVAR member chain */
 	char *suffix;        /* "$" or "$$" pretty-print suffix on targets, or NULL */
-	char *module;        /* E_CAST / E_ATVAR optional module string */
+	char *module;        /* EXPR_CAST / EXPR_ATVAR optional module string */
 	/* filled by pass 2 */
-	struct sym *sym;     /* E_VAR / E_INDEX / E_IN array / statop operand */
-	struct func *func;   /* E_CALL target */
+	struct sym *sym;     /* EXPR_VAR / EXPR_INDEX / EXPR_IN array / statop operand */
+	struct func *func;   /* EXPR_CALL target */
 	int temp;            /* pass 3 scratch */
 };
 
 /* ---- statements --------------------------------------------------------- */
 
 enum stmt_kind {
-	S_BLOCK,         /* { stmts } */
-	S_EXPR,          /* expression statement */
-	S_NULL,          /* ; */
-	S_IF,            /* if (cond) then [else els] */
-	S_WHILE,         /* while (cond) body */
-	S_FOR,           /* for (init; cond; step) body (any part may be NULL) */
-	S_FOREACH,       /* see fields below */
-	S_BREAK,
-	S_CONTINUE,
-	S_NEXT,
-	S_RETURN,        /* return [value] */
-	S_DELETE,        /* delete expr (var, a[k], a, a[*,k]) */
-	S_TRY,           /* try body catch [(catch_var)] handler */
-	S_EMBEDDED,      /* %{ %} as a statement (guru) */
+	STMT_BLOCK,         /* { stmts } */
+	STMT_EXPR,          /* expression statement */
+	STMT_NULL,          /* ; */
+	STMT_IF,            /* if (cond) then [else els] */
+	STMT_WHILE,         /* while (cond) body */
+	STMT_FOR,           /* for (init; cond; step) body (any part may be NULL) */
+	STMT_FOREACH,       /* see fields below */
+	STMT_BREAK,
+	STMT_CONTINUE,
+	STMT_NEXT,
+	STMT_RETURN,        /* return [value] */
+	STMT_DELETE,        /* delete expr (var, a[k], a, a[*,k]) */
+	STMT_TRY,           /* try body catch [(catch_var)] handler */
+	STMT_EMBEDDED,      /* %{ %} as a statement (guru) */
 };
 
 struct stmt {
 	enum stmt_kind kind;
 	struct srcpos pos;
-	VEC(struct stmt *) stmts;    /* S_BLOCK */
-	struct expr *expr;           /* S_EXPR / S_RETURN value / S_DELETE / cond */
+	VEC(struct stmt *) stmts;    /* STMT_BLOCK */
+	struct expr *expr;           /* STMT_EXPR / STMT_RETURN value / STMT_DELETE / cond */
 	struct stmt *body, *els;     /* IF then/else, loops' body, TRY body/handler */
-	struct expr *init, *step;    /* S_FOR (as expressions) */
-	char *code;                  /* S_EMBEDDED */
-	/* S_FOREACH: foreach ([k1, k2] in arr [+|-] limit N)  or
+	struct expr *init, *step;    /* STMT_FOR (as expressions) */
+	char *code;                  /* STMT_EMBEDDED */
+	/* STMT_FOREACH: foreach ([k1, k2] in arr [+|-] limit N)  or
 	 *            foreach (v = [k1, k2] in arr ...)         or
 	 *            foreach (k in @hist_log(s)) */
-	VEC(struct expr *) keys;     /* E_VAR key variables */
-	struct expr *value;          /* E_VAR for "v =", or NULL */
-	struct expr *array;          /* E_VAR (array), or E_INDEX for slicing, or E_HIST */
+	VEC(struct expr *) keys;     /* EXPR_VAR key variables */
+	struct expr *value;          /* EXPR_VAR for "v =", or NULL */
+	struct expr *array;          /* EXPR_VAR (array), or EXPR_INDEX for slicing, or EXPR_HIST */
 	int sort_column;             /* 0 = value, i = key i (1-based), -1 = unsorted */
 	int sort_dir;                /* +1 ascending, -1 descending, 0 none */
 	struct expr *limit;          /* or NULL */
-	struct expr *catch_var;      /* S_TRY: E_VAR or NULL */
+	struct expr *catch_var;      /* STMT_TRY: EXPR_VAR or NULL */
 	char *sort_aggr;             /* foreach (... in a @count+): "count" ... or NULL */
 };
 
@@ -180,7 +180,7 @@ struct sym {
 	enum sym_kind kind;
 	char *name;
 	struct srcpos pos;
-	enum type type;          /* value type; T_STATS for aggregates */
+	enum type type;          /* value type; TYPE_STATS for aggregates */
 	bool is_array;
 	int nkeys;               /* arrays: number of keys (-1 unknown yet) */
 	enum type key_types[9];
@@ -189,7 +189,7 @@ struct sym {
 	bool is_private;
 	struct expr *init;       /* global initialiser (literal) or NULL */
 	int index;               /* position in its scope (pass 3) */
-	/* aggregates (T_STATS), filled by pass 2 from @hist_* and @variance uses */
+	/* aggregates (TYPE_STATS), filled by pass 2 from @hist_* and @variance uses */
 	int hist_kind;           /* 0 none, 1 log, 2 linear */
 	int64_t hist_lo, hist_hi, hist_step;
 	int var_shift;           /* @variance(s, N): largest N */
@@ -225,7 +225,7 @@ struct func {
 /* probe point component: name[(arg)] e.g. kernel, function("vfs_*"), return, ms(100) */
 struct pp_comp {
 	char *name;              /* may contain * wildcards */
-	struct expr *arg;        /* E_NUM / E_STR / NULL ; may be E_PARAM for @1 */
+	struct expr *arg;        /* EXPR_NUM / EXPR_STR / NULL ; may be EXPR_PARAM for @1 */
 	struct srcpos pos;
 };
 
@@ -239,7 +239,7 @@ struct probe_point {
 
 struct probe {
 	VEC(struct probe_point *) points;  /* comma list */
-	struct stmt *body;                 /* S_BLOCK */
+	struct stmt *body;                 /* STMT_BLOCK */
 	struct srcpos pos;
 	const struct srcfile *file;
 	bool is_private;

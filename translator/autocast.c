@@ -16,7 +16,7 @@
 /* The type an expression carries: a @cast type, or "follow this $target
  * chain" (its DWARF type, known only per probe). */
 struct ctype {
-	const struct expr *src;   /* E_CAST (type in str/module) or E_TARGET/E_ATVAR, or NULL */
+	const struct expr *src;   /* EXPR_CAST (type in str/module) or EXPR_TARGET/EXPR_ATVAR, or NULL */
 };
 
 struct scope {
@@ -35,9 +35,9 @@ static void assigned_expr(struct scope *sc, const struct expr *e, const struct s
 {
 	if (!e || *bad)
 		return;
-	if ((e->kind == E_ASSIGN || e->kind == E_PREINC || e->kind == E_POSTINC) && e->lhs &&
-	    e->lhs->kind == E_VAR && e->lhs->sym == v) {
-		if (e->kind != E_ASSIGN || strcmp(e->op, "=")) {
+	if ((e->kind == EXPR_ASSIGN || e->kind == EXPR_PREINC || e->kind == EXPR_POSTINC) && e->lhs &&
+	    e->lhs->kind == EXPR_VAR && e->lhs->sym == v) {
+		if (e->kind != EXPR_ASSIGN || strcmp(e->op, "=")) {
 			*bad = true;
 			return;
 		}
@@ -48,7 +48,7 @@ static void assigned_expr(struct scope *sc, const struct expr *e, const struct s
 		}
 		if (!t->src)
 			*t = u;
-		else if (t->src->kind != u.src->kind || (u.src->kind == E_CAST && strcmp(t->src->str, u.src->str)))
+		else if (t->src->kind != u.src->kind || (u.src->kind == EXPR_CAST && strcmp(t->src->str, u.src->str)))
 			*bad = true;
 	}
 	assigned_expr(sc, e->lhs, v, t, bad);
@@ -81,9 +81,9 @@ static void returned(struct scope *sc, const struct stmt *st, struct ctype *t, b
 {
 	if (!st || *bad)
 		return;
-	if (st->kind == S_RETURN) {
+	if (st->kind == STMT_RETURN) {
 		struct ctype u = st->expr ? type_of(sc, st->expr) : (struct ctype){ 0 };
-		if (!u.src || u.src->kind != E_CAST || (t->src && strcmp(t->src->str, u.src->str)))
+		if (!u.src || u.src->kind != EXPR_CAST || (t->src && strcmp(t->src->str, u.src->str)))
 			*bad = true;
 		else
 			*t = u;
@@ -103,20 +103,20 @@ static struct ctype type_of(struct scope *sc, const struct expr *e)
 	if (!e || sc->depth > 16)
 		return t;
 	switch (e->kind) {
-	case E_CAST:
-	case E_TARGET:
-	case E_ATVAR:
-		if (!e->suffix && (e->kind != E_TARGET || strncmp(e->name, "$$", 2)))
+	case EXPR_CAST:
+	case EXPR_TARGET:
+	case EXPR_ATVAR:
+		if (!e->suffix && (e->kind != EXPR_TARGET || strncmp(e->name, "$$", 2)))
 			t.src = e;
 		return t;
-	case E_CALL:
+	case EXPR_CALL:
 		if (!e->func || !e->func->body)
 			return t;
 		sc->depth++;
 		returned(sc, e->func->body, &t, &bad);
 		sc->depth--;
 		return bad ? (struct ctype){ 0 } : t;
-	case E_VAR:
+	case EXPR_VAR:
 		if (!e->sym || e->sym->kind != SYM_LOCAL || !sc->body)
 			return t;
 		sc->depth++;
@@ -128,7 +128,7 @@ static struct ctype type_of(struct scope *sc, const struct expr *e)
 	}
 }
 
-/* Rewrite e (an E_AUTOCAST) in place. */
+/* Rewrite e (an EXPR_AUTOCAST) in place. */
 static void rewrite(struct session *s, struct scope *sc, struct expr *e)
 {
 	struct ctype t = type_of(sc, e->lhs);
@@ -137,9 +137,9 @@ static void rewrite(struct session *s, struct scope *sc, struct expr *e)
 		diag(s, E_TARGET_VAR, e->pos, "the type of the expression before '->' is unknown (use @cast)");
 		return;
 	}
-	if (t.src->kind == E_CAST && t.src->chain.len == 0) {
+	if (t.src->kind == EXPR_CAST && t.src->chain.len == 0) {
 		/* @cast(lhs, "type", "module")->chain */
-		e->kind = E_CAST;
+		e->kind = EXPR_CAST;
 		e->str = t.src->str;
 		e->module = t.src->module;
 		return;
@@ -192,7 +192,7 @@ static void walk_expr(struct session *s, struct scope *sc, struct expr *e)
 	for (int i = 0; i < e->chain.len; i++)
 		if (e->chain.items[i]->kind == TS_INDEX)
 			walk_expr(s, sc, e->chain.items[i]->index);
-	if (e->kind == E_AUTOCAST)
+	if (e->kind == EXPR_AUTOCAST)
 		rewrite(s, sc, e);
 }
 

@@ -177,13 +177,13 @@ static void resolve_stat_operand(struct elab *el, struct expr *x, struct srcpos 
 {
 	if (!x)
 		return;
-	if (x->kind == E_VAR) {
+	if (x->kind == EXPR_VAR) {
 		x->sym = find_global(el, x->name);
 		if (!x->sym)
 			diag(el->s, E_STATS, x->pos, "aggregate '%s' must be a global variable", x->name);
 		return;
 	}
-	if (x->kind == E_INDEX) {
+	if (x->kind == EXPR_INDEX) {
 		resolve_expr(el, x);
 		return;
 	}
@@ -194,11 +194,11 @@ static bool literal_num(const struct expr *e, int64_t *v)
 {
 	if (!e)
 		return false;
-	if (e->kind == E_NUM) {
+	if (e->kind == EXPR_NUM) {
 		*v = e->num;
 		return true;
 	}
-	if (e->kind == E_UNARY && !strcmp(e->op, "-") && e->lhs && e->lhs->kind == E_NUM) {
+	if (e->kind == EXPR_UNARY && !strcmp(e->op, "-") && e->lhs && e->lhs->kind == EXPR_NUM) {
 		*v = -e->lhs->num;
 		return true;
 	}
@@ -257,7 +257,7 @@ static void resolve_hist_foreach(struct elab *el, struct stmt *st)
 /* @hist_log(s)[i] is read-only: not assigned, incremented, <<<'d or deleted. */
 static void check_hist_bucket_write(struct elab *el, struct expr *target)
 {
-	if (target && target->kind == E_INDEX && !target->name)
+	if (target && target->kind == EXPR_INDEX && !target->name)
 		diag(el->s, E_STATS, target->pos, "a histogram bucket cannot be modified");
 }
 
@@ -280,16 +280,16 @@ static void resolve_expr(struct elab *el, struct expr *e)
 	if (!e)
 		return;
 	switch (e->kind) {
-	case E_NUM:
-	case E_STR:
-	case E_STAR:
+	case EXPR_NUM:
+	case EXPR_STR:
+	case EXPR_STAR:
 		return;
-	case E_VAR:
+	case EXPR_VAR:
 		e->sym = resolve_scalar(el, e->name, e->pos);
 		if (e->sym && e->sym->is_array)
 			diag(el->s, E_NOT_SCALAR, e->pos, "array '%s' used as a scalar", e->name);
 		return;
-	case E_INDEX:
+	case EXPR_INDEX:
 		if (!e->name) {	/* @hist_log(s)[i]: a bucket's count */
 			resolve_expr(el, e->lhs);
 			resolve_args(el, e);
@@ -298,14 +298,14 @@ static void resolve_expr(struct elab *el, struct expr *e)
 		e->sym = resolve_array(el, e->name, e->pos);
 		resolve_args(el, e);
 		return;
-	case E_IN:
+	case EXPR_IN:
 		resolve_args(el, e);
-		if (e->lhs && e->lhs->kind == E_VAR) {
+		if (e->lhs && e->lhs->kind == EXPR_VAR) {
 			e->sym = resolve_array(el, e->lhs->name, e->lhs->pos);
 			e->lhs->sym = e->sym;
 		}
 		return;
-	case E_CALL:
+	case EXPR_CALL:
 		resolve_args(el, e);
 		if (is_print_builtin(e->name))
 			return;
@@ -318,7 +318,7 @@ static void resolve_expr(struct elab *el, struct expr *e)
 			diag(el->s, E_ARG_COUNT, e->pos, "function '%s' takes %d argument%s, called with %d",
 			     e->name, e->func->params.len, e->func->params.len == 1 ? "" : "s", e->args.len);
 		return;
-	case E_TARGET:
+	case EXPR_TARGET:
 		if (el->func) {
 			diag(el->s, E_TARGET_UNAVAILABLE, e->pos,
 			     "target variables are not available in functions (only in probe bodies)");
@@ -326,61 +326,61 @@ static void resolve_expr(struct elab *el, struct expr *e)
 		}
 		resolve_chain(el, e);
 		return;
-	case E_CAST:
-	case E_ATVAR:
+	case EXPR_CAST:
+	case EXPR_ATVAR:
 		resolve_expr(el, e->lhs);
 		resolve_chain(el, e);
 		return;
-	case E_ENTRY:
-	case E_ADDROF:
+	case EXPR_ENTRY:
+	case EXPR_ADDROF:
 		resolve_expr(el, e->lhs);
 		return;
-	case E_PERF:
+	case EXPR_PERF:
 		diag(el->s, E_NOT_SUPPORTED, e->pos, "@perf counters are not supported yet");
 		return;
-	case E_AUTOCAST:   /* typed by autocast_rewrite() */
+	case EXPR_AUTOCAST:   /* typed by autocast_rewrite() */
 		resolve_expr(el, e->lhs);
 		resolve_chain(el, e);
 		return;
-	case E_STATOP:
-	case E_HIST:
+	case EXPR_STATOP:
+	case EXPR_HIST:
 		resolve_stat_operand(el, e->lhs, e->pos);
 		resolve_args(el, e);
-		if (e->kind == E_HIST && e->lhs && e->lhs->sym)
+		if (e->kind == EXPR_HIST && e->lhs && e->lhs->sym)
 			note_histogram(el, e);
-		if (e->kind == E_STATOP && !strcmp(e->name, "variance") && e->lhs && e->lhs->sym) {
+		if (e->kind == EXPR_STATOP && !strcmp(e->name, "variance") && e->lhs && e->lhs->sym) {
 			e->lhs->sym->var_used = true;
 			if (e->args.len)
 				note_variance_shift(el, e);
 		}
 		e->sym = e->lhs ? e->lhs->sym : NULL;
 		return;
-	case E_REGEX:
+	case EXPR_REGEX:
 		diag(el->s, E_NOT_SUPPORTED, e->pos, "regular expression matching is not supported yet");
 		return;
-	case E_EMBEDDED:
+	case EXPR_EMBEDDED:
 		if (!el->s->guru && !(el->file && el->file->is_tapset))
 			diag(el->s, E_GURU, e->pos, "embedded code in an expression needs guru mode (-g)");
 		return;
-	case E_DEFINED:
+	case EXPR_DEFINED:
 		/* a plain name under @defined is not a new local */
-		if (e->lhs && e->lhs->kind != E_VAR)
+		if (e->lhs && e->lhs->kind != EXPR_VAR)
 			resolve_expr(el, e->lhs);
 		return;
-	case E_CHOOSE:
+	case EXPR_CHOOSE:
 		resolve_args(el, e);
 		return;
-	case E_PARAM:
+	case EXPR_PARAM:
 		diag(el->s, E_NOT_SUPPORTED, e->pos, "this construct is not supported yet");
 		return;
 	default:
-		if ((e->kind == E_ASSIGN || e->kind == E_PREINC || e->kind == E_POSTINC) && e->lhs &&
-		    (e->lhs->kind == E_TARGET || e->lhs->kind == E_CAST || e->lhs->kind == E_ATVAR) &&
+		if ((e->kind == EXPR_ASSIGN || e->kind == EXPR_PREINC || e->kind == EXPR_POSTINC) && e->lhs &&
+		    (e->lhs->kind == EXPR_TARGET || e->lhs->kind == EXPR_CAST || e->lhs->kind == EXPR_ATVAR) &&
 		    !el->s->guru)
 			diag(el->s, E_GURU, e->lhs->pos, "writing to a target variable needs guru mode (-g)");
-		if (e->kind == E_ASSIGN || e->kind == E_PREINC || e->kind == E_POSTINC)
+		if (e->kind == EXPR_ASSIGN || e->kind == EXPR_PREINC || e->kind == EXPR_POSTINC)
 			check_hist_bucket_write(el, e->lhs);
-		if (e->kind == E_ASSIGN && !strcmp(e->op, "<<<"))
+		if (e->kind == EXPR_ASSIGN && !strcmp(e->op, "<<<"))
 			resolve_stat_operand(el, e->lhs, e->pos);
 		else
 			resolve_expr(el, e->lhs);
@@ -395,14 +395,14 @@ static void resolve_stmt(struct elab *el, struct stmt *st)
 	if (!st)
 		return;
 	switch (st->kind) {
-	case S_BLOCK:
+	case STMT_BLOCK:
 		for (int i = 0; i < st->stmts.len; i++)
 			resolve_stmt(el, st->stmts.items[i]);
 		break;
-	case S_FOREACH:
-		if (st->array && st->array->kind == E_HIST) {
+	case STMT_FOREACH:
+		if (st->array && st->array->kind == EXPR_HIST) {
 			resolve_hist_foreach(el, st);
-		} else if (st->array && st->array->kind == E_VAR) {
+		} else if (st->array && st->array->kind == EXPR_VAR) {
 			st->array->sym = resolve_array(el, st->array->name, st->array->pos);
 		} else {
 			diag(el->s, E_NOT_SUPPORTED, st->pos, "foreach over this kind of expression is not supported yet");
@@ -415,8 +415,8 @@ static void resolve_stmt(struct elab *el, struct stmt *st)
 		resolve_stmt(el, st->body);
 		el->loop_depth--;
 		break;
-	case S_WHILE:
-	case S_FOR:
+	case STMT_WHILE:
+	case STMT_FOR:
 		resolve_expr(el, st->init);
 		resolve_expr(el, st->expr);
 		resolve_expr(el, st->step);
@@ -424,31 +424,31 @@ static void resolve_stmt(struct elab *el, struct stmt *st)
 		resolve_stmt(el, st->body);
 		el->loop_depth--;
 		break;
-	case S_BREAK:
-	case S_CONTINUE:
+	case STMT_BREAK:
+	case STMT_CONTINUE:
 		if (!el->loop_depth)
 			diag(el->s, E_BAD_CONTEXT, st->pos, "%s outside a loop",
-			     st->kind == S_BREAK ? "break" : "continue");
+			     st->kind == STMT_BREAK ? "break" : "continue");
 		break;
-	case S_NEXT:
+	case STMT_NEXT:
 		if (el->func)
 			diag(el->s, E_BAD_CONTEXT, st->pos, "next is only allowed in a probe");
 		break;
-	case S_RETURN:
+	case STMT_RETURN:
 		if (!el->func)
 			diag(el->s, E_BAD_CONTEXT, st->pos, "return is only allowed in a function");
 		resolve_expr(el, st->expr);
 		break;
-	case S_DELETE: {
+	case STMT_DELETE: {
 		struct expr *e = st->expr;
 		check_hist_bucket_write(el, e);
-		for (int i = 0; e && e->kind == E_INDEX && i < e->args.len; i++)
-			if (e->args.items[i]->kind == E_STAR) {
+		for (int i = 0; e && e->kind == EXPR_INDEX && i < e->args.len; i++)
+			if (e->args.items[i]->kind == EXPR_STAR) {
 				diag(el->s, E_NOT_SUPPORTED, e->args.items[i]->pos,
 				     "deleting an array slice (a[*, k]) is not supported yet");
 				break;
 			}
-		if (e && e->kind == E_VAR) {
+		if (e && e->kind == EXPR_VAR) {
 			struct sym *g = find_global(el, e->name);
 			if (g) {
 				e->sym = g;
@@ -458,12 +458,12 @@ static void resolve_stmt(struct elab *el, struct stmt *st)
 		resolve_expr(el, e);
 		break;
 	}
-	case S_TRY:
+	case STMT_TRY:
 		resolve_stmt(el, st->body);
 		resolve_expr(el, st->catch_var);
 		resolve_stmt(el, st->els);
 		break;
-	case S_EMBEDDED:
+	case STMT_EMBEDDED:
 		if (!el->s->guru && !(el->file && el->file->is_tapset))
 			diag(el->s, E_GURU, st->pos, "embedded code needs guru mode (-g)");
 		break;
@@ -480,9 +480,9 @@ static void resolve_stmt(struct elab *el, struct stmt *st)
 /* Make *t equal to want; report a mismatch once, in the final round. */
 static void unify(struct elab *el, enum type *t, enum type want, struct srcpos pos, const char *what)
 {
-	if (want == T_UNKNOWN || *t == want)
+	if (want == TYPE_UNKNOWN || *t == want)
 		return;
-	if (*t == T_UNKNOWN) {
+	if (*t == TYPE_UNKNOWN) {
 		*t = want;
 		el->changed = true;
 		return;
@@ -512,7 +512,7 @@ static void infer_keys(struct elab *el, struct sym *a, struct expr **keys, int n
 		return;
 	}
 	for (int i = 0; i < n; i++) {
-		if (keys[i]->kind == E_STAR)
+		if (keys[i]->kind == EXPR_STAR)
 			continue;
 		enum type t = infer(el, keys[i], a->key_types[i]);
 		unify(el, &a->key_types[i], t, keys[i]->pos, "array key");
@@ -525,7 +525,7 @@ static void infer_format(struct elab *el, struct expr *e, int first)
 	struct expr *f = e->args.len > 0 ? e->args.items[0] : NULL;
 	int argi = first;
 
-	if (!f || f->kind != E_STR) {
+	if (!f || f->kind != EXPR_STR) {
 		if (el->report)
 			diag(el->s, E_FORMAT, e->pos, "%s needs a literal format string", e->name);
 		return;
@@ -551,11 +551,11 @@ static void infer_format(struct elab *el, struct expr *e, int first)
 				return;
 			}
 			bool last = k == needed - 1;
-			enum type want = (last && spec.conv == 's') ? T_STRING : T_LONG;
-			enum type t = infer(el, e->args.items[argi], T_UNKNOWN);
-			if (t == T_UNKNOWN)
+			enum type want = (last && spec.conv == 's') ? TYPE_STRING : TYPE_LONG;
+			enum type t = infer(el, e->args.items[argi], TYPE_UNKNOWN);
+			if (t == TYPE_UNKNOWN)
 				t = infer(el, e->args.items[argi], want);
-			if (t != T_UNKNOWN && t != want && el->report)
+			if (t != TYPE_UNKNOWN && t != want && el->report)
 				diag(el->s, E_FORMAT, e->args.items[argi]->pos,
 				     "format '%%%c' expects a %s argument, got %s", spec.conv,
 				     type_name(want), type_name(t));
@@ -570,25 +570,25 @@ static enum type infer_call(struct elab *el, struct expr *e)
 	const char *n = e->name;
 
 	if (!strcmp(n, "printf"))
-		return infer_format(el, e, 1), T_VOID;
+		return infer_format(el, e, 1), TYPE_VOID;
 	if (!strcmp(n, "sprintf"))
-		return infer_format(el, e, 1), T_STRING;
+		return infer_format(el, e, 1), TYPE_STRING;
 	if (is_print_builtin(n)) {
 		bool delim = !strcmp(n, "printd") || !strcmp(n, "printdln") ||
 			     !strcmp(n, "sprintd") || !strcmp(n, "sprintdln");
 		for (int i = 0; i < e->args.len; i++) {
-			enum type t = infer(el, e->args.items[i], (delim && i == 0) ? T_STRING : T_UNKNOWN);
-			if (t == T_UNKNOWN && el->report)
+			enum type t = infer(el, e->args.items[i], (delim && i == 0) ? TYPE_STRING : TYPE_UNKNOWN);
+			if (t == TYPE_UNKNOWN && el->report)
 				diag(el->s, E_TYPE_UNRESOLVED, e->args.items[i]->pos, "unresolved type of %s argument", n);
 		}
 		if ((delim && e->args.len < 2) && el->report)
 			diag(el->s, E_ARG_COUNT, e->pos, "%s needs a delimiter and at least one value", n);
 		if (!strcmp(n, "print") && e->args.len == 0 && el->report)
 			diag(el->s, E_ARG_COUNT, e->pos, "print needs at least one argument");
-		return n[0] == 's' ? T_STRING : T_VOID;
+		return n[0] == 's' ? TYPE_STRING : TYPE_VOID;
 	}
 	if (!e->func)
-		return T_UNKNOWN;
+		return TYPE_UNKNOWN;
 	struct func *f = e->func;
 	for (int i = 0; i < e->args.len && i < f->params.len; i++) {
 		struct sym *p = f->params.items[i];
@@ -602,7 +602,7 @@ static void infer_chain(struct elab *el, struct expr *e)
 {
 	for (int i = 0; i < e->chain.len; i++)
 		if (e->chain.items[i]->kind == TS_INDEX)
-			infer(el, e->chain.items[i]->index, T_LONG);
+			infer(el, e->chain.items[i]->index, TYPE_LONG);
 }
 
 static bool is_compare(const char *op)
@@ -614,26 +614,26 @@ static bool is_compare(const char *op)
 /* Infer e's type, pushing `want` down into symbols of unknown type. */
 static enum type infer(struct elab *el, struct expr *e, enum type want)
 {
-	enum type t = T_UNKNOWN;
+	enum type t = TYPE_UNKNOWN;
 
 	switch (e->kind) {
-	case E_NUM:
-		t = T_LONG;
+	case EXPR_NUM:
+		t = TYPE_LONG;
 		break;
-	case E_STR:
-		t = T_STRING;
+	case EXPR_STR:
+		t = TYPE_STRING;
 		break;
-	case E_VAR:
+	case EXPR_VAR:
 		if (e->sym) {
 			unify(el, &e->sym->type, want, e->pos, e->name);
 			t = e->sym->type;
 		}
 		break;
-	case E_INDEX:
+	case EXPR_INDEX:
 		if (!e->name && e->lhs) {	/* @hist_log(s)[i] */
-			infer(el, e->lhs, T_STATS);
-			infer(el, e->args.items[0], T_LONG);
-			t = T_LONG;
+			infer(el, e->lhs, TYPE_STATS);
+			infer(el, e->args.items[0], TYPE_LONG);
+			t = TYPE_LONG;
 			break;
 		}
 		if (e->sym) {
@@ -642,128 +642,128 @@ static enum type infer(struct elab *el, struct expr *e, enum type want)
 			t = e->sym->type;
 		}
 		break;
-	case E_IN:
+	case EXPR_IN:
 		if (e->sym)
 			infer_keys(el, e->sym, e->args.items, e->args.len, e->pos);
-		t = T_LONG;
+		t = TYPE_LONG;
 		break;
-	case E_CALL:
+	case EXPR_CALL:
 		t = infer_call(el, e);
-		if (e->func && want != T_UNKNOWN && want != T_VOID)
+		if (e->func && want != TYPE_UNKNOWN && want != TYPE_VOID)
 			unify(el, &e->func->ret, want, e->pos, e->name);
 		if (e->func)
 			t = e->func->ret;
 		break;
-	case E_UNARY:
-	case E_PREINC:
-	case E_POSTINC:
-		infer(el, e->lhs, T_LONG);
-		t = T_LONG;
+	case EXPR_UNARY:
+	case EXPR_PREINC:
+	case EXPR_POSTINC:
+		infer(el, e->lhs, TYPE_LONG);
+		t = TYPE_LONG;
 		break;
-	case E_BINARY:
+	case EXPR_BINARY:
 		if (!strcmp(e->op, ".")) {
-			infer(el, e->lhs, T_STRING);
-			infer(el, e->rhs, T_STRING);
-			t = T_STRING;
+			infer(el, e->lhs, TYPE_STRING);
+			infer(el, e->rhs, TYPE_STRING);
+			t = TYPE_STRING;
 		} else if (is_compare(e->op)) {
-			enum type a = infer(el, e->lhs, T_UNKNOWN);
+			enum type a = infer(el, e->lhs, TYPE_UNKNOWN);
 			enum type b = infer(el, e->rhs, a);
-			if (a == T_UNKNOWN && b != T_UNKNOWN)
+			if (a == TYPE_UNKNOWN && b != TYPE_UNKNOWN)
 				a = infer(el, e->lhs, b);
-			if (a != T_UNKNOWN && b != T_UNKNOWN && a != b && el->report)
+			if (a != TYPE_UNKNOWN && b != TYPE_UNKNOWN && a != b && el->report)
 				diag(el->s, E_TYPE_MISMATCH, e->pos, "comparison of %s with %s",
 				     type_name(a), type_name(b));
-			t = T_LONG;
+			t = TYPE_LONG;
 		} else {
-			infer(el, e->lhs, T_LONG);
-			infer(el, e->rhs, T_LONG);
-			t = T_LONG;
+			infer(el, e->lhs, TYPE_LONG);
+			infer(el, e->rhs, TYPE_LONG);
+			t = TYPE_LONG;
 		}
 		break;
-	case E_ASSIGN:
+	case EXPR_ASSIGN:
 		if (!strcmp(e->op, "=")) {
 			enum type l = infer(el, e->lhs, want);
 			enum type r = infer(el, e->rhs, l);
-			if (l == T_UNKNOWN && r != T_UNKNOWN)
+			if (l == TYPE_UNKNOWN && r != TYPE_UNKNOWN)
 				l = infer(el, e->lhs, r);
-			if (l != T_UNKNOWN && r != T_UNKNOWN && l != r && el->report)
+			if (l != TYPE_UNKNOWN && r != TYPE_UNKNOWN && l != r && el->report)
 				diag(el->s, E_TYPE_MISMATCH, e->pos, "assignment of %s to %s",
 				     type_name(r), type_name(l));
 			t = l;
 		} else if (!strcmp(e->op, "<<<")) {
-			infer(el, e->lhs, T_STATS);
-			infer(el, e->rhs, T_LONG);
-			t = T_LONG;
+			infer(el, e->lhs, TYPE_STATS);
+			infer(el, e->rhs, TYPE_LONG);
+			t = TYPE_LONG;
 		} else if (!strcmp(e->op, ".=")) {
-			infer(el, e->lhs, T_STRING);
-			infer(el, e->rhs, T_STRING);
-			t = T_STRING;
+			infer(el, e->lhs, TYPE_STRING);
+			infer(el, e->rhs, TYPE_STRING);
+			t = TYPE_STRING;
 		} else {
-			infer(el, e->lhs, T_LONG);
-			infer(el, e->rhs, T_LONG);
-			t = T_LONG;
+			infer(el, e->lhs, TYPE_LONG);
+			infer(el, e->rhs, TYPE_LONG);
+			t = TYPE_LONG;
 		}
 		break;
-	case E_TERNARY: {
-		infer(el, e->args.items[0], T_LONG);
+	case EXPR_TERNARY: {
+		infer(el, e->args.items[0], TYPE_LONG);
 		enum type a = infer(el, e->args.items[1], want);
-		enum type b = infer(el, e->args.items[2], a != T_UNKNOWN ? a : want);
-		if (a == T_UNKNOWN && b != T_UNKNOWN)
+		enum type b = infer(el, e->args.items[2], a != TYPE_UNKNOWN ? a : want);
+		if (a == TYPE_UNKNOWN && b != TYPE_UNKNOWN)
 			a = infer(el, e->args.items[1], b);
-		if (a != T_UNKNOWN && b != T_UNKNOWN && a != b && el->report)
+		if (a != TYPE_UNKNOWN && b != TYPE_UNKNOWN && a != b && el->report)
 			diag(el->s, E_TYPE_MISMATCH, e->pos, "conditional branches have types %s and %s",
 			     type_name(a), type_name(b));
 		t = a;
 		break;
 	}
-	case E_EMBEDDED:
-		t = T_LONG;
+	case EXPR_EMBEDDED:
+		t = TYPE_LONG;
 		break;
-	case E_TARGET:
-	case E_CAST:
-	case E_ATVAR:
+	case EXPR_TARGET:
+	case EXPR_CAST:
+	case EXPR_ATVAR:
 		infer_chain(el, e);
 		if (e->lhs)
-			infer(el, e->lhs, T_LONG);
+			infer(el, e->lhs, TYPE_LONG);
 		/* pretty printing ($x$, $$parms) gives text, anything else a number */
-		t = e->suffix || (e->kind == E_TARGET && !strncmp(e->name, "$$", 2)) ? T_STRING : T_LONG;
+		t = e->suffix || (e->kind == EXPR_TARGET && !strncmp(e->name, "$$", 2)) ? TYPE_STRING : TYPE_LONG;
 		break;
-	case E_ADDROF:
-		if (e->lhs && e->lhs->kind != E_TARGET && e->lhs->kind != E_CAST && e->lhs->kind != E_ATVAR)
-			infer(el, e->lhs, T_LONG);
+	case EXPR_ADDROF:
+		if (e->lhs && e->lhs->kind != EXPR_TARGET && e->lhs->kind != EXPR_CAST && e->lhs->kind != EXPR_ATVAR)
+			infer(el, e->lhs, TYPE_LONG);
 		else if (e->lhs)
 			infer_chain(el, e->lhs);
-		t = T_LONG;
+		t = TYPE_LONG;
 		break;
-	case E_DEFINED:
-		t = T_LONG;
+	case EXPR_DEFINED:
+		t = TYPE_LONG;
 		break;
-	case E_ENTRY:
-		t = e->lhs ? infer(el, e->lhs, want) : T_UNKNOWN;
+	case EXPR_ENTRY:
+		t = e->lhs ? infer(el, e->lhs, want) : TYPE_UNKNOWN;
 		break;
-	case E_CHOOSE: {
+	case EXPR_CHOOSE: {
 		enum type a = infer(el, e->args.items[0], want);
-		enum type b = infer(el, e->args.items[1], a != T_UNKNOWN ? a : want);
-		if (a == T_UNKNOWN && b != T_UNKNOWN)
+		enum type b = infer(el, e->args.items[1], a != TYPE_UNKNOWN ? a : want);
+		if (a == TYPE_UNKNOWN && b != TYPE_UNKNOWN)
 			a = infer(el, e->args.items[0], b);
-		t = a != T_UNKNOWN ? a : b;
+		t = a != TYPE_UNKNOWN ? a : b;
 		break;
 	}
-	case E_STATOP:
-	case E_HIST:
+	case EXPR_STATOP:
+	case EXPR_HIST:
 		if (e->lhs)
-			infer(el, e->lhs, T_STATS);
+			infer(el, e->lhs, TYPE_STATS);
 		for (int i = 0; i < e->args.len; i++)
-			infer(el, e->args.items[i], T_LONG);
-		t = e->kind == E_STATOP ? T_LONG : T_STATS;
+			infer(el, e->args.items[i], TYPE_LONG);
+		t = e->kind == EXPR_STATOP ? TYPE_LONG : TYPE_STATS;
 		break;
 	default:
 		break;
 	}
 	e->type = t;
-	if (el->report && want != T_UNKNOWN && want != T_VOID && t != T_UNKNOWN && t != want &&
-	    e->kind != E_VAR && e->kind != E_INDEX && e->kind != E_CALL)
-		diag(el->s, t == T_STATS || want == T_STATS ? E_STATS : E_TYPE_MISMATCH, e->pos,
+	if (el->report && want != TYPE_UNKNOWN && want != TYPE_VOID && t != TYPE_UNKNOWN && t != want &&
+	    e->kind != EXPR_VAR && e->kind != EXPR_INDEX && e->kind != EXPR_CALL)
+		diag(el->s, t == TYPE_STATS || want == TYPE_STATS ? E_STATS : E_TYPE_MISMATCH, e->pos,
 		     "expected a %s, got a %s", type_name(want), type_name(t));
 	return t;
 }
@@ -773,15 +773,15 @@ static void infer_stmt(struct elab *el, struct stmt *st);
 /* foreach (b in @hist_log(s)): the bucket number is a long. */
 static void infer_hist_foreach(struct elab *el, struct stmt *st)
 {
-	infer(el, st->array, T_STATS);
+	infer(el, st->array, TYPE_STATS);
 	for (int i = 0; i < st->keys.len; i++)
 		if (st->keys.items[i]->sym)
-			unify(el, &st->keys.items[i]->sym->type, T_LONG, st->keys.items[i]->pos,
+			unify(el, &st->keys.items[i]->sym->type, TYPE_LONG, st->keys.items[i]->pos,
 			      st->keys.items[i]->name);
 	if (st->value && st->value->sym)
-		unify(el, &st->value->sym->type, T_LONG, st->value->pos, st->value->name);
+		unify(el, &st->value->sym->type, TYPE_LONG, st->value->pos, st->value->name);
 	if (st->limit)
-		infer(el, st->limit, T_LONG);
+		infer(el, st->limit, TYPE_LONG);
 	infer_stmt(el, st->body);
 }
 
@@ -790,31 +790,31 @@ static void infer_stmt(struct elab *el, struct stmt *st)
 	if (!st)
 		return;
 	switch (st->kind) {
-	case S_BLOCK:
+	case STMT_BLOCK:
 		for (int i = 0; i < st->stmts.len; i++)
 			infer_stmt(el, st->stmts.items[i]);
 		break;
-	case S_EXPR:
-		infer(el, st->expr, T_UNKNOWN);
+	case STMT_EXPR:
+		infer(el, st->expr, TYPE_UNKNOWN);
 		break;
-	case S_IF:
-		infer(el, st->expr, T_LONG);
+	case STMT_IF:
+		infer(el, st->expr, TYPE_LONG);
 		infer_stmt(el, st->body);
 		infer_stmt(el, st->els);
 		break;
-	case S_WHILE:
-	case S_FOR:
+	case STMT_WHILE:
+	case STMT_FOR:
 		if (st->init)
-			infer(el, st->init, T_UNKNOWN);
+			infer(el, st->init, TYPE_UNKNOWN);
 		if (st->expr)
-			infer(el, st->expr, T_LONG);
+			infer(el, st->expr, TYPE_LONG);
 		if (st->step)
-			infer(el, st->step, T_UNKNOWN);
+			infer(el, st->step, TYPE_UNKNOWN);
 		infer_stmt(el, st->body);
 		break;
-	case S_FOREACH: {
+	case STMT_FOREACH: {
 		struct sym *a = st->array ? st->array->sym : NULL;
-		if (st->array && st->array->kind == E_HIST) {
+		if (st->array && st->array->kind == EXPR_HIST) {
 			infer_hist_foreach(el, st);
 			break;
 		}
@@ -833,24 +833,24 @@ static void infer_stmt(struct elab *el, struct stmt *st)
 			}
 		}
 		if (st->limit)
-			infer(el, st->limit, T_LONG);
+			infer(el, st->limit, TYPE_LONG);
 		infer_stmt(el, st->body);
 		break;
 	}
-	case S_RETURN:
+	case STMT_RETURN:
 		if (st->expr && el->func) {
 			enum type t = infer(el, st->expr, el->func->ret);
 			unify(el, &el->func->ret, t, st->expr->pos, "return value");
 		}
 		break;
-	case S_DELETE:
-		if (st->expr->kind == E_INDEX)
-			infer(el, st->expr, T_UNKNOWN);
+	case STMT_DELETE:
+		if (st->expr->kind == EXPR_INDEX)
+			infer(el, st->expr, TYPE_UNKNOWN);
 		break;
-	case S_TRY:
+	case STMT_TRY:
 		infer_stmt(el, st->body);
 		if (st->catch_var)
-			infer(el, st->catch_var, T_STRING);
+			infer(el, st->catch_var, TYPE_STRING);
 		infer_stmt(el, st->els);
 		break;
 	default:
@@ -896,8 +896,8 @@ static void derive_point(struct session *s, struct probe *p, struct probe_point 
 		 * arms and disarms the probe instead, with the same output) */
 		struct probe *np = xcalloc(1, sizeof(*np));
 		struct probe_point *npp = xmalloc(sizeof(*npp));
-		struct stmt *skip = stmt_new(S_IF, pp->cond->pos);
-		struct expr *not = expr_new(E_UNARY, pp->cond->pos);
+		struct stmt *skip = stmt_new(STMT_IF, pp->cond->pos);
+		struct expr *not = expr_new(EXPR_UNARY, pp->cond->pos);
 		*np = *p;
 		*npp = *pp;
 		npp->cond = NULL;
@@ -906,8 +906,8 @@ static void derive_point(struct session *s, struct probe *p, struct probe_point 
 		not->op = "!";
 		not->lhs = expr_clone(pp->cond);
 		skip->expr = not;
-		skip->body = stmt_new(S_NEXT, pp->cond->pos);
-		np->body = stmt_new(S_BLOCK, p->body->pos);
+		skip->body = stmt_new(STMT_NEXT, pp->cond->pos);
+		np->body = stmt_new(STMT_BLOCK, p->body->pos);
 		vec_push(&np->body->stmts, skip);
 		vec_push(&np->body->stmts, stmt_clone(p->body));
 		derive_point(s, np, npp, depth);
@@ -1005,17 +1005,17 @@ static void check_resolved(struct session *s)
 {
 	for (int i = 0; i < s->globals.len; i++) {
 		struct sym *g = s->globals.items[i];
-		if (g->type == T_UNKNOWN)
+		if (g->type == TYPE_UNKNOWN)
 			diag(s, E_TYPE_UNRESOLVED, g->pos, "unresolved type for global '%s'", g->name);
 	}
 	for (int i = 0; i < s->funcs.len; i++) {
 		struct func *f = s->funcs.items[i];
 		for (int j = 0; j < f->params.len; j++)
-			if (f->params.items[j]->type == T_UNKNOWN)
+			if (f->params.items[j]->type == TYPE_UNKNOWN)
 				diag(s, E_TYPE_UNRESOLVED, f->params.items[j]->pos,
 				     "unresolved type for parameter '%s' of '%s'", f->params.items[j]->name, f->name);
 		for (int j = 0; j < f->locals.len; j++)
-			if (f->locals.items[j]->type == T_UNKNOWN)
+			if (f->locals.items[j]->type == TYPE_UNKNOWN)
 				diag(s, E_TYPE_UNRESOLVED, f->locals.items[j]->pos,
 				     "unresolved type for local '%s'", f->locals.items[j]->name);
 	}
@@ -1026,11 +1026,11 @@ static void check_resolved(struct session *s)
 			continue;
 		last = p;
 		for (int j = 0; j < p->locals.len; j++)
-			if (p->locals.items[j]->type == T_STATS)
+			if (p->locals.items[j]->type == TYPE_STATS)
 				diag(s, E_STATS, p->locals.items[j]->pos,
 				     "'%s' holds an aggregate: aggregates must be global", p->locals.items[j]->name);
 		for (int j = 0; j < p->locals.len; j++)
-			if (p->locals.items[j]->type == T_UNKNOWN)
+			if (p->locals.items[j]->type == TYPE_UNKNOWN)
 				diag(s, E_TYPE_UNRESOLVED, p->locals.items[j]->pos,
 				     "unresolved type for local '%s'", p->locals.items[j]->name);
 	}
@@ -1043,8 +1043,8 @@ static void type_global_inits(struct session *s)
 		struct sym *g = s->globals.items[i];
 		if (!g->init)
 			continue;
-		enum type t = g->init->kind == E_STR ? T_STRING : T_LONG;
-		if (g->type == T_UNKNOWN)
+		enum type t = g->init->kind == EXPR_STR ? TYPE_STRING : TYPE_LONG;
+		if (g->type == TYPE_UNKNOWN)
 			g->type = t;
 		else if (g->type != t)
 			diag(s, E_TYPE_MISMATCH, g->init->pos, "initialiser of '%s' has the wrong type", g->name);
@@ -1060,8 +1060,8 @@ static void default_embedded_types(struct session *s)
 		if (!f->embedded)
 			continue;
 		for (int j = 0; j < f->params.len; j++)
-			if (f->params.items[j]->type == T_UNKNOWN)
-				f->params.items[j]->type = T_LONG;
+			if (f->params.items[j]->type == TYPE_UNKNOWN)
+				f->params.items[j]->type = TYPE_LONG;
 	}
 }
 
@@ -1079,7 +1079,7 @@ static void check_global_settings(struct session *s)
 		if (!g || g->is_array) {
 			diag(s, E_GLOBAL_SET, (struct srcpos){0}, "-G %s: the script has no %s global '%s'",
 			     arg, g ? "scalar" : "used", name);
-		} else if (g->type == T_LONG) {
+		} else if (g->type == TYPE_LONG) {
 			char *end;
 			errno = 0;
 			(void)strtoll(eq + 1, &end, 0);
@@ -1179,8 +1179,8 @@ int pass2_elaborate(struct session *s)
 	el.report = true;
 	for_each_body(s, &el, infer_body);
 	for (int i = 0; i < s->funcs.len; i++)
-		if (s->funcs.items[i]->ret == T_UNKNOWN)
-			s->funcs.items[i]->ret = T_VOID;
+		if (s->funcs.items[i]->ret == TYPE_UNKNOWN)
+			s->funcs.items[i]->ret = TYPE_VOID;
 	check_resolved(s);
 	check_global_settings(s);
 	return s->errors ? 1 : 0;

@@ -308,7 +308,7 @@ static bool blank_between(const struct token *a, const struct token *b)
 static struct expr *parse_string(struct parser *p)
 {
 	struct token t = next(p);
-	struct expr *e = expr_new(E_STR, t.pos);
+	struct expr *e = expr_new(EXPR_STR, t.pos);
 	struct strbuf sb = STRBUF_INIT;
 	bool old_glue = compat_before(p, "2.0");
 
@@ -332,7 +332,7 @@ static struct expr *parse_literal(struct parser *p, bool strings, bool numbers)
 	if (numbers && (t->kind == TK_NUMBER || (is_op(t, "-") && peek_n(p, 1)->kind == TK_NUMBER))) {
 		bool neg = accept_op(p, "-");
 		struct token n = next(p);
-		struct expr *e = expr_new(E_NUM, n.pos);
+		struct expr *e = expr_new(EXPR_NUM, n.pos);
 
 		e->num = neg ? (int64_t)(0 - (uint64_t)n.num) : n.num;
 		return e;
@@ -377,7 +377,7 @@ static struct expr *parse_expression(struct parser *p)
 	if (is_op_in(peek(p), assign_ops)) {
 		struct token op = next(p);
 
-		lhs = binary(E_ASSIGN, op, lhs, parse_expression(p));
+		lhs = binary(EXPR_ASSIGN, op, lhs, parse_expression(p));
 	}
 	leave(p, 1);
 	return lhs;
@@ -397,7 +397,7 @@ static struct expr *left_chain(struct parser *p, rule_fn operand, const char *co
 
 		enter(p);
 		n++;
-		e = binary(E_BINARY, op, e, operand(p));
+		e = binary(EXPR_BINARY, op, e, operand(p));
 	}
 	leave(p, n);
 	return e;
@@ -445,14 +445,14 @@ static struct expr *parse_comparison(struct parser *p)
 		if (peek(p)->kind != TK_STRING)
 			error_here(p, P_EXPECT_LITERAL, "expected a literal string (regular expression) after '%s'",
 				   op.text);
-		return binary(E_REGEX, op, e, parse_string(p));
+		return binary(EXPR_REGEX, op, e, parse_string(p));
 	}
 	while (is_op_in(peek(p), ops)) {
 		struct token op = next(p);
 
 		enter(p);
 		n++;
-		e = binary(E_BINARY, op, e, parse_shift(p));
+		e = binary(EXPR_BINARY, op, e, parse_shift(p));
 	}
 	leave(p, n);
 	return e;
@@ -467,7 +467,7 @@ static struct expr *parse_indexable(struct parser *p)
 		return parse_primary(p);
 	{
 		struct token id = expect_ident(p, "an array name");
-		struct expr *e = expr_new(E_VAR, id.pos);
+		struct expr *e = expr_new(EXPR_VAR, id.pos);
 
 		e->name = id.text;
 		return e;
@@ -480,7 +480,7 @@ static void parse_keys(struct parser *p, struct expr *into, bool stars)
 	do {
 		if (stars && is_op(peek(p), "*") &&
 		    (is_op(peek_n(p, 1), ",") || is_op(peek_n(p, 1), "]"))) {
-			vec_push(&into->args, expr_new(E_STAR, next(p).pos));
+			vec_push(&into->args, expr_new(EXPR_STAR, next(p).pos));
 			continue;
 		}
 		if (is_op(peek(p), "]"))
@@ -497,7 +497,7 @@ static struct expr *parse_array_in(struct parser *p)
 	if (is_op(peek(p), "[")) {
 		struct token lb = next(p);
 
-		e = expr_new(E_IN, lb.pos);
+		e = expr_new(EXPR_IN, lb.pos);
 		parse_keys(p, e, true);
 		expect_op(p, "]");
 		if (!is_kw(peek(p), "in"))
@@ -508,7 +508,7 @@ static struct expr *parse_array_in(struct parser *p)
 	}
 	e = parse_comparison(p);
 	if (is_kw(peek(p), "in")) {
-		struct expr *in = expr_new(E_IN, next(p).pos);
+		struct expr *in = expr_new(EXPR_IN, next(p).pos);
 
 		vec_push(&in->args, e);
 		in->lhs = parse_indexable(p);
@@ -564,7 +564,7 @@ static struct expr *parse_ternary(struct parser *p)
 	if (!is_op(peek(p), "?"))
 		return cond;
 	q = next(p);
-	e = expr_new(E_TERNARY, q.pos);
+	e = expr_new(EXPR_TERNARY, q.pos);
 	vec_push(&e->args, cond);
 	vec_push(&e->args, parse_expression(p));
 	expect_op(p, ":");
@@ -588,7 +588,7 @@ static struct expr *parse_unary(struct parser *p)
 		/* a negative literal is one number (it prints back as -5) */
 		struct token op = next(p), n = next(p);
 
-		e = expr_new(E_NUM, op.pos);
+		e = expr_new(EXPR_NUM, op.pos);
 		e->num = (int64_t)(0 - (uint64_t)n.num);
 		return e;
 	}
@@ -596,7 +596,7 @@ static struct expr *parse_unary(struct parser *p)
 		struct token op = next(p);
 
 		enter(p);
-		e = expr_new(E_UNARY, op.pos);
+		e = expr_new(EXPR_UNARY, op.pos);
 		e->op = op.text;
 		e->lhs = parse_unary(p);
 		leave(p, 1);
@@ -605,7 +605,7 @@ static struct expr *parse_unary(struct parser *p)
 	if (is_op(t, "++") || is_op(t, "--")) {
 		struct token op = next(p);
 
-		e = expr_new(E_PREINC, op.pos);
+		e = expr_new(EXPR_PREINC, op.pos);
 		e->op = op.text;
 		e->lhs = parse_value(p);
 		return e;
@@ -613,19 +613,19 @@ static struct expr *parse_unary(struct parser *p)
 	if (is_op(t, "&")) {
 		struct token op = next(p);
 
-		e = expr_new(E_ADDROF, op.pos);
+		e = expr_new(EXPR_ADDROF, op.pos);
 		if (compat_before(p, "2.6") && is_op(peek(p), "("))
 			refuse_compat(p, op.pos, "'&' of a parenthesized expression", "2.6");
 		e->lhs = parse_value(p);
-		if (compat_before(p, "2.6") && e->lhs->kind != E_TARGET &&
-		    e->lhs->kind != E_CAST && e->lhs->kind != E_ATVAR)
+		if (compat_before(p, "2.6") && e->lhs->kind != EXPR_TARGET &&
+		    e->lhs->kind != EXPR_CAST && e->lhs->kind != EXPR_ATVAR)
 			refuse_compat(p, op.pos, "'&' of anything but a $target, @cast or @var", "2.6");
 		return e;
 	}
 	e = parse_value(p);
 	if (is_op(peek(p), "++") || is_op(peek(p), "--")) {
 		struct token op = next(p);
-		struct expr *inc = expr_new(E_POSTINC, op.pos);
+		struct expr *inc = expr_new(EXPR_POSTINC, op.pos);
 
 		inc->op = op.text;
 		inc->lhs = e;
@@ -716,7 +716,7 @@ static void check_print(struct parser *p, struct expr *e, struct token *name)
 	bool delim = !strcmp(n, "printd") || !strcmp(n, "printdln") || !strcmp(n, "sprintd");
 	bool any = !strcmp(n, "print") || !strcmp(n, "sprint");
 
-	if ((fmt || delim) && (!e->args.len || e->args.items[0]->kind != E_STR))
+	if ((fmt || delim) && (!e->args.len || e->args.items[0]->kind != EXPR_STR))
 		error_at(p, P_PRINT_ARGS, e->args.len ? e->args.items[0]->pos : name->pos,
 			 "%s needs a literal string %s as its first argument", n,
 			 fmt ? "format" : "delimiter");
@@ -752,7 +752,7 @@ static struct expr *parse_at_operator(struct parser *p)
 	struct expr *e;
 
 	if (in_list(n, stat_ops)) {
-		e = expr_new(E_STATOP, t.pos);
+		e = expr_new(EXPR_STATOP, t.pos);
 		e->name = xstrdup(n + 1);
 		expect_op(p, "(");
 		e->lhs = parse_expression(p);
@@ -762,7 +762,7 @@ static struct expr *parse_at_operator(struct parser *p)
 		return e;
 	}
 	if (!strcmp(n, "@hist_log") || !strcmp(n, "@hist_linear")) {
-		e = expr_new(E_HIST, t.pos);
+		e = expr_new(EXPR_HIST, t.pos);
 		e->name = xstrdup(n + 1);
 		expect_op(p, "(");
 		e->lhs = parse_expression(p);
@@ -776,7 +776,7 @@ static struct expr *parse_at_operator(struct parser *p)
 		return e;
 	}
 	if (!strcmp(n, "@cast")) {
-		e = expr_new(E_CAST, t.pos);
+		e = expr_new(EXPR_CAST, t.pos);
 		expect_op(p, "(");
 		e->lhs = parse_expression(p);
 		expect_op(p, ",");
@@ -788,7 +788,7 @@ static struct expr *parse_at_operator(struct parser *p)
 		return e;
 	}
 	if (!strcmp(n, "@var")) {
-		e = expr_new(E_ATVAR, t.pos);
+		e = expr_new(EXPR_ATVAR, t.pos);
 		expect_op(p, "(");
 		e->name = parse_literal(p, true, false)->str;
 		if (accept_op(p, ","))
@@ -798,14 +798,14 @@ static struct expr *parse_at_operator(struct parser *p)
 		return e;
 	}
 	if (!strcmp(n, "@defined") || !strcmp(n, "@entry")) {
-		e = expr_new(!strcmp(n, "@defined") ? E_DEFINED : E_ENTRY, t.pos);
+		e = expr_new(!strcmp(n, "@defined") ? EXPR_DEFINED : EXPR_ENTRY, t.pos);
 		expect_op(p, "(");
 		e->lhs = parse_expression(p);
 		expect_op(p, ")");
 		return e;
 	}
 	if (!strcmp(n, "@choose_defined")) {
-		e = expr_new(E_CHOOSE, t.pos);
+		e = expr_new(EXPR_CHOOSE, t.pos);
 		expect_op(p, "(");
 		vec_push(&e->args, parse_expression(p));
 		expect_op(p, ",");
@@ -816,7 +816,7 @@ static struct expr *parse_at_operator(struct parser *p)
 	if (!strcmp(n, "@perf")) {
 		struct expr *name;
 
-		e = expr_new(E_PERF, t.pos);
+		e = expr_new(EXPR_PERF, t.pos);
 		expect_op(p, "(");
 		name = parse_literal(p, true, false);
 		if (!name->str_len)
@@ -827,7 +827,7 @@ static struct expr *parse_at_operator(struct parser *p)
 		return e;
 	}
 	if (!strcmp(n, "@probewrite")) {
-		e = expr_new(E_CALL, t.pos);
+		e = expr_new(EXPR_CALL, t.pos);
 		e->name = t.text;
 		expect_op(p, "(");
 		vec_push(&e->args, parse_expression(p));
@@ -839,12 +839,12 @@ static struct expr *parse_at_operator(struct parser *p)
 		int want = (!strcmp(n, "@kderef") || !strcmp(n, "@uderef")) ? 2 : 1;
 
 		need_guru(p, t.pos, P_GURU_ONLY, n);
-		e = expr_new(E_CALL, t.pos);
+		e = expr_new(EXPR_CALL, t.pos);
 		e->name = t.text;
 		parse_call_args(p, e);
 		if (e->args.len != want)
 			error_at(p, P_SYNTAX, t.pos, "%s takes %d argument%s", n, want, want > 1 ? "s" : "");
-		if (!strcmp(n, "@const") && e->args.items[0]->kind != E_STR)
+		if (!strcmp(n, "@const") && e->args.items[0]->kind != EXPR_STR)
 			error_at(p, P_EXPECT_LITERAL, e->args.items[0]->pos, "@const takes a literal string");
 		return e;
 	}
@@ -861,7 +861,7 @@ static struct expr *parse_primary(struct parser *p)
 
 	switch (t->kind) {
 	case TK_NUMBER:
-		e = expr_new(E_NUM, t->pos);
+		e = expr_new(EXPR_NUM, t->pos);
 		e->num = next(p).num;
 		return e;
 	case TK_STRING:
@@ -870,7 +870,7 @@ static struct expr *parse_primary(struct parser *p)
 		struct token c = next(p);
 
 		need_guru(p, c.pos, P_EMBEDDED_NOT_GURU, "embedded C code");
-		e = expr_new(E_EMBEDDED, c.pos);
+		e = expr_new(EXPR_EMBEDDED, c.pos);
 		e->str = c.str;
 		e->str_len = c.str_len;
 		return e;
@@ -878,7 +878,7 @@ static struct expr *parse_primary(struct parser *p)
 	case TK_DOLLAR_VAR: {
 		struct token v = next(p);
 
-		e = expr_new(E_TARGET, v.pos);
+		e = expr_new(EXPR_TARGET, v.pos);
 		e->name = split_suffix(p, &v, v.text, &e->suffix);
 		parse_chain(p, e);
 		return e;
@@ -892,21 +892,21 @@ static struct expr *parse_primary(struct parser *p)
 			error_here(p, P_EXPECT_EXPR, "expected an expression (reserved word)");
 		id = next(p);
 		if (is_op(peek(p), "(")) {
-			e = expr_new(E_CALL, id.pos);
+			e = expr_new(EXPR_CALL, id.pos);
 			e->name = id.text;
 			parse_call_args(p, e);
 			check_print(p, e, &id);
 			return e;
 		}
 		if (is_op(peek(p), "[")) {
-			e = expr_new(E_INDEX, id.pos);
+			e = expr_new(EXPR_INDEX, id.pos);
 			e->name = id.text;
 			next(p);
 			parse_keys(p, e, true);
 			expect_op(p, "]");
 			return e;
 		}
-		e = expr_new(E_VAR, id.pos);
+		e = expr_new(EXPR_VAR, id.pos);
 		e->name = id.text;
 		return e;
 	}
@@ -931,15 +931,15 @@ static struct expr *parse_value(struct parser *p)
 	struct expr *e = parse_primary(p);
 	struct expr *ac;
 
-	if (e->kind == E_HIST && is_op(peek(p), "[")) {
-		struct expr *ix = expr_new(E_INDEX, next(p).pos);
+	if (e->kind == EXPR_HIST && is_op(peek(p), "[")) {
+		struct expr *ix = expr_new(EXPR_INDEX, next(p).pos);
 
 		ix->lhs = e;
 		vec_push(&ix->args, parse_expression(p));
 		expect_op(p, "]");
 		e = ix;
 	}
-	if (e->kind == E_TARGET || e->kind == E_CAST || e->kind == E_ATVAR)
+	if (e->kind == EXPR_TARGET || e->kind == EXPR_CAST || e->kind == EXPR_ATVAR)
 		return e;
 	if (!is_op(peek(p), "->") && !is_op(peek(p), "[") && !is_op(peek(p), "$") &&
 	    !is_op(peek(p), "$$"))
@@ -955,7 +955,7 @@ static struct expr *parse_value(struct parser *p)
 		refuse_compat(p, peek(p)->pos, "a '->' or '$' suffix on an arbitrary expression "
 			      "(autocast)", "2.6");
 	}
-	ac = expr_new(E_AUTOCAST, peek(p)->pos);
+	ac = expr_new(EXPR_AUTOCAST, peek(p)->pos);
 	ac->lhs = e;
 	parse_chain(p, ac);
 	return ac;
@@ -973,7 +973,7 @@ static void optional_semi(struct parser *p)
 static struct stmt *parse_block(struct parser *p)
 {
 	struct token lb = expect_op(p, "{");
-	struct stmt *b = stmt_new(S_BLOCK, lb.pos);
+	struct stmt *b = stmt_new(STMT_BLOCK, lb.pos);
 
 	while (!is_op(peek(p), "}")) {
 		if (peek(p)->kind == TK_EOF)
@@ -986,7 +986,7 @@ static struct stmt *parse_block(struct parser *p)
 
 static struct expr *var_from(struct token *t)
 {
-	struct expr *e = expr_new(E_VAR, t->pos);
+	struct expr *e = expr_new(EXPR_VAR, t->pos);
 
 	e->name = t->text;
 	return e;
@@ -1009,7 +1009,7 @@ static void parse_sort(struct parser *p, struct stmt *st, int column)
  * array := IDENT ['[' keys ']'] | hist_op */
 static struct stmt *parse_foreach(struct parser *p, struct token *kw)
 {
-	struct stmt *st = stmt_new(S_FOREACH, kw->pos);
+	struct stmt *st = stmt_new(STMT_FOREACH, kw->pos);
 	struct token *t;
 
 	expect_op(p, "(");
@@ -1046,7 +1046,7 @@ static struct stmt *parse_foreach(struct parser *p, struct token *kw)
 
 		st->array = var_from(&a);
 		if (is_op(peek(p), "[")) {
-			struct expr *ix = expr_new(E_INDEX, a.pos);
+			struct expr *ix = expr_new(EXPR_INDEX, a.pos);
 
 			ix->name = a.text;
 			next(p);
@@ -1077,7 +1077,7 @@ static struct stmt *parse_foreach(struct parser *p, struct token *kw)
 /* for := 'for' '(' [expression] ';' [expression] ';' [expression] ')' statement */
 static struct stmt *parse_for(struct parser *p, struct token *kw)
 {
-	struct stmt *st = stmt_new(S_FOR, kw->pos);
+	struct stmt *st = stmt_new(STMT_FOR, kw->pos);
 
 	expect_op(p, "(");
 	if (!is_op(peek(p), ";"))
@@ -1107,7 +1107,7 @@ static struct expr *parse_paren_cond(struct parser *p)
 /* try := 'try' block 'catch' ['(' IDENT ')'] block */
 static struct stmt *parse_try(struct parser *p, struct token *kw)
 {
-	struct stmt *st = stmt_new(S_TRY, kw->pos);
+	struct stmt *st = stmt_new(STMT_TRY, kw->pos);
 
 	st->body = parse_block(p);
 	if (!accept_kw(p, "catch"))
@@ -1132,27 +1132,27 @@ static struct stmt *parse_statement(struct parser *p)
 
 	enter(p);
 	if (is_op(t, ";")) {
-		st = stmt_new(S_NULL, next(p).pos);
+		st = stmt_new(STMT_NULL, next(p).pos);
 	} else if (is_op(t, "{")) {
 		st = parse_block(p);
 	} else if (t->kind == TK_EMBEDDED) {
 		struct token c = next(p);
 
 		need_guru(p, c.pos, P_EMBEDDED_NOT_GURU, "embedded C code");
-		st = stmt_new(S_EMBEDDED, c.pos);
+		st = stmt_new(STMT_EMBEDDED, c.pos);
 		st->code = c.str;
 		optional_semi(p);
 	} else if (t->kind == TK_IDENT && parser_keyword(p, t->text)) {
 		struct token kw = next(p);
 
 		if (!strcmp(kw.text, "if")) {
-			st = stmt_new(S_IF, kw.pos);
+			st = stmt_new(STMT_IF, kw.pos);
 			st->expr = parse_paren_cond(p);
 			st->body = parse_statement(p);
 			if (accept_kw(p, "else"))
 				st->els = parse_statement(p);
 		} else if (!strcmp(kw.text, "while")) {
-			st = stmt_new(S_WHILE, kw.pos);
+			st = stmt_new(STMT_WHILE, kw.pos);
 			st->expr = parse_paren_cond(p);
 			st->body = parse_statement(p);
 		} else if (!strcmp(kw.text, "for")) {
@@ -1164,24 +1164,24 @@ static struct stmt *parse_statement(struct parser *p)
 		} else if (!strcmp(kw.text, "return")) {
 			if (!p->in_function)
 				error_at(p, P_BAD_CONTEXT, kw.pos, "'return' outside a function");
-			st = stmt_new(S_RETURN, kw.pos);
+			st = stmt_new(STMT_RETURN, kw.pos);
 			if (!is_op(peek(p), ";") && !is_op(peek(p), "}"))
 				st->expr = parse_expression(p);
 			optional_semi(p);
 		} else if (!strcmp(kw.text, "next") || !strcmp(kw.text, "break") ||
 			   !strcmp(kw.text, "continue")) {
-			st = stmt_new(kw.text[0] == 'n' ? S_NEXT : kw.text[0] == 'b' ? S_BREAK : S_CONTINUE,
+			st = stmt_new(kw.text[0] == 'n' ? STMT_NEXT : kw.text[0] == 'b' ? STMT_BREAK : STMT_CONTINUE,
 				      kw.pos);
 			optional_semi(p);
 		} else if (!strcmp(kw.text, "delete")) {
-			st = stmt_new(S_DELETE, kw.pos);
+			st = stmt_new(STMT_DELETE, kw.pos);
 			st->expr = parse_expression(p);
 			optional_semi(p);
 		} else {
 			error_at(p, P_EXPECT_STMT, kw.pos, "expected a statement, saw '%s'", kw.text);
 		}
 	} else {
-		st = stmt_new(S_EXPR, t->pos);
+		st = stmt_new(STMT_EXPR, t->pos);
 		st->expr = parse_expression(p);
 		optional_semi(p);
 	}
@@ -1447,9 +1447,9 @@ static void parse_global(struct parser *p, bool is_private)
 static enum type parse_type(struct parser *p)
 {
 	if (accept_kw(p, "long"))
-		return T_LONG;
+		return TYPE_LONG;
 	if (accept_kw(p, "string"))
-		return T_STRING;
+		return TYPE_STRING;
 	error_here(p, P_EXPECT_TYPE, "expected a type, 'long' or 'string'");
 }
 
@@ -1485,7 +1485,7 @@ static void parse_function(struct parser *p, bool is_private)
 	f->pos = id.pos;
 	f->is_private = is_private;
 	f->file = p->file;
-	f->ret = T_UNKNOWN;
+	f->ret = TYPE_UNKNOWN;
 	if (accept_op(p, ":")) {
 		f->ret = parse_type(p);
 		f->ret_declared = true;

@@ -82,7 +82,7 @@ static char *temp(struct gen *g, enum type t)
 {
 	int n = g->ntemps++;
 
-	if (t == T_STRING) {
+	if (t == TYPE_STRING) {
 		strbuf_addf(g->frame, "\tchar t%d[MAXSTRINGLEN];\n", n);
 		return xasprintf("f->t%d", n);
 	}
@@ -144,14 +144,14 @@ static char *spill(struct gen *g, char *val, enum type t)
 {
 	char *tmp = temp(g, t);
 
-	if (t == T_STRING)
+	if (t == TYPE_STRING)
 		emit(g, "stp_str_assign(%s, %s);", tmp, val);
 	else
 		emit(g, "%s = %s;", tmp, val);
 	return tmp;
 }
 
-static bool is_literal(const struct expr *e) { return e->kind == E_NUM || e->kind == E_STR; }
+static bool is_literal(const struct expr *e) { return e->kind == EXPR_NUM || e->kind == EXPR_STR; }
 
 /* Evaluate a list left to right; results valid together afterwards. */
 static char **gen_list(struct gen *g, struct expr **es, int n)
@@ -162,7 +162,7 @@ static char **gen_list(struct gen *g, struct expr **es, int n)
 		char *side = gen_aside(g, es[i], &vals[i]);
 		if (*side) {
 			for (int j = 0; j < i; j++)
-				if (!is_literal(es[j]) && es[j]->kind != E_STAR)
+				if (!is_literal(es[j]) && es[j]->kind != EXPR_STAR)
 					vals[j] = spill(g, vals[j], es[j]->type);
 			strbuf_addstr(g->out, side);
 		}
@@ -179,7 +179,7 @@ static char *gen_keys(struct gen *g, struct expr **keys, int n)
 
 	strbuf_addf(g->cdecl, "\tunion stp_key k%d[%d];\n", k, n ? n : 1);
 	for (int i = 0; i < n; i++)
-		emit(g, "k%d[%d].%s = %s;", k, i, keys[i]->type == T_STRING ? "s" : "n", vals[i]);
+		emit(g, "k%d[%d].%s = %s;", k, i, keys[i]->type == TYPE_STRING ? "s" : "n", vals[i]);
 	return xasprintf("k%d", k);
 }
 
@@ -193,7 +193,7 @@ static char *gen_binary(struct gen *g, struct expr *e)
 	if (!strcmp(op, "&&") || !strcmp(op, "||")) {
 		if (!*side)
 			return xasprintf("(!!(%s) %s !!(%s))", a, op, bv);
-		char *t = temp(g, T_LONG);
+		char *t = temp(g, TYPE_LONG);
 		bool and = op[0] == '&';
 		emit(g, "%s = %s;", t, and ? "0" : "1");
 		emit(g, "if (%s(%s)) {", and ? "" : "!", a);
@@ -206,15 +206,15 @@ static char *gen_binary(struct gen *g, struct expr *e)
 		a = spill(g, a, e->lhs->type);
 	strbuf_addstr(g->out, side);
 	if (!strcmp(op, ".")) {
-		char *t = temp(g, T_STRING);
+		char *t = temp(g, TYPE_STRING);
 		emit(g, "stp_str_assign(%s, %s);", t, a);
 		emit(g, "stp_str_append(%s, %s);", t, bv);
 		return t;
 	}
-	if (e->lhs->type == T_STRING)   /* string comparison */
+	if (e->lhs->type == TYPE_STRING)   /* string comparison */
 		return xasprintf("(strcmp(%s, %s) %s 0)", a, bv, op);
 	if (!strcmp(op, "/") || !strcmp(op, "%")) {
-		char *t = temp(g, T_LONG);
+		char *t = temp(g, TYPE_LONG);
 		emit(g, "%s = stp_%s(c, %s, %s, %s);", t, op[0] == '/' ? "div" : "mod", a, bv,
 		     near("operator", op, e->pos));
 		check_error(g);
@@ -275,7 +275,7 @@ static char *gen_stat_record(struct gen *g, struct expr *x)
 	int k = g->ntemps++;
 
 	strbuf_addf(g->cdecl, "\tstruct stp_stat *st%d;\n", k);
-	if (x->kind == E_INDEX) {
+	if (x->kind == EXPR_INDEX) {
 		char *keys = gen_keys(g, x->args.items, x->args.len);
 		emit(g, "st%d = stp_pmap_get(%s, %s);", k, n, keys);
 	} else {
@@ -289,7 +289,7 @@ static char *gen_stat_add(struct gen *g, struct expr *e)
 {
 	struct expr *x = e->lhs;
 	char *n = global_cname(x->sym);
-	char *keys = x->kind == E_INDEX ? gen_keys(g, x->args.items, x->args.len) : NULL;
+	char *keys = x->kind == EXPR_INDEX ? gen_keys(g, x->args.items, x->args.len) : NULL;
 	char *v;
 	char *side = gen_aside(g, e->rhs, &v);
 
@@ -327,7 +327,7 @@ static char *gen_statop(struct gen *g, struct expr *e)
 static char *gen_hist_index(struct gen *g, struct expr *e)
 {
 	struct expr *h = e->lhs;
-	char *i = temp(g, T_LONG);
+	char *i = temp(g, TYPE_LONG);
 
 	emit(g, "%s = %s;", i, gen_expr(g, e->args.items[0]));
 	char *st = gen_stat_record(g, h->lhs);
@@ -343,9 +343,9 @@ static char *gen_update(struct gen *g, struct expr *lhs, const char *op, struct 
 	enum type t = lhs->type;
 	char *rv = NULL;
 
-	if (lhs->kind == E_TARGET || lhs->kind == E_CAST || lhs->kind == E_ATVAR)
+	if (lhs->kind == EXPR_TARGET || lhs->kind == EXPR_CAST || lhs->kind == EXPR_ATVAR)
 		return gen_tvar_write(g, lhs, op, rhs, post, pos);
-	if (lhs->kind == E_INDEX) {
+	if (lhs->kind == EXPR_INDEX) {
 		struct expr **ks = lhs->args.items;
 		char *keys = gen_keys(g, ks, lhs->args.len);
 		if (rhs) {
@@ -360,7 +360,7 @@ static char *gen_update(struct gen *g, struct expr *lhs, const char *op, struct 
 		emit(g, "%s = stp_map_insert(%s, %s);", ent, m, keys);
 		overflow_check(g, ent, lhs);
 		char *res = temp(g, t);
-		if (t == T_STRING) {
+		if (t == TYPE_STRING) {
 			if (!strcmp(op, "="))
 				emit(g, "stp_str_assign(%s, %s);", res, rv);
 			else {   /* .= */
@@ -393,7 +393,7 @@ static char *gen_update(struct gen *g, struct expr *lhs, const char *op, struct 
 		char *side = gen_aside(g, rhs, &rv);
 		strbuf_addstr(g->out, side);
 	}
-	if (t == T_STRING) {
+	if (t == TYPE_STRING) {
 		if (!strcmp(op, "="))
 			emit(g, "stp_str_assign(%s, %s);", v, rv);
 		else
@@ -402,7 +402,7 @@ static char *gen_update(struct gen *g, struct expr *lhs, const char *op, struct 
 	}
 	if (!strcmp(op, "++") || !strcmp(op, "--")) {
 		if (post) {
-			char *res = temp(g, T_LONG);
+			char *res = temp(g, TYPE_LONG);
 			emit(g, "%s = %s;", res, v);
 			emit(g, "%s = (int64_t)((u64)%s %c 1);", v, v, op[0]);
 			return res;
@@ -425,7 +425,7 @@ static char *gen_vals(struct gen *g, struct expr **args, int n)
 
 	strbuf_addf(g->cdecl, "\tunion stp_val v%d[%d];\n", k, n ? n : 1);
 	for (int i = 0; i < n; i++)
-		emit(g, "v%d[%d].%s = %s;", k, i, args[i]->type == T_STRING ? "s" : "n", vals[i]);
+		emit(g, "v%d[%d].%s = %s;", k, i, args[i]->type == TYPE_STRING ? "s" : "n", vals[i]);
 	return xasprintf("v%d", k);
 }
 
@@ -468,7 +468,7 @@ static char *gen_print(struct gen *g, struct expr *e)
 			emit(g, "stp_printf(c, %s, %d, %s);", fmt, nargs - 1, vals);
 			return NULL;
 		}
-		char *t = temp(g, T_STRING);
+		char *t = temp(g, TYPE_STRING);
 		emit(g, "stp_format(%s, MAXSTRINGLEN, %s, %d, %s);", t, fmt, nargs - 1, vals);
 		return t;
 	}
@@ -478,16 +478,16 @@ static char *gen_print(struct gen *g, struct expr *e)
 	bool delim = !strncmp(base, "printd", 6);
 	bool ln = strlen(base) > 2 && !strcmp(base + strlen(base) - 2, "ln");
 	for (int i = 0; i < nargs; i++)
-		if (args[i]->kind == E_HIST && (to_str || delim))
+		if (args[i]->kind == EXPR_HIST && (to_str || delim))
 			diag(g->s, E_STATS, args[i]->pos, "histograms can only be printed with print or println");
 	char **vals = gen_list(g, args, nargs);
-	char *t = to_str ? temp(g, T_STRING) : NULL;
+	char *t = to_str ? temp(g, TYPE_STRING) : NULL;
 	char *num = NULL;
 
 	if (to_str)
 		emit(g, "%s[0] = '\\0';", t);
 	for (int i = delim ? 1 : 0; i < nargs; i++) {
-		if (args[i]->kind == E_HIST && !to_str) {
+		if (args[i]->kind == EXPR_HIST && !to_str) {
 			emit(g, "stp_stat_print_hist(c, %s, &%s_desc);", gen_stat_record(g, args[i]->lhs),
 			     global_cname(args[i]->lhs->sym));
 			continue;
@@ -498,14 +498,14 @@ static char *gen_print(struct gen *g, struct expr *e)
 			else
 				emit(g, "stp_print_str(c, %s);", vals[0]);
 		}
-		if (args[i]->type == T_STRING) {
+		if (args[i]->type == TYPE_STRING) {
 			if (to_str)
 				emit(g, "stp_str_append(%s, %s);", t, vals[i]);
 			else
 				emit(g, "stp_print_str(c, %s);", vals[i]);
 		} else if (to_str) {
 			if (!num)
-				num = temp(g, T_STRING);
+				num = temp(g, TYPE_STRING);
 			emit(g, "stp_str_append(%s, stp_str_long(%s, %s));", t, num, vals[i]);
 		} else {
 			emit(g, "stp_print_long(c, %s);", vals[i]);
@@ -534,7 +534,7 @@ static char *gen_call(struct gen *g, struct expr *e)
 	emit(g, "nf%d = (struct fr_f%d *)(c->frames + (c->nesting + 1) * STP_FRAME_SIZE);", k, f->index);
 	for (int i = 0; i < e->args.len; i++) {
 		struct sym *p = f->params.items[i];
-		if (p->type == T_STRING)
+		if (p->type == TYPE_STRING)
 			emit(g, "stp_str_assign(nf%d->a_%s, %s);", k, p->name, vals[i]);
 		else
 			emit(g, "nf%d->a_%s = %s;", k, p->name, vals[i]);
@@ -544,10 +544,10 @@ static char *gen_call(struct gen *g, struct expr *e)
 	emit(g, "fn_%d(c);", f->index);
 	emit(g, "c->nesting--;");
 	check_error(g);
-	if (f->ret == T_VOID || f->ret == T_UNKNOWN)
+	if (f->ret == TYPE_VOID || f->ret == TYPE_UNKNOWN)
 		return NULL;
 	char *t = temp(g, f->ret);
-	if (f->ret == T_STRING)
+	if (f->ret == TYPE_STRING)
 		emit(g, "stp_str_assign(%s, nf%d->ret);", t, k);
 	else
 		emit(g, "%s = nf%d->ret;", t, k);
@@ -565,12 +565,12 @@ static char *gen_ternary(struct gen *g, struct expr *e)
 	char *sa = gen_aside(g, e->args.items[1], &a);
 	char *sb = gen_aside(g, e->args.items[2], &b);
 
-	if (!*sa && !*sb && e->type != T_STRING)
+	if (!*sa && !*sb && e->type != TYPE_STRING)
 		return xasprintf("((%s) ? (%s) : (%s))", cond, a, b);
 	if (!*sa && !*sb)
 		return xasprintf("((%s) ? (const char *)(%s) : (const char *)(%s))", cond, a, b);
 	char *t = temp(g, e->type);
-	const char *set = e->type == T_STRING ? "stp_str_assign(%s, %s);" : "%s = %s;";
+	const char *set = e->type == TYPE_STRING ? "stp_str_assign(%s, %s);" : "%s = %s;";
 	emit(g, "if (%s) {", cond);
 	strbuf_addstr(g->out, sa);
 	strbuf_addch(g->out, '\t');
@@ -586,29 +586,29 @@ static char *gen_ternary(struct gen *g, struct expr *e)
 static char *gen_expr(struct gen *g, struct expr *e)
 {
 	switch (e->kind) {
-	case E_NUM:
+	case EXPR_NUM:
 		if (e->num == INT64_MIN)
 			return xstrdup("((int64_t)(-9223372036854775807LL - 1))");
 		return xasprintf("((int64_t)%lldLL)", (long long)e->num);
-	case E_STR:
+	case EXPR_STR:
 		return c_string(e->str, e->str_len);
-	case E_VAR:
+	case EXPR_VAR:
 		return sym_ref(g, e->sym);
-	case E_INDEX: {
+	case EXPR_INDEX: {
 		if (!e->name)
 			return gen_hist_index(g, e);
 		char *keys = gen_keys(g, e->args.items, e->args.len);
-		return xasprintf("stp_map_get_%s(%s, %s)", e->type == T_STRING ? "str" : "long",
+		return xasprintf("stp_map_get_%s(%s, %s)", e->type == TYPE_STRING ? "str" : "long",
 				 global_cname(e->sym), keys);
 	}
-	case E_IN: {
+	case EXPR_IN: {
 		char *keys = gen_keys(g, e->args.items, e->args.len);
-		return xasprintf("((int64_t)stp_%s_exists(%s, %s))", e->sym->type == T_STATS ? "pmap" : "map",
+		return xasprintf("((int64_t)stp_%s_exists(%s, %s))", e->sym->type == TYPE_STATS ? "pmap" : "map",
 				 global_cname(e->sym), keys);
 	}
-	case E_CALL:
+	case EXPR_CALL:
 		return gen_call(g, e);
-	case E_UNARY: {
+	case EXPR_UNARY: {
 		char *a = gen_expr(g, e->lhs);
 		if (!strcmp(e->op, "-"))
 			return xasprintf("((int64_t)(0 - (u64)(%s)))", a);
@@ -616,41 +616,41 @@ static char *gen_expr(struct gen *g, struct expr *e)
 			return a;
 		return xasprintf("((int64_t)(%s(%s)))", e->op, a);
 	}
-	case E_BINARY:
+	case EXPR_BINARY:
 		return gen_binary(g, e);
-	case E_ASSIGN:
+	case EXPR_ASSIGN:
 		if (!strcmp(e->op, "<<<"))
 			return gen_stat_add(g, e);
 		return gen_update(g, e->lhs, e->op, e->rhs, false, e->pos);
-	case E_STATOP:
+	case EXPR_STATOP:
 		return gen_statop(g, e);
-	case E_HIST:   /* printed by gen_print; pass 2 refuses it elsewhere */
+	case EXPR_HIST:   /* printed by gen_print; pass 2 refuses it elsewhere */
 		return xstrdup("0");
-	case E_PREINC:
+	case EXPR_PREINC:
 		return gen_update(g, e->lhs, e->op, NULL, false, e->pos);
-	case E_POSTINC:
+	case EXPR_POSTINC:
 		return gen_update(g, e->lhs, e->op, NULL, true, e->pos);
-	case E_TERNARY:
+	case EXPR_TERNARY:
 		return gen_ternary(g, e);
-	case E_EMBEDDED:
+	case EXPR_EMBEDDED:
 		return xasprintf("((int64_t)(%s))", e->str);
-	case E_TARGET:
-	case E_CAST:
-	case E_ATVAR:
-	case E_ADDROF:
-		if (e->kind == E_ADDROF && e->lhs->kind != E_TARGET && e->lhs->kind != E_CAST &&
-		    e->lhs->kind != E_ATVAR)
+	case EXPR_TARGET:
+	case EXPR_CAST:
+	case EXPR_ATVAR:
+	case EXPR_ADDROF:
+		if (e->kind == EXPR_ADDROF && e->lhs->kind != EXPR_TARGET && e->lhs->kind != EXPR_CAST &&
+		    e->lhs->kind != EXPR_ATVAR)
 			break;
 		return gen_tvar(g, e);
-	case E_DEFINED: {
+	case EXPR_DEFINED: {
 		const struct tvar *tv = tvar_find(g->dp, e);
 		return xstrdup(tv && tv->defined ? "((int64_t)1)" : "((int64_t)0)");
 	}
-	case E_CHOOSE: {
+	case EXPR_CHOOSE: {
 		const struct tvar *tv = tvar_find(g->dp, e);
 		return gen_expr(g, e->args.items[tv && tv->defined ? 0 : 1]);
 	}
-	case E_ENTRY:
+	case EXPR_ENTRY:
 		if (g->in_entry || !g->dp || !g->dp->has_entry)
 			return gen_expr(g, e->lhs);
 		return entry_slot(g, e);
@@ -720,14 +720,14 @@ static void gen_tvar_ops(struct gen *g, struct expr *te, struct tvar_ops *o)
 {
 	VEC(struct expr *) ops = { 0 };
 
-	if (te->kind == E_CAST)
+	if (te->kind == EXPR_CAST)
 		vec_push(&ops, te->lhs);
 	for (int i = 0; i < te->chain.len; i++)
 		if (te->chain.items[i]->kind == TS_INDEX)
 			vec_push(&ops, te->chain.items[i]->index);
 	o->vals = gen_list(g, ops.items, ops.len);
 	o->n = ops.len;
-	int skip = te->kind == E_CAST;
+	int skip = te->kind == EXPR_CAST;
 	o->ptr = skip ? o->vals[0] : NULL;
 	o->idx = o->vals + skip;
 	o->nidx = ops.len - skip;
@@ -737,8 +737,8 @@ static void gen_tvar_ops(struct gen *g, struct expr *te, struct tvar_ops *o)
 /* c->last_stmt for a read fault in te: "identifier '$x'", "operator '@cast'" */
 static void tvar_near(struct gen *g, const struct expr *te)
 {
-	emit(g, "c->last_stmt = %s;", near(te->kind == E_TARGET ? "identifier" : "operator",
-					   te->kind == E_TARGET ? te->name : te->kind == E_CAST ? "@cast" : "@var",
+	emit(g, "c->last_stmt = %s;", near(te->kind == EXPR_TARGET ? "identifier" : "operator",
+					   te->kind == EXPR_TARGET ? te->name : te->kind == EXPR_CAST ? "@cast" : "@var",
 					   te->pos));
 }
 
@@ -758,18 +758,18 @@ static char *gen_tvar_write(struct gen *g, struct expr *lhs, const char *op, str
 	}
 	gen_tvar_ops(g, lhs, &o);
 	for (int i = 0; i < o.n; i++)   /* safe from the right-hand side's statements */
-		o.vals[i] = spill(g, o.vals[i], T_LONG);
-	o.ptr = lhs->kind == E_CAST ? o.vals[0] : NULL;
-	o.idx = o.vals + (lhs->kind == E_CAST);
+		o.vals[i] = spill(g, o.vals[i], TYPE_LONG);
+	o.ptr = lhs->kind == EXPR_CAST ? o.vals[0] : NULL;
+	o.idx = o.vals + (lhs->kind == EXPR_CAST);
 	if (rhs) {
 		char *side = gen_aside(g, rhs, &rv);
 		strbuf_addstr(g->out, side);
 	}
 	tvar_near(g, lhs);
-	char *res = temp(g, T_LONG);
+	char *res = temp(g, TYPE_LONG);
 	char *cur = NULL;
 	if (strcmp(op, "=")) {
-		cur = temp(g, T_LONG);
+		cur = temp(g, TYPE_LONG);
 		emit(g, "%s = %s;", cur, fill_placeholders(tv->code, o.idx, o.nidx, o.ptr, NULL));
 		check_error(g);
 	}
@@ -796,7 +796,7 @@ static char *gen_tvar_write(struct gen *g, struct expr *lhs, const char *op, str
 
 static char *gen_tvar(struct gen *g, struct expr *e)
 {
-	struct expr *te = e->kind == E_ADDROF ? e->lhs : e;
+	struct expr *te = e->kind == EXPR_ADDROF ? e->lhs : e;
 	const struct tvar *tv = tvar_find(g->dp, e);
 	struct tvar_ops o;
 
@@ -809,7 +809,7 @@ static char *gen_tvar(struct gen *g, struct expr *e)
 	gen_tvar_ops(g, te, &o);
 	tvar_near(g, te);
 	if (tv->kind == TV_PRETTY) {
-		char *t = temp(g, T_STRING);
+		char *t = temp(g, TYPE_STRING);
 		char *code = fill_placeholders(tv->code, o.idx, o.nidx, o.ptr, t);
 		emit(g, "%s[0] = '\\0';", t);
 		emit(g, "{");
@@ -819,7 +819,7 @@ static char *gen_tvar(struct gen *g, struct expr *e)
 		check_error(g);
 		return t;
 	}
-	char *t = temp(g, T_LONG);
+	char *t = temp(g, TYPE_LONG);
 	char *code = fill_placeholders(tv->code, o.idx, o.nidx, o.ptr, NULL);
 	emit(g, "%s = %s;", t, code);
 	free(code);
@@ -832,10 +832,10 @@ static char *gen_tvar(struct gen *g, struct expr *e)
 /* x++, x--, ++x, --x, x += e, x -= e on a global, as a whole statement */
 static struct sym *bumped_global(const struct expr *e)
 {
-	if (!e || !e->lhs || e->lhs->kind != E_VAR || !e->lhs->sym || e->lhs->sym->kind != SYM_GLOBAL)
+	if (!e || !e->lhs || e->lhs->kind != EXPR_VAR || !e->lhs->sym || e->lhs->sym->kind != SYM_GLOBAL)
 		return NULL;
-	if (e->kind == E_PREINC || e->kind == E_POSTINC ||
-	    (e->kind == E_ASSIGN && (!strcmp(e->op, "+=") || !strcmp(e->op, "-="))))
+	if (e->kind == EXPR_PREINC || e->kind == EXPR_POSTINC ||
+	    (e->kind == EXPR_ASSIGN && (!strcmp(e->op, "+=") || !strcmp(e->op, "-="))))
 		return e->lhs->sym;
 	return NULL;
 }
@@ -848,8 +848,8 @@ static void find_non_atomic_stmt(struct stmt *st)
 		return;
 	for (int i = 0; i < st->stmts.len; i++)
 		find_non_atomic_stmt(st->stmts.items[i]);
-	find_non_atomic(st->expr, st->kind == S_EXPR);
-	if (st->kind == S_DELETE && st->expr && st->expr->sym)
+	find_non_atomic(st->expr, st->kind == STMT_EXPR);
+	if (st->kind == STMT_DELETE && st->expr && st->expr->sym)
 		st->expr->sym->atomic = false;
 	find_non_atomic(st->init, false);
 	find_non_atomic(st->step, false);
@@ -871,7 +871,7 @@ static void find_non_atomic(struct expr *e, bool stmt_level)
 {
 	if (!e)
 		return;
-	if (e->kind == E_ASSIGN || e->kind == E_PREINC || e->kind == E_POSTINC) {
+	if (e->kind == EXPR_ASSIGN || e->kind == EXPR_PREINC || e->kind == EXPR_POSTINC) {
 		if (!(stmt_level && bumped_global(e)) && e->lhs && e->lhs->sym)
 			e->lhs->sym->atomic = false;
 	}
@@ -888,7 +888,7 @@ static void choose_atomic_counters(struct session *s)
 {
 	for (int i = 0; i < s->globals.len; i++) {
 		struct sym *v = s->globals.items[i];
-		v->atomic = v->type == T_LONG && !v->is_array && !getenv("CSTAP_NO_ATOMIC");
+		v->atomic = v->type == TYPE_LONG && !v->is_array && !getenv("CSTAP_NO_ATOMIC");
 	}
 	for (int i = 0; i < s->probes.len; i++)
 		find_non_atomic_stmt(s->probes.items[i]->probe->body);
@@ -903,7 +903,7 @@ static bool gen_atomic_bump(struct gen *g, struct expr *e)
 	if (!v || !v->atomic)
 		return false;
 	char *n = global_cname(v);
-	if (e->kind == E_PREINC || e->kind == E_POSTINC) {
+	if (e->kind == EXPR_PREINC || e->kind == EXPR_POSTINC) {
 		emit(g, "atomic64_%s(&%s);", e->op[0] == '+' ? "inc" : "dec", n);
 		return true;
 	}
@@ -922,7 +922,7 @@ static void gen_block(struct gen *g, struct stmt *st)
 {
 	if (!st)
 		return;
-	if (st->kind != S_BLOCK) {
+	if (st->kind != STMT_BLOCK) {
 		gen_stmt(g, st);
 		return;
 	}
@@ -933,16 +933,16 @@ static void gen_block(struct gen *g, struct stmt *st)
 /* How SystemTap names the first token of a statement in "near ..." */
 static char *stmt_near(const struct stmt *st)
 {
-	const struct expr *e = st->kind == S_EXPR ? st->expr : NULL;
+	const struct expr *e = st->kind == STMT_EXPR ? st->expr : NULL;
 
-	while (e && (e->kind == E_ASSIGN || e->kind == E_BINARY || e->kind == E_POSTINC ||
-		     e->kind == E_TERNARY || e->kind == E_IN) && (e->lhs || e->args.len)) {
-		if (e->kind == E_POSTINC || e->kind == E_ASSIGN || e->kind == E_BINARY)
+	while (e && (e->kind == EXPR_ASSIGN || e->kind == EXPR_BINARY || e->kind == EXPR_POSTINC ||
+		     e->kind == EXPR_TERNARY || e->kind == EXPR_IN) && (e->lhs || e->args.len)) {
+		if (e->kind == EXPR_POSTINC || e->kind == EXPR_ASSIGN || e->kind == EXPR_BINARY)
 			e = e->lhs;
 		else
 			e = e->args.items[0];
 	}
-	if (e && (e->kind == E_VAR || e->kind == E_INDEX || e->kind == E_CALL))
+	if (e && (e->kind == EXPR_VAR || e->kind == EXPR_INDEX || e->kind == EXPR_CALL))
 		return near("identifier", e->name, e->pos);
 	return near("keyword", NULL, st->pos);
 }
@@ -959,8 +959,8 @@ static bool has_statements(const struct stmt *st)
 {
 	if (!st)
 		return false;
-	if (st->kind != S_BLOCK)
-		return st->kind != S_NULL;
+	if (st->kind != STMT_BLOCK)
+		return st->kind != STMT_NULL;
 	for (int i = 0; i < st->stmts.len; i++)
 		if (has_statements(st->stmts.items[i]))
 			return true;
@@ -1029,10 +1029,10 @@ static void gen_foreach_hist(struct gen *g, struct stmt *st)
 	struct sym *a = st->array->sym;
 	int l = new_label(g);
 	char *lim = NULL;
-	char *b = temp(g, T_LONG);
+	char *b = temp(g, TYPE_LONG);
 
 	if (st->limit) {
-		lim = temp(g, T_LONG);
+		lim = temp(g, TYPE_LONG);
 		emit(g, "%s = %s;", lim, gen_expr(g, st->limit));
 	}
 	emit(g, "for (%s = 0; %s < stp_hist_nbuckets(&%s_desc); %s++) {", b, b, global_cname(a), b);
@@ -1057,12 +1057,12 @@ static void gen_foreach(struct gen *g, struct stmt *st)
 	int l = new_label(g);
 	char *lim = NULL, *cnt = NULL;
 
-	if (st->array->kind == E_HIST) {
+	if (st->array->kind == EXPR_HIST) {
 		gen_foreach_hist(g, st);
 		return;
 	}
 
-	if (a->type == T_STATS) {   /* walk the merge of every CPU's map */
+	if (a->type == TYPE_STATS) {   /* walk the merge of every CPU's map */
 		emit_fail(g, xasprintf("stp_pmap_aggregate(%s) < 0", m), "\"Array overflow, check MAXMAPENTRIES\"",
 			  near("identifier", a->name, st->array->pos));
 		if (st->sort_dir) {
@@ -1079,12 +1079,12 @@ static void gen_foreach(struct gen *g, struct stmt *st)
 	}
 
 	if (st->limit) {
-		lim = temp(g, T_LONG);
+		lim = temp(g, TYPE_LONG);
 		emit(g, "%s = %s;", lim, gen_expr(g, st->limit));
-		cnt = temp(g, T_LONG);
+		cnt = temp(g, TYPE_LONG);
 		emit(g, "%s = 0;", cnt);
 	}
-	if (st->sort_dir && a->type != T_STATS)
+	if (st->sort_dir && a->type != TYPE_STATS)
 		emit(g, "stp_map_sort(%s, %d, %d);", m, st->sort_column, st->sort_dir);
 	char *ent = xasprintf("e%d", g->ntemps++);
 	strbuf_addf(g->cdecl, "\tstruct stp_map_entry *%s;\n", ent);
@@ -1099,14 +1099,14 @@ static void gen_foreach(struct gen *g, struct stmt *st)
 	for (int i = 0; i < st->keys.len; i++) {
 		struct sym *k = st->keys.items[i]->sym;
 		char *kv = sym_ref(g, k);
-		if (k->type == T_STRING)
+		if (k->type == TYPE_STRING)
 			emit(g, "stp_str_assign(%s, stp_entry_key_str(%s, %s, %d));", kv, m, ent, i);
 		else
 			emit(g, "%s = stp_entry_key_long(%s, %s, %d);", kv, m, ent, i);
 	}
 	if (st->value) {
 		char *vv = sym_ref(g, st->value->sym);
-		if (a->type == T_STRING)
+		if (a->type == TYPE_STRING)
 			emit(g, "stp_str_assign(%s, stp_entry_str(%s, %s));", vv, m, ent);
 		else
 			emit(g, "%s = stp_entry_long(%s, %s);", vv, m, ent);
@@ -1118,17 +1118,17 @@ static void gen_delete(struct gen *g, struct stmt *st)
 {
 	struct expr *e = st->expr;
 
-	if (e->kind == E_INDEX) {
+	if (e->kind == EXPR_INDEX) {
 		char *keys = gen_keys(g, e->args.items, e->args.len);
-		emit(g, "stp_%s_delete(%s, %s);", e->sym->type == T_STATS ? "pmap" : "map",
+		emit(g, "stp_%s_delete(%s, %s);", e->sym->type == TYPE_STATS ? "pmap" : "map",
 		     global_cname(e->sym), keys);
-	} else if (e->kind == E_VAR && e->sym && e->sym->type == T_STATS) {
+	} else if (e->kind == EXPR_VAR && e->sym && e->sym->type == TYPE_STATS) {
 		emit(g, "stp_%s_clear(%s);", e->sym->is_array ? "pmap" : "pstat", global_cname(e->sym));
-	} else if (e->kind == E_VAR && e->sym && e->sym->is_array) {
+	} else if (e->kind == EXPR_VAR && e->sym && e->sym->is_array) {
 		emit(g, "stp_map_clear(%s);", global_cname(e->sym));
-	} else if (e->kind == E_VAR && e->sym) {
+	} else if (e->kind == EXPR_VAR && e->sym) {
 		char *v = sym_ref(g, e->sym);
-		if (e->sym->type == T_STRING)
+		if (e->sym->type == TYPE_STRING)
 			emit(g, "%s[0] = '\\0';", v);
 		else
 			emit(g, "%s = 0;", v);
@@ -1166,27 +1166,27 @@ static void gen_stmt(struct gen *g, struct stmt *st)
 {
 	if (!st)
 		return;
-	if (st->kind != S_BLOCK && st->kind != S_NULL)
+	if (st->kind != STMT_BLOCK && st->kind != STMT_NULL)
 		gen_action_check(g, st);
 	switch (st->kind) {
-	case S_BLOCK:
+	case STMT_BLOCK:
 		emit(g, "{");
 		g->indent++;
 		gen_block(g, st);
 		g->indent--;
 		emit(g, "}");
 		break;
-	case S_NULL:
+	case STMT_NULL:
 		break;
-	case S_EXPR: {
+	case STMT_EXPR: {
 		if (gen_atomic_bump(g, st->expr))
 			break;
 		char *v = gen_expr(g, st->expr);
-		if (v && st->expr->kind != E_ASSIGN && st->expr->kind != E_PREINC)
+		if (v && st->expr->kind != EXPR_ASSIGN && st->expr->kind != EXPR_PREINC)
 			emit(g, "(void)(%s);", v);
 		break;
 	}
-	case S_IF: {
+	case STMT_IF: {
 		int live = tvars_static_cond(g->dp, st->expr);
 		if (live >= 0) {   /* if (@defined($x)): the live branch only */
 			if (live ? st->body : st->els) {
@@ -1212,39 +1212,39 @@ static void gen_stmt(struct gen *g, struct stmt *st)
 		emit(g, "}");
 		break;
 	}
-	case S_WHILE:
-	case S_FOR:
+	case STMT_WHILE:
+	case STMT_FOR:
 		gen_loop(g, st);
 		break;
-	case S_FOREACH:
+	case STMT_FOREACH:
 		gen_foreach(g, st);
 		break;
-	case S_BREAK:
+	case STMT_BREAK:
 		emit(g, "goto brk_%d;", g->loops.items[g->loops.len - 1]);
 		break;
-	case S_CONTINUE:
+	case STMT_CONTINUE:
 		emit(g, "goto cont_%d;", g->loops.items[g->loops.len - 1]);
 		break;
-	case S_NEXT:
+	case STMT_NEXT:
 		emit(g, "goto out;");
 		break;
-	case S_RETURN:
+	case STMT_RETURN:
 		if (st->expr) {
 			char *v = gen_expr(g, st->expr);
-			if (g->func->ret == T_STRING)
+			if (g->func->ret == TYPE_STRING)
 				emit(g, "stp_str_assign(f->ret, %s);", v);
 			else
 				emit(g, "f->ret = %s;", v);
 		}
 		emit(g, "goto out;");
 		break;
-	case S_DELETE:
+	case STMT_DELETE:
 		gen_delete(g, st);
 		break;
-	case S_TRY:
+	case STMT_TRY:
 		gen_try(g, st);
 		break;
-	case S_EMBEDDED:
+	case STMT_EMBEDDED:
 		emit(g, "{\n%s\n}", st->code);
 		break;
 	}
@@ -1257,7 +1257,7 @@ static void declare_syms(struct strbuf *frame, struct strbuf *init, const symvec
 {
 	for (int i = 0; i < v->len; i++) {
 		struct sym *s = v->items[i];
-		if (s->type == T_STRING) {
+		if (s->type == TYPE_STRING) {
 			strbuf_addf(frame, "\tchar %s%s[MAXSTRINGLEN];\n", prefix, s->name);
 			if (zero)
 				strbuf_addf(init, "\tf->%s%s[0] = '\\0';\n", prefix, s->name);
@@ -1289,9 +1289,9 @@ static void gen_entry(struct session *s, struct strbuf *types, struct strbuf *co
 	declare_syms(&frame, &init, locals, "l_", true);
 	for (int k = 0; k < bg->entries.len; k++) {
 		struct expr *e = (struct expr *)bg->entries.items[k];
-		struct expr *x = e->kind == E_ENTRY ? e->lhs : e;
+		struct expr *x = e->kind == EXPR_ENTRY ? e->lhs : e;
 		char *v = gen_expr(&g, x);
-		if (x->type == T_STRING) {
+		if (x->type == TYPE_STRING) {
 			strbuf_addf(&data, "\tchar v%d[MAXSTRINGLEN];\n", k);
 			emit(&g, "stp_str_assign(d->v%d, %s);", k, v);
 		} else {
@@ -1331,9 +1331,9 @@ static void gen_body(struct session *s, struct strbuf *types, struct strbuf *cod
 	if (params)
 		declare_syms(&frame, &init, params, "a_", false);
 	declare_syms(&frame, &init, locals, "l_", true);
-	if (func && func->ret != T_VOID && func->ret != T_UNKNOWN) {
-		strbuf_addf(&frame, func->ret == T_STRING ? "\tchar ret[MAXSTRINGLEN];\n" : "\tint64_t ret;\n");
-		strbuf_addf(&init, func->ret == T_STRING ? "\tf->ret[0] = '\\0';\n" : "\tf->ret = 0;\n");
+	if (func && func->ret != TYPE_VOID && func->ret != TYPE_UNKNOWN) {
+		strbuf_addf(&frame, func->ret == TYPE_STRING ? "\tchar ret[MAXSTRINGLEN];\n" : "\tint64_t ret;\n");
+		strbuf_addf(&init, func->ret == TYPE_STRING ? "\tf->ret[0] = '\\0';\n" : "\tf->ret = 0;\n");
 	}
 	gen_block(&g, body);
 
@@ -1359,9 +1359,9 @@ static void gen_embedded_func(struct strbuf *types, struct strbuf *code, struct 
 	struct strbuf frame = STRBUF_INIT, init = STRBUF_INIT;
 
 	declare_syms(&frame, &init, &f->params, "a_", false);
-	if (f->ret == T_STRING)
+	if (f->ret == TYPE_STRING)
 		strbuf_addstr(&frame, "\tchar ret[MAXSTRINGLEN];\n");
-	else if (f->ret == T_LONG)
+	else if (f->ret == TYPE_LONG)
 		strbuf_addstr(&frame, "\tint64_t ret;\n");
 	strbuf_addf(types, "struct fr_f%d {\n%s\tchar unused_;\n};\n", f->index, frame.buf);
 	strbuf_addf(code, "/* function %s (embedded C) */\n", f->name);
@@ -1370,10 +1370,10 @@ static void gen_embedded_func(struct strbuf *types, struct strbuf *code, struct 
 		    f->index, f->index);
 	for (int i = 0; i < f->params.len; i++)
 		strbuf_addf(code, "#define STAP_ARG_%s (f->a_%s)\n", f->params.items[i]->name, f->params.items[i]->name);
-	if (f->ret == T_STRING) {
+	if (f->ret == TYPE_STRING) {
 		strbuf_addstr(code, "#define STAP_RETVALUE (f->ret)\n");
 		strbuf_addstr(code, "#define STAP_RETURN(v) do { stp_str_assign(f->ret, (v)); goto out; } while (0)\n");
-	} else if (f->ret == T_LONG) {
+	} else if (f->ret == TYPE_LONG) {
 		strbuf_addstr(code, "#define STAP_RETVALUE (f->ret)\n");
 		strbuf_addstr(code, "#define STAP_RETURN(v) do { f->ret = (v); goto out; } while (0)\n");
 	} else {
@@ -1387,7 +1387,7 @@ static void gen_embedded_func(struct strbuf *types, struct strbuf *code, struct 
 	for (int i = 0; i < f->params.len; i++)
 		strbuf_addf(code, "#undef STAP_ARG_%s\n", f->params.items[i]->name);
 	strbuf_addstr(code, "#undef STAP_RETURN\n#undef CONTEXT\n#undef STAP_ERROR\n");
-	if (f->ret == T_STRING || f->ret == T_LONG)
+	if (f->ret == TYPE_STRING || f->ret == TYPE_LONG)
 		strbuf_addstr(code, "#undef STAP_RETVALUE\n");
 	strbuf_addstr(code, "}\n\n");
 	strbuf_release(&frame);
@@ -1396,7 +1396,7 @@ static void gen_embedded_func(struct strbuf *types, struct strbuf *code, struct 
 
 /* ---- globals and locking ---------------------------------------------------- */
 
-static const char *runtime_type(enum type t) { return t == T_STRING ? "STP_STRING" : "STP_LONG"; }
+static const char *runtime_type(enum type t) { return t == TYPE_STRING ? "STP_STRING" : "STP_LONG"; }
 
 static void gen_globals(struct session *s, struct strbuf *out)
 {
@@ -1404,7 +1404,7 @@ static void gen_globals(struct session *s, struct strbuf *out)
 		struct sym *v = s->globals.items[i];
 		v->index = i;
 		char *n = global_cname(v);
-		if (v->type == T_STATS) {
+		if (v->type == TYPE_STATS) {
 			strbuf_addf(out, "static const struct stp_stat_desc %s_desc = { .hist = %d, .lo = %lldLL, "
 				    ".hi = %lldLL, .step = %lldLL, .nbuckets = %d, .shift = %d, .variance = %d };\n",
 				    n, v->hist_kind, (long long)v->hist_lo, (long long)v->hist_hi,
@@ -1415,7 +1415,7 @@ static void gen_globals(struct session *s, struct strbuf *out)
 			strbuf_addf(out, "static struct %s *%s;\n", v->is_array ? "stp_pmap" : "stp_pstat", n);
 		} else if (v->is_array) {
 			strbuf_addf(out, "static struct stp_map *%s;\n", n);
-		} else if (v->type == T_STRING) {
+		} else if (v->type == TYPE_STRING) {
 			strbuf_addf(out, "static char %s[MAXSTRINGLEN]", n);
 			if (v->init)
 				strbuf_addf(out, " = %s", c_string(v->init->str, v->init->str_len));
@@ -1451,7 +1451,7 @@ static void gen_script_init(struct session *s, struct strbuf *out)
 		strbuf_addstr(out, kaslr);
 	for (int i = 0; i < s->globals.len; i++) {
 		struct sym *v = s->globals.items[i];
-		if (v->type == T_STATS && !v->is_array) {
+		if (v->type == TYPE_STATS && !v->is_array) {
 			char *n = global_cname(v);
 			strbuf_addf(out, "\t%s = stp_pstat_new(&%s_desc);\n\tif (!%s)\n\t\treturn -ENOMEM;\n", n, n, n);
 		}
@@ -1462,7 +1462,7 @@ static void gen_script_init(struct session *s, struct strbuf *out)
 		for (int k = 0; k < v->nkeys; k++)
 			strbuf_addf(out, "%s%s", k ? ", " : " ", runtime_type(v->key_types[k]));
 		strbuf_addf(out, " };\n");
-		if (v->type == T_STATS)
+		if (v->type == TYPE_STATS)
 			strbuf_addf(out, "\t\t%s = stp_pmap_new(%s, %d, kt, &%s_desc, %s);\n", n,
 				    v->max_entries ? xasprintf("%lld", (long long)v->max_entries) : "MAXMAPENTRIES",
 				    v->nkeys, n, v->wrap ? "true" : "false");
@@ -1477,7 +1477,7 @@ static void gen_script_init(struct session *s, struct strbuf *out)
 	for (int i = 0; i < s->globals.len; i++) {
 		struct sym *v = s->globals.items[i];
 		char *n = global_cname(v);
-		if (v->type == T_STATS)
+		if (v->type == TYPE_STATS)
 			strbuf_addf(out, "\t%s(%s);\n\t%s = NULL;\n",
 				    v->is_array ? "stp_pmap_free" : "vfree", n, n);
 		else if (v->is_array)
@@ -1507,18 +1507,18 @@ static void use_expr(struct session *s, struct usage *u, struct expr *e, bool wr
 	if (!e)
 		return;
 	switch (e->kind) {
-	case E_VAR:
-	case E_INDEX:
+	case EXPR_VAR:
+	case EXPR_INDEX:
 		mark(u, e->sym, write);
 		break;
-	case E_IN:
-		mark(u, e->sym, e->sym && e->sym->type == T_STATS);
+	case EXPR_IN:
+		mark(u, e->sym, e->sym && e->sym->type == TYPE_STATS);
 		break;
-	case E_STATOP:
-	case E_HIST:
+	case EXPR_STATOP:
+	case EXPR_HIST:
 		mark(u, e->sym, true);   /* merging CPUs' records: exclusive */
 		break;
-	case E_ASSIGN:
+	case EXPR_ASSIGN:
 		if (!strcmp(e->op, "<<<")) {   /* this CPU's record only: shared */
 			mark(u, e->lhs->sym, false);
 			for (int i = 0; i < e->lhs->args.len; i++)
@@ -1527,14 +1527,14 @@ static void use_expr(struct session *s, struct usage *u, struct expr *e, bool wr
 			return;
 		}
 		/* fall through */
-	case E_PREINC:
-	case E_POSTINC:
+	case EXPR_PREINC:
+	case EXPR_POSTINC:
 		use_expr(s, u, e->lhs, true);
 		for (int i = 0; e->lhs && i < e->lhs->args.len; i++)
 			use_expr(s, u, e->lhs->args.items[i], false);
 		use_expr(s, u, e->rhs, false);
 		return;
-	case E_CALL:
+	case EXPR_CALL:
 		if (e->func && !u->seen_func[e->func->index]) {
 			u->seen_func[e->func->index] = true;
 			use_stmt(s, u, e->func->body);
@@ -1555,14 +1555,14 @@ static void use_stmt(struct session *s, struct usage *u, struct stmt *st)
 		return;
 	for (int i = 0; i < st->stmts.len; i++)
 		use_stmt(s, u, st->stmts.items[i]);
-	use_expr(s, u, st->expr, st->kind == S_DELETE);
+	use_expr(s, u, st->expr, st->kind == STMT_DELETE);
 	use_expr(s, u, st->init, false);
 	use_expr(s, u, st->step, false);
 	use_expr(s, u, st->limit, false);
-	if (st->kind == S_FOREACH && st->array) {
+	if (st->kind == STMT_FOREACH && st->array) {
 		/* sorting reorders the map; aggregates are merged first */
-		mark(u, st->array->sym, st->sort_dir != 0 || (st->array->sym && st->array->sym->type == T_STATS));
-		if (st->array->kind == E_HIST)
+		mark(u, st->array->sym, st->sort_dir != 0 || (st->array->sym && st->array->sym->type == TYPE_STATS));
+		if (st->array->kind == EXPR_HIST)
 			use_expr(s, u, st->array, false);
 		for (int i = 0; i < st->keys.len; i++)
 			use_expr(s, u, st->keys.items[i], true);

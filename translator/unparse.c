@@ -43,9 +43,9 @@ static void put_string(struct strbuf *out, const char *s, size_t n)
 
 static void put_literal(struct strbuf *out, const struct expr *e)
 {
-	if (e->kind == E_STR)
+	if (e->kind == EXPR_STR)
 		put_string(out, e->str, e->str_len);
-	else if (e->kind == E_NUM)
+	else if (e->kind == EXPR_NUM)
 		strbuf_addf(out, "%" PRId64, e->num);
 	else
 		unparse_expr(out, e);
@@ -89,14 +89,14 @@ static void put_chain(struct strbuf *out, const struct expr *e)
 void unparse_expr(struct strbuf *out, const struct expr *e)
 {
 	switch (e->kind) {
-	case E_NUM:
-	case E_STR:
+	case EXPR_NUM:
+	case EXPR_STR:
 		put_literal(out, e);
 		break;
-	case E_VAR:
+	case EXPR_VAR:
 		strbuf_addstr(out, e->name);
 		break;
-	case E_INDEX:
+	case EXPR_INDEX:
 		if (e->name)
 			strbuf_addstr(out, e->name);
 		else
@@ -105,49 +105,49 @@ void unparse_expr(struct strbuf *out, const struct expr *e)
 		put_list(out, e->args.items, e->args.len);
 		strbuf_addch(out, ']');
 		break;
-	case E_STAR:
+	case EXPR_STAR:
 		strbuf_addch(out, '*');
 		break;
-	case E_CALL:
+	case EXPR_CALL:
 		strbuf_addstr(out, e->name);
 		strbuf_addch(out, '(');
 		put_list(out, e->args.items, e->args.len);
 		strbuf_addch(out, ')');
 		break;
-	case E_UNARY:
-	case E_PREINC:
+	case EXPR_UNARY:
+	case EXPR_PREINC:
 		strbuf_addstr(out, e->op);
 		paren(out, e->lhs);
 		break;
-	case E_POSTINC:
+	case EXPR_POSTINC:
 		paren(out, e->lhs);
 		strbuf_addstr(out, e->op);
 		break;
-	case E_BINARY:
-	case E_ASSIGN:
+	case EXPR_BINARY:
+	case EXPR_ASSIGN:
 		paren(out, e->lhs);
 		strbuf_addf(out, " %s ", e->op);
 		paren(out, e->rhs);
 		break;
-	case E_REGEX:
+	case EXPR_REGEX:
 		paren(out, e->lhs);
 		strbuf_addf(out, " %s ", e->op);
 		put_literal(out, e->rhs);
 		break;
-	case E_TERNARY:
+	case EXPR_TERNARY:
 		paren(out, e->args.items[0]);
 		strbuf_addch(out, '?');
 		paren(out, e->args.items[1]);
 		strbuf_addch(out, ':');
 		paren(out, e->args.items[2]);
 		break;
-	case E_IN:
+	case EXPR_IN:
 		strbuf_addch(out, '[');
 		put_list(out, e->args.items, e->args.len);
 		strbuf_addstr(out, "] in ");
 		unparse_expr(out, e->lhs);
 		break;
-	case E_STATOP:
+	case EXPR_STATOP:
 		strbuf_addf(out, "@%s(", e->name);
 		unparse_expr(out, e->lhs);
 		for (int i = 0; i < e->args.len; i++) {
@@ -156,7 +156,7 @@ void unparse_expr(struct strbuf *out, const struct expr *e)
 		}
 		strbuf_addch(out, ')');
 		break;
-	case E_HIST:
+	case EXPR_HIST:
 		strbuf_addf(out, "@%s(", e->name);
 		unparse_expr(out, e->lhs);
 		for (int i = 0; i < e->args.len; i++) {
@@ -165,15 +165,15 @@ void unparse_expr(struct strbuf *out, const struct expr *e)
 		}
 		strbuf_addch(out, ')');
 		break;
-	case E_TARGET:
+	case EXPR_TARGET:
 		strbuf_addstr(out, e->name);
 		put_chain(out, e);
 		break;
-	case E_AUTOCAST:
+	case EXPR_AUTOCAST:
 		paren(out, e->lhs);
 		put_chain(out, e);
 		break;
-	case E_CAST:
+	case EXPR_CAST:
 		strbuf_addstr(out, "@cast(");
 		unparse_expr(out, e->lhs);
 		strbuf_addstr(out, ", ");
@@ -185,7 +185,7 @@ void unparse_expr(struct strbuf *out, const struct expr *e)
 		strbuf_addch(out, ')');
 		put_chain(out, e);
 		break;
-	case E_ATVAR:
+	case EXPR_ATVAR:
 		strbuf_addstr(out, "@var(");
 		put_string(out, e->name, strlen(e->name));
 		if (e->module) {
@@ -195,36 +195,36 @@ void unparse_expr(struct strbuf *out, const struct expr *e)
 		strbuf_addch(out, ')');
 		put_chain(out, e);
 		break;
-	case E_DEFINED:
-	case E_ENTRY:
-		strbuf_addstr(out, e->kind == E_DEFINED ? "@defined(" : "@entry(");
+	case EXPR_DEFINED:
+	case EXPR_ENTRY:
+		strbuf_addstr(out, e->kind == EXPR_DEFINED ? "@defined(" : "@entry(");
 		unparse_expr(out, e->lhs);
 		strbuf_addch(out, ')');
 		break;
-	case E_CHOOSE:
+	case EXPR_CHOOSE:
 		strbuf_addstr(out, "@choose_defined(");
 		put_list(out, e->args.items, e->args.len);
 		strbuf_addch(out, ')');
 		break;
-	case E_PERF:
+	case EXPR_PERF:
 		strbuf_addstr(out, "@perf(");
 		put_string(out, e->str, e->str_len);
 		strbuf_addch(out, ')');
 		break;
-	case E_EMBEDDED:
+	case EXPR_EMBEDDED:
 		strbuf_addstr(out, "%{");
 		strbuf_addstr(out, e->str);
 		strbuf_addstr(out, "%}");
 		break;
-	case E_ADDROF:
+	case EXPR_ADDROF:
 		strbuf_addch(out, '&');
-		if (e->lhs->kind == E_TARGET || e->lhs->kind == E_AUTOCAST ||
-		    e->lhs->kind == E_CAST || e->lhs->kind == E_ATVAR)
+		if (e->lhs->kind == EXPR_TARGET || e->lhs->kind == EXPR_AUTOCAST ||
+		    e->lhs->kind == EXPR_CAST || e->lhs->kind == EXPR_ATVAR)
 			unparse_expr(out, e->lhs);
 		else
 			paren(out, e->lhs);
 		break;
-	case E_PARAM:
+	case EXPR_PARAM:
 		strbuf_addstr(out, e->name ? e->name : "$?");
 		break;
 	}
@@ -247,7 +247,7 @@ static void put_sort(struct strbuf *out, const struct stmt *st, int column)
 void unparse_stmt(struct strbuf *out, const struct stmt *st, int indent)
 {
 	switch (st->kind) {
-	case S_BLOCK:
+	case STMT_BLOCK:
 		strbuf_addstr(out, "{\n");
 		for (int i = 0; i < st->stmts.len; i++) {
 			put_indent(out, indent);
@@ -257,14 +257,14 @@ void unparse_stmt(struct strbuf *out, const struct stmt *st, int indent)
 		put_indent(out, indent);
 		strbuf_addch(out, '}');
 		break;
-	case S_EXPR:
+	case STMT_EXPR:
 		unparse_expr(out, st->expr);
 		strbuf_addch(out, ';');
 		break;
-	case S_NULL:
+	case STMT_NULL:
 		strbuf_addch(out, ';');
 		break;
-	case S_IF:
+	case STMT_IF:
 		strbuf_addstr(out, "if (");
 		unparse_expr(out, st->expr);
 		strbuf_addstr(out, ") ");
@@ -276,13 +276,13 @@ void unparse_stmt(struct strbuf *out, const struct stmt *st, int indent)
 			unparse_stmt(out, st->els, indent);
 		}
 		break;
-	case S_WHILE:
+	case STMT_WHILE:
 		strbuf_addstr(out, "while (");
 		unparse_expr(out, st->expr);
 		strbuf_addstr(out, ") ");
 		unparse_stmt(out, st->body, indent);
 		break;
-	case S_FOR:
+	case STMT_FOR:
 		strbuf_addstr(out, "for (");
 		if (st->init)
 			unparse_expr(out, st->init);
@@ -295,7 +295,7 @@ void unparse_stmt(struct strbuf *out, const struct stmt *st, int indent)
 		strbuf_addstr(out, ") ");
 		unparse_stmt(out, st->body, indent);
 		break;
-	case S_FOREACH:
+	case STMT_FOREACH:
 		strbuf_addstr(out, "foreach (");
 		if (st->value) {
 			unparse_expr(out, st->value);
@@ -320,16 +320,16 @@ void unparse_stmt(struct strbuf *out, const struct stmt *st, int indent)
 		strbuf_addstr(out, ") ");
 		unparse_stmt(out, st->body, indent);
 		break;
-	case S_BREAK:
+	case STMT_BREAK:
 		strbuf_addstr(out, "break;");
 		break;
-	case S_CONTINUE:
+	case STMT_CONTINUE:
 		strbuf_addstr(out, "continue;");
 		break;
-	case S_NEXT:
+	case STMT_NEXT:
 		strbuf_addstr(out, "next;");
 		break;
-	case S_RETURN:
+	case STMT_RETURN:
 		strbuf_addstr(out, "return");
 		if (st->expr) {
 			strbuf_addch(out, ' ');
@@ -337,12 +337,12 @@ void unparse_stmt(struct strbuf *out, const struct stmt *st, int indent)
 		}
 		strbuf_addch(out, ';');
 		break;
-	case S_DELETE:
+	case STMT_DELETE:
 		strbuf_addstr(out, "delete ");
 		unparse_expr(out, st->expr);
 		strbuf_addch(out, ';');
 		break;
-	case S_TRY:
+	case STMT_TRY:
 		strbuf_addstr(out, "try ");
 		unparse_stmt(out, st->body, indent);
 		strbuf_addstr(out, " catch ");
@@ -353,7 +353,7 @@ void unparse_stmt(struct strbuf *out, const struct stmt *st, int indent)
 		}
 		unparse_stmt(out, st->els, indent);
 		break;
-	case S_EMBEDDED:
+	case STMT_EMBEDDED:
 		strbuf_addstr(out, "%{");
 		strbuf_addstr(out, st->code);
 		strbuf_addstr(out, "%};");
@@ -428,7 +428,7 @@ static void put_global(struct strbuf *out, const struct sym *g)
 
 static void put_type(struct strbuf *out, enum type t)
 {
-	if (t == T_LONG || t == T_STRING)
+	if (t == TYPE_LONG || t == TYPE_STRING)
 		strbuf_addf(out, ":%s", type_name(t));
 }
 

@@ -62,8 +62,8 @@ static struct sym *probe_local(int probe, const char *name)
 static void test_literals_and_operators(void)
 {
 	CU_ASSERT_EQUAL_FATAL(elaborate("global n, s\nprobe begin { n = 1 + 2; s = \"a\" . \"b\" }"), 0);
-	CU_ASSERT_EQUAL(global("n")->type, T_LONG);
-	CU_ASSERT_EQUAL(global("s")->type, T_STRING);
+	CU_ASSERT_EQUAL(global("n")->type, TYPE_LONG);
+	CU_ASSERT_EQUAL(global("s")->type, TYPE_STRING);
 }
 
 /* types flow through assignments in either order, across probes */
@@ -71,8 +71,8 @@ static void test_inference_across_uses(void)
 {
 	CU_ASSERT_EQUAL_FATAL(elaborate("global a, b\nprobe timer.s(1) { a = b }\n"
 					"probe begin { b = \"x\" . b }"), 0);
-	CU_ASSERT_EQUAL(global("a")->type, T_STRING);
-	CU_ASSERT_EQUAL(global("b")->type, T_STRING);
+	CU_ASSERT_EQUAL(global("a")->type, TYPE_STRING);
+	CU_ASSERT_EQUAL(global("b")->type, TYPE_STRING);
 }
 
 static void test_function_signatures(void)
@@ -83,19 +83,19 @@ static void test_function_signatures(void)
 					"probe begin { println(f(\"a\", 2), g(\"q\")) }"), 0);
 	struct func *f = function("f");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-	CU_ASSERT_EQUAL(f->ret, T_STRING);
-	CU_ASSERT_EQUAL(f->params.items[0]->type, T_STRING);
-	CU_ASSERT_EQUAL(f->params.items[1]->type, T_LONG);
-	CU_ASSERT_EQUAL(function("strlen_")->params.items[0]->type, T_STRING);
-	CU_ASSERT_EQUAL(function("strlen_")->ret, T_LONG);
+	CU_ASSERT_EQUAL(f->ret, TYPE_STRING);
+	CU_ASSERT_EQUAL(f->params.items[0]->type, TYPE_STRING);
+	CU_ASSERT_EQUAL(f->params.items[1]->type, TYPE_LONG);
+	CU_ASSERT_EQUAL(function("strlen_")->params.items[0]->type, TYPE_STRING);
+	CU_ASSERT_EQUAL(function("strlen_")->ret, TYPE_LONG);
 }
 
 static void test_recursion(void)
 {
 	CU_ASSERT_EQUAL_FATAL(elaborate("function fib(n) { return n < 2 ? n : fib(n-1) + fib(n-2) }\n"
 					"probe begin { x = fib(10) }"), 0);
-	CU_ASSERT_EQUAL(function("fib")->ret, T_LONG);
-	CU_ASSERT_EQUAL(probe_local(0, "x")->type, T_LONG);
+	CU_ASSERT_EQUAL(function("fib")->ret, TYPE_LONG);
+	CU_ASSERT_EQUAL(probe_local(0, "x")->type, TYPE_LONG);
 }
 
 static void test_arrays_keys_and_foreach(void)
@@ -105,22 +105,22 @@ static void test_arrays_keys_and_foreach(void)
 	struct sym *a = global("a");
 	CU_ASSERT(a->is_array);
 	CU_ASSERT_EQUAL(a->nkeys, 2);
-	CU_ASSERT_EQUAL(a->key_types[0], T_STRING);
-	CU_ASSERT_EQUAL(a->key_types[1], T_LONG);
-	CU_ASSERT_EQUAL(a->type, T_STRING);
-	CU_ASSERT_EQUAL(probe_local(1, "x")->type, T_STRING);
-	CU_ASSERT_EQUAL(probe_local(1, "y")->type, T_LONG);
-	CU_ASSERT_EQUAL(probe_local(1, "v")->type, T_STRING);
+	CU_ASSERT_EQUAL(a->key_types[0], TYPE_STRING);
+	CU_ASSERT_EQUAL(a->key_types[1], TYPE_LONG);
+	CU_ASSERT_EQUAL(a->type, TYPE_STRING);
+	CU_ASSERT_EQUAL(probe_local(1, "x")->type, TYPE_STRING);
+	CU_ASSERT_EQUAL(probe_local(1, "y")->type, TYPE_LONG);
+	CU_ASSERT_EQUAL(probe_local(1, "v")->type, TYPE_STRING);
 }
 
 /* printf arguments take their types from the format */
 static void test_format_types(void)
 {
 	CU_ASSERT_EQUAL_FATAL(elaborate("probe begin { printf(\"%s %d %*s\\n\", a, b, c, d) }"), 0);
-	CU_ASSERT_EQUAL(probe_local(0, "a")->type, T_STRING);
-	CU_ASSERT_EQUAL(probe_local(0, "b")->type, T_LONG);
-	CU_ASSERT_EQUAL(probe_local(0, "c")->type, T_LONG);
-	CU_ASSERT_EQUAL(probe_local(0, "d")->type, T_STRING);
+	CU_ASSERT_EQUAL(probe_local(0, "a")->type, TYPE_STRING);
+	CU_ASSERT_EQUAL(probe_local(0, "b")->type, TYPE_LONG);
+	CU_ASSERT_EQUAL(probe_local(0, "c")->type, TYPE_LONG);
+	CU_ASSERT_EQUAL(probe_local(0, "d")->type, TYPE_STRING);
 }
 
 static void test_unused_global_elided(void)

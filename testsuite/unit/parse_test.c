@@ -172,12 +172,12 @@ static void test_statements(void)
 	sc = parse_text("probe begin { foreach (v = [a, b-] in arr limit n + 2) ; }");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(sc);
 	st = sc->probes.items[0]->body->stmts.items[0];
-	CU_ASSERT_EQUAL(st->kind, S_FOREACH);
+	CU_ASSERT_EQUAL(st->kind, STMT_FOREACH);
 	CU_ASSERT_EQUAL(st->keys.len, 2);
 	CU_ASSERT_STRING_EQUAL(st->value->name, "v");
 	CU_ASSERT_EQUAL(st->sort_column, 2);
 	CU_ASSERT_EQUAL(st->sort_dir, -1);
-	CU_ASSERT_EQUAL(st->limit->kind, E_BINARY);
+	CU_ASSERT_EQUAL(st->limit->kind, EXPR_BINARY);
 	sc = parse_text("probe begin { foreach (k in arr) ; foreach (k in a @max+) ; }");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(sc);
 	st = sc->probes.items[0]->body->stmts.items[0];
@@ -221,12 +221,12 @@ static void test_declarations(void)
 	CU_ASSERT_TRUE(sc->globals.items[5]->wrap && sc->globals.items[5]->is_array);
 	CU_ASSERT_TRUE(sc->globals.items[6]->is_private && sc->globals.items[7]->is_private);
 	CU_ASSERT_EQUAL(sc->funcs.len, 3);
-	CU_ASSERT_EQUAL(sc->funcs.items[0]->ret, T_STRING);
-	CU_ASSERT_EQUAL(sc->funcs.items[0]->params.items[0]->type, T_UNKNOWN);
-	CU_ASSERT_EQUAL(sc->funcs.items[0]->params.items[1]->type, T_LONG);
-	CU_ASSERT_EQUAL(sc->funcs.items[1]->ret, T_LONG);
+	CU_ASSERT_EQUAL(sc->funcs.items[0]->ret, TYPE_STRING);
+	CU_ASSERT_EQUAL(sc->funcs.items[0]->params.items[0]->type, TYPE_UNKNOWN);
+	CU_ASSERT_EQUAL(sc->funcs.items[0]->params.items[1]->type, TYPE_LONG);
+	CU_ASSERT_EQUAL(sc->funcs.items[1]->ret, TYPE_LONG);
 	CU_ASSERT_EQUAL(sc->funcs.items[1]->priority, 3);
-	CU_ASSERT_EQUAL(sc->funcs.items[1]->params.items[0]->type, T_STRING);
+	CU_ASSERT_EQUAL(sc->funcs.items[1]->params.items[0]->type, TYPE_STRING);
 	CU_ASSERT_PTR_NOT_NULL(sc->funcs.items[2]->embedded);
 	CU_ASSERT_TRUE(sc->funcs.items[2]->is_private);
 	CU_ASSERT_EQUAL_FATAL(sc->funcs.items[2]->pragmas.len, 2);
@@ -636,7 +636,7 @@ static bool same_expr(const struct expr *a, const struct expr *b)
 		return false;
 	if (a->str_len && memcmp(a->str, b->str, a->str_len))
 		return false;
-	if (a->kind == E_CAST && !same_str(a->str, b->str))
+	if (a->kind == EXPR_CAST && !same_str(a->str, b->str))
 		return false;
 	for (int i = 0; i < a->chain.len; i++) {
 		const struct target_step *x = a->chain.items[i], *y = b->chain.items[i];

@@ -485,7 +485,7 @@ static int derive(struct session *s, struct probe *p, struct probe_point *pp)
 	int fn = 1;
 
 	if (pp_comp_is(pp, 0, "kernel") && pp_comp_is(pp, 1, "statement") && pp->comps.items[1]->arg &&
-	    pp->comps.items[1]->arg->kind != E_STR)
+	    pp->comps.items[1]->arg->kind != EXPR_STR)
 		return derive_address(s, p, pp);
 	if (pp_comp_is(pp, 0, "module")) {
 		if (!pp_comp_is(pp, 1, "function") && !pp_comp_is(pp, 1, "statement"))

@@ -951,7 +951,7 @@ static bool resolve_one(struct rctx *r, const struct expr *e, bool addrof, struc
 
 	r->nidx = 0;
 	switch (e->kind) {
-	case E_TARGET:
+	case EXPR_TARGET:
 		if (!r->in)
 			return fail(r, "target variables are not available in this probe");
 		if (!strncmp(e->name, "$$", 2)) {
@@ -979,7 +979,7 @@ static bool resolve_one(struct rctx *r, const struct expr *e, bool addrof, struc
 			return false;
 		tv->at_entry = r->ret;
 		break;
-	case E_CAST: {
+	case EXPR_CAST: {
 		const char *mod = e->module;
 		struct dw_image *img = r->img;
 		const char *why = NULL;
@@ -1008,7 +1008,7 @@ static bool resolve_one(struct rctx *r, const struct expr *e, bool addrof, struc
 		r->img = saved.img;
 		return ok;
 	}
-	case E_ATVAR: {
+	case EXPR_ATVAR: {
 		struct dw_image *img = r->img;
 		const char *why = NULL;
 		if (e->module && strncmp(e->module, "kernel", 6)) {
@@ -1052,11 +1052,11 @@ int tvars_static_cond(const struct derived_probe *dp, const struct expr *cond)
 	bool neg = false;
 	const struct tvar *tv;
 
-	while (cond && cond->kind == E_UNARY && !strcmp(cond->op, "!")) {
+	while (cond && cond->kind == EXPR_UNARY && !strcmp(cond->op, "!")) {
 		neg = !neg;
 		cond = cond->lhs;
 	}
-	if (!cond || cond->kind != E_DEFINED || !(tv = tvar_find(dp, cond)))
+	if (!cond || cond->kind != EXPR_DEFINED || !(tv = tvar_find(dp, cond)))
 		return -1;
 	return tv->defined != neg;
 }
@@ -1065,7 +1065,7 @@ static void walk_stmt(struct walk *w, const struct stmt *st)
 {
 	if (!st)
 		return;
-	if (st->kind == S_IF) {   /* if (@defined($x)) ...: only the live branch */
+	if (st->kind == STMT_IF) {   /* if (@defined($x)) ...: only the live branch */
 		walk_expr(w, st->expr);
 		int live = tvars_static_cond(w->r->dp, st->expr);
 		if (live != 0)
@@ -1092,7 +1092,7 @@ static void report(struct walk *w, const struct expr *e)
 	if (w->quiet) {
 		w->failed = true;
 	} else {
-		enum diag_tag tag = r->in || e->kind != E_TARGET ? E_TARGET_VAR : E_TARGET_UNAVAILABLE;
+		enum diag_tag tag = r->in || e->kind != EXPR_TARGET ? E_TARGET_VAR : E_TARGET_UNAVAILABLE;
 		const char *fn = r->in && dwarf_diename(&r->fn) ? dwarf_diename(&r->fn) : NULL;
 		if (r->dp && fn && tag == E_TARGET_VAR)
 			diag(r->s, tag, e->pos, "%s (in probe %s)", r->why, r->dp->pp);
@@ -1108,12 +1108,12 @@ static void walk_target(struct walk *w, const struct expr *e, bool addrof, const
 {
 	struct rctx *r = w->r;
 	/* @cast and @var do not depend on the probe: resolve them once */
-	const struct derived_probe *dp = e->kind == E_TARGET ? r->dp : NULL;
+	const struct derived_probe *dp = e->kind == EXPR_TARGET ? r->dp : NULL;
 
 	for (int i = 0; i < e->chain.len; i++)
 		if (e->chain.items[i]->kind == TS_INDEX)
 			walk_expr(w, e->chain.items[i]->index);
-	if (e->kind == E_CAST)
+	if (e->kind == EXPR_CAST)
 		walk_expr(w, e->lhs);
 	if (!w->quiet && tvar_find(dp, key))
 		return;
@@ -1135,19 +1135,19 @@ static void walk_expr(struct walk *w, const struct expr *e)
 	if (!e)
 		return;
 	switch (e->kind) {
-	case E_TARGET:
-	case E_CAST:
-	case E_ATVAR:
+	case EXPR_TARGET:
+	case EXPR_CAST:
+	case EXPR_ATVAR:
 		walk_target(w, e, false, e);
 		return;
-	case E_ADDROF:
-		if (e->lhs && (e->lhs->kind == E_TARGET || e->lhs->kind == E_CAST || e->lhs->kind == E_ATVAR)) {
+	case EXPR_ADDROF:
+		if (e->lhs && (e->lhs->kind == EXPR_TARGET || e->lhs->kind == EXPR_CAST || e->lhs->kind == EXPR_ATVAR)) {
 			walk_target(w, e->lhs, true, e);
 			return;
 		}
 		walk_expr(w, e->lhs);
 		return;
-	case E_DEFINED: {
+	case EXPR_DEFINED: {
 		bool saved = w->failed;
 		w->quiet++;
 		w->failed = false;
@@ -1159,7 +1159,7 @@ static void walk_expr(struct walk *w, const struct expr *e)
 		w->failed = saved;
 		return;
 	}
-	case E_CHOOSE: {
+	case EXPR_CHOOSE: {
 		/* @choose_defined(a, b): a where a resolves, else b */
 		bool saved = w->failed;
 		w->quiet++;
@@ -1173,7 +1173,7 @@ static void walk_expr(struct walk *w, const struct expr *e)
 		walk_expr(w, e->args.items[tv->defined ? 0 : 1]);
 		return;
 	}
-	case E_TERNARY: {   /* @defined($x) ? $x : 0: only the live branch */
+	case EXPR_TERNARY: {   /* @defined($x) ? $x : 0: only the live branch */
 		walk_expr(w, e->args.items[0]);
 		int live = tvars_static_cond(w->r->dp, e->args.items[0]);
 		if (live != 0)
@@ -1182,7 +1182,7 @@ static void walk_expr(struct walk *w, const struct expr *e)
 			walk_expr(w, e->args.items[2]);
 		return;
 	}
-	case E_ENTRY:
+	case EXPR_ENTRY:
 		if (w->r->ret && w->r->dp)
 			((struct derived_probe *)w->r->dp)->has_entry = true;
 		if (!w->r->ret && !w->quiet) {
@@ -1206,10 +1206,10 @@ static bool expr_per_probe(const struct expr *e)
 	if (!e)
 		return false;
 	switch (e->kind) {
-	case E_TARGET:
-	case E_DEFINED:
-	case E_CHOOSE:
-	case E_ENTRY:
+	case EXPR_TARGET:
+	case EXPR_DEFINED:
+	case EXPR_CHOOSE:
+	case EXPR_ENTRY:
 		return true;
 	default:
 		break;

@@ -15,7 +15,7 @@ bool kpoint_str_arg(struct session *s, struct probe_point *pp, int i, const char
 {
 	const struct expr *a = pp->comps.items[i]->arg;
 
-	if (!a || a->kind != E_STR || !a->str[0]) {
+	if (!a || a->kind != EXPR_STR || !a->str[0]) {
 		diag(s, E_PROBE_ARG, pp->comps.items[i]->pos, "%s needs a non-empty string argument",
 		     pp->comps.items[i]->name);
 		return false;

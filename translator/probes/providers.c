@@ -44,7 +44,7 @@ bool pp_comp_num(const struct probe_point *pp, int i, int64_t *out)
 {
 	const struct expr *a;
 
-	if (i >= pp->comps.len || !(a = pp->comps.items[i]->arg) || a->kind != E_NUM)
+	if (i >= pp->comps.len || !(a = pp->comps.items[i]->arg) || a->kind != EXPR_NUM)
 		return false;
 	*out = a->num;
 	return true;
@@ -61,9 +61,9 @@ char *pp_text(const struct probe_point *pp)
 		strbuf_addstr(&sb, c->name);
 		if (!c->arg)
 			continue;
-		if (c->arg->kind == E_NUM) {
+		if (c->arg->kind == EXPR_NUM) {
 			strbuf_addf(&sb, "(%lld)", (long long)c->arg->num);
-		} else if (c->arg->kind == E_STR) {
+		} else if (c->arg->kind == EXPR_STR) {
 			strbuf_addstr(&sb, "(\"");
 			strbuf_add(&sb, c->arg->str, c->arg->str_len);
 			strbuf_addstr(&sb, "\")");

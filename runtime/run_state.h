@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * cstap runtime: session state and the error/skip counters that decide when
- * a session stops (doc/runtime-api.md, "Session state", "Exit and errors").
+ * cstap runtime: the module's run state (starting, running, stopping ...)
+ * and the error/skip counters that decide when a run stops
+ * (doc/runtime-api.md, "Run state", "Exit and errors").
  */
-#ifndef STP_SESSION_H
-#define STP_SESSION_H
+#ifndef STP_RUN_STATE_H
+#define STP_RUN_STATE_H
 
 #include <linux/atomic.h>
 #include "config.h"
@@ -60,7 +61,7 @@ static __maybe_unused void stp_request_exit(void)
 }
 
 /*
- * One more run-time error. Past MAXERRORS the session goes to ERROR (so
+ * One more run-time error. Past MAXERRORS the run goes to ERROR (so
  * later begin/end/normal probes no longer run) and asks stapio to stop.
  */
 static __maybe_unused void stp_count_error(void)
@@ -81,4 +82,4 @@ static __maybe_unused void stp_count_skipped(void)
 		stp_err("Skipped too many probes, check MAXSKIPPED or try again with stap -t for more details.");
 }
 
-#endif /* STP_SESSION_H */
+#endif /* STP_RUN_STATE_H */
