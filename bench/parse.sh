@@ -27,7 +27,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/cstap-bench.XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT INT TERM
 
 srcs=
-for f in util diag ast lexer preprocess parse unparse; do
+for f in util diag ast parse/lexer parse/preprocess parse/parse parse/unparse; do
 	srcs="$srcs $src/translator/$f.c"
 done
 # shellcheck disable=SC2086 # srcs is a list

@@ -1,10 +1,45 @@
-# translator/: the stap program (and stap-vm, the guest runner).
-# Pass 1 sources are listed in parser.mk, the QEMU runner's in remote.mk.
-include translator/parser.mk
-include translator/remote.mk
+# translator/: the stap program (and stap-vm, the guest runner), one folder
+# per pass, probes/ the probe families, target/ the target-kernel library,
+# remote/ the QEMU runner. doc/architecture.md says which does what.
 
 COMMON_SOURCES = translator/util.c translator/util.h translator/diag.c translator/diag.h \
 	translator/diag_tags.def translator/ast.h translator/session.h
+
+# pass 1: lexer, preprocessor, parser, unparser (the unit tests link these alone)
+PARSER_SOURCES = translator/ast.c translator/parse/lexer.c translator/parse/lexer.h \
+	translator/parse/preprocess.c translator/parse/parse.c translator/parse/unparse.c
+
+# the QEMU guest runner (stap --remote=qemu, stap-vm): entry points and
+# config, the guest's /init, the initramfs (cpio, cache), one boot (qemu,
+# channels, signals, verdict)
+REMOTE_SOURCES = translator/remote/qemu.c translator/remote/qemu.h translator/remote/internal.h \
+	translator/remote/guest.c translator/remote/modules.c translator/remote/cpio.c \
+	translator/remote/boot.c
+
+# the target kernel: debuginfo (installed or debuginfod), symbols, the image,
+# DWARF functions, lines and locations, the syscall tapset generator
+TARGET_SOURCES = translator/target/debuginfo.c translator/target/debuginfo.h \
+	translator/target/debuginfod.c translator/target/debuginfod.h \
+	translator/target/ksyms.c translator/target/ksyms.h translator/target/kimage.c \
+	translator/target/kimage.h translator/target/dwarf_funcs.c translator/target/dwarf_funcs.h \
+	translator/target/dwarf_stmt.c translator/target/dwarf_stmt.h translator/target/tvars.c \
+	translator/target/tvars.h translator/target/syscalls_gen.c
+
+# the probe families, one file each, behind struct provider (providers.c lists them)
+PROBE_SOURCES = translator/probes/provider.h translator/probes/providers.c \
+	translator/probes/begin_end.c translator/probes/timer.c translator/probes/kprobe.c \
+	translator/probes/dwarf.c translator/probes/dwarf_probes.h translator/probes/tracepoint.c \
+	translator/probes/kpoint.c translator/probes/kpoint.h translator/probes/kpsites.c \
+	translator/probes/kpsites.h
+
+STAP_PASS_SOURCES = translator/passes.h translator/options.c translator/options.h \
+	translator/spawn.c translator/spawn.h translator/parse/library.c \
+	translator/elaborate/elaborate.c translator/elaborate/autocast.c \
+	translator/elaborate/alias.c translator/elaborate/dump.c \
+	translator/elaborate/listing.c translator/elaborate/listing.h \
+	translator/translate/translate.c translator/translate/translate.h \
+	translator/build/build.c translator/build/recipe.c translator/build/recipe.h \
+	translator/run/run.c $(TARGET_SOURCES) $(PROBE_SOURCES)
 
 bin_PROGRAMS += translator/stap translator/stap-vm
 translator_stap_SOURCES = translator/main.c $(COMMON_SOURCES) $(PARSER_SOURCES) $(REMOTE_SOURCES) \
@@ -12,20 +47,6 @@ translator_stap_SOURCES = translator/main.c $(COMMON_SOURCES) $(PARSER_SOURCES) 
 translator_stap_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/translator -I$(srcdir)/runtime
 translator_stap_LDADD = -ldw -lelf $(DEBUGINFOD_LIBS)
 
-translator_stap_vm_SOURCES = translator/stap_vm_main.c translator/util.c translator/util.h \
+translator_stap_vm_SOURCES = translator/remote/stap_vm_main.c translator/util.c translator/util.h \
 	$(REMOTE_SOURCES)
 translator_stap_vm_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/translator
-
-STAP_PASS_SOURCES = translator/options.c translator/options.h translator/library.c \
-	translator/elaborate.c translator/elaborate.h translator/autocast.c translator/alias.c translator/translate.c translator/translate.h \
-	translator/build.c translator/run.c translator/spawn.c translator/spawn.h translator/dump.c \
-	translator/probes/provider.h translator/probes/providers.c translator/probes/begin_end.c \
-	translator/probes/timer.c translator/recipe.c translator/recipe.h \
-	translator/probes/ksyms.c translator/probes/ksyms.h translator/probes/kpsites.c \
-	translator/probes/kpsites.h translator/probes/kpoint.c translator/probes/kpoint.h \
-	translator/probes/kprobe.c translator/probes/dwarf.c translator/probes/dwarf_probes.h \
-	translator/probes/dwarf_funcs.c translator/probes/dwarf_funcs.h translator/probes/dwarf_debuginfo.c \
-	translator/probes/dwarf_debuginfo.h translator/probes/dwarf_tvars.c translator/probes/tracepoint.c translator/probes/syscalls_gen.c translator/probes/tvars.h \
-	translator/listing.c translator/listing.h \
-	translator/probes/kimage.c translator/probes/kimage.h translator/probes/debuginfod.c \
-	translator/probes/debuginfod.h translator/probes/dwarf_stmt.c translator/probes/dwarf_stmt.h

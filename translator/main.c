@@ -15,8 +15,8 @@
 #include <unistd.h>
 
 #include "diag.h"
-#include "elaborate.h"
-#include "listing.h"
+#include "passes.h"
+#include "elaborate/listing.h"
 #include "options.h"
 #include "session.h"
 

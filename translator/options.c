@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "diag.h"
-#include "remote_qemu.h"
+#include "remote/qemu.h"
 
 #ifndef PKGDATADIR
 #define PKGDATADIR "/usr/local/share/cstap"

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "elaborate.h"
+#include "passes.h"
 #include "probes/provider.h"
 #include "session.h"
 

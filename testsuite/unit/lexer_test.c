@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "ast.h"
-#include "lexer.h"
+#include "parse/lexer.h"
 #include "session.h"
 
 static struct session sess;

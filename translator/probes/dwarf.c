@@ -20,9 +20,9 @@
 #include <string.h>
 
 #include "diag.h"
-#include "dwarf_funcs.h"
+#include "target/dwarf_funcs.h"
 #include "dwarf_probes.h"
-#include "dwarf_stmt.h"
+#include "target/dwarf_stmt.h"
 #include "kpoint.h"
 #include "kpsites.h"
 

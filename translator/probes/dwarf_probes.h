@@ -2,7 +2,7 @@
 #ifndef CSTAP_DWARF_PROBES_H
 #define CSTAP_DWARF_PROBES_H
 
-#include "dwarf_debuginfo.h"
+#include "target/debuginfo.h"
 #include "provider.h"
 
 /* Where a DWARF probe sits: what target variables and -L are resolved

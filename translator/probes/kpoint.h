@@ -4,7 +4,7 @@
 #ifndef CSTAP_KPOINT_H
 #define CSTAP_KPOINT_H
 
-#include "ksyms.h"
+#include "target/ksyms.h"
 #include "provider.h"
 
 struct kpoint_suffix {

@@ -16,7 +16,7 @@
 #include "diag.h"
 #include "kpsites.h"
 #include "kpoint.h"
-#include "ksyms.h"
+#include "target/ksyms.h"
 
 extern const struct provider kprobe_provider;
 

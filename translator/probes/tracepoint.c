@@ -18,11 +18,11 @@
 #include <string.h>
 
 #include "diag.h"
-#include "dwarf_funcs.h"
+#include "target/dwarf_funcs.h"
 #include "dwarf_probes.h"
 #include "kpoint.h"
-#include "ksyms.h"
-#include "tvars.h"
+#include "target/ksyms.h"
+#include "target/tvars.h"
 
 extern const struct provider tracepoint_provider;
 

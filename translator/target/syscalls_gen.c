@@ -18,7 +18,7 @@
  */
 #include <string.h>
 
-#include "dwarf_debuginfo.h"
+#include "debuginfo.h"
 #include "ksyms.h"
 #include "tvars.h"
 

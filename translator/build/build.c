@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "diag.h"
-#include "elaborate.h"
+#include "passes.h"
 #include "recipe.h"
 #include "spawn.h"
 

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 
 #include "diag.h"
-#include "elaborate.h"
+#include "passes.h"
 
 static int cmp_str(const void *a, const void *b)
 {

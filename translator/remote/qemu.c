@@ -1,10 +1,10 @@
-/* remote_qemu.c - the QEMU runner's entry points: pick the kernel, find
- * staprun/stapio, assemble the per-run initramfs and boot (remote_boot.c).
+/* qemu.c - the QEMU runner's entry points: pick the kernel, find
+ * staprun/stapio, assemble the per-run initramfs and boot (boot.c).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "remote_priv.h"
+#include "internal.h"
 
 #include <dirent.h>
 #include <errno.h>

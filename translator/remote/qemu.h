@@ -1,4 +1,4 @@
-/* remote_qemu.h - run commands in a QEMU/TCG guest booting a given kernel.
+/* qemu.h - run commands in a QEMU/TCG guest booting a given kernel.
  *
  * The host kernel may be unable to load modules (or be another release), so
  * pass 5 and the test suite run staprun in a throw-away guest: a busybox

@@ -17,8 +17,8 @@
 #ifndef CSTAP_TVARS_H
 #define CSTAP_TVARS_H
 
-#include "dwarf_debuginfo.h"
-#include "provider.h"
+#include "debuginfo.h"
+#include "probes/provider.h"
 
 enum tv_kind {
 	TV_VALUE,       /* code: a C expression of type int64_t */

@@ -13,10 +13,10 @@
 #include <string.h>
 
 #include "diag.h"
-#include "elaborate.h"
+#include "passes.h"
 #include "format.h"
 #include "probes/provider.h"
-#include "probes/tvars.h"
+#include "target/tvars.h"
 #include "session.h"
 
 struct elab {

@@ -1,4 +1,4 @@
-/* remote_guest.c - the guest's /init: a busybox sh script that sets up the
+/* guest.c - the guest's /init: a busybox sh script that sets up the
  * system and the serial channels, runs the job(s) and powers off.
  *
  * Channels (all raw mode): ttyS1 = the interactive command's stdout, ttyS2 =
@@ -12,13 +12,13 @@
  * written with a fresh open after every other holder is gone; every job's
  * process group is gone (hence its ttys closed) before its status is sent.
  */
-#include "remote_priv.h"
+#include "internal.h"
 
 #include <string.h>
 
 static const char init_head[] =
 	"#!/bin/sh\n"
-	"# /init of a cstap QEMU guest, written by the host (translator/remote_guest.c)\n"
+	"# /init of a cstap QEMU guest, written by the host (translator/remote/guest.c)\n"
 	"export PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root TERM=dumb\n"
 	"export CSTAP_STAPIO=" VM_GUEST_STAPIO "\n"
 	"mount -t proc proc /proc\n"

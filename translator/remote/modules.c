@@ -1,9 +1,9 @@
-/* remote_modules.c - modules of the guest kernel to load at boot (-M):
+/* modules.c - modules of the guest kernel to load at boot (-M):
  * each one is found in /lib/modules/REL/modules.dep with its dependencies,
  * copied into the guest at the same path, and insmod'ed by /init before
  * the job(s) run, dependencies first.
  */
-#include "remote_priv.h"
+#include "internal.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* dwarf_tvars.c - compile $target expressions to C through DWARF (tvars.h).
+/* tvars.c - compile $target expressions to C through DWARF (tvars.h).
  *
  * A variable's DWARF location at the probe address becomes an address or
  * a value expression over the probe's registers; each step of the chain
@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "diag.h"
-#include "dwarf_probes.h"
+#include "probes/dwarf_probes.h"
 #include "ksyms.h"
 
 static VEC(struct tvar *) all;

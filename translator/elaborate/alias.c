@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "diag.h"
-#include "elaborate.h"
+#include "passes.h"
 #include "session.h"
 
 static bool comp_matches(const struct pp_comp *user, const struct pp_comp *alias)

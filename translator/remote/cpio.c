@@ -1,11 +1,11 @@
-/* remote_cpio.c - the guest's initramfs: a newc cpio writer, host files with
+/* cpio.c - the guest's initramfs: a newc cpio writer, host files with
  * their shared libraries, and the cached base archive (busybox, staprun,
  * stapio) that every run's small archive is appended to.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "remote_priv.h"
+#include "internal.h"
 
 #include <dirent.h>
 #include <elf.h>

@@ -10,7 +10,7 @@
 #ifndef CSTAP_DWARF_FUNCS_H
 #define CSTAP_DWARF_FUNCS_H
 
-#include "dwarf_debuginfo.h"
+#include "debuginfo.h"
 #include "ksyms.h"
 
 struct dw_pattern {

@@ -1,5 +1,5 @@
-/* dwarf_debuginfo.c - find and open kernel / module debuginfo (see .h). */
-#include "dwarf_debuginfo.h"
+/* debuginfo.c - find and open kernel / module debuginfo (see .h). */
+#include "debuginfo.h"
 
 #include <fcntl.h>
 #include <gelf.h>

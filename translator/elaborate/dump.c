@@ -2,7 +2,7 @@
  * elaboration the kept globals, functions and probes with their types. */
 #include <stdio.h>
 
-#include "elaborate.h"
+#include "passes.h"
 #include "probes/provider.h"
 
 void print_pass1(struct session *s)

@@ -1,8 +1,8 @@
-/* remote_priv.h - internals shared by the QEMU runner's files (not an API). */
-#ifndef CSTAP_REMOTE_PRIV_H
-#define CSTAP_REMOTE_PRIV_H
+/* internal.h - internals shared by the QEMU runner's files (not an API). */
+#ifndef CSTAP_REMOTE_INTERNAL_H
+#define CSTAP_REMOTE_INTERNAL_H
 
-#include "remote_qemu.h"
+#include "qemu.h"
 
 /* Guest paths of the cstap user-space tools. */
 #define VM_GUEST_STAPRUN "/usr/bin/staprun"

@@ -9,10 +9,10 @@
 #include <unistd.h>
 
 #include "diag.h"
-#include "elaborate.h"
+#include "passes.h"
 #include "options.h"
 #include "probes/kpsites.h"
-#include "remote_qemu.h"
+#include "remote/qemu.h"
 #include "spawn.h"
 
 /* staprun of the build tree, else the installed one on PATH */

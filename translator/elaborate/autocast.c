@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "diag.h"
-#include "elaborate.h"
+#include "passes.h"
 #include "session.h"
 
 /* The type an expression carries: a @cast type, or "follow this $target

@@ -1,11 +1,11 @@
 /* stap_vm_main.c - stap-vm: run a command, or a batch of jobs, in the QEMU
- * guest that stap's pass 5 uses (see remote_qemu.h). For users who want to
+ * guest that stap's pass 5 uses (see qemu.h). For users who want to
  * run staprun on a module by hand, and for the test suite.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "remote_qemu.h"
+#include "qemu.h"
 
 #include <errno.h>
 #include <getopt.h>

@@ -1,7 +1,7 @@
 /* ksyms.c - load and query kernel / module symbol tables (see ksyms.h). */
 #include "ksyms.h"
 
-#include "dwarf_debuginfo.h"
+#include "debuginfo.h"
 
 #include <ctype.h>
 #include <fcntl.h>

@@ -1,12 +1,12 @@
-/* remote_boot.c - one boot of the QEMU guest: start qemu with four serial
- * ports on socketpairs, relay the channels (see remote_guest.c) while it
+/* boot.c - one boot of the QEMU guest: start qemu with four serial
+ * ports on socketpairs, relay the channels (see guest.c) while it
  * runs, forward SIGINT, enforce the time limit, and judge the outcome from
  * the control channel and the kernel console log.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "remote_priv.h"
+#include "internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -309,7 +309,7 @@ static void finish_frame(struct boot *b)
 	b->results++;
 }
 
-/* One line from the guest's control channel (protocol: remote_guest.c). */
+/* One line from the guest's control channel (protocol: guest.c). */
 static void ctl_line(struct boot *b, char *l)
 {
 	/* inside a frame every line is base64 (a multiple of 4 characters) up to

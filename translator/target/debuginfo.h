@@ -1,4 +1,4 @@
-/* dwarf_debuginfo.h - open the DWARF of the target kernel and its modules.
+/* debuginfo.h - open the DWARF of the target kernel and its modules.
  *
  * The kernel: the -dbg package's vmlinux for the target release (found by
  * release name, or by the build-id of a vmlinux in the kbuild tree under
@@ -7,8 +7,8 @@
  * When none is installed, the debuginfod client is asked by build-id
  * (debuginfod.h; the kernel's build-id is read from /boot/vmlinuz-REL).
  */
-#ifndef CSTAP_DWARF_DEBUGINFO_H
-#define CSTAP_DWARF_DEBUGINFO_H
+#ifndef CSTAP_TARGET_DEBUGINFO_H
+#define CSTAP_TARGET_DEBUGINFO_H
 
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>

@@ -1,0 +1,25 @@
+/* passes.h - the five passes, as main.c calls them. */
+#ifndef CSTAP_PASSES_H
+#define CSTAP_PASSES_H
+
+#include "session.h"
+
+int pass1_parse(struct session *s);      /* parse/library.c: user files and the tapset library */
+int pass2_elaborate(struct session *s);  /* elaborate/elaborate.c */
+int pass3_translate(struct session *s);  /* translate/translate.c */
+int pass4_build(struct session *s);      /* build/build.c */
+int pass5_run(struct session *s);        /* run/run.c */
+
+/* pass 2: expand a probe point naming a probe alias (elaborate/alias.c); 1 if it
+ * did, 0 if pp names no alias, -1 after an error */
+int alias_expand(struct session *s, struct probe *user, struct probe_point *pp, int depth,
+		 void (*derive)(struct session *, struct probe *, struct probe_point *, int));
+
+/* pass 2: type `expr->field` from what expr carries (autocast.c) */
+void autocast_rewrite(struct session *s, struct probe **probes, int nprobes);
+
+/* -p1 / -p2 / -p3 output */
+void print_pass1(struct session *s);
+void print_pass2(struct session *s);
+
+#endif
