@@ -22,13 +22,14 @@ TARGET_SOURCES = translator/target/debuginfo.c translator/target/debuginfo.h \
 	translator/target/debuginfod.c translator/target/debuginfod.h \
 	translator/target/ksyms.c translator/target/ksyms.h translator/target/kimage.c \
 	translator/target/kimage.h translator/target/dwarf_funcs.c translator/target/dwarf_funcs.h \
-	translator/target/dwarf_stmt.c translator/target/dwarf_stmt.h translator/target/tvars.c \
+	translator/target/dwarf_stmt.c translator/target/dwarf_stmt.h translator/target/dwarf_scope.c \
+	translator/target/dwarf_scope.h translator/target/tvars.c \
 	translator/target/tvars.h translator/target/syscalls_gen.c
 
 # the probe families, one file each, behind struct provider (providers.c lists them)
 PROBE_SOURCES = translator/probes/provider.h translator/probes/providers.c \
 	translator/probes/begin_end.c translator/probes/timer.c translator/probes/kprobe.c \
-	translator/probes/dwarf.c translator/probes/dwarf_probes.h translator/probes/tracepoint.c \
+	translator/probes/dwarf.c translator/probes/tracepoint.c \
 	translator/probes/kpoint.c translator/probes/kpoint.h translator/probes/kpsites.c \
 	translator/probes/kpsites.h
 

@@ -7,6 +7,7 @@
 #include "ast.h"
 
 struct derived_probe;
+struct tvar_table;
 
 struct session {
 	/* options */
@@ -51,6 +52,8 @@ struct session {
 	VEC(struct func *) funcs;
 	VEC(struct derived_probe *) probes;
 	VEC(struct embed *) embeds;
+	void **provider_states;   /* each probe family's own, by providers[] index */
+	struct tvar_table *tvars; /* target/tvars.c: resolved target expressions */
 
 	/* pass 3/4 */
 	char *tmpdir;             /* build directory */

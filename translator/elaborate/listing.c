@@ -3,7 +3,7 @@
  * -l PATTERN is run as the script "probe PATTERN {}" through pass 2 (as
  * SystemTap does); what the providers derived is printed in SystemTap's
  * format: kernel.function("vfs_read@fs/read_write.c:450"), and with -L
- * " $file:struct file* $buf:char* ..." for DWARF probes.
+ * " $file:struct file* $buf:char* ..." from the family's list_vars hook.
  */
 #include "listing.h"
 
@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "probes/dwarf_probes.h"
 #include "probes/provider.h"
 
 static int cmp_line(const void *a, const void *b)
@@ -27,8 +26,8 @@ int list_probe_points(struct session *s)
 		struct derived_probe *dp = s->probes.items[i];
 		struct strbuf sb = STRBUF_INIT;
 		strbuf_addstr(&sb, dp->pp);
-		if (s->list_vars)
-			dwarf_probe_vars(dp, &sb);
+		if (s->list_vars && dp->prov->list_vars)
+			dp->prov->list_vars(s, dp, &sb);
 		vec_push(&lines, strbuf_detach(&sb));
 	}
 	if (lines.len)

@@ -3,13 +3,22 @@
  * begin[(N)] runs once when the session starts, end[(N)] once when it stops
  * normally, error[(N)] when it stops after a run-time error; N orders probes
  * of one kind (lower first, ties in script order). never is checked but never
- * runs. These need no registration: translate.c calls them in order.
+ * runs. Nothing to register: the family's "registration" calls the begin
+ * probes, before any other family registers (it is first in the table), and
+ * its "unregistration" calls the end or error probes after every other
+ * family has unregistered.
  */
 #include "provider.h"
+
+#include <stdlib.h>
 
 #include "diag.h"
 
 extern const struct provider begin_end_provider;
+
+struct begin_end_probe {
+	int64_t order;          /* begin(N) / end(N) / error(N) */
+};
 
 static int derive(struct session *s, struct probe *p, struct probe_point *pp)
 {
@@ -31,13 +40,68 @@ static int derive(struct session *s, struct probe *p, struct probe_point *pp)
 			return -1;
 		}
 		struct derived_probe *dp = derived_probe_add(s, p, pp, &begin_end_provider, kinds[i].kind);
-		dp->order = order;
+		struct begin_end_probe *b = xcalloc(1, sizeof(*b));
+		b->order = order;
+		dp->data = b;
 		return 1;
 	}
 	return 0;
 }
 
+static int cmp_order(const void *a, const void *b)
+{
+	const struct derived_probe *x = *(struct derived_probe *const *)a;
+	const struct derived_probe *y = *(struct derived_probe *const *)b;
+	int64_t ox = ((const struct begin_end_probe *)x->data)->order;
+	int64_t oy = ((const struct begin_end_probe *)y->data)->order;
+
+	if (ox != oy)
+		return ox < oy ? -1 : 1;
+	return x->index - y->index;
+}
+
+/* Calls of the probes of one kind, in their order. */
+static void emit_calls(struct session *s, struct strbuf *out, enum probe_kind k, const char *indent)
+{
+	VEC(struct derived_probe *) v = { 0 };
+
+	for (int i = 0; i < s->probes.len; i++)
+		if (s->probes.items[i]->prov == &begin_end_provider && s->probes.items[i]->kind == k)
+			vec_push(&v, s->probes.items[i]);
+	if (v.len)
+		qsort(v.items, v.len, sizeof(v.items[0]), cmp_order);
+	for (int i = 0; i < v.len; i++)
+		strbuf_addf(out, "%sdp_%d();\n", indent, v.items[i]->index);
+	free(v.items);
+}
+
+/* The begin probes; an exit() in one of them stops the start here. */
+static void emit_register(struct session *s, struct strbuf *out)
+{
+	emit_calls(s, out, PK_BEGIN, "\t");
+	strbuf_addstr(out, "\tif (atomic_read(&stp_state) != STP_STARTING)\n\t\treturn 0;\n");
+}
+
+/* The end probes after a normal stop, the error probes after errors. */
+static void emit_unregister(struct session *s, struct strbuf *out)
+{
+	strbuf_addstr(out, "\tif (atomic_read(&stp_state) == STP_STOPPING) {\n");
+	emit_calls(s, out, PK_END, "\t\t");
+	strbuf_addstr(out, "\t} else if (atomic_read(&stp_state) == STP_ERROR) {\n");
+	emit_calls(s, out, PK_ERROR, "\t\t");
+	strbuf_addstr(out, "\t}\n");
+}
+
+/* Called from the module's own start and stop, in process context. */
+static const struct handler_abi called_directly = {
+	.params = "void",
+	.fill = "\tc->regs = NULL;\n",
+};
+
 const struct provider begin_end_provider = {
 	.name = "begin/end",
 	.derive = derive,
+	.handler = &called_directly,
+	.emit_register = emit_register,
+	.emit_unregister = emit_unregister,
 };

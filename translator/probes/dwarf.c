@@ -20,23 +20,21 @@
 #include <string.h>
 
 #include "diag.h"
-#include "target/dwarf_funcs.h"
-#include "dwarf_probes.h"
-#include "target/dwarf_stmt.h"
 #include "kpoint.h"
 #include "kpsites.h"
+#include "target/dwarf_funcs.h"
+#include "target/dwarf_scope.h"
+#include "target/dwarf_stmt.h"
 
 extern const struct provider dwarf_provider;
 
-static VEC(struct dw_probe_info) infos;
-
-const struct dw_probe_info *dwarf_probe_info(const struct derived_probe *dp)
-{
-	for (int i = 0; i < infos.len; i++)
-		if (infos.items[i].dp == dp)
-			return &infos.items[i];
-	return NULL;
-}
+/* A derived probe of this family (dp->data): where it is registered, and
+ * the DWARF scope of its target variables (none for .absolute). */
+struct dwarf_probe {
+	struct kp_site site;    /* first: kpsites.h reads it at dp->data */
+	struct dw_scope scope;
+	bool has_scope;
+};
 
 /* The symbol the runtime must find at the probe's address: only if no
  * other symbol shares the address (aliases print as either name). */
@@ -73,51 +71,21 @@ static char *point_text(struct probe_point *pp, const int *idx, const char *cons
 	return t;
 }
 
-/* The scopes holding pc inside the function die, innermost first, from
- * the innermost one that is not inside a callee inlined at pc; *n of them
- * (the function last). NULL if die does not hold pc. */
-static Dwarf_Die *scopes_at(struct dw_image *img, Dwarf_Off die, Dwarf_Addr pc, int *n)
+/* A new probe of this family registered at site k; scope, if any, is
+ * where its target variables are. */
+static struct derived_probe *new_probe(struct session *s, struct probe *p, struct probe_point *pp,
+				       const struct kp_site *k, const struct dw_scope *scope)
 {
-	Dwarf_Die fn, cu, *sc = NULL;
-	int cnt, fi = -1, start = 0;
+	struct derived_probe *dp = derived_probe_add(s, p, pp, &dwarf_provider, PK_NORMAL);
+	struct dwarf_probe *d = xcalloc(1, sizeof(*d));
 
-	if (!dwarf_offdie(img->dbg, die, &fn) || !dwarf_diecu(&fn, &cu, NULL, NULL) ||
-	    (cnt = dwarf_getscopes(&cu, pc, &sc)) <= 0)
-		return NULL;
-	for (int i = 0; i < cnt && fi < 0; i++)
-		if (dwarf_dieoffset(&sc[i]) == die)
-			fi = i;
-	for (int i = 0; i < fi; i++)
-		if (dwarf_tag(&sc[i]) == DW_TAG_inlined_subroutine)
-			start = i + 1;
-	if (fi < 0) {
-		free(sc);
-		return NULL;
+	d->site = *k;
+	if (scope) {
+		d->scope = *scope;
+		d->has_scope = true;
 	}
-	memmove(sc, sc + start, (size_t)(fi - start + 1) * sizeof(*sc));
-	*n = fi - start + 1;
-	return sc;
-}
-
-void dwarf_probe_record(struct derived_probe *dp, struct dw_image *img, Dwarf_Off die, Dwarf_Addr entry,
-			bool ret)
-{
-	struct dw_probe_info info = { .dp = dp, .img = img, .die = die, .entry = entry, .ret = ret };
-
-	vec_push(&infos, info);
-}
-
-/* Statements and labels: also the innermost block holding the address. */
-static void record_in_body(struct derived_probe *dp, struct dw_image *img, Dwarf_Off die,
-			   Dwarf_Addr entry)
-{
-	int n;
-	Dwarf_Die *sc = scopes_at(img, die, entry, &n);
-
-	dwarf_probe_record(dp, img, die, entry, false);
-	if (sc && n > 1)
-		infos.items[infos.len - 1].scope = dwarf_dieoffset(&sc[0]);
-	free(sc);
+	dp->data = d;
+	return dp;
 }
 
 /* A probe at DWARF address a of img (a statement, label or inlined
@@ -149,13 +117,10 @@ static bool add_probe_at(struct session *s, struct probe *p, struct probe_point 
 		k.symbol = xstrdup(sym);
 		k.offset = off;
 	}
-	k.dp = derived_probe_add(s, p, pp, &dwarf_provider, PK_NORMAL);
-	k.dp->pp = text;
-	kp_site_add(&k);
-	if (in_body)
-		record_in_body(k.dp, img, die, a);
-	else
-		dwarf_probe_record(k.dp, img, die, a, false);
+	struct dw_scope scope = { .img = img, .die = die, .entry = a };
+	if (in_body)   /* statements and labels: also the innermost block */
+		dw_scope_find_block(&scope);
+	new_probe(s, p, pp, &k, &scope)->pp = text;
 	return true;
 }
 
@@ -175,12 +140,10 @@ static void add_probe(struct session *s, struct probe *p, struct probe_point *pp
 	} else {
 		k.symbol = xstrdup(f->symbol);
 	}
-	k.dp = derived_probe_add(s, p, pp, &dwarf_provider, PK_NORMAL);
+	struct dw_scope scope = { .img = img, .die = f->die, .entry = f->addr, .ret = suf->ret };
 	int idx[] = { 0, fn_comp };
 	const char *args[] = { img->module, where };
-	k.dp->pp = point_text(pp, idx, args, 2);
-	kp_site_add(&k);
-	dwarf_probe_record(k.dp, img, f->die, f->addr, suf->ret);
+	new_probe(s, p, pp, &k, &scope)->pp = point_text(pp, idx, args, 2);
 	free(where);
 }
 
@@ -445,9 +408,7 @@ static int derive_address(struct session *s, struct probe *p, struct probe_point
 			return -1;
 		}
 		struct kp_site k = { .addr = (uint64_t)addr };
-		k.dp = derived_probe_add(s, p, pp, &dwarf_provider, PK_NORMAL);
-		k.dp->pp = text;
-		kp_site_add(&k);
+		new_probe(s, p, pp, &k, NULL)->pp = text;
 		return 1;
 	}
 	if (pp->comps.len != 2) {
@@ -516,154 +477,19 @@ static int derive(struct session *s, struct probe *p, struct probe_point *pp)
 	return derive_in(s, p, pp, fn, module, &rq);
 }
 
-static void dw_type_name(Dwarf_Die *t, struct strbuf *out, int depth);
-
-/* "int (*) (struct super_block*, struct fs_context*)" */
-static void fn_pointer_name(Dwarf_Die *fn, struct strbuf *out, int depth)
+static const struct dw_scope *tvar_scope(const struct derived_probe *dp)
 {
-	Dwarf_Attribute a;
-	Dwarf_Die t, p;
-	bool first = true;
+	const struct dwarf_probe *d = dp->data;
 
-	if (dwarf_formref_die(dwarf_attr(fn, DW_AT_type, &a), &t))
-		dw_type_name(&t, out, depth);
-	else
-		strbuf_addstr(out, "void");
-	strbuf_addstr(out, " (*) (");
-	if (dwarf_child(fn, &p) == 0) {
-		do {
-			if (dwarf_tag(&p) != DW_TAG_formal_parameter)
-				continue;
-			if (!first)
-				strbuf_addstr(out, ", ");
-			first = false;
-			if (dwarf_formref_die(dwarf_attr(&p, DW_AT_type, &a), &t))
-				dw_type_name(&t, out, depth);
-		} while (dwarf_siblingof(&p, &p) == 0);
-	}
-	strbuf_addch(out, ')');
+	return d->has_scope ? &d->scope : NULL;
 }
 
-/* C-like type name as SystemTap's -L prints it: "char const*",
- * "struct file*", "long unsigned int", "struct iovec[]". */
-static void dw_type_name(Dwarf_Die *t, struct strbuf *out, int depth)
+static void list_vars(struct session *s, const struct derived_probe *dp, struct strbuf *out)
 {
-	Dwarf_Attribute a;
-	Dwarf_Die inner;
-	bool has_inner = dwarf_formref_die(dwarf_attr(t, DW_AT_type, &a), &inner) != NULL;
-	const char *name = dwarf_diename(t);
+	const struct dw_scope *sc = tvar_scope(dp);
 
-	if (depth > 16) {
-		strbuf_addstr(out, "?");
-		return;
-	}
-	switch (dwarf_tag(t)) {
-	case DW_TAG_pointer_type:
-		if (has_inner && dwarf_tag(&inner) == DW_TAG_subroutine_type) {
-			fn_pointer_name(&inner, out, depth + 1);
-			break;
-		}
-		if (has_inner)
-			dw_type_name(&inner, out, depth + 1);
-		else
-			strbuf_addstr(out, "void");
-		strbuf_addch(out, '*');
-		break;
-	case DW_TAG_const_type:
-	case DW_TAG_volatile_type:
-		if (has_inner)
-			dw_type_name(&inner, out, depth + 1);
-		else
-			strbuf_addstr(out, "void");
-		strbuf_addstr(out, dwarf_tag(t) == DW_TAG_const_type ? " const" : " volatile");
-		break;
-	case DW_TAG_array_type:
-		if (has_inner)
-			dw_type_name(&inner, out, depth + 1);
-		strbuf_addstr(out, "[]");
-		break;
-	case DW_TAG_structure_type:
-		strbuf_addf(out, "struct %s", name ? name : "{...}");
-		break;
-	case DW_TAG_union_type:
-		strbuf_addf(out, "union %s", name ? name : "{...}");
-		break;
-	case DW_TAG_enumeration_type:
-		strbuf_addf(out, "enum %s", name ? name : "{...}");
-		break;
-	case DW_TAG_subroutine_type:
-		strbuf_addstr(out, "void");
-		break;
-	default:
-		strbuf_addstr(out, name ? name : "void");
-		break;
-	}
-}
-
-/* A variable is listed only if it has a location at the probe address (as
- * SystemTap): a local set later in the function, or an optimised-out
- * parameter, is not. */
-static bool located_at(Dwarf_Die *var, Dwarf_Addr pc)
-{
-	Dwarf_Attribute a;
-	Dwarf_Op *ops;
-	size_t nops;
-
-	if (!dwarf_attr_integrate(var, DW_AT_location, &a))
-		return false;
-	return dwarf_getlocation_addr(&a, pc, &ops, &nops, 1) > 0 && nops > 0;
-}
-
-/* " $name:type" for the parameters and variables of one scope located at
- * pc, in DIE order. */
-static void scope_vars(Dwarf_Die *scope, Dwarf_Addr pc, struct strbuf *out)
-{
-	Dwarf_Die d, t;
-	Dwarf_Attribute a;
-
-	if (dwarf_child(scope, &d) != 0)
-		return;
-	do {
-		int tag = dwarf_tag(&d);
-		const char *name = dwarf_diename(&d);
-		if ((tag != DW_TAG_formal_parameter && tag != DW_TAG_variable) || !name)
-			continue;
-		if (!located_at(&d, pc))
-			continue;
-		if (!strcmp(name, "__data") && dwarf_diename(scope) &&
-		    !strncmp(dwarf_diename(scope), "__traceiter_", 12))
-			continue;   /* a tracepoint's private pointer, not an argument */
-		strbuf_addf(out, " $%s:", name);
-		if (dwarf_formref_die(dwarf_attr_integrate(&d, DW_AT_type, &a), &t))
-			dw_type_name(&t, out, 0);
-		else
-			strbuf_addstr(out, "void");
-	} while (dwarf_siblingof(&d, &d) == 0);
-}
-
-/* " $name:type" for the parameters and outermost locals of the function
- * DIE (in DIE order), preceded by $return for .return probes; statement
- * and label probes list the variables of the blocks holding them first. */
-bool dwarf_probe_vars(const struct derived_probe *dp, struct strbuf *out)
-{
-	const struct dw_probe_info *in = dwarf_probe_info(dp);
-	Dwarf_Die fn, t;
-	Dwarf_Attribute a;
-
-	if (!in || !dwarf_offdie(in->img->dbg, in->die, &fn))
-		return false;
-	if (in->ret && dwarf_formref_die(dwarf_attr_integrate(&fn, DW_AT_type, &a), &t)) {
-		strbuf_addstr(out, " $return:");
-		dw_type_name(&t, out, 0);
-	}
-	/* statements and labels: the blocks holding the address first */
-	int n = 0;
-	Dwarf_Die *sc = in->scope ? scopes_at(in->img, in->die, in->entry, &n) : NULL;
-	for (int i = 0; i < n - 1; i++)
-		scope_vars(&sc[i], in->entry, out);
-	free(sc);
-	scope_vars(&fn, in->entry, out);
-	return true;
+	if (sc)
+		dw_scope_vars(sc, out);
 }
 
 static void emit_decls(struct session *s, struct strbuf *out)
@@ -681,10 +507,19 @@ static void emit_unregister(struct session *s, struct strbuf *out)
 	kp_emit_unregister(s, &dwarf_provider, "dwarf", out);
 }
 
+static void guest_modules(struct session *s, strvec *out)
+{
+	kp_guest_modules(s, &dwarf_provider, out);
+}
+
 const struct provider dwarf_provider = {
 	.name = "dwarf",
 	.derive = derive,
+	.tvar_scope = tvar_scope,
+	.list_vars = list_vars,
 	.emit_decls = emit_decls,
 	.emit_register = emit_register,
 	.emit_unregister = emit_unregister,
+	.shows_origin = true,
+	.guest_modules = guest_modules,
 };

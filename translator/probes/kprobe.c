@@ -36,8 +36,7 @@ static int derive_statement(struct session *s, struct probe *p, struct probe_poi
 		return -1;
 	}
 	struct kp_site k = { .addr = (uint64_t)addr };
-	k.dp = derived_probe_add(s, p, pp, &kprobe_provider, PK_NORMAL);
-	kp_site_add(&k);
+	kp_site_attach(derived_probe_add(s, p, pp, &kprobe_provider, PK_NORMAL), &k);
 	return 1;
 }
 
@@ -77,9 +76,9 @@ static int derive_functions(struct session *s, struct probe *p, struct probe_poi
 		struct kp_site k = { .ret = suf->ret, .maxactive = suf->maxactive,
 				     .optional = wild || pp->optional };
 		k.symbol = module ? xasprintf("%s:%s", module, names.items[i]) : xstrdup(names.items[i]);
-		k.dp = derived_probe_add(s, p, pp, &kprobe_provider, PK_NORMAL);
-		k.dp->pp = kpoint_text(pp, fn_comp, names.items[i]);
-		kp_site_add(&k);
+		struct derived_probe *dp = derived_probe_add(s, p, pp, &kprobe_provider, PK_NORMAL);
+		dp->pp = kpoint_text(pp, fn_comp, names.items[i]);
+		kp_site_attach(dp, &k);
 	}
 	return 1;
 }
@@ -124,10 +123,16 @@ static void emit_unregister(struct session *s, struct strbuf *out)
 	kp_emit_unregister(s, &kprobe_provider, "kprobe", out);
 }
 
+static void guest_modules(struct session *s, strvec *out)
+{
+	kp_guest_modules(s, &kprobe_provider, out);
+}
+
 const struct provider kprobe_provider = {
 	.name = "kprobe",
 	.derive = derive,
 	.emit_decls = emit_decls,
 	.emit_register = emit_register,
 	.emit_unregister = emit_unregister,
+	.guest_modules = guest_modules,
 };

@@ -1,6 +1,10 @@
 /* kpsites.h - kprobe/kretprobe registration sites, shared by the kprobe.*
- * and kernel.function providers, and the C they emit (a struct stp_kprobe
- * table per provider, registered by runtime/kprobes.h).
+ * and kernel.function families, and the C they emit (a struct stp_kprobe
+ * table per family, registered by runtime/kprobes.h).
+ *
+ * A derived probe of such a family has its site at dp->data: the kprobe
+ * family's record is a struct kp_site, and a family whose record holds
+ * more puts its struct kp_site first.
  */
 #ifndef CSTAP_KPSITES_H
 #define CSTAP_KPSITES_H
@@ -8,7 +12,6 @@
 #include "provider.h"
 
 struct kp_site {
-	struct derived_probe *dp;
 	char *symbol;           /* "name", "module:name", "_stext"; NULL: absolute addr */
 	uint64_t offset;        /* from symbol */
 	uint64_t addr;          /* absolute address when symbol is NULL */
@@ -18,14 +21,11 @@ struct kp_site {
 	bool optional;          /* registration failure is not reported */
 };
 
-/* Record where dp's probe goes; the site is copied. */
-void kp_site_add(const struct kp_site *site);
-/* Sites of one provider, for listings. */
-int kp_sites_count(const struct provider *prov);
+/* dp's record: a copy of site. */
+void kp_site_attach(struct derived_probe *dp, const struct kp_site *site);
 
-/* The modules the sites are in ("m" of "m:sym"), each once, appended to out:
- * the QEMU guest loads them before the run. */
-void kp_sites_modules(strvec *out);
+/* The modules prov's sites are in ("m" of "m:sym"), each once, appended to out. */
+void kp_guest_modules(struct session *s, const struct provider *prov, strvec *out);
 
 /* The provider hooks, for a provider whose table is named stp_kp_<tag>. */
 void kp_emit_decls(struct session *s, const struct provider *prov, const char *tag, struct strbuf *out);

@@ -1,10 +1,22 @@
 /* provider.h - probe families behind one interface.
  *
- * Each probe family (begin/end, timer, kprobe, tracepoint ...) is one file in
- * translator/probes/ that fills one struct provider; providers.c lists them.
- * Pass 2 offers every probe point to the providers in table order; the one
- * whose derive() accepts it adds derived probes to the session. Pass 3 asks
- * each provider to emit its declarations and its (un)registration code.
+ * Each probe family (begin/end, timer, kprobe, kernel.function, tracepoint
+ * ...) is one file in translator/probes/ that fills one struct provider;
+ * providers.c lists them. Core code knows families only through these
+ * hooks (doc/architecture.md shows who calls which):
+ *
+ *   pass 2   derive        (elaborate.c) a probe point -> derived probes
+ *            tvar_scope    (target/tvars.c) where $target variables live
+ *   -L       list_vars     (listing.c) " $name:type ..." of a probe
+ *   pass 3   handler       (translate.c) the C signature of dp_N and how it
+ *                          fills the context from its arguments
+ *            emit_decls, emit_register, emit_unregister (translate.c)
+ *            shows_origin  (translate.c, -t) the written point beside pp()
+ *   pass 5   guest_modules (run.c) kernel modules the QEMU guest must load
+ *
+ * A family keeps what it knows of one derived probe behind dp->data (its
+ * own struct), and what it knows of the whole run in its provider state
+ * (provider_state()): no family keeps file-static tables.
  */
 #ifndef CSTAP_PROVIDER_H
 #define CSTAP_PROVIDER_H
@@ -12,10 +24,11 @@
 #include "ast.h"
 #include "session.h"
 
-/* Must match runtime/session.h STP_PK_* */
+/* Must match runtime/run_state.h STP_PK_*: when the runtime lets a probe run */
 enum probe_kind { PK_NORMAL = 0, PK_BEGIN, PK_END, PK_ERROR, PK_NEVER };
 
 struct provider;
+struct dw_scope;
 
 /* One concrete probe derived from a script probe's probe point. Several
  * derived probes may share one body (comma lists, wildcards). */
@@ -23,28 +36,51 @@ struct derived_probe {
 	struct probe *probe;            /* the script probe: body and locals */
 	struct probe_point *point;      /* the point it came from */
 	const struct provider *prov;
+	void *data;                     /* the family's own record of this probe */
 	char *pp;                       /* canonical text for pp(): "timer.ms(100)" */
 	enum probe_kind kind;
-	int64_t order;                  /* begin(N) / end(N) / error(N) */
-	int64_t period_ns, randomize_ns; /* timer */
 	int index;                      /* position in s->probes (pass 3) */
 	int body;                       /* its body function body_N (pass 3) */
 	bool has_entry;                 /* .return probe saving values at entry (@entry) */
 };
 
+/* The C of a derived probe's handler dp_N, as its family calls it. */
+struct handler_abi {
+	const char *params;     /* "struct pt_regs *regs" */
+	/* statements after the context c is had: fill c->regs (and locals
+	 * they need) from the parameters; "%d" is the probe's index */
+	const char *fill;
+};
+
 struct provider {
 	const char *name;
-	/* Try to derive probes from pp (of script probe p). Returns 1 if this
-	 * provider took the point (probes added with derived_probe_add), 0 if
-	 * the point is not its kind, -1 after reporting an error. */
+	/* Pass 2: try to derive probes from pp (of script probe p). Returns 1
+	 * if this provider took the point (probes added with
+	 * derived_probe_add), 0 if the point is not its kind, -1 after
+	 * reporting an error. */
 	int (*derive)(struct session *s, struct probe *p, struct probe_point *pp);
-	/* Pass 3: file-scope declarations for this provider's probes. */
+	/* Pass 2: the DWARF scope dp's $target variables, $$parms and @entry
+	 * are resolved in, or NULL (then they are unavailable: an error).
+	 * No hook: the family has no target variables. */
+	const struct dw_scope *(*tvar_scope)(const struct derived_probe *dp);
+	/* -L: append " $name:type" for each variable dp can read. */
+	void (*list_vars)(struct session *s, const struct derived_probe *dp, struct strbuf *out);
+	/* Pass 3: the handler's signature; NULL: (struct pt_regs *regs),
+	 * called from a kprobe, a timer or the like. */
+	const struct handler_abi *handler;
+	/* Pass 3: file-scope declarations for this provider's probes (after
+	 * every handler dp_N). */
 	void (*emit_decls)(struct session *s, struct strbuf *out);
-	/* Pass 3: statements in stp_script_start() after begin probes ran;
-	 * on failure they must `goto fail;` after setting rc. */
+	/* Pass 3: statements in stp_script_start(), in table order; on
+	 * failure they `return rc;` after setting rc. */
 	void (*emit_register)(struct session *s, struct strbuf *out);
-	/* Pass 3: statements in stp_script_stop() before end probes run. */
+	/* Pass 3: statements in stp_script_stop(), in reverse table order. */
 	void (*emit_unregister)(struct session *s, struct strbuf *out);
+	/* -t: pp() is resolved from the point as written; show both. */
+	bool shows_origin;
+	/* Pass 5: append the kernel modules (each once) that this family's
+	 * probes are in: the QEMU guest loads them before the run. */
+	void (*guest_modules)(struct session *s, strvec *out);
 };
 
 extern const struct provider *const providers[];
@@ -52,6 +88,10 @@ extern const struct provider *const providers[];
 struct derived_probe *derived_probe_add(struct session *s, struct probe *p,
 					struct probe_point *pp,
 					const struct provider *prov, enum probe_kind kind);
+/* How many derived probes the family has in this run. */
+int provider_probes(const struct session *s, const struct provider *prov);
+/* The family's state for this run: size zeroed bytes on first use. */
+void *provider_state(struct session *s, const struct provider *prov, size_t size);
 
 /* Helpers for derive(): component i's name / literal argument. */
 bool pp_comp_is(const struct probe_point *pp, int i, const char *name);

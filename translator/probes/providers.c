@@ -19,6 +19,35 @@ const struct provider *const providers[] = {
 	NULL,
 };
 
+static int provider_index(const struct provider *prov)
+{
+	int i;
+
+	for (i = 0; providers[i] && providers[i] != prov; i++)
+		;
+	return i;
+}
+
+int provider_probes(const struct session *s, const struct provider *prov)
+{
+	int n = 0;
+
+	for (int i = 0; i < s->probes.len; i++)
+		n += s->probes.items[i]->prov == prov;
+	return n;
+}
+
+void *provider_state(struct session *s, const struct provider *prov, size_t size)
+{
+	int i = provider_index(prov);
+
+	if (!s->provider_states)
+		s->provider_states = xcalloc(sizeof(providers) / sizeof(providers[0]), sizeof(void *));
+	if (!s->provider_states[i])
+		s->provider_states[i] = xcalloc(1, size);
+	return s->provider_states[i];
+}
+
 struct derived_probe *derived_probe_add(struct session *s, struct probe *p,
 					struct probe_point *pp,
 					const struct provider *prov, enum probe_kind kind)

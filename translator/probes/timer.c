@@ -12,6 +12,11 @@
 
 extern const struct provider timer_provider;
 
+struct timer_probe {
+	/* ns; jiffies periods are stored negated, converted in C (HZ) */
+	int64_t period_ns, randomize_ns;
+};
+
 static const struct { const char *unit; int64_t ns; } units[] = {
 	{ "s", 1000000000LL }, { "sec", 1000000000LL }, { "ms", 1000000LL },
 	{ "msec", 1000000LL }, { "us", 1000LL }, { "usec", 1000LL }, { "ns", 1LL },
@@ -50,15 +55,17 @@ static int derive(struct session *s, struct probe *p, struct probe_point *pp)
 		return -1;
 	}
 	struct derived_probe *dp = derived_probe_add(s, p, pp, &timer_provider, PK_NORMAL);
+	struct timer_probe *t = xcalloc(1, sizeof(*t));
 	if (units[u].ns > 0) {
-		dp->period_ns = n * units[u].ns;
-		dp->randomize_ns = r * units[u].ns;
+		t->period_ns = n * units[u].ns;
+		t->randomize_ns = r * units[u].ns;
 	} else if (units[u].ns == 0) {          /* jiffies: converted in C (HZ) */
-		dp->period_ns = -n;
-		dp->randomize_ns = -r;
+		t->period_ns = -n;
+		t->randomize_ns = -r;
 	} else {                                /* hz: n times a second */
-		dp->period_ns = 1000000000LL / n;
+		t->period_ns = 1000000000LL / n;
 	}
+	dp->data = t;
 	return 1;
 }
 
@@ -72,18 +79,9 @@ static void emit_period(struct strbuf *out, int64_t v)
 		strbuf_addf(out, "%lldULL", (long long)v);
 }
 
-static int count_timers(const struct session *s)
-{
-	int n = 0;
-
-	for (int i = 0; i < s->probes.len; i++)
-		n += s->probes.items[i]->prov == &timer_provider;
-	return n;
-}
-
 static void emit_decls(struct session *s, struct strbuf *out)
 {
-	int n = count_timers(s);
+	int n = provider_probes(s, &timer_provider);
 
 	if (!n)
 		return;
@@ -98,10 +96,11 @@ static void emit_register(struct session *s, struct strbuf *out)
 		struct derived_probe *dp = s->probes.items[i];
 		if (dp->prov != &timer_provider)
 			continue;
+		const struct timer_probe *t = dp->data;
 		strbuf_addf(out, "\tstp_timers[%d].period_ns = ", n);
-		emit_period(out, dp->period_ns);
+		emit_period(out, t->period_ns);
 		strbuf_addf(out, ";\n\tstp_timers[%d].rand_ns = ", n);
-		emit_period(out, dp->randomize_ns);
+		emit_period(out, t->randomize_ns);
 		strbuf_addf(out, ";\n\tstp_timers[%d].handler = dp_%d;\n", n, dp->index);
 		strbuf_addf(out, "\tstp_timer_start(&stp_timers[%d]);\n", n);
 		n++;
@@ -110,7 +109,7 @@ static void emit_register(struct session *s, struct strbuf *out)
 
 static void emit_unregister(struct session *s, struct strbuf *out)
 {
-	int n = count_timers(s);
+	int n = provider_probes(s, &timer_provider);
 
 	if (n)
 		strbuf_addf(out, "\tfor (i = 0; i < %d; i++)\n\t\tstp_timer_stop(&stp_timers[i]);\n", n);

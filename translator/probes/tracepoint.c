@@ -6,10 +6,10 @@
  * proto...) in the kernel, whose DWARF names and types the tracepoint's
  * arguments. The module registers, for each probe, a function taking
  * (void *data, up to five 64-bit words) with tracepoint_probe_register();
- * it lays them out in a pt_regs as the C calling convention passes them to
- * __traceiter_TP (rdi, rsi, rdx, rcx, r8, r9), so that $prev, $next and
- * $$parms resolve through the iterator's DWARF at its entry, like any other
- * target variable.
+ * the handler lays them out in a pt_regs as the C calling convention passes
+ * them to __traceiter_TP (rdi, rsi, rdx, rcx, r8, r9), so that $prev, $next
+ * and $$parms resolve through the iterator's DWARF at its entry, like any
+ * other target variable.
  */
 #include "provider.h"
 
@@ -18,9 +18,9 @@
 #include <string.h>
 
 #include "diag.h"
-#include "target/dwarf_funcs.h"
-#include "dwarf_probes.h"
 #include "kpoint.h"
+#include "target/dwarf_funcs.h"
+#include "target/dwarf_scope.h"
 #include "target/ksyms.h"
 #include "target/tvars.h"
 
@@ -29,25 +29,34 @@ extern const struct provider tracepoint_provider;
 #define TP_PREFIX "__traceiter_"
 #define TP_MAX_ARGS 5   /* after __data: rsi rdx rcx r8 r9 */
 
-struct tp_site {
-	struct derived_probe *dp;
+/* A derived probe of this family (dp->data). */
+struct tp_probe {
 	char *name;             /* the tracepoint: "sched_switch" */
+	struct dw_scope scope;  /* __traceiter_NAME at its entry */
 };
-static VEC(struct tp_site) sites;
+
+/* What the family learns once per run. */
+struct tp_state {
+	bool offsets_known;
+	long class_off, system_off;   /* in struct trace_event_call / _class */
+};
 
 /* The tracepoint's system (TRACE_SYSTEM: "sched" for sched_switch), as the
  * kernel's tracefs names it: event_NAME's class's system string, read from
  * the image; NULL if the event has no trace_event_call. */
-static char *tp_system(struct dw_image *img, const struct ksymtab *syms, const char *name)
+static char *tp_system(struct session *s, struct dw_image *img, const struct ksymtab *syms,
+		       const char *name)
 {
-	static long class_off = -2, system_off = -2;
+	struct tp_state *st = provider_state(s, &tracepoint_provider, sizeof(*st));
 	char *sym = xasprintf("event_%s", name);
 	uint64_t call = 0, cls;
 
-	if (class_off == -2) {
-		class_off = dw_member_offset(img, "struct trace_event_call", "class");
-		system_off = dw_member_offset(img, "struct trace_event_class", "system");
+	if (!st->offsets_known) {
+		st->class_off = dw_member_offset(img, "struct trace_event_call", "class");
+		st->system_off = dw_member_offset(img, "struct trace_event_class", "system");
+		st->offsets_known = true;
 	}
+	long class_off = st->class_off, system_off = st->system_off;
 	for (size_t i = 0; i < syms->n && !call; i++)
 		if (!strcmp(syms->syms[i].name, sym))
 			call = syms->syms[i].addr;
@@ -112,14 +121,15 @@ static int derive(struct session *s, struct probe *p, struct probe_point *pp)
 				     "tracepoint %s has more than %d arguments (not supported yet)", name, TP_MAX_ARGS);
 			continue;
 		}
-		char *sys = tp_system(img, syms, name);
+		char *sys = tp_system(s, img, syms, name);
 		if (sys_pat && (!sys || fnmatch(sys_pat, sys, 0)))
 			continue;
-		struct tp_site t = { .name = xstrdup(name) };
-		t.dp = derived_probe_add(s, p, pp, &tracepoint_provider, PK_NORMAL);
-		t.dp->pp = sys ? xasprintf("kernel.trace(\"%s:%s\")", sys, name) : xasprintf("kernel.trace(\"%s\")", name);
-		dwarf_probe_record(t.dp, img, f->die, f->addr, false);
-		vec_push(&sites, t);
+		struct tp_probe *t = xcalloc(1, sizeof(*t));
+		t->name = xstrdup(name);
+		t->scope = (struct dw_scope){ .img = img, .die = f->die, .entry = f->addr, .hidden = "__data" };
+		struct derived_probe *dp = derived_probe_add(s, p, pp, &tracepoint_provider, PK_NORMAL);
+		dp->pp = sys ? xasprintf("kernel.trace(\"%s:%s\")", sys, name) : xasprintf("kernel.trace(\"%s\")", name);
+		dp->data = t;
 		n++;
 	}
 	free(funcs.items);
@@ -132,41 +142,65 @@ static int derive(struct session *s, struct probe *p, struct probe_point *pp)
 	return 1;
 }
 
+static const struct dw_scope *tvar_scope(const struct derived_probe *dp)
+{
+	return &((const struct tp_probe *)dp->data)->scope;
+}
+
+static void list_vars(struct session *s, const struct derived_probe *dp, struct strbuf *out)
+{
+	dw_scope_vars(tvar_scope(dp), out);
+}
+
+/* The kernel calls the handler as the tracepoint's probe: (void *data,
+ * its arguments...), each passed in a 64-bit register. */
+static const struct handler_abi tracepoint_abi = {
+	.params = "void *data, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5",
+	.fill = "\tstruct pt_regs regs = { .di = (unsigned long)data, .si = a1, .dx = a2,\n"
+		"\t\t\t\t .cx = a3, .r8 = a4, .r9 = a5 };\n\n"
+		"\tc->regs = &regs;\n",
+};
+
 static void emit_decls(struct session *s, struct strbuf *out)
 {
-	(void)s;
-	if (!sites.len)
+	int n = provider_probes(s, &tracepoint_provider);
+
+	if (!n)
 		return;
-	for (int i = 0; i < sites.len; i++)
-		strbuf_addf(out, "static void tp_%d(void *data, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)\n{\n"
-			    "\tstruct pt_regs regs = { .di = (unsigned long)data, .si = a1, .dx = a2,\n"
-			    "\t\t\t\t .cx = a3, .r8 = a4, .r9 = a5 };\n\n"
-			    "\tdp_%d(&regs);\n}\n\n", i, sites.items[i].dp->index);
-	strbuf_addf(out, "static struct stp_tracepoint stp_tps[%d] = {\n", sites.len);
-	for (int i = 0; i < sites.len; i++)
-		strbuf_addf(out, "\t{ .name = \"%s\", .probe = (void *)tp_%d, .pp = \"%s\" },\n",
-			    sites.items[i].name, i, sites.items[i].name);
+	strbuf_addf(out, "static struct stp_tracepoint stp_tps[%d] = {\n", n);
+	for (int i = 0; i < s->probes.len; i++) {
+		const struct derived_probe *dp = s->probes.items[i];
+		if (dp->prov != &tracepoint_provider)
+			continue;
+		const struct tp_probe *t = dp->data;
+		strbuf_addf(out, "\t{ .name = \"%s\", .probe = (void *)dp_%d, .pp = \"%s\" },\n",
+			    t->name, dp->index, t->name);
+	}
 	strbuf_addstr(out, "};\n");
 }
 
 static void emit_register(struct session *s, struct strbuf *out)
 {
-	(void)s;
-	if (sites.len)
-		strbuf_addf(out, "\trc = stp_tracepoints_register(stp_tps, %d);\n\tif (rc)\n\t\treturn rc;\n",
-			    sites.len);
+	int n = provider_probes(s, &tracepoint_provider);
+
+	if (n)
+		strbuf_addf(out, "\trc = stp_tracepoints_register(stp_tps, %d);\n\tif (rc)\n\t\treturn rc;\n", n);
 }
 
 static void emit_unregister(struct session *s, struct strbuf *out)
 {
-	(void)s;
-	if (sites.len)
-		strbuf_addf(out, "\tstp_tracepoints_unregister(stp_tps, %d);\n", sites.len);
+	int n = provider_probes(s, &tracepoint_provider);
+
+	if (n)
+		strbuf_addf(out, "\tstp_tracepoints_unregister(stp_tps, %d);\n", n);
 }
 
 const struct provider tracepoint_provider = {
 	.name = "tracepoint",
 	.derive = derive,
+	.tvar_scope = tvar_scope,
+	.list_vars = list_vars,
+	.handler = &tracepoint_abi,
 	.emit_decls = emit_decls,
 	.emit_register = emit_register,
 	.emit_unregister = emit_unregister,

@@ -11,7 +11,7 @@
 #include "diag.h"
 #include "passes.h"
 #include "options.h"
-#include "probes/kpsites.h"
+#include "probes/provider.h"
 #include "remote/qemu.h"
 #include "spawn.h"
 
@@ -107,7 +107,9 @@ int pass5_run(struct session *s)
 	vec_push(&cfg.files, f);
 	/* the guest boots with no modules: load those the probes are in */
 	strvec mods = { 0 };
-	kp_sites_modules(&mods);
+	for (int i = 0; providers[i]; i++)
+		if (providers[i]->guest_modules && provider_probes(s, providers[i]))
+			providers[i]->guest_modules(s, &mods);
 	for (int i = 0; i < mods.len; i++)
 		vec_push(&cfg.modules, mods.items[i]);
 	staprun_args(s, &argv, guest_ko, true);

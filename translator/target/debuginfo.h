@@ -22,6 +22,7 @@ struct dw_image {
 	Dwarf_Addr bias;        /* DWARF address + bias = libdwfl address (modules) */
 	Dwfl *dwfl;             /* modules only */
 	Dwfl_Module *mod;       /* modules only */
+	struct dw_type_cache *types; /* tvars.c: type DIEs found by name */
 };
 
 /* Where installed debuginfo is looked for: $CSTAP_DEBUGINFO_DIR, else

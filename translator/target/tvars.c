@@ -17,17 +17,28 @@
 #include <string.h>
 
 #include "diag.h"
-#include "probes/dwarf_probes.h"
+#include "dwarf_scope.h"
+#include "probes/provider.h"
 #include "ksyms.h"
 
-static VEC(struct tvar *) all;
-static bool uses_kaslr;
+/* What pass 2 resolved, for pass 3 (session->tvars). */
+struct tvar_table {
+	VEC(struct tvar *) all;
+	bool uses_kaslr;        /* some code adds stp_kaslr_offset (DW_OP_addr) */
+};
+
+static struct tvar_table *table(struct session *s)
+{
+	if (!s->tvars)
+		s->tvars = xcalloc(1, sizeof(*s->tvars));
+	return s->tvars;
+}
 
 /* What a target expression is resolved against. */
 struct rctx {
 	struct session *s;
 	const struct derived_probe *dp;
-	const struct dw_probe_info *in;   /* NULL: no probe context (@cast only) */
+	const struct dw_scope *in;        /* NULL: no probe context (@cast only) */
 	struct dw_image *img;             /* image for @cast / @var */
 	Dwarf_Die fn;
 	Dwarf_Addr pc;                    /* DWARF address of the probe */
@@ -297,7 +308,7 @@ static bool eval_ops(struct rctx *r, Dwarf_Attribute *attr, Dwarf_Op *ops, size_
 		case DW_OP_addr:
 			if (r->img && r->img->module)
 				return fail(r, "static variables of modules are not supported yet");
-			uses_kaslr = true;
+			table(r->s)->uses_kaslr = true;
 			PUSH(xasprintf("((int64_t)(stp_kaslr_offset + 0x%" PRIx64 "ULL))", (uint64_t)ops[i].number));
 			break;
 		case DW_OP_const1u: case DW_OP_const2u: case DW_OP_const4u: case DW_OP_const8u: case DW_OP_constu:
@@ -755,9 +766,8 @@ static bool pretty_list(struct rctx *r, const struct expr *e, struct tvar *tv)
 			const char *name = dwarf_diename(&d);
 			if (!name || !((parms && tag == DW_TAG_formal_parameter) || (locals && tag == DW_TAG_variable)))
 				continue;
-			if (!strcmp(name, "__data") && dwarf_diename(&r->fn) &&
-			    !strncmp(dwarf_diename(&r->fn), "__traceiter_", 12))
-				continue;   /* a tracepoint's private pointer, not an argument (as -L) */
+			if (r->in && r->in->hidden && !strcmp(name, r->in->hidden))
+				continue;   /* the probe mechanism's, not an argument (as -L) */
 			if (!first)
 				strbuf_addstr(&out, "stp_str_append(@@S@@, \" \");\n");
 			first = false;
@@ -800,13 +810,14 @@ static bool find_var(struct rctx *r, const char *name, Dwarf_Die *var)
 	return false;
 }
 
-/* Top-level type DIEs found by @cast, cached by name. */
+/* Top-level type DIEs found by @cast, cached by name in their image. */
 struct type_hit {
-	struct dw_image *img;
 	char *name;
 	Dwarf_Off off;
 };
-static VEC(struct type_hit) type_cache;
+struct dw_type_cache {
+	VEC(struct type_hit) hits;
+};
 
 /* A complete type named name ("struct x", "union x", "x") in img. */
 static bool find_type(struct dw_image *img, const char *name, Dwarf_Die *out);
@@ -828,9 +839,11 @@ static bool find_type(struct dw_image *img, const char *name, Dwarf_Die *out)
 	int want = 0;
 	const char *n = name;
 
-	for (int i = 0; i < type_cache.len; i++)
-		if (type_cache.items[i].img == img && !strcmp(type_cache.items[i].name, name))
-			return type_cache.items[i].off && dwarf_offdie(img->dbg, type_cache.items[i].off, out);
+	if (!img->types)
+		img->types = xcalloc(1, sizeof(*img->types));
+	for (int i = 0; i < img->types->hits.len; i++)
+		if (!strcmp(img->types->hits.items[i].name, name))
+			return img->types->hits.items[i].off && dwarf_offdie(img->dbg, img->types->hits.items[i].off, out);
 	if (!strncmp(n, "struct ", 7)) {
 		want = DW_TAG_structure_type;
 		n += 7;
@@ -864,8 +877,8 @@ static bool find_type(struct dw_image *img, const char *name, Dwarf_Die *out)
 			break;
 		} while (dwarf_siblingof(&d, &d) == 0);
 	}
-	struct type_hit h = { img, xstrdup(name), found };
-	vec_push(&type_cache, h);
+	struct type_hit h = { xstrdup(name), found };
+	vec_push(&img->types->hits, h);
 	return found && dwarf_offdie(img->dbg, found, out);
 }
 
@@ -1047,7 +1060,7 @@ struct walk {
 
 static void walk_expr(struct walk *w, const struct expr *e);
 
-int tvars_static_cond(const struct derived_probe *dp, const struct expr *cond)
+int tvars_static_cond(struct session *s, const struct derived_probe *dp, const struct expr *cond)
 {
 	bool neg = false;
 	const struct tvar *tv;
@@ -1056,7 +1069,7 @@ int tvars_static_cond(const struct derived_probe *dp, const struct expr *cond)
 		neg = !neg;
 		cond = cond->lhs;
 	}
-	if (!cond || cond->kind != EXPR_DEFINED || !(tv = tvar_find(dp, cond)))
+	if (!cond || cond->kind != EXPR_DEFINED || !(tv = tvar_find(s, dp, cond)))
 		return -1;
 	return tv->defined != neg;
 }
@@ -1067,7 +1080,7 @@ static void walk_stmt(struct walk *w, const struct stmt *st)
 		return;
 	if (st->kind == STMT_IF) {   /* if (@defined($x)) ...: only the live branch */
 		walk_expr(w, st->expr);
-		int live = tvars_static_cond(w->r->dp, st->expr);
+		int live = tvars_static_cond(w->r->s, w->r->dp, st->expr);
 		if (live != 0)
 			walk_stmt(w, st->body);
 		if (live != 1)
@@ -1115,7 +1128,7 @@ static void walk_target(struct walk *w, const struct expr *e, bool addrof, const
 			walk_expr(w, e->chain.items[i]->index);
 	if (e->kind == EXPR_CAST)
 		walk_expr(w, e->lhs);
-	if (!w->quiet && tvar_find(dp, key))
+	if (!w->quiet && tvar_find(r->s, dp, key))
 		return;
 	struct tvar *tv = tvar_new(dp, key, TV_VALUE);
 	r->why = NULL;
@@ -1126,8 +1139,8 @@ static void walk_target(struct walk *w, const struct expr *e, bool addrof, const
 	}
 	if (tv->at_entry && r->dp)
 		((struct derived_probe *)r->dp)->has_entry = true;
-	if (!w->quiet || !tvar_find(dp, key))
-		vec_push(&all, tv);
+	if (!w->quiet || !tvar_find(r->s, dp, key))
+		vec_push(&table(r->s)->all, tv);
 }
 
 static void walk_expr(struct walk *w, const struct expr *e)
@@ -1154,7 +1167,7 @@ static void walk_expr(struct walk *w, const struct expr *e)
 		walk_expr(w, e->lhs);
 		struct tvar *tv = tvar_new(w->r->dp, e, TV_DEFINED);
 		tv->defined = !w->failed;
-		vec_push(&all, tv);
+		vec_push(&table(w->r->s)->all, tv);
 		w->quiet--;
 		w->failed = saved;
 		return;
@@ -1168,14 +1181,14 @@ static void walk_expr(struct walk *w, const struct expr *e)
 		w->quiet--;
 		struct tvar *tv = tvar_new(w->r->dp, e, TV_DEFINED);
 		tv->defined = !w->failed;
-		vec_push(&all, tv);
+		vec_push(&table(w->r->s)->all, tv);
 		w->failed = saved;
 		walk_expr(w, e->args.items[tv->defined ? 0 : 1]);
 		return;
 	}
 	case EXPR_TERNARY: {   /* @defined($x) ? $x : 0: only the live branch */
 		walk_expr(w, e->args.items[0]);
-		int live = tvars_static_cond(w->r->dp, e->args.items[0]);
+		int live = tvars_static_cond(w->r->s, w->r->dp, e->args.items[0]);
 		if (live != 0)
 			walk_expr(w, e->args.items[1]);
 		if (live != 1)
@@ -1249,7 +1262,7 @@ static void probe_ctx(struct session *s, const struct derived_probe *dp, struct 
 	memset(r, 0, sizeof(*r));
 	r->s = s;
 	r->dp = dp;
-	r->in = dp ? dwarf_probe_info(dp) : NULL;
+	r->in = dp && dp->prov->tvar_scope ? dp->prov->tvar_scope(dp) : NULL;
 	if (r->in && !dwarf_offdie(r->in->img->dbg, r->in->die, &r->fn))
 		r->in = NULL;
 	if (r->in) {
@@ -1294,11 +1307,13 @@ int tvars_resolve(struct session *s)
 	return errors;
 }
 
-const struct tvar *tvar_find(const struct derived_probe *dp, const struct expr *e)
+const struct tvar *tvar_find(struct session *s, const struct derived_probe *dp, const struct expr *e)
 {
-	for (int i = all.len - 1; i >= 0; i--)
-		if (all.items[i]->e == e && (all.items[i]->dp == dp || !all.items[i]->dp))
-			return all.items[i];
+	struct tvar_table *t = table(s);
+
+	for (int i = t->all.len - 1; i >= 0; i--)
+		if (t->all.items[i]->e == e && (t->all.items[i]->dp == dp || !t->all.items[i]->dp))
+			return t->all.items[i];
 	return NULL;
 }
 
@@ -1307,7 +1322,7 @@ char *tvars_kaslr_init(struct session *s)
 	const char *why;
 	const struct ksymtab *t;
 
-	if (!uses_kaslr || !(t = ksyms_kernel(s, &why)))
+	if (!table(s)->uses_kaslr || !(t = ksyms_kernel(s, &why)))
 		return NULL;
 	for (size_t i = 0; i < t->n; i++)
 		if (!strcmp(t->syms[i].name, "kfree"))

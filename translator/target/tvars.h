@@ -43,13 +43,13 @@ struct tvar {
  * kept; errors are reported as diagnostics. Returns the number of errors. */
 int tvars_resolve(struct session *s);
 /* What e compiles to in dp (or anywhere: dp NULL), or NULL. */
-const struct tvar *tvar_find(const struct derived_probe *dp, const struct expr *e);
+const struct tvar *tvar_find(struct session *s, const struct derived_probe *dp, const struct expr *e);
 /* Does the body of this script probe use anything resolved per derived
  * probe (then pass 3 gives every derived probe a body of its own)? */
 bool tvars_per_probe(const struct probe *p);
 /* A condition decided by @defined in dp: 1 true, 0 false, -1 not constant.
  * Pass 2 resolves, and pass 3 generates, only the live branch. */
-int tvars_static_cond(const struct derived_probe *dp, const struct expr *cond);
+int tvars_static_cond(struct session *s, const struct derived_probe *dp, const struct expr *cond);
 /* Offset of a member in a struct type of img ("struct x"), or -1. */
 long dw_member_offset(struct dw_image *img, const char *type, const char *member);
 /* The syscall.* tapset for the target kernel as SystemTap source

@@ -556,7 +556,7 @@ static char *gen_call(struct gen *g, struct expr *e)
 
 static char *gen_ternary(struct gen *g, struct expr *e)
 {
-	int live = tvars_static_cond(g->dp, e->args.items[0]);
+	int live = tvars_static_cond(g->s, g->dp, e->args.items[0]);
 
 	if (live >= 0)   /* @defined($x) ? $x : 0 */
 		return gen_expr(g, e->args.items[live ? 1 : 2]);
@@ -643,11 +643,11 @@ static char *gen_expr(struct gen *g, struct expr *e)
 			break;
 		return gen_tvar(g, e);
 	case EXPR_DEFINED: {
-		const struct tvar *tv = tvar_find(g->dp, e);
+		const struct tvar *tv = tvar_find(g->s, g->dp, e);
 		return xstrdup(tv && tv->defined ? "((int64_t)1)" : "((int64_t)0)");
 	}
 	case EXPR_CHOOSE: {
-		const struct tvar *tv = tvar_find(g->dp, e);
+		const struct tvar *tv = tvar_find(g->s, g->dp, e);
 		return gen_expr(g, e->args.items[tv && tv->defined ? 0 : 1]);
 	}
 	case EXPR_ENTRY:
@@ -748,7 +748,7 @@ static void tvar_near(struct gen *g, const struct expr *te)
 static char *gen_tvar_write(struct gen *g, struct expr *lhs, const char *op, struct expr *rhs,
 			    bool post, struct srcpos pos)
 {
-	const struct tvar *tv = tvar_find(g->dp, lhs);
+	const struct tvar *tv = tvar_find(g->s, g->dp, lhs);
 	struct tvar_ops o;
 	char *rv = NULL;
 
@@ -797,7 +797,7 @@ static char *gen_tvar_write(struct gen *g, struct expr *lhs, const char *op, str
 static char *gen_tvar(struct gen *g, struct expr *e)
 {
 	struct expr *te = e->kind == EXPR_ADDROF ? e->lhs : e;
-	const struct tvar *tv = tvar_find(g->dp, e);
+	const struct tvar *tv = tvar_find(g->s, g->dp, e);
 	struct tvar_ops o;
 
 	if (!tv) {
@@ -1187,7 +1187,7 @@ static void gen_stmt(struct gen *g, struct stmt *st)
 		break;
 	}
 	case STMT_IF: {
-		int live = tvars_static_cond(g->dp, st->expr);
+		int live = tvars_static_cond(g->s, g->dp, st->expr);
 		if (live >= 0) {   /* if (@defined($x)): the live branch only */
 			if (live ? st->body : st->els) {
 				emit(g, "{");
@@ -1573,6 +1573,12 @@ static void use_stmt(struct session *s, struct usage *u, struct stmt *st)
 	use_stmt(s, u, st->els);
 }
 
+/* The handler most families' mechanisms call: a kprobe's, a timer's. */
+static const struct handler_abi regs_abi = {
+	.params = "struct pt_regs *regs",
+	.fill = "\tc->regs = regs;\n",
+};
+
 /* The handler of a derived probe: context, locks in global order, body.
  * A lock that cannot be had in MAXTRYLOCK tries skips the probe (counted). */
 static void gen_handler(struct session *s, struct strbuf *out, struct derived_probe *dp,
@@ -1581,9 +1587,11 @@ static void gen_handler(struct session *s, struct strbuf *out, struct derived_pr
 	int nlocks = 0;
 	int order[s->globals.len + 1];
 
-	strbuf_addf(out, "static void dp_%d(struct pt_regs *regs)\n{\n", dp->index);
+	const struct handler_abi *abi = dp->prov->handler ? dp->prov->handler : &regs_abi;
+
+	strbuf_addf(out, "static void dp_%d(%s)\n{\n", dp->index, abi->params);
 	strbuf_addf(out, "\tstruct stp_context *c = stp_probe_enter(&stp_probes[%d]);\n\n", dp->index);
-	strbuf_addstr(out, "\tif (!c)\n\t\treturn;\n\tc->regs = regs;\n");
+	strbuf_addf(out, "\tif (!c)\n\t\treturn;\n%s", abi->fill);
 	if (dp->has_entry)   /* what the entry handler saved; missing if it could not run */
 		strbuf_addf(out, "\tc->entry_data = *this_cpu_ptr(&stp_kret_data);\n"
 			    "\tif (!c->entry_data || !((struct entry_d%d *)c->entry_data)->valid) {\n"
@@ -1622,78 +1630,26 @@ static const char *kind_name(enum probe_kind k)
 	}
 }
 
-static int cmp_order(const void *a, const void *b)
-{
-	const struct derived_probe *x = *(struct derived_probe *const *)a;
-	const struct derived_probe *y = *(struct derived_probe *const *)b;
-
-	if (x->order != y->order)
-		return x->order < y->order ? -1 : 1;
-	return x->index - y->index;
-}
-
-/* Calls of begin / end / error probes in their order. */
-static void gen_calls_of_kind(struct session *s, struct strbuf *out, enum probe_kind k)
-{
-	VEC(struct derived_probe *) v = { 0 };
-
-	for (int i = 0; i < s->probes.len; i++)
-		if (s->probes.items[i]->kind == k)
-			vec_push(&v, s->probes.items[i]);
-	if (v.len)
-		qsort(v.items, v.len, sizeof(v.items[0]), cmp_order);
-	for (int i = 0; i < v.len; i++)
-		strbuf_addf(out, "\tdp_%d(NULL);\n", v.items[i]->index);
-	free(v.items);
-}
-
-/* Keep only providers that have derived probes, each once. */
-static void for_providers(struct session *s, struct strbuf *out,
-			  void (*pick)(const struct provider *, struct session *, struct strbuf *))
-{
-	for (int p = 0; providers[p]; p++) {
-		for (int i = 0; i < s->probes.len; i++) {
-			if (s->probes.items[i]->prov == providers[p]) {
-				pick(providers[p], s, out);
-				break;
-			}
-		}
-	}
-}
-
-static void pick_decls(const struct provider *p, struct session *s, struct strbuf *o)
-{
-	if (p->emit_decls)
-		p->emit_decls(s, o);
-}
-
-static void pick_register(const struct provider *p, struct session *s, struct strbuf *o)
-{
-	if (p->emit_register)
-		p->emit_register(s, o);
-}
-
-static void pick_unregister(const struct provider *p, struct session *s, struct strbuf *o)
-{
-	if (p->emit_unregister)
-		p->emit_unregister(s, o);
-}
-
+/* The hooks of the families that have derived probes: registration in
+ * table order, unregistration in reverse (begin/end, first in the table,
+ * runs the begin probes before all and the end probes after all). */
 static void gen_lifecycle(struct session *s, struct strbuf *out)
 {
-	for_providers(s, out, pick_decls);
+	int n;
+
+	for (n = 0; providers[n]; n++)
+		if (providers[n]->emit_decls && provider_probes(s, providers[n]))
+			providers[n]->emit_decls(s, out);
 	strbuf_addstr(out, "\nstatic int stp_script_start(void)\n{\n\tint rc = 0;\n\n");
-	gen_calls_of_kind(s, out, PK_BEGIN);
-	strbuf_addstr(out, "\tif (atomic_read(&stp_state) != STP_STARTING)\n\t\treturn 0;\n");
-	for_providers(s, out, pick_register);
+	for (int p = 0; p < n; p++)
+		if (providers[p]->emit_register && provider_probes(s, providers[p]))
+			providers[p]->emit_register(s, out);
 	strbuf_addstr(out, "\treturn rc;\n}\n\n");
 	strbuf_addstr(out, "static void stp_script_stop(void)\n{\n\tint i __attribute__((unused));\n\n");
-	for_providers(s, out, pick_unregister);
-	strbuf_addstr(out, "\tif (atomic_read(&stp_state) == STP_STOPPING) {\n");
-	gen_calls_of_kind(s, out, PK_END);
-	strbuf_addstr(out, "\t} else if (atomic_read(&stp_state) == STP_ERROR) {\n");
-	gen_calls_of_kind(s, out, PK_ERROR);
-	strbuf_addstr(out, "\t}\n}\n\n");
+	for (int p = n - 1; p >= 0; p--)
+		if (providers[p]->emit_unregister && provider_probes(s, providers[p]))
+			providers[p]->emit_unregister(s, out);
+	strbuf_addstr(out, "}\n\n");
 }
 
 static char *probe_pos(const struct derived_probe *dp)
@@ -1716,7 +1672,7 @@ static void gen_timing_table(struct session *s, struct strbuf *out)
 		struct probe *p = dp->probe;
 		struct strbuf pp = STRBUF_INIT;
 
-		if (dp->prov && !strcmp(dp->prov->name, "dwarf") && dp->point) {
+		if (dp->prov->shows_origin && dp->point) {
 			strbuf_addf(&pp, "%s from: ", dp->pp);
 			unparse_probe_point(&pp, dp->point);
 		} else if (p->points.len) {
