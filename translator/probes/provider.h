@@ -27,9 +27,12 @@ struct derived_probe {
 	enum probe_kind kind;
 	int64_t order;                  /* begin(N) / end(N) / error(N) */
 	int64_t period_ns, randomize_ns; /* timer */
-	int index;                      /* position in s->probes (pass 3) */
-	int body;                       /* its body function body_N (pass 3) */
+	int index;                      /* position in s->probes */
+	int body;                       /* its body function body_N (pass 2 analysis) */
+	bool own_body;                  /* body_N is its alone: its target variables differ */
 	bool has_entry;                 /* .return probe saving values at entry (@entry) */
+	unsigned char *lock_modes;      /* per global, as s->globals: 0 none, 1 read, 2|3 write
+					 * lock, through called functions too (pass 2 analysis) */
 };
 
 struct provider {
