@@ -51,6 +51,8 @@ struct session {
 	VEC(struct func *) funcs;
 	VEC(struct derived_probe *) probes;
 	VEC(struct embed *) embeds;
+	VEC(struct probe *) aliases;     /* every probe alias, the user's first (alias.c) */
+	bool aliases_listed;             /* aliases is filled */
 
 	/* pass 3/4 */
 	char *tmpdir;             /* build directory */
