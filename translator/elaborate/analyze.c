@@ -84,6 +84,13 @@ static void choose_atomic_counters(struct session *s)
 		walk_stmt(&w, s->funcs.items[i]->body);
 }
 
+/* Globals are named and locked by their place in s->globals. */
+static void number_globals(struct session *s)
+{
+	for (int i = 0; i < s->globals.len; i++)
+		s->globals.items[i]->index = i;
+}
+
 /* ---- locks: which globals a probe reads or writes, through calls too -------- */
 
 struct usage {
@@ -164,8 +171,6 @@ static void choose_locks(struct session *s)
 	struct walker w = { .stmt = use_stmt, .expr = use_expr, .ctx = &u };
 
 	u.w = &w;
-	for (int i = 0; i < s->globals.len; i++)
-		s->globals.items[i]->index = i;
 	for (int i = 0; i < s->probes.len; i++) {
 		struct derived_probe *dp = s->probes.items[i];
 		u.mode = dp->lock_modes = xcalloc(s->globals.len + 1, 1);
@@ -205,6 +210,7 @@ static void share_bodies(struct session *s)
 void analyze(struct session *s)
 {
 	choose_atomic_counters(s);
+	number_globals(s);
 	choose_locks(s);
 	share_bodies(s);
 }
