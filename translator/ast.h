@@ -188,7 +188,7 @@ struct sym {
 	bool wrap;               /* global a%[N] / a% */
 	bool is_private;
 	struct expr *init;       /* global initialiser (literal) or NULL */
-	int index;               /* position in its scope (pass 3) */
+	int index;               /* globals: position in s->globals (pass 2 analysis) */
 	/* aggregates (TYPE_STATS), filled by pass 2 from @hist_* and @variance uses */
 	int hist_kind;           /* 0 none, 1 log, 2 linear */
 	int64_t hist_lo, hist_hi, hist_step;

@@ -36,6 +36,7 @@ PROBE_SOURCES = translator/probes/provider.h translator/probes/providers.c \
 STAP_PASS_SOURCES = translator/passes.h translator/options.c translator/options.h \
 	translator/spawn.c translator/spawn.h translator/parse/library.c \
 	translator/elaborate/elaborate.c translator/elaborate/autocast.c \
+	translator/walk.c translator/walk.h translator/elaborate/analyze.c \
 	translator/elaborate/alias.c translator/elaborate/dump.c \
 	translator/elaborate/listing.c translator/elaborate/listing.h \
 	translator/translate/translate.c translator/translate/translate.h \

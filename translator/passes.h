@@ -18,6 +18,11 @@ int alias_expand(struct session *s, struct probe *user, struct probe_point *pp, 
 /* pass 2: type `expr->field` from what expr carries (autocast.c) */
 void autocast_rewrite(struct session *s, struct probe **probes, int nprobes);
 
+/* pass 2's last step (analyze.c): decide what pass 3 only reads */
+void analyze(struct session *s);
+/* x++, x--, ++x, --x, x += e, x -= e on a global: that global, else NULL */
+struct sym *bumped_global(const struct expr *e);
+
 /* -p1 / -p2 / -p3 output */
 void print_pass1(struct session *s);
 void print_pass2(struct session *s);

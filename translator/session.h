@@ -54,6 +54,8 @@ struct session {
 	VEC(struct embed *) embeds;
 	void **provider_states;   /* each probe family's own, by providers[] index */
 	struct tvar_table *tvars; /* target/tvars.c: resolved target expressions */
+	VEC(struct probe *) aliases;     /* every probe alias, the user's first (alias.c) */
+	bool aliases_listed;             /* aliases is filled */
 
 	/* pass 3/4 */
 	char *tmpdir;             /* build directory */

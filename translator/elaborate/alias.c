@@ -77,9 +77,8 @@ static struct stmt *combined_body(const struct probe *alias, const struct probe 
 	return b;
 }
 
-typedef VEC(struct probe *) probevec;
-
-static void all_aliases(struct session *s, probevec *out)
+/* The user's aliases, then the library's, once per run. */
+static void list_aliases(struct session *s)
 {
 	struct script *sc[1 + s->user_more.len];
 
@@ -89,27 +88,25 @@ static void all_aliases(struct session *s, probevec *out)
 	for (int k = 0; k < 1 + s->user_more.len; k++)
 		for (int i = 0; i < sc[k]->probes.len; i++)
 			if (sc[k]->probes.items[i]->is_alias)
-				vec_push(out, sc[k]->probes.items[i]);
+				vec_push(&s->aliases, sc[k]->probes.items[i]);
 	for (int k = 0; k < s->library.len; k++)
 		for (int i = 0; i < s->library.items[k]->probes.len; i++)
 			if (s->library.items[k]->probes.items[i]->is_alias)
-				vec_push(out, s->library.items[k]->probes.items[i]);
+				vec_push(&s->aliases, s->library.items[k]->probes.items[i]);
 }
 
 int alias_expand(struct session *s, struct probe *user, struct probe_point *pp, int depth,
 		 void (*derive)(struct session *, struct probe *, struct probe_point *, int))
 {
-	static probevec aliases;
-	static bool listed;
 	int found = 0;
 
-	if (!listed) {
-		all_aliases(s, &aliases);
-		listed = true;
+	if (!s->aliases_listed) {
+		list_aliases(s);
+		s->aliases_listed = true;
 	}
 	for (int exact = 1; exact >= 0 && !found; exact--) {
-		for (int i = 0; i < aliases.len; i++) {
-			struct probe *a = aliases.items[i];
+		for (int i = 0; i < s->aliases.len; i++) {
+			struct probe *a = s->aliases.items[i];
 			for (int j = 0; j < a->alias_names.len; j++) {
 				struct probe_point *name = a->alias_names.items[j];
 				int used = match_name(name, pp);

@@ -12,6 +12,7 @@
 #include "diag.h"
 #include "passes.h"
 #include "session.h"
+#include "walk.h"
 
 /* The type an expression carries: a @cast type, or "follow this $target
  * chain" (its DWARF type, known only per probe). */
@@ -26,79 +27,90 @@ struct scope {
 
 static struct ctype type_of(struct scope *sc, const struct expr *e);
 
-/* All values assigned to v (x = e) in a body must carry one type. */
-static void assigned(struct scope *sc, const struct stmt *st, const struct sym *v, struct ctype *t,
-		     bool *bad);
+/* What `assigned` looks for: v, the type its values carry so far, and
+ * whether one did not carry it. */
+struct assigned {
+	struct scope *sc;
+	const struct sym *v;
+	struct ctype t;
+};
 
-static void assigned_expr(struct scope *sc, const struct expr *e, const struct sym *v, struct ctype *t,
-			  bool *bad)
+/* Each `v = e` must carry the type the others do; any other write to v
+ * (v++, v += e) carries none. */
+static enum walk_action assigned_expr(struct expr *e, void *ctx)
 {
-	if (!e || *bad)
-		return;
-	if ((e->kind == EXPR_ASSIGN || e->kind == EXPR_PREINC || e->kind == EXPR_POSTINC) && e->lhs &&
-	    e->lhs->kind == EXPR_VAR && e->lhs->sym == v) {
-		if (e->kind != EXPR_ASSIGN || strcmp(e->op, "=")) {
-			*bad = true;
-			return;
-		}
-		struct ctype u = type_of(sc, e->rhs);
-		if (!u.src) {
-			*bad = true;
-			return;
-		}
-		if (!t->src)
-			*t = u;
-		else if (t->src->kind != u.src->kind || (u.src->kind == EXPR_CAST && strcmp(t->src->str, u.src->str)))
-			*bad = true;
-	}
-	assigned_expr(sc, e->lhs, v, t, bad);
-	assigned_expr(sc, e->rhs, v, t, bad);
-	for (int i = 0; i < e->args.len; i++)
-		assigned_expr(sc, e->args.items[i], v, t, bad);
+	struct assigned *a = ctx;
+
+	if ((e->kind != EXPR_ASSIGN && e->kind != EXPR_PREINC && e->kind != EXPR_POSTINC) || !e->lhs ||
+	    e->lhs->kind != EXPR_VAR || e->lhs->sym != a->v)
+		return WALK_DESCEND;
+	if (e->kind != EXPR_ASSIGN || strcmp(e->op, "="))
+		return WALK_STOP;
+	struct ctype u = type_of(a->sc, e->rhs);
+	if (!u.src)
+		return WALK_STOP;
+	if (!a->t.src)
+		a->t = u;
+	else if (a->t.src->kind != u.src->kind || (u.src->kind == EXPR_CAST && strcmp(a->t.src->str, u.src->str)))
+		return WALK_STOP;
+	return WALK_DESCEND;
 }
 
-static void assigned(struct scope *sc, const struct stmt *st, const struct sym *v, struct ctype *t,
-		     bool *bad)
+/* A foreach key or value variable takes values that carry no type. */
+static enum walk_action assigned_stmt(struct stmt *st, void *ctx)
 {
-	if (!st || *bad)
-		return;
-	for (int i = 0; i < st->stmts.len; i++)
-		assigned(sc, st->stmts.items[i], v, t, bad);
-	assigned_expr(sc, st->expr, v, t, bad);
-	assigned_expr(sc, st->init, v, t, bad);
-	assigned_expr(sc, st->step, v, t, bad);
-	assigned(sc, st->body, v, t, bad);
-	assigned(sc, st->els, v, t, bad);
+	struct assigned *a = ctx;
+
 	for (int i = 0; i < st->keys.len; i++)
-		if (st->keys.items[i]->sym == v)
-			*bad = true;
-	if (st->value && st->value->sym == v)
-		*bad = true;
+		if (st->keys.items[i]->sym == a->v)
+			return WALK_STOP;
+	if (st->value && st->value->sym == a->v)
+		return WALK_STOP;
+	return WALK_DESCEND;
 }
 
-/* Every `return e` of a function body carries the same type? */
-static void returned(struct scope *sc, const struct stmt *st, struct ctype *t, bool *bad)
+/* All values assigned to v (x = e) in a body must carry one type: that
+ * type, or none. */
+static struct ctype assigned(struct scope *sc, struct stmt *body, const struct sym *v)
 {
-	if (!st || *bad)
-		return;
-	if (st->kind == STMT_RETURN) {
-		struct ctype u = st->expr ? type_of(sc, st->expr) : (struct ctype){ 0 };
-		if (!u.src || u.src->kind != EXPR_CAST || (t->src && strcmp(t->src->str, u.src->str)))
-			*bad = true;
-		else
-			*t = u;
-		return;
-	}
-	for (int i = 0; i < st->stmts.len; i++)
-		returned(sc, st->stmts.items[i], t, bad);
-	returned(sc, st->body, t, bad);
-	returned(sc, st->els, t, bad);
+	struct assigned a = { .sc = sc, .v = v };
+	struct walker w = { .stmt = assigned_stmt, .expr = assigned_expr, .ctx = &a };
+
+	return walk_stmt(&w, body) ? a.t : (struct ctype){ 0 };
+}
+
+/* What `returned` looks for: the type every `return e` carries so far. */
+struct returned {
+	struct scope *sc;
+	struct ctype t;
+};
+
+static enum walk_action returned_stmt(struct stmt *st, void *ctx)
+{
+	struct returned *r = ctx;
+
+	if (st->kind != STMT_RETURN)
+		return WALK_DESCEND;
+	struct ctype u = st->expr ? type_of(r->sc, st->expr) : (struct ctype){ 0 };
+	if (!u.src || u.src->kind != EXPR_CAST || (r->t.src && strcmp(r->t.src->str, u.src->str)))
+		return WALK_STOP;
+	r->t = u;
+	return WALK_SKIP;
+}
+
+/* Every `return e` of a function body carries the same @cast type: that
+ * type, or none. */
+static struct ctype returned(struct scope *sc, struct stmt *body)
+{
+	struct returned r = { .sc = sc };
+	struct walker w = { .stmt = returned_stmt, .ctx = &r };
+
+	return walk_stmt(&w, body) ? r.t : (struct ctype){ 0 };
 }
 
 static struct ctype type_of(struct scope *sc, const struct expr *e)
 {
 	struct ctype t = { 0 };
-	bool bad = false;
 
 	if (!e || sc->depth > 16)
 		return t;
@@ -113,16 +125,16 @@ static struct ctype type_of(struct scope *sc, const struct expr *e)
 		if (!e->func || !e->func->body)
 			return t;
 		sc->depth++;
-		returned(sc, e->func->body, &t, &bad);
+		t = returned(sc, e->func->body);
 		sc->depth--;
-		return bad ? (struct ctype){ 0 } : t;
+		return t;
 	case EXPR_VAR:
 		if (!e->sym || e->sym->kind != SYM_LOCAL || !sc->body)
 			return t;
 		sc->depth++;
-		assigned(sc, sc->body, e->sym, &t, &bad);
+		t = assigned(sc, sc->body, e->sym);
 		sc->depth--;
-		return bad ? (struct ctype){ 0 } : t;
+		return t;
 	default:
 		return t;
 	}
@@ -165,45 +177,33 @@ static void rewrite(struct session *s, struct scope *sc, struct expr *e)
 	     "'->' on a value whose type comes from a $target chain through a variable or function is not supported yet (use @cast)");
 }
 
-static void walk_expr(struct session *s, struct scope *sc, struct expr *e);
+/* What the rewriting walk carries: the session for diagnostics, the body. */
+struct rewriting {
+	struct session *s;
+	struct scope sc;
+};
 
-static void walk_stmt(struct session *s, struct scope *sc, struct stmt *st)
+/* After its operand, so that (a->b)->c sees a->b already rewritten. */
+static void rewrite_post(struct expr *e, void *ctx)
 {
-	if (!st)
-		return;
-	for (int i = 0; i < st->stmts.len; i++)
-		walk_stmt(s, sc, st->stmts.items[i]);
-	walk_expr(s, sc, st->expr);
-	walk_expr(s, sc, st->init);
-	walk_expr(s, sc, st->step);
-	walk_expr(s, sc, st->limit);
-	walk_stmt(s, sc, st->body);
-	walk_stmt(s, sc, st->els);
+	struct rewriting *r = ctx;
+
+	if (e->kind == EXPR_AUTOCAST)
+		rewrite(r->s, &r->sc, e);
 }
 
-static void walk_expr(struct session *s, struct scope *sc, struct expr *e)
+static void rewrite_body(struct session *s, struct stmt *body)
 {
-	if (!e)
-		return;
-	walk_expr(s, sc, e->lhs);
-	walk_expr(s, sc, e->rhs);
-	for (int i = 0; i < e->args.len; i++)
-		walk_expr(s, sc, e->args.items[i]);
-	for (int i = 0; i < e->chain.len; i++)
-		if (e->chain.items[i]->kind == TS_INDEX)
-			walk_expr(s, sc, e->chain.items[i]->index);
-	if (e->kind == EXPR_AUTOCAST)
-		rewrite(s, sc, e);
+	struct rewriting r = { .s = s, .sc = { .body = body } };
+	struct walker w = { .expr_post = rewrite_post, .ctx = &r };
+
+	walk_stmt(&w, body);
 }
 
 void autocast_rewrite(struct session *s, struct probe **probes, int nprobes)
 {
-	for (int i = 0; i < nprobes; i++) {
-		struct scope sc = { .body = probes[i]->body };
-		walk_stmt(s, &sc, probes[i]->body);
-	}
-	for (int i = 0; i < s->funcs.len; i++) {
-		struct scope sc = { .body = s->funcs.items[i]->body };
-		walk_stmt(s, &sc, s->funcs.items[i]->body);
-	}
+	for (int i = 0; i < nprobes; i++)
+		rewrite_body(s, probes[i]->body);
+	for (int i = 0; i < s->funcs.len; i++)
+		rewrite_body(s, s->funcs.items[i]->body);
 }

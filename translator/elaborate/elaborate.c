@@ -1183,5 +1183,8 @@ int pass2_elaborate(struct session *s)
 			s->funcs.items[i]->ret = TYPE_VOID;
 	check_resolved(s);
 	check_global_settings(s);
-	return s->errors ? 1 : 0;
+	if (s->errors)
+		return 1;
+	analyze(s);
+	return 0;
 }

@@ -39,9 +39,12 @@ struct derived_probe {
 	void *data;                     /* the family's own record of this probe */
 	char *pp;                       /* canonical text for pp(): "timer.ms(100)" */
 	enum probe_kind kind;
-	int index;                      /* position in s->probes (pass 3) */
-	int body;                       /* its body function body_N (pass 3) */
+	int index;                      /* position in s->probes */
+	int body;                       /* its body function body_N (pass 2 analysis) */
+	bool own_body;                  /* body_N is its alone: its target variables differ */
 	bool has_entry;                 /* .return probe saving values at entry (@entry) */
+	unsigned char *lock_modes;      /* per global, as s->globals: 0 none, 1 read, 2|3 write
+					 * lock, through called functions too (pass 2 analysis) */
 };
 
 /* The C of a derived probe's handler dp_N, as its family calls it. */

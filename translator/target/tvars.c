@@ -20,6 +20,7 @@
 #include "dwarf_scope.h"
 #include "probes/provider.h"
 #include "ksyms.h"
+#include "walk.h"
 
 /* What pass 2 resolved, for pass 3 (session->tvars). */
 struct tvar_table {
@@ -1058,7 +1059,23 @@ struct walk {
 	bool failed;            /* something under the current @defined failed */
 };
 
-static void walk_expr(struct walk *w, const struct expr *e);
+static enum walk_action visit_stmt(struct stmt *st, void *ctx);
+static enum walk_action visit_expr(struct expr *e, void *ctx);
+
+/* The callbacks below walk the children they choose with these. */
+static void walk_sub(struct walk *w, struct expr *e)
+{
+	struct walker v = { .stmt = visit_stmt, .expr = visit_expr, .ctx = w };
+
+	walk_expr(&v, e);
+}
+
+static void walk_body(struct walk *w, struct stmt *st)
+{
+	struct walker v = { .stmt = visit_stmt, .expr = visit_expr, .ctx = w };
+
+	walk_stmt(&v, st);
+}
 
 int tvars_static_cond(struct session *s, const struct derived_probe *dp, const struct expr *cond)
 {
@@ -1074,28 +1091,20 @@ int tvars_static_cond(struct session *s, const struct derived_probe *dp, const s
 	return tv->defined != neg;
 }
 
-static void walk_stmt(struct walk *w, const struct stmt *st)
+/* if (@defined($x)) ...: only the live branch, as only it is generated. */
+static enum walk_action visit_stmt(struct stmt *st, void *ctx)
 {
-	if (!st)
-		return;
-	if (st->kind == STMT_IF) {   /* if (@defined($x)) ...: only the live branch */
-		walk_expr(w, st->expr);
-		int live = tvars_static_cond(w->r->s, w->r->dp, st->expr);
-		if (live != 0)
-			walk_stmt(w, st->body);
-		if (live != 1)
-			walk_stmt(w, st->els);
-		return;
-	}
-	for (int i = 0; i < st->stmts.len; i++)
-		walk_stmt(w, st->stmts.items[i]);
-	walk_expr(w, st->expr);
-	walk_expr(w, st->init);
-	walk_expr(w, st->step);
-	walk_expr(w, st->limit);
-	walk_expr(w, st->array);
-	walk_stmt(w, st->body);
-	walk_stmt(w, st->els);
+	struct walk *w = ctx;
+
+	if (st->kind != STMT_IF)
+		return WALK_DESCEND;
+	walk_sub(w, st->expr);
+	int live = tvars_static_cond(w->r->s, w->r->dp, st->expr);
+	if (live != 0)
+		walk_body(w, st->body);
+	if (live != 1)
+		walk_body(w, st->els);
+	return WALK_SKIP;
 }
 
 static void report(struct walk *w, const struct expr *e)
@@ -1125,9 +1134,9 @@ static void walk_target(struct walk *w, const struct expr *e, bool addrof, const
 
 	for (int i = 0; i < e->chain.len; i++)
 		if (e->chain.items[i]->kind == TS_INDEX)
-			walk_expr(w, e->chain.items[i]->index);
+			walk_sub(w, e->chain.items[i]->index);
 	if (e->kind == EXPR_CAST)
-		walk_expr(w, e->lhs);
+		walk_sub(w, e->lhs);
 	if (!w->quiet && tvar_find(r->s, dp, key))
 		return;
 	struct tvar *tv = tvar_new(dp, key, TV_VALUE);
@@ -1143,57 +1152,58 @@ static void walk_target(struct walk *w, const struct expr *e, bool addrof, const
 		vec_push(&table(r->s)->all, tv);
 }
 
-static void walk_expr(struct walk *w, const struct expr *e)
+/* Target expressions are resolved here; @defined, @choose_defined and
+ * `@defined(...) ? a : b` walk what they need themselves. */
+static enum walk_action visit_expr(struct expr *e, void *ctx)
 {
-	if (!e)
-		return;
+	struct walk *w = ctx;
+
 	switch (e->kind) {
 	case EXPR_TARGET:
 	case EXPR_CAST:
 	case EXPR_ATVAR:
 		walk_target(w, e, false, e);
-		return;
+		return WALK_SKIP;
 	case EXPR_ADDROF:
 		if (e->lhs && (e->lhs->kind == EXPR_TARGET || e->lhs->kind == EXPR_CAST || e->lhs->kind == EXPR_ATVAR)) {
 			walk_target(w, e->lhs, true, e);
-			return;
+			return WALK_SKIP;
 		}
-		walk_expr(w, e->lhs);
-		return;
+		return WALK_DESCEND;
 	case EXPR_DEFINED: {
 		bool saved = w->failed;
 		w->quiet++;
 		w->failed = false;
-		walk_expr(w, e->lhs);
+		walk_sub(w, e->lhs);
 		struct tvar *tv = tvar_new(w->r->dp, e, TV_DEFINED);
 		tv->defined = !w->failed;
 		vec_push(&table(w->r->s)->all, tv);
 		w->quiet--;
 		w->failed = saved;
-		return;
+		return WALK_SKIP;
 	}
 	case EXPR_CHOOSE: {
 		/* @choose_defined(a, b): a where a resolves, else b */
 		bool saved = w->failed;
 		w->quiet++;
 		w->failed = false;
-		walk_expr(w, e->args.items[0]);
+		walk_sub(w, e->args.items[0]);
 		w->quiet--;
 		struct tvar *tv = tvar_new(w->r->dp, e, TV_DEFINED);
 		tv->defined = !w->failed;
 		vec_push(&table(w->r->s)->all, tv);
 		w->failed = saved;
-		walk_expr(w, e->args.items[tv->defined ? 0 : 1]);
-		return;
+		walk_sub(w, e->args.items[tv->defined ? 0 : 1]);
+		return WALK_SKIP;
 	}
 	case EXPR_TERNARY: {   /* @defined($x) ? $x : 0: only the live branch */
-		walk_expr(w, e->args.items[0]);
+		walk_sub(w, e->args.items[0]);
 		int live = tvars_static_cond(w->r->s, w->r->dp, e->args.items[0]);
 		if (live != 0)
-			walk_expr(w, e->args.items[1]);
+			walk_sub(w, e->args.items[1]);
 		if (live != 1)
-			walk_expr(w, e->args.items[2]);
-		return;
+			walk_sub(w, e->args.items[2]);
+		return WALK_SKIP;
 	}
 	case EXPR_ENTRY:
 		if (w->r->ret && w->r->dp)
@@ -1202,56 +1212,33 @@ static void walk_expr(struct walk *w, const struct expr *e)
 			diag(w->r->s, E_TARGET_VAR, e->pos, "@entry is only available in .return probes");
 			w->errors++;
 		}
-		walk_expr(w, e->lhs);
-		return;
+		return WALK_DESCEND;
 	default:
-		walk_expr(w, e->lhs);
-		walk_expr(w, e->rhs);
-		for (int i = 0; i < e->args.len; i++)
-			walk_expr(w, e->args.items[i]);
-		return;
+		return WALK_DESCEND;
 	}
 }
 
-/* Is there anything per-probe in this expression tree? */
-static bool expr_per_probe(const struct expr *e)
+/* $target, @defined, @choose_defined and @entry differ from probe to
+ * probe: the first one found ends the walk. */
+static enum walk_action find_per_probe(struct expr *e, void *ctx)
 {
-	if (!e)
-		return false;
+	(void)ctx;
 	switch (e->kind) {
 	case EXPR_TARGET:
 	case EXPR_DEFINED:
 	case EXPR_CHOOSE:
 	case EXPR_ENTRY:
-		return true;
+		return WALK_STOP;
 	default:
-		break;
+		return WALK_DESCEND;
 	}
-	if (expr_per_probe(e->lhs) || expr_per_probe(e->rhs))
-		return true;
-	for (int i = 0; i < e->args.len; i++)
-		if (expr_per_probe(e->args.items[i]))
-			return true;
-	for (int i = 0; i < e->chain.len; i++)
-		if (e->chain.items[i]->kind == TS_INDEX && expr_per_probe(e->chain.items[i]->index))
-			return true;
-	return false;
-}
-
-static bool stmt_per_probe(const struct stmt *st)
-{
-	if (!st)
-		return false;
-	for (int i = 0; i < st->stmts.len; i++)
-		if (stmt_per_probe(st->stmts.items[i]))
-			return true;
-	return expr_per_probe(st->expr) || expr_per_probe(st->init) || expr_per_probe(st->step) ||
-	       expr_per_probe(st->limit) || stmt_per_probe(st->body) || stmt_per_probe(st->els);
 }
 
 bool tvars_per_probe(const struct probe *p)
 {
-	return stmt_per_probe(p->body);
+	struct walker w = { .expr = find_per_probe };
+
+	return !walk_stmt(&w, p->body);
 }
 
 /* The context of a derived probe: its function DIE and address. */
@@ -1291,7 +1278,7 @@ int tvars_resolve(struct session *s)
 		}
 		probe_ctx(s, dp, &r);
 		struct walk w = { .r = &r };
-		walk_stmt(&w, dp->probe->body);
+		walk_body(&w, dp->probe->body);
 		errors += w.errors;
 	}
 	for (int i = 0; i < s->funcs.len; i++) {
@@ -1301,7 +1288,7 @@ int tvars_resolve(struct session *s)
 			continue;
 		probe_ctx(s, NULL, &r);
 		struct walk w = { .r = &r };
-		walk_stmt(&w, f->body);
+		walk_body(&w, f->body);
 		errors += w.errors;
 	}
 	return errors;

@@ -829,73 +829,8 @@ static char *gen_tvar(struct gen *g, struct expr *e)
 
 /* ---- lock-free counters ------------------------------------------------------ */
 
-/* x++, x--, ++x, --x, x += e, x -= e on a global, as a whole statement */
-static struct sym *bumped_global(const struct expr *e)
-{
-	if (!e || !e->lhs || e->lhs->kind != EXPR_VAR || !e->lhs->sym || e->lhs->sym->kind != SYM_GLOBAL)
-		return NULL;
-	if (e->kind == EXPR_PREINC || e->kind == EXPR_POSTINC ||
-	    (e->kind == EXPR_ASSIGN && (!strcmp(e->op, "+=") || !strcmp(e->op, "-="))))
-		return e->lhs->sym;
-	return NULL;
-}
-
-static void find_non_atomic(struct expr *e, bool stmt_level);
-
-static void find_non_atomic_stmt(struct stmt *st)
-{
-	if (!st)
-		return;
-	for (int i = 0; i < st->stmts.len; i++)
-		find_non_atomic_stmt(st->stmts.items[i]);
-	find_non_atomic(st->expr, st->kind == STMT_EXPR);
-	if (st->kind == STMT_DELETE && st->expr && st->expr->sym)
-		st->expr->sym->atomic = false;
-	find_non_atomic(st->init, false);
-	find_non_atomic(st->step, false);
-	find_non_atomic(st->limit, false);
-	for (int i = 0; i < st->keys.len; i++)
-		if (st->keys.items[i]->sym)
-			st->keys.items[i]->sym->atomic = false;
-	if (st->value && st->value->sym)
-		st->value->sym->atomic = false;
-	if (st->catch_var && st->catch_var->sym)
-		st->catch_var->sym->atomic = false;
-	find_non_atomic_stmt(st->body);
-	find_non_atomic_stmt(st->els);
-}
-
-/* Any write to a global other than a bump statement makes it an ordinary,
- * locked variable; reads are fine either way. */
-static void find_non_atomic(struct expr *e, bool stmt_level)
-{
-	if (!e)
-		return;
-	if (e->kind == EXPR_ASSIGN || e->kind == EXPR_PREINC || e->kind == EXPR_POSTINC) {
-		if (!(stmt_level && bumped_global(e)) && e->lhs && e->lhs->sym)
-			e->lhs->sym->atomic = false;
-	}
-	find_non_atomic(e->lhs, false);
-	find_non_atomic(e->rhs, false);
-	for (int i = 0; i < e->args.len; i++)
-		find_non_atomic(e->args.items[i], false);
-}
-
-/* Decide which globals are lock-free counters: long scalars whose only
- * writes are bump statements. They need no lock: every update is one
- * atomic64 operation and a read sees a whole value. */
-static void choose_atomic_counters(struct session *s)
-{
-	for (int i = 0; i < s->globals.len; i++) {
-		struct sym *v = s->globals.items[i];
-		v->atomic = v->type == TYPE_LONG && !v->is_array && !getenv("CSTAP_NO_ATOMIC");
-	}
-	for (int i = 0; i < s->probes.len; i++)
-		find_non_atomic_stmt(s->probes.items[i]->probe->body);
-	for (int i = 0; i < s->funcs.len; i++)
-		find_non_atomic_stmt(s->funcs.items[i]->body);
-}
-
+/* A bump statement of a global that pass 2 made a lock-free counter is one
+ * atomic64 operation. */
 static bool gen_atomic_bump(struct gen *g, struct expr *e)
 {
 	struct sym *v = bumped_global(e);
@@ -1402,7 +1337,6 @@ static void gen_globals(struct session *s, struct strbuf *out)
 {
 	for (int i = 0; i < s->globals.len; i++) {
 		struct sym *v = s->globals.items[i];
-		v->index = i;
 		char *n = global_cname(v);
 		if (v->type == TYPE_STATS) {
 			strbuf_addf(out, "static const struct stp_stat_desc %s_desc = { .hist = %d, .lo = %lldLL, "
@@ -1484,93 +1418,6 @@ static void gen_script_init(struct session *s, struct strbuf *out)
 			strbuf_addf(out, "\tif (%s)\n\t\tstp_map_free(%s);\n\t%s = NULL;\n", n, n, n);
 	}
 	strbuf_addstr(out, "}\n\n");
-}
-
-/* ---- usage: which globals a body reads or writes, through calls too ------- */
-
-struct usage {
-	unsigned char *mode;   /* per global index: 1 read, 2 write */
-	bool *seen_func;
-};
-
-static void use_expr(struct session *s, struct usage *u, struct expr *e, bool write);
-static void use_stmt(struct session *s, struct usage *u, struct stmt *st);
-
-static void mark(struct usage *u, struct sym *v, bool write)
-{
-	if (v && v->kind == SYM_GLOBAL && !v->atomic)
-		u->mode[v->index] |= write ? 2 : 1;
-}
-
-static void use_expr(struct session *s, struct usage *u, struct expr *e, bool write)
-{
-	if (!e)
-		return;
-	switch (e->kind) {
-	case EXPR_VAR:
-	case EXPR_INDEX:
-		mark(u, e->sym, write);
-		break;
-	case EXPR_IN:
-		mark(u, e->sym, e->sym && e->sym->type == TYPE_STATS);
-		break;
-	case EXPR_STATOP:
-	case EXPR_HIST:
-		mark(u, e->sym, true);   /* merging CPUs' records: exclusive */
-		break;
-	case EXPR_ASSIGN:
-		if (!strcmp(e->op, "<<<")) {   /* this CPU's record only: shared */
-			mark(u, e->lhs->sym, false);
-			for (int i = 0; i < e->lhs->args.len; i++)
-				use_expr(s, u, e->lhs->args.items[i], false);
-			use_expr(s, u, e->rhs, false);
-			return;
-		}
-		/* fall through */
-	case EXPR_PREINC:
-	case EXPR_POSTINC:
-		use_expr(s, u, e->lhs, true);
-		for (int i = 0; e->lhs && i < e->lhs->args.len; i++)
-			use_expr(s, u, e->lhs->args.items[i], false);
-		use_expr(s, u, e->rhs, false);
-		return;
-	case EXPR_CALL:
-		if (e->func && !u->seen_func[e->func->index]) {
-			u->seen_func[e->func->index] = true;
-			use_stmt(s, u, e->func->body);
-		}
-		break;
-	default:
-		break;
-	}
-	use_expr(s, u, e->lhs, false);
-	use_expr(s, u, e->rhs, false);
-	for (int i = 0; i < e->args.len; i++)
-		use_expr(s, u, e->args.items[i], false);
-}
-
-static void use_stmt(struct session *s, struct usage *u, struct stmt *st)
-{
-	if (!st)
-		return;
-	for (int i = 0; i < st->stmts.len; i++)
-		use_stmt(s, u, st->stmts.items[i]);
-	use_expr(s, u, st->expr, st->kind == STMT_DELETE);
-	use_expr(s, u, st->init, false);
-	use_expr(s, u, st->step, false);
-	use_expr(s, u, st->limit, false);
-	if (st->kind == STMT_FOREACH && st->array) {
-		/* sorting reorders the map; aggregates are merged first */
-		mark(u, st->array->sym, st->sort_dir != 0 || (st->array->sym && st->array->sym->type == TYPE_STATS));
-		if (st->array->kind == EXPR_HIST)
-			use_expr(s, u, st->array, false);
-		for (int i = 0; i < st->keys.len; i++)
-			use_expr(s, u, st->keys.items[i], true);
-		use_expr(s, u, st->value, true);
-	}
-	use_expr(s, u, st->catch_var, true);
-	use_stmt(s, u, st->body);
-	use_stmt(s, u, st->els);
 }
 
 /* The handler most families' mechanisms call: a kprobe's, a timer's. */
@@ -1688,7 +1535,6 @@ int translate(struct session *s, struct strbuf *out)
 {
 	struct strbuf types = STRBUF_INIT, code = STRBUF_INIT;
 
-	choose_atomic_counters(s);
 	strbuf_addf(out, "/* generated by cstap */\n#define STP_MODULE_NAME \"%s\"\n", s->module_name);
 	strbuf_addf(out, "#define STP_NUM_PROBES %d\n", s->probes.len);
 	if (s->timing)
@@ -1714,27 +1560,20 @@ int translate(struct session *s, struct strbuf *out)
 			 &f->params, &f->locals, f, "MAXACTION", NULL);
 	}
 
-	/* probe bodies: each script probe once, or once per derived probe when
-	 * its target variables differ from probe to probe */
+	/* probe bodies, numbered by pass 2 in order of first use: each at the
+	 * first derived probe that uses it */
 	int nbodies = 0;
 	for (int i = 0; i < s->probes.len; i++) {
 		struct derived_probe *dp = s->probes.items[i];
 		struct probe *p = dp->probe;
-		bool own = tvars_per_probe(p);
-		int done = -1;
-		for (int j = 0; j < i && !own; j++)
-			if (s->probes.items[j]->probe == p)
-				done = s->probes.items[j]->body;
-		if (done >= 0) {
-			dp->body = done;
+		if (dp->body < nbodies)
 			continue;
-		}
-		dp->body = p->index = nbodies++;
+		nbodies++;
 		strbuf_addf(&code, "/* probe %s */\n", dp->pp);
 		bool process_ctx = dp->kind == PK_BEGIN || dp->kind == PK_END || dp->kind == PK_ERROR;
 		gen_body(s, &types, &code, xasprintf("body_%d", dp->body), xasprintf("fr_p%d", dp->body),
 			 p->body, NULL, &p->locals, NULL,
-			 process_ctx ? "MAXACTION_INTERRUPTIBLE" : "MAXACTION", own ? dp : NULL);
+			 process_ctx ? "MAXACTION_INTERRUPTIBLE" : "MAXACTION", dp->own_body ? dp : NULL);
 	}
 
 	strbuf_addstr(out, types.buf);
@@ -1760,14 +1599,8 @@ int translate(struct session *s, struct strbuf *out)
 	gen_timing_table(s, out);
 	strbuf_addstr(out, code.buf);
 
-	struct usage u = { .mode = xcalloc(s->globals.len + 1, 1), .seen_func = xcalloc(s->funcs.len + 1, 1) };
-	for (int i = 0; i < s->probes.len; i++) {
-		struct derived_probe *dp = s->probes.items[i];
-		memset(u.mode, 0, s->globals.len + 1);
-		memset(u.seen_func, 0, s->funcs.len + 1);
-		use_stmt(s, &u, dp->probe->body);
-		gen_handler(s, out, dp, u.mode);
-	}
+	for (int i = 0; i < s->probes.len; i++)
+		gen_handler(s, out, s->probes.items[i], s->probes.items[i]->lock_modes);
 	gen_script_init(s, out);
 	gen_lifecycle(s, out);
 	strbuf_addstr(out, "#include \"runtime_main.h\"\n");
