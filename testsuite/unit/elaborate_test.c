@@ -8,6 +8,7 @@
 #include "passes.h"
 #include "probes/provider.h"
 #include "session.h"
+#include "translate/translate.h"
 
 static struct session S;
 
@@ -143,13 +144,25 @@ static void test_probe_points(void)
 	CU_ASSERT_EQUAL_FATAL(elaborate("probe begin(5), end, timer.ms(10).randomize(2), timer.jiffies(3), never { }"), 0);
 	CU_ASSERT_EQUAL_FATAL(S.probes.len, 5);
 	CU_ASSERT_EQUAL(S.probes.items[0]->kind, PK_BEGIN);
-	CU_ASSERT_EQUAL(S.probes.items[0]->order, 5);
 	CU_ASSERT_EQUAL(S.probes.items[1]->kind, PK_END);
-	CU_ASSERT_EQUAL(S.probes.items[2]->period_ns, 10000000);
-	CU_ASSERT_EQUAL(S.probes.items[2]->randomize_ns, 2000000);
 	CU_ASSERT_STRING_EQUAL(S.probes.items[2]->pp, "timer.ms(10).randomize(2)");
-	CU_ASSERT_EQUAL(S.probes.items[3]->period_ns, -3);   /* jiffies: converted in C */
 	CU_ASSERT_EQUAL(S.probes.items[4]->kind, PK_NEVER);
+	/* what the families made of the points reaches the module: periods
+	 * in ns (jiffies converted in C), begin(N) ordering the calls */
+	struct strbuf c = STRBUF_INIT;
+	CU_ASSERT_EQUAL_FATAL(translate(&S, &c), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(c.buf, "stp_timers[0].period_ns = 10000000ULL;"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(c.buf, "stp_timers[0].rand_ns = 2000000ULL;"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(c.buf, "stp_timers[1].period_ns = (u64)jiffies_to_nsecs(3ULL);"));
+	strbuf_release(&c);
+	CU_ASSERT_EQUAL_FATAL(elaborate("probe begin(5) { } probe begin(-1) { } probe begin { }"), 0);
+	CU_ASSERT_EQUAL_FATAL(translate(&S, &c), 0);
+	const char *start = strstr(c.buf, "stp_script_start(void)");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(start);
+	const char *b1 = strstr(start, "dp_1();"), *b2 = strstr(start, "dp_2();"), *b0 = strstr(start, "dp_0();");
+	CU_ASSERT_FATAL(b0 && b1 && b2);
+	CU_ASSERT(b1 < b2 && b2 < b0);   /* begin(-1), begin (0), begin(5) */
+	strbuf_release(&c);
 }
 
 /* errors: the run fails and exactly these counts are seen */
