@@ -12,11 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "diag.h"
-#include "remote/qemu.h"
+#include "target/kernel.h"
 
 #ifndef PKGDATADIR
 #define PKGDATADIR "/usr/local/share/cstap"
@@ -96,46 +95,20 @@ static char *locate(const char *env, const char *rel, const char *installed)
 	return xstrdup(installed);
 }
 
-bool host_can_load_modules(void)
-{
-	char buf[8] = "";
-	FILE *f;
-
-	if (access("/proc/modules", F_OK) != 0)
-		return false;
-	f = fopen("/proc/sys/kernel/modules_disabled", "r");
-	if (f) {
-		if (!fgets(buf, sizeof(buf), f))
-			buf[0] = 0;
-		fclose(f);
-	}
-	return buf[0] != '1';
-}
-
-static const char *running_release(void)
-{
-	static struct utsname u;
-
-	return uname(&u) == 0 ? u.release : "";
-}
-
-/* The target kernel: -r, else this one if it loads modules, else the newest
- * installed kernel a guest can boot. */
+/* The target kernel (target/kernel.c decides), or a usage error when
+ * there is none to build for. */
 static int choose_kernel(struct session *s)
 {
-	if (!s->kernel_release) {
-		if (host_can_load_modules())
-			s->kernel_release = running_release();
-		else
-			s->kernel_release = vm_default_release();
-	}
-	if (!s->kernel_release) {
+	const struct target_kernel *k = target_kernel(s);
+
+	if (!k->release) {
 		diag(s, B_NO_KERNEL, (struct srcpos){0},
 		     "no kernel to build for: this kernel cannot load modules and no other kernel with "
 		     "a build tree is installed (apt-get install linux-image-cloud-amd64 linux-headers-cloud-amd64)");
 		return 1;
 	}
-	s->kernel_build = xasprintf("/lib/modules/%s/build", s->kernel_release);
+	s->kernel_release = k->release;
+	s->kernel_build = k->build;
 	return 0;
 }
 

@@ -6,10 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "debuginfod.h"
+#include "kernel.h"
 #include "kimage.h"
 #include "ksyms.h"
 #include "util.h"
@@ -135,8 +135,7 @@ static struct dw_image *open_kernel(struct session *s)
 {
 	char *kb_id;
 	strvec c = kernel_candidates(s, &kb_id);
-	struct utsname u;
-	char *want = uname(&u) == 0 && !strcmp(u.release, s->kernel_release) ? running_build_id() : NULL;
+	char *want = target_kernel(s)->running ? running_build_id() : NULL;
 	struct dw_image *img = NULL;
 
 	elf_version(EV_CURRENT);

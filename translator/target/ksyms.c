@@ -2,6 +2,7 @@
 #include "ksyms.h"
 
 #include "debuginfo.h"
+#include "kernel.h"
 
 #include <ctype.h>
 #include <fcntl.h>
@@ -10,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
 static struct ksymtab *kernel_tab;
@@ -200,20 +200,14 @@ static struct ksymtab *load_elf_syms(const char *path)
 	return t;
 }
 
-static bool is_running_release(const char *rel)
-{
-	struct utsname u;
-
-	return uname(&u) == 0 && !strcmp(u.release, rel);
-}
-
 const struct ksymtab *ksyms_kernel(struct session *s, const char **why)
 {
 	if (!kernel_tried) {
-		const char *rel = s->kernel_release;
+		const struct target_kernel *k = target_kernel(s);
+		const char *rel = k->release;
 		char *p;
 		kernel_tried = true;
-		if (is_running_release(rel))
+		if (k->running)
 			kernel_tab = load_map("/proc/kallsyms");
 		if (!kernel_tab) {
 			p = xasprintf("%s/boot/System.map-%s", dw_debug_root(), rel);

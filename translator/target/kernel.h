@@ -1,0 +1,26 @@
+/* kernel.h - the target kernel: which release, where its build tree and
+ * modules are, whether it is the kernel running here and whether this host
+ * can load modules at all. Answered once per run (the first call, from
+ * options), then read by pass 4, pass 5 and the target library alike.
+ */
+#ifndef CSTAP_TARGET_KERNEL_H
+#define CSTAP_TARGET_KERNEL_H
+
+#include <stdbool.h>
+
+#include "session.h"
+
+struct target_kernel {
+	const char *release;      /* -r RELEASE, or the chosen one; NULL: none */
+	char *build;              /* /lib/modules/REL/build (kbuild tree, .config) */
+	char *modules;            /* /lib/modules/REL (modules.dep, the .ko files) */
+	const char *host_release; /* the running kernel's (uname -r); NULL if unknown */
+	bool running;             /* release is the running kernel's */
+	bool host_loads_modules;  /* this host can load modules (pass 5 runs here) */
+};
+
+/* The target kernel of s: -r, else the running kernel if this host loads
+ * modules, else the newest installed kernel a guest can boot. */
+const struct target_kernel *target_kernel(struct session *s);
+
+#endif
