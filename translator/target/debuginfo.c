@@ -11,20 +11,12 @@
 #include "debuginfod.h"
 #include "kernel.h"
 #include "kimage.h"
-#include "ksyms.h"
 #include "util.h"
 
 static struct dw_image *kernel_img;
 static bool kernel_tried;
 static char *kernel_why;
 static VEC(struct dw_image *) module_imgs;
-
-const char *dw_debug_root(void)
-{
-	const char *e = getenv("CSTAP_DEBUGINFO_DIR");
-
-	return e && *e ? e : "/usr/lib/debug";
-}
 
 /* The GNU build-id of an ELF file as hex, or NULL. */
 static char *elf_build_id(Elf *e)
@@ -213,17 +205,14 @@ static bool has_debug_info(const char *path)
  * /usr/lib/debug/lib/modules; else the installed .ko (it may have DWARF). */
 static char *module_debug_path(struct session *s, const char *module)
 {
-	char *ko = ksyms_module_path(s, module);
-	char *rel, *dbg;
+	char *ko = kernel_module_path(s, module);
+	char *dbg;
 
 	if (!ko)
 		return NULL;
-	rel = strstr(ko, "/kernel/");
-	if (!rel)
+	dbg = kernel_module_debug_path(s, ko);
+	if (!dbg)
 		return ko;
-	char *end = strstr(rel, ".ko");
-	dbg = xasprintf("%s/lib/modules/%s%.*s.ko", dw_debug_root(), s->kernel_release,
-			(int)(end ? end - rel : (long)strlen(rel)), rel);
 	if (access(dbg, R_OK) == 0) {
 		free(ko);
 		return dbg;

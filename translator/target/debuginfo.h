@@ -13,6 +13,7 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 
+#include "kernel.h"   /* dw_debug_root() */
 #include "session.h"
 
 struct dw_image {
@@ -23,10 +24,6 @@ struct dw_image {
 	Dwfl *dwfl;             /* modules only */
 	Dwfl_Module *mod;       /* modules only */
 };
-
-/* Where installed debuginfo is looked for: $CSTAP_DEBUGINFO_DIR, else
- * /usr/lib/debug (the -dbg packages' vmlinux, System.map and .ko files). */
-const char *dw_debug_root(void);
 
 /* Cached per session; NULL with *why set when there is no debuginfo. */
 struct dw_image *dw_kernel(struct session *s, const char **why);

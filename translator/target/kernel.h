@@ -9,6 +9,7 @@
 #include <stdbool.h>
 
 #include "session.h"
+#include "util.h"
 
 struct target_kernel {
 	const char *release;      /* -r RELEASE, or the chosen one; NULL: none */
@@ -22,5 +23,20 @@ struct target_kernel {
 /* The target kernel of s: -r, else the running kernel if this host loads
  * modules, else the newest installed kernel a guest can boot. */
 const struct target_kernel *target_kernel(struct session *s);
+
+/* Where installed debuginfo is looked for: $CSTAP_DEBUGINFO_DIR, else
+ * /usr/lib/debug (the -dbg packages' vmlinux, System.map and .ko files). */
+const char *dw_debug_root(void);
+
+/* The path of a module's .ko for the target kernel (modules.dep), or NULL. */
+char *kernel_module_path(struct session *s, const char *module);
+/* The names of the target kernel's modules matching the fnmatch pattern
+ * (modules.dep; '-' written '_'), sorted, appended to out. */
+void kernel_module_names(struct session *s, const char *pattern, strvec *out);
+/* Where the -dbg package has the (uncompressed) module file ko: its path
+ * from "/kernel/" on, under the debug root; NULL if ko is not under kernel/. */
+char *kernel_module_debug_path(struct session *s, const char *ko);
+/* Do a and b name the same module ("nf-nat", "nf_nat")? */
+bool kernel_same_module(const char *a, const char *b);
 
 #endif

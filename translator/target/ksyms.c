@@ -6,7 +6,6 @@
 
 #include <ctype.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -235,105 +234,16 @@ const struct ksymtab *ksyms_kernel(struct session *s, const char **why)
 	return kernel_tab;
 }
 
-/* "xfs" and "nf-nat" name the same modules as "xfs.ko" and "nf_nat.ko". */
-static bool same_module_name(const char *a, size_t alen, const char *b)
-{
-	if (strlen(b) != alen)
-		return false;
-	for (size_t i = 0; i < alen; i++) {
-		char x = a[i] == '-' ? '_' : a[i], y = b[i] == '-' ? '_' : b[i];
-		if (x != y)
-			return false;
-	}
-	return true;
-}
-
-/* Call fn(path, name, priv) for each module of modules.dep: its path
- * relative to /lib/modules/REL and its name ("nf_nat"), until fn returns
- * true. */
-static void each_module(struct session *s, bool (*fn)(const char *path, const char *name, void *priv),
-			void *priv)
-{
-	char *dep = xasprintf("/lib/modules/%s/modules.dep", s->kernel_release);
-	FILE *f = fopen(dep, "r");
-	char line[4096], name[256];
-
-	free(dep);
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		char *colon = strchr(line, ':');
-		if (!colon)
-			continue;
-		*colon = 0;
-		char *base = strrchr(line, '/');
-		base = base ? base + 1 : line;
-		char *dot = strstr(base, ".ko");
-		if (!dot || (size_t)(dot - base) >= sizeof(name))
-			continue;
-		for (size_t i = 0; i < (size_t)(dot - base); i++)
-			name[i] = base[i] == '-' ? '_' : base[i];
-		name[dot - base] = 0;
-		if (fn(line, name, priv))
-			break;
-	}
-	fclose(f);
-}
-
-struct module_find {
-	const char *want;
-	char *path;
-};
-
-static bool find_module(const char *path, const char *name, void *priv)
-{
-	struct module_find *m = priv;
-
-	if (!same_module_name(name, strlen(name), m->want))
-		return false;
-	m->path = xstrdup(path);
-	return true;
-}
-
-/* The path of module m's .ko under /lib/modules/REL, from modules.dep. */
+/* The lookups live with the kernel's other files (kernel.c); these names
+ * are the ones the probe families know. */
 char *ksyms_module_path(struct session *s, const char *m)
 {
-	struct module_find mf = { .want = m };
-
-	each_module(s, find_module, &mf);
-	if (!mf.path)
-		return NULL;
-	char *full = xasprintf("/lib/modules/%s/%s", s->kernel_release, mf.path);
-	free(mf.path);
-	return full;
-}
-
-static int cmp_name(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-struct module_match {
-	const char *pattern;
-	strvec *out;
-};
-
-static bool match_module(const char *path, const char *name, void *priv)
-{
-	struct module_match *m = priv;
-
-	(void)path;
-	if (fnmatch(m->pattern, name, 0) == 0)
-		vec_push(m->out, xstrdup(name));
-	return false;
+	return kernel_module_path(s, m);
 }
 
 void ksyms_module_names(struct session *s, const char *pattern, strvec *out)
 {
-	struct module_match mm = { pattern, out };
-
-	each_module(s, match_module, &mm);
-	qsort(out->items, (size_t)out->len, sizeof(char *), cmp_name);
+	kernel_module_names(s, pattern, out);
 }
 
 /* Function symbols of an ELF relocatable (.ko). Addresses are made unique
@@ -399,16 +309,14 @@ const struct ksymtab *ksyms_module(struct session *s, const char *module, const 
 	static char *last_why;
 
 	for (int i = 0; i < module_tabs.len; i++)
-		if (same_module_name(module, strlen(module), module_tabs.items[i]->module))
+		if (kernel_same_module(module, module_tabs.items[i]->module))
 			return module_tabs.items[i];
 	char *path = ksyms_module_path(s, module);
 	struct ksymtab *t = NULL;
 	if (path && strstr(path, ".ko") && strcmp(strstr(path, ".ko"), ".ko")) {
 		/* compressed: the -dbg package has the uncompressed one */
-		char *rel = strstr(path, "/kernel/");
-		char *dbg = xasprintf("%s/lib/modules/%s%.*s.ko", dw_debug_root(), s->kernel_release,
-				      (int)(strstr(path, ".ko") - rel), rel);
-		t = load_ko(dbg, module);
+		char *dbg = kernel_module_debug_path(s, path);
+		t = dbg ? load_ko(dbg, module) : NULL;
 		free(dbg);
 	} else if (path) {
 		t = load_ko(path, module);
