@@ -3,6 +3,7 @@
 
 #include "debuginfo.h"
 #include "kernel.h"
+#include "target.h"
 
 #include <ctype.h>
 #include <fcntl.h>
@@ -12,10 +13,6 @@
 #include <string.h>
 #include <unistd.h>
 
-static struct ksymtab *kernel_tab;
-static bool kernel_tried;
-static const char *kernel_why;
-static VEC(struct ksymtab *) module_tabs;
 typedef VEC(struct ksym) ksymvec;
 
 static int cmp_ksym(const void *a, const void *b)
@@ -201,11 +198,14 @@ static struct ksymtab *load_elf_syms(const char *path)
 
 const struct ksymtab *ksyms_kernel(struct session *s, const char **why)
 {
-	if (!kernel_tried) {
+	struct target *tg = target_of(s);
+	struct ksymtab *kernel_tab = tg->ksyms.kernel;
+
+	if (!tg->ksyms.tried) {
 		const struct target_kernel *k = target_kernel(s);
 		const char *rel = k->release;
 		char *p;
-		kernel_tried = true;
+		tg->ksyms.tried = true;
 		if (k->running)
 			kernel_tab = load_map("/proc/kallsyms");
 		if (!kernel_tab) {
@@ -224,13 +224,14 @@ const struct ksymtab *ksyms_kernel(struct session *s, const char **why)
 				kernel_tab = load_elf_syms(img->path);
 		}
 		if (!kernel_tab)
-			kernel_why = xasprintf("no symbol table for kernel %s (install linux-image-%s-dbg "
-					       "for /usr/lib/debug/boot/System.map-%s)", rel, rel, rel);
+			tg->ksyms.why = xasprintf("no symbol table for kernel %s (install linux-image-%s-dbg "
+						  "for /usr/lib/debug/boot/System.map-%s)", rel, rel, rel);
 		else if (s->verbose >= 2)
 			fprintf(stderr, "kernel symbols: %zu from %s\n", kernel_tab->n, kernel_tab->source);
+		tg->ksyms.kernel = kernel_tab;
 	}
 	if (why)
-		*why = kernel_why;
+		*why = tg->ksyms.why;
 	return kernel_tab;
 }
 
@@ -306,11 +307,12 @@ static struct ksymtab *load_ko(const char *path, const char *module)
 
 const struct ksymtab *ksyms_module(struct session *s, const char *module, const char **why)
 {
-	static char *last_why;
+	struct target *tg = target_of(s);
+	char **last_why = &tg->ksyms.module_why;
 
-	for (int i = 0; i < module_tabs.len; i++)
-		if (kernel_same_module(module, module_tabs.items[i]->module))
-			return module_tabs.items[i];
+	for (int i = 0; i < tg->ksyms.modules.len; i++)
+		if (kernel_same_module(module, tg->ksyms.modules.items[i]->module))
+			return tg->ksyms.modules.items[i];
 	char *path = ksyms_module_path(s, module);
 	struct ksymtab *t = NULL;
 	if (path && strstr(path, ".ko") && strcmp(strstr(path, ".ko"), ".ko")) {
@@ -321,14 +323,14 @@ const struct ksymtab *ksyms_module(struct session *s, const char *module, const 
 	} else if (path) {
 		t = load_ko(path, module);
 	}
-	free(last_why);
-	last_why = path ? xasprintf("cannot read the symbols of %s", path)
-			: xasprintf("no module '%s' for kernel %s", module, s->kernel_release);
+	free(*last_why);
+	*last_why = path ? xasprintf("cannot read the symbols of %s", path)
+			 : xasprintf("no module '%s' for kernel %s", module, target_kernel(s)->release);
 	free(path);
 	if (why)
-		*why = t ? NULL : last_why;
+		*why = t ? NULL : *last_why;
 	if (t)
-		vec_push(&module_tabs, t);
+		vec_push(&tg->ksyms.modules, t);
 	return t;
 }
 
