@@ -2,8 +2,9 @@
 # per pass, probes/ the probe families, target/ the target-kernel library,
 # remote/ the QEMU runner. doc/architecture.md says which does what.
 
-COMMON_SOURCES = translator/util.c translator/util.h translator/diag.c translator/diag.h \
-	translator/diag_tags.def translator/ast.h translator/session.h
+COMMON_SOURCES = translator/util.c translator/util.h translator/env.c translator/env.h \
+	translator/env.def translator/diag.c translator/diag.h translator/diag_tags.def \
+	translator/ast.h translator/session.h
 
 # pass 1: lexer, preprocessor, parser, unparser (the unit tests link these alone)
 PARSER_SOURCES = translator/ast.c translator/parse/lexer.c translator/parse/lexer.h \
@@ -49,5 +50,5 @@ translator_stap_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/translator -I$(srcdir)/run
 translator_stap_LDADD = -ldw -lelf $(DEBUGINFOD_LIBS)
 
 translator_stap_vm_SOURCES = translator/remote/stap_vm_main.c translator/util.c translator/util.h \
-	$(REMOTE_SOURCES)
+	translator/env.c translator/env.h translator/env.def $(REMOTE_SOURCES)
 translator_stap_vm_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/translator

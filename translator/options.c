@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "diag.h"
+#include "env.h"
 #include "target/kernel.h"
 
 #ifndef PKGDATADIR
@@ -69,13 +70,13 @@ static bool is_dir(const char *p)
 }
 
 /* A file next to the stap binary (build tree), else the installed one. */
-static char *locate(const char *env, const char *rel, const char *installed)
+static char *locate(enum env_var env, const char *rel, const char *installed)
 {
-	const char *e = getenv(env);
+	const char *e = env_or(env, NULL);
 	char exe[PATH_MAX];
 	ssize_t n;
 
-	if (e && *e)
+	if (e)
 		return xstrdup(e);
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n > 0) {
@@ -137,7 +138,7 @@ static bool valid_module_name(const char *n)
  * not trip up the shell or make (kbuild), as SystemTap requires. */
 static int check_tmpdir(struct session *s)
 {
-	const char *t = getenv("TMPDIR");
+	const char *t = env_get(ENV_TMPDIR);
 
 	if (!t || !*t)
 		return 0;
@@ -272,11 +273,11 @@ int parse_options(struct session *s, int argc, char **argv)
 	if (check_tmpdir(s))
 		return 1;
 
+	const char *rt = env_or(ENV_SYSTEMTAP_RUNTIME, NULL);   /* SystemTap's name for it */
 	if (!s->runtime_dir)
-		s->runtime_dir = getenv("SYSTEMTAP_RUNTIME") && *getenv("SYSTEMTAP_RUNTIME") ?
-			getenv("SYSTEMTAP_RUNTIME") : locate("CSTAP_RUNTIME", "runtime", PKGDATADIR "/runtime");
-	const char *st = getenv("SYSTEMTAP_TAPSET");   /* SystemTap's name for it */
-	vec_push(&s->include_dirs, st && *st ? xstrdup(st) : locate("CSTAP_TAPSETS", "tapsets", PKGDATADIR "/tapsets"));
+		s->runtime_dir = rt ? rt : locate(ENV_CSTAP_RUNTIME, "runtime", PKGDATADIR "/runtime");
+	const char *st = env_or(ENV_SYSTEMTAP_TAPSET, NULL);   /* SystemTap's name for it */
+	vec_push(&s->include_dirs, st ? xstrdup(st) : locate(ENV_CSTAP_TAPSETS, "tapsets", PKGDATADIR "/tapsets"));
 	if (!s->module_name)
 		s->module_name = default_module_name(s);
 	return choose_kernel(s);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "diag.h"
+#include "env.h"
 #include "passes.h"
 #include "probes/kpsites.h"
 #include "remote/qemu.h"
@@ -17,9 +18,9 @@
 /* staprun of the build tree, else the installed one on PATH */
 static const char *find_staprun(void)
 {
-	const char *e = getenv("CSTAP_STAPRUN");
+	const char *e = env_or(ENV_CSTAP_STAPRUN, NULL);
 
-	if (e && *e)
+	if (e)
 		return e;
 	char *p = xasprintf("%s/../staprun/staprun", self_dir());
 	if (access(p, X_OK) == 0)

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "env.h"
 #include "target.h"
 #include "util.h"
 
@@ -30,7 +31,7 @@ static int show_progress(debuginfod_client *c, long done, long total)
 char *debuginfod_fetch(struct session *s, const char *build_id, const char *what, const char **why)
 {
 	char **last_why = &target_of(s)->debuginfod_why;
-	const char *urls = getenv("DEBUGINFOD_URLS");
+	const char *urls = env_get(ENV_DEBUGINFOD_URLS);
 	char *path = NULL;
 
 	free(*last_why);

@@ -8,6 +8,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "env.h"
 #include "remote/qemu.h"
 #include "target.h"
 
@@ -58,9 +59,7 @@ const struct target_kernel *target_kernel(struct session *s)
 /* The -dbg packages and $CSTAP_DEBUGINFO_DIR mirror the target's files. */
 const char *dw_debug_root(void)
 {
-	const char *e = getenv("CSTAP_DEBUGINFO_DIR");
-
-	return e && *e ? e : "/usr/lib/debug";
+	return env_or(ENV_CSTAP_DEBUGINFO_DIR, "/usr/lib/debug");
 }
 
 /* "xfs" and "nf-nat" name the same modules as "xfs.ko" and "nf_nat.ko". */

@@ -888,7 +888,7 @@ static void choose_atomic_counters(struct session *s)
 {
 	for (int i = 0; i < s->globals.len; i++) {
 		struct sym *v = s->globals.items[i];
-		v->atomic = v->type == TYPE_LONG && !v->is_array && !getenv("CSTAP_NO_ATOMIC");
+		v->atomic = v->type == TYPE_LONG && !v->is_array && !env_get(ENV_CSTAP_NO_ATOMIC);
 	}
 	for (int i = 0; i < s->probes.len; i++)
 		find_non_atomic_stmt(s->probes.items[i]->probe->body);
@@ -1824,7 +1824,7 @@ int translate(struct session *s, struct strbuf *out)
 int pass3_translate(struct session *s)
 {
 	struct strbuf out = STRBUF_INIT;
-	const char *tmp = getenv("TMPDIR");
+	const char *tmp = env_get(ENV_TMPDIR);
 	char *tmpl = xasprintf("%s/stapXXXXXX", tmp && *tmp ? tmp : "/tmp");
 
 	if (translate(s, &out))
