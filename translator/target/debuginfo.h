@@ -16,6 +16,8 @@
 #include "kernel.h"   /* dw_debug_root() */
 #include "session.h"
 
+struct dw_aranges;
+
 struct dw_image {
 	char *path;
 	char *module;           /* NULL: the kernel */
@@ -23,6 +25,7 @@ struct dw_image {
 	Dwarf_Addr bias;        /* DWARF address + bias = libdwfl address (modules) */
 	Dwfl *dwfl;             /* modules only */
 	Dwfl_Module *mod;       /* modules only */
+	struct dw_aranges *aranges; /* dwarf_funcs.c's index of the units by address */
 };
 
 /* Cached per session; NULL with *why set when there is no debuginfo. */

@@ -70,6 +70,17 @@ static void add_bad_ranges(struct ksymtab *t)
 		qsort(t->nokprobe.items, t->nokprobe.len, sizeof(char *), cmp_str);
 }
 
+/* EXPORT_SYMBOL(x) leaves a __ksymtab_x symbol: a sorted index of those
+ * names answers "is it exported?" for each function a DWARF scan finds. */
+static void index_exported(struct ksymtab *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (!strncmp(t->syms[i].name, "__ksymtab_", 10))
+			vec_push(&t->exported, t->syms[i].name + 10);
+	if (t->exported.len)
+		qsort(t->exported.items, t->exported.len, sizeof(char *), cmp_str);
+}
+
 static struct ksymtab *finish(ksymvec *v, const char *source, const char *module, bool sorted)
 {
 	struct ksymtab *t = xcalloc(1, sizeof(*t));
@@ -80,6 +91,7 @@ static struct ksymtab *finish(ksymvec *v, const char *source, const char *module
 	t->n = v->len;
 	t->source = xstrdup(source);
 	t->module = module ? xstrdup(module) : NULL;
+	index_exported(t);
 	if (!module) {
 		t->stext = find_addr(t, "_stext");
 		add_bad_ranges(t);
