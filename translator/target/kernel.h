@@ -2,6 +2,9 @@
  * modules are, whether it is the kernel running here and whether this host
  * can load modules at all. Answered once per run (the first call, from
  * options), then read by pass 4, pass 5 and the target library alike.
+ * Also the kernel's files: its modules (modules.dep) and where the -dbg
+ * packages put their copies. The bottom of translator/target/: it needs
+ * no other file of it (ksyms -> debuginfo -> kernel).
  */
 #ifndef CSTAP_TARGET_KERNEL_H
 #define CSTAP_TARGET_KERNEL_H
