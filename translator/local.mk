@@ -17,8 +17,9 @@ REMOTE_SOURCES = translator/remote/qemu.c translator/remote/qemu.h translator/re
 	translator/remote/guest.c translator/remote/modules.c translator/remote/cpio.c \
 	translator/remote/boot.c
 
-# the target kernel: debuginfo (installed or debuginfod), symbols, the image,
-# DWARF functions, lines and locations, the syscall tapset generator
+# the target kernel: its facts and files (kernel.c, once per run; target.h the
+# per-run state off the session), debuginfo (installed or debuginfod), symbols,
+# the image, DWARF functions, lines and locations, the syscall tapset generator
 TARGET_SOURCES = translator/target/kernel.c translator/target/kernel.h translator/target/target.h \
 	translator/target/debuginfo.c translator/target/debuginfo.h \
 	translator/target/debuginfod.c translator/target/debuginfod.h \
