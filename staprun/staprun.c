@@ -197,7 +197,9 @@ static int unload_module(const char *name, int verbose)
 	return -1;
 }
 
-/* $CSTAP_STAPIO, else next to this staprun, else the installed one. */
+/* $CSTAP_STAPIO, else next to this staprun, else the installed one.
+ * (staprun is its own program: it reads the variable itself; what it does
+ * is listed with the translator's in translator/env.def and README.md.) */
 static const char *find_stapio(void)
 {
 	static char path[PATH_MAX];

@@ -2,8 +2,9 @@
 # per pass, probes/ the probe families, target/ the target-kernel library,
 # remote/ the QEMU runner. doc/architecture.md says which does what.
 
-COMMON_SOURCES = translator/util.c translator/util.h translator/diag.c translator/diag.h \
-	translator/diag_tags.def translator/ast.h translator/session.h
+COMMON_SOURCES = translator/util.c translator/util.h translator/env.c translator/env.h \
+	translator/env.def translator/diag.c translator/diag.h translator/diag_tags.def \
+	translator/ast.h translator/session.h
 
 # pass 1: lexer, preprocessor, parser, unparser (the unit tests link these alone)
 PARSER_SOURCES = translator/ast.c translator/parse/lexer.c translator/parse/lexer.h \
@@ -16,9 +17,11 @@ REMOTE_SOURCES = translator/remote/qemu.c translator/remote/qemu.h translator/re
 	translator/remote/guest.c translator/remote/modules.c translator/remote/cpio.c \
 	translator/remote/boot.c
 
-# the target kernel: debuginfo (installed or debuginfod), symbols, the image,
-# DWARF functions, lines and locations, the syscall tapset generator
-TARGET_SOURCES = translator/target/debuginfo.c translator/target/debuginfo.h \
+# the target kernel: its facts and files (kernel.c, once per run; target.h the
+# per-run state off the session), debuginfo (installed or debuginfod), symbols,
+# the image, DWARF functions, lines and locations, the syscall tapset generator
+TARGET_SOURCES = translator/target/kernel.c translator/target/kernel.h translator/target/target.h \
+	translator/target/debuginfo.c translator/target/debuginfo.h \
 	translator/target/debuginfod.c translator/target/debuginfod.h \
 	translator/target/ksyms.c translator/target/ksyms.h translator/target/kimage.c \
 	translator/target/kimage.h translator/target/dwarf_funcs.c translator/target/dwarf_funcs.h \
@@ -50,5 +53,5 @@ translator_stap_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/translator -I$(srcdir)/run
 translator_stap_LDADD = -ldw -lelf $(DEBUGINFOD_LIBS)
 
 translator_stap_vm_SOURCES = translator/remote/stap_vm_main.c translator/util.c translator/util.h \
-	$(REMOTE_SOURCES)
+	translator/env.c translator/env.h translator/env.def $(REMOTE_SOURCES)
 translator_stap_vm_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/translator

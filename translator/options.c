@@ -12,11 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "diag.h"
-#include "remote/qemu.h"
+#include "env.h"
+#include "target/kernel.h"
 
 #ifndef PKGDATADIR
 #define PKGDATADIR "/usr/local/share/cstap"
@@ -70,13 +70,13 @@ static bool is_dir(const char *p)
 }
 
 /* A file next to the stap binary (build tree), else the installed one. */
-static char *locate(const char *env, const char *rel, const char *installed)
+static char *locate(enum env_var env, const char *rel, const char *installed)
 {
-	const char *e = getenv(env);
+	const char *e = env_or(env, NULL);
 	char exe[PATH_MAX];
 	ssize_t n;
 
-	if (e && *e)
+	if (e)
 		return xstrdup(e);
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n > 0) {
@@ -96,46 +96,20 @@ static char *locate(const char *env, const char *rel, const char *installed)
 	return xstrdup(installed);
 }
 
-bool host_can_load_modules(void)
-{
-	char buf[8] = "";
-	FILE *f;
-
-	if (access("/proc/modules", F_OK) != 0)
-		return false;
-	f = fopen("/proc/sys/kernel/modules_disabled", "r");
-	if (f) {
-		if (!fgets(buf, sizeof(buf), f))
-			buf[0] = 0;
-		fclose(f);
-	}
-	return buf[0] != '1';
-}
-
-static const char *running_release(void)
-{
-	static struct utsname u;
-
-	return uname(&u) == 0 ? u.release : "";
-}
-
-/* The target kernel: -r, else this one if it loads modules, else the newest
- * installed kernel a guest can boot. */
+/* The target kernel (target/kernel.c decides), or a usage error when
+ * there is none to build for. */
 static int choose_kernel(struct session *s)
 {
-	if (!s->kernel_release) {
-		if (host_can_load_modules())
-			s->kernel_release = running_release();
-		else
-			s->kernel_release = vm_default_release();
-	}
-	if (!s->kernel_release) {
+	const struct target_kernel *k = target_kernel(s);
+
+	if (!k->release) {
 		diag(s, B_NO_KERNEL, (struct srcpos){0},
 		     "no kernel to build for: this kernel cannot load modules and no other kernel with "
 		     "a build tree is installed (apt-get install linux-image-cloud-amd64 linux-headers-cloud-amd64)");
 		return 1;
 	}
-	s->kernel_build = xasprintf("/lib/modules/%s/build", s->kernel_release);
+	s->kernel_release = k->release;
+	s->kernel_build = k->build;
 	return 0;
 }
 
@@ -164,7 +138,7 @@ static bool valid_module_name(const char *n)
  * not trip up the shell or make (kbuild), as SystemTap requires. */
 static int check_tmpdir(struct session *s)
 {
-	const char *t = getenv("TMPDIR");
+	const char *t = env_get(ENV_TMPDIR);
 
 	if (!t || !*t)
 		return 0;
@@ -299,11 +273,11 @@ int parse_options(struct session *s, int argc, char **argv)
 	if (check_tmpdir(s))
 		return 1;
 
+	const char *rt = env_or(ENV_SYSTEMTAP_RUNTIME, NULL);   /* SystemTap's name for it */
 	if (!s->runtime_dir)
-		s->runtime_dir = getenv("SYSTEMTAP_RUNTIME") && *getenv("SYSTEMTAP_RUNTIME") ?
-			getenv("SYSTEMTAP_RUNTIME") : locate("CSTAP_RUNTIME", "runtime", PKGDATADIR "/runtime");
-	const char *st = getenv("SYSTEMTAP_TAPSET");   /* SystemTap's name for it */
-	vec_push(&s->include_dirs, st && *st ? xstrdup(st) : locate("CSTAP_TAPSETS", "tapsets", PKGDATADIR "/tapsets"));
+		s->runtime_dir = rt ? rt : locate(ENV_CSTAP_RUNTIME, "runtime", PKGDATADIR "/runtime");
+	const char *st = env_or(ENV_SYSTEMTAP_TAPSET, NULL);   /* SystemTap's name for it */
+	vec_push(&s->include_dirs, st ? xstrdup(st) : locate(ENV_CSTAP_TAPSETS, "tapsets", PKGDATADIR "/tapsets"));
 	if (!s->module_name)
 		s->module_name = default_module_name(s);
 	return choose_kernel(s);

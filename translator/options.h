@@ -9,7 +9,5 @@ void session_init(struct session *s);
 int parse_options(struct session *s, int argc, char **argv);
 /* Remove the build directory, or say where it is kept (-k). */
 void cleanup_session(struct session *s);
-/* Can this kernel load modules at all? */
-bool host_can_load_modules(void);
 
 #endif

@@ -8,6 +8,7 @@
 
 struct derived_probe;
 struct tvar_table;
+struct target;
 
 struct session {
 	/* options */
@@ -27,8 +28,8 @@ struct session {
 	const char *cmd;          /* -c CMD */
 	long target_pid;          /* -x PID */
 	int bufsize_mb;           /* -s N */
-	const char *kernel_release; /* -r RELEASE, or the chosen one */
-	const char *kernel_build; /* /lib/modules/REL/build */
+	const char *kernel_release; /* -r RELEASE, then target_kernel(s)->release */
+	const char *kernel_build; /* target_kernel(s)->build: /lib/modules/REL/build */
 	const char *remote;       /* --remote=qemu / NULL */
 	const char *runtime_dir;  /* -R DIR */
 	VEC(char *) defines;      /* -D NAME[=VALUE] */
@@ -61,6 +62,9 @@ struct session {
 	char *tmpdir;             /* build directory */
 	char *c_file;             /* generated source */
 	char *ko_file;            /* module built by pass 4 */
+
+	/* the target kernel and what was loaded for it (target/target.h) */
+	struct target *target;
 
 	/* diagnostics */
 	int errors;

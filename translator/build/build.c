@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "diag.h"
+#include "env.h"
 #include "passes.h"
 #include "recipe.h"
 #include "spawn.h"
@@ -81,7 +82,7 @@ int pass4_build(struct session *s)
 
 	char *log = xasprintf("%s/build.log", s->tmpdir);
 	struct recipe_key key = { .build = s->kernel_build, .flags = mk.buf };
-	int rc = getenv("CSTAP_NO_RECIPE") ? 1 : recipe_replay(&key, s->tmpdir, s->module_name, log);
+	int rc = env_get(ENV_CSTAP_NO_RECIPE) ? 1 : recipe_replay(&key, s->tmpdir, s->module_name, log);
 	if (rc == 0 && s->verbose >= 2)
 		fprintf(stderr, "stap: built with the cached kbuild recipe\n");
 	if (rc != 0) {

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "env.h"
 #include "spawn.h"
 #include "util.h"
 
@@ -41,8 +42,8 @@ static uint64_t fnv(uint64_t h, const char *s)
 static char *recipe_path(const struct recipe_key *k)
 {
 	char real[PATH_MAX];
-	const char *cache = getenv("XDG_CACHE_HOME");
-	const char *home = getenv("HOME");
+	const char *cache = env_get(ENV_XDG_CACHE_HOME);
+	const char *home = env_get(ENV_HOME);
 	char *dir, *path, *stamp;
 	uint64_t h = 1469598103934665603ULL;
 

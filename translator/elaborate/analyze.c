@@ -76,7 +76,7 @@ static void choose_atomic_counters(struct session *s)
 
 	for (int i = 0; i < s->globals.len; i++) {
 		struct sym *v = s->globals.items[i];
-		v->atomic = v->type == TYPE_LONG && !v->is_array && !getenv("CSTAP_NO_ATOMIC");
+		v->atomic = v->type == TYPE_LONG && !v->is_array && !env_get(ENV_CSTAP_NO_ATOMIC);
 	}
 	for (int i = 0; i < s->probes.len; i++)
 		walk_stmt(&w, s->probes.items[i]->probe->body);

@@ -1119,7 +1119,7 @@ static void add_syscalls(struct session *s)
 			fprintf(stderr, "stap: no syscall tapset: %s\n", why ? why : "?");
 		return;
 	}
-	if (getenv("CSTAP_DUMP_SYSCALLS"))   /* for tapset authors: what was generated */
+	if (env_get(ENV_CSTAP_DUMP_SYSCALLS))   /* for tapset authors: what was generated */
 		fputs(text, stderr);
 	struct srcfile *f = srcfile_new("<syscalls>", text, strlen(text));
 	f->is_tapset = true;

@@ -21,6 +21,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "env.h"
+
 enum { CH_CONSOLE, CH_OUT, CH_ERR, CH_CTL, NCH };
 
 /* Kernel console lines that mean the guest kernel is in trouble. */
@@ -124,12 +126,10 @@ static char *qemu_binary(struct vm_config *cfg)
 	const char *q = cfg->qemu;
 
 	if (!q || !*q)
-		q = getenv("CSTAP_QEMU");
-	if (!q || !*q)
-		q = "qemu-system-x86_64";
+		q = env_or(ENV_CSTAP_QEMU, "qemu-system-x86_64");
 	if (strchr(q, '/'))
 		return access(q, X_OK) == 0 ? xstrdup(q) : NULL;
-	const char *path = getenv("PATH");
+	const char *path = env_get(ENV_PATH);
 	if (!path)
 		path = "/usr/local/bin:/usr/bin:/bin";
 	for (const char *s = path; *s;) {
@@ -156,7 +156,7 @@ static int spawn_qemu(struct boot *b, const char *initrd, int guest_fd[NCH])
 
 	if (!qemu) {
 		vm_msg("cannot find %s (apt-get install qemu-system-x86)",
-		       cfg->qemu ? cfg->qemu : getenv("CSTAP_QEMU") ? getenv("CSTAP_QEMU") : "qemu-system-x86_64");
+		       cfg->qemu ? cfg->qemu : env_get(ENV_CSTAP_QEMU) ? env_get(ENV_CSTAP_QEMU) : "qemu-system-x86_64");
 		return -1;
 	}
 	vec_push(&av, qemu);
@@ -575,8 +575,7 @@ static int open_log(struct boot *b)
 		b->log_path = xstrdup(b->cfg->console_log);
 		b->logfd = open(b->log_path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
 	} else {
-		const char *t = getenv("TMPDIR");
-		b->log_path = xasprintf("%s/cstap-vm-XXXXXX.console", t && *t ? t : "/tmp");
+		b->log_path = xasprintf("%s/cstap-vm-XXXXXX.console", env_or(ENV_TMPDIR, "/tmp"));
 		b->logfd = mkostemps(b->log_path, 8, O_APPEND | O_CLOEXEC);
 		b->log_is_temp = true;
 	}

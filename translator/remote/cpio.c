@@ -19,6 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "env.h"
+
 /* Bump when the base archive's layout changes: old cache entries then miss. */
 #define BASE_FORMAT "cstap-vm-base 1"
 
@@ -241,9 +243,7 @@ int vm_cpio_host_file(struct cpio *c, const char *host, const char *guest, int v
 /* The static busybox that the guest runs as its shell and tools. */
 static const char *busybox_path(void)
 {
-	const char *e = getenv("CSTAP_BUSYBOX");
-
-	return e && *e ? e : "/bin/busybox";
+	return env_or(ENV_CSTAP_BUSYBOX, "/bin/busybox");
 }
 
 /* Build the base archive in memory: directories, /dev/console, busybox and
@@ -323,7 +323,7 @@ static char *base_key(const char *staprun, const char *stapio)
 /* $XDG_CACHE_HOME/cstap or ~/.cache/cstap, created; NULL if impossible. */
 static char *cache_dir(void)
 {
-	const char *x = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	const char *x = env_get(ENV_XDG_CACHE_HOME), *home = env_get(ENV_HOME);
 	char *dir;
 
 	if (x && *x == '/')

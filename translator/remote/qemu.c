@@ -15,6 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "env.h"
+
 #ifndef PKGLIBEXECDIR
 #define PKGLIBEXECDIR "/usr/local/libexec/cstap"
 #endif
@@ -142,14 +144,14 @@ static char *exe_dir(void)
 
 /* staprun or stapio: the configured path, $ENV, the build tree, the
  * installed location; NULL (with a warning) if none exists. */
-static const char *find_tool(const char *given, const char *env, const char *name,
+static const char *find_tool(const char *given, enum env_var env, const char *name,
 			     const char *installed)
 {
-	const char *e = getenv(env);
+	const char *e = env_or(env, NULL);
 
 	if (given)
 		return given;
-	if (e && *e)
+	if (e)
 		return e;
 	char *dir = exe_dir();
 	if (dir) {
@@ -164,7 +166,7 @@ static const char *find_tool(const char *given, const char *env, const char *nam
 	free(dir);
 	if (inst && access(inst, X_OK) == 0)
 		return inst;
-	vm_msg("warning: %s not found (set $%s); the guest will have none", name, env);
+	vm_msg("warning: %s not found (set $%s); the guest will have none", name, env_name(env));
 	free(inst);
 	return NULL;
 }
@@ -191,8 +193,8 @@ static int resolve(struct vm_config *c, int default_timeout)
 		c->mem_mb = 512;
 	if (c->timeout_s == 0)
 		c->timeout_s = default_timeout;
-	c->staprun = find_tool(c->staprun, "CSTAP_STAPRUN", "staprun", NULL);
-	c->stapio = find_tool(c->stapio, "CSTAP_STAPIO", "stapio", PKGLIBEXECDIR "/stapio");
+	c->staprun = find_tool(c->staprun, ENV_CSTAP_STAPRUN, "staprun", NULL);
+	c->stapio = find_tool(c->stapio, ENV_CSTAP_STAPIO, "stapio", PKGLIBEXECDIR "/stapio");
 	return 0;
 }
 
@@ -229,8 +231,7 @@ static int run_archive(struct cpio *a, const struct vm_config *c, const char *in
 static int run_vm(struct vm_config *c, const char *init, const struct vm_job *jobs, int njobs,
 		  const char *outdir, int *status)
 {
-	const char *t = getenv("TMPDIR");
-	char *work = xasprintf("%s/cstap-vm.XXXXXX", t && *t ? t : "/tmp");
+	char *work = xasprintf("%s/cstap-vm.XXXXXX", env_or(ENV_TMPDIR, "/tmp"));
 	struct cpio a;
 	int ret = -1;
 

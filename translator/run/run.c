@@ -5,22 +5,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "diag.h"
+#include "env.h"
 #include "passes.h"
 #include "options.h"
 #include "probes/provider.h"
 #include "remote/qemu.h"
 #include "spawn.h"
+#include "target/kernel.h"
 
 /* staprun of the build tree, else the installed one on PATH */
 static const char *find_staprun(void)
 {
-	const char *e = getenv("CSTAP_STAPRUN");
+	const char *e = env_or(ENV_CSTAP_STAPRUN, NULL);
 
-	if (e && *e)
+	if (e)
 		return e;
 	char *p = xasprintf("%s/../staprun/staprun", self_dir());
 	if (access(p, X_OK) == 0)
@@ -58,18 +59,18 @@ static void staprun_args(struct session *s, strvec *argv, const char *ko, bool r
 
 static bool use_guest(struct session *s)
 {
-	struct utsname u;
+	const struct target_kernel *k = target_kernel(s);
 
 	if (s->remote)
 		return true;
-	if (!host_can_load_modules()) {
+	if (!k->host_loads_modules) {
 		fprintf(stderr, "stap: this kernel cannot load modules; running in a QEMU guest (kernel %s)\n",
-			s->kernel_release);
+			k->release);
 		return true;
 	}
-	if (uname(&u) == 0 && strcmp(u.release, s->kernel_release) != 0) {
+	if (k->host_release && !k->running) {
 		fprintf(stderr, "stap: module built for kernel %s, not this one (%s); running in a QEMU guest\n",
-			s->kernel_release, u.release);
+			k->release, k->host_release);
 		return true;
 	}
 	return false;
@@ -101,7 +102,7 @@ int pass5_run(struct session *s)
 	}
 
 	/* no time limit: a script may run until exit() or Ctrl-C */
-	struct vm_config cfg = { .release = s->kernel_release, .verbose = s->verbose - 1, .timeout_s = -1 };
+	struct vm_config cfg = { .release = target_kernel(s)->release, .verbose = s->verbose - 1, .timeout_s = -1 };
 	char *guest_ko = xasprintf("/ko/%s.ko", s->module_name);
 	struct vm_file f = { .host = s->ko_file, .guest = guest_ko };
 	vec_push(&cfg.files, f);

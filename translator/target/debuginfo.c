@@ -6,25 +6,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "debuginfod.h"
+#include "kernel.h"
 #include "kimage.h"
-#include "ksyms.h"
+#include "target.h"
 #include "util.h"
 
-static struct dw_image *kernel_img;
-static bool kernel_tried;
-static char *kernel_why;
-static VEC(struct dw_image *) module_imgs;
-
-const char *dw_debug_root(void)
-{
-	const char *e = getenv("CSTAP_DEBUGINFO_DIR");
-
-	return e && *e ? e : "/usr/lib/debug";
-}
 
 /* The GNU build-id of an ELF file as hex, or NULL. */
 static char *elf_build_id(Elf *e)
@@ -82,16 +71,17 @@ static char *running_build_id(void)
  * is the build-id of the kbuild tree's vmlinux, if it has one. */
 static strvec kernel_candidates(struct session *s, char **kb_id)
 {
+	const struct target_kernel *k = target_kernel(s);
 	strvec v = { 0 };
 	const char *root = dw_debug_root();
-	char *kb = xasprintf("%s/vmlinux", s->kernel_build);
+	char *kb = xasprintf("%s/vmlinux", k->build);
 	char *id = access(kb, R_OK) == 0 ? elf_file_build_id(kb) : NULL;
 
 	if (id && strlen(id) > 2)
 		vec_push(&v, xasprintf("%s/.build-id/%.2s/%s.debug", root, id, id + 2));
-	vec_push(&v, xasprintf("%s/boot/vmlinux-%s", root, s->kernel_release));
-	vec_push(&v, xasprintf("%s/lib/modules/%s/vmlinux", root, s->kernel_release));
-	vec_push(&v, xasprintf("/boot/vmlinux-%s", s->kernel_release));
+	vec_push(&v, xasprintf("%s/boot/vmlinux-%s", root, k->release));
+	vec_push(&v, xasprintf("%s/lib/modules/%s/vmlinux", root, k->release));
+	vec_push(&v, xasprintf("/boot/vmlinux-%s", k->release));
 	free(kb);
 	*kb_id = id;
 	return v;
@@ -110,8 +100,9 @@ static struct dw_image *try_kernel(struct session *s, const char *path, const ch
 		d = dwarf_begin_elf(e, DWARF_C_READ, NULL);
 	if (!d) {
 		if (want && id && strcmp(id, want)) {
-			free(kernel_why);
-			kernel_why = xasprintf("%s has build-id %s, the kernel %s", path, id, want);
+			char **why = &target_of(s)->dw.why;
+			free(*why);
+			*why = xasprintf("%s has build-id %s, the kernel %s", path, id, want);
 		}
 		if (e)
 			elf_end(e);
@@ -135,8 +126,9 @@ static struct dw_image *open_kernel(struct session *s)
 {
 	char *kb_id;
 	strvec c = kernel_candidates(s, &kb_id);
-	struct utsname u;
-	char *want = uname(&u) == 0 && !strcmp(u.release, s->kernel_release) ? running_build_id() : NULL;
+	const struct target_kernel *k = target_kernel(s);
+	const char *rel = k->release;
+	char *want = k->running ? running_build_id() : NULL;
 	struct dw_image *img = NULL;
 
 	elf_version(EV_CURRENT);
@@ -145,18 +137,18 @@ static struct dw_image *open_kernel(struct session *s)
 	if (!img) {
 		char *id = want ? xstrdup(want) : kb_id ? xstrdup(kb_id) : NULL;
 		if (!id) {
-			char *z = xasprintf("/boot/vmlinuz-%s", s->kernel_release);
+			char *z = xasprintf("/boot/vmlinuz-%s", rel);
 			id = kimage_build_id(z);
 			free(z);
 		}
 		const char *dwhy = "the kernel's build-id is unknown";
-		char *what = xasprintf("kernel %s", s->kernel_release);
+		char *what = xasprintf("kernel %s", rel);
 		char *path = id ? debuginfod_fetch(s, id, what, &dwhy) : NULL;
 		if (path)
 			img = try_kernel(s, path, id);
-		if (!img && !kernel_why)
-			kernel_why = xasprintf("no debuginfo for kernel %s (install linux-image-%s-dbg; "
-					       "debuginfod: %s)", s->kernel_release, s->kernel_release, dwhy);
+		if (!img && !target_of(s)->dw.why)
+			target_of(s)->dw.why = xasprintf("no debuginfo for kernel %s (install linux-image-%s-dbg; "
+							 "debuginfod: %s)", rel, rel, dwhy);
 		free(path);
 		free(what);
 		free(id);
@@ -171,22 +163,33 @@ static struct dw_image *open_kernel(struct session *s)
 
 struct dw_image *dw_kernel(struct session *s, const char **why)
 {
-	if (!kernel_tried) {
-		kernel_tried = true;
-		kernel_img = open_kernel(s);
+	struct target *t = target_of(s);
+
+	if (!t->dw.tried) {
+		t->dw.tried = true;
+		t->dw.kernel = open_kernel(s);
 	}
 	if (why)
-		*why = kernel_why;
-	return kernel_img;
+		*why = t->dw.why;
+	return t->dw.kernel;
 }
 
-/* libdwfl's separate-debuginfo search follows dw_debug_root() too. */
-static char *debuginfo_path;
-static const Dwfl_Callbacks offline_callbacks = {
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-	.section_address = dwfl_offline_section_address,
-	.debuginfo_path = &debuginfo_path,
-};
+/* libdwfl's offline callbacks, set up once per run: its separate-debuginfo
+ * search follows dw_debug_root() too. */
+static const Dwfl_Callbacks *offline_callbacks(struct session *s)
+{
+	struct target *t = target_of(s);
+
+	if (!t->dw.path) {
+		t->dw.path = xasprintf(":.debug:%s", dw_debug_root());
+		t->dw.offline = (Dwfl_Callbacks){
+			.find_debuginfo = dwfl_standard_find_debuginfo,
+			.section_address = dwfl_offline_section_address,
+			.debuginfo_path = &t->dw.path,
+		};
+	}
+	return &t->dw.offline;
+}
 
 /* Does the ELF file at path have a .debug_info section? */
 static bool has_debug_info(const char *path)
@@ -214,17 +217,14 @@ static bool has_debug_info(const char *path)
  * /usr/lib/debug/lib/modules; else the installed .ko (it may have DWARF). */
 static char *module_debug_path(struct session *s, const char *module)
 {
-	char *ko = ksyms_module_path(s, module);
-	char *rel, *dbg;
+	char *ko = kernel_module_path(s, module);
+	char *dbg;
 
 	if (!ko)
 		return NULL;
-	rel = strstr(ko, "/kernel/");
-	if (!rel)
+	dbg = kernel_module_debug_path(s, ko);
+	if (!dbg)
 		return ko;
-	char *end = strstr(rel, ".ko");
-	dbg = xasprintf("%s/lib/modules/%s%.*s.ko", dw_debug_root(), s->kernel_release,
-			(int)(end ? end - rel : (long)strlen(rel)), rel);
 	if (access(dbg, R_OK) == 0) {
 		free(ko);
 		return dbg;
@@ -235,21 +235,22 @@ static char *module_debug_path(struct session *s, const char *module)
 
 struct dw_image *dw_module(struct session *s, const char *module, const char **why)
 {
-	static char *last_why;
+	struct target *t = target_of(s);
+	const char *rel = target_kernel(s)->release;
+	char **last_why = &t->dw.module_why;
 	char *path;
 
-	for (int i = 0; i < module_imgs.len; i++)
-		if (!strcmp(module_imgs.items[i]->module, module))
-			return module_imgs.items[i];
-	free(last_why);
-	last_why = NULL;
+	for (int i = 0; i < t->dw.modules.len; i++)
+		if (!strcmp(t->dw.modules.items[i]->module, module))
+			return t->dw.modules.items[i];
+	free(*last_why);
+	*last_why = NULL;
 	elf_version(EV_CURRENT);
-	if (!debuginfo_path)
-		debuginfo_path = xasprintf(":.debug:%s", dw_debug_root());
+	const Dwfl_Callbacks *callbacks = offline_callbacks(s);
 	path = module_debug_path(s, module);
 	if (!path) {
-		last_why = xasprintf("no module '%s' for kernel %s", module, s->kernel_release);
-		*why = last_why;
+		*last_why = xasprintf("no module '%s' for kernel %s", module, rel);
+		*why = *last_why;
 		return NULL;
 	}
 	/* no DWARF installed: ask debuginfod by the module's build-id (here,
@@ -267,7 +268,7 @@ struct dw_image *dw_module(struct session *s, const char *module, const char **w
 		free(id);
 		free(what);
 	}
-	Dwfl *dwfl = dwfl_begin(&offline_callbacks);
+	Dwfl *dwfl = dwfl_begin(callbacks);
 	Dwfl_Module *mod = dwfl ? dwfl_report_offline(dwfl, module, path, -1) : NULL;
 	Dwarf_Addr bias = 0;
 	Dwarf *d = NULL;
@@ -276,9 +277,9 @@ struct dw_image *dw_module(struct session *s, const char *module, const char **w
 		d = dwfl_module_getdwarf(mod, &bias);
 	}
 	if (!d) {
-		last_why = xasprintf("no debuginfo in %s for module '%s' (install linux-image-%s-dbg;"
-				     " debuginfod: %s)", path, module, s->kernel_release, dwhy);
-		*why = last_why;
+		*last_why = xasprintf("no debuginfo in %s for module '%s' (install linux-image-%s-dbg;"
+				      " debuginfod: %s)", path, module, rel, dwhy);
+		*why = *last_why;
 		if (dwfl)
 			dwfl_end(dwfl);
 		free(path);
@@ -291,7 +292,7 @@ struct dw_image *dw_module(struct session *s, const char *module, const char **w
 	img->bias = bias;
 	img->dwfl = dwfl;
 	img->mod = mod;
-	vec_push(&module_imgs, img);
+	vec_push(&t->dw.modules, img);
 	return img;
 }
 

@@ -13,7 +13,10 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 
+#include "kernel.h"   /* dw_debug_root() */
 #include "session.h"
+
+struct dw_aranges;
 
 struct dw_image {
 	char *path;
@@ -23,11 +26,8 @@ struct dw_image {
 	Dwfl *dwfl;             /* modules only */
 	Dwfl_Module *mod;       /* modules only */
 	struct dw_type_cache *types; /* tvars.c: type DIEs found by name */
+	struct dw_aranges *aranges; /* dwarf_funcs.c's index of the units by address */
 };
-
-/* Where installed debuginfo is looked for: $CSTAP_DEBUGINFO_DIR, else
- * /usr/lib/debug (the -dbg packages' vmlinux, System.map and .ko files). */
-const char *dw_debug_root(void);
 
 /* Cached per session; NULL with *why set when there is no debuginfo. */
 struct dw_image *dw_kernel(struct session *s, const char **why);

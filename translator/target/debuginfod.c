@@ -7,34 +7,35 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "env.h"
+#include "target.h"
 #include "util.h"
 
 #ifdef HAVE_DEBUGINFOD
 #include <elfutils/debuginfod.h>
 
-static const char *progress_what;
-
 /* "Downloading debuginfo for kernel X: 12.0/562.6 MB" on one terminal line. */
 static int show_progress(debuginfod_client *c, long done, long total)
 {
-	(void)c;
+	const char *what = debuginfod_get_user_data(c);   /* set by debuginfod_fetch */
+
 	if (total > 0)
-		fprintf(stderr, "\rDownloading debuginfo for %s: %.1f/%.1f MB ", progress_what,
+		fprintf(stderr, "\rDownloading debuginfo for %s: %.1f/%.1f MB ", what,
 			done / 1048576.0, total / 1048576.0);
 	else
-		fprintf(stderr, "\rDownloading debuginfo for %s: %.1f MB ", progress_what,
+		fprintf(stderr, "\rDownloading debuginfo for %s: %.1f MB ", what,
 			done / 1048576.0);
 	return 0;
 }
 
 char *debuginfod_fetch(struct session *s, const char *build_id, const char *what, const char **why)
 {
-	static char *last_why;
-	const char *urls = getenv("DEBUGINFOD_URLS");
+	char **last_why = &target_of(s)->debuginfod_why;
+	const char *urls = env_get(ENV_DEBUGINFOD_URLS);
 	char *path = NULL;
 
-	free(last_why);
-	last_why = NULL;
+	free(*last_why);
+	*last_why = NULL;
 	if (!urls || !*urls) {
 		*why = "DEBUGINFOD_URLS is not set";
 		return NULL;
@@ -45,7 +46,7 @@ char *debuginfod_fetch(struct session *s, const char *build_id, const char *what
 		return NULL;
 	}
 	bool tty = isatty(STDERR_FILENO);
-	progress_what = what;
+	debuginfod_set_user_data(c, (void *)what);
 	if (tty)
 		debuginfod_set_progressfn(c, show_progress);
 	if (s->verbose >= 2)
@@ -54,9 +55,9 @@ char *debuginfod_fetch(struct session *s, const char *build_id, const char *what
 	if (tty)
 		fprintf(stderr, "\r\033[K");
 	if (fd < 0) {
-		last_why = xasprintf("debuginfod (%s) has no debuginfo for build-id %s: %s", urls,
-				     build_id, strerror(-fd));
-		*why = last_why;
+		*last_why = xasprintf("debuginfod (%s) has no debuginfo for build-id %s: %s", urls,
+				      build_id, strerror(-fd));
+		*why = *last_why;
 		path = NULL;
 	} else {
 		close(fd);

@@ -81,24 +81,13 @@ static int cmp_strp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* EXPORT_SYMBOL(x) leaves a __ksymtab_x symbol; looked up in a sorted
- * index of those names, built once per table. */
+/* EXPORT_SYMBOL(x): in the table's index of __ksymtab_x names (ksyms.c). */
 static bool is_exported(const struct ksymtab *t, const char *sym)
 {
-	static const struct ksymtab *indexed;
-	static strvec names;
 	const char *key = sym;
 
-	if (indexed != t) {
-		indexed = t;
-		names.len = 0;
-		for (size_t i = 0; i < t->n; i++)
-			if (!strncmp(t->syms[i].name, "__ksymtab_", 10))
-				vec_push(&names, t->syms[i].name + 10);
-		if (names.len)
-			qsort(names.items, names.len, sizeof(char *), cmp_strp);
-	}
-	return names.len && bsearch(&key, names.items, names.len, sizeof(char *), cmp_strp);
+	return t->exported.len &&
+	       bsearch(&key, t->exported.items, t->exported.len, sizeof(char *), cmp_strp);
 }
 
 /* The function symbol of img at DWARF address a (NULL if none). */
@@ -198,6 +187,7 @@ typedef VEC(Dwarf_Off) offvec;
 
 struct arange { uint64_t lo, hi; Dwarf_Off cu; };
 typedef VEC(struct arange) arangevec;
+struct dw_aranges { arangevec v; };   /* hangs off its dw_image */
 
 static int cmp_arange(const void *a, const void *b)
 {
@@ -292,23 +282,20 @@ static bool find_cu(const arangevec *v, uint64_t addr, Dwarf_Off *cu)
 static bool units_by_symbol(struct dw_image *img, const struct ksymtab *syms, const char *pat,
 			    offvec *units)
 {
-	static arangevec ar;
-	static Dwarf *ar_dbg;
-
 	if (img->mod || !syms)
 		return false;
-	if (ar_dbg != img->dbg) {
-		ar.len = 0;
-		ar_dbg = img->dbg;
-		if (!read_aranges(img->dbg, &ar))
+	if (!img->aranges) {   /* read once per image */
+		img->aranges = xcalloc(1, sizeof(*img->aranges));
+		if (!read_aranges(img->dbg, &img->aranges->v))
 			return false;
 	}
-	if (!ar.len)
+	const arangevec *ar = &img->aranges->v;
+	if (!ar->len)
 		return false;
 	for (size_t i = 0; i < syms->n; i++) {
 		const struct ksym *k = &syms->syms[i];
 		Dwarf_Off cu;
-		if (ksym_is_func(k) && symbol_matches(pat, k->name) && find_cu(&ar, k->addr, &cu))
+		if (ksym_is_func(k) && symbol_matches(pat, k->name) && find_cu(ar, k->addr, &cu))
 			vec_push(units, cu);
 	}
 	return true;

@@ -2,21 +2,17 @@
 #include "ksyms.h"
 
 #include "debuginfo.h"
+#include "kernel.h"
+#include "target.h"
 
 #include <ctype.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
-static struct ksymtab *kernel_tab;
-static bool kernel_tried;
-static const char *kernel_why;
-static VEC(struct ksymtab *) module_tabs;
 typedef VEC(struct ksym) ksymvec;
 
 static int cmp_ksym(const void *a, const void *b)
@@ -74,6 +70,17 @@ static void add_bad_ranges(struct ksymtab *t)
 		qsort(t->nokprobe.items, t->nokprobe.len, sizeof(char *), cmp_str);
 }
 
+/* EXPORT_SYMBOL(x) leaves a __ksymtab_x symbol: a sorted index of those
+ * names answers "is it exported?" for each function a DWARF scan finds. */
+static void index_exported(struct ksymtab *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (!strncmp(t->syms[i].name, "__ksymtab_", 10))
+			vec_push(&t->exported, t->syms[i].name + 10);
+	if (t->exported.len)
+		qsort(t->exported.items, t->exported.len, sizeof(char *), cmp_str);
+}
+
 static struct ksymtab *finish(ksymvec *v, const char *source, const char *module, bool sorted)
 {
 	struct ksymtab *t = xcalloc(1, sizeof(*t));
@@ -84,6 +91,7 @@ static struct ksymtab *finish(ksymvec *v, const char *source, const char *module
 	t->n = v->len;
 	t->source = xstrdup(source);
 	t->module = module ? xstrdup(module) : NULL;
+	index_exported(t);
 	if (!module) {
 		t->stext = find_addr(t, "_stext");
 		add_bad_ranges(t);
@@ -200,20 +208,17 @@ static struct ksymtab *load_elf_syms(const char *path)
 	return t;
 }
 
-static bool is_running_release(const char *rel)
-{
-	struct utsname u;
-
-	return uname(&u) == 0 && !strcmp(u.release, rel);
-}
-
 const struct ksymtab *ksyms_kernel(struct session *s, const char **why)
 {
-	if (!kernel_tried) {
-		const char *rel = s->kernel_release;
+	struct target *tg = target_of(s);
+	struct ksymtab *kernel_tab = tg->ksyms.kernel;
+
+	if (!tg->ksyms.tried) {
+		const struct target_kernel *k = target_kernel(s);
+		const char *rel = k->release;
 		char *p;
-		kernel_tried = true;
-		if (is_running_release(rel))
+		tg->ksyms.tried = true;
+		if (k->running)
 			kernel_tab = load_map("/proc/kallsyms");
 		if (!kernel_tab) {
 			p = xasprintf("%s/boot/System.map-%s", dw_debug_root(), rel);
@@ -231,115 +236,27 @@ const struct ksymtab *ksyms_kernel(struct session *s, const char **why)
 				kernel_tab = load_elf_syms(img->path);
 		}
 		if (!kernel_tab)
-			kernel_why = xasprintf("no symbol table for kernel %s (install linux-image-%s-dbg "
-					       "for /usr/lib/debug/boot/System.map-%s)", rel, rel, rel);
+			tg->ksyms.why = xasprintf("no symbol table for kernel %s (install linux-image-%s-dbg "
+						  "for /usr/lib/debug/boot/System.map-%s)", rel, rel, rel);
 		else if (s->verbose >= 2)
 			fprintf(stderr, "kernel symbols: %zu from %s\n", kernel_tab->n, kernel_tab->source);
+		tg->ksyms.kernel = kernel_tab;
 	}
 	if (why)
-		*why = kernel_why;
+		*why = tg->ksyms.why;
 	return kernel_tab;
 }
 
-/* "xfs" and "nf-nat" name the same modules as "xfs.ko" and "nf_nat.ko". */
-static bool same_module_name(const char *a, size_t alen, const char *b)
-{
-	if (strlen(b) != alen)
-		return false;
-	for (size_t i = 0; i < alen; i++) {
-		char x = a[i] == '-' ? '_' : a[i], y = b[i] == '-' ? '_' : b[i];
-		if (x != y)
-			return false;
-	}
-	return true;
-}
-
-/* Call fn(path, name, priv) for each module of modules.dep: its path
- * relative to /lib/modules/REL and its name ("nf_nat"), until fn returns
- * true. */
-static void each_module(struct session *s, bool (*fn)(const char *path, const char *name, void *priv),
-			void *priv)
-{
-	char *dep = xasprintf("/lib/modules/%s/modules.dep", s->kernel_release);
-	FILE *f = fopen(dep, "r");
-	char line[4096], name[256];
-
-	free(dep);
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		char *colon = strchr(line, ':');
-		if (!colon)
-			continue;
-		*colon = 0;
-		char *base = strrchr(line, '/');
-		base = base ? base + 1 : line;
-		char *dot = strstr(base, ".ko");
-		if (!dot || (size_t)(dot - base) >= sizeof(name))
-			continue;
-		for (size_t i = 0; i < (size_t)(dot - base); i++)
-			name[i] = base[i] == '-' ? '_' : base[i];
-		name[dot - base] = 0;
-		if (fn(line, name, priv))
-			break;
-	}
-	fclose(f);
-}
-
-struct module_find {
-	const char *want;
-	char *path;
-};
-
-static bool find_module(const char *path, const char *name, void *priv)
-{
-	struct module_find *m = priv;
-
-	if (!same_module_name(name, strlen(name), m->want))
-		return false;
-	m->path = xstrdup(path);
-	return true;
-}
-
-/* The path of module m's .ko under /lib/modules/REL, from modules.dep. */
+/* The lookups live with the kernel's other files (kernel.c); these names
+ * are the ones the probe families know. */
 char *ksyms_module_path(struct session *s, const char *m)
 {
-	struct module_find mf = { .want = m };
-
-	each_module(s, find_module, &mf);
-	if (!mf.path)
-		return NULL;
-	char *full = xasprintf("/lib/modules/%s/%s", s->kernel_release, mf.path);
-	free(mf.path);
-	return full;
-}
-
-static int cmp_name(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-struct module_match {
-	const char *pattern;
-	strvec *out;
-};
-
-static bool match_module(const char *path, const char *name, void *priv)
-{
-	struct module_match *m = priv;
-
-	(void)path;
-	if (fnmatch(m->pattern, name, 0) == 0)
-		vec_push(m->out, xstrdup(name));
-	return false;
+	return kernel_module_path(s, m);
 }
 
 void ksyms_module_names(struct session *s, const char *pattern, strvec *out)
 {
-	struct module_match mm = { pattern, out };
-
-	each_module(s, match_module, &mm);
-	qsort(out->items, (size_t)out->len, sizeof(char *), cmp_name);
+	kernel_module_names(s, pattern, out);
 }
 
 /* Function symbols of an ELF relocatable (.ko). Addresses are made unique
@@ -402,31 +319,30 @@ static struct ksymtab *load_ko(const char *path, const char *module)
 
 const struct ksymtab *ksyms_module(struct session *s, const char *module, const char **why)
 {
-	static char *last_why;
+	struct target *tg = target_of(s);
+	char **last_why = &tg->ksyms.module_why;
 
-	for (int i = 0; i < module_tabs.len; i++)
-		if (same_module_name(module, strlen(module), module_tabs.items[i]->module))
-			return module_tabs.items[i];
+	for (int i = 0; i < tg->ksyms.modules.len; i++)
+		if (kernel_same_module(module, tg->ksyms.modules.items[i]->module))
+			return tg->ksyms.modules.items[i];
 	char *path = ksyms_module_path(s, module);
 	struct ksymtab *t = NULL;
 	if (path && strstr(path, ".ko") && strcmp(strstr(path, ".ko"), ".ko")) {
 		/* compressed: the -dbg package has the uncompressed one */
-		char *rel = strstr(path, "/kernel/");
-		char *dbg = xasprintf("%s/lib/modules/%s%.*s.ko", dw_debug_root(), s->kernel_release,
-				      (int)(strstr(path, ".ko") - rel), rel);
-		t = load_ko(dbg, module);
+		char *dbg = kernel_module_debug_path(s, path);
+		t = dbg ? load_ko(dbg, module) : NULL;
 		free(dbg);
 	} else if (path) {
 		t = load_ko(path, module);
 	}
-	free(last_why);
-	last_why = path ? xasprintf("cannot read the symbols of %s", path)
-			: xasprintf("no module '%s' for kernel %s", module, s->kernel_release);
+	free(*last_why);
+	*last_why = path ? xasprintf("cannot read the symbols of %s", path)
+			 : xasprintf("no module '%s' for kernel %s", module, target_kernel(s)->release);
 	free(path);
 	if (why)
-		*why = t ? NULL : last_why;
+		*why = t ? NULL : *last_why;
 	if (t)
-		vec_push(&module_tabs, t);
+		vec_push(&tg->ksyms.modules, t);
 	return t;
 }
 

@@ -32,6 +32,8 @@ struct ksymtab {
 	 * kprobes/noinstr/entry text is refused by the kernel) */
 	VEC(uint64_t) bad_lo, bad_hi;
 	strvec nokprobe;        /* names from _kbl_addr_NAME (NOKPROBE_SYMBOL), sorted */
+	strvec exported;        /* names from __ksymtab_NAME (EXPORT_SYMBOL), sorted; they
+				 * point into syms */
 };
 
 /* The kernel's table for s->kernel_release; NULL (and *why set) if none. */

@@ -1613,7 +1613,7 @@ int translate(struct session *s, struct strbuf *out)
 int pass3_translate(struct session *s)
 {
 	struct strbuf out = STRBUF_INIT;
-	const char *tmp = getenv("TMPDIR");
+	const char *tmp = env_get(ENV_TMPDIR);
 	char *tmpl = xasprintf("%s/stapXXXXXX", tmp && *tmp ? tmp : "/tmp");
 
 	if (translate(s, &out))

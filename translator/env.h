@@ -1,0 +1,22 @@
+/* env.h - the environment variables cstap reads, one table (env.def), so
+ * that what a variable does is written down once and nobody else calls
+ * getenv(). Shared by stap and stap-vm.
+ */
+#ifndef CSTAP_ENV_H
+#define CSTAP_ENV_H
+
+enum env_var {
+#define ENV(name, readers, what) ENV_##name,
+#include "env.def"
+#undef ENV
+	ENV_COUNT
+};
+
+/* The variable's value; NULL when it is not set. */
+const char *env_get(enum env_var v);
+/* Its value when set and not empty, else dflt. */
+const char *env_or(enum env_var v, const char *dflt);
+/* Its name ("TMPDIR"), for messages that tell the user what to set. */
+const char *env_name(enum env_var v);
+
+#endif

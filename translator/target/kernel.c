@@ -1,0 +1,179 @@
+/* kernel.c - the target kernel's facts, found once per run (see .h). */
+#include "kernel.h"
+
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "env.h"
+#include "remote/qemu.h"
+#include "target.h"
+
+/* A kernel without /proc/modules, or with modules_disabled set, cannot
+ * run our module: pass 5 then boots the target kernel in a guest. */
+static bool host_can_load_modules(void)
+{
+	char buf[8] = "";
+	FILE *f;
+
+	if (access("/proc/modules", F_OK) != 0)
+		return false;
+	f = fopen("/proc/sys/kernel/modules_disabled", "r");
+	if (f) {
+		if (!fgets(buf, sizeof(buf), f))
+			buf[0] = 0;
+		fclose(f);
+	}
+	return buf[0] != '1';
+}
+
+/* Decided on the first call (s->kernel_release holds -r by then), so that
+ * every pass agrees on the kernel and nobody asks uname again. */
+const struct target_kernel *target_kernel(struct session *s)
+{
+	struct target *t = target_of(s);
+	struct target_kernel *k = &t->kernel;
+	struct utsname u;
+
+	if (t->kernel_known)
+		return k;
+	t->kernel_known = true;
+	if (uname(&u) == 0)
+		k->host_release = xstrdup(u.release);
+	k->host_loads_modules = host_can_load_modules();
+	k->release = s->kernel_release;
+	if (!k->release)
+		k->release = k->host_loads_modules ? (k->host_release ? k->host_release : "")
+						   : vm_default_release();
+	if (!k->release)
+		return k;
+	k->running = k->host_release && !strcmp(k->host_release, k->release);
+	k->build = xasprintf("/lib/modules/%s/build", k->release);
+	k->modules = xasprintf("/lib/modules/%s", k->release);
+	return k;
+}
+
+/* The -dbg packages and $CSTAP_DEBUGINFO_DIR mirror the target's files. */
+const char *dw_debug_root(void)
+{
+	return env_or(ENV_CSTAP_DEBUGINFO_DIR, "/usr/lib/debug");
+}
+
+/* "xfs" and "nf-nat" name the same modules as "xfs.ko" and "nf_nat.ko". */
+bool kernel_same_module(const char *a, const char *b)
+{
+	size_t alen = strlen(a);
+
+	if (strlen(b) != alen)
+		return false;
+	for (size_t i = 0; i < alen; i++) {
+		char x = a[i] == '-' ? '_' : a[i], y = b[i] == '-' ? '_' : b[i];
+		if (x != y)
+			return false;
+	}
+	return true;
+}
+
+/* Call fn(path, name, priv) for each module of modules.dep: its path
+ * relative to /lib/modules/REL and its name ("nf_nat"), until fn returns
+ * true. */
+static void each_module(struct session *s, bool (*fn)(const char *path, const char *name, void *priv),
+			void *priv)
+{
+	char *dep = xasprintf("%s/modules.dep", target_kernel(s)->modules);
+	FILE *f = fopen(dep, "r");
+	char line[4096], name[256];
+
+	free(dep);
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':');
+		if (!colon)
+			continue;
+		*colon = 0;
+		char *base = strrchr(line, '/');
+		base = base ? base + 1 : line;
+		char *dot = strstr(base, ".ko");
+		if (!dot || (size_t)(dot - base) >= sizeof(name))
+			continue;
+		for (size_t i = 0; i < (size_t)(dot - base); i++)
+			name[i] = base[i] == '-' ? '_' : base[i];
+		name[dot - base] = 0;
+		if (fn(line, name, priv))
+			break;
+	}
+	fclose(f);
+}
+
+struct module_find {
+	const char *want;
+	char *path;
+};
+
+static bool find_module(const char *path, const char *name, void *priv)
+{
+	struct module_find *m = priv;
+
+	if (!kernel_same_module(name, m->want))
+		return false;
+	m->path = xstrdup(path);
+	return true;
+}
+
+/* The path of module m's .ko under /lib/modules/REL, from modules.dep. */
+char *kernel_module_path(struct session *s, const char *m)
+{
+	struct module_find mf = { .want = m };
+
+	each_module(s, find_module, &mf);
+	if (!mf.path)
+		return NULL;
+	char *full = xasprintf("%s/%s", target_kernel(s)->modules, mf.path);
+	free(mf.path);
+	return full;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+struct module_match {
+	const char *pattern;
+	strvec *out;
+};
+
+static bool match_module(const char *path, const char *name, void *priv)
+{
+	struct module_match *m = priv;
+
+	(void)path;
+	if (fnmatch(m->pattern, name, 0) == 0)
+		vec_push(m->out, xstrdup(name));
+	return false;
+}
+
+void kernel_module_names(struct session *s, const char *pattern, strvec *out)
+{
+	struct module_match mm = { pattern, out };
+
+	each_module(s, match_module, &mm);
+	qsort(out->items, (size_t)out->len, sizeof(char *), cmp_name);
+}
+
+/* Same relative path as under /lib/modules/REL, under the debug root:
+ * the -dbg package's copy is uncompressed and has the DWARF. */
+char *kernel_module_debug_path(struct session *s, const char *ko)
+{
+	const char *rel = strstr(ko, "/kernel/");
+
+	if (!rel)
+		return NULL;
+	const char *end = strstr(rel, ".ko");
+	return xasprintf("%s/lib/modules/%s%.*s.ko", dw_debug_root(), target_kernel(s)->release,
+			 (int)(end ? end - rel : (long)strlen(rel)), rel);
+}

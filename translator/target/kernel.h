@@ -1,0 +1,45 @@
+/* kernel.h - the target kernel: which release, where its build tree and
+ * modules are, whether it is the kernel running here and whether this host
+ * can load modules at all. Answered once per run (the first call, from
+ * options), then read by pass 4, pass 5 and the target library alike.
+ * Also the kernel's files: its modules (modules.dep) and where the -dbg
+ * packages put their copies. The bottom of translator/target/: it needs
+ * no other file of it (ksyms -> debuginfo -> kernel).
+ */
+#ifndef CSTAP_TARGET_KERNEL_H
+#define CSTAP_TARGET_KERNEL_H
+
+#include <stdbool.h>
+
+#include "session.h"
+#include "util.h"
+
+struct target_kernel {
+	const char *release;      /* -r RELEASE, or the chosen one; NULL: none */
+	char *build;              /* /lib/modules/REL/build (kbuild tree, .config) */
+	char *modules;            /* /lib/modules/REL (modules.dep, the .ko files) */
+	const char *host_release; /* the running kernel's (uname -r); NULL if unknown */
+	bool running;             /* release is the running kernel's */
+	bool host_loads_modules;  /* this host can load modules (pass 5 runs here) */
+};
+
+/* The target kernel of s: -r, else the running kernel if this host loads
+ * modules, else the newest installed kernel a guest can boot. */
+const struct target_kernel *target_kernel(struct session *s);
+
+/* Where installed debuginfo is looked for: $CSTAP_DEBUGINFO_DIR, else
+ * /usr/lib/debug (the -dbg packages' vmlinux, System.map and .ko files). */
+const char *dw_debug_root(void);
+
+/* The path of a module's .ko for the target kernel (modules.dep), or NULL. */
+char *kernel_module_path(struct session *s, const char *module);
+/* The names of the target kernel's modules matching the fnmatch pattern
+ * (modules.dep; '-' written '_'), sorted, appended to out. */
+void kernel_module_names(struct session *s, const char *pattern, strvec *out);
+/* Where the -dbg package has the (uncompressed) module file ko: its path
+ * from "/kernel/" on, under the debug root; NULL if ko is not under kernel/. */
+char *kernel_module_debug_path(struct session *s, const char *ko);
+/* Do a and b name the same module ("nf-nat", "nf_nat")? */
+bool kernel_same_module(const char *a, const char *b);
+
+#endif

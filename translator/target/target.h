@@ -1,0 +1,50 @@
+/* target.h - the target library's per-run state, hanging off the session
+ * (s->target): the kernel's facts and what was loaded for it. Only
+ * translator/target/ looks inside; the rest asks through the functions of
+ * kernel.h, ksyms.h, debuginfo.h.
+ */
+#ifndef CSTAP_TARGET_TARGET_H
+#define CSTAP_TARGET_TARGET_H
+
+#include <elfutils/libdwfl.h>
+
+#include "kernel.h"
+#include "util.h"
+
+struct ksymtab;
+struct dw_image;
+
+struct target {
+	bool kernel_known;             /* kernel.c: decided (on the first ask) */
+	struct target_kernel kernel;
+
+	struct {                       /* ksyms.c: symbol tables */
+		bool tried;            /* the kernel's was looked for */
+		struct ksymtab *kernel;
+		const char *why;       /* why the kernel has none */
+		VEC(struct ksymtab *) modules;
+		char *module_why;      /* why the last module asked for has none */
+	} ksyms;
+
+	struct {                       /* debuginfo.c: DWARF images */
+		bool tried;
+		struct dw_image *kernel;
+		char *why;
+		VEC(struct dw_image *) modules;
+		char *module_why;
+		char *path;            /* libdwfl's search path for modules' debuginfo */
+		Dwfl_Callbacks offline; /* libdwfl's callbacks, reading path */
+	} dw;
+
+	char *debuginfod_why;          /* debuginfod.c: why the last fetch failed */
+};
+
+/* s's target state, created on first use. */
+static inline struct target *target_of(struct session *s)
+{
+	if (!s->target)
+		s->target = xcalloc(1, sizeof(*s->target));
+	return s->target;
+}
+
+#endif
