@@ -24,6 +24,7 @@ struct stp_probe {		/* one per probe body, const, generated */
 	const char *pos;	/* "x.stp:3:1" */
 	int kind;		/* STP_PK_* */
 	int index;
+	const char *type;	/* probe_type(): "kprobe", "hrtimer" ... */
 };
 
 #include "timing.h"		/* -t; its report needs struct stp_probe */

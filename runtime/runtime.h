@@ -22,9 +22,6 @@
 #include "lock.h"
 #include "ops.h"
 #include "stat.h"
-#include "timer.h"
-#include "kprobes.h"
 #include "deref.h"
-#include "tracepoints.h"
 
 #endif /* STP_RUNTIME_H */

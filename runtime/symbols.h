@@ -23,22 +23,10 @@
 
 #define STP_BT_MAX 64	/* frames a backtrace collects at most */
 
-/* How SystemTap names a probe's kind (probe_type()), from its point. */
+/* How SystemTap names a probe's kind (probe_type()): its family says. */
 static __maybe_unused const char *stp_probe_type(const struct stp_probe *p)
 {
-	const char *pp = p->pp;
-
-	if (p->kind != STP_PK_NORMAL)
-		return "begin_end";
-	if (!strncmp(pp, "timer.profile", 13))
-		return "perf_event";
-	if (!strncmp(pp, "timer.jiffies", 13))
-		return "timer";
-	if (!strncmp(pp, "timer.", 6))
-		return "hrtimer";
-	if (!strncmp(pp, "kernel.", 7) || !strncmp(pp, "kprobe.", 7) || !strncmp(pp, "module(", 7))
-		return strstr(pp, ".return") ? "kretprobe" : "kprobe";
-	return "";
+	return p->type ? p->type : "";
 }
 
 /* Is the current probe a kprobe entry (regs->ip one past the probed byte)? */

@@ -39,7 +39,10 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 mkdir "$tmp/bin" "$tmp/src"
 ln -s "$stap" "$tmp/bin/stap"
 # the cmdline parseko files run staprun by name: ours, not whatever PATH has
-ln -s "$(dirname "$stap")/../staprun/staprun" "$tmp/bin/staprun"
+# (the one beside this stap, else the build tree's, e.g. for the asan stap)
+staprun=$(dirname "$stap")/../staprun/staprun
+[ -x "$staprun" ] || staprun=${CSTAP_BUILD:-$here}/staprun/staprun
+ln -s "$staprun" "$tmp/bin/staprun"
 ln -s "$suite" "$tmp/src/testsuite" # parseok/unparser.stp reads $SRCDIR/testsuite
 
 passed=0

@@ -17,7 +17,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/cstap-regress.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
 srcs=
-for f in util diag ast lexer preprocess parse unparse; do
+for f in util diag ast parse/lexer parse/preprocess parse/parse parse/unparse; do
 	srcs="$srcs $here/translator/$f.c"
 done
 # shellcheck disable=SC2086 # srcs is a list

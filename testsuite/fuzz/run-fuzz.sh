@@ -35,7 +35,7 @@ cc=${CC:-clang}
 mkdir -p "$work/corpus" "$work/seeds" "$work/artifacts"
 
 # shellcheck disable=SC2086 # the sources are a list on purpose
-srcs=$(for f in util diag ast lexer preprocess parse unparse; do printf '%s ' "$here/translator/$f.c"; done)
+srcs=$(for f in util diag ast parse/lexer parse/preprocess parse/parse parse/unparse; do printf '%s ' "$here/translator/$f.c"; done)
 # shellcheck disable=SC2086
 "$cc" -g -O1 -std=gnu11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=undefined -I"$here/translator" \

@@ -1,4 +1,4 @@
-/* lexer_test.c - CUnit tests of the pass 1 tokenizer (translator/lexer.c). */
+/* lexer_test.c - CUnit tests of the pass 1 tokenizer (translator/parse/lexer.c). */
 #include <CUnit/Basic.h>
 #include <stdio.h>
 #include <stdlib.h>

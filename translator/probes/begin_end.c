@@ -98,8 +98,14 @@ static const struct handler_abi called_directly = {
 	.fill = "\tc->regs = NULL;\n",
 };
 
+static const char *probe_type(const struct derived_probe *dp)
+{
+	return "begin_end";
+}
+
 const struct provider begin_end_provider = {
 	.name = "begin/end",
+	.probe_type = probe_type,
 	.derive = derive,
 	.handler = &called_directly,
 	.emit_register = emit_register,

@@ -514,6 +514,8 @@ static void guest_modules(struct session *s, strvec *out)
 
 const struct provider dwarf_provider = {
 	.name = "dwarf",
+	.runtime_header = "kprobes.h",
+	.probe_type = kp_probe_type,
 	.derive = derive,
 	.tvar_scope = tvar_scope,
 	.list_vars = list_vars,

@@ -130,6 +130,8 @@ static void guest_modules(struct session *s, strvec *out)
 
 const struct provider kprobe_provider = {
 	.name = "kprobe",
+	.runtime_header = "kprobes.h",
+	.probe_type = kp_probe_type,
 	.derive = derive,
 	.emit_decls = emit_decls,
 	.emit_register = emit_register,

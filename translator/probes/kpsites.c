@@ -29,6 +29,11 @@ void kp_guest_modules(struct session *s, const struct provider *prov, strvec *ou
 	}
 }
 
+const char *kp_probe_type(const struct derived_probe *dp)
+{
+	return ((const struct kp_site *)dp->data)->ret ? "kretprobe" : "kprobe";
+}
+
 static void add_cstr(struct strbuf *out, const char *s)
 {
 	if (!s) {

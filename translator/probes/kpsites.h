@@ -24,6 +24,9 @@ struct kp_site {
 /* dp's record: a copy of site. */
 void kp_site_attach(struct derived_probe *dp, const struct kp_site *site);
 
+/* probe_type() of a site's probe: "kprobe" or "kretprobe". */
+const char *kp_probe_type(const struct derived_probe *dp);
+
 /* The modules prov's sites are in ("m" of "m:sym"), each once, appended to out. */
 void kp_guest_modules(struct session *s, const struct provider *prov, strvec *out);
 

@@ -8,7 +8,9 @@
  *   pass 2   derive        (elaborate.c) a probe point -> derived probes
  *            tvar_scope    (target/tvars.c) where $target variables live
  *   -L       list_vars     (listing.c) " $name:type ..." of a probe
- *   pass 3   handler       (translate.c) the C signature of dp_N and how it
+ *   pass 3   runtime_header, probe_type (translate.c) what the module includes;
+ *                          the probe_type() of each probe
+ *            handler       (translate.c) the C signature of dp_N and how it
  *                          fills the context from its arguments
  *            emit_decls, emit_register, emit_unregister (translate.c)
  *            shows_origin  (translate.c, -t) the written point beside pp()
@@ -57,6 +59,9 @@ struct handler_abi {
 
 struct provider {
 	const char *name;
+	/* runtime/NAME.h: the kernel side of the family, included by modules
+	 * that have its probes (NULL: none needed). */
+	const char *runtime_header;
 	/* Pass 2: try to derive probes from pp (of script probe p). Returns 1
 	 * if this provider took the point (probes added with
 	 * derived_probe_add), 0 if the point is not its kind, -1 after
@@ -79,6 +84,9 @@ struct provider {
 	void (*emit_register)(struct session *s, struct strbuf *out);
 	/* Pass 3: statements in stp_script_stop(), in reverse table order. */
 	void (*emit_unregister)(struct session *s, struct strbuf *out);
+	/* probe_type(): how SystemTap names dp's low-level handler type
+	 * ("kprobe", "kretprobe", "hrtimer" ...). */
+	const char *(*probe_type)(const struct derived_probe *dp);
 	/* -t: pp() is resolved from the point as written; show both. */
 	bool shows_origin;
 	/* Pass 5: append the kernel modules (each once) that this family's

@@ -115,8 +115,16 @@ static void emit_unregister(struct session *s, struct strbuf *out)
 		strbuf_addf(out, "\tfor (i = 0; i < %d; i++)\n\t\tstp_timer_stop(&stp_timers[i]);\n", n);
 }
 
+/* A jiffies timer is SystemTap's "timer" kind; the others are hrtimers. */
+static const char *probe_type(const struct derived_probe *dp)
+{
+	return pp_comp_is(dp->point, 1, "jiffies") ? "timer" : "hrtimer";
+}
+
 const struct provider timer_provider = {
 	.name = "timer",
+	.runtime_header = "timer.h",
+	.probe_type = probe_type,
 	.derive = derive,
 	.emit_decls = emit_decls,
 	.emit_register = emit_register,

@@ -195,8 +195,16 @@ static void emit_unregister(struct session *s, struct strbuf *out)
 		strbuf_addf(out, "\tstp_tracepoints_unregister(stp_tps, %d);\n", n);
 }
 
+/* As SystemTap 4.8 names it (its addr() is then 0: no registers). */
+static const char *probe_type(const struct derived_probe *dp)
+{
+	return "kernel_tracepoint";
+}
+
 const struct provider tracepoint_provider = {
 	.name = "tracepoint",
+	.runtime_header = "tracepoints.h",
+	.probe_type = probe_type,
 	.derive = derive,
 	.tvar_scope = tvar_scope,
 	.list_vars = list_vars,

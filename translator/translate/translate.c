@@ -1499,6 +1499,20 @@ static void gen_lifecycle(struct session *s, struct strbuf *out)
 	strbuf_addstr(out, "}\n\n");
 }
 
+/* The runtime headers of the families that have probes, each once. */
+static void gen_family_includes(struct session *s, struct strbuf *out)
+{
+	for (int p = 0; providers[p]; p++) {
+		const char *h = providers[p]->runtime_header;
+		bool seen = false;
+		for (int q = 0; q < p && h && !seen; q++)
+			seen = providers[q]->runtime_header && !strcmp(providers[q]->runtime_header, h) &&
+			       provider_probes(s, providers[q]);
+		if (h && !seen && provider_probes(s, providers[p]))
+			strbuf_addf(out, "#include \"%s\"\n", h);
+	}
+}
+
 static char *probe_pos(const struct derived_probe *dp)
 {
 	struct srcpos p = dp->probe->pos;
@@ -1539,7 +1553,9 @@ int translate(struct session *s, struct strbuf *out)
 	strbuf_addf(out, "#define STP_NUM_PROBES %d\n", s->probes.len);
 	if (s->timing)
 		strbuf_addstr(out, "#define STP_TIMING 1\n");
-	strbuf_addstr(out, "#include \"runtime.h\"\n#include \"ops.h\"\n#include \"timer.h\"\n\n");
+	strbuf_addstr(out, "#include \"runtime.h\"\n#include \"ops.h\"\n");
+	gen_family_includes(s, out);
+	strbuf_addstr(out, "\n");
 	for (int i = 0; i < s->embeds.len; i++)
 		strbuf_addf(out, "%s\n", s->embeds.items[i]->code);
 	gen_globals(s, out);
@@ -1591,9 +1607,10 @@ int translate(struct session *s, struct strbuf *out)
 	for (int i = 0; i < s->probes.len; i++) {
 		struct derived_probe *dp = s->probes.items[i];
 		char *pos = probe_pos(dp);
-		strbuf_addf(out, "\t{ .pp = %s, .pos = %s, .kind = %s, .index = %d },\n",
+		const char *type = dp->prov->probe_type ? dp->prov->probe_type(dp) : "";
+		strbuf_addf(out, "\t{ .pp = %s, .pos = %s, .kind = %s, .index = %d, .type = \"%s\" },\n",
 			    c_string(dp->pp, strlen(dp->pp)), c_string(pos, strlen(pos)),
-			    kind_name(dp->kind), i);
+			    kind_name(dp->kind), i, type);
 	}
 	strbuf_addstr(out, "};\n\n");
 	gen_timing_table(s, out);
