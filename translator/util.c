@@ -225,3 +225,15 @@ double now_ms(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
+
+bool module_name_eq(const char *a, size_t alen, const char *b)
+{
+	if (strlen(b) != alen)
+		return false;
+	for (size_t i = 0; i < alen; i++) {
+		char x = a[i] == '-' ? '_' : a[i], y = b[i] == '-' ? '_' : b[i];
+		if (x != y)
+			return false;
+	}
+	return true;
+}

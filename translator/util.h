@@ -60,6 +60,10 @@ void strbuf_add_cstr_escaped(struct strbuf *sb, const char *s, size_t n);
 void strbuf_reset(struct strbuf *sb);
 
 /* Whole-file I/O. read_file returns NULL (errno set) on failure; *len may be NULL. */
+/* Do the first alen bytes of a and all of b name the same kernel module?
+ * ('-' and '_' are the same in module names: "nf-nat" is nf_nat.ko.) */
+bool module_name_eq(const char *a, size_t alen, const char *b);
+
 char *read_file(const char *path, size_t *len);
 int write_file(const char *path, const char *data, size_t len);
 

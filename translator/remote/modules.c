@@ -23,14 +23,7 @@ static bool names_module(const char *path, size_t len, const char *name)
 	const char *dot = memchr(base, '.', n);
 	if (dot)
 		n = (size_t)(dot - base);
-	if (strlen(name) != n)
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		char a = base[i] == '-' ? '_' : base[i], b = name[i] == '-' ? '_' : name[i];
-		if (a != b)
-			return false;
-	}
-	return true;
+	return module_name_eq(base, n, name);
 }
 
 static void add_unique(strvec *v, const char *p, size_t len)

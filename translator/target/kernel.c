@@ -65,16 +65,7 @@ const char *dw_debug_root(void)
 /* "xfs" and "nf-nat" name the same modules as "xfs.ko" and "nf_nat.ko". */
 bool kernel_same_module(const char *a, const char *b)
 {
-	size_t alen = strlen(a);
-
-	if (strlen(b) != alen)
-		return false;
-	for (size_t i = 0; i < alen; i++) {
-		char x = a[i] == '-' ? '_' : a[i], y = b[i] == '-' ? '_' : b[i];
-		if (x != y)
-			return false;
-	}
-	return true;
+	return module_name_eq(a, strlen(a), b);
 }
 
 /* Call fn(path, name, priv) for each module of modules.dep: its path
