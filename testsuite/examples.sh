@@ -9,7 +9,7 @@
 #                            testsuite/examples/xfail.txt (NAME REASON); a listed
 #                            example that passes fails the test, so the list
 #                            only shrinks.
-#   examples.sh --list N     print "NAME ok|fail" for every example at -pN with
+#   examples.sh --list N     print "NAME ok" or "NAME fail FIRST-ERROR" for every example at -pN with
 #                            $STAP (e.g. STAP=/usr/bin/stap, SystemTap 4.8, to
 #                            remake systemtap-p2.txt: --list 2 | sed -n 's/ ok$//p')
 #   examples.sh NAME ...     the test, for these examples only
@@ -75,7 +75,9 @@ if [ "${1:-}" = --list ]; then
 	pass=${2:-2}
 	for n in $(names_all); do
 		run_example "$(meta_of "$n")" "$pass"
-		if [ "$rc" = 0 ]; then echo "$n ok"; else echo "$n fail"; fi
+		if [ "$rc" = 0 ]; then echo "$n ok"; else
+			echo "$n fail $(grep -m1 -E 'error|ERROR' "$tmp/err" | cut -c1-160)"
+		fi
 	done
 	exit 0
 fi
