@@ -9,6 +9,6 @@ dist_tapset_DATA = tapsets/logging.stp tapsets/context.stp tapsets/time.stp taps
 # the kernel subsystem tapsets (vfs, scheduler, signal, kprocess, memory ...)
 dist_tapset_DATA +=
 # functions on kernel objects (tasks, paths, block devices, network, ...)
-dist_tapset_DATA +=
+dist_tapset_DATA += tapsets/task.stp tapsets/dentry.stp tapsets/inet.stp tapsets/dev.stp tapsets/kmisc.stp
 # system calls beyond the generated syscall.* (nd_syscall, syscall_any, decoders)
 dist_tapset_DATA +=
