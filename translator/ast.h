@@ -248,6 +248,8 @@ struct probe {
 	bool alias_epilogue;               /* += */
 	VEC(struct probe_point *) alias_names; /* left-hand side(s) of = / += */
 	struct stmt *epilogue;             /* probe a = b { prologue }, { epilogue } */
+	char *alias_pp;                    /* expanded from an alias: its name as reached
+					    * ("vfs.read.return"), listed by -l/-L */
 	/* pass 2 */
 	symvec locals;
 	int index;

@@ -12,10 +12,12 @@
  * appended to the alias's points (`syscall.read.maxactive(10)`).
  */
 #include <fnmatch.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "diag.h"
 #include "passes.h"
+#include "probes/provider.h"
 #include "session.h"
 
 static bool comp_matches(const struct pp_comp *user, const struct pp_comp *alias)
@@ -60,6 +62,20 @@ static struct probe_point *target_point(const struct probe_point *t, const struc
 	c->sufficient = t->sufficient || pp->sufficient;
 	c->cond = t->cond ? t->cond : pp->cond;
 	return c;
+}
+
+/* The alias's name with the user's extra components: what -l lists. */
+static char *alias_text(const struct probe_point *name, const struct probe_point *pp, int used)
+{
+	struct probe_point *t = target_point(name, pp, used);
+	char *text;
+
+	t->optional = t->sufficient = false;
+	t->cond = NULL;
+	text = pp_text(t);
+	free(t->comps.items);
+	free(t);
+	return text;
 }
 
 /* { prologue; body } or { body; epilogue } */
@@ -122,6 +138,8 @@ int alias_expand(struct session *s, struct probe *user, struct probe_point *pp, 
 				np->pos = user->pos;
 				np->file = user->file;
 				np->body = combined_body(a, user);
+				np->alias_pp = user->alias_pp ? xstrdup(user->alias_pp)
+							      : alias_text(name, pp, used);
 				for (int k = 0; k < a->points.len; k++)
 					vec_push(&np->points, target_point(a->points.items[k], pp, used));
 				for (int k = 0; k < np->points.len; k++)
