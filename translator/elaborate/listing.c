@@ -29,6 +29,13 @@ int list_probe_points(struct session *s)
 		struct derived_probe *dp = s->probes.items[i];
 		struct strbuf sb = STRBUF_INIT;
 		const struct probe *p = dp->probe;
+		bool listed = false;
+		/* an alias is listed once, with its first probe's variables (as
+		 * SystemTap: not once per function or inlined copy it covers) */
+		for (int j = 0; j < i && p->alias_pp && !listed; j++)
+			listed = s->probes.items[j]->probe == p;
+		if (listed)
+			continue;
 		strbuf_addstr(&sb, p->alias_pp ? p->alias_pp : dp->pp);
 		if (s->list_vars && p->alias_pp)
 			for (int j = 0; j < p->locals.len; j++)
