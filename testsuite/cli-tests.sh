@@ -139,6 +139,15 @@ if [ $rc = 1 ] && grep -q 'P_EMBEDDED_NOT_GURU' <<< "$out" && "$STAP" -g -p1 tdi
 else
 	bad "embedded C function without -g" "rc=$rc" "$out"
 fi
+# PP1 !, PP2: once PP1 resolves, PP2 is not tried (no error for it); when
+# PP1 does not, PP2 is
+out=$("$STAP" -p2 -e 'probe begin !, kernel.function("no_such_fn_cstap") { }' 2>&1); rc=$?
+out2=$("$STAP" -p2 -e 'probe never.nothing_here !, begin { }' 2>&1); rc2=$?
+if [ $rc = 0 ] && [ $rc2 = 0 ] && grep -q '^begin' <<< "$out2"; then
+	ok "sufficient probe point (!) ends the list"
+else
+	bad "sufficient probe point (!)" "rc=$rc rc2=$rc2" "$out" "$out2"
+fi
 # make install must carry every runtime header and tapset file
 missing=""
 for f in "$src"/runtime/*.h "$src"/tapsets/*.stp "$src"/tapsets/*.stpm; do

@@ -59,7 +59,7 @@ static struct probe_point *target_point(const struct probe_point *t, const struc
 	for (int i = used; i < pp->comps.len; i++)
 		vec_push(&c->comps, pp->comps.items[i]);
 	c->optional = t->optional || pp->optional;
-	c->sufficient = t->sufficient || pp->sufficient;
+	c->sufficient = t->sufficient;   /* the user's '!' ends the user's list */
 	c->cond = t->cond ? t->cond : pp->cond;
 	return c;
 }
@@ -142,8 +142,12 @@ int alias_expand(struct session *s, struct probe *user, struct probe_point *pp, 
 							      : alias_text(name, pp, used);
 				for (int k = 0; k < a->points.len; k++)
 					vec_push(&np->points, target_point(a->points.items[k], pp, used));
-				for (int k = 0; k < np->points.len; k++)
+				for (int k = 0; k < np->points.len; k++) {
+					int before = s->probes.len;
 					derive(s, np, np->points.items[k], depth + 1);
+					if (np->points.items[k]->sufficient && s->probes.len > before)
+						break;   /* a !: the rest are not tried */
+				}
 				found++;
 			}
 		}

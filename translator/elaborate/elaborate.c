@@ -933,8 +933,12 @@ static void derive_probes(struct session *s, struct script *sc)
 		struct probe *p = sc->probes.items[i];
 		if (p->is_alias)
 			continue;
-		for (int j = 0; j < p->points.len; j++)
+		for (int j = 0; j < p->points.len; j++) {
+			int before = s->probes.len;
 			derive_point(s, p, p->points.items[j], 0);
+			if (p->points.items[j]->sufficient && s->probes.len > before)
+				break;   /* a !: the rest are not tried */
+		}
 	}
 }
 
