@@ -108,7 +108,7 @@ judge() {
 			if [ "$kind" = stap ]; then
 				case $dir in
 				parseko) tags='\[[PE]_[A-Z_]*\]' ;;   # a parse or semantic error
-				*) tags='\[[PETBR]_[A-Z_]*\]' ;;    # any pass's tagged error
+				*) tags='\[[PETBRW]_[A-Z_]*\]' ;;   # any pass's, or a -W warning
 				esac
 				grep -q -e "$tags" "$tmp/err" && ok=true
 			else

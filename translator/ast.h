@@ -197,6 +197,7 @@ struct sym {
 	bool atomic;             /* a long only ever bumped (x++, x += e): lock-free atomic64 */
 	/* usage, filled by pass 2 */
 	bool read, written;
+	struct expr *scalar_use; /* a global: its first use as a scalar, if any */
 	struct srcfile const *file; /* declaring file (private scoping) */
 	struct sym *link;        /* for tapset globals merged into the script */
 };
@@ -253,6 +254,7 @@ struct probe {
 	/* pass 2 */
 	symvec locals;
 	int index;
+	struct expr *cond;                 /* probe PP if (cond): the condition, checked */
 };
 
 /* top-level %{ %} block */

@@ -171,6 +171,24 @@ static bool is_print_builtin(const char *n)
 static void resolve_expr(struct elab *el, struct expr *e);
 static void resolve_stmt(struct elab *el, struct stmt *st);
 
+static bool has_pragma(const struct func *f, const char *name)
+{
+	for (int i = 0; i < f->pragmas.len; i++)
+		if (!strcmp(f->pragmas.items[i], name))
+			return true;
+	return false;
+}
+
+/* A print-family call takes at most 32 values (SystemTap's limit), and a
+ * tapset function marked guru only guru-mode scripts may call. */
+static void check_call(struct elab *el, struct expr *e)
+{
+	if (is_print_builtin(e->name) && e->args.len > 32)
+		diag(el->s, E_ARG_COUNT, e->pos, "too many arguments to %s (%d, at most 32)", e->name, e->args.len);
+	if (e->func && !el->s->guru && has_pragma(e->func, "guru") && !(el->file && el->file->is_tapset))
+		diag(el->s, E_GURU, e->pos, "function '%s' may not be used unless -g is specified", e->name);
+}
+
 /* The operand of <<<, @count(...) or @hist_*(...): a global aggregate or an
  * element of a global array of aggregates. */
 static void resolve_stat_operand(struct elab *el, struct expr *x, struct srcpos pos)
@@ -181,6 +199,8 @@ static void resolve_stat_operand(struct elab *el, struct expr *x, struct srcpos 
 		x->sym = find_global(el, x->name);
 		if (!x->sym)
 			diag(el->s, E_STATS, x->pos, "aggregate '%s' must be a global variable", x->name);
+		else if (!x->sym->scalar_use)
+			x->sym->scalar_use = x;
 		return;
 	}
 	if (x->kind == EXPR_INDEX) {
@@ -286,8 +306,8 @@ static void resolve_expr(struct elab *el, struct expr *e)
 		return;
 	case EXPR_VAR:
 		e->sym = resolve_scalar(el, e->name, e->pos);
-		if (e->sym && e->sym->is_array)
-			diag(el->s, E_NOT_SCALAR, e->pos, "array '%s' used as a scalar", e->name);
+		if (e->sym && e->sym->kind == SYM_GLOBAL && !e->sym->scalar_use)
+			e->sym->scalar_use = e;   /* checked once every use is known */
 		return;
 	case EXPR_INDEX:
 		if (!e->name) {	/* @hist_log(s)[i]: a bucket's count */
@@ -308,7 +328,7 @@ static void resolve_expr(struct elab *el, struct expr *e)
 	case EXPR_CALL:
 		resolve_args(el, e);
 		if (is_print_builtin(e->name))
-			return;
+			return check_call(el, e);
 		e->func = find_func(el, e->name, e->args.len);
 		if (!e->func) {
 			diag(el->s, E_UNRESOLVED_FUNC, e->pos, "unresolved function '%s'", e->name);
@@ -317,6 +337,7 @@ static void resolve_expr(struct elab *el, struct expr *e)
 		if (e->args.len != e->func->params.len)
 			diag(el->s, E_ARG_COUNT, e->pos, "function '%s' takes %d argument%s, called with %d",
 			     e->name, e->func->params.len, e->func->params.len == 1 ? "" : "s", e->args.len);
+		check_call(el, e);
 		return;
 	case EXPR_TARGET:
 		if (el->func) {
@@ -905,6 +926,7 @@ static void derive_point(struct session *s, struct probe *p, struct probe_point 
 		vec_push(&np->points, npp);
 		not->op = "!";
 		not->lhs = expr_clone(pp->cond);
+		np->cond = not->lhs;
 		skip->expr = not;
 		skip->body = stmt_new(STMT_NEXT, pp->cond->pos);
 		np->body = stmt_new(STMT_BLOCK, p->body->pos);
@@ -1186,6 +1208,7 @@ int pass2_elaborate(struct session *s)
 		if (s->funcs.items[i]->ret == TYPE_UNKNOWN)
 			s->funcs.items[i]->ret = TYPE_VOID;
 	check_resolved(s);
+	check_semantics(s);
 	check_global_settings(s);
 	if (s->errors)
 		return 1;
