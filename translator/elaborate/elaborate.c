@@ -196,10 +196,10 @@ static void resolve_stat_operand(struct elab *el, struct expr *x, struct srcpos 
 	if (!x)
 		return;
 	if (x->kind == EXPR_VAR) {
-		x->sym = find_global(el, x->name);
-		if (!x->sym)
-			diag(el->s, E_STATS, x->pos, "aggregate '%s' must be a global variable", x->name);
-		else if (!x->sym->scalar_use)
+		/* a local aggregate is an error unless pass 2 elides it (a
+		 * store nobody reads): check_resolved() reports what is left */
+		x->sym = resolve_scalar(el, x->name, x->pos);
+		if (x->sym && x->sym->kind == SYM_GLOBAL && !x->sym->scalar_use)
 			x->sym->scalar_use = x;
 		return;
 	}
@@ -1037,9 +1037,18 @@ static void check_resolved(struct session *s)
 	for (int i = 0; i < s->funcs.len; i++) {
 		struct func *f = s->funcs.items[i];
 		for (int j = 0; j < f->params.len; j++)
+			if (f->params.items[j]->type == TYPE_STATS)
+				diag(s, E_STATS, f->params.items[j]->pos,
+				     "parameter '%s' of '%s' holds an aggregate: aggregates must be global",
+				     f->params.items[j]->name, f->name);
+		for (int j = 0; j < f->params.len; j++)
 			if (f->params.items[j]->type == TYPE_UNKNOWN)
 				diag(s, E_TYPE_UNRESOLVED, f->params.items[j]->pos,
 				     "unresolved type for parameter '%s' of '%s'", f->params.items[j]->name, f->name);
+		for (int j = 0; j < f->locals.len; j++)
+			if (f->locals.items[j]->type == TYPE_STATS)
+				diag(s, E_STATS, f->locals.items[j]->pos,
+				     "'%s' holds an aggregate: aggregates must be global", f->locals.items[j]->name);
 		for (int j = 0; j < f->locals.len; j++)
 			if (f->locals.items[j]->type == TYPE_UNKNOWN)
 				diag(s, E_TYPE_UNRESOLVED, f->locals.items[j]->pos,
@@ -1085,6 +1094,11 @@ static void default_embedded_types(struct session *s)
 		struct func *f = s->funcs.items[i];
 		if (!f->embedded)
 			continue;
+		for (int j = 0; j < f->params.len; j++)
+			if (f->params.items[j]->type == TYPE_STATS)
+				diag(s, E_STATS, f->params.items[j]->pos,
+				     "parameter '%s' of '%s' holds an aggregate: aggregates must be global",
+				     f->params.items[j]->name, f->name);
 		for (int j = 0; j < f->params.len; j++)
 			if (f->params.items[j]->type == TYPE_UNKNOWN)
 				f->params.items[j]->type = TYPE_LONG;
@@ -1190,6 +1204,7 @@ int pass2_elaborate(struct session *s)
 	}
 	if (s->errors)
 		return 1;
+	optimize_bodies(s);
 	autocast_rewrite(s, bodies.items, bodies.len);
 	if (s->errors || tvars_resolve(s))
 		return 1;
