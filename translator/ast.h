@@ -228,6 +228,7 @@ struct pp_comp {
 	char *name;              /* may contain * wildcards */
 	struct expr *arg;        /* EXPR_NUM / EXPR_STR / NULL ; may be EXPR_PARAM for @1 */
 	struct srcpos pos;
+	unsigned char alt_flags; /* parser: ends a brace alternative marked ? (1) or ! (2) */
 };
 
 struct probe_point {
