@@ -85,9 +85,13 @@ fi
 if [ $# -gt 0 ]; then names=("$@"); else
 	mapfile -t names < <(grep -v '^#' "$accepted" | sed '/^$/d')
 fi
-passed=0 failed=0 xfailed=0 failures=""
-for n in "${names[@]}"; do
-	meta=$(meta_of "$n") || { echo "FAIL: $n (no such example)"; failed=$((failed + 1)); continue; }
+
+# judge NAME: one line "PASS|FAIL|XFAIL: NAME ..." (and FAIL's first error
+# lines) into $tmp/res/NAME; run two at a time (kbuild takes one core)
+judge() {
+	local n=$1 meta reason why out=$tmp/res/$1
+	tmp=$tmp/w.$1; mkdir -p "$tmp"
+	meta=$(meta_of "$n") || { echo "FAIL: $n (no such example)" > "$out"; return; }
 	run_example "$meta" 2
 	why="-p2"
 	if [ "$rc" = 0 ]; then
@@ -96,20 +100,28 @@ for n in "${names[@]}"; do
 	fi
 	reason=$(sed -n "s/^$n //p" "$xfail_list" 2>/dev/null)
 	if [ "$rc" = 0 ] && [ -z "$reason" ]; then
-		echo "PASS: $n"
-		passed=$((passed + 1))
+		echo "PASS: $n" > "$out"
 	elif [ "$rc" = 0 ]; then
-		echo "FAIL: $n passes now: take it off testsuite/examples/xfail.txt"
-		failed=$((failed + 1))
+		echo "FAIL: $n passes now: take it off testsuite/examples/xfail.txt" > "$out"
 	elif [ -n "$reason" ]; then
-		echo "XFAIL: $n ($reason)"
-		xfailed=$((xfailed + 1))
+		echo "XFAIL: $n ($reason)" > "$out"
 	else
-		echo "FAIL: $n ($why, exit $rc)"
-		sed 's/^/    /' "$tmp/err" | head -5
-		failed=$((failed + 1))
-		failures="$failures $n"
+		{ echo "FAIL: $n ($why, exit $rc)"; grep -m3 -E 'error|ERROR' "$tmp/err" | sed 's/^/    /'; } > "$out"
 	fi
+}
+mkdir -p "$tmp/res"
+export -f judge run_example meta_of
+export tmp stap rel examples xfail_list
+printf '%s\n' "${names[@]}" | xargs -P "${JOBS:-2}" -I{} bash -c 'judge {}'
+
+passed=0 failed=0 xfailed=0 failures=""
+for n in "${names[@]}"; do
+	cat "$tmp/res/$n"
+	case $(head -c 5 "$tmp/res/$n") in
+	PASS:) passed=$((passed + 1)) ;;
+	XFAIL) xfailed=$((xfailed + 1)) ;;
+	*) failed=$((failed + 1)); failures="$failures $n" ;;
+	esac
 done
 echo "$passed passed, $failed failed, $xfailed expected failures"
 [ -n "$failures" ] && echo "failed:$failures"
