@@ -7,7 +7,8 @@ staprun_staprun_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/runtime
 staprun_staprun_LDFLAGS = -static
 
 pkglibexec_PROGRAMS += staprun/stapio
-staprun_stapio_SOURCES = staprun/stapio.c staprun/stapio_cmd.c staprun/stapio_cmd.h
+staprun_stapio_SOURCES = staprun/stapio.c staprun/stapio_cmd.c staprun/stapio_cmd.h \
+	staprun/stapio_system.c staprun/stapio_system.h
 staprun_stapio_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/runtime
 staprun_stapio_LDFLAGS = -static
 

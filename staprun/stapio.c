@@ -27,6 +27,7 @@
 
 #include "ctl_proto.h"
 #include "stapio_cmd.h"
+#include "stapio_system.h"
 
 #define READ_BUF_SIZE (4 * STP_MIN_READ)
 
@@ -157,6 +158,9 @@ static void handle_records(struct relay *s, const char *buf, size_t n)
 			break;
 		case STP_MSG_HELLO:
 			break;	/* checked by await_hello */
+		case STP_MSG_SYSTEM:
+			system_run(p, m.len, s->out);
+			break;
 		default:
 			verbose(s, "ignoring record of unknown type %u", m.type);
 		}
