@@ -12,4 +12,4 @@ dist_tapset_DATA +=
 dist_tapset_DATA +=
 # system calls beyond the generated syscall.* (nd_syscall, syscall_any, decoders)
 dist_tapset_DATA += tapsets/syscall_args.stp tapsets/syscall_decode.stp \
-	tapsets/syscall_ustructs.stp tapsets/syscalls.stp
+	tapsets/syscall_ustructs.stp tapsets/syscalls.stp tapsets/syscall_any.stp
