@@ -249,6 +249,8 @@ struct probe {
 	VEC(struct probe_point *) alias_names; /* left-hand side(s) of = / += */
 	struct stmt *epilogue;             /* probe a = b { prologue }, { epilogue } */
 	/* pass 2 */
+	char *alias_name;                  /* expanded from this alias ("syscall.openat", the
+					    * outermost): what -l/-L print */
 	symvec locals;
 	int index;
 };

@@ -124,6 +124,13 @@ int alias_expand(struct session *s, struct probe *user, struct probe_point *pp, 
 				np->pos = user->pos;
 				np->file = user->file;
 				np->body = combined_body(a, user);
+				if (user->alias_name) {
+					np->alias_name = user->alias_name;
+				} else {
+					struct strbuf an = STRBUF_INIT;
+					unparse_probe_point(&an, name);
+					np->alias_name = strbuf_detach(&an);
+				}
 				for (int k = 0; k < a->points.len; k++)
 					vec_push(&np->points, target_point(a->points.items[k], pp, used));
 				for (int k = 0; k < np->points.len; k++)
