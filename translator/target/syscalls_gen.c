@@ -128,13 +128,29 @@ static void wrapper_points(struct strbuf *o, const wrapvec *wrappers, const char
 	}
 }
 
-static void gen_one(struct strbuf *o, const wrapvec *wrappers, const char *name, int nargs, char **types,
+/* The name SystemTap's tapset gives the system call the kernel calls
+ * kname (its newer variant, or the one x86-64 has). */
+static const char *alias_name(const char *kname)
+{
+	static const char *const renamed[][2] = { { "sendfile64", "sendfile" }, { "newuname", "uname" },
+		{ "getdents64", "getdents" }, { "eventfd2", "eventfd" }, { "signalfd4", "signalfd" },
+		{ "inotify_init1", "inotify_init" }, { "old_readdir", "readdir" }, { "old_getrlimit", "getrlimit" },
+		{ "oldumount", "umount" } };
+
+	for (size_t i = 0; i < sizeof(renamed) / sizeof(renamed[0]); i++)
+		if (!strcmp(kname, renamed[i][0]))
+			return renamed[i][1];
+	return kname;
+}
+
+static void gen_one(struct strbuf *o, const wrapvec *wrappers, const char *kname, int nargs, char **types,
 		    char **args)
 {
 	struct strbuf fmt = STRBUF_INIT, vals = STRBUF_INIT;
+	const char *name = alias_name(kname);
 
 	strbuf_addf(o, "probe nd_syscall.%s = ", name);
-	wrapper_points(o, wrappers, name, false);
+	wrapper_points(o, wrappers, kname, false);
 	strbuf_addf(o, "\n{\n\tname = \"%s\"\n", name);
 	for (int i = 0; i < nargs; i++) {
 		const char *rd = arg_reader(types[i]);
@@ -150,10 +166,15 @@ static void gen_one(struct strbuf *o, const wrapvec *wrappers, const char *name,
 	}
 	strbuf_addf(o, "\targstr = sprintf(\"%s\"%s)\n}\n", fmt.buf, vals.buf);
 	strbuf_addf(o, "probe nd_syscall.%s.return = ", name);
-	wrapper_points(o, wrappers, name, true);
+	wrapper_points(o, wrappers, kname, true);
 	strbuf_addf(o, "\n{\n\tname = \"%s\"\n\tretval = __sc_retval()\n\tretstr = return_str(1, retval)\n}\n", name);
-	strbuf_addf(o, "probe syscall.%s = nd_syscall.%s { }\n", name, name);
-	strbuf_addf(o, "probe syscall.%s.return = nd_syscall.%s.return { }\n", name, name);
+	char *plain = xasprintf("%s%s", wrapper_prefix[0], name);
+	bool twin = name != kname && find_wrapper(wrappers, plain);
+	free(plain);
+	if (!twin) {   /* sendfile64 joins sendfile's syscall.sendfile where both are */
+		strbuf_addf(o, "probe syscall.%s = nd_syscall.%s { }\n", name, name);
+		strbuf_addf(o, "probe syscall.%s.return = nd_syscall.%s.return { }\n", name, name);
+	}
 	strbuf_release(&fmt);
 	strbuf_release(&vals);
 }
