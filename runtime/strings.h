@@ -120,11 +120,25 @@ static inline __maybe_unused size_t stp_ltoa(char *dst, int64_t n)
 	return i;
 }
 
-/* text_str()'s escape of one byte: \n \t \r \" \\, \ooo octal for the
- * rest that is not printable ASCII. Its length: */
+/* text_str()'s escape of one byte, as SystemTap 4.8: \n \t \r \v \f \a \b
+ * \" \\, \ooo octal for the rest that is not printable ASCII. Its length: */
+static const char stp_escape_simple[] __maybe_unused = { '\n', 'n', '\t', 't', '\r', 'r', '\v', 'v',
+	'\f', 'f', '\a', 'a', '\b', 'b', '"', '"', '\\', '\\' };
+
+/* The letter of ch's two-character escape, or 0. */
+static inline __maybe_unused char stp_escape_letter(unsigned char ch)
+{
+	int i;
+
+	for (i = 0; i < (int)sizeof(stp_escape_simple); i += 2)
+		if (ch == (unsigned char)stp_escape_simple[i])
+			return stp_escape_simple[i + 1];
+	return 0;
+}
+
 static inline __maybe_unused int stp_escape_len(unsigned char ch)
 {
-	if (ch == '\n' || ch == '\t' || ch == '\r' || ch == '"' || ch == '\\')
+	if (stp_escape_letter(ch))
 		return 2;
 	return ch < 32 || ch >= 127 ? 4 : 1;
 }
@@ -132,15 +146,12 @@ static inline __maybe_unused int stp_escape_len(unsigned char ch)
 /* ... and the escape itself, written at o (stp_escape_len(ch) bytes, no NUL). */
 static inline __maybe_unused void stp_escape(char *o, unsigned char ch)
 {
-	static const char simple[] = { '\n', 'n', '\t', 't', '\r', 'r', '"', '"', '\\', '\\' };
-	int i;
+	char letter = stp_escape_letter(ch);
 
-	for (i = 0; i < (int)sizeof(simple); i += 2) {
-		if (ch == (unsigned char)simple[i]) {
-			o[0] = '\\';
-			o[1] = simple[i + 1];
-			return;
-		}
+	if (letter) {
+		o[0] = '\\';
+		o[1] = letter;
+		return;
 	}
 	if (ch < 32 || ch >= 127) {
 		o[0] = '\\';

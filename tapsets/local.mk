@@ -1,15 +1,15 @@
 # tapsets/: the .stp library, installed under $(pkgdatadir)/tapsets
 tapsetdir = $(pkgdatadir)/tapsets
 dist_tapset_DATA = tapsets/logging.stp tapsets/context.stp tapsets/time.stp tapsets/string.stp \
-	tapsets/conversions.stp tapsets/task.stpm \
+	tapsets/conversions.stp tapsets/null.stp tapsets/task.stpm \
 	tapsets/indent.stp tapsets/random.stp tapsets/errno.stp tapsets/ansi.stp \
 	tapsets/uconversions.stp tapsets/tokenize.stp tapsets/cmdline.stp tapsets/stopwatch.stp \
 	tapsets/context-symbols.stp tapsets/tz_ctime.stp \
 	tapsets/json.stp tapsets/json.stpm
 # the kernel subsystem tapsets (vfs, scheduler, signal, kprocess, memory ...)
-dist_tapset_DATA +=
+dist_tapset_DATA += tapsets/vfs.stp tapsets/scheduler.stp
 # functions on kernel objects (tasks, paths, block devices, network, ...)
-dist_tapset_DATA +=
+dist_tapset_DATA += tapsets/task.stp tapsets/dentry.stp tapsets/inet.stp tapsets/dev.stp tapsets/kmisc.stp
 # system calls beyond the generated syscall.* (nd_syscall, syscall_any, decoders)
 dist_tapset_DATA += tapsets/syscall_args.stp tapsets/syscall_decode.stp \
 	tapsets/syscall_ustructs.stp tapsets/syscalls.stp tapsets/syscall_any.stp

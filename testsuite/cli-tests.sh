@@ -139,6 +139,15 @@ if [ $rc = 1 ] && grep -q 'P_EMBEDDED_NOT_GURU' <<< "$out" && "$STAP" -g -p1 tdi
 else
 	bad "embedded C function without -g" "rc=$rc" "$out"
 fi
+# PP1 !, PP2: once PP1 resolves, PP2 is not tried (no error for it); when
+# PP1 does not, PP2 is
+out=$("$STAP" -p2 -e 'probe begin !, kernel.function("no_such_fn_cstap") { }' 2>&1); rc=$?
+out2=$("$STAP" -p2 -e 'probe never.nothing_here !, begin { }' 2>&1); rc2=$?
+if [ $rc = 0 ] && [ $rc2 = 0 ] && grep -q '^begin' <<< "$out2"; then
+	ok "sufficient probe point (!) ends the list"
+else
+	bad "sufficient probe point (!)" "rc=$rc rc2=$rc2" "$out" "$out2"
+fi
 # the syscall tapset: every syscall.*/.return elaborates (argument-less calls too), and its
 # decoding tables come from the target kernel's headers (skipped without a target kernel)
 if "$STAP" -p2 -e 'probe syscall.*.return, nd_syscall.*.return { }' > /dev/null 2>tab.err; then

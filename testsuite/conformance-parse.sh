@@ -1,11 +1,13 @@
 #!/bin/sh
-# conformance-parse.sh - run stap -p1 over SystemTap's parseok / parseko tests.
+# conformance-parse.sh - run stap over SystemTap's parseok / parseko tests
+# (and, named as arguments, semok / semko / transok / transko / buildok / buildko).
 #
 # Judged as ../shared/conformance/README.md says:
-#   parseok  exit 0 at the pass named on line 1
-#   parseko  exit non-zero, with a diagnostic, without crashing (no signal,
+#   *ok      exit 0 at the pass named on line 1
+#   *ko      exit non-zero, with a diagnostic, without crashing (no signal,
 #            no sanitizer report); for "#! stap" files the diagnostic must be
-#            a tagged parse or semantic error ("[P_..." or "[E_...").
+#            tagged: a parse or semantic error ("[P_..." or "[E_...") for
+#            parseko, any pass's error for the others.
 # Line 1 "#! stap ARGS" runs "stap ARGS FILE"; a "#! /bin/sh" or "#!/bin/bash"
 # file is run by that shell with our stap first on PATH.
 #
@@ -17,7 +19,7 @@
 #   CSTAP_CONF_SHELL_TIMEOUT  seconds a "#! /bin/sh" file may take (default
 #                 300; parseok/unparser.stp runs stap -p1 twice over ~380 files:
 #                 about a minute, several under ASan)
-# Usage: conformance-parse.sh [parseok|parseko ...]   (default: both)
+# Usage: conformance-parse.sh [parseok|parseko|semok|... ...]   (default: parseok parseko)
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 shared=${CSTAP_SHARED:-$here/../shared/conformance}
@@ -98,13 +100,17 @@ judge() {
 	run_one "$file"
 	ok=false
 	case $dir in
-	parseok)
+	parseok | semok | transok | buildok)
 		[ "$rc" -eq 0 ] && ! crashed && ok=true
 		;;
-	parseko)
+	parseko | semko | transko | buildko)
 		if [ "$rc" -ne 0 ] && ! crashed && [ -s "$tmp/err" ]; then
 			if [ "$kind" = stap ]; then
-				grep -q -e '\[P_' -e '\[E_' "$tmp/err" && ok=true
+				case $dir in
+				parseko) tags='\[[PE]_[A-Z_]*\]' ;;   # a parse or semantic error
+				*) tags='\[[PETBRW]_[A-Z_]*\]' ;;   # any pass's, or a -W warning
+				esac
+				grep -q -e "$tags" "$tmp/err" && ok=true
 			else
 				ok=true
 			fi

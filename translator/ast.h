@@ -197,6 +197,7 @@ struct sym {
 	bool atomic;             /* a long only ever bumped (x++, x += e): lock-free atomic64 */
 	/* usage, filled by pass 2 */
 	bool read, written;
+	struct expr *scalar_use; /* a global: its first use as a scalar, if any */
 	struct srcfile const *file; /* declaring file (private scoping) */
 	struct sym *link;        /* for tapset globals merged into the script */
 };
@@ -227,6 +228,7 @@ struct pp_comp {
 	char *name;              /* may contain * wildcards */
 	struct expr *arg;        /* EXPR_NUM / EXPR_STR / NULL ; may be EXPR_PARAM for @1 */
 	struct srcpos pos;
+	unsigned char alt_flags; /* parser: ends a brace alternative marked ? (1) or ! (2) */
 };
 
 struct probe_point {
@@ -248,11 +250,12 @@ struct probe {
 	bool alias_epilogue;               /* += */
 	VEC(struct probe_point *) alias_names; /* left-hand side(s) of = / += */
 	struct stmt *epilogue;             /* probe a = b { prologue }, { epilogue } */
+	char *alias_pp;                    /* expanded from an alias: its name as reached
+					    * ("vfs.read.return"), listed by -l/-L */
 	/* pass 2 */
-	char *alias_name;                  /* expanded from this alias ("syscall.openat", the
-					    * outermost): what -l/-L print */
 	symvec locals;
 	int index;
+	struct expr *cond;                 /* probe PP if (cond): the condition, checked */
 };
 
 /* top-level %{ %} block */

@@ -27,4 +27,10 @@ struct sym *bumped_global(const struct expr *e);
 void print_pass1(struct session *s);
 void print_pass2(struct session *s);
 
+/* pass 2: what SystemTap refuses beyond names and types (elaborate/checks.c) */
+void check_semantics(struct session *s);
+
+/* pass 2: leave out what has no effect, unless -u (elaborate/optimize.c) */
+void optimize_bodies(struct session *s);
+
 #endif

@@ -13,8 +13,9 @@
 static struct session S;
 
 /* Parse text as the user's script, with the source tree's tapsets, and
- * elaborate it; returns pass 2's status. stderr is kept quiet. */
-static int elaborate(const char *text)
+ * elaborate it (with -u if keep_unused); returns pass 2's status. stderr
+ * is kept quiet. */
+static int elaborate_opts(const char *text, bool keep_unused)
 {
 	memset(&S, 0, sizeof(S));
 	S.last_pass = 2;
@@ -22,6 +23,7 @@ static int elaborate(const char *text)
 	S.kernel_release = "6.1.0-1-amd64";
 	S.kernel_build = "/nonexistent";
 	S.script_text = text;
+	S.keep_unused = keep_unused;
 	vec_push(&S.include_dirs, TAPSET_DIR);
 	fflush(stderr);
 	FILE *saved = stderr;
@@ -32,6 +34,12 @@ static int elaborate(const char *text)
 	fclose(stderr);
 	stderr = saved;
 	return rc;
+}
+
+/* With -u: the tests' scripts store into locals to see their types. */
+static int elaborate(const char *text)
+{
+	return elaborate_opts(text, true);
 }
 
 static struct sym *global(const char *name)
@@ -126,7 +134,7 @@ static void test_format_types(void)
 
 static void test_unused_global_elided(void)
 {
-	CU_ASSERT_EQUAL_FATAL(elaborate("global used, unused\nprobe begin { used = 1 }"), 0);
+	CU_ASSERT_EQUAL_FATAL(elaborate_opts("global used, unused\nprobe begin { used = 1 }", false), 0);
 	CU_ASSERT_PTR_NOT_NULL(global("used"));
 	CU_ASSERT_PTR_NULL(global("unused"));
 }
@@ -165,6 +173,22 @@ static void test_probe_points(void)
 	strbuf_release(&c);
 }
 
+/* without -u, stores nobody reads and statements with no effect go, with
+ * what only they named (as SystemTap's pass 2): a $var there is never
+ * resolved, a local there gets no type */
+static void test_elision(void)
+{
+	const char *text = "global g, h\nprobe begin { a = g + 2; $no_such_var; b = 1; println(b); "
+			   "if (a) {} h = 1 }";
+
+	CU_ASSERT_EQUAL_FATAL(elaborate_opts(text, false), 0);
+	CU_ASSERT_PTR_NULL(probe_local(0, "a"));        /* its store and its if: gone */
+	CU_ASSERT_PTR_NOT_NULL(probe_local(0, "b"));    /* read by println */
+	CU_ASSERT_PTR_NULL(global("g"));                /* only the elided store named it */
+	CU_ASSERT_PTR_NOT_NULL(global("h"));
+	CU_ASSERT_NOT_EQUAL(elaborate(text), 0);        /* -u: $no_such_var is resolved, and fails */
+}
+
 /* errors: the run fails and exactly these counts are seen */
 static void test_errors(void)
 {
@@ -196,6 +220,7 @@ int main(void)
 	CU_add_test(s, "literals and operators", test_literals_and_operators);
 	CU_add_test(s, "inference across uses", test_inference_across_uses);
 	CU_add_test(s, "function signatures", test_function_signatures);
+	CU_add_test(s, "elision without -u", test_elision);
 	CU_add_test(s, "recursion", test_recursion);
 	CU_add_test(s, "arrays, keys, foreach", test_arrays_keys_and_foreach);
 	CU_add_test(s, "printf argument types", test_format_types);

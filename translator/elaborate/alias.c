@@ -12,10 +12,12 @@
  * appended to the alias's points (`syscall.read.maxactive(10)`).
  */
 #include <fnmatch.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "diag.h"
 #include "passes.h"
+#include "probes/provider.h"
 #include "session.h"
 
 static bool comp_matches(const struct pp_comp *user, const struct pp_comp *alias)
@@ -59,9 +61,23 @@ static struct probe_point *target_point(const struct probe_point *t, const struc
 	for (int i = used; i < pp->comps.len; i++)
 		vec_push(&c->comps, pp->comps.items[i]);
 	c->optional = t->optional || pp->optional;
-	c->sufficient = t->sufficient || pp->sufficient;
+	c->sufficient = t->sufficient;   /* the user's '!' ends the user's list */
 	c->cond = t->cond ? t->cond : pp->cond;
 	return c;
+}
+
+/* The alias's name with the user's extra components: what -l lists. */
+static char *alias_text(const struct probe_point *name, const struct probe_point *pp, int used)
+{
+	struct probe_point *t = target_point(name, pp, used);
+	char *text;
+
+	t->optional = t->sufficient = false;
+	t->cond = NULL;
+	text = pp_text(t);
+	free(t->comps.items);
+	free(t);
+	return text;
 }
 
 /* { prologue; body } or { body; epilogue } */
@@ -124,17 +140,16 @@ int alias_expand(struct session *s, struct probe *user, struct probe_point *pp, 
 				np->pos = user->pos;
 				np->file = user->file;
 				np->body = combined_body(a, user);
-				if (user->alias_name) {
-					np->alias_name = user->alias_name;
-				} else {
-					struct strbuf an = STRBUF_INIT;
-					unparse_probe_point(&an, name);
-					np->alias_name = strbuf_detach(&an);
-				}
+				np->alias_pp = user->alias_pp ? xstrdup(user->alias_pp)
+							      : alias_text(name, pp, used);
 				for (int k = 0; k < a->points.len; k++)
 					vec_push(&np->points, target_point(a->points.items[k], pp, used));
-				for (int k = 0; k < np->points.len; k++)
+				for (int k = 0; k < np->points.len; k++) {
+					int before = s->probes.len;
 					derive(s, np, np->points.items[k], depth + 1);
+					if (np->points.items[k]->sufficient && s->probes.len > before)
+						break;   /* a !: the rest are not tried */
+				}
 				found++;
 			}
 		}

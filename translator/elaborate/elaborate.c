@@ -177,6 +177,24 @@ static bool is_print_builtin(const char *n)
 static void resolve_expr(struct elab *el, struct expr *e);
 static void resolve_stmt(struct elab *el, struct stmt *st);
 
+static bool has_pragma(const struct func *f, const char *name)
+{
+	for (int i = 0; i < f->pragmas.len; i++)
+		if (!strcmp(f->pragmas.items[i], name))
+			return true;
+	return false;
+}
+
+/* A print-family call takes at most 32 values (SystemTap's limit), and a
+ * tapset function marked guru only guru-mode scripts may call. */
+static void check_call(struct elab *el, struct expr *e)
+{
+	if (is_print_builtin(e->name) && e->args.len > 32)
+		diag(el->s, E_ARG_COUNT, e->pos, "too many arguments to %s (%d, at most 32)", e->name, e->args.len);
+	if (e->func && !el->s->guru && has_pragma(e->func, "guru") && !(el->file && el->file->is_tapset))
+		diag(el->s, E_GURU, e->pos, "function '%s' may not be used unless -g is specified", e->name);
+}
+
 /* The operand of <<<, @count(...) or @hist_*(...): a global aggregate or an
  * element of a global array of aggregates. */
 static void resolve_stat_operand(struct elab *el, struct expr *x, struct srcpos pos)
@@ -184,9 +202,11 @@ static void resolve_stat_operand(struct elab *el, struct expr *x, struct srcpos 
 	if (!x)
 		return;
 	if (x->kind == EXPR_VAR) {
-		x->sym = find_global(el, x->name);
-		if (!x->sym)
-			diag(el->s, E_STATS, x->pos, "aggregate '%s' must be a global variable", x->name);
+		/* a local aggregate is an error unless pass 2 elides it (a
+		 * store nobody reads): check_resolved() reports what is left */
+		x->sym = resolve_scalar(el, x->name, x->pos);
+		if (x->sym && x->sym->kind == SYM_GLOBAL && !x->sym->scalar_use)
+			x->sym->scalar_use = x;
 		return;
 	}
 	if (x->kind == EXPR_INDEX) {
@@ -292,8 +312,8 @@ static void resolve_expr(struct elab *el, struct expr *e)
 		return;
 	case EXPR_VAR:
 		e->sym = resolve_scalar(el, e->name, e->pos);
-		if (e->sym && e->sym->is_array)
-			diag(el->s, E_NOT_SCALAR, e->pos, "array '%s' used as a scalar", e->name);
+		if (e->sym && e->sym->kind == SYM_GLOBAL && !e->sym->scalar_use)
+			e->sym->scalar_use = e;   /* checked once every use is known */
 		return;
 	case EXPR_INDEX:
 		if (!e->name) {	/* @hist_log(s)[i]: a bucket's count */
@@ -314,7 +334,7 @@ static void resolve_expr(struct elab *el, struct expr *e)
 	case EXPR_CALL:
 		resolve_args(el, e);
 		if (is_print_builtin(e->name))
-			return;
+			return check_call(el, e);
 		e->func = find_func(el, e->name, e->args.len);
 		if (!e->func) {
 			diag(el->s, E_UNRESOLVED_FUNC, e->pos, "unresolved function '%s'", e->name);
@@ -323,6 +343,7 @@ static void resolve_expr(struct elab *el, struct expr *e)
 		if (e->args.len != e->func->params.len)
 			diag(el->s, E_ARG_COUNT, e->pos, "function '%s' takes %d argument%s, called with %d",
 			     e->name, e->func->params.len, e->func->params.len == 1 ? "" : "s", e->args.len);
+		check_call(el, e);
 		return;
 	case EXPR_TARGET:
 		if (el->func) {
@@ -911,6 +932,7 @@ static void derive_point(struct session *s, struct probe *p, struct probe_point 
 		vec_push(&np->points, npp);
 		not->op = "!";
 		not->lhs = expr_clone(pp->cond);
+		np->cond = not->lhs;
 		skip->expr = not;
 		skip->body = stmt_new(STMT_NEXT, pp->cond->pos);
 		np->body = stmt_new(STMT_BLOCK, p->body->pos);
@@ -939,8 +961,12 @@ static void derive_probes(struct session *s, struct script *sc)
 		struct probe *p = sc->probes.items[i];
 		if (p->is_alias)
 			continue;
-		for (int j = 0; j < p->points.len; j++)
+		for (int j = 0; j < p->points.len; j++) {
+			int before = s->probes.len;
 			derive_point(s, p, p->points.items[j], 0);
+			if (p->points.items[j]->sufficient && s->probes.len > before)
+				break;   /* a !: the rest are not tried */
+		}
 	}
 }
 
@@ -1017,9 +1043,18 @@ static void check_resolved(struct session *s)
 	for (int i = 0; i < s->funcs.len; i++) {
 		struct func *f = s->funcs.items[i];
 		for (int j = 0; j < f->params.len; j++)
+			if (f->params.items[j]->type == TYPE_STATS)
+				diag(s, E_STATS, f->params.items[j]->pos,
+				     "parameter '%s' of '%s' holds an aggregate: aggregates must be global",
+				     f->params.items[j]->name, f->name);
+		for (int j = 0; j < f->params.len; j++)
 			if (f->params.items[j]->type == TYPE_UNKNOWN)
 				diag(s, E_TYPE_UNRESOLVED, f->params.items[j]->pos,
 				     "unresolved type for parameter '%s' of '%s'", f->params.items[j]->name, f->name);
+		for (int j = 0; j < f->locals.len; j++)
+			if (f->locals.items[j]->type == TYPE_STATS)
+				diag(s, E_STATS, f->locals.items[j]->pos,
+				     "'%s' holds an aggregate: aggregates must be global", f->locals.items[j]->name);
 		for (int j = 0; j < f->locals.len; j++)
 			if (f->locals.items[j]->type == TYPE_UNKNOWN)
 				diag(s, E_TYPE_UNRESOLVED, f->locals.items[j]->pos,
@@ -1065,6 +1100,11 @@ static void default_embedded_types(struct session *s)
 		struct func *f = s->funcs.items[i];
 		if (!f->embedded)
 			continue;
+		for (int j = 0; j < f->params.len; j++)
+			if (f->params.items[j]->type == TYPE_STATS)
+				diag(s, E_STATS, f->params.items[j]->pos,
+				     "parameter '%s' of '%s' holds an aggregate: aggregates must be global",
+				     f->params.items[j]->name, f->name);
 		for (int j = 0; j < f->params.len; j++)
 			if (f->params.items[j]->type == TYPE_UNKNOWN)
 				f->params.items[j]->type = TYPE_LONG;
@@ -1197,6 +1237,8 @@ int pass2_elaborate(struct session *s)
 	}
 	if (s->errors)
 		return 1;
+	if (!s->list_vars)   /* -L lists the locals an alias's prologue sets, read or not */
+		optimize_bodies(s);
 	autocast_rewrite(s, bodies.items, bodies.len);
 	if (s->errors || tvars_resolve(s))
 		return 1;
@@ -1215,6 +1257,7 @@ int pass2_elaborate(struct session *s)
 		if (s->funcs.items[i]->ret == TYPE_UNKNOWN)
 			s->funcs.items[i]->ret = TYPE_VOID;
 	check_resolved(s);
+	check_semantics(s);
 	check_global_settings(s);
 	if (s->errors)
 		return 1;

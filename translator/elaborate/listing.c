@@ -4,9 +4,9 @@
  * SystemTap does); what the providers derived is printed in SystemTap's
  * format: kernel.function("vfs_read@fs/read_write.c:450"), and with -L
  * " $file:struct file* $buf:char* ..." from the family's list_vars hook.
- * A probe that came through an alias is listed by the alias's name, as
- * SystemTap lists it ("syscall.openat"), and with -L its prologue's
- * variables with their types first: " name:string dfd:long ...".
+ * A probe reached through an alias is listed by the alias's name, and -L
+ * lists first the locals its prologue sets ("vfs.read file:long ..."), as
+ * SystemTap does.
  */
 #include "listing.h"
 
@@ -29,10 +29,18 @@ int list_probe_points(struct session *s)
 		struct derived_probe *dp = s->probes.items[i];
 		struct strbuf sb = STRBUF_INIT;
 		const struct probe *p = dp->probe;
-		strbuf_addstr(&sb, p->alias_name ? p->alias_name : dp->pp);
-		for (int j = 0; s->list_vars && p->alias_name && j < p->locals.len; j++)
-			if (p->locals.items[j]->type != TYPE_UNKNOWN)
-				strbuf_addf(&sb, " %s:%s", p->locals.items[j]->name, type_name(p->locals.items[j]->type));
+		bool listed = false;
+		/* an alias is listed once, with its first probe's variables (as
+		 * SystemTap: not once per function or inlined copy it covers) */
+		for (int j = 0; j < i && p->alias_pp && !listed; j++)
+			listed = s->probes.items[j]->probe == p;
+		if (listed)
+			continue;
+		strbuf_addstr(&sb, p->alias_pp ? p->alias_pp : dp->pp);
+		if (s->list_vars && p->alias_pp)
+			for (int j = 0; j < p->locals.len; j++)
+				strbuf_addf(&sb, " %s:%s", p->locals.items[j]->name,
+					    type_name(p->locals.items[j]->type));
 		if (s->list_vars && dp->prov->list_vars)
 			dp->prov->list_vars(s, dp, &sb);
 		vec_push(&lines, strbuf_detach(&sb));

@@ -1246,7 +1246,23 @@ static long comp_total(const altvec *v)
 	return n;
 }
 
-/* elem := '{' seq {',' seq} '}' | comp     (brace alternatives) */
+/* ['!' | '?']...: 1 for '?', 2|1 for '!' */
+static unsigned char parse_pp_flags(struct parser *p)
+{
+	unsigned char f = 0;
+
+	for (;;) {
+		if (is_op(peek(p), "?") && !(f & 1))
+			f |= 1;
+		else if (is_op(peek(p), "!") && !(f & 2))
+			f |= 3;
+		else
+			return f;
+		next(p);
+	}
+}
+
+/* elem := '{' seq ['!' | '?'] {',' seq ['!' | '?']} '}' | comp     (brace alternatives) */
 static altvec *parse_pp_elem(struct parser *p)
 {
 	altvec *alts = xcalloc(1, sizeof(*alts));
@@ -1256,9 +1272,13 @@ static altvec *parse_pp_elem(struct parser *p)
 		enter(p);
 		do {
 			altvec *sub = parse_pp_seq(p);
+			unsigned char f = parse_pp_flags(p);
 
-			for (int i = 0; i < sub->len; i++)
-				vec_push(alts, sub->items[i]);
+			for (int i = 0; i < sub->len; i++) {
+				compvec *c = sub->items[i];
+				c->items[c->len - 1]->alt_flags |= f;   /* the points made from it */
+				vec_push(alts, c);
+			}
 			check_expansion(p, pos, alts->len, 0);
 		} while (accept_op(p, ","));
 		expect_op(p, "}");
@@ -1318,28 +1338,22 @@ static void parse_probe_point(struct parser *p, void *into_v)
 	VEC(struct probe_point *) *into = into_v;
 	struct srcpos pos = peek(p)->pos;
 	altvec *alts = parse_pp_seq(p);
-	bool optional = false, sufficient = false;
+	unsigned char flags = parse_pp_flags(p);
 	struct expr *cond = NULL;
 
-	for (;;) {
-		if (is_op(peek(p), "?") && !optional)
-			optional = true;
-		else if (is_op(peek(p), "!") && !sufficient)
-			sufficient = optional = true;
-		else
-			break;
-		next(p);
-	}
 	if (accept_kw(p, "if"))
 		cond = parse_paren_cond(p);
 	for (int i = 0; i < alts->len; i++) {
 		struct probe_point *pp = xcalloc(1, sizeof(*pp));
+		unsigned char f = flags;
 
 		pp->pos = pos;
 		pp->comps.items = alts->items[i]->items;
 		pp->comps.len = pp->comps.cap = alts->items[i]->len;
-		pp->optional = optional;
-		pp->sufficient = sufficient;
+		for (int k = 0; k < pp->comps.len; k++)
+			f |= pp->comps.items[k]->alt_flags;
+		pp->optional = f & 1;
+		pp->sufficient = (f & 2) != 0;
 		pp->cond = cond;
 		vec_push(into, pp);
 	}

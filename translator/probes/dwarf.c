@@ -149,7 +149,8 @@ static void add_probe(struct session *s, struct probe *p, struct probe_point *pp
 
 /* What a point asks for in the functions it matches. */
 struct dw_request {
-	enum { RQ_FUNCTION, RQ_INLINE, RQ_LABEL, RQ_LABEL_INLINE, RQ_STATEMENT } kind;
+	enum { RQ_FUNCTION, RQ_INLINE, RQ_INLINE_OF_FUNCTION, RQ_LABEL, RQ_LABEL_INLINE,
+	       RQ_STATEMENT } kind;
 	struct kpoint_suffix suf;       /* RQ_FUNCTION */
 	const char *label;              /* RQ_LABEL: name pattern */
 	bool has_line;                  /* RQ_STATEMENT: lines lo..hi, else the entry */
@@ -219,7 +220,7 @@ static int probe_image(struct session *s, struct probe *p, struct probe_point *p
 	dw_funcvec funcs = { 0 };
 	int n = 0, idx[] = { 0, fn_comp };
 
-	if (rq->kind == RQ_INLINE || rq->kind == RQ_LABEL_INLINE)
+	if (rq->kind == RQ_INLINE || rq->kind == RQ_INLINE_OF_FUNCTION || rq->kind == RQ_LABEL_INLINE)
 		dw_find_inlines(img, syms, pat, &funcs);
 	else
 		dw_find_functions(img, syms, pat, &funcs);
@@ -232,7 +233,8 @@ static int probe_image(struct session *s, struct probe *p, struct probe_point *p
 			add_probe(s, p, pp, fn_comp, img, syms, f, &rq->suf, optional);
 			n++;
 			break;
-		case RQ_INLINE: {
+		case RQ_INLINE:
+		case RQ_INLINE_OF_FUNCTION: {
 			char *where = xasprintf("%s@%s:%d", f->name, f->file, f->line);
 			const char *args[] = { img->module, where };
 			n += add_probe_at(s, p, pp, img, syms, f->addr, f->die, false,
@@ -257,6 +259,13 @@ static int probe_image(struct session *s, struct probe *p, struct probe_point *p
 		}
 	}
 	free(funcs.items);
+	if (rq->kind == RQ_FUNCTION && !rq->suf.ret && !rq->suf.call && !rq->suf.exported) {
+		/* a plain .function also probes the inlined instances, as
+		 * SystemTap does (.call and .return: the out-of-line ones only) */
+		rq->kind = RQ_INLINE_OF_FUNCTION;
+		n += probe_image(s, p, pp, fn_comp, img, syms, pat, rq, optional);
+		rq->kind = RQ_FUNCTION;
+	}
 	if (rq->kind == RQ_LABEL) {   /* labels of inlined instances too */
 		rq->kind = RQ_LABEL_INLINE;
 		n += probe_image(s, p, pp, fn_comp, img, syms, pat, rq, optional);

@@ -138,6 +138,7 @@ const struct provider kprobe_provider = {
 	.name = "kprobe",
 	.runtime_header = "kprobes.h",
 	.probe_type = kp_probe_type,
+	.is_return = kp_is_return,
 	.derive = derive,
 	.emit_decls = emit_decls,
 	.emit_register = emit_register,

@@ -29,6 +29,11 @@ void kp_guest_modules(struct session *s, const struct provider *prov, strvec *ou
 	}
 }
 
+bool kp_is_return(const struct derived_probe *dp)
+{
+	return ((const struct kp_site *)dp->data)->ret;
+}
+
 const char *kp_probe_type(const struct derived_probe *dp)
 {
 	return ((const struct kp_site *)dp->data)->ret ? "kretprobe" : "kprobe";

@@ -24,6 +24,8 @@ struct kp_site {
 /* dp's record: a copy of site. */
 void kp_site_attach(struct derived_probe *dp, const struct kp_site *site);
 
+/* Is the site's probe a kretprobe? */
+bool kp_is_return(const struct derived_probe *dp);
 /* probe_type() of a site's probe: "kprobe" or "kretprobe". */
 const char *kp_probe_type(const struct derived_probe *dp);
 

@@ -7,6 +7,7 @@
  *
  *   pass 2   derive        (elaborate.c) a probe point -> derived probes
  *            tvar_scope    (target/tvars.c) where $target variables live
+ *            is_return     (target/tvars.c) @entry without DWARF
  *   -L       list_vars     (listing.c) " $name:type ..." of a probe
  *   pass 3   runtime_header, probe_type (translate.c) what the module includes;
  *                          the probe_type() of each probe
@@ -71,6 +72,10 @@ struct provider {
 	 * are resolved in, or NULL (then they are unavailable: an error).
 	 * No hook: the family has no target variables. */
 	const struct dw_scope *(*tvar_scope)(const struct derived_probe *dp);
+	/* Pass 2: is dp a return probe whose family can evaluate @entry(expr)
+	 * when the function is entered (a kretprobe's entry handler)? Asked
+	 * when dp has no tvar_scope (with one, the scope says). */
+	bool (*is_return)(const struct derived_probe *dp);
 	/* -L: append " $name:type" for each variable dp can read. */
 	void (*list_vars)(struct session *s, const struct derived_probe *dp, struct strbuf *out);
 	/* Pass 3: the handler's signature; NULL: (struct pt_regs *regs),

@@ -160,8 +160,9 @@ void dw_function_labels(struct dw_image *img, const struct dw_func *f, const cha
 		labels_under(&fn, pattern, out);
 }
 
-/* The function symbol of a kernel table holding addr: the last one that
- * starts at or before it. */
+/* The text symbol of a kernel table holding addr: the last one that starts
+ * at or before it, a compiler's split-off part (foo.cold, foo.part.0)
+ * included: that is what the running kernel's kallsyms names there. */
 static const struct ksym *kernel_holder(const struct ksymtab *t, uint64_t addr)
 {
 	size_t lo = 0, hi = t->n;
@@ -173,7 +174,7 @@ static const struct ksym *kernel_holder(const struct ksymtab *t, uint64_t addr)
 		else
 			hi = mid;
 	}
-	while (lo > 0 && !ksym_is_func(&t->syms[lo - 1]))
+	while (lo > 0 && !ksym_is_text(&t->syms[lo - 1]))
 		lo--;
 	return lo ? &t->syms[lo - 1] : NULL;
 }

@@ -346,10 +346,14 @@ const struct ksymtab *ksyms_module(struct session *s, const char *module, const 
 	return t;
 }
 
+bool ksym_is_text(const struct ksym *k)
+{
+	return k->type == 't' || k->type == 'T' || k->type == 'w' || k->type == 'W';
+}
+
 bool ksym_is_func(const struct ksym *k)
 {
-	return (k->type == 't' || k->type == 'T' || k->type == 'w' || k->type == 'W') &&
-	       !strstr(k->name, ".cold") && !strstr(k->name, ".part.");
+	return ksym_is_text(k) && !strstr(k->name, ".cold") && !strstr(k->name, ".part.");
 }
 
 bool ksym_blacklisted(const struct ksymtab *t, const struct ksym *k)

@@ -50,6 +50,8 @@ char *ksyms_module_path(struct session *s, const char *module);
  * (modules.dep; '-' written '_'), sorted, appended to out. */
 void ksyms_module_names(struct session *s, const char *pattern, strvec *out);
 
+/* A symbol in a text section, split-off parts (foo.cold, foo.part.0) too. */
+bool ksym_is_text(const struct ksym *k);
 /* A function symbol of the text section that kprobes can use? */
 bool ksym_is_func(const struct ksym *k);
 /* In a range or list the kernel refuses to probe (or frees after boot)? */

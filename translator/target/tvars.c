@@ -1260,6 +1260,9 @@ static void probe_ctx(struct session *s, const struct derived_probe *dp, struct 
 		r->fn_entry = dwarf_entrypc(&r->fn, &lo) == 0 ? lo : r->pc;
 	} else {
 		r->img = dw_kernel(s, &why);
+		/* a return probe without DWARF (kprobe.function().return) can
+		 * still have @entry(expr) evaluated when the function is entered */
+		r->ret = dp && dp->prov->is_return && dp->prov->is_return(dp);
 	}
 }
 

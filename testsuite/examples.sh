@@ -1,0 +1,128 @@
+#!/bin/bash
+# examples.sh - SystemTap's packaged examples (Debian's systemtap-doc,
+# /usr/share/systemtap/examples), each run as its .meta's test_check line
+# says, with -p4 turned into the pass asked for.
+#
+#   examples.sh              the test: every example SystemTap 4.8 accepts at
+#                            -p2 on this kernel (testsuite/examples/systemtap-p2.txt)
+#                            must pass cstap's -p2 and -p4, except those in
+#                            testsuite/examples/xfail.txt (NAME REASON); a listed
+#                            example that passes fails the test, so the list
+#                            only shrinks.
+#   examples.sh --list N     print "NAME ok" or "NAME fail FIRST-ERROR" for every example at -pN with
+#                            $STAP (e.g. STAP=/usr/bin/stap, SystemTap 4.8, to
+#                            remake systemtap-p2.txt: --list 2 | sed -n 's/ ok$//p')
+#   examples.sh NAME ...     the test, for these examples only
+# env: STAP (default: the build's translator/stap), CSTAP_BUILD, EXAMPLES
+# (default /usr/share/systemtap/examples), REL (the target kernel release).
+# Without systemtap-doc the test is skipped (automake's 77), saying so.
+set -u
+src=$(cd "$(dirname "$0")/.." && pwd)
+build=${CSTAP_BUILD:-$(pwd)}
+[ -x "$build/translator/stap" ] || build=$src
+stap=${STAP:-$build/translator/stap}
+examples=${EXAMPLES:-/usr/share/systemtap/examples}
+rel=${REL:-$("$build/translator/stap-vm" --default-release 2>/dev/null)}
+accepted=$src/testsuite/examples/systemtap-p2.txt
+xfail_list=$src/testsuite/examples/xfail.txt
+
+if [ ! -d "$examples" ]; then
+	echo "SKIP: no $examples (install Debian's systemtap-doc)"
+	exit 77
+fi
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/cstap-examples.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+# meta_of NAME: the .meta file of example NAME (its script's base name)
+meta_of() {
+	local m
+	for m in "$examples"/*/"$1".meta; do
+		[ -f "$m" ] && { echo "$m"; return 0; }
+	done
+	return 1
+}
+
+# run_example META PASS: run its test_check command at -pPASS; sets rc, and
+# leaves stderr in $tmp/err. A test_check line is shell words: "stap -p4 x.stp ARGS".
+run_example() {
+	local meta=$1 pass=$2 line words=() cmd=()
+	line=$(sed -n 's/^test_check: *//p' "$meta" | head -1)
+	if [ -z "$line" ]; then
+		rc=255
+		echo "no test_check line" > "$tmp/err"
+		return
+	fi
+	eval "words=($line)"
+	cmd=("$stap")
+	[ "$stap" = /usr/bin/stap ] && [ -n "$rel" ] && cmd+=(-r "$rel")
+	for w in "${words[@]:1}"; do
+		case $w in
+		-p[0-9]) cmd+=("-p$pass") ;;
+		*) cmd+=("$w") ;;
+		esac
+	done
+	(cd "$(dirname "$meta")" && timeout 600 "${cmd[@]}") > /dev/null 2> "$tmp/err" < /dev/null
+	rc=$?
+}
+
+names_all() {
+	for m in "$examples"/*/*.meta; do
+		grep -q '^test_check:' "$m" && basename "$m" .meta
+	done | sort -u
+}
+
+if [ "${1:-}" = --list ]; then
+	pass=${2:-2}
+	for n in $(names_all); do
+		run_example "$(meta_of "$n")" "$pass"
+		if [ "$rc" = 0 ]; then echo "$n ok"; else
+			echo "$n fail $(grep -m1 -E 'error|ERROR' "$tmp/err" | cut -c1-160)"
+		fi
+	done
+	exit 0
+fi
+
+if [ $# -gt 0 ]; then names=("$@"); else
+	mapfile -t names < <(grep -v '^#' "$accepted" | sed '/^$/d')
+fi
+
+# judge NAME: one line "PASS|FAIL|XFAIL: NAME ..." (and FAIL's first error
+# lines) into $tmp/res/NAME; run two at a time (kbuild takes one core)
+judge() {
+	local n=$1 meta reason why out=$tmp/res/$1
+	tmp=$tmp/w.$1; mkdir -p "$tmp"
+	meta=$(meta_of "$n") || { echo "FAIL: $n (no such example)" > "$out"; return; }
+	run_example "$meta" 2
+	why="-p2"
+	if [ "$rc" = 0 ]; then
+		run_example "$meta" 4
+		why="-p4"
+	fi
+	reason=$(sed -n "s/^$n //p" "$xfail_list" 2>/dev/null)
+	if [ "$rc" = 0 ] && [ -z "$reason" ]; then
+		echo "PASS: $n" > "$out"
+	elif [ "$rc" = 0 ]; then
+		echo "FAIL: $n passes now: take it off testsuite/examples/xfail.txt" > "$out"
+	elif [ -n "$reason" ]; then
+		echo "XFAIL: $n ($reason)" > "$out"
+	else
+		{ echo "FAIL: $n ($why, exit $rc)"; grep -m3 -E 'error|ERROR' "$tmp/err" | sed 's/^/    /'; } > "$out"
+	fi
+}
+mkdir -p "$tmp/res"
+export -f judge run_example meta_of
+export tmp stap rel examples xfail_list
+printf '%s\n' "${names[@]}" | xargs -P "${JOBS:-2}" -I{} bash -c 'judge {}'
+
+passed=0 failed=0 xfailed=0 failures=""
+for n in "${names[@]}"; do
+	cat "$tmp/res/$n"
+	case $(head -c 5 "$tmp/res/$n") in
+	PASS:) passed=$((passed + 1)) ;;
+	XFAIL) xfailed=$((xfailed + 1)) ;;
+	*) failed=$((failed + 1)); failures="$failures $n" ;;
+	esac
+done
+echo "$passed passed, $failed failed, $xfailed expected failures"
+[ -n "$failures" ] && echo "failed:$failures"
+[ "$failed" = 0 ]

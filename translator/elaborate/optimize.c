@@ -1,0 +1,261 @@
+/* optimize.c - what SystemTap's pass 2 leaves out of a script before it
+ * resolves target variables and infers types (unless -u): expression
+ * statements that have no effect (`$x;`, `a[k] + 1;`, a side-effect-free
+ * `if` with empty branches), and `=` / `<<<` into locals that are never
+ * read (`a = b + 2` becomes `b + 2`, then goes too). Scripts rely on it: a `$var`
+ * in such a statement is never resolved, and a never-read local gets no
+ * type. Repeated until nothing changes, as one elision can make a local
+ * unread.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "passes.h"
+#include "probes/provider.h"
+#include "session.h"
+#include "walk.h"
+
+/* ---- side effects ---------------------------------------------------------- */
+
+static enum walk_action effect_expr(struct expr *e, void *ctx)
+{
+	switch (e->kind) {
+	case EXPR_ASSIGN:
+	case EXPR_PREINC:
+	case EXPR_POSTINC:
+	case EXPR_CALL:        /* functions, print family: kept */
+	case EXPR_EMBEDDED:
+	case EXPR_ENTRY:
+	case EXPR_REGEX:
+		return WALK_STOP;
+	case EXPR_BINARY:      /* checked division can fail: kept, as SystemTap */
+		if (!strcmp(e->op, "/") || !strcmp(e->op, "%"))
+			return WALK_STOP;
+		return WALK_DESCEND;
+	case EXPR_STATOP:      /* @avg of an empty aggregate is an error */
+		return WALK_STOP;
+	default:
+		return WALK_DESCEND;
+	}
+}
+
+static bool has_effect(struct expr *e)
+{
+	const struct walker w = { .expr = effect_expr };
+
+	return e && !walk_expr(&w, e);
+}
+
+/* ---- reads of locals -------------------------------------------------------- */
+
+struct reads {
+	VEC(struct sym *) read;         /* locals read somewhere in the body */
+};
+
+static bool is_store(const struct expr *e)
+{
+	return e->kind == EXPR_ASSIGN || e->kind == EXPR_PREINC || e->kind == EXPR_POSTINC;
+}
+
+static enum walk_action reads_expr(struct expr *e, void *ctx)
+{
+	struct reads *r = ctx;
+
+	if (e->kind == EXPR_VAR && e->sym && e->sym->kind == SYM_LOCAL)
+		vec_push(&r->read, e->sym);
+	if (is_store(e) && e->lhs && e->lhs->kind == EXPR_VAR) {
+		/* the stored-to local itself is not a read */
+		const struct walker w = { .expr = reads_expr, .ctx = r };
+		walk_expr(&w, e->rhs);
+		for (int i = 0; i < e->args.len; i++)
+			walk_expr(&w, e->args.items[i]);
+		return WALK_SKIP;
+	}
+	return WALK_DESCEND;
+}
+
+static bool is_read(const struct reads *r, const struct sym *v)
+{
+	for (int i = 0; i < r->read.len; i++)
+		if (r->read.items[i] == v)
+			return true;
+	return false;
+}
+
+/* ---- elision ------------------------------------------------------------------ */
+
+struct elide {
+	struct session *s;
+	struct reads reads;
+	bool changed;
+	bool in_tapset;
+};
+
+/* Is an elision at pos said? Not in the tapset library: neither in its
+ * functions nor in an alias's prologue copied into the user's probe. */
+static bool elision_said(const struct elide *el, struct srcpos pos)
+{
+	return !el->in_tapset && !(pos.file && pos.file->is_tapset);
+}
+
+/* e, with `x = v` and `x <<< v` into unread locals replaced by v (as
+ * SystemTap: x++, x += v, x .= v are kept). */
+static struct expr *without_dead_stores(struct elide *el, struct expr *e)
+{
+	while (e && e->kind == EXPR_ASSIGN && (!strcmp(e->op, "=") || !strcmp(e->op, "<<<")) &&
+	       e->lhs && e->lhs->kind == EXPR_VAR && e->lhs->sym && e->lhs->sym->kind == SYM_LOCAL &&
+	       !is_read(&el->reads, e->lhs->sym)) {
+		if (elision_said(el, e->pos))
+			diag(el->s, W_ELIDED, e->pos, "eliding assignment to '%s'", e->lhs->name);
+		e = e->rhs;
+		el->changed = true;
+	}
+	return e;
+}
+
+static bool empty_stmt(const struct stmt *st)
+{
+	if (!st || st->kind == STMT_NULL)
+		return true;
+	if (st->kind != STMT_BLOCK)
+		return false;
+	for (int i = 0; i < st->stmts.len; i++)
+		if (!empty_stmt(st->stmts.items[i]))
+			return false;
+	return true;
+}
+
+static void make_null(struct elide *el, struct stmt *st)
+{
+	st->kind = STMT_NULL;
+	st->expr = NULL;
+	st->body = st->els = NULL;
+	el->changed = true;
+}
+
+static enum walk_action elide_stmt(struct stmt *st, void *ctx)
+{
+	struct elide *el = ctx;
+
+	switch (st->kind) {
+	case STMT_EXPR:
+		st->expr = without_dead_stores(el, st->expr);
+		if (!has_effect(st->expr)) {
+			if (st->expr && elision_said(el, st->expr->pos))
+				diag(el->s, W_ELIDED, st->expr->pos, "eliding side-effect-free expression");
+			make_null(el, st);
+		}
+		return WALK_SKIP;
+	case STMT_IF:
+		if (!has_effect(st->expr) && empty_stmt(st->body) && empty_stmt(st->els)) {
+			make_null(el, st);
+			return WALK_SKIP;
+		}
+		return WALK_DESCEND;
+	case STMT_FOR:
+		st->init = without_dead_stores(el, st->init);
+		st->step = without_dead_stores(el, st->step);
+		if (st->init && !has_effect(st->init)) {
+			st->init = NULL;
+			el->changed = true;
+		}
+		if (st->step && !has_effect(st->step)) {
+			st->step = NULL;
+			el->changed = true;
+		}
+		return WALK_DESCEND;
+	default:
+		return WALK_DESCEND;
+	}
+}
+
+/* Every local named anywhere in the body, stores and foreach keys too. */
+static enum walk_action named_expr(struct expr *e, void *ctx)
+{
+	struct reads *r = ctx;
+
+	if (e->kind == EXPR_VAR && e->sym && e->sym->kind == SYM_LOCAL)
+		vec_push(&r->read, e->sym);
+	return WALK_DESCEND;
+}
+
+/* Locals that no statement names any more are gone (as SystemTap's
+ * "eliding unused variable"): they get no type and no frame slot. */
+static void drop_unnamed_locals(struct stmt *body, symvec *locals)
+{
+	struct reads named = { 0 };
+	const struct walker w = { .expr = named_expr, .ctx = &named };
+	int n = 0;
+
+	walk_stmt(&w, body);
+	for (int i = 0; i < locals->len; i++)
+		if (is_read(&named, locals->items[i]))
+			locals->items[n++] = locals->items[i];
+	locals->len = n;
+	free(named.read.items);
+}
+
+static void optimize_body(struct session *s, struct stmt *body, symvec *locals, const struct srcfile *file)
+{
+	struct elide el = { .s = s, .in_tapset = file && file->is_tapset };
+
+	do {
+		const struct walker rw = { .expr = reads_expr, .ctx = &el.reads };
+		const struct walker ew = { .stmt = elide_stmt, .ctx = &el };
+		el.reads.read.len = 0;
+		walk_stmt(&rw, body);
+		el.changed = false;
+		walk_stmt(&ew, body);
+	} while (el.changed);
+	free(el.reads.read.items);
+	drop_unnamed_locals(body, locals);
+}
+
+/* A global some kept statement still names stays "read" (kept in the
+ * module); one that only elided statements named is elided with them. */
+static enum walk_action global_expr(struct expr *e, void *ctx)
+{
+	if (e->sym && e->sym->kind == SYM_GLOBAL)
+		e->sym->read = true;
+	if (e->kind == EXPR_IN && e->lhs && e->lhs->sym)
+		e->lhs->sym->read = true;
+	return WALK_DESCEND;
+}
+
+static void mark_named_globals(struct session *s)
+{
+	const struct walker w = { .expr = global_expr };
+	const struct probe *last = NULL;
+
+	for (int i = 0; i < s->globals.len; i++)
+		s->globals.items[i]->read = false;
+	for (int i = 0; i < s->probes.len; i++) {
+		struct probe *p = s->probes.items[i]->probe;
+		if (p != last)
+			walk_stmt(&w, p->body);
+		last = p;
+	}
+	for (int i = 0; i < s->funcs.len; i++)
+		walk_stmt(&w, s->funcs.items[i]->body);
+}
+
+void optimize_bodies(struct session *s)
+{
+	const struct probe *last = NULL;
+
+	if (s->keep_unused)
+		return;
+	for (int i = 0; i < s->probes.len; i++) {
+		struct probe *p = s->probes.items[i]->probe;
+		if (p == last)
+			continue;
+		last = p;
+		optimize_body(s, p->body, &p->locals, p->file);
+	}
+	for (int i = 0; i < s->funcs.len; i++)
+		if (s->funcs.items[i]->body)
+			optimize_body(s, s->funcs.items[i]->body, &s->funcs.items[i]->locals,
+				      s->funcs.items[i]->file);
+	mark_named_globals(s);
+}
