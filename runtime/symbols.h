@@ -132,14 +132,57 @@ static __maybe_unused int stp_backtrace(const struct stp_context *c, unsigned lo
 	return n;
 }
 
-/* " 0xffffffff8110b0c0 : ksys_read+0x0/0xf0 [kernel]\n" */
-static __maybe_unused void stp_print_frame(struct stp_context *c, unsigned long addr)
+/* " 0xffffffff8110b0c0 : ksys_read+0x0/0xf0 [kernel]\n" into line */
+static void stp_frame_line(char *line, size_t n, unsigned long addr)
 {
-	char sym[KSYM_SYMBOL_LEN + 16], line[KSYM_SYMBOL_LEN + 64];
+	char sym[KSYM_SYMBOL_LEN + 16];
 
 	stp_symdata(sym, sizeof(sym), addr);
-	snprintf(line, sizeof(line), " 0x%016lx : %s\n", addr, sym);
+	snprintf(line, n, " 0x%016lx : %s\n", addr, sym);
+}
+
+static __maybe_unused void stp_print_frame(struct stp_context *c, unsigned long addr)
+{
+	char line[KSYM_SYMBOL_LEN + 64];
+
+	stp_frame_line(line, sizeof(line), addr);
 	stp_print_str(c, line);
+}
+
+/* The hex addresses of a backtrace() / callers() string into pcs; how many. */
+static __maybe_unused int stp_parse_addrs(const char *p, unsigned long *pcs, int max)
+{
+	int n = 0;
+
+	while (*p && n < max) {
+		char *end;
+
+		while (*p == ' ')
+			p++;
+		if (!*p)
+			break;
+		pcs[n] = simple_strtoul(p, &end, 16);
+		if (end == p)
+			break;
+		n++;
+		p = end;
+	}
+	return n;
+}
+
+/* sprint_syms(): the lines print_syms() prints, as one string. */
+static __maybe_unused void stp_sprint_frames(const char *stk, char *out, size_t n)
+{
+	unsigned long pcs[STP_BT_MAX];
+	char line[KSYM_SYMBOL_LEN + 64];
+	int i, cnt = stp_parse_addrs(stk, pcs, STP_BT_MAX);
+	size_t len = 0;
+
+	out[0] = '\0';
+	for (i = 0; i < cnt && len < n - 1; i++) {
+		stp_frame_line(line, sizeof(line), pcs[i]);
+		len += scnprintf(out + len, n - len, "%s", line);
+	}
 }
 
 /* sprint_backtrace(): one "sym+off [mod]" line per frame. */

@@ -4,7 +4,8 @@
 
 COMMON_SOURCES = translator/util.c translator/util.h translator/env.c translator/env.h \
 	translator/env.def translator/diag.c translator/diag.h translator/diag_tags.def \
-	translator/ast.h translator/session.h
+	translator/ast.h translator/session.h \
+	translator/regex.c translator/regex.h
 
 # pass 1: lexer, preprocessor, parser, unparser (the unit tests link these alone)
 PARSER_SOURCES = translator/ast.c translator/parse/lexer.c translator/parse/lexer.h \

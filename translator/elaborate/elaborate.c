@@ -16,6 +16,7 @@
 #include "passes.h"
 #include "format.h"
 #include "probes/provider.h"
+#include "regex.h"
 #include "target/syscalls_gen.h"
 #include "target/tvars.h"
 #include "session.h"
@@ -382,9 +383,21 @@ static void resolve_expr(struct elab *el, struct expr *e)
 		}
 		e->sym = e->lhs ? e->lhs->sym : NULL;
 		return;
-	case EXPR_REGEX:
-		diag(el->s, E_NOT_SUPPORTED, e->pos, "regular expression matching is not supported yet");
+	case EXPR_REGEX: {
+		struct regex_prog prog;
+		const char *why;
+		resolve_expr(el, e->lhs);
+		if (!e->rhs || e->rhs->kind != EXPR_STR) {
+			diag(el->s, E_BAD_REGEX, e->pos, "the regular expression after %s must be a literal string", e->op);
+			return;
+		}
+		if (!regex_compile(e->rhs->str, &prog, &why))
+			diag(el->s, E_BAD_REGEX, e->rhs->pos, "invalid regular expression: %s", why);
+		else
+			regex_prog_release(&prog);
+		el->s->uses_regex = true;
 		return;
+	}
 	case EXPR_EMBEDDED:
 		if (!el->s->guru && !(el->file && el->file->is_tapset))
 			diag(el->s, E_GURU, e->pos, "embedded code in an expression needs guru mode (-g)");
@@ -763,6 +776,10 @@ static enum type infer(struct elab *el, struct expr *e, enum type want)
 		t = TYPE_LONG;
 		break;
 	case EXPR_DEFINED:
+		t = TYPE_LONG;
+		break;
+	case EXPR_REGEX:
+		infer(el, e->lhs, TYPE_STRING);
 		t = TYPE_LONG;
 		break;
 	case EXPR_ENTRY:

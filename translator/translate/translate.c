@@ -20,6 +20,7 @@
 #include "passes.h"
 #include "format.h"
 #include "probes/provider.h"
+#include "regex.h"
 #include "target/tvars.h"
 #include "session.h"
 #include "translate.h"
@@ -29,6 +30,7 @@ struct gen {
 	struct strbuf *out;        /* statements of the current C function */
 	struct strbuf *frame;      /* fields of the current frame struct */
 	struct strbuf *cdecl;      /* C locals of the current function */
+	struct strbuf *decls;      /* file-scope declarations (before every body) */
 	int ntemps;
 	int indent;
 	const char *err_label;     /* where a failed operation jumps */
@@ -583,9 +585,36 @@ static char *gen_ternary(struct gen *g, struct expr *e)
 	return t;
 }
 
+/* s =~ "re" / s !~ "re": the compiled program is a file-scope table. */
+static char *gen_regex(struct gen *g, struct expr *e)
+{
+	static int nre;
+	struct regex_prog prog;
+	const char *why;
+	char *s = gen_expr(g, e->lhs);
+	char *t = temp(g, TYPE_LONG);
+	int k = nre++;
+
+	if (!regex_compile(e->rhs->str, &prog, &why)) {   /* checked in pass 2 */
+		diag(g->s, T_INTERNAL, e->pos, "regular expression: %s", why);
+		return xstrdup("0");
+	}
+	strbuf_addf(g->decls, "static const struct stp_re_insn re_%d[] = {\n%s};\n", k, prog.insns.buf);
+	strbuf_addf(g->decls, "static const unsigned char re_%d_cls[][32] = {\n%s\t{ 0 }\n};\n", k,
+		    prog.classes.len ? prog.classes.buf : "");
+	emit(g, "c->last_stmt = %s;", near("operator", e->op, e->pos));
+	emit(g, "%s = %sstp_regex_match(c, re_%d, re_%d_cls, %d, %s);", t, e->op[0] == '!' ? "!" : "", k, k,
+	     prog.ngroups, s);
+	check_error(g);
+	regex_prog_release(&prog);
+	return t;
+}
+
 static char *gen_expr(struct gen *g, struct expr *e)
 {
 	switch (e->kind) {
+	case EXPR_REGEX:
+		return gen_regex(g, e);
 	case EXPR_NUM:
 		if (e->num == INT64_MIN)
 			return xstrdup("((int64_t)(-9223372036854775807LL - 1))");
@@ -1217,7 +1246,7 @@ static void gen_entry(struct session *s, struct strbuf *types, struct strbuf *co
 	const struct derived_probe *dp = bg->dp;
 	struct strbuf frame = STRBUF_INIT, cdecl = STRBUF_INIT, stmts = STRBUF_INIT, data = STRBUF_INIT,
 		      init = STRBUF_INIT;
-	struct gen g = { .s = s, .out = &stmts, .frame = &frame, .cdecl = &cdecl, .indent = 1,
+	struct gen g = { .s = s, .out = &stmts, .frame = &frame, .cdecl = &cdecl, .decls = types, .indent = 1,
 			 .err_label = "out", .maxaction = "MAXACTION", .dp = dp, .in_entry = true };
 	int n = dp->index;
 
@@ -1260,7 +1289,7 @@ static void gen_body(struct session *s, struct strbuf *types, struct strbuf *cod
 		     const char *maxaction, const struct derived_probe *dp)
 {
 	struct strbuf frame = STRBUF_INIT, cdecl = STRBUF_INIT, stmts = STRBUF_INIT, init = STRBUF_INIT;
-	struct gen g = { .s = s, .out = &stmts, .frame = &frame, .cdecl = &cdecl, .indent = 1,
+	struct gen g = { .s = s, .out = &stmts, .frame = &frame, .cdecl = &cdecl, .decls = types, .indent = 1,
 			 .err_label = "out", .func = func, .maxaction = maxaction, .dp = dp };
 
 	if (params)
@@ -1381,6 +1410,8 @@ static void gen_script_init(struct session *s, struct strbuf *out)
 	char *kaslr = tvars_kaslr_init(s);
 
 	strbuf_addstr(out, "static int stp_script_init(void)\n{\n");
+	if (s->uses_regex)
+		strbuf_addstr(out, "\tif (stp_regex_init())\n\t\treturn -ENOMEM;\n");
 	if (kaslr)
 		strbuf_addstr(out, kaslr);
 	for (int i = 0; i < s->globals.len; i++) {
@@ -1408,6 +1439,8 @@ static void gen_script_init(struct session *s, struct strbuf *out)
 	}
 	strbuf_addstr(out, "\treturn 0;\n}\n\n");
 	strbuf_addstr(out, "static void stp_script_exit(void)\n{\n");
+	if (s->uses_regex)
+		strbuf_addstr(out, "\tstp_regex_exit();\n");
 	for (int i = 0; i < s->globals.len; i++) {
 		struct sym *v = s->globals.items[i];
 		char *n = global_cname(v);
@@ -1555,6 +1588,8 @@ int translate(struct session *s, struct strbuf *out)
 		strbuf_addstr(out, "#define STP_TIMING 1\n");
 	strbuf_addstr(out, "#include \"runtime.h\"\n#include \"ops.h\"\n");
 	gen_family_includes(s, out);
+	if (s->uses_regex)
+		strbuf_addstr(out, "#include \"regex.h\"\n");
 	strbuf_addstr(out, "\n");
 	for (int i = 0; i < s->embeds.len; i++)
 		strbuf_addf(out, "%s\n", s->embeds.items[i]->code);

@@ -1,0 +1,25 @@
+/* regex.h - compile a SystemTap regular expression (s =~ "re", POSIX
+ * extended syntax) into the small backtracking program runtime/regex.h
+ * runs, at translation time: a bad pattern is a pass-2 error, and the
+ * module carries no regex compiler.
+ *
+ * Supported: literals and \ escapes, ., [...] with ranges, negation and
+ * [:class:], ^, $, ( ), |, *, +, ?, {m}, {m,}, {m,n} (n at most 255).
+ */
+#ifndef CSTAP_REGEX_H
+#define CSTAP_REGEX_H
+
+#include "util.h"
+
+struct regex_prog {
+	struct strbuf insns;    /* C initialisers of struct stp_re_insn, one a line */
+	struct strbuf classes;  /* C initialisers of the 32-byte class bitmaps */
+	int ninsns, nclasses;
+	int ngroups;            /* ( ) groups, not counting the whole match */
+};
+
+/* Compile re; false with *err set (a static message) if it is not valid. */
+bool regex_compile(const char *re, struct regex_prog *out, const char **err);
+void regex_prog_release(struct regex_prog *p);
+
+#endif
