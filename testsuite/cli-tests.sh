@@ -148,6 +148,22 @@ if [ $rc = 0 ] && [ $rc2 = 0 ] && grep -q '^begin' <<< "$out2"; then
 else
 	bad "sufficient probe point (!)" "rc=$rc rc2=$rc2" "$out" "$out2"
 fi
+# the syscall tapset: every syscall.*/.return elaborates (argument-less calls too), and its
+# decoding tables come from the target kernel's headers (skipped without a target kernel)
+if "$STAP" -p2 -e 'probe syscall.*.return, nd_syscall.*.return { }' > /dev/null 2>tab.err; then
+	tab=$(CSTAP_DUMP_SYSCALLS=1 "$STAP" -p2 -e 'probe begin { println(_signal_name(15), _sys_open_flag_str(0x80241)) }' 2>&1 >/dev/null)
+	if grep -q '{ "SIGTERM", 15LL }' <<< "$tab" && grep -q '{ "O_CLOEXEC", 524288LL }' <<< "$tab" &&
+	   grep -q '{ "O_CREAT", 64LL }' <<< "$tab" && grep -q '{ "read", 0LL }' <<< "$tab" &&
+	   "$STAP" -L 'syscall.openat' | grep -q '^syscall.openat name:string dfd:long dfd_str:string filename:string'; then
+		ok "syscall tapset: syscall.*.return elaborates; tables from the kernel's headers; -L lists the alias"
+	else
+		bad "syscall tapset tables or -L" "$(head -c 2000 <<< "$tab")"
+	fi
+elif grep -q 'no syscall\|cannot\|no target' tab.err; then
+	echo "SKIP: syscall tapset (no target kernel)"
+else
+	bad "syscall.*.return elaborates" "$(head -20 tab.err)"
+fi
 # make install must carry every runtime header and tapset file
 missing=""
 for f in "$src"/runtime/*.h "$src"/tapsets/*.stp "$src"/tapsets/*.stpm; do

@@ -17,6 +17,7 @@
 #include "format.h"
 #include "probes/provider.h"
 #include "regex.h"
+#include "target/syscalls_gen.h"
 #include "target/tvars.h"
 #include "session.h"
 
@@ -87,13 +88,18 @@ static struct func *find_func_n(struct elab *el, const char *name, int nargs)
 	return f;
 }
 
+static bool add_syscall_decoders(struct session *s);
+
 /* The function a call names: same arity first, else any (the call then
- * gets an argument-count error). Pulls a library function in on first use. */
+ * gets an argument-count error). Pulls a library function in on first use;
+ * the syscall tapset's decoding tables (__sc_t_*) are generated then. */
 static struct func *find_func(struct elab *el, const char *name, int nargs)
 {
 	struct session *s = el->s;
 	struct func *f = find_func_n(el, name, nargs);
 
+	if (!f && !strncmp(name, "__sc_t_", 7) && add_syscall_decoders(s))
+		f = find_func_n(el, name, nargs);
 	if (!f)
 		f = find_func_n(el, name, -1);
 	if (f && !f->used) {
@@ -1147,15 +1153,16 @@ static void check_global_settings(struct session *s)
 	}
 }
 
-/* Does a user probe (or alias) name syscall.*? Then the syscall tapset,
- * generated from the kernel's metadata, joins the library. */
+/* Does a user probe (or alias) name syscall.* or nd_syscall.*? Then the
+ * syscall tapset, generated from the kernel's metadata, joins the library. */
 static bool uses_syscalls(struct script *sc)
 {
 	for (int i = 0; i < sc->probes.len; i++) {
 		struct probe *p = sc->probes.items[i];
 		for (int j = 0; j < p->points.len; j++)
 			if (p->points.items[j]->comps.len &&
-			    fnmatch(p->points.items[j]->comps.items[0]->name, "syscall", 0) == 0)
+			    (fnmatch(p->points.items[j]->comps.items[0]->name, "syscall", 0) == 0 ||
+			     fnmatch(p->points.items[j]->comps.items[0]->name, "nd_syscall", 0) == 0))
 				return true;
 	}
 	return false;
@@ -1183,6 +1190,32 @@ static void add_syscalls(struct session *s)
 	struct script *sc = parse_script(s, f);
 	if (sc)
 		vec_push(&s->library, sc);
+}
+
+/* The syscall tapset's decoding tables, generated from the target kernel's
+ * headers, join the library (once): false if they did already or cannot. */
+static bool add_syscall_decoders(struct session *s)
+{
+	static const char file[] = "<syscall-decoders>";
+	const char *why = NULL;
+
+	for (int i = 0; i < s->library.len; i++)
+		if (!strcmp(s->library.items[i]->file->name, file))
+			return false;
+	char *text = syscalls_decoders(s, &why);
+	if (!text) {
+		if (s->verbose)
+			fprintf(stderr, "stap: no syscall decoding tables: %s\n", why ? why : "?");
+		text = xstrdup("");
+	}
+	if (env_get(ENV_CSTAP_DUMP_SYSCALLS))
+		fputs(text, stderr);
+	struct srcfile *f = srcfile_new(file, text, strlen(text));
+	f->is_tapset = true;
+	struct script *sc = parse_script(s, f);
+	if (sc)
+		vec_push(&s->library, sc);
+	return sc != NULL;
 }
 
 int pass2_elaborate(struct session *s)
@@ -1221,7 +1254,8 @@ int pass2_elaborate(struct session *s)
 	}
 	if (s->errors)
 		return 1;
-	optimize_bodies(s);
+	if (!s->list_vars)   /* -L lists the locals an alias's prologue sets, read or not */
+		optimize_bodies(s);
 	autocast_rewrite(s, bodies.items, bodies.len);
 	if (s->errors || tvars_resolve(s))
 		return 1;

@@ -92,6 +92,13 @@ struct elide {
 	bool in_tapset;
 };
 
+/* Is an elision at pos said? Not in the tapset library: neither in its
+ * functions nor in an alias's prologue copied into the user's probe. */
+static bool elision_said(const struct elide *el, struct srcpos pos)
+{
+	return !el->in_tapset && !(pos.file && pos.file->is_tapset);
+}
+
 /* e, with `x = v` and `x <<< v` into unread locals replaced by v (as
  * SystemTap: x++, x += v, x .= v are kept). */
 static struct expr *without_dead_stores(struct elide *el, struct expr *e)
@@ -99,7 +106,7 @@ static struct expr *without_dead_stores(struct elide *el, struct expr *e)
 	while (e && e->kind == EXPR_ASSIGN && (!strcmp(e->op, "=") || !strcmp(e->op, "<<<")) &&
 	       e->lhs && e->lhs->kind == EXPR_VAR && e->lhs->sym && e->lhs->sym->kind == SYM_LOCAL &&
 	       !is_read(&el->reads, e->lhs->sym)) {
-		if (!el->in_tapset)
+		if (elision_said(el, e->pos))
 			diag(el->s, W_ELIDED, e->pos, "eliding assignment to '%s'", e->lhs->name);
 		e = e->rhs;
 		el->changed = true;
@@ -135,7 +142,7 @@ static enum walk_action elide_stmt(struct stmt *st, void *ctx)
 	case STMT_EXPR:
 		st->expr = without_dead_stores(el, st->expr);
 		if (!has_effect(st->expr)) {
-			if (!el->in_tapset && st->expr)
+			if (st->expr && elision_said(el, st->expr->pos))
 				diag(el->s, W_ELIDED, st->expr->pos, "eliding side-effect-free expression");
 			make_null(el, st);
 		}

@@ -86,11 +86,11 @@ void kpoint_sort_unique(strvec *v)
 int kpoint_no_match(struct session *s, struct probe_point *pp, const struct ksymtab *t,
 		    const char *name)
 {
-	char *similar = t && name ? ksyms_similar(t, name, 5) : NULL;
-	char *text;
+	char *similar, *text;
 
-	if (pp->optional)
+	if (pp->optional)   /* before the costly search for similar names */
 		return 1;
+	similar = t && name ? ksyms_similar(t, name, 5) : NULL;
 	text = pp_text(pp);
 	if (similar)
 		diag(s, E_PROBE_POINT, pp->pos, "no match for probe point %s (similar: %s)", text, similar);

@@ -57,6 +57,12 @@ static int derive_functions(struct session *s, struct probe *p, struct probe_poi
 	}
 	if (!t) {
 		vec_push(&names, xstrdup(pat));
+	} else if (!wild) {
+		const struct ksym *const *k;
+		size_t n = ksym_named(t, pat, &k);
+		for (size_t i = 0; i < n; i++)
+			vec_push(&names, k[i]->name);
+		kpoint_sort_unique(&names);
 	} else {
 		for (size_t i = 0; i < t->n; i++) {
 			const struct ksym *k = &t->syms[i];

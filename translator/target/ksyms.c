@@ -383,6 +383,40 @@ const struct ksym *ksym_at(const struct ksymtab *t, uint64_t addr)
 	return NULL;
 }
 
+static int cmp_ksym_name(const void *a, const void *b)
+{
+	const struct ksym *x = *(const struct ksym *const *)a, *y = *(const struct ksym *const *)b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : (x->addr > y->addr) - (x->addr < y->addr);
+}
+
+size_t ksym_named(const struct ksymtab *t, const char *name, const struct ksym *const **first)
+{
+	struct ksymtab *m = (struct ksymtab *)t;   /* the index is a cache: built once, never changes t */
+	size_t lo = 0, hi;
+
+	if (!m->funcs_by_name) {
+		m->funcs_by_name = xmalloc((t->n + 1) * sizeof(*m->funcs_by_name));
+		for (size_t i = 0; i < t->n; i++)
+			if (ksym_is_func(&t->syms[i]))
+				m->funcs_by_name[m->n_funcs++] = &t->syms[i];
+		qsort(m->funcs_by_name, m->n_funcs, sizeof(*m->funcs_by_name), cmp_ksym_name);
+	}
+	hi = t->n_funcs;
+	while (lo < hi) {   /* the first entry >= name */
+		size_t mid = (lo + hi) / 2;
+		if (strcmp(t->funcs_by_name[mid]->name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*first = t->funcs_by_name + lo;
+	for (hi = lo; hi < t->n_funcs && !strcmp(t->funcs_by_name[hi]->name, name); hi++)
+		;
+	return hi - lo;
+}
+
 int ksym_count_name(const struct ksymtab *t, const char *name)
 {
 	int n = 0;

@@ -34,6 +34,8 @@ struct ksymtab {
 	strvec nokprobe;        /* names from _kbl_addr_NAME (NOKPROBE_SYMBOL), sorted */
 	strvec exported;        /* names from __ksymtab_NAME (EXPORT_SYMBOL), sorted; they
 				 * point into syms */
+	const struct ksym **funcs_by_name; /* the function symbols by name (ksym_named) */
+	size_t n_funcs;
 };
 
 /* The kernel's table for s->kernel_release; NULL (and *why set) if none. */
@@ -56,6 +58,10 @@ bool ksym_is_func(const struct ksym *k);
 bool ksym_blacklisted(const struct ksymtab *t, const struct ksym *k);
 /* The symbol that starts exactly at addr (a function, the first by name). */
 const struct ksym *ksym_at(const struct ksymtab *t, uint64_t addr);
+/* The function symbols named name (static functions repeat): how many,
+ * the first at *first; a by-name index built on the first call, for
+ * resolving many exact names (syscall.* names over a thousand). */
+size_t ksym_named(const struct ksymtab *t, const char *name, const struct ksym *const **first);
 /* How many function symbols have this name (static functions repeat). */
 int ksym_count_name(const struct ksymtab *t, const char *name);
 

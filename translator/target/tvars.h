@@ -52,9 +52,6 @@ bool tvars_per_probe(const struct probe *p);
 int tvars_static_cond(struct session *s, const struct derived_probe *dp, const struct expr *cond);
 /* Offset of a member in a struct type of img ("struct x"), or -1. */
 long dw_member_offset(struct dw_image *img, const char *type, const char *member);
-/* The syscall.* tapset for the target kernel as SystemTap source
- * (syscalls_gen.c), or NULL with *why set. */
-char *syscalls_tapset(struct session *s, const char **why);
 /* C statements that set stp_kaslr_offset (for DW_OP_addr), or NULL. */
 char *tvars_kaslr_init(struct session *s);
 

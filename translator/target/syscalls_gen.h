@@ -1,0 +1,18 @@
+/* syscalls_gen.h - the generated parts of the syscall tapset (syscalls_gen.c).
+ */
+#ifndef CSTAP_TARGET_SYSCALLS_GEN_H
+#define CSTAP_TARGET_SYSCALLS_GEN_H
+
+#include "session.h"
+
+/* The syscall.* and nd_syscall.* aliases of the target kernel's system
+ * calls that the library's own aliases leave out, as SystemTap source,
+ * or NULL with *why set. */
+char *syscalls_tapset(struct session *s, const char **why);
+
+/* The decoding tables of the syscall tapset (__sc_t_NAME(value, bits):
+ * O_* flags, PROT_*, MAP_*, signals, socket families ...) made from the
+ * target kernel's headers, as SystemTap source; NULL with *why set. */
+char *syscalls_decoders(struct session *s, const char **why);
+
+#endif
