@@ -34,6 +34,7 @@ static void usage(FILE *f)
 	      "  -t              report each probe's hits and cycle costs at exit\n"
 	      "  -g              guru mode: embedded C and writes to kernel memory\n"
 	      "  -u              keep unused code (check everything)\n"
+	      "  --skip-badvars  read target variables that cannot be resolved as 0\n"
 	      "  -w / -W         suppress warnings / treat warnings as errors\n"
 	      "  -m NAME         name the module NAME (pass 4 leaves NAME.ko here)\n"
 	      "  -o FILE         send the script's output to FILE\n"
@@ -159,7 +160,8 @@ static int check_tmpdir(struct session *s)
 /* Returns 0 to go on, -1 to exit successfully (help), >0 to fail. */
 int parse_options(struct session *s, int argc, char **argv)
 {
-	enum { OPT_REMOTE = 256, OPT_LIST_TAGS, OPT_COMPATIBLE, OPT_PROLOGUE };
+	enum { OPT_REMOTE = 256, OPT_LIST_TAGS, OPT_COMPATIBLE, OPT_PROLOGUE, OPT_SKIP_BADVARS,
+	       OPT_IGNORED };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -167,11 +169,20 @@ int parse_options(struct session *s, int argc, char **argv)
 		{ "list-tags", no_argument, NULL, OPT_LIST_TAGS },
 		{ "compatible", required_argument, NULL, OPT_COMPATIBLE },
 		{ "prologue-searching", optional_argument, NULL, OPT_PROLOGUE },
+		{ "skip-badvars", no_argument, NULL, OPT_SKIP_BADVARS },
+		/* SystemTap's: cstap keeps no module cache, and has nothing
+		 * version-dependent to check */
+		{ "disable-cache", no_argument, NULL, OPT_IGNORED },
+		{ "check-version", no_argument, NULL, OPT_IGNORED },
+		/* symbols of every module: the runtime's kallsyms has them anyway;
+		 * user-space symbols (-d, --ldd) are not supported yet */
+		{ "all-modules", no_argument, NULL, OPT_IGNORED },
+		{ "ldd", no_argument, NULL, OPT_IGNORED },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "hVp:vktguwWm:o:c:x:s:D:G:I:R:r:e:E:l:L:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hVp:vktguwWm:o:c:x:s:D:G:I:R:r:e:E:l:L:d:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h': usage(stdout); return -1;
 		case 'V': printf("cstap (SystemTap-compatible) version " PACKAGE_VERSION "\n"); return -1;
@@ -254,6 +265,10 @@ int parse_options(struct session *s, int argc, char **argv)
 			s->remote = "qemu";
 			break;
 		case OPT_LIST_TAGS: diag_list_tags(); return -1;
+		case OPT_SKIP_BADVARS: s->skip_badvars = true; break;
+		case OPT_IGNORED:
+		case 'd':   /* -d MODULE/BINARY: see --ldd above */
+			break;
 		default: usage(stderr); return 1;
 		}
 	}

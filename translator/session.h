@@ -15,6 +15,7 @@ struct session {
 	int last_pass;            /* -p N (default 5) */
 	int verbose;              /* -v count */
 	bool guru;                /* -g */
+	bool skip_badvars;        /* --skip-badvars: unresolvable $vars read as 0 */
 	bool keep_unused;         /* -u */
 	bool suppress_warnings;   /* -w */
 	bool warnings_are_errors; /* -W */

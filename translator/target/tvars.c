@@ -491,6 +491,8 @@ static bool load(struct rctx *r, struct loc *l, char **out)
 }
 
 /* ->field */
+static bool find_type(struct dw_image *img, const char *name, Dwarf_Die *out);
+
 static bool step_field(struct rctx *r, struct loc *l, const char *field)
 {
 	Dwarf_Die t = l->type, mem;
@@ -512,6 +514,16 @@ static bool step_field(struct rctx *r, struct loc *l, const char *field)
 		return fail(r, "'->%s' on a value that is not a struct, union or pointer to one", field);
 	if (l->kind != L_ADDR)
 		return fail(r, "'->%s' on a struct held in registers", field);
+	if (dwarf_hasattr(&t, DW_AT_declaration) && dwarf_diename(&t) && r->img) {
+		/* only declared in this unit (struct files_struct seen from
+		 * sched.h): the complete type another unit defines */
+		char *name = xasprintf("%s %s", dwarf_tag(&t) == DW_TAG_union_type ? "union" : "struct",
+				       dwarf_diename(&t));
+		Dwarf_Die full;
+		if (find_type(r->img, name, &full))
+			t = full;
+		free(name);
+	}
 	if (!find_member(&t, field, &mem, &off, &bs, &bo, 0)) {
 		const char *tn = dwarf_diename(&t);
 		return fail(r, "%s%s has no member '%s'", dwarf_tag(&t) == DW_TAG_union_type ? "union " : "struct ",
@@ -1142,6 +1154,20 @@ static void walk_target(struct walk *w, const struct expr *e, bool addrof, const
 	struct tvar *tv = tvar_new(dp, key, TV_VALUE);
 	r->why = NULL;
 	if (!resolve_one(r, e, addrof, tv)) {
+		if (r->s->skip_badvars && !w->quiet) {
+			/* --skip-badvars: 0 (or "" pretty printed), with a warning */
+			diag(r->s, W_GENERIC, e->pos, "substituting 0 for an unresolvable target expression: %s",
+			     r->why ? r->why : "not found");
+			free(r->why);
+			r->why = NULL;
+			tv->kind = e->suffix || (e->kind == EXPR_TARGET && !strncmp(e->name, "$$", 2)) ? TV_PRETTY : TV_VALUE;
+			tv->code = xstrdup(tv->kind == TV_PRETTY ? "" : "((int64_t)0)");
+			tv->at_entry = false;
+			tv->addr = NULL;
+			tv->reg = -1;
+			vec_push(&table(r->s)->all, tv);
+			return;
+		}
 		report(w, e);
 		free(tv);
 		return;

@@ -1362,6 +1362,15 @@ static void gen_embedded_func(struct strbuf *types, struct strbuf *code, struct 
 
 static const char *runtime_type(enum type t) { return t == TYPE_STRING ? "STP_STRING" : "STP_LONG"; }
 
+/* A global's module parameter (-G name=value): its name may be a macro of
+ * the kernel's headers (ATTR_MODE), so the macro is set aside around it. */
+static void gen_param(struct strbuf *out, const char *name, char *decl)
+{
+	strbuf_addf(out, "#pragma push_macro(\"%s\")\n#undef %s\n%s#pragma pop_macro(\"%s\")\n",
+		    name, name, decl, name);
+	free(decl);
+}
+
 static void gen_globals(struct session *s, struct strbuf *out)
 {
 	for (int i = 0; i < s->globals.len; i++) {
@@ -1384,21 +1393,24 @@ static void gen_globals(struct session *s, struct strbuf *out)
 				strbuf_addf(out, " = %s", c_string(v->init->str, v->init->str_len));
 			strbuf_addstr(out, ";\n");
 			if (!v->is_private)
-				strbuf_addf(out, "module_param_string(%s, %s, MAXSTRINGLEN, 0);\n", v->name, n);
+				gen_param(out, v->name, xasprintf("module_param_string(%s, %s, MAXSTRINGLEN, 0);\n",
+								  v->name, n));
 		} else if (v->atomic) {
 			strbuf_addf(out, "static atomic64_t %s = ATOMIC64_INIT(%lldLL);\n", n,
 				    v->init ? (long long)v->init->num : 0LL);
 			if (!v->is_private)
-				strbuf_addf(out, "module_param_cb(%s, &param_ops_long, &%s.counter, 0);\n"
-					    "__MODULE_PARM_TYPE(%s, \"long\");\n", v->name, n, v->name);
+				gen_param(out, v->name, xasprintf("module_param_cb(%s, &param_ops_long, &%s.counter, 0);\n"
+								  "__MODULE_PARM_TYPE(%s, \"long\");\n",
+								  v->name, n, v->name));
 		} else {
 			strbuf_addf(out, "static int64_t %s", n);
 			if (v->init)
 				strbuf_addf(out, " = %lldLL", (long long)v->init->num);
 			strbuf_addstr(out, ";\n");
 			if (!v->is_private)
-				strbuf_addf(out, "module_param_cb(%s, &param_ops_long, &%s, 0);\n"
-					    "__MODULE_PARM_TYPE(%s, \"long\");\n", v->name, n, v->name);
+				gen_param(out, v->name, xasprintf("module_param_cb(%s, &param_ops_long, &%s, 0);\n"
+								  "__MODULE_PARM_TYPE(%s, \"long\");\n",
+								  v->name, n, v->name));
 		}
 		if (!v->atomic)
 			strbuf_addf(out, "static DEFINE_RWLOCK(%s_lock);\n", n);
