@@ -1,7 +1,7 @@
 # tapsets/: the .stp library, installed under $(pkgdatadir)/tapsets
 tapsetdir = $(pkgdatadir)/tapsets
 dist_tapset_DATA = tapsets/logging.stp tapsets/context.stp tapsets/time.stp tapsets/string.stp \
-	tapsets/conversions.stp tapsets/null.stp tapsets/regex.stp tapsets/task.stpm \
+	tapsets/conversions.stp tapsets/null.stp tapsets/regex.stp tapsets/argv.stp tapsets/task.stpm \
 	tapsets/indent.stp tapsets/random.stp tapsets/errno.stp tapsets/ansi.stp \
 	tapsets/uconversions.stp tapsets/tokenize.stp tapsets/cmdline.stp tapsets/stopwatch.stp \
 	tapsets/context-symbols.stp tapsets/tz_ctime.stp \

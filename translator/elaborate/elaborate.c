@@ -987,6 +987,33 @@ static void derive_probes(struct session *s, struct script *sc)
 	}
 }
 
+/* A tapset file's own probes (begin probes that fill its globals, as
+ * argv.stp's) run when the script uses the file: one of its globals or
+ * functions. Derives those of files newly used; false if there were none. */
+static bool derive_used_library_probes(struct session *s, bool *derived)
+{
+	bool any = false;
+
+	for (int i = 0; i < s->library.len; i++) {
+		struct script *sc = s->library.items[i];
+		bool used = false, has_probes = false;
+		if (derived[i])
+			continue;
+		for (int j = 0; j < sc->probes.len && !has_probes; j++)
+			has_probes = !sc->probes.items[j]->is_alias;
+		for (int j = 0; j < s->globals.len && has_probes && !used; j++)
+			used = s->globals.items[j]->file == sc->file;
+		for (int j = 0; j < s->funcs.len && has_probes && !used; j++)
+			used = s->funcs.items[j]->file == sc->file;
+		if (!used)
+			continue;
+		derived[i] = true;
+		derive_probes(s, sc);
+		any = true;
+	}
+	return any;
+}
+
 /* Bodies of the probes kept: each script probe once, even if it derived
  * several concrete probes. */
 static void for_each_body(struct session *s, struct elab *el, void (*fn)(struct elab *, struct stmt *))
@@ -1238,20 +1265,27 @@ int pass2_elaborate(struct session *s)
 
 	struct probe *last = NULL;
 	VEC(struct probe *) bodies = { 0 };
-	for (int i = 0; i < s->probes.len; i++) {
-		struct probe *p = s->probes.items[i]->probe;
-		if (p == last)
-			continue;
-		last = p;
-		vec_push(&bodies, p);
-		enter_probe(&el, p);
-		resolve_stmt(&el, p->body);
+	bool *derived = xcalloc(s->library.len + 1, sizeof(bool));
+	int resolved = 0, funcs_done = 0;
+	for (;;) {
+		for (; resolved < s->probes.len; resolved++) {
+			struct probe *p = s->probes.items[resolved]->probe;
+			if (p == last)
+				continue;
+			last = p;
+			vec_push(&bodies, p);
+			enter_probe(&el, p);
+			resolve_stmt(&el, p->body);
+		}
+		for (; funcs_done < el.work.len; funcs_done++) {   /* grows while we resolve */
+			struct func *f = el.work.items[funcs_done];
+			enter_func(&el, f);
+			resolve_stmt(&el, f->body);
+		}
+		if (s->errors || !derive_used_library_probes(s, derived))
+			break;   /* else: their bodies are resolved in the next round */
 	}
-	for (int i = 0; i < el.work.len; i++) {   /* grows while we resolve */
-		struct func *f = el.work.items[i];
-		enter_func(&el, f);
-		resolve_stmt(&el, f->body);
-	}
+	free(derived);
 	if (s->errors)
 		return 1;
 	if (!s->list_vars)   /* -L lists the locals an alias's prologue sets, read or not */

@@ -552,6 +552,15 @@ static bool step_index(struct rctx *r, struct loc *l)
 	} else if (tag == DW_TAG_pointer_type) {
 		if (!load(r, l, &base))
 			return false;
+	} else if (is_aggregate(&t) && l->kind == L_ADDR) {
+		/* @cast(p, "struct iovec")[j]: p taken as an array of them */
+		Dwarf_Die pe = t;
+		int size = byte_size(&pe);
+		if (size <= 0)
+			return fail(r, "'[]' on elements of unknown size");
+		l->c = xasprintf("(%s + (int64_t)(@@I%d@@) * %d)", l->c, r->nidx++, size);
+		l->bit_size = 0;
+		return true;
 	} else {
 		return fail(r, "'[]' on a value that is neither an array nor a pointer");
 	}
@@ -762,8 +771,10 @@ static bool pretty_list(struct rctx *r, const struct expr *e, struct tvar *tv)
 		struct loc l = { .kind = L_REG, .reg = 0, .c = reg_c(0) };
 		if (!r->ret)
 			return fail(r, "$$return is only available in .return probes");
-		if (!dwarf_formref_die(dwarf_attr_integrate(&r->fn, DW_AT_type, &(Dwarf_Attribute){0}), &l.type))
-			return fail(r, "the function returns void");
+		if (!dwarf_formref_die(dwarf_attr_integrate(&r->fn, DW_AT_type, &(Dwarf_Attribute){0}), &l.type)) {
+			tv->code = xstrdup("");   /* a void function: "" (as SystemTap) */
+			return true;
+		}
 		l.has_type = true;
 		strbuf_addstr(&out, "stp_str_append(@@S@@, \"return=\");\n");
 		pp_value(r, &l, mode, 0, &out);
