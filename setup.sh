@@ -11,7 +11,7 @@ cd "$(dirname "$0")"
 pkgs="gcc make autoconf automake libc6-dev libdw-dev libelf-dev libcunit1-dev pkg-config
       cpio gzip qemu-system-x86 busybox-static bc flex bison
       linux-image-cloud-amd64 linux-headers-cloud-amd64 linux-image-cloud-amd64-dbg
-      libdebuginfod-dev debuginfod libarchive-tools"
+      libdebuginfod-dev debuginfod libarchive-tools systemtap-doc"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

@@ -128,9 +128,11 @@ static bool empty_stmt(const struct stmt *st)
 
 static void make_null(struct elide *el, struct stmt *st)
 {
+	struct srcpos pos = st->pos;
+
+	memset(st, 0, sizeof(*st));   /* nothing of it is walked any more */
 	st->kind = STMT_NULL;
-	st->expr = NULL;
-	st->body = st->els = NULL;
+	st->pos = pos;
 	el->changed = true;
 }
 
@@ -149,6 +151,13 @@ static enum walk_action elide_stmt(struct stmt *st, void *ctx)
 		return WALK_SKIP;
 	case STMT_IF:
 		if (!has_effect(st->expr) && empty_stmt(st->body) && empty_stmt(st->els)) {
+			make_null(el, st);
+			return WALK_SKIP;
+		}
+		return WALK_DESCEND;
+	case STMT_FOREACH:
+		/* walking an array for nothing (after its body was elided) */
+		if (empty_stmt(st->body) && !has_effect(st->limit)) {
 			make_null(el, st);
 			return WALK_SKIP;
 		}
