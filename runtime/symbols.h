@@ -170,34 +170,46 @@ static __maybe_unused int stp_parse_addrs(const char *p, unsigned long *pcs, int
 	return n;
 }
 
+/* One line per address into out (n bytes), each made by fmt. */
+static void stp_sprint_lines(const unsigned long *pcs, int cnt, char *out, size_t n,
+			     void (*fmt)(char *, size_t, unsigned long))
+{
+	char line[KSYM_SYMBOL_LEN + 64];
+	size_t len = 0;
+	int i;
+
+	out[0] = '\0';
+	for (i = 0; i < cnt && len < n - 1; i++) {
+		fmt(line, sizeof(line), pcs[i]);
+		len += scnprintf(out + len, n - len, "%s", line);
+	}
+}
+
 /* sprint_syms(): the lines print_syms() prints, as one string. */
 static __maybe_unused void stp_sprint_frames(const char *stk, char *out, size_t n)
 {
 	unsigned long pcs[STP_BT_MAX];
-	char line[KSYM_SYMBOL_LEN + 64];
-	int i, cnt = stp_parse_addrs(stk, pcs, STP_BT_MAX);
-	size_t len = 0;
 
-	out[0] = '\0';
-	for (i = 0; i < cnt && len < n - 1; i++) {
-		stp_frame_line(line, sizeof(line), pcs[i]);
-		len += scnprintf(out + len, n - len, "%s", line);
-	}
+	stp_sprint_lines(pcs, stp_parse_addrs(stk, pcs, STP_BT_MAX), out, n, stp_frame_line);
+}
+
+/* "sym+off [mod]\n" */
+static void stp_symoff_line(char *line, size_t n, unsigned long addr)
+{
+	size_t len;
+
+	stp_symoff(line, n - 1, addr);
+	len = strlen(line);
+	line[len] = '\n';
+	line[len + 1] = '\0';
 }
 
 /* sprint_backtrace(): one "sym+off [mod]" line per frame. */
 static __maybe_unused void stp_sprint_backtrace(struct stp_context *c, char *out, size_t n)
 {
 	unsigned long pcs[STP_BT_MAX];
-	char line[KSYM_SYMBOL_LEN + 16];
-	int i, cnt = stp_backtrace(c, pcs, STP_BT_MAX);
-	size_t len = 0;
 
-	out[0] = '\0';
-	for (i = 0; i < cnt && len < n - 1; i++) {
-		stp_symoff(line, sizeof(line), pcs[i]);
-		len += scnprintf(out + len, n - len, "%s\n", line);
-	}
+	stp_sprint_lines(pcs, stp_backtrace(c, pcs, STP_BT_MAX), out, n, stp_symoff_line);
 }
 
 /* register("rax") ...: offset of a register in struct pt_regs, or -1. */
