@@ -5,7 +5,7 @@ dist_tapset_DATA = tapsets/logging.stp tapsets/context.stp tapsets/time.stp taps
 	tapsets/indent.stp tapsets/random.stp tapsets/errno.stp tapsets/ansi.stp \
 	tapsets/uconversions.stp tapsets/tokenize.stp tapsets/cmdline.stp tapsets/stopwatch.stp \
 	tapsets/context-symbols.stp tapsets/tz_ctime.stp \
-	tapsets/json.stp tapsets/json.stpm
+	tapsets/json.stp tapsets/json.stpm tapsets/cast.stpm
 # the kernel subsystem tapsets (vfs, scheduler, signal, kprocess, memory ...)
 dist_tapset_DATA += tapsets/vfs.stp tapsets/scheduler.stp
 # functions on kernel objects (tasks, paths, block devices, network, ...)
