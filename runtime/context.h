@@ -38,6 +38,7 @@ struct stp_context {
 	long actions;			/* MAXACTION counter */
 	int nesting;			/* function call depth, frame index */
 	struct pt_regs *regs;		/* kprobe/timer regs or NULL */
+	int regparm;			/* regargs.stp: 0 default, else 0x100 | n */
 	void *entry_data;		/* .return probes: values saved at entry */
 	char *frames;			/* (MAXNESTING + 1) * STP_FRAME_SIZE bytes */
 	char *pbuf;			/* STP_PRINT_BUF_SIZE bytes */
@@ -140,6 +141,7 @@ static __maybe_unused struct stp_context *stp_probe_enter(const struct stp_probe
 	c->actions = 0;
 	c->nesting = 0;
 	c->regs = NULL;
+	c->regparm = 0;
 	c->entry_data = NULL;
 	c->t_start = stp_timing_start();
 	return c;

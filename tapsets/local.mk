@@ -9,7 +9,8 @@ dist_tapset_DATA = tapsets/logging.stp tapsets/context.stp tapsets/time.stp taps
 # the kernel subsystem tapsets (vfs, scheduler, signal, kprocess, memory ...)
 dist_tapset_DATA += tapsets/vfs.stp tapsets/scheduler.stp
 # functions on kernel objects (tasks, paths, block devices, network, ...)
-dist_tapset_DATA += tapsets/task.stp tapsets/dentry.stp tapsets/inet.stp tapsets/dev.stp tapsets/kmisc.stp tapsets/proc_mem.stp
+dist_tapset_DATA += tapsets/task.stp tapsets/dentry.stp tapsets/inet.stp tapsets/dev.stp tapsets/kmisc.stp \
+	tapsets/proc_mem.stp tapsets/regargs.stp tapsets/target_set.stp
 # system calls beyond the generated syscall.* (nd_syscall, syscall_any, decoders)
 dist_tapset_DATA += tapsets/syscall_args.stp tapsets/syscall_decode.stp \
 	tapsets/syscall_ustructs.stp tapsets/syscalls.stp tapsets/syscall_any.stp
