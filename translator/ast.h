@@ -128,6 +128,7 @@ struct expr {
 	/* filled by pass 2 */
 	struct sym *sym;     /* EXPR_VAR / EXPR_INDEX / EXPR_IN array / statop operand */
 	struct func *func;   /* EXPR_CALL target */
+	struct regex_prog *regex; /* EXPR_REGEX: compiled by pass 2 (regex.h) */
 	int temp;            /* pass 3 scratch */
 };
 
@@ -176,6 +177,8 @@ struct stmt {
 enum sym_kind { SYM_GLOBAL, SYM_LOCAL, SYM_PARAM };
 
 /* A variable: global, function/probe local, or function parameter. */
+struct regex_prog;
+
 struct sym {
 	enum sym_kind kind;
 	char *name;

@@ -315,9 +315,3 @@ bool regex_compile(const char *re, struct regex_prog *out, const char **err)
 	free(f.v);
 	return true;
 }
-
-void regex_prog_release(struct regex_prog *p)
-{
-	strbuf_release(&p->insns);
-	strbuf_release(&p->classes);
-}

@@ -16,10 +16,10 @@ struct regex_prog {
 	struct strbuf classes;  /* C initialisers of the 32-byte class bitmaps */
 	int ninsns, nclasses;
 	int ngroups;            /* ( ) groups, not counting the whole match */
+	int id;                 /* its tables are re_<id> and re_<id>_cls in the module */
 };
 
 /* Compile re; false with *err set (a static message) if it is not valid. */
 bool regex_compile(const char *re, struct regex_prog *out, const char **err);
-void regex_prog_release(struct regex_prog *p);
 
 #endif

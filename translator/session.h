@@ -54,7 +54,7 @@ struct session {
 	VEC(struct func *) funcs;
 	VEC(struct derived_probe *) probes;
 	VEC(struct embed *) embeds;
-	bool uses_regex;          /* some =~ / !~: the module includes runtime/regex.h */
+	VEC(struct regex_prog *) regexes; /* every =~ / !~, compiled (pass 2; regex.h) */
 	void **provider_states;   /* each probe family's own, by providers[] index */
 	struct tvar_table *tvars; /* target/tvars.c: resolved target expressions */
 	VEC(struct probe *) aliases;     /* every probe alias, the user's first (alias.c) */

@@ -384,18 +384,22 @@ static void resolve_expr(struct elab *el, struct expr *e)
 		e->sym = e->lhs ? e->lhs->sym : NULL;
 		return;
 	case EXPR_REGEX: {
-		struct regex_prog prog;
+		struct regex_prog *prog = xcalloc(1, sizeof(*prog));
 		const char *why;
 		resolve_expr(el, e->lhs);
 		if (!e->rhs || e->rhs->kind != EXPR_STR) {
 			diag(el->s, E_BAD_REGEX, e->pos, "the regular expression after %s must be a literal string", e->op);
+			free(prog);
 			return;
 		}
-		if (!regex_compile(e->rhs->str, &prog, &why))
+		if (!regex_compile(e->rhs->str, prog, &why)) {
 			diag(el->s, E_BAD_REGEX, e->rhs->pos, "invalid regular expression: %s", why);
-		else
-			regex_prog_release(&prog);
-		el->s->uses_regex = true;
+			free(prog);
+			return;
+		}
+		prog->id = el->s->regexes.len;
+		vec_push(&el->s->regexes, prog);
+		e->regex = prog;
 		return;
 	}
 	case EXPR_EMBEDDED:

@@ -30,7 +30,6 @@ struct gen {
 	struct strbuf *out;        /* statements of the current C function */
 	struct strbuf *frame;      /* fields of the current frame struct */
 	struct strbuf *cdecl;      /* C locals of the current function */
-	struct strbuf *decls;      /* file-scope declarations (before every body) */
 	int ntemps;
 	int indent;
 	const char *err_label;     /* where a failed operation jumps */
@@ -585,29 +584,29 @@ static char *gen_ternary(struct gen *g, struct expr *e)
 	return t;
 }
 
-/* s =~ "re" / s !~ "re": the compiled program is a file-scope table. */
+/* s =~ "re" / s !~ "re": runs the program pass 2 compiled (gen_regex_tables). */
 static char *gen_regex(struct gen *g, struct expr *e)
 {
-	static int nre;
-	struct regex_prog prog;
-	const char *why;
+	const struct regex_prog *re = e->regex;
 	char *s = gen_expr(g, e->lhs);
 	char *t = temp(g, TYPE_LONG);
-	int k = nre++;
 
-	if (!regex_compile(e->rhs->str, &prog, &why)) {   /* checked in pass 2 */
-		diag(g->s, T_INTERNAL, e->pos, "regular expression: %s", why);
-		return xstrdup("0");
-	}
-	strbuf_addf(g->decls, "static const struct stp_re_insn re_%d[] = {\n%s};\n", k, prog.insns.buf);
-	strbuf_addf(g->decls, "static const unsigned char re_%d_cls[][32] = {\n%s\t{ 0 }\n};\n", k,
-		    prog.classes.len ? prog.classes.buf : "");
 	emit(g, "c->last_stmt = %s;", near("operator", e->op, e->pos));
-	emit(g, "%s = %sstp_regex_match(c, re_%d, re_%d_cls, %d, %s);", t, e->op[0] == '!' ? "!" : "", k, k,
-	     prog.ngroups, s);
+	emit(g, "%s = %sstp_regex_match(c, re_%d, re_%d_cls, %d, %s);", t, e->op[0] == '!' ? "!" : "",
+	     re->id, re->id, re->ngroups, s);
 	check_error(g);
-	regex_prog_release(&prog);
 	return t;
+}
+
+/* The programs of every =~ / !~, once each, before the bodies using them. */
+static void gen_regex_tables(struct session *s, struct strbuf *out)
+{
+	for (int i = 0; i < s->regexes.len; i++) {
+		const struct regex_prog *re = s->regexes.items[i];
+		strbuf_addf(out, "static const struct stp_re_insn re_%d[] = {\n%s};\n", re->id, re->insns.buf);
+		strbuf_addf(out, "static const unsigned char re_%d_cls[][32] = {\n%s\t{ 0 }\n};\n", re->id,
+			    re->classes.len ? re->classes.buf : "");
+	}
 }
 
 static char *gen_expr(struct gen *g, struct expr *e)
@@ -1246,7 +1245,7 @@ static void gen_entry(struct session *s, struct strbuf *types, struct strbuf *co
 	const struct derived_probe *dp = bg->dp;
 	struct strbuf frame = STRBUF_INIT, cdecl = STRBUF_INIT, stmts = STRBUF_INIT, data = STRBUF_INIT,
 		      init = STRBUF_INIT;
-	struct gen g = { .s = s, .out = &stmts, .frame = &frame, .cdecl = &cdecl, .decls = types, .indent = 1,
+	struct gen g = { .s = s, .out = &stmts, .frame = &frame, .cdecl = &cdecl, .indent = 1,
 			 .err_label = "out", .maxaction = "MAXACTION", .dp = dp, .in_entry = true };
 	int n = dp->index;
 
@@ -1289,7 +1288,7 @@ static void gen_body(struct session *s, struct strbuf *types, struct strbuf *cod
 		     const char *maxaction, const struct derived_probe *dp)
 {
 	struct strbuf frame = STRBUF_INIT, cdecl = STRBUF_INIT, stmts = STRBUF_INIT, init = STRBUF_INIT;
-	struct gen g = { .s = s, .out = &stmts, .frame = &frame, .cdecl = &cdecl, .decls = types, .indent = 1,
+	struct gen g = { .s = s, .out = &stmts, .frame = &frame, .cdecl = &cdecl, .indent = 1,
 			 .err_label = "out", .func = func, .maxaction = maxaction, .dp = dp };
 
 	if (params)
@@ -1422,7 +1421,7 @@ static void gen_script_init(struct session *s, struct strbuf *out)
 	char *kaslr = tvars_kaslr_init(s);
 
 	strbuf_addstr(out, "static int stp_script_init(void)\n{\n");
-	if (s->uses_regex)
+	if (s->regexes.len)
 		strbuf_addstr(out, "\tif (stp_regex_init())\n\t\treturn -ENOMEM;\n");
 	if (kaslr)
 		strbuf_addstr(out, kaslr);
@@ -1451,7 +1450,7 @@ static void gen_script_init(struct session *s, struct strbuf *out)
 	}
 	strbuf_addstr(out, "\treturn 0;\n}\n\n");
 	strbuf_addstr(out, "static void stp_script_exit(void)\n{\n");
-	if (s->uses_regex)
+	if (s->regexes.len)
 		strbuf_addstr(out, "\tstp_regex_exit();\n");
 	for (int i = 0; i < s->globals.len; i++) {
 		struct sym *v = s->globals.items[i];
@@ -1600,11 +1599,12 @@ int translate(struct session *s, struct strbuf *out)
 		strbuf_addstr(out, "#define STP_TIMING 1\n");
 	strbuf_addstr(out, "#include \"runtime.h\"\n#include \"ops.h\"\n");
 	gen_family_includes(s, out);
-	if (s->uses_regex)
+	if (s->regexes.len)
 		strbuf_addstr(out, "#include \"regex.h\"\n");
 	strbuf_addstr(out, "\n");
 	for (int i = 0; i < s->embeds.len; i++)
 		strbuf_addf(out, "%s\n", s->embeds.items[i]->code);
+	gen_regex_tables(s, out);
 	gen_globals(s, out);
 	strbuf_addstr(out, "\n");
 
