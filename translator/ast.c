@@ -119,3 +119,8 @@ struct stmt *stmt_clone(const struct stmt *st)
 	c->catch_var = expr_clone(st->catch_var);
 	return c;
 }
+
+bool expr_is_update(const struct expr *e)
+{
+	return e->kind == EXPR_ASSIGN || e->kind == EXPR_PREINC || e->kind == EXPR_POSTINC;
+}

@@ -275,6 +275,7 @@ struct script {
 	VEC(struct func *) funcs;
 	VEC(struct probe *) probes;        /* includes aliases (is_alias) */
 	VEC(struct embed *) embeds;
+	bool probes_derived;               /* pass 2: a tapset file's own probes joined */
 };
 
 /* ---- pass 1 entry points (parse.c) ------------------------------------- */
@@ -298,6 +299,8 @@ struct expr *expr_new(enum expr_kind kind, struct srcpos pos);
 struct stmt *stmt_new(enum stmt_kind kind, struct srcpos pos);
 /* deep copies of a tree (before pass 2 annotates it) */
 struct expr *expr_clone(const struct expr *e);
+/* An assignment (any operator, <<< too), ++ or --: it writes its lhs. */
+bool expr_is_update(const struct expr *e);
 struct stmt *stmt_clone(const struct stmt *st);
 
 #endif

@@ -59,7 +59,7 @@ static enum walk_action non_atomic_expr(struct expr *e, void *ctx)
 {
 	struct non_atomic *n = ctx;
 
-	if (e->kind == EXPR_ASSIGN || e->kind == EXPR_PREINC || e->kind == EXPR_POSTINC) {
+	if (expr_is_update(e)) {
 		if (!(e == n->stmt_expr && bumped_global(e)) && e->lhs && e->lhs->sym)
 			e->lhs->sym->atomic = false;
 	}

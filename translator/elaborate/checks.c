@@ -30,16 +30,11 @@ static void check_scalar_arrays(struct session *s)
 
 /* ---- lvalues -------------------------------------------------------------- */
 
-static bool is_update(const struct expr *e)
-{
-	return e->kind == EXPR_ASSIGN || e->kind == EXPR_PREINC || e->kind == EXPR_POSTINC;
-}
-
 static enum walk_action lvalue_expr(struct expr *e, void *ctx)
 {
 	struct session *s = ctx;
 
-	if (!is_update(e) || !e->lhs)
+	if (!expr_is_update(e) || !e->lhs)
 		return WALK_DESCEND;
 	switch (e->lhs->kind) {
 	case EXPR_VAR:
@@ -87,7 +82,7 @@ static enum walk_action modifies_expr(struct expr *e, void *ctx)
 {
 	struct modifies *m = ctx;
 
-	if (is_update(e) && changes_element(e->lhs, m->array)) {
+	if (expr_is_update(e) && changes_element(e->lhs, m->array)) {
 		m->where = e->lhs;
 		return WALK_STOP;
 	}
@@ -137,7 +132,7 @@ static enum walk_action cond_expr(struct expr *e, void *ctx)
 {
 	struct session *s = ctx;
 
-	if (is_update(e)) {
+	if (expr_is_update(e)) {
 		diag(s, E_PROBE_COND, e->pos, "a probe condition must not modify any variable");
 		return WALK_SKIP;
 	}

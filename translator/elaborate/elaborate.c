@@ -418,11 +418,11 @@ static void resolve_expr(struct elab *el, struct expr *e)
 		diag(el->s, E_NOT_SUPPORTED, e->pos, "this construct is not supported yet");
 		return;
 	default:
-		if ((e->kind == EXPR_ASSIGN || e->kind == EXPR_PREINC || e->kind == EXPR_POSTINC) && e->lhs &&
+		if (expr_is_update(e) && e->lhs &&
 		    (e->lhs->kind == EXPR_TARGET || e->lhs->kind == EXPR_CAST || e->lhs->kind == EXPR_ATVAR) &&
 		    !el->s->guru)
 			diag(el->s, E_GURU, e->lhs->pos, "writing to a target variable needs guru mode (-g)");
-		if (e->kind == EXPR_ASSIGN || e->kind == EXPR_PREINC || e->kind == EXPR_POSTINC)
+		if (expr_is_update(e))
 			check_hist_bucket_write(el, e->lhs);
 		if (e->kind == EXPR_ASSIGN && !strcmp(e->op, "<<<"))
 			resolve_stat_operand(el, e->lhs, e->pos);
@@ -993,15 +993,16 @@ static void derive_probes(struct session *s, struct script *sc)
 
 /* A tapset file's own probes (begin probes that fill its globals, as
  * argv.stp's) run when the script uses the file: one of its globals or
- * functions. Derives those of files newly used; false if there were none. */
-static bool derive_used_library_probes(struct session *s, bool *derived)
+ * functions. Derives those of files newly used; false if there were none.
+ * (The library grows while pass 2 runs: generated syscall decoders.) */
+static bool derive_used_library_probes(struct session *s)
 {
 	bool any = false;
 
 	for (int i = 0; i < s->library.len; i++) {
 		struct script *sc = s->library.items[i];
 		bool used = false, has_probes = false;
-		if (derived[i])
+		if (sc->probes_derived)
 			continue;
 		for (int j = 0; j < sc->probes.len && !has_probes; j++)
 			has_probes = !sc->probes.items[j]->is_alias;
@@ -1011,7 +1012,7 @@ static bool derive_used_library_probes(struct session *s, bool *derived)
 			used = s->funcs.items[j]->file == sc->file;
 		if (!used)
 			continue;
-		derived[i] = true;
+		sc->probes_derived = true;
 		derive_probes(s, sc);
 		any = true;
 	}
@@ -1080,7 +1081,27 @@ static void elide_unused_globals(struct session *s)
 	s->globals.len = n;
 }
 
-/* Unknown types left after inference: report them. */
+/* Parameters or locals of one body: none may hold an aggregate, each must
+ * have a type. owner names the function of parameters (NULL: locals). */
+static void check_syms(struct session *s, const symvec *v, const char *owner)
+{
+	for (int j = 0; j < v->len; j++)
+		if (v->items[j]->type == TYPE_STATS) {
+			char *what = owner ? xasprintf("parameter '%s' of '%s'", v->items[j]->name, owner)
+					   : xasprintf("'%s'", v->items[j]->name);
+			diag(s, E_STATS, v->items[j]->pos, "%s holds an aggregate: aggregates must be global", what);
+			free(what);
+		}
+	for (int j = 0; j < v->len; j++)
+		if (v->items[j]->type == TYPE_UNKNOWN) {
+			char *what = owner ? xasprintf("parameter '%s' of '%s'", v->items[j]->name, owner)
+					   : xasprintf("local '%s'", v->items[j]->name);
+			diag(s, E_TYPE_UNRESOLVED, v->items[j]->pos, "unresolved type for %s", what);
+			free(what);
+		}
+}
+
+/* Unknown types, and aggregates outside globals, left after inference. */
 static void check_resolved(struct session *s)
 {
 	for (int i = 0; i < s->globals.len; i++) {
@@ -1090,23 +1111,8 @@ static void check_resolved(struct session *s)
 	}
 	for (int i = 0; i < s->funcs.len; i++) {
 		struct func *f = s->funcs.items[i];
-		for (int j = 0; j < f->params.len; j++)
-			if (f->params.items[j]->type == TYPE_STATS)
-				diag(s, E_STATS, f->params.items[j]->pos,
-				     "parameter '%s' of '%s' holds an aggregate: aggregates must be global",
-				     f->params.items[j]->name, f->name);
-		for (int j = 0; j < f->params.len; j++)
-			if (f->params.items[j]->type == TYPE_UNKNOWN)
-				diag(s, E_TYPE_UNRESOLVED, f->params.items[j]->pos,
-				     "unresolved type for parameter '%s' of '%s'", f->params.items[j]->name, f->name);
-		for (int j = 0; j < f->locals.len; j++)
-			if (f->locals.items[j]->type == TYPE_STATS)
-				diag(s, E_STATS, f->locals.items[j]->pos,
-				     "'%s' holds an aggregate: aggregates must be global", f->locals.items[j]->name);
-		for (int j = 0; j < f->locals.len; j++)
-			if (f->locals.items[j]->type == TYPE_UNKNOWN)
-				diag(s, E_TYPE_UNRESOLVED, f->locals.items[j]->pos,
-				     "unresolved type for local '%s'", f->locals.items[j]->name);
+		check_syms(s, &f->params, f->name);
+		check_syms(s, &f->locals, NULL);
 	}
 	struct probe *last = NULL;
 	for (int i = 0; i < s->probes.len; i++) {
@@ -1114,14 +1120,7 @@ static void check_resolved(struct session *s)
 		if (p == last)
 			continue;
 		last = p;
-		for (int j = 0; j < p->locals.len; j++)
-			if (p->locals.items[j]->type == TYPE_STATS)
-				diag(s, E_STATS, p->locals.items[j]->pos,
-				     "'%s' holds an aggregate: aggregates must be global", p->locals.items[j]->name);
-		for (int j = 0; j < p->locals.len; j++)
-			if (p->locals.items[j]->type == TYPE_UNKNOWN)
-				diag(s, E_TYPE_UNRESOLVED, p->locals.items[j]->pos,
-				     "unresolved type for local '%s'", p->locals.items[j]->name);
+		check_syms(s, &p->locals, NULL);
 	}
 }
 
@@ -1269,7 +1268,6 @@ int pass2_elaborate(struct session *s)
 
 	struct probe *last = NULL;
 	VEC(struct probe *) bodies = { 0 };
-	bool *derived = xcalloc(s->library.len + 1, sizeof(bool));
 	int resolved = 0, funcs_done = 0;
 	for (;;) {
 		for (; resolved < s->probes.len; resolved++) {
@@ -1286,10 +1284,9 @@ int pass2_elaborate(struct session *s)
 			enter_func(&el, f);
 			resolve_stmt(&el, f->body);
 		}
-		if (s->errors || !derive_used_library_probes(s, derived))
+		if (s->errors || !derive_used_library_probes(s))
 			break;   /* else: their bodies are resolved in the next round */
 	}
-	free(derived);
 	if (s->errors)
 		return 1;
 	if (!s->list_vars)   /* -L lists the locals an alias's prologue sets, read or not */

@@ -53,18 +53,13 @@ struct reads {
 	VEC(struct sym *) read;         /* locals read somewhere in the body */
 };
 
-static bool is_store(const struct expr *e)
-{
-	return e->kind == EXPR_ASSIGN || e->kind == EXPR_PREINC || e->kind == EXPR_POSTINC;
-}
-
 static enum walk_action reads_expr(struct expr *e, void *ctx)
 {
 	struct reads *r = ctx;
 
 	if (e->kind == EXPR_VAR && e->sym && e->sym->kind == SYM_LOCAL)
 		vec_push(&r->read, e->sym);
-	if (is_store(e) && e->lhs && e->lhs->kind == EXPR_VAR) {
+	if (expr_is_update(e) && e->lhs && e->lhs->kind == EXPR_VAR) {
 		/* the stored-to local itself is not a read */
 		const struct walker w = { .expr = reads_expr, .ctx = r };
 		walk_expr(&w, e->rhs);
