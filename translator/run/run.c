@@ -102,7 +102,7 @@ int pass5_run(struct session *s)
 	}
 
 	/* no time limit: a script may run until exit() or Ctrl-C */
-	struct vm_config cfg = { .release = target_kernel(s)->release, .verbose = s->verbose - 1, .timeout_s = -1 };
+	struct vm_config cfg = { .release = target_kernel(s)->release, .verbose = s->verbose > 1 ? s->verbose - 1 : 0, .timeout_s = -1 };
 	char *guest_ko = xasprintf("/ko/%s.ko", s->module_name);
 	struct vm_file f = { .host = s->ko_file, .guest = guest_ko };
 	vec_push(&cfg.files, f);
