@@ -6,20 +6,37 @@
 # its headers (the kbuild tree modules are built against) and debuginfo
 # (-dbg: System.map and DWARF for kernel probes); the debuginfod client
 # library, and the server (with bsdtar for .deb archives) the tests run.
+# A second kernel series ($CSTAP_SERIES, default 6.12: Debian 12's newer cloud
+# kernel, from bookworm-security) is installed too when apt has it: cstap
+# builds for every installed kernel and the tests run on each of them.
+# CSTAP_SERIES= (empty) installs the default kernel only.
 set -eu
 cd "$(dirname "$0")"
 pkgs="gcc make autoconf automake libc6-dev libdw-dev libelf-dev libcunit1-dev pkg-config
       cpio gzip qemu-system-x86 busybox-static bc flex bison
       linux-image-cloud-amd64 linux-headers-cloud-amd64 linux-image-cloud-amd64-dbg
-      libdebuginfod-dev debuginfod libarchive-tools systemtap-doc"
+      libdebuginfod-dev debuginfod libarchive-tools systemtap-doc xz-utils zstd"
+series=${CSTAP_SERIES-6.12}
+optional=""
+for v in $series; do
+	optional="$optional linux-image-$v-cloud-amd64 linux-headers-$v-cloud-amd64 linux-image-$v-cloud-amd64-dbg"
+done
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "ok installed"; }
 missing=""
-for p in $pkgs; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+for p in $pkgs $optional; do
+	installed "$p" || missing="$missing $p"
 done
 if [ -n "$missing" ]; then
 	SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
 	$SUDO apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing
+	want=""
+	for p in $missing; do	# the optional series only if this apt knows it
+		case " $optional " in
+		*" $p "*) apt-cache show "$p" > /dev/null 2>&1 || { echo "setup.sh: no $p here, skipped"; continue; };;
+		esac
+		want="$want $p"
+	done
+	[ -z "$want" ] || DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $want
 fi
 [ -x configure ] || autoreconf -fi
 [ -f Makefile ] || ./configure

@@ -79,36 +79,8 @@ struct stp_fmt_fault {
 /* Static widths and precisions saturate here instead of overflowing. */
 #define STP_FMT_MAX_FIELD 0x3fffffff
 
-/*
- * STP_READ_MEM(dst, addr, n) / STP_READ_USER_MEM(dst, addr, n): copy n
- * bytes from a kernel / user address without faulting; 0 or -EFAULT.
- * A module may define its own before including the runtime.
- */
 #ifdef __KERNEL__
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 8, 0)
-#ifndef STP_READ_MEM
-#define STP_READ_MEM(dst, addr, n)					\
-	(copy_from_kernel_nofault((dst), (const void *)(uintptr_t)(addr), \
-				  (n)) ? -EFAULT : 0)
-#endif
-#ifndef STP_READ_USER_MEM
-#define STP_READ_USER_MEM(dst, addr, n)					\
-	(copy_from_user_nofault((dst),					\
-				(const void __user *)(uintptr_t)(addr),	\
-				(n)) ? -EFAULT : 0)
-#endif
-#else /* kernels 5.3 - 5.7 */
-#ifndef STP_READ_MEM
-#define STP_READ_MEM(dst, addr, n)					\
-	(probe_kernel_read((dst), (const void *)(uintptr_t)(addr),	\
-			   (n)) ? -EFAULT : 0)
-#endif
-#ifndef STP_READ_USER_MEM
-#define STP_READ_USER_MEM(dst, addr, n)					\
-	(probe_user_read((dst), (const void __user *)(uintptr_t)(addr),	\
-			 (n)) ? -EFAULT : 0)
-#endif
-#endif
+#include "kcompat.h"	/* STP_READ_MEM, STP_READ_USER_MEM */
 #else /* !__KERNEL__ */
 /* User space: plain memcpy; the first page stands in for a bad address. */
 static inline __maybe_unused int stp_fmt_user_read(void *dst, u64 addr,

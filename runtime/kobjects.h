@@ -2,13 +2,12 @@
 /*
  * cstap runtime: what the function tapsets (task, dentry, inet, dev,
  * conversions) need in C: checked access to kernel objects whose address
- * comes from a script, UTF-16/32 strings, and the kernel-version shims of
- * those tapsets (the one place with #if LINUX_VERSION_CODE for them).
+ * comes from a script and UTF-16/32 strings (kernel-version shims: kcompat.h).
  */
 #ifndef STP_KOBJECTS_H
 #define STP_KOBJECTS_H
 
-#include <linux/version.h>
+#include "kcompat.h"
 #include <linux/sched.h>
 #include <linux/sched/task.h>
 #include <linux/pid.h>

@@ -16,7 +16,7 @@
 #ifndef STP_TRANSPORT_H
 #define STP_TRANSPORT_H
 
-#include <linux/version.h>
+#include "kcompat.h"
 #include <linux/fs.h>
 #include <linux/proc_fs.h>
 #include <linux/poll.h>
@@ -363,14 +363,14 @@ static int stp_proc_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 6, 0)
+#ifdef STP_HAVE_PROC_OPS
 static const struct proc_ops stp_proc_ops = {
 	.proc_open = stp_proc_open_fn,
 	.proc_release = stp_proc_release,
 	.proc_read = stp_proc_read,
 	.proc_write = stp_proc_write,
 	.proc_poll = stp_proc_poll,
-	.proc_lseek = no_llseek,
+	.proc_lseek = STP_NO_LLSEEK,
 };
 #else
 static const struct file_operations stp_proc_ops = {
@@ -380,7 +380,7 @@ static const struct file_operations stp_proc_ops = {
 	.read = stp_proc_read,
 	.write = stp_proc_write,
 	.poll = stp_proc_poll,
-	.llseek = no_llseek,
+	.llseek = STP_NO_LLSEEK,
 };
 #endif
 

@@ -10,6 +10,12 @@
 #              their own per distinct NAME.boot (e.g. "nokaslr" for .absolute addresses)
 # NAME.args and NAME.opts are shell words: $(...) is expanded on the host, with
 # $REL set to the guest's kernel release.
+#   NAME.EXT.SERIES  (e.g. NAME.expect.6.12, NAME.args.6.12) replaces NAME.EXT
+#              on kernels of that series: for what the kernel itself changes
+#              (source lines, struct layouts, flags its uapi headers define)
+# The tests run on every installed kernel series (stap-vm --releases: each
+# /boot/vmlinuz-REL with a kbuild tree), one after the other; $RELEASES (a
+# list) overrides.
 #   NAME.filter  sed -E script run on stdout before the comparison (masks
 #              addresses, cycle counts: what varies from run to run)
 # usage: run-tests.sh [NAME ...]     env: CSTAP_BUILD (build dir), OUT
@@ -19,32 +25,46 @@ build=${CSTAP_BUILD:-$(pwd)}
 [ -x "$build/translator/stap" ] || build=$src
 STAP=$build/translator/stap
 STAPVM=$build/translator/stap-vm
-REL=$("$STAPVM" --default-release 2>/dev/null)
-out=${OUT:-$build/testsuite/out}
-rm -rf "$out"; mkdir -p "$out/ko" "$out/res"
+releases=${RELEASES:-$("$STAPVM" --releases 2>/dev/null)}
+top=${OUT:-$build/testsuite/out}
+rm -rf "$top"
 
 if [ $# -gt 0 ]; then names=("$@"); else
 	names=(); for f in "$src"/testsuite/run/*.stp; do n=$(basename "$f" .stp); names+=("$n"); done
 fi
 
+# run_release REL: build, run and check every test on kernel REL; prints
+# PASS/FAIL lines and a count, fails if any failed.
+run_release() {
+REL=$1
+out=$top/$REL
+mkdir -p "$out/ko" "$out/res"
+series=$(echo "$REL" | sed -E 's/^([0-9]+\.[0-9]+).*/\1/')
+# this kernel's view of the test files: NAME.EXT.SERIES over NAME.EXT
+spec=$out/spec; mkdir -p "$spec"
+cp "$src"/testsuite/run/* "$spec/"
+for f in "$src"/testsuite/run/*."$series"; do
+	[ -f "$f" ] && cp "$f" "$spec/$(basename "$f" ".$series")"
+done
+
 # Build phase, two at a time (2 cores). Each test builds in its own directory
 # from a copy of its script, so messages say "NAME.stp:L:C".
 build_one() {
-	local n=$1 d=$out/build/$1 t=$src/testsuite/run/$1
+	local n=$1 d=$out/build/$1 t=$spec/$1
 	mkdir -p "$d"; cp "$t.stp" "$d/"
 	local opts=() args=()
 	[ -f "$t.opts" ] && eval "opts=($(cat "$t.opts"))"
 	[ -f "$t.args" ] && eval "args=($(cat "$t.args"))"
-	(cd "$d" && "$STAP" -p4 -m "t_$n" "${opts[@]}" "$n.stp" "${args[@]}") > "$d/build.log" 2>&1 &&
+	(cd "$d" && "$STAP" -p4 -r "$REL" -m "t_$n" "${opts[@]}" "$n.stp" "${args[@]}") > "$d/build.log" 2>&1 &&
 		cp "$d/t_$n.ko" "$out/ko/"
 }
-export -f build_one; export out src STAP REL
+export -f build_one; export out spec STAP REL
 printf '%s\n' "${names[@]}" | xargs -P 2 -I{} bash -c 'build_one {}'
 
 # Run phase: one job per module that built; one boot per distinct NAME.boot.
 boots=("")
 for n in "${names[@]}"; do
-	f=$src/testsuite/run/$n.boot
+	f=$spec/$n.boot
 	[ -f "$f" ] || continue
 	b=$(cat "$f"); seen=0
 	for x in "${boots[@]}"; do [ "$x" = "$b" ] && seen=1; done
@@ -55,7 +75,7 @@ boot=${boots[bi]}
 jobs=$out/jobs.$bi; : > "$jobs"; files=(); mods=()
 for n in "${names[@]}"; do
 	[ -f "$out/ko/t_$n.ko" ] || continue
-	t=$src/testsuite/run/$n
+	t=$spec/$n
 	b=""; [ -f "$t.boot" ] && b=$(cat "$t.boot")
 	[ "$b" = "$boot" ] || continue
 	cmd="exec staprun"
@@ -83,7 +103,7 @@ for n in "${names[@]}"; do
 done
 if [ -s "$jobs" ]; then
 	append=(); [ -n "$boot" ] && append=(-a "$boot")
-	"$STAPVM" "${files[@]}" ${mods[@]+"${mods[@]}"} ${append[@]+"${append[@]}"} -b "$jobs" \
+	"$STAPVM" -r "$REL" "${files[@]}" ${mods[@]+"${mods[@]}"} ${append[@]+"${append[@]}"} -b "$jobs" \
 		-O "$out/res" > "$out/vm.$bi.log" 2>&1 ||
 		{ echo "stap-vm failed:"; tail -30 "$out/vm.$bi.log"; }
 fi
@@ -91,7 +111,7 @@ done
 
 pass=0; fail=0
 for n in "${names[@]}"; do
-	t=$src/testsuite/run/$n r=$out/res/$n why=""
+	t=$spec/$n r=$out/res/$n why=""
 	if [ ! -f "$out/ko/t_$n.ko" ]; then
 		why="build failed:"$'\n'"$(cat "$out/build/$n/build.log")"
 	elif [ ! -f "$r.rc" ]; then
@@ -116,5 +136,14 @@ for n in "${names[@]}"; do
 		echo "FAIL: $n"; printf '%s\n' "$why" | sed 's/^/    /'; fail=$((fail + 1))
 	fi
 done
-echo "$pass passed, $fail failed"
+echo "$pass passed, $fail failed (kernel $REL)"
 [ "$fail" = 0 ]
+}
+
+[ -n "$releases" ] || { echo "no kernel to run the tests on (stap-vm --releases)"; exit 1; }
+status=0
+for rel in $releases; do
+	echo "== kernel $rel"
+	run_release "$rel" || status=1
+done
+exit $status

@@ -56,5 +56,6 @@ translator_stap_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/translator -I$(srcdir)/run
 translator_stap_LDADD = -ldw -lelf $(DEBUGINFOD_LIBS)
 
 translator_stap_vm_SOURCES = translator/remote/stap_vm_main.c translator/util.c translator/util.h \
+	translator/spawn.c translator/spawn.h \
 	translator/env.c translator/env.h translator/env.def $(REMOTE_SOURCES)
 translator_stap_vm_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/translator

@@ -43,6 +43,54 @@ int spawn_wait(char *const argv[], const char *dir, const char *log)
 	return WEXITSTATUS(st);
 }
 
+char *spawn_capture(char *const argv[], size_t *len)
+{
+	int fd[2], st;
+	pid_t pid;
+
+	if (pipe(fd) < 0)
+		return NULL;
+	pid = fork();
+	if (pid < 0) {
+		close(fd[0]);
+		close(fd[1]);
+		return NULL;
+	}
+	if (pid == 0) {
+		close(fd[0]);
+		dup2(fd[1], 1);
+		close(fd[1]);
+		execvp(argv[0], argv);
+		fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(fd[1]);
+	struct strbuf sb = STRBUF_INIT;
+	char buf[65536];
+	ssize_t n;
+	while ((n = read(fd[0], buf, sizeof(buf))) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		strbuf_add(&sb, buf, (size_t)n);
+	}
+	close(fd[0]);
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR) {
+			st = -1;
+			break;
+		}
+	if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		strbuf_release(&sb);
+		return NULL;
+	}
+	if (len)
+		*len = sb.len;
+	return strbuf_detach(&sb);
+}
+
 const char *self_dir(void)
 {
 	static char dir[PATH_MAX];

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "env.h"
+#include "spawn.h"
 
 /* Bump when the base archive's layout changes: old cache entries then miss. */
 #define BASE_FORMAT "cstap-vm-base 1"
@@ -216,6 +217,42 @@ static int add_libraries(struct cpio *c, const char *host, int verbose)
 	return rc;
 }
 
+/* The decompressor of a compressed kernel module's suffix (Debian's 6.12
+ * kernels ship modules as .ko.xz), or NULL. */
+static const char *decompressor(const char *path)
+{
+	static const char *const tools[][2] = {
+		{ ".xz", "xz" }, { ".zst", "zstd" }, { ".gz", "gzip" },
+	};
+	size_t n = strlen(path);
+
+	for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++) {
+		size_t k = strlen(tools[i][0]);
+		if (n > k && !strcmp(path + n - k, tools[i][0]))
+			return tools[i][1];
+	}
+	return NULL;
+}
+
+/* Add compressed `host` at `guest` decompressed (the guest's busybox insmod
+ * reads plain modules only). */
+static int add_decompressed(struct cpio *c, const char *tool, const char *host,
+			    const char *guest, unsigned mode)
+{
+	char *argv[] = { (char *)tool, "-dc", (char *)host, NULL };
+	size_t len;
+	char *data = spawn_capture(argv, &len);
+
+	if (!data) {
+		vm_msg("cannot decompress %s with %s (install it: apt-get install %s)", host, tool,
+		       !strcmp(tool, "xz") ? "xz-utils" : tool);
+		return -1;
+	}
+	cpio_file(c, guest, mode, data, len);
+	free(data);
+	return 0;
+}
+
 int vm_cpio_host_file(struct cpio *c, const char *host, const char *guest, int verbose)
 {
 	struct stat st;
@@ -229,6 +266,9 @@ int vm_cpio_host_file(struct cpio *c, const char *host, const char *guest, int v
 		vm_msg("cannot copy %s into the guest: not a regular file", host);
 		return -1;
 	}
+	const char *tool = decompressor(host);
+	if (tool && !decompressor(guest))
+		return add_decompressed(c, tool, host, guest, st.st_mode & 07777);
 	char *data = read_file(host, &len);
 	if (!data) {
 		vm_msg("cannot read %s: %s", host, strerror(errno));

@@ -92,16 +92,19 @@ char *vm_modules_prelude(struct vm_config *c)
 	strbuf_addstr(&sb, "# modules of the guest kernel (-M), dependencies first\n");
 	for (int i = 0; rc == 0 && i < order.len; i++) {
 		const char *p = order.items[i];
-		size_t n = strlen(p);
-		if (n < 3 || strcmp(p + n - 3, ".ko")) {
-			vm_msg("%s: compressed modules are not supported", p);
+		const char *ko = strstr(p, ".ko");
+		if (!ko || (ko[3] && strcmp(ko + 3, ".xz") && strcmp(ko + 3, ".zst") &&
+			    strcmp(ko + 3, ".gz"))) {
+			vm_msg("%s: not a kernel module (.ko, .ko.xz, .ko.zst, .ko.gz)", p);
 			rc = -1;
 			break;
 		}
+		/* a compressed module goes in decompressed (vm_cpio_host_file) */
 		char *path = xasprintf("/lib/modules/%s/%s", c->release, p);
-		struct vm_file f = { .host = path, .guest = path };
+		char *guest = xasprintf("/lib/modules/%s/%.*s", c->release, (int)(ko + 3 - p), p);
+		struct vm_file f = { .host = path, .guest = guest };
 		vec_push(&c->files, f);
-		strbuf_addf(&sb, "insmod %s || echo \"cstap-guest: cannot load %s\"\n", path, path);
+		strbuf_addf(&sb, "insmod %s || echo \"cstap-guest: cannot load %s\"\n", guest, guest);
 	}
 	for (int i = 0; i < order.len; i++)
 		free(order.items[i]);

@@ -86,27 +86,61 @@ static char *dpkg_cloud_release(void)
 }
 
 /* Highest (version order) /boot/vmlinuz-REL with a /lib/modules/REL/build. */
-static char *newest_boot_release(void)
+static int cmp_release(const void *a, const void *b)
+{
+	return strverscmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every /boot/vmlinuz-REL that has /lib/modules/REL/build, oldest first. */
+static strvec boot_releases(void)
 {
 	DIR *d = opendir("/boot");
 	struct dirent *e;
-	char *best = NULL;
+	strvec v = { 0 };
 
 	if (!d)
-		return NULL;
+		return v;
 	while ((e = readdir(d))) {
 		if (strncmp(e->d_name, "vmlinuz-", 8) || !e->d_name[8])
 			continue;
 		const char *rel = e->d_name + 8;
 		char *build = xasprintf("/lib/modules/%s/build", rel);
-		if (is_dir(build) && (!best || strverscmp(rel, best) > 0)) {
-			free(best);
-			best = xstrdup(rel);
-		}
+		if (is_dir(build))
+			vec_push(&v, xstrdup(rel));
 		free(build);
 	}
 	closedir(d);
+	if (v.len)
+		qsort(v.items, v.len, sizeof(v.items[0]), cmp_release);
+	return v;
+}
+
+static char *newest_boot_release(void)
+{
+	strvec v = boot_releases();
+	char *best = v.len ? xstrdup(v.items[v.len - 1]) : NULL;
+
+	for (int i = 0; i < v.len; i++)
+		free(v.items[i]);
+	free(v.items);
 	return best;
+}
+
+strvec vm_releases(void)
+{
+	strvec v = boot_releases(), out = { 0 };
+	const char *def = vm_default_release();
+
+	if (def)
+		vec_push(&out, xstrdup(def));
+	for (int i = 0; i < v.len; i++) {
+		if (def && !strcmp(v.items[i], def))
+			free(v.items[i]);
+		else
+			vec_push(&out, v.items[i]);
+	}
+	free(v.items);
+	return out;
 }
 
 const char *vm_default_release(void)

@@ -54,6 +54,11 @@ struct vm_config {
  * /boot/vmlinuz-* that has /lib/modules/<rel>/build; NULL if none. */
 const char *vm_default_release(void);
 
+/* Every kernel release a guest can boot and modules be built for (a
+ * /boot/vmlinuz-REL with /lib/modules/REL/build), the default first, then
+ * oldest to newest: what the tests run on. */
+strvec vm_releases(void);
+
 /* Interactive: run `argv` (e.g. staprun /ko/x.ko ...) in the guest; its stdout
  * and stderr are streamed to ours (fd 1, fd 2) while it runs. The first SIGINT
  * on the host is forwarded to the guest command's process group as SIGINT (so

@@ -21,6 +21,7 @@ static const char usage_text[] =
 	"                                                 streamed here; Ctrl-C is forwarded once\n"
 	"       stap-vm [OPTIONS] -b JOBFILE -O OUTDIR    run many jobs in one boot\n"
 	"       stap-vm --default-release                 print the default kernel release\n"
+	"       stap-vm --releases                        print every bootable release, default first\n"
 	"options:\n"
 	"  -r REL           kernel release (default: stap-vm --default-release)\n"
 	"  -k FILE          kernel image (default /boot/vmlinuz-REL)\n"
@@ -104,6 +105,7 @@ int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "default-release", no_argument, NULL, 'D' },
+		{ "releases", no_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -139,6 +141,12 @@ int main(int argc, char **argv)
 			}
 			vec_push(&cfg.files, f);
 			break;
+		}
+		case 'R': {
+			strvec v = vm_releases();
+			for (int i = 0; i < v.len; i++)
+				printf("%s\n", v.items[i]);
+			return v.len ? 0 : 1;
 		}
 		case 'D': {
 			const char *rel = vm_default_release();

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * cstap runtime: the kernel-version shims, in one place. Everything else in
+ * runtime/ (and the C of the tapsets) uses the names defined here and never
+ * tests LINUX_VERSION_CODE itself. Targets: 5.3 and later; tested on
+ * Debian's 6.1 and 6.12 cloud kernels.
+ */
+#ifndef STP_KCOMPAT_H
+#define STP_KCOMPAT_H
+
+#ifdef __KERNEL__
+#include <linux/version.h>
+#include <linux/fs.h>
+#include <linux/uaccess.h>
+
+/*
+ * STP_READ_MEM(dst, addr, n) / STP_READ_USER_MEM(dst, addr, n): copy n
+ * bytes from a kernel / user address without faulting; 0 or -EFAULT.
+ * A module may define its own before including the runtime.
+ * 5.8 renamed probe_kernel_read/probe_user_read.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 8, 0)
+#ifndef STP_READ_MEM
+#define STP_READ_MEM(dst, addr, n)					\
+	(copy_from_kernel_nofault((dst), (const void *)(uintptr_t)(addr), \
+				  (n)) ? -EFAULT : 0)
+#endif
+#ifndef STP_READ_USER_MEM
+#define STP_READ_USER_MEM(dst, addr, n)					\
+	(copy_from_user_nofault((dst),					\
+				(const void __user *)(uintptr_t)(addr),	\
+				(n)) ? -EFAULT : 0)
+#endif
+#else
+#ifndef STP_READ_MEM
+#define STP_READ_MEM(dst, addr, n)					\
+	(probe_kernel_read((dst), (const void *)(uintptr_t)(addr),	\
+			   (n)) ? -EFAULT : 0)
+#endif
+#ifndef STP_READ_USER_MEM
+#define STP_READ_USER_MEM(dst, addr, n)					\
+	(probe_user_read((dst), (const void __user *)(uintptr_t)(addr),	\
+			 (n)) ? -EFAULT : 0)
+#endif
+#endif
+
+/* 5.6 gave /proc files their own struct proc_ops. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 6, 0)
+#define STP_HAVE_PROC_OPS 1
+#endif
+
+/* 6.12 removed no_llseek: a NULL llseek (with nonseekable_open) says the
+ * same. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+#define STP_NO_LLSEEK NULL
+#else
+#define STP_NO_LLSEEK no_llseek
+#endif
+
+#endif /* __KERNEL__ */
+#endif /* STP_KCOMPAT_H */
