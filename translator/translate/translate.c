@@ -1479,10 +1479,19 @@ static void gen_handler(struct session *s, struct strbuf *out, struct derived_pr
 	int order[s->globals.len + 1];
 
 	const struct handler_abi *abi = dp->prov->handler ? dp->prov->handler : &regs_abi;
+	struct strbuf params = STRBUF_INIT, fill = STRBUF_INIT;
 
-	strbuf_addf(out, "static void dp_%d(%s)\n{\n", dp->index, abi->params);
+	if (abi->gen) {
+		abi->gen(dp, &params, &fill);
+	} else {
+		strbuf_addstr(&params, abi->params);
+		strbuf_addstr(&fill, abi->fill);
+	}
+	strbuf_addf(out, "static void dp_%d(%s)\n{\n", dp->index, params.buf);
 	strbuf_addf(out, "\tstruct stp_context *c = stp_probe_enter(&stp_probes[%d]);\n\n", dp->index);
-	strbuf_addf(out, "\tif (!c)\n\t\treturn;\n%s", abi->fill);
+	strbuf_addf(out, "\tif (!c)\n\t\treturn;\n%s", fill.buf);
+	strbuf_release(&params);
+	strbuf_release(&fill);
 	if (dp->has_entry)   /* what the entry handler saved; missing if it could not run */
 		strbuf_addf(out, "\tc->entry_data = *this_cpu_ptr(&stp_kret_data);\n"
 			    "\tif (!c->entry_data || !((struct entry_d%d *)c->entry_data)->valid) {\n"
