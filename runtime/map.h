@@ -473,6 +473,61 @@ static __maybe_unused void stp_map_clear(struct stp_map *m)
 	m->size = 0;
 }
 
+/*
+ * Whether e's keys equal keys[] at every position whose bit is clear in
+ * wild (bit i set: key i is a '*' of a slice, a[*, k]). O(nkeys),
+ * O(MAXSTRINGLEN) for strings (compared as stored).
+ */
+static __maybe_unused bool stp_map_entry_matches(struct stp_map *m,
+						 struct stp_map_entry *e,
+						 const union stp_key *keys,
+						 unsigned int wild)
+{
+	int i;
+
+	for (i = 0; i < m->nkeys; i++) {
+		void *slot = stp_map_slot(e, m->key_off[i]);
+
+		if (wild & (1u << i))
+			continue;
+		if (m->key_types[i] == STP_STRING) {
+			if (strncmp(slot, keys[i].s ? keys[i].s : "",
+				    MAXSTRINGLEN - 1) != 0)
+				return false;
+		} else if (*(int64_t *)slot != keys[i].n) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/* [k, *] in m: some element matches the slice. O(size). */
+static __maybe_unused bool stp_map_exists_slice(struct stp_map *m,
+						const union stp_key *keys,
+						unsigned int wild)
+{
+	struct stp_map_entry *e;
+
+	for (e = m->first; e; e = e->next)
+		if (stp_map_entry_matches(m, e, keys, wild))
+			return true;
+	return false;
+}
+
+/* delete m[k, *]: every element matching the slice. O(size). */
+static __maybe_unused void stp_map_delete_slice(struct stp_map *m,
+						const union stp_key *keys,
+						unsigned int wild)
+{
+	struct stp_map_entry *e, *next;
+
+	for (e = m->first; e; e = next) {
+		next = e->next;
+		if (stp_map_entry_matches(m, e, keys, wild))
+			stp_map_delete_entry(m, e);
+	}
+}
+
 /* O(1). */
 static inline __maybe_unused int stp_map_size(struct stp_map *m)
 {

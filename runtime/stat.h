@@ -430,6 +430,18 @@ static __maybe_unused bool stp_pmap_exists(struct stp_pmap *p, const union stp_k
 	return false;
 }
 
+/* [k, *] in p: some CPU has an element matching the slice. */
+static __maybe_unused bool stp_pmap_exists_slice(struct stp_pmap *p, const union stp_key *keys,
+						 unsigned int wild)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		if (stp_map_exists_slice(p->cpus[cpu], keys, wild))
+			return true;
+	return false;
+}
+
 /* Merge every key into p->agg (in first-seen order) for foreach. Returns
  * -E2BIG if the merge map filled up. */
 static __maybe_unused int stp_pmap_aggregate(struct stp_pmap *p)
@@ -466,6 +478,16 @@ static __maybe_unused void stp_pmap_delete(struct stp_pmap *p, const union stp_k
 
 	for_each_possible_cpu(cpu)
 		stp_map_delete(p->cpus[cpu], keys);
+}
+
+/* delete p[k, *]: from every CPU's map. */
+static __maybe_unused void stp_pmap_delete_slice(struct stp_pmap *p, const union stp_key *keys,
+						 unsigned int wild)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		stp_map_delete_slice(p->cpus[cpu], keys, wild);
 }
 
 static __maybe_unused void stp_pmap_clear(struct stp_pmap *p)

@@ -74,7 +74,7 @@ struct srcfile *srcfile_read(const char *path)
 		vec_push(&(dst), fn((src).items[i_])); \
 } while (0)
 
-static struct target_step *step_clone(const struct target_step *s)
+struct target_step *step_clone(const struct target_step *s)
 {
 	struct target_step *c = xmalloc(sizeof(*c));
 

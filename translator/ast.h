@@ -125,6 +125,12 @@ struct expr {
 	VEC(struct target_step *) chain; /* EXPR_TARGET/EXPR_CAST/EXPR_ATVAR member chain */
 	char *suffix;        /* "$" or "$$" pretty-print suffix on targets, or NULL */
 	char *module;        /* EXPR_CAST / EXPR_ATVAR optional module string */
+	/* EXPR_CAST made by autocast from (x)->chain where x's type comes
+	 * through a variable or a function (str NULL): x has the DWARF type
+	 * of this expression's value (a $target, @var or @cast chain, &
+	 * of one, or @choose_defined of such), resolved in the same probe;
+	 * NULL too: the type is unknown (only under @defined) */
+	const struct expr *type_src;
 	/* filled by pass 2 */
 	struct sym *sym;     /* EXPR_VAR / EXPR_INDEX / EXPR_IN array / statop operand */
 	struct func *func;   /* EXPR_CALL target */
@@ -299,6 +305,7 @@ struct expr *expr_new(enum expr_kind kind, struct srcpos pos);
 struct stmt *stmt_new(enum stmt_kind kind, struct srcpos pos);
 /* deep copies of a tree (before pass 2 annotates it) */
 struct expr *expr_clone(const struct expr *e);
+struct target_step *step_clone(const struct target_step *s);
 /* An assignment (any operator, <<< too), ++ or --: it writes its lhs. */
 bool expr_is_update(const struct expr *e);
 struct stmt *stmt_clone(const struct stmt *st);

@@ -528,6 +528,41 @@ static void test_sort_stable_large(void)
 	stp_map_free(m);
 }
 
+/* Slices: a '*' (bit i of wild) matches any key i; membership, and the
+ * delete of every matching element, keeping the others in order. */
+static void test_slices(void)
+{
+	struct stp_map *m = stp_map_new(100, 3, K_SLS, STP_LONG, false);
+	struct stp_map_entry *e;
+	int n = 0;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+	CU_ASSERT(!stp_map_exists_slice(m, KEYS({ .s = "" }, { .n = 0 }, { .s = "" }), 7));
+	stp_map_set_long(m, KEYS({ .s = "a" }, { .n = 1 }, { .s = "x" }), 1);
+	stp_map_set_long(m, KEYS({ .s = "a" }, { .n = 2 }, { .s = "y" }), 2);
+	stp_map_set_long(m, KEYS({ .s = "b" }, { .n = 1 }, { .s = "x" }), 3);
+	stp_map_set_long(m, KEYS({ .s = "b" }, { .n = 2 }, { .s = "x" }), 4);
+	CU_ASSERT(stp_map_exists_slice(m, KEYS({ .s = "" }, { .n = 0 }, { .s = "" }), 7));
+	CU_ASSERT(stp_map_exists_slice(m, KEYS({ .s = "a" }, { .n = 0 }, { .s = "y" }), 2));
+	CU_ASSERT(!stp_map_exists_slice(m, KEYS({ .s = "b" }, { .n = 0 }, { .s = "y" }), 2));
+	CU_ASSERT(!stp_map_exists_slice(m, KEYS({ .s = "" }, { .n = 3 }, { .s = "" }), 5));
+	/* no '*': the one element, as stp_map_exists */
+	CU_ASSERT(stp_map_exists_slice(m, KEYS({ .s = "b" }, { .n = 2 }, { .s = "x" }), 0));
+	CU_ASSERT(!stp_map_exists_slice(m, KEYS({ .s = "b" }, { .n = 2 }, { .s = "y" }), 0));
+	for (e = stp_map_first(m); e; e = stp_map_next(m, e))
+		n += stp_map_entry_matches(m, e, KEYS({ .s = "" }, { .n = 1 }, { .s = "x" }), 5);
+	CU_ASSERT_EQUAL(n, 2);
+
+	stp_map_delete_slice(m, KEYS({ .s = "" }, { .n = 0 }, { .s = "x" }), 3);
+	CU_ASSERT_EQUAL(stp_map_size(m), 1);
+	CU_ASSERT_EQUAL(stp_map_get_long(m, KEYS({ .s = "a" }, { .n = 2 }, { .s = "y" })), 2);
+	stp_map_set_long(m, KEYS({ .s = "c" }, { .n = 1 }, { .s = "z" }), 5);
+	stp_map_delete_slice(m, KEYS({ .s = "" }, { .n = 0 }, { .s = "" }), 7);
+	CU_ASSERT_EQUAL(stp_map_size(m), 0);
+	CU_ASSERT_PTR_NULL(stp_map_first(m));
+	stp_map_free(m);
+}
+
 int main(void)
 {
 	CU_pSuite s;
@@ -546,6 +581,7 @@ int main(void)
 	CU_add_test(s, "delete while walking", test_delete_while_walking);
 	CU_add_test(s, "random ops vs model", test_random_vs_model);
 	CU_add_test(s, "stable sort, 1000 elements", test_sort_stable_large);
+	CU_add_test(s, "slices", test_slices);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	failures = CU_get_number_of_failures();

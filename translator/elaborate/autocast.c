@@ -1,11 +1,20 @@
 /* autocast.c - pass 2: give `expr->field` (autocast) the type its operand
- * carries, as SystemTap does, by rewriting it into @cast or a longer $target
- * chain before target expressions are resolved.
+ * carries, as SystemTap does, by rewriting it before target expressions are
+ * resolved:
  *
- * An operand carries a type when it is a @cast or $target expression, a
- * call of a function whose every return value carries the same type (as
- * task_current(): `return @task(...)`), or a local variable whose every
- * assignment does. Everything else is an error that suggests @cast.
+ *   ($x->a)->b, (@cast(p, "T")->a)->b   the longer chain $x->a->b
+ *   f()->b, v->b, a value of @cast(p, "T") (or & of one)   @cast(f(), "T")->b
+ *   @choose_defined(a, b)->c           @choose_defined(a->c, b->c)
+ *   v->b, f()->b otherwise             an EXPR_CAST "typed like" the $target,
+ *                                      @var or @cast chain (or & of one) v or
+ *                                      f's returns hold (type_src), whose DWARF
+ *                                      type pass 2 finds per probe
+ *
+ * An operand carries a type when it is one of those, a call of a function
+ * whose every return value carries the same type (as task_current():
+ * `return @task(...)`), or a local variable whose every assignment does.
+ * Anything else is an error that suggests @cast, except under @defined and
+ * @choose_defined, where it is merely undefined (as in SystemTap).
  */
 #include <string.h>
 
@@ -17,8 +26,43 @@
 /* The type an expression carries: a @cast type, or "follow this $target
  * chain" (its DWARF type, known only per probe). */
 struct ctype {
-	const struct expr *src;   /* EXPR_CAST (type in str/module) or EXPR_TARGET/EXPR_ATVAR, or NULL */
+	/* EXPR_CAST (a bare one: type in str/module), EXPR_TARGET,
+	 * EXPR_ATVAR, EXPR_ADDROF of one, EXPR_CHOOSE, or NULL */
+	const struct expr *src;
+	bool via_func;            /* it came out of a function's return */
 };
+
+/* Whether two sources carry one type as far as can be told before DWARF:
+ * the same node, or bare @casts (maybe under &) to the same type. */
+static bool ctype_same(const struct expr *a, const struct expr *b)
+{
+	if (a == b)
+		return true;
+	if (a->kind != b->kind)
+		return false;
+	if (a->kind == EXPR_ADDROF)
+		return ctype_same(a->lhs, b->lhs);
+	return a->kind == EXPR_CAST && a->str && b->str && !a->chain.len && !b->chain.len &&
+	       !strcmp(a->str, b->str) && !a->module == !b->module && (!a->module || !strcmp(a->module, b->module));
+}
+
+/* Whether src's DWARF type depends on the probe ($target inside): such a
+ * type cannot come out of a function, shared by every probe. */
+static bool src_per_probe(const struct expr *src)
+{
+	switch (src->kind) {
+	case EXPR_TARGET:
+		return true;
+	case EXPR_ADDROF:
+		return src_per_probe(src->lhs);
+	case EXPR_CHOOSE:
+		return src_per_probe(src->args.items[0]) || src_per_probe(src->args.items[1]);
+	case EXPR_CAST:
+		return !src->str && src->type_src && src_per_probe(src->type_src);
+	default:
+		return false;
+	}
+}
 
 struct scope {
 	struct stmt *body;
@@ -51,7 +95,7 @@ static enum walk_action assigned_expr(struct expr *e, void *ctx)
 		return WALK_STOP;
 	if (!a->t.src)
 		a->t = u;
-	else if (a->t.src->kind != u.src->kind || (u.src->kind == EXPR_CAST && strcmp(a->t.src->str, u.src->str)))
+	else if (!ctype_same(a->t.src, u.src))
 		return WALK_STOP;
 	return WALK_DESCEND;
 }
@@ -92,17 +136,20 @@ static enum walk_action returned_stmt(struct stmt *st, void *ctx)
 	if (st->kind != STMT_RETURN)
 		return WALK_DESCEND;
 	struct ctype u = st->expr ? type_of(r->sc, st->expr) : (struct ctype){ 0 };
-	if (!u.src || u.src->kind != EXPR_CAST || (r->t.src && strcmp(r->t.src->str, u.src->str)))
+	if (!u.src || src_per_probe(u.src) || (r->t.src && !ctype_same(r->t.src, u.src)))
 		return WALK_STOP;
 	r->t = u;
+	r->t.via_func = true;
 	return WALK_SKIP;
 }
 
-/* Every `return e` of a function body carries the same @cast type: that
- * type, or none. */
+/* Every `return e` of a function body carries the same @cast or @var
+ * type (one that does not depend on the probe): that type, or none. A
+ * return's local variables are the function's. */
 static struct ctype returned(struct scope *sc, struct stmt *body)
 {
-	struct returned r = { .sc = sc };
+	struct scope inner = { .body = body, .depth = sc->depth };
+	struct returned r = { .sc = &inner };
 	struct walker w = { .stmt = returned_stmt, .ctx = &r };
 
 	return walk_stmt(&w, body) ? r.t : (struct ctype){ 0 };
@@ -116,11 +163,26 @@ static struct ctype type_of(struct scope *sc, const struct expr *e)
 		return t;
 	switch (e->kind) {
 	case EXPR_CAST:
+		if (!e->str && !e->type_src)   /* an autocast of unknown type */
+			return t;
+		/* fall through */
 	case EXPR_TARGET:
 	case EXPR_ATVAR:
 		if (!e->suffix && (e->kind != EXPR_TARGET || strncmp(e->name, "$$", 2)))
 			t.src = e;
 		return t;
+	case EXPR_ADDROF:
+		if (e->lhs && (e->lhs->kind == EXPR_CAST || e->lhs->kind == EXPR_TARGET || e->lhs->kind == EXPR_ATVAR) &&
+		    !e->lhs->suffix && type_of(sc, e->lhs).src)
+			t.src = e;
+		return t;
+	case EXPR_CHOOSE: {
+		/* both operands typed, the first one that resolves chosen per probe */
+		struct ctype a = type_of(sc, e->args.items[0]), b = type_of(sc, e->args.items[1]);
+		if (a.src && b.src)
+			t.src = e;
+		return t;
+	}
 	case EXPR_CALL:
 		if (!e->func || !e->func->body)
 			return t;
@@ -140,62 +202,125 @@ static struct ctype type_of(struct scope *sc, const struct expr *e)
 	}
 }
 
-/* Rewrite e (an EXPR_AUTOCAST) in place. */
-static void rewrite(struct session *s, struct scope *sc, struct expr *e)
-{
-	struct ctype t = type_of(sc, e->lhs);
-
-	if (!t.src) {
-		diag(s, E_TARGET_VAR, e->pos, "the type of the expression before '->' is unknown (use @cast)");
-		return;
-	}
-	if (t.src->kind == EXPR_CAST && t.src->chain.len == 0) {
-		/* @cast(lhs, "type", "module")->chain */
-		e->kind = EXPR_CAST;
-		e->str = t.src->str;
-		e->module = t.src->module;
-		return;
-	}
-	if (e->lhs == t.src) {
-		/* ($x->a)->b is $x->a->b */
-		struct expr *src = e->lhs;
-		struct expr copy = *src;
-		VEC(struct target_step *) chain = { 0 };
-		for (int i = 0; i < src->chain.len; i++)
-			vec_push(&chain, src->chain.items[i]);
-		for (int i = 0; i < e->chain.len; i++)
-			vec_push(&chain, e->chain.items[i]);
-		copy.pos = e->pos;
-		copy.suffix = e->suffix;
-		copy.chain.items = chain.items;
-		copy.chain.len = chain.len;
-		copy.chain.cap = chain.cap;
-		*e = copy;
-		return;
-	}
-	diag(s, E_TARGET_VAR, e->pos,
-	     "'->' on a value whose type comes from a $target chain through a variable or function is not supported yet (use @cast)");
-}
-
-/* What the rewriting walk carries: the session for diagnostics, the body. */
+/* What the rewriting walk carries: the session for diagnostics, the body,
+ * how deep under @defined / @choose_defined (where no type is no error). */
 struct rewriting {
 	struct session *s;
 	struct scope sc;
+	int quiet;
 };
+
+static void rewrite(struct rewriting *rw, struct expr *e);
+
+/* e (an EXPR_AUTOCAST) becomes the longer chain of its operand src, a
+ * $target, @cast or @var expression (or & of one). */
+static void extend_chain(struct expr *e, const struct expr *src)
+{
+	struct expr copy = *src;
+	VEC(struct target_step *) chain = { 0 };
+
+	for (int i = 0; i < src->chain.len; i++)
+		vec_push(&chain, src->chain.items[i]);
+	for (int i = 0; i < e->chain.len; i++)
+		vec_push(&chain, e->chain.items[i]);
+	copy.pos = e->pos;
+	copy.suffix = e->suffix;
+	copy.chain.items = chain.items;
+	copy.chain.len = chain.len;
+	copy.chain.cap = chain.cap;
+	*e = copy;
+}
+
+/* @choose_defined(a, b)->c is @choose_defined(a->c, b->c): each operand's
+ * autocast typed on its own. */
+static void distribute_choose(struct rewriting *rw, struct expr *e)
+{
+	struct expr *ch = e->lhs;
+	struct expr *res = expr_new(EXPR_CHOOSE, ch->pos);
+
+	for (int i = 0; i < 2; i++) {
+		struct expr *ac = expr_new(EXPR_AUTOCAST, e->pos);
+		ac->lhs = ch->args.items[i];
+		for (int k = 0; k < e->chain.len; k++)
+			vec_push(&ac->chain, step_clone(e->chain.items[k]));
+		ac->suffix = e->suffix;
+		rw->quiet += i == 0;   /* the first one only decides */
+		rewrite(rw, ac);
+		rw->quiet -= i == 0;
+		vec_push(&res->args, ac);
+	}
+	res->type = e->type;
+	*e = *res;
+}
+
+/* Rewrite e (an EXPR_AUTOCAST) in place. */
+static void rewrite(struct rewriting *rw, struct expr *e)
+{
+	struct scope *sc = &rw->sc;
+	const struct expr *lhs = e->lhs;
+
+	if (lhs->kind == EXPR_CHOOSE && lhs->args.len == 2) {
+		distribute_choose(rw, e);
+		return;
+	}
+	struct ctype t = type_of(sc, lhs);
+	if (!t.src) {
+		if (!rw->quiet) {
+			diag(rw->s, E_TARGET_VAR, e->pos, "the type of the expression before '->' is unknown (use @cast)");
+			return;
+		}
+		e->kind = EXPR_CAST;   /* unresolvable: @defined says no */
+		e->str = NULL;
+		e->type_src = NULL;
+		return;
+	}
+	const struct expr *src = t.src;
+	if (src->kind == EXPR_ADDROF && src->lhs->kind == EXPR_CAST && src->lhs->str && !src->lhs->chain.len)
+		src = src->lhs;   /* &@cast(p, "T") points to a T, as @cast(p, "T") */
+	if (src->kind == EXPR_CAST && src->str && src->chain.len == 0) {
+		/* @cast(lhs, "type", "module")->chain */
+		e->kind = EXPR_CAST;
+		e->str = src->str;
+		e->module = src->module;
+		return;
+	}
+	if (lhs == t.src && lhs->kind != EXPR_CHOOSE) {
+		/* ($x->a)->b is $x->a->b; (&$x->a)->b too */
+		extend_chain(e, lhs->kind == EXPR_ADDROF ? lhs->lhs : lhs);
+		return;
+	}
+	/* through a variable or a function: typed like src, per probe */
+	e->kind = EXPR_CAST;
+	e->str = NULL;
+	e->module = NULL;
+	e->type_src = t.src;
+}
+
+/* Under @defined and @choose_defined an unknown type is no error. */
+static enum walk_action rewrite_pre(struct expr *e, void *ctx)
+{
+	struct rewriting *r = ctx;
+
+	if (e->kind == EXPR_DEFINED || e->kind == EXPR_CHOOSE)
+		r->quiet++;
+	return WALK_DESCEND;
+}
 
 /* After its operand, so that (a->b)->c sees a->b already rewritten. */
 static void rewrite_post(struct expr *e, void *ctx)
 {
 	struct rewriting *r = ctx;
 
+	if (e->kind == EXPR_DEFINED || e->kind == EXPR_CHOOSE)
+		r->quiet--;
 	if (e->kind == EXPR_AUTOCAST)
-		rewrite(r->s, &r->sc, e);
+		rewrite(r, e);
 }
 
 static void rewrite_body(struct session *s, struct stmt *body)
 {
 	struct rewriting r = { .s = s, .sc = { .body = body } };
-	struct walker w = { .expr_post = rewrite_post, .ctx = &r };
+	struct walker w = { .expr = rewrite_pre, .expr_post = rewrite_post, .ctx = &r };
 
 	walk_stmt(&w, body);
 }

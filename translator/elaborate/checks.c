@@ -108,7 +108,7 @@ static enum walk_action foreach_stmt(struct stmt *st, void *ctx)
 	struct session *s = ctx;
 	const struct sym *a = st->array ? st->array->sym : NULL;
 
-	if (st->kind != STMT_FOREACH || !a || st->array->kind != EXPR_VAR)
+	if (st->kind != STMT_FOREACH || !a || st->array->kind == EXPR_HIST)
 		return WALK_DESCEND;
 	if (st->sort_aggr && a->type != TYPE_STATS)
 		diag(s, E_STATS, st->array->pos, "foreach sorted by @%s needs an array of aggregates; '%s' holds %ss",

@@ -302,6 +302,26 @@ static void resolve_chain(struct elab *el, struct expr *e)
 			resolve_expr(el, e->chain.items[i]->index);
 }
 
+/* A '*' key makes a[...] a slice: only foreach, delete and `in` take one
+ * (resolve_slice); a read, a write or an aggregate's operand does not. */
+static void check_no_wildcard(struct elab *el, struct expr *e)
+{
+	for (int i = 0; i < e->args.len; i++)
+		if (e->args.items[i]->kind == EXPR_STAR) {
+			diag(el->s, E_ARRAY_KEYS, e->args.items[i]->pos,
+			     "wildcard not allowed in array index '%s' (only in foreach, delete and 'in')", e->name);
+			return;
+		}
+}
+
+/* a[k1, *, ...] as foreach walks it or delete removes it: its keys are
+ * resolved, and may be '*'. */
+static void resolve_slice(struct elab *el, struct expr *e)
+{
+	e->sym = resolve_array(el, e->name, e->pos);
+	resolve_args(el, e);
+}
+
 static void resolve_expr(struct elab *el, struct expr *e)
 {
 	if (!e)
@@ -324,6 +344,7 @@ static void resolve_expr(struct elab *el, struct expr *e)
 		}
 		e->sym = resolve_array(el, e->name, e->pos);
 		resolve_args(el, e);
+		check_no_wildcard(el, e);
 		return;
 	case EXPR_IN:
 		resolve_args(el, e);
@@ -448,6 +469,8 @@ static void resolve_stmt(struct elab *el, struct stmt *st)
 			resolve_hist_foreach(el, st);
 		} else if (st->array && st->array->kind == EXPR_VAR) {
 			st->array->sym = resolve_array(el, st->array->name, st->array->pos);
+		} else if (st->array && st->array->kind == EXPR_INDEX && st->array->name) {
+			resolve_slice(el, st->array);
 		} else {
 			diag(el->s, E_NOT_SUPPORTED, st->pos, "foreach over this kind of expression is not supported yet");
 		}
@@ -486,12 +509,10 @@ static void resolve_stmt(struct elab *el, struct stmt *st)
 	case STMT_DELETE: {
 		struct expr *e = st->expr;
 		check_hist_bucket_write(el, e);
-		for (int i = 0; e && e->kind == EXPR_INDEX && i < e->args.len; i++)
-			if (e->args.items[i]->kind == EXPR_STAR) {
-				diag(el->s, E_NOT_SUPPORTED, e->args.items[i]->pos,
-				     "deleting an array slice (a[*, k]) is not supported yet");
-				break;
-			}
+		if (e && e->kind == EXPR_INDEX && e->name) {
+			resolve_slice(el, e);
+			break;
+		}
 		if (e && e->kind == EXPR_VAR) {
 			struct sym *g = find_global(el, e->name);
 			if (g) {
@@ -866,6 +887,8 @@ static void infer_stmt(struct elab *el, struct stmt *st)
 			infer_hist_foreach(el, st);
 			break;
 		}
+		if (a && st->array->kind == EXPR_INDEX)   /* a slice's keys: the array's */
+			infer(el, st->array, TYPE_UNKNOWN);
 		if (a) {
 			infer_keys(el, a, st->keys.items, st->keys.len, st->pos);
 			for (int i = 0; i < st->keys.len && i < 9; i++) {

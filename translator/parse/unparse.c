@@ -174,6 +174,11 @@ void unparse_expr(struct strbuf *out, const struct expr *e)
 		put_chain(out, e);
 		break;
 	case EXPR_CAST:
+		if (!e->str) {   /* an autocast typed in pass 2: as written */
+			paren(out, e->lhs);
+			put_chain(out, e);
+			break;
+		}
 		strbuf_addstr(out, "@cast(");
 		unparse_expr(out, e->lhs);
 		strbuf_addstr(out, ", ");

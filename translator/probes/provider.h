@@ -56,6 +56,10 @@ struct handler_abi {
 	/* statements after the context c is had: fill c->regs (and locals
 	 * they need) from the parameters; "%d" is the probe's index */
 	const char *fill;
+	/* Or, when the signature differs per probe (a tracepoint's arity):
+	 * append dp's parameters to params and its filling statements to
+	 * fill; params and fill above are then unused. */
+	void (*gen)(const struct derived_probe *dp, struct strbuf *params, struct strbuf *fill);
 };
 
 struct provider {

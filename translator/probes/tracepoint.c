@@ -5,11 +5,13 @@
  * Every tracepoint TP has an iterator function __traceiter_TP(void *__data,
  * proto...) in the kernel, whose DWARF names and types the tracepoint's
  * arguments. The module registers, for each probe, a function taking
- * (void *data, up to five 64-bit words) with tracepoint_probe_register();
- * the handler lays them out in a pt_regs as the C calling convention passes
- * them to __traceiter_TP (rdi, rsi, rdx, rcx, r8, r9), so that $prev, $next
- * and $$parms resolve through the iterator's DWARF at its entry, like any
- * other target variable.
+ * (void *data, one 64-bit word per argument) with
+ * tracepoint_probe_register(); the handler lays them out in a pt_regs as
+ * the C calling convention passes them to __traceiter_TP (rdi, rsi, rdx,
+ * rcx, r8, r9, then the stack above a return address, which the handler
+ * builds on its own stack and points sp at), so that $prev, $next and
+ * $$parms resolve through the iterator's DWARF at its entry, like any other
+ * target variable, however many arguments the tracepoint has.
  */
 #include "provider.h"
 
@@ -27,12 +29,13 @@
 extern const struct provider tracepoint_provider;
 
 #define TP_PREFIX "__traceiter_"
-#define TP_MAX_ARGS 5   /* after __data: rsi rdx rcx r8 r9 */
+#define TP_REG_ARGS 5   /* after __data: rsi rdx rcx r8 r9; then the stack */
 
 /* A derived probe of this family (dp->data). */
 struct tp_probe {
 	char *name;             /* the tracepoint: "sched_switch" */
 	struct dw_scope scope;  /* __traceiter_NAME at its entry */
+	int nargs;              /* its arguments after __data */
 };
 
 /* What the family learns once per run. */
@@ -115,17 +118,15 @@ static int derive(struct session *s, struct probe *p, struct probe_point *pp)
 		const char *name = f->name + strlen(TP_PREFIX);
 		if (strncmp(f->name, TP_PREFIX, strlen(TP_PREFIX)) || !*name)
 			continue;
-		if (tp_nargs(img, f->die) > TP_MAX_ARGS) {
-			if (!kpoint_has_wildcard(arg))
-				diag(s, E_NOT_SUPPORTED, pp->pos,
-				     "tracepoint %s has more than %d arguments (not supported yet)", name, TP_MAX_ARGS);
+		int nargs = tp_nargs(img, f->die);
+		if (nargs < 0)
 			continue;
-		}
 		char *sys = tp_system(s, img, syms, name);
 		if (sys_pat && (!sys || fnmatch(sys_pat, sys, 0)))
 			continue;
 		struct tp_probe *t = xcalloc(1, sizeof(*t));
 		t->name = xstrdup(name);
+		t->nargs = nargs;
 		t->scope = (struct dw_scope){ .img = img, .die = f->die, .entry = f->addr, .hidden = "__data" };
 		struct derived_probe *dp = derived_probe_add(s, p, pp, &tracepoint_provider, PK_NORMAL);
 		dp->pp = sys ? xasprintf("kernel.trace(\"%s:%s\")", sys, name) : xasprintf("kernel.trace(\"%s\")", name);
@@ -153,13 +154,33 @@ static void list_vars(struct session *s, const struct derived_probe *dp, struct 
 }
 
 /* The kernel calls the handler as the tracepoint's probe: (void *data,
- * its arguments...), each passed in a 64-bit register. */
-static const struct handler_abi tracepoint_abi = {
-	.params = "void *data, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5",
-	.fill = "\tstruct pt_regs regs = { .di = (unsigned long)data, .si = a1, .dx = a2,\n"
-		"\t\t\t\t .cx = a3, .r8 = a4, .r9 = a5 };\n\n"
-		"\tc->regs = &regs;\n",
-};
+ * its arguments...), each passed as a 64-bit word. The first five after
+ * data go to the registers the iterator receives them in; the others to
+ * a stack laid out as at the iterator's entry (a return address slot, then
+ * the arguments in order), which regs.sp points at. */
+static void tracepoint_gen(const struct derived_probe *dp, struct strbuf *params, struct strbuf *fill)
+{
+	static const char *const regs[TP_REG_ARGS] = { "si", "dx", "cx", "r8", "r9" };
+	const struct tp_probe *t = dp->data;
+
+	strbuf_addstr(params, "void *data");
+	for (int i = 1; i <= t->nargs; i++)
+		strbuf_addf(params, ", u64 a%d", i);
+	if (t->nargs > TP_REG_ARGS) {
+		strbuf_addstr(fill, "\tu64 stack[] = { 0");
+		for (int i = TP_REG_ARGS + 1; i <= t->nargs; i++)
+			strbuf_addf(fill, ", a%d", i);
+		strbuf_addstr(fill, " };\n");
+	}
+	strbuf_addstr(fill, "\tstruct pt_regs regs = { .di = (unsigned long)data");
+	for (int i = 1; i <= t->nargs && i <= TP_REG_ARGS; i++)
+		strbuf_addf(fill, ", .%s = a%d", regs[i - 1], i);
+	if (t->nargs > TP_REG_ARGS)
+		strbuf_addstr(fill, ", .sp = (unsigned long)stack");
+	strbuf_addstr(fill, " };\n\n\tc->regs = &regs;\n");
+}
+
+static const struct handler_abi tracepoint_abi = { .gen = tracepoint_gen };
 
 static void emit_decls(struct session *s, struct strbuf *out)
 {

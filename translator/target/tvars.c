@@ -980,8 +980,60 @@ static bool finish(struct rctx *r, const struct expr *e, struct loc *l, bool add
 	return true;
 }
 
+static bool resolve_loc(struct rctx *r, const struct expr *e, bool addrof, struct tvar *tv, struct loc *want);
+
+/* Where the pointer of an autocast typed like src points: src's value's
+ * type (a pointer: the value is one), the type & took the address of, the
+ * type a bare @cast names, or that of the first of @choose_defined's
+ * operands that resolves. */
+static bool typed_base(struct rctx *r, const struct expr *src, struct loc *l)
+{
+	struct loc x = { 0 };
+
+	switch (src->kind) {
+	case EXPR_CHOOSE:
+		if (typed_base(r, src->args.items[0], l))
+			return true;
+		free(r->why);
+		r->why = NULL;
+		return typed_base(r, src->args.items[1], l);
+	case EXPR_ADDROF:
+		if (!resolve_loc(r, src->lhs, false, NULL, &x))
+			return false;
+		*l = (struct loc){ .kind = L_ADDR, .c = xstrdup("((int64_t)(@@P@@))"), .type = x.type,
+				   .has_type = x.has_type };
+		return true;
+	case EXPR_CAST:
+		if (src->str && !src->chain.len) {   /* a pointer to the type named */
+			struct dw_image *img = r->img;
+			const char *why = NULL;
+			if (src->module && strncmp(src->module, "kernel", 6) && !(img = dw_module(r->s, src->module, &why)))
+				return fail(r, "no debuginfo for module '%s'", src->module);
+			if (!img || !find_type(img, src->str, &x.type))
+				return fail(r, "type '%s' not found", src->str);
+			*l = (struct loc){ .kind = L_ADDR, .c = xstrdup("((int64_t)(@@P@@))"), .type = x.type,
+					   .has_type = true };
+			return true;
+		}
+		/* fall through */
+	default:
+		if (!resolve_loc(r, src, false, NULL, &x))
+			return false;
+		*l = (struct loc){ .kind = L_VALUE, .c = xstrdup("((int64_t)(@@P@@))"), .type = x.type,
+				   .has_type = x.has_type };
+		return true;
+	}
+}
+
 /* $name[chain], @cast(...)[chain], @var(...)[chain], optionally under & */
 static bool resolve_one(struct rctx *r, const struct expr *e, bool addrof, struct tvar *tv)
+{
+	return resolve_loc(r, e, addrof, tv, NULL);
+}
+
+/* resolve_one, or with want: only where the chain ends, into *want (tv
+ * unused) */
+static bool resolve_loc(struct rctx *r, const struct expr *e, bool addrof, struct tvar *tv, struct loc *want)
 {
 	struct loc l = { 0 };
 	Dwarf_Die var;
@@ -992,6 +1044,8 @@ static bool resolve_one(struct rctx *r, const struct expr *e, bool addrof, struc
 		if (!r->in)
 			return fail(r, "target variables are not available in this probe");
 		if (!strncmp(e->name, "$$", 2)) {
+			if (want)
+				return fail(r, "'%s' has no type to follow", e->name);
 			if (addrof || e->chain.len)
 				return fail(r, "'%s' takes no '->', '[]' or '&'", e->name);
 			tv->kind = TV_PRETTY;
@@ -1014,18 +1068,27 @@ static bool resolve_one(struct rctx *r, const struct expr *e, bool addrof, struc
 				    dwarf_diename(&r->fn) ? dwarf_diename(&r->fn) : "this function");
 		if (!var_loc(r, &var, &l))
 			return false;
-		tv->at_entry = r->ret;
+		if (tv)
+			tv->at_entry = r->ret;
 		break;
 	case EXPR_CAST: {
 		const char *mod = e->module;
 		struct dw_image *img = r->img;
 		const char *why = NULL;
+		if (!e->str) {   /* (x)->chain, x typed like e->type_src */
+			if (!e->type_src)
+				return fail(r, "the type of the expression before '->' is unknown (use @cast)");
+			if (!typed_base(r, e->type_src, &l))
+				return false;
+			r->nidx = 0;   /* the index placeholders are e's own */
+			break;
+		}
 		if (mod && strncmp(mod, "kernel", 6)) {
 			img = dw_module(r->s, mod, &why);
 			if (!img)
 				return fail(r, "no debuginfo for module '%s'%s%s", mod, why ? ": " : "", why ? why : "");
 		}
-		if (!e->chain.len && !e->suffix && !addrof) {
+		if (!e->chain.len && !e->suffix && !addrof && !want) {
 			/* just the pointer: no debuginfo needed until it is followed */
 			tv->code = xstrdup("((int64_t)(@@P@@))");
 			return true;
@@ -1041,7 +1104,7 @@ static bool resolve_one(struct rctx *r, const struct expr *e, bool addrof, struc
 		l.has_type = true;
 		l.kind = L_ADDR;
 		l.c = xstrdup("((int64_t)(@@P@@))");
-		bool ok = walk_chain(r, e, &l) && finish(r, e, &l, addrof, tv);
+		bool ok = walk_chain(r, e, &l) && (want ? (*want = l, true) : finish(r, e, &l, addrof, tv));
 		r->img = saved.img;
 		return ok;
 	}
@@ -1062,7 +1125,8 @@ static bool resolve_one(struct rctx *r, const struct expr *e, bool addrof, struc
 			return fail(r, "unable to find global '%s'", e->name);
 		}
 		r->pc = 0;
-		bool ok = var_loc(r, &var, &l) && walk_chain(r, e, &l) && finish(r, e, &l, addrof, tv);
+		bool ok = var_loc(r, &var, &l) && walk_chain(r, e, &l) &&
+			  (want ? (*want = l, true) : finish(r, e, &l, addrof, tv));
 		r->img = saved.img;
 		r->pc = saved.pc;
 		return ok;
@@ -1070,7 +1134,13 @@ static bool resolve_one(struct rctx *r, const struct expr *e, bool addrof, struc
 	default:
 		return fail(r, "not a target expression");
 	}
-	return walk_chain(r, e, &l) && finish(r, e, &l, addrof, tv);
+	if (!walk_chain(r, e, &l))
+		return false;
+	if (want) {
+		*want = l;
+		return true;
+	}
+	return finish(r, e, &l, addrof, tv);
 }
 
 /* ---- walking the bodies ------------------------------------------------------------------- */
@@ -1149,11 +1219,32 @@ static void report(struct walk *w, const struct expr *e)
 	r->why = NULL;
 }
 
+/* Whether what e resolves to differs from probe to probe: a $target, or
+ * an autocast typed like one. */
+static bool depends_on_probe(const struct expr *e)
+{
+	if (!e)
+		return false;
+	switch (e->kind) {
+	case EXPR_TARGET:
+	case EXPR_DEFINED:
+	case EXPR_CHOOSE:
+	case EXPR_ENTRY:
+		return true;
+	case EXPR_CAST:
+		return !e->str && depends_on_probe(e->type_src);
+	case EXPR_ADDROF:
+		return depends_on_probe(e->lhs);
+	default:
+		return false;
+	}
+}
+
 static void walk_target(struct walk *w, const struct expr *e, bool addrof, const struct expr *key)
 {
 	struct rctx *r = w->r;
 	/* @cast and @var do not depend on the probe: resolve them once */
-	const struct derived_probe *dp = e->kind == EXPR_TARGET ? r->dp : NULL;
+	const struct derived_probe *dp = depends_on_probe(e) ? r->dp : NULL;
 
 	for (int i = 0; i < e->chain.len; i++)
 		if (e->chain.items[i]->kind == TS_INDEX)
@@ -1260,15 +1351,7 @@ static enum walk_action visit_expr(struct expr *e, void *ctx)
 static enum walk_action find_per_probe(struct expr *e, void *ctx)
 {
 	(void)ctx;
-	switch (e->kind) {
-	case EXPR_TARGET:
-	case EXPR_DEFINED:
-	case EXPR_CHOOSE:
-	case EXPR_ENTRY:
-		return WALK_STOP;
-	default:
-		return WALK_DESCEND;
-	}
+	return depends_on_probe(e) ? WALK_STOP : WALK_DESCEND;
 }
 
 bool tvars_per_probe(const struct probe *p)

@@ -184,6 +184,38 @@ static char *gen_keys(struct gen *g, struct expr **keys, int n)
 	return xasprintf("k%d", k);
 }
 
+/* The keys of a slice a[k, *, ...] as gen_keys makes them, each string
+ * copied first (the loop over the slice may change a variable it came
+ * from); *wild gets bit i for each '*' (its key is left 0). */
+static char *gen_slice_keys(struct gen *g, struct expr **keys, int n, unsigned int *wild)
+{
+	char **vals = gen_list(g, keys, n);
+	int k = g->ntemps++;
+
+	*wild = 0;
+	strbuf_addf(g->cdecl, "\tunion stp_key k%d[%d];\n", k, n ? n : 1);
+	for (int i = 0; i < n; i++) {
+		if (keys[i]->kind == EXPR_STAR) {
+			*wild |= 1u << i;
+			emit(g, "k%d[%d].n = 0;", k, i);
+			continue;
+		}
+		if (keys[i]->type == TYPE_STRING && !is_literal(keys[i]))
+			vals[i] = spill(g, vals[i], TYPE_STRING);
+		emit(g, "k%d[%d].%s = %s;", k, i, keys[i]->type == TYPE_STRING ? "s" : "n", vals[i]);
+	}
+	return xasprintf("k%d", k);
+}
+
+/* Whether a[...] names a slice: a '*' among its keys. */
+static bool is_slice(const struct expr *e)
+{
+	for (int i = 0; i < e->args.len; i++)
+		if (e->args.items[i]->kind == EXPR_STAR)
+			return true;
+	return false;
+}
+
 static char *gen_binary(struct gen *g, struct expr *e)
 {
 	const char *op = e->op;
@@ -630,10 +662,18 @@ static char *gen_expr(struct gen *g, struct expr *e)
 				 global_cname(e->sym), keys);
 	}
 	case EXPR_IN: {
+		const char *kind = e->sym->type == TYPE_STATS ? "pmap" : "map";
+		if (is_slice(e)) {
+			unsigned int wild;
+			char *keys = gen_slice_keys(g, e->args.items, e->args.len, &wild);
+			return xasprintf("((int64_t)stp_%s_exists_slice(%s, %s, 0x%xu))", kind,
+					 global_cname(e->sym), keys, wild);
+		}
 		char *keys = gen_keys(g, e->args.items, e->args.len);
-		return xasprintf("((int64_t)stp_%s_exists(%s, %s))", e->sym->type == TYPE_STATS ? "pmap" : "map",
-				 global_cname(e->sym), keys);
+		return xasprintf("((int64_t)stp_%s_exists(%s, %s))", kind, global_cname(e->sym), keys);
 	}
+	case EXPR_STAR:   /* a slice's '*': its key is not compared */
+		return xstrdup("((int64_t)0)");
 	case EXPR_CALL:
 		return gen_call(g, e);
 	case EXPR_UNARY: {
@@ -1049,6 +1089,11 @@ static void gen_foreach(struct gen *g, struct stmt *st)
 	}
 	if (st->sort_dir && a->type != TYPE_STATS)
 		emit(g, "stp_map_sort(%s, %d, %d);", m, st->sort_column, st->sort_dir);
+	/* a slice's keys are evaluated once, after the limit */
+	char *slice = NULL;
+	unsigned int wild = 0;
+	if (st->array->kind == EXPR_INDEX)
+		slice = gen_slice_keys(g, st->array->args.items, st->array->args.len, &wild);
 	char *ent = xasprintf("e%d", g->ntemps++);
 	strbuf_addf(g->cdecl, "\tstruct stp_map_entry *%s;\n", ent);
 	emit(g, "for (%s = stp_map_first(%s); %s; %s = stp_map_next(%s, %s)) {", ent, m, ent, ent, m, ent);
@@ -1058,6 +1103,11 @@ static void gen_foreach(struct gen *g, struct stmt *st)
 	if (lim) {
 		emit(g, "if (%s++ >= %s)", cnt, lim);
 		emit(g, "\tbreak;");
+	}
+	/* as SystemTap 4.8, the limit counts the elements the slice skips too */
+	if (slice) {
+		emit(g, "if (!stp_map_entry_matches(%s, %s, %s, 0x%xu))", m, ent, slice, wild);
+		emit(g, "\tcontinue;");
 	}
 	for (int i = 0; i < st->keys.len; i++) {
 		struct sym *k = st->keys.items[i]->sym;
@@ -1081,7 +1131,12 @@ static void gen_delete(struct gen *g, struct stmt *st)
 {
 	struct expr *e = st->expr;
 
-	if (e->kind == EXPR_INDEX) {
+	if (e->kind == EXPR_INDEX && is_slice(e)) {
+		unsigned int wild;
+		char *keys = gen_slice_keys(g, e->args.items, e->args.len, &wild);
+		emit(g, "stp_%s_delete_slice(%s, %s, 0x%xu);", e->sym->type == TYPE_STATS ? "pmap" : "map",
+		     global_cname(e->sym), keys, wild);
+	} else if (e->kind == EXPR_INDEX) {
 		char *keys = gen_keys(g, e->args.items, e->args.len);
 		emit(g, "stp_%s_delete(%s, %s);", e->sym->type == TYPE_STATS ? "pmap" : "map",
 		     global_cname(e->sym), keys);
@@ -1479,10 +1534,19 @@ static void gen_handler(struct session *s, struct strbuf *out, struct derived_pr
 	int order[s->globals.len + 1];
 
 	const struct handler_abi *abi = dp->prov->handler ? dp->prov->handler : &regs_abi;
+	struct strbuf params = STRBUF_INIT, fill = STRBUF_INIT;
 
-	strbuf_addf(out, "static void dp_%d(%s)\n{\n", dp->index, abi->params);
+	if (abi->gen) {
+		abi->gen(dp, &params, &fill);
+	} else {
+		strbuf_addstr(&params, abi->params);
+		strbuf_addstr(&fill, abi->fill);
+	}
+	strbuf_addf(out, "static void dp_%d(%s)\n{\n", dp->index, params.buf);
 	strbuf_addf(out, "\tstruct stp_context *c = stp_probe_enter(&stp_probes[%d]);\n\n", dp->index);
-	strbuf_addf(out, "\tif (!c)\n\t\treturn;\n%s", abi->fill);
+	strbuf_addf(out, "\tif (!c)\n\t\treturn;\n%s", fill.buf);
+	strbuf_release(&params);
+	strbuf_release(&fill);
 	if (dp->has_entry)   /* what the entry handler saved; missing if it could not run */
 		strbuf_addf(out, "\tc->entry_data = *this_cpu_ptr(&stp_kret_data);\n"
 			    "\tif (!c->entry_data || !((struct entry_d%d *)c->entry_data)->valid) {\n"
