@@ -202,6 +202,7 @@ static char *reg_c(int n)
 
 /* The canonical frame address at the probe: at a function's entry it is
  * the stack pointer before the call pushed the return address; elsewhere
+ * (an inlined instance's entry included: it is inside its caller's frame)
  * the call frame information says. */
 static char *cfa_c(struct rctx *r)
 {
@@ -210,7 +211,7 @@ static char *cfa_c(struct rctx *r)
 	Dwarf_Op *ops;
 	size_t n;
 
-	if (r->pc == r->fn_entry)
+	if (r->pc == r->fn_entry && dwarf_tag(&r->fn) != DW_TAG_inlined_subroutine)
 		return xstrdup("((int64_t)stp_dwarf_reg(c, 7) + 8)");
 	cfi = dwarf_getcfi(r->img->dbg);
 	if (!cfi || dwarf_cfi_addrframe(cfi, r->pc, &fr) != 0 || dwarf_frame_cfa(fr, &ops, &n) != 0 ||
