@@ -8,6 +8,8 @@ dist_tapset_DATA = tapsets/logging.stp tapsets/context.stp tapsets/time.stp taps
 	tapsets/json.stp tapsets/json.stpm tapsets/cast.stpm
 # the kernel subsystem tapsets (vfs, scheduler, signal, kprocess, memory ...)
 dist_tapset_DATA += tapsets/vfs.stp tapsets/scheduler.stp tapsets/memory.stp tapsets/signal.stp tapsets/kprocess.stp
+# block I/O: ioblock, the I/O scheduler, the SCSI mid-layer; named queues' statistics
+dist_tapset_DATA += tapsets/ioblock.stp tapsets/ioscheduler.stp tapsets/scsi.stp tapsets/queue_stats.stp
 # functions on kernel objects (tasks, paths, block devices, network, ...)
 dist_tapset_DATA += tapsets/task.stp tapsets/dentry.stp tapsets/inet.stp tapsets/dev.stp tapsets/kmisc.stp \
 	tapsets/proc_mem.stp tapsets/regargs.stp tapsets/target_set.stp
