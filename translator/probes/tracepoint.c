@@ -5,11 +5,12 @@
  * Every tracepoint TP has an iterator function __traceiter_TP(void *__data,
  * proto...) in the kernel, whose DWARF names and types the tracepoint's
  * arguments. The module registers, for each probe, a function taking
- * (void *data, up to five 64-bit words) with tracepoint_probe_register();
+ * (void *data, up to nine 64-bit words) with tracepoint_probe_register();
  * the handler lays them out in a pt_regs as the C calling convention passes
- * them to __traceiter_TP (rdi, rsi, rdx, rcx, r8, r9), so that $prev, $next
- * and $$parms resolve through the iterator's DWARF at its entry, like any
- * other target variable.
+ * them to __traceiter_TP (rdi, rsi, rdx, rcx, r8, r9, then the stack above
+ * the return address, which the handler copies to a stack of its own that
+ * the pt_regs' sp points at), so that $prev, $next and $$parms resolve
+ * through the iterator's DWARF at its entry, like any other target variable.
  */
 #include "provider.h"
 
@@ -27,11 +28,12 @@
 extern const struct provider tracepoint_provider;
 
 #define TP_PREFIX "__traceiter_"
-#define TP_MAX_ARGS 5   /* after __data: rsi rdx rcx r8 r9 */
+#define TP_MAX_ARGS 9   /* after __data: rsi rdx rcx r8 r9, then 4 on the stack */
 
 /* A derived probe of this family (dp->data). */
 struct tp_probe {
 	char *name;             /* the tracepoint: "sched_switch" */
+	char *system;           /* its system: "sched"; NULL if unknown */
 	struct dw_scope scope;  /* __traceiter_NAME at its entry */
 };
 
@@ -126,6 +128,7 @@ static int derive(struct session *s, struct probe *p, struct probe_point *pp)
 			continue;
 		struct tp_probe *t = xcalloc(1, sizeof(*t));
 		t->name = xstrdup(name);
+		t->system = sys;
 		t->scope = (struct dw_scope){ .img = img, .die = f->die, .entry = f->addr, .hidden = "__data" };
 		struct derived_probe *dp = derived_probe_add(s, p, pp, &tracepoint_provider, PK_NORMAL);
 		dp->pp = sys ? xasprintf("kernel.trace(\"%s:%s\")", sys, name) : xasprintf("kernel.trace(\"%s\")", name);
@@ -142,6 +145,15 @@ static int derive(struct session *s, struct probe *p, struct probe_point *pp)
 	return 1;
 }
 
+/* The "irq" system's tracepoints (irq_handler_entry, softirq_entry,
+ * tasklet_entry ...) fire in hard or soft interrupt context. */
+static bool in_irq(const struct derived_probe *dp)
+{
+	const struct tp_probe *t = dp->data;
+
+	return t->system && !strcmp(t->system, "irq");
+}
+
 static const struct dw_scope *tvar_scope(const struct derived_probe *dp)
 {
 	return &((const struct tp_probe *)dp->data)->scope;
@@ -153,11 +165,16 @@ static void list_vars(struct session *s, const struct derived_probe *dp, struct 
 }
 
 /* The kernel calls the handler as the tracepoint's probe: (void *data,
- * its arguments...), each passed in a 64-bit register. */
+ * its arguments...), each passed in a 64-bit register or stack slot. The
+ * stack slots past a tracepoint's last argument are the caller's frame:
+ * read, never used. stk[0] stands for the return address, so that the
+ * canonical frame address at the iterator's entry (sp + 8) is &stk[1]. */
 static const struct handler_abi tracepoint_abi = {
-	.params = "void *data, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5",
-	.fill = "\tstruct pt_regs regs = { .di = (unsigned long)data, .si = a1, .dx = a2,\n"
-		"\t\t\t\t .cx = a3, .r8 = a4, .r9 = a5 };\n\n"
+	.params = "void *data, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5,\n"
+		  "\t\t\t   u64 a6, u64 a7, u64 a8, u64 a9",
+	.fill = "\tu64 stk[5] = { 0, a6, a7, a8, a9 };\n"
+		"\tstruct pt_regs regs = { .di = (unsigned long)data, .si = a1, .dx = a2,\n"
+		"\t\t\t\t .cx = a3, .r8 = a4, .r9 = a5, .sp = (unsigned long)stk };\n\n"
 		"\tc->regs = &regs;\n",
 };
 
@@ -212,4 +229,5 @@ const struct provider tracepoint_provider = {
 	.emit_decls = emit_decls,
 	.emit_register = emit_register,
 	.emit_unregister = emit_unregister,
+	.in_irq = in_irq,
 };
