@@ -42,6 +42,7 @@ struct stp_context {
 	int nesting;			/* function call depth, frame index */
 	struct pt_regs *regs;		/* kprobe/timer regs or NULL */
 	unsigned long irq_flags;	/* STP_IRQOFF_HANDLERS: as saved on entry */
+	bool switch_file;		/* switch_file(): after this probe's output */
 	int regparm;			/* regargs.stp: 0 default, else 0x100 | n */
 	void *entry_data;		/* .return probes: values saved at entry */
 	char *frames;			/* (MAXNESTING + 1) * STP_FRAME_SIZE bytes */
