@@ -34,6 +34,10 @@ int list_probe_points(struct session *s)
 		 * SystemTap: not once per function or inlined copy it covers) */
 		for (int j = 0; j < i && p->alias_pp && !listed; j++)
 			listed = s->probes.items[j]->probe == p;
+		/* a tapset file's own probes (argv.stp's begin) came along with
+		 * its functions: not what the pattern named */
+		if (!p->alias_pp && p->file && p->file->is_tapset)
+			continue;
 		if (listed)
 			continue;
 		strbuf_addstr(&sb, p->alias_pp ? p->alias_pp : dp->pp);
