@@ -55,6 +55,16 @@ else
 	bad "options after the script file" "$out"
 fi
 
+# -l lists what the pattern names only: not the probes of tapset files
+# its aliases pull in (argv.stp's begin(-1001) came along with syscall.*)
+out=$("$STAP" -l 'syscall.*' 2>&1); rc=$?
+stray=$(grep -v '^syscall\.' <<< "$out" | head -3)
+if [ $rc = 0 ] && [ -z "$stray" ] && [ "$(wc -l <<< "$out")" -gt 300 ]; then
+	ok "-l syscall.* lists syscall.* only"
+else
+	bad "-l syscall.* lists syscall.* only" "rc=$rc, lines $(wc -l <<< "$out"), stray: $stray"
+fi
+
 script2='global n = 3; function f:string(x:long) { return sprint(x * 2) }
 probe begin { for (i = 0; i < n; i++) { a[i] = f(i) } foreach (k- in a limit 2) printf("%d %s\n", k, a[k]); exit() }
 probe timer.ms(100) { n++ }
