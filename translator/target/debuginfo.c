@@ -247,7 +247,12 @@ struct dw_image *dw_module(struct session *s, const char *module, const char **w
 	*last_why = NULL;
 	elf_version(EV_CURRENT);
 	const Dwfl_Callbacks *callbacks = offline_callbacks(s);
-	path = module_debug_path(s, module);
+	bool headers = dw_is_header_module(module);
+	path = headers ? dw_header_types_file(s, module, last_why) : module_debug_path(s, module);
+	if (!path && headers) {
+		*why = *last_why;
+		return NULL;
+	}
 	if (!path) {
 		*last_why = xasprintf("no module '%s' for kernel %s", module, rel);
 		*why = *last_why;
@@ -256,7 +261,7 @@ struct dw_image *dw_module(struct session *s, const char *module, const char **w
 	/* no DWARF installed: ask debuginfod by the module's build-id (here,
 	 * not in libdwfl, so that a terminal shows the download) */
 	const char *dwhy = "not asked";
-	if (!has_debug_info(path)) {
+	if (!headers && !has_debug_info(path)) {
 		char *id = elf_file_build_id(path), *what = xasprintf("module %s", module);
 		char *got = id ? debuginfod_fetch(s, id, what, &dwhy) : NULL;
 		if (!id)
@@ -284,6 +289,15 @@ struct dw_image *dw_module(struct session *s, const char *module, const char **w
 			dwfl_end(dwfl);
 		free(path);
 		return NULL;
+	}
+	if (headers) {   /* mapped now: the compiled file and its directory go */
+		unlink(path);
+		char *slash = strrchr(path, '/');
+		if (slash) {
+			*slash = 0;
+			rmdir(path);
+			*slash = '/';
+		}
 	}
 	struct dw_image *img = xcalloc(1, sizeof(*img));
 	img->path = path;

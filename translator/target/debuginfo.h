@@ -36,6 +36,14 @@ struct dw_image *dw_kernel(struct session *s, const char **why);
 bool dw_image_read(struct dw_image *img, uint64_t addr, void *buf, size_t n);
 /* The NUL-terminated string a pointer at addr points to (< 128 bytes), or NULL. */
 char *dw_image_string_at(struct dw_image *img, uint64_t ptr_addr);
+/* A kernel module's image by name ("xfs"), or, for a @cast module naming C
+ * headers ("<sys/un.h>", cast_headers.c), the image of those headers' types. */
 struct dw_image *dw_module(struct session *s, const char *module, const char **why);
+
+/* cast_headers.c: is module a list of <headers>? Compile them into a
+ * shared object whose DWARF has all their types: its path (the caller
+ * removes it once open), or NULL with *why (allocated). */
+bool dw_is_header_module(const char *module);
+char *dw_header_types_file(struct session *s, const char *module, char **why);
 
 #endif

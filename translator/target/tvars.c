@@ -1105,6 +1105,8 @@ static bool resolve_loc(struct rctx *r, const struct expr *e, bool addrof, struc
 		}
 		if (mod && strncmp(mod, "kernel", 6)) {
 			img = dw_module(r->s, mod, &why);
+			if (!img && dw_is_header_module(mod))
+				return fail(r, "no types from the headers %s: %s", mod, why ? why : "?");
 			if (!img)
 				return fail(r, "no debuginfo for module '%s'%s%s", mod, why ? ": " : "", why ? why : "");
 		}
