@@ -8,6 +8,11 @@ dist_tapset_DATA = tapsets/logging.stp tapsets/context.stp tapsets/time.stp taps
 	tapsets/json.stp tapsets/json.stpm tapsets/cast.stpm
 # the kernel subsystem tapsets (vfs, scheduler, signal, kprocess, memory ...)
 dist_tapset_DATA += tapsets/vfs.stp tapsets/scheduler.stp tapsets/memory.stp tapsets/signal.stp tapsets/kprocess.stp
+# the network tapsets (netdev, tcp, udp, socket and the SNMP counters)
+dist_tapset_DATA += tapsets/netdev.stp tapsets/tcp.stp tapsets/udp.stp tapsets/socket.stp \
+	tapsets/ipmib.stp tapsets/tcpmib.stp tapsets/linuxmib.stp tapsets/linuxmib_delack.stp
+# @this1 ... @this8
+dist_tapset_DATA += tapsets/this.stp tapsets/this.stpm
 # functions on kernel objects (tasks, paths, block devices, network, ...)
 dist_tapset_DATA += tapsets/task.stp tapsets/dentry.stp tapsets/inet.stp tapsets/dev.stp tapsets/kmisc.stp \
 	tapsets/proc_mem.stp tapsets/regargs.stp tapsets/target_set.stp
