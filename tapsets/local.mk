@@ -10,7 +10,7 @@ dist_tapset_DATA = tapsets/logging.stp tapsets/context.stp tapsets/time.stp taps
 dist_tapset_DATA += tapsets/vfs.stp tapsets/scheduler.stp tapsets/memory.stp tapsets/signal.stp tapsets/kprocess.stp
 # the network tapsets (netdev, tcp, udp, socket and the SNMP counters)
 dist_tapset_DATA += tapsets/netdev.stp tapsets/tcp.stp tapsets/udp.stp tapsets/socket.stp \
-	tapsets/ipmib.stp tapsets/tcpmib.stp tapsets/linuxmib.stp tapsets/linuxmib_delack.stp
+	tapsets/ipmib.stp tapsets/tcpmib.stp tapsets/linuxmib.stp
 # @this1 ... @this8
 dist_tapset_DATA += tapsets/this.stp tapsets/this.stpm
 # functions on kernel objects (tasks, paths, block devices, network, ...)
