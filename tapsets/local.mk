@@ -11,6 +11,11 @@ dist_tapset_DATA += tapsets/vfs.stp tapsets/scheduler.stp tapsets/memory.stp tap
 	tapsets/irq.stp tapsets/tty.stp tapsets/speculative.stp
 # block I/O: ioblock, the I/O scheduler, the SCSI mid-layer; named queues' statistics
 dist_tapset_DATA += tapsets/ioblock.stp tapsets/ioscheduler.stp tapsets/scsi.stp tapsets/queue_stats.stp
+# the network tapsets (netdev, tcp, udp, socket and the SNMP counters)
+dist_tapset_DATA += tapsets/netdev.stp tapsets/tcp.stp tapsets/udp.stp tapsets/socket.stp \
+	tapsets/ipmib.stp tapsets/tcpmib.stp tapsets/linuxmib.stp
+# @this1 ... @this8
+dist_tapset_DATA += tapsets/this.stp tapsets/this.stpm
 # functions on kernel objects (tasks, paths, block devices, network, ...)
 dist_tapset_DATA += tapsets/task.stp tapsets/dentry.stp tapsets/inet.stp tapsets/dev.stp tapsets/kmisc.stp \
 	tapsets/proc_mem.stp tapsets/regargs.stp tapsets/target_set.stp

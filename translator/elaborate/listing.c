@@ -21,6 +21,56 @@ static int cmp_line(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* Whether var (" $name:type", len bytes) is one of the words of list; a type
+ * may hold blanks ("struct sock*"), so a word runs up to the next " $". */
+static bool has_var(const char *list, const char *var, size_t len)
+{
+	for (const char *q = strstr(list, " $"); q;) {
+		const char *next = strstr(q + 1, " $");
+		size_t n = next ? (size_t)(next - q) : strlen(q);
+		if (n == len && !strncmp(q, var, len))
+			return true;
+		q = next;
+	}
+	return false;
+}
+
+/* The target variables of an alias's probes: those of its first probe that
+ * every other probe of the alias has too, with the same type (as SystemTap
+ * lists an alias covering several functions or inlined copies). */
+static void alias_common_vars(struct session *s, int first, struct strbuf *out)
+{
+	const struct probe *p = s->probes.items[first]->probe;
+	struct strbuf mine = STRBUF_INIT;
+	strvec others = { 0 };
+
+	s->probes.items[first]->prov->list_vars(s, s->probes.items[first], &mine);
+	for (int j = first + 1; j < s->probes.len; j++) {
+		struct derived_probe *dp = s->probes.items[j];
+		struct strbuf sb = STRBUF_INIT;
+		if (dp->probe != p)
+			continue;
+		if (dp->prov->list_vars)
+			dp->prov->list_vars(s, dp, &sb);
+		vec_push(&others, strbuf_detach(&sb));
+	}
+	const char *v = mine.buf ? strstr(mine.buf, " $") : NULL;
+	while (v) {
+		const char *next = strstr(v + 1, " $");
+		size_t len = next ? (size_t)(next - v) : strlen(v);
+		bool all = true;
+		for (int j = 0; j < others.len && all; j++)
+			all = has_var(others.items[j], v, len);
+		if (all)
+			strbuf_addf(out, "%.*s", (int)len, v);
+		v = next;
+	}
+	for (int j = 0; j < others.len; j++)
+		free(others.items[j]);
+	free(others.items);
+	free(strbuf_detach(&mine));
+}
+
 int list_probe_points(struct session *s)
 {
 	strvec lines = { 0 };
@@ -45,8 +95,12 @@ int list_probe_points(struct session *s)
 			for (int j = 0; j < p->locals.len; j++)
 				strbuf_addf(&sb, " %s:%s", p->locals.items[j]->name,
 					    type_name(p->locals.items[j]->type));
-		if (s->list_vars && dp->prov->list_vars)
-			dp->prov->list_vars(s, dp, &sb);
+		if (s->list_vars && dp->prov->list_vars) {
+			if (p->alias_pp)
+				alias_common_vars(s, i, &sb);
+			else
+				dp->prov->list_vars(s, dp, &sb);
+		}
 		vec_push(&lines, strbuf_detach(&sb));
 	}
 	if (lines.len)

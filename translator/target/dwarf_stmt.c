@@ -228,7 +228,7 @@ static void inlines_under(struct dw_image *img, const struct ksymtab *syms, cons
 			int line = 0;
 			if (name && !fnmatch(p->func, name, 0) && dwarf_entrypc(&c, &a) == 0 &&
 			    dwarf_decl_line(&c, &line) == 0 && (!p->line || line == p->line) &&
-			    dw_addr_symbol(img, syms, a, &sym, &off) && !strstr(sym, ".cold") &&
+			    dw_addr_symbol(img, syms, a, &sym, &off) &&
 			    !refused(img, syms, a, sym)) {
 				char *file = dw_source_relative(dwarf_decl_file(&c));
 				if (!p->file || dw_file_matches(p->file, file)) {

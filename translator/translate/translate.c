@@ -599,6 +599,14 @@ static char *gen_ternary(struct gen *g, struct expr *e)
 	char *sa = gen_aside(g, e->args.items[1], &a);
 	char *sb = gen_aside(g, e->args.items[2], &b);
 
+	if (!a || !b) {   /* c ? printf(...) : printf(...): run for their effect only */
+		emit(g, "if (%s) {", cond);
+		strbuf_addstr(g->out, sa);
+		emit(g, "} else {");
+		strbuf_addstr(g->out, sb);
+		emit(g, "}");
+		return xstrdup("0");
+	}
 	if (!*sa && !*sb && e->type != TYPE_STRING)
 		return xasprintf("((%s) ? (%s) : (%s))", cond, a, b);
 	if (!*sa && !*sb)
