@@ -132,7 +132,7 @@ static inline void stp_kwrite(struct stp_context *c, u64 addr, int size, u64 v)
 
 	if (unlikely(c->last_error))
 		return;
-	if (copy_to_kernel_nofault((void *)(unsigned long)addr, src, size)) {
+	if (stp_write_kernel_nofault((void *)(unsigned long)addr, src, size)) {
 		snprintf(c->error_buf, sizeof(c->error_buf),
 			 "write fault [man error::fault] at 0x%lx", (unsigned long)addr);
 		c->last_error = c->error_buf;

@@ -1162,8 +1162,9 @@ static void type_global_inits(struct session *s)
 	}
 }
 
-/* Embedded-C functions: parameters and return without a declared type
- * default to long, as in SystemTap. */
+/* Embedded-C functions: parameters without a declared type that no call
+ * gave one (inference ran first: foo("s") makes foo's a a string, as in
+ * SystemTap) default to long. */
 static void default_embedded_types(struct session *s)
 {
 	for (int i = 0; i < s->funcs.len; i++) {
@@ -1321,6 +1322,10 @@ int pass2_elaborate(struct session *s)
 	elide_unused_globals(s);
 	collect_embeds(s);
 	type_global_inits(s);
+	do {
+		el.changed = false;
+		for_each_body(s, &el, infer_body);
+	} while (el.changed);
 	default_embedded_types(s);
 	do {
 		el.changed = false;

@@ -407,6 +407,35 @@ static bool eval_ops(struct rctx *r, Dwarf_Attribute *attr, Dwarf_Op *ops, size_
 #undef NEED
 }
 
+/* A kernel global that this unit only declares (extern), or that the
+ * linker script defines (jiffies): no DWARF location, but the symbol table
+ * has its link-time address, moved by KASLR as DW_OP_addr's. */
+static bool global_from_symtab(struct rctx *r, Dwarf_Die *var, struct loc *out)
+{
+	const char *name = dwarf_diename(var), *why = NULL;
+	const struct ksymtab *t;
+	const struct ksym *found = NULL;
+
+	if (!name || dwarf_tag(var) != DW_TAG_variable || (r->img && r->img->module) ||
+	    !(dwarf_hasattr_integrate(var, DW_AT_external) || dwarf_hasattr(var, DW_AT_declaration)))
+		return false;
+	if (!(t = ksyms_kernel(r->s, &why)))
+		return false;
+	for (size_t i = 0; i < t->n; i++) {
+		if (strcmp(t->syms[i].name, name) || ksym_is_text(&t->syms[i]))
+			continue;
+		if (found && found->addr != t->syms[i].addr)
+			return false;   /* two statics of that name: which one? */
+		found = &t->syms[i];
+	}
+	if (!found)
+		return false;
+	table(r->s)->uses_kaslr = true;
+	out->kind = L_ADDR;
+	out->c = xasprintf("((int64_t)(stp_kaslr_offset + 0x%" PRIx64 "ULL))", found->addr);
+	return true;
+}
+
 /* The location of variable DIE var at the probe address. */
 static bool var_loc(struct rctx *r, Dwarf_Die *var, struct loc *out)
 {
@@ -424,8 +453,11 @@ static bool var_loc(struct rctx *r, Dwarf_Die *var, struct loc *out)
 		out->c = xasprintf("((int64_t)%" PRId64 "LL)", (int64_t)v);
 		return true;
 	}
-	if (!dwarf_attr_integrate(var, DW_AT_location, &a))
+	if (!dwarf_attr_integrate(var, DW_AT_location, &a)) {
+		if (global_from_symtab(r, var, out))
+			return true;
 		return fail(r, "the variable has no location (optimized out)");
+	}
 	int k = dwarf_getlocation_addr(&a, r->pc, &ops, &n, 1);
 	if (k < 1 || n == 0)
 		return fail(r, "the variable is not available at this address (optimized out)");
