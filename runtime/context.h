@@ -4,7 +4,10 @@
  * context for the duration of the body (frames for locals, print buffer,
  * error state) with preemption disabled, so no two handlers share one. A
  * probe that interrupts another's handler on the same CPU (a timer, say)
- * finds the context busy and is skipped (counted).
+ * finds the context busy and is skipped (counted). A module with probes on
+ * interrupt handlers (STP_IRQOFF_HANDLERS) runs every handler with
+ * interrupts off instead, as SystemTap does: an interrupt arriving during a
+ * handler waits for it, and its probes run rather than being skipped.
  */
 #ifndef STP_CONTEXT_H
 #define STP_CONTEXT_H
@@ -38,6 +41,8 @@ struct stp_context {
 	long actions;			/* MAXACTION counter */
 	int nesting;			/* function call depth, frame index */
 	struct pt_regs *regs;		/* kprobe/timer regs or NULL */
+	unsigned long irq_flags;	/* STP_IRQOFF_HANDLERS: as saved on entry */
+	bool switch_file;		/* switch_file(): after this probe's output */
 	int regparm;			/* regargs.stp: 0 default, else 0x100 | n */
 	void *entry_data;		/* .return probes: values saved at entry */
 	char *frames;			/* (MAXNESTING + 1) * STP_FRAME_SIZE bytes */
@@ -125,8 +130,13 @@ static inline bool stp_kind_allowed(int kind, int state)
 static __maybe_unused struct stp_context *stp_probe_enter(const struct stp_probe *p)
 {
 	struct stp_context *c;
+	unsigned long flags = 0;
 
+#ifdef STP_IRQOFF_HANDLERS
+	local_irq_save(flags);
+#else
 	preempt_disable();
+#endif
 	if (unlikely(!stp_kind_allowed(p->kind, atomic_read(&stp_state)) ||
 		     !stp_contexts))
 		goto out;
@@ -136,6 +146,7 @@ static __maybe_unused struct stp_context *stp_probe_enter(const struct stp_probe
 		goto out;
 	}
 	c->probe = p;
+	c->irq_flags = flags;
 	c->last_error = NULL;
 	c->last_stmt = NULL;
 	c->actions = 0;
@@ -146,7 +157,11 @@ static __maybe_unused struct stp_context *stp_probe_enter(const struct stp_probe
 	c->t_start = stp_timing_start();
 	return c;
 out:
+#ifdef STP_IRQOFF_HANDLERS
+	local_irq_restore(flags);
+#else
 	preempt_enable();
+#endif
 	return NULL;
 }
 
@@ -166,8 +181,17 @@ static __maybe_unused void stp_probe_exit(struct stp_context *c)
 			stp_err("%s", c->last_error);
 		c->last_error = NULL;
 	}
+#ifdef STP_IRQOFF_HANDLERS
+	{
+		unsigned long flags = c->irq_flags;
+
+		atomic_set(&c->busy, 0);
+		local_irq_restore(flags);
+	}
+#else
 	atomic_set(&c->busy, 0);
 	preempt_enable();
+#endif
 }
 
 #endif /* STP_CONTEXT_H */

@@ -30,6 +30,7 @@ enum stp_msg_type {
 	STP_MSG_EXIT = 4,	/* the script wants to stop: answer with STOP */
 	STP_MSG_DONE = 5,	/* struct stp_msg_done, last record */
 	STP_MSG_SYSTEM = 6,	/* a command for /bin/sh -c (system() in a script) */
+	STP_MSG_SWITCH_FILE = 7,	/* no payload: -o FILE goes on in the next file */
 	/* stapio -> module */
 	STP_MSG_START = 16,	/* struct stp_msg_start: run begin probes, register */
 	STP_MSG_STOP = 17,	/* no payload: unregister, run end probes, send DONE */

@@ -24,6 +24,12 @@ static __maybe_unused void stp_print_flush(struct stp_context *c)
 		stp_transport_write(STP_MSG_OUT, c->pbuf, c->plen);
 		c->plen = 0;
 	}
+	/* switch_file() takes effect after the output of its probe, as
+	 * SystemTap's does */
+	if (unlikely(c->switch_file)) {
+		c->switch_file = false;
+		stp_transport_record(STP_MSG_SWITCH_FILE, NULL, 0);
+	}
 }
 
 /* Raw bytes to stdout; larger than the buffer goes straight out. */

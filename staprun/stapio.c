@@ -43,6 +43,7 @@ struct relay {
 
 	int ctl;		/* /proc/cstap_<modname> */
 	int out;		/* stdout or -o FILE */
+	unsigned out_seq;	/* switch_file() count: FILE, FILE.1, FILE.2 ... */
 	struct cmd_child child;	/* the -c command */
 	bool stop_sent, done;
 	struct stp_msg_done summary;
@@ -126,6 +127,40 @@ static void send_stop(struct relay *s, const char *why)
 	}
 }
 
+/* Open -o FILE (seq 0) or FILE.seq, truncated; -1 on failure (reported). */
+static int open_output(const struct relay *s, unsigned seq)
+{
+	char *path = NULL;
+	int fd;
+
+	if (seq && asprintf(&path, "%s.%u", s->out_path, seq) < 0) {
+		error_msg("out of memory");
+		return -1;
+	}
+	fd = open(path ? path : s->out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (fd < 0)
+		error_msg("cannot open output file %s: %s", path ? path : s->out_path, strerror(errno));
+	free(path);
+	return fd;
+}
+
+/* switch_file(): later output goes to the next file (as SystemTap's stapio
+ * names them: FILE, FILE.1, FILE.2 ...); to stdout there is nothing to do. */
+static void switch_output(struct relay *s)
+{
+	int fd;
+
+	if (!s->out_path)
+		return;
+	fd = open_output(s, s->out_seq + 1);
+	if (fd < 0)
+		return;	/* keep writing to the current file */
+	close(s->out);
+	s->out = fd;
+	s->out_seq++;
+	verbose(s, "output switched to %s.%u", s->out_path, s->out_seq);
+}
+
 /* Act on the records in buf[0..n). */
 static void handle_records(struct relay *s, const char *buf, size_t n)
 {
@@ -160,6 +195,9 @@ static void handle_records(struct relay *s, const char *buf, size_t n)
 			break;	/* checked by await_hello */
 		case STP_MSG_SYSTEM:
 			system_run(p, m.len, s->out);
+			break;
+		case STP_MSG_SWITCH_FILE:
+			switch_output(s);
 			break;
 		default:
 			verbose(s, "ignoring record of unknown type %u", m.type);
@@ -379,11 +417,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (s.out_path) {
-		s.out = open(s.out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-		if (s.out < 0) {
-			error_msg("cannot open output file %s: %s", s.out_path, strerror(errno));
+		s.out = open_output(&s, 0);
+		if (s.out < 0)
 			return 1;
-		}
 	}
 	snprintf(path, sizeof(path), "/proc/" STP_PROC_PREFIX "%s", s.modname);
 	s.ctl = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);

@@ -4,10 +4,13 @@ dist_tapset_DATA = tapsets/logging.stp tapsets/context.stp tapsets/time.stp taps
 	tapsets/conversions.stp tapsets/null.stp tapsets/regex.stp tapsets/argv.stp tapsets/task.stpm \
 	tapsets/indent.stp tapsets/random.stp tapsets/errno.stp tapsets/ansi.stp \
 	tapsets/uconversions.stp tapsets/tokenize.stp tapsets/cmdline.stp tapsets/stopwatch.stp \
-	tapsets/context-symbols.stp tapsets/tz_ctime.stp \
+	tapsets/context-symbols.stp tapsets/symlines.stp tapsets/tz_ctime.stp \
 	tapsets/json.stp tapsets/json.stpm tapsets/cast.stpm
 # the kernel subsystem tapsets (vfs, scheduler, signal, kprocess, memory ...)
-dist_tapset_DATA += tapsets/vfs.stp tapsets/scheduler.stp tapsets/memory.stp tapsets/signal.stp tapsets/kprocess.stp
+dist_tapset_DATA += tapsets/vfs.stp tapsets/scheduler.stp tapsets/memory.stp tapsets/signal.stp tapsets/kprocess.stp \
+	tapsets/irq.stp tapsets/tty.stp tapsets/speculative.stp
+# block I/O: ioblock, the I/O scheduler, the SCSI mid-layer; named queues' statistics
+dist_tapset_DATA += tapsets/ioblock.stp tapsets/ioscheduler.stp tapsets/scsi.stp tapsets/queue_stats.stp
 # functions on kernel objects (tasks, paths, block devices, network, ...)
 dist_tapset_DATA += tapsets/task.stp tapsets/dentry.stp tapsets/inet.stp tapsets/dev.stp tapsets/kmisc.stp \
 	tapsets/proc_mem.stp tapsets/regargs.stp tapsets/target_set.stp tapsets/guru.stp

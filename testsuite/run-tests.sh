@@ -3,7 +3,7 @@
 # `stap -p4`, then all modules run in ONE QEMU guest boot (stap-vm -b), and
 # each result is compared with NAME.expect (stdout), NAME.experr (stderr,
 # empty if absent) and NAME.rc (exit status, 0 if absent).
-#   NAME.opts  stap options, shell-quoted (-G VAR=VAL and -c CMD also go to staprun)
+#   NAME.opts  stap options, shell-quoted (-G VAR=VAL, -c CMD and -o FILE also go to staprun)
 #   NAME.args  script arguments ($1, @2 ...), shell-quoted
 #   NAME.modules  modules of the guest kernel loaded at boot (stap-vm -M), one a line
 #   NAME.boot  extra guest kernel arguments (stap-vm -a): such tests get a boot of
@@ -85,6 +85,7 @@ for n in "${names[@]}"; do
 		for ((i = 0; i < ${#opts[@]}; i++)); do
 			case "${opts[i]}" in
 			-c) cmd+=" -c $(printf %q "${opts[i+1]}")"; i=$((i + 1));;
+			-o) cmd+=" -o $(printf %q "${opts[i+1]}")"; i=$((i + 1));;
 			esac
 		done
 	fi

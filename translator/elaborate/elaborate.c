@@ -792,6 +792,8 @@ static enum type infer(struct elab *el, struct expr *e, enum type want)
 			infer(el, e->lhs, TYPE_LONG);
 		/* pretty printing ($x$, $$parms) gives text, anything else a number */
 		t = e->suffix || (e->kind == EXPR_TARGET && !strncmp(e->name, "$$", 2)) ? TYPE_STRING : TYPE_LONG;
+		if (el->s->list_vars && tvars_unresolved(el->s, e))
+			t = TYPE_UNKNOWN;   /* -L lists what it sets as "unknown" */
 		break;
 	case EXPR_ADDROF:
 		if (e->lhs && e->lhs->kind != EXPR_TARGET && e->lhs->kind != EXPR_CAST && e->lhs->kind != EXPR_ATVAR)
@@ -1336,7 +1338,8 @@ int pass2_elaborate(struct session *s)
 	for (int i = 0; i < s->funcs.len; i++)
 		if (s->funcs.items[i]->ret == TYPE_UNKNOWN)
 			s->funcs.items[i]->ret = TYPE_VOID;
-	check_resolved(s);
+	if (!s->list_vars)   /* -L lists unknown types, as SystemTap */
+		check_resolved(s);
 	check_semantics(s);
 	check_global_settings(s);
 	if (s->errors)

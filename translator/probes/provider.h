@@ -98,6 +98,11 @@ struct provider {
 	const char *(*probe_type)(const struct derived_probe *dp);
 	/* -t: pp() is resolved from the point as written; show both. */
 	bool shows_origin;
+	/* Pass 3: does dp fire in interrupt context, as a matter of course (an
+	 * interrupt handler's tracepoint)? A module with such a probe runs
+	 * every handler with interrupts off, as SystemTap does, so that these
+	 * are delayed rather than skipped when they interrupt another handler. */
+	bool (*in_irq)(const struct derived_probe *dp);
 	/* Pass 5: append the kernel modules (each once) that this family's
 	 * probes are in: the QEMU guest loads them before the run. */
 	void (*guest_modules)(struct session *s, strvec *out);

@@ -34,6 +34,7 @@ extern const struct provider tracepoint_provider;
 /* A derived probe of this family (dp->data). */
 struct tp_probe {
 	char *name;             /* the tracepoint: "sched_switch" */
+	char *system;           /* its system: "sched"; NULL if unknown */
 	struct dw_scope scope;  /* __traceiter_NAME at its entry */
 	int nargs;              /* its arguments after __data */
 };
@@ -127,6 +128,7 @@ static int derive(struct session *s, struct probe *p, struct probe_point *pp)
 		struct tp_probe *t = xcalloc(1, sizeof(*t));
 		t->name = xstrdup(name);
 		t->nargs = nargs;
+		t->system = sys;
 		t->scope = (struct dw_scope){ .img = img, .die = f->die, .entry = f->addr, .hidden = "__data" };
 		struct derived_probe *dp = derived_probe_add(s, p, pp, &tracepoint_provider, PK_NORMAL);
 		dp->pp = sys ? xasprintf("kernel.trace(\"%s:%s\")", sys, name) : xasprintf("kernel.trace(\"%s\")", name);
@@ -141,6 +143,15 @@ static int derive(struct session *s, struct probe *p, struct probe_point *pp)
 		return -1;
 	}
 	return 1;
+}
+
+/* The "irq" system's tracepoints (irq_handler_entry, softirq_entry,
+ * tasklet_entry ...) fire in hard or soft interrupt context. */
+static bool in_irq(const struct derived_probe *dp)
+{
+	const struct tp_probe *t = dp->data;
+
+	return t->system && !strcmp(t->system, "irq");
 }
 
 static const struct dw_scope *tvar_scope(const struct derived_probe *dp)
@@ -233,4 +244,5 @@ const struct provider tracepoint_provider = {
 	.emit_decls = emit_decls,
 	.emit_register = emit_register,
 	.emit_unregister = emit_unregister,
+	.in_irq = in_irq,
 };

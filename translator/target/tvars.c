@@ -202,6 +202,7 @@ static char *reg_c(int n)
 
 /* The canonical frame address at the probe: at a function's entry it is
  * the stack pointer before the call pushed the return address; elsewhere
+ * (an inlined instance's entry included: it is inside its caller's frame)
  * the call frame information says. */
 static char *cfa_c(struct rctx *r)
 {
@@ -210,7 +211,7 @@ static char *cfa_c(struct rctx *r)
 	Dwarf_Op *ops;
 	size_t n;
 
-	if (r->pc == r->fn_entry)
+	if (r->pc == r->fn_entry && dwarf_tag(&r->fn) != DW_TAG_inlined_subroutine)
 		return xstrdup("((int64_t)stp_dwarf_reg(c, 7) + 8)");
 	cfi = dwarf_getcfi(r->img->dbg);
 	if (!cfi || dwarf_cfi_addrframe(cfi, r->pc, &fr) != 0 || dwarf_frame_cfa(fr, &ops, &n) != 0 ||
@@ -227,6 +228,25 @@ static char *cfa_c(struct rctx *r)
 
 static bool eval_ops(struct rctx *r, Dwarf_Attribute *attr, Dwarf_Op *ops, size_t n, struct loc *out);
 
+/* DW_AT_frame_base of the function pc is in: an inlined instance has none
+ * of its own, its frame is that of the CU's function whose code holds pc
+ * (dwarf_getscopes would follow the abstract nesting instead). */
+static bool frame_base_attr(struct rctx *r, Dwarf_Attribute *a)
+{
+	Dwarf_Die cu, child;
+
+	if (dwarf_attr(&r->fn, DW_AT_frame_base, a))
+		return true;
+	if (!dwarf_diecu(&r->fn, &cu, NULL, NULL) || dwarf_child(&cu, &child) != 0)
+		return false;
+	do {
+		if (dwarf_tag(&child) == DW_TAG_subprogram && dwarf_haspc(&child, r->pc) == 1 &&
+		    dwarf_attr(&child, DW_AT_frame_base, a))
+			return true;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return false;
+}
+
 /* The frame base of the function (DW_AT_frame_base), as an address. */
 static char *frame_base_c(struct rctx *r)
 {
@@ -235,7 +255,7 @@ static char *frame_base_c(struct rctx *r)
 	size_t n;
 	struct loc l = { 0 };
 
-	if (!dwarf_attr(&r->fn, DW_AT_frame_base, &a) || dwarf_getlocation_addr(&a, r->pc, &ops, &n, 1) < 1) {
+	if (!frame_base_attr(r, &a) || dwarf_getlocation_addr(&a, r->pc, &ops, &n, 1) < 1) {
 		fail(r, "no frame base at 0x%" PRIx64, (uint64_t)r->pc);
 		return NULL;
 	}
@@ -1302,6 +1322,16 @@ static void walk_target(struct walk *w, const struct expr *e, bool addrof, const
 			vec_push(&table(r->s)->all, tv);
 			return;
 		}
+		if (r->s->list_vars && !w->quiet) {
+			/* -L, as SystemTap's listing mode: a target expression
+			 * that fails is no error, the variable it sets is
+			 * listed with an unknown type */
+			free(r->why);
+			r->why = NULL;
+			tv->kind = TV_UNRESOLVED;
+			vec_push(&table(r->s)->all, tv);
+			return;
+		}
 		report(w, e);
 		free(tv);
 		return;
@@ -1447,6 +1477,16 @@ int tvars_resolve(struct session *s)
 		errors += w.errors;
 	}
 	return errors;
+}
+
+bool tvars_unresolved(struct session *s, const struct expr *e)
+{
+	struct tvar_table *t = table(s);
+
+	for (int i = 0; i < t->all.len; i++)
+		if (t->all.items[i]->e == e && t->all.items[i]->kind == TV_UNRESOLVED)
+			return true;
+	return false;
 }
 
 const struct tvar *tvar_find(struct session *s, const struct derived_probe *dp, const struct expr *e)

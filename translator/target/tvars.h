@@ -24,6 +24,7 @@ enum tv_kind {
 	TV_VALUE,       /* code: a C expression of type int64_t */
 	TV_PRETTY,      /* code: statements appending text to @@S@@ */
 	TV_DEFINED,     /* @defined: a constant, `defined` */
+	TV_UNRESOLVED,  /* -L only: not found, no code; its type is unknown */
 };
 
 struct tvar {
@@ -42,6 +43,8 @@ struct tvar {
 /* Pass 2: resolve every target expression of the probes and functions
  * kept; errors are reported as diagnostics. Returns the number of errors. */
 int tvars_resolve(struct session *s);
+/* -L: did e fail to resolve in some probe (its type is then unknown)? */
+bool tvars_unresolved(struct session *s, const struct expr *e);
 /* What e compiles to in dp (or anywhere: dp NULL), or NULL. */
 const struct tvar *tvar_find(struct session *s, const struct derived_probe *dp, const struct expr *e);
 /* Does the body of this script probe use anything resolved per derived

@@ -22,6 +22,7 @@
 #include "format.h"
 #include "probes/provider.h"
 #include "regex.h"
+#include "target/klines.h"
 #include "target/tvars.h"
 #include "session.h"
 #include "translate.h"
@@ -1724,6 +1725,37 @@ static void gen_need_macros(struct session *s, struct strbuf *out)
 	free(seen.items);
 }
 
+/* Does the script call the tapset function named name? */
+static bool uses_func(const struct session *s, const char *name)
+{
+	for (int i = 0; i < s->funcs.len; i++)
+		if (!strcmp(s->funcs.items[i]->name, name))
+			return true;
+	return false;
+}
+
+/* symfileline() and co (tapsets/symlines.stp) read the kernel's line table:
+ * written next to the module's source and assembled into its read-only
+ * data (.incbin keeps the C source, and -p3's output, small). */
+static void gen_klines(struct session *s, struct strbuf *out)
+{
+	const char *why = NULL;
+
+	if (!uses_func(s, "_klines_str"))
+		return;
+	char *path = xasprintf("%s/%s_lines.bin", s->tmpdir ? s->tmpdir : ".", s->module_name);
+	if (s->tmpdir && klines_write(s, path, &why) != 0)
+		diag(s, T_INTERNAL, (struct srcpos){0}, "cannot give the module the kernel's source lines: %s",
+		     why ? why : "unknown error");
+	strbuf_addstr(out, "asm(\".section .rodata.stp_klines, \\\"a\\\"\\n\"\n"
+		      "    \".balign 8\\n\"\n"
+		      "    \"stp_klines:\\n\"\n");
+	strbuf_addf(out, "    \".incbin \\\"%s\\\"\\n\"\n", path);
+	strbuf_addstr(out, "    \"stp_klines_end:\\n\"\n"
+		      "    \".previous\\n\");\n\n");
+	free(path);
+}
+
 int translate(struct session *s, struct strbuf *out)
 {
 	struct strbuf types = STRBUF_INIT, code = STRBUF_INIT;
@@ -1735,6 +1767,13 @@ int translate(struct session *s, struct strbuf *out)
 	gen_need_macros(s, out);
 	if (s->no_time_limits)   /* a lock is waited for as long as it takes */
 		strbuf_addstr(out, "#define STAP_SUPPRESS_TIME_LIMITS_ENABLE 1\n#define MAXTRYLOCK 2000000000\n");
+	for (int i = 0; i < s->probes.len; i++) {
+		const struct derived_probe *dp = s->probes.items[i];
+		if (dp->prov->in_irq && dp->prov->in_irq(dp)) {
+			strbuf_addstr(out, "#define STP_IRQOFF_HANDLERS 1\n");
+			break;
+		}
+	}
 	strbuf_addstr(out, "#include \"runtime.h\"\n#include \"ops.h\"\n");
 	gen_family_includes(s, out);
 	if (s->regexes.len)
@@ -1743,6 +1782,7 @@ int translate(struct session *s, struct strbuf *out)
 	for (int i = 0; i < s->embeds.len; i++)
 		strbuf_addf(out, "%s\n", s->embeds.items[i]->code);
 	gen_regex_tables(s, out);
+	gen_klines(s, out);
 	gen_globals(s, out);
 	strbuf_addstr(out, "\n");
 
@@ -1818,13 +1858,14 @@ int pass3_translate(struct session *s)
 	const char *tmp = env_get(ENV_TMPDIR);
 	char *tmpl = xasprintf("%s/stapXXXXXX", tmp && *tmp ? tmp : "/tmp");
 
-	if (translate(s, &out))
-		return 1;
+	/* first: the module's source may name files written next to it */
 	if (!mkdtemp(tmpl)) {
 		diag(s, T_INTERNAL, (struct srcpos){0}, "cannot create a build directory in %s", tmpl);
 		return 1;
 	}
 	s->tmpdir = xstrdup(tmpl);
+	if (translate(s, &out))
+		return 1;
 	s->c_file = xasprintf("%s/%s.c", s->tmpdir, s->module_name);
 	if (write_file(s->c_file, out.buf, out.len) != 0) {
 		diag(s, T_INTERNAL, (struct srcpos){0}, "cannot write %s", s->c_file);
