@@ -865,11 +865,20 @@ static bool find_var(struct rctx *r, const char *name, Dwarf_Die *var)
 	if (!dwarf_diecu(&r->fn, &cu, NULL, NULL))
 		return fail(r, "no compile unit");
 	n = dwarf_getscopes(&cu, r->pc, &scopes);
-	if (n > 0 && dwarf_getscopevar(scopes, n, name, 0, NULL, 0, 0, var) >= 0) {
+	/* only the probed function's own scopes: not those of a callee
+	 * inlined at this address (sigismember's sig inside sig_ignored),
+	 * nor what encloses the function */
+	int fi = -1, start = 0;
+	for (int i = 0; i < n && fi < 0; i++)
+		if (dwarf_dieoffset(&scopes[i]) == dwarf_dieoffset(&r->fn))
+			fi = i;
+	for (int i = 0; i < fi; i++)
+		if (dwarf_tag(&scopes[i]) == DW_TAG_inlined_subroutine)
+			start = i + 1;
+	if (fi >= 0 && dwarf_getscopevar(scopes + start, fi - start + 1, name, 0, NULL, 0, 0, var) >= 0) {
 		free(scopes);
 		return true;
 	}
-	free(scopes);
 	/* parameters and outermost locals of the function itself (the probe
 	 * address may be outside the scopes libdw reports, e.g. at entry) */
 	Dwarf_Die d;
@@ -879,11 +888,17 @@ static bool find_var(struct rctx *r, const char *name, Dwarf_Die *var)
 			const char *dn = dwarf_diename(&d);
 			if ((tag == DW_TAG_formal_parameter || tag == DW_TAG_variable) && dn && !strcmp(dn, name)) {
 				*var = d;
+				free(scopes);
 				return true;
 			}
 		} while (dwarf_siblingof(&d, &d) == 0);
 	}
-	return false;
+	/* then what encloses the function: the unit's globals */
+	bool found = fi >= 0 && fi + 1 < n ?
+		dwarf_getscopevar(scopes + fi + 1, n - fi - 1, name, 0, NULL, 0, 0, var) >= 0 :
+		dwarf_getscopevar(&cu, 1, name, 0, NULL, 0, 0, var) >= 0;
+	free(scopes);
+	return found;
 }
 
 /* Top-level type DIEs found by @cast, cached by name in their image. */
