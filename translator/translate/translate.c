@@ -664,6 +664,8 @@ static char *gen_expr(struct gen *g, struct expr *e)
 				 global_cname(e->sym), keys);
 	}
 	case EXPR_IN: {
+		if (e->lhs && e->lhs->kind == EXPR_HIST)   /* i in @hist_log(s): bucket i's count, as SystemTap */
+			return xasprintf("((int64_t)%s)", gen_hist_index(g, e));
 		const char *kind = e->sym->type == TYPE_STATS ? "pmap" : "map";
 		if (is_slice(e)) {
 			unsigned int wild;
