@@ -26,6 +26,8 @@
 struct tvar_table {
 	VEC(struct tvar *) all;
 	bool uses_kaslr;        /* some code adds stp_kaslr_offset (DW_OP_addr) */
+	strvec modsyms;         /* "module:name" of the module globals read, by
+				 * their index in stp_modsym_addrs[] */
 };
 
 static struct tvar_table *table(struct session *s)
@@ -456,6 +458,33 @@ static bool global_from_symtab(struct rctx *r, Dwarf_Die *var, struct loc *out)
 	return true;
 }
 
+/* A module's global (a DW_OP_addr location, or none in a unit that only
+ * declares it): its address is looked up by name when the script starts
+ * (the module may be loaded anywhere). */
+static bool module_global(struct rctx *r, Dwarf_Die *var, struct loc *out)
+{
+	struct tvar_table *t = table(r->s);
+	const char *name = dwarf_diename(var);
+	char *key;
+	int k;
+
+	if (!name || dwarf_tag(var) != DW_TAG_variable)
+		return false;
+	key = xasprintf("%s:%s", r->img->module, name);
+	for (k = 0; k < t->modsyms.len && strcmp(t->modsyms.items[k], key); k++)
+		;
+	if (k == t->modsyms.len) {
+		if (k >= 32)   /* STP_MODSYMS_MAX */
+			return free(key), fail(r, "too many globals of modules (32 at most)");
+		vec_push(&t->modsyms, key);
+	} else {
+		free(key);
+	}
+	out->kind = L_ADDR;
+	out->c = xasprintf("((int64_t)stp_modsym_addrs[%d])", k);
+	return true;
+}
+
 /* The location of variable DIE var at the probe address. */
 static bool var_loc(struct rctx *r, Dwarf_Die *var, struct loc *out)
 {
@@ -473,7 +502,10 @@ static bool var_loc(struct rctx *r, Dwarf_Die *var, struct loc *out)
 		out->c = xasprintf("((int64_t)%" PRId64 "LL)", (int64_t)v);
 		return true;
 	}
+	bool in_module = r->img && r->img->module;
 	if (!dwarf_attr_integrate(var, DW_AT_location, &a)) {
+		if (in_module && (dwarf_hasattr_integrate(var, DW_AT_external) || dwarf_hasattr(var, DW_AT_declaration)))
+			return module_global(r, var, out);
 		if (global_from_symtab(r, var, out))
 			return true;
 		return fail(r, "the variable has no location (optimized out)");
@@ -481,6 +513,8 @@ static bool var_loc(struct rctx *r, Dwarf_Die *var, struct loc *out)
 	int k = dwarf_getlocation_addr(&a, r->pc, &ops, &n, 1);
 	if (k < 1 || n == 0)
 		return fail(r, "the variable is not available at this address (optimized out)");
+	if (in_module && n == 1 && ops[0].atom == DW_OP_addr)
+		return module_global(r, var, out);
 	return eval_ops(r, &a, ops, n, out);
 }
 
@@ -1518,12 +1552,18 @@ char *tvars_kaslr_init(struct session *s)
 {
 	const char *why;
 	const struct ksymtab *t;
+	struct strbuf out = STRBUF_INIT;
+	const struct tvar_table *tt = table(s);
 
-	if (!table(s)->uses_kaslr || !(t = ksyms_kernel(s, &why)))
-		return NULL;
-	for (size_t i = 0; i < t->n; i++)
-		if (!strcmp(t->syms[i].name, "kfree"))
-			return xasprintf("\tstp_kaslr_offset = (unsigned long)&kfree - 0x%" PRIx64 "UL;\n",
-					 (uint64_t)t->syms[i].addr);
-	return NULL;
+	for (int k = 0; k < tt->modsyms.len; k++)
+		strbuf_addf(&out, "\tstp_modsym_addrs[%d] = stp_modsym_lookup(\"%s\");\n", k, tt->modsyms.items[k]);
+	if (tt->uses_kaslr && (t = ksyms_kernel(s, &why))) {
+		for (size_t i = 0; i < t->n; i++)
+			if (!strcmp(t->syms[i].name, "kfree")) {
+				strbuf_addf(&out, "\tstp_kaslr_offset = (unsigned long)&kfree - 0x%" PRIx64 "UL;\n",
+					    (uint64_t)t->syms[i].addr);
+				break;
+			}
+	}
+	return out.len ? strbuf_detach(&out) : (strbuf_release(&out), NULL);
 }
