@@ -16,6 +16,7 @@
 #include <linux/uaccess.h>
 #include <linux/percpu.h>
 #include <linux/ptrace.h>
+#include <linux/kprobes.h>
 #include "context.h"
 #include "ops.h"
 
@@ -132,7 +133,7 @@ static inline void stp_kwrite(struct stp_context *c, u64 addr, int size, u64 v)
 
 	if (unlikely(c->last_error))
 		return;
-	if (copy_to_kernel_nofault((void *)(unsigned long)addr, src, size)) {
+	if (stp_write_kernel_nofault((void *)(unsigned long)addr, src, size)) {
 		snprintf(c->error_buf, sizeof(c->error_buf),
 			 "write fault [man error::fault] at 0x%lx", (unsigned long)addr);
 		c->last_error = c->error_buf;
@@ -148,6 +149,30 @@ static inline int64_t stp_sext(u64 v, int bits)
 /* KASLR: link-time addresses (DW_OP_addr) are moved by the distance between
  * where an exported function is and where the symbol table says it was. */
 static unsigned long stp_kaslr_offset __maybe_unused;
+
+/* The run-time addresses of the module globals the script reads ($var of a
+ * module("m").function probe), looked up by "m:name" when it starts. */
+#define STP_MODSYMS_MAX 32
+static unsigned long stp_modsym_addrs[STP_MODSYMS_MAX] __maybe_unused;
+
+/*
+ * Where the loaded module's symbol "module:name" is, 0 when the module is
+ * not loaded. kallsyms_lookup_name is not exported: the kprobes core looks
+ * the name up (modules' data symbols too) and leaves the address in the
+ * kprobe before it refuses to probe data. Process context only.
+ */
+static __maybe_unused unsigned long stp_modsym_lookup(const char *modname)
+{
+	struct kprobe kp = { .symbol_name = modname };
+	unsigned long addr;
+
+	if (register_kprobe(&kp) == 0) {	/* text after all: not expected */
+		addr = (unsigned long)kp.addr;
+		unregister_kprobe(&kp);
+		return addr;
+	}
+	return (unsigned long)kp.addr;
+}
 
 /* ---- pretty printing ---------------------------------------------------- */
 

@@ -44,6 +44,29 @@
 #endif
 #endif
 
+/*
+ * stp_write_kernel_nofault(dst, src, size): store size (1, 2, 4 or 8) bytes
+ * at a kernel address without faulting; 0 or -EFAULT. Neither 6.1 nor 6.12
+ * exports copy_to_kernel_nofault, so this is its inline core: the arch's
+ * __put_kernel_nofault with page faults disabled.
+ */
+static inline int stp_write_kernel_nofault(void *dst, const void *src, int size)
+{
+	pagefault_disable();
+	switch (size) {
+	case 1: __put_kernel_nofault(dst, src, u8, efault); break;
+	case 2: __put_kernel_nofault(dst, src, u16, efault); break;
+	case 4: __put_kernel_nofault(dst, src, u32, efault); break;
+	case 8: __put_kernel_nofault(dst, src, u64, efault); break;
+	default: goto efault;
+	}
+	pagefault_enable();
+	return 0;
+efault:
+	pagefault_enable();
+	return -EFAULT;
+}
+
 /* 5.6 gave /proc files their own struct proc_ops. */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 6, 0)
 #define STP_HAVE_PROC_OPS 1

@@ -18,7 +18,7 @@ dist_tapset_DATA += tapsets/netdev.stp tapsets/tcp.stp tapsets/udp.stp tapsets/s
 dist_tapset_DATA += tapsets/this.stp tapsets/this.stpm
 # functions on kernel objects (tasks, paths, block devices, network, ...)
 dist_tapset_DATA += tapsets/task.stp tapsets/dentry.stp tapsets/inet.stp tapsets/dev.stp tapsets/kmisc.stp \
-	tapsets/proc_mem.stp tapsets/regargs.stp tapsets/target_set.stp
+	tapsets/proc_mem.stp tapsets/regargs.stp tapsets/target_set.stp tapsets/guru.stp tapsets/aux_syscalls.stp
 # system calls beyond the generated syscall.* (nd_syscall, syscall_any, decoders)
 dist_tapset_DATA += tapsets/syscall_args.stp tapsets/syscall_decode.stp \
 	tapsets/syscall_ustructs.stp tapsets/syscalls.stp tapsets/syscall_any.stp

@@ -35,6 +35,7 @@ static void usage(FILE *f)
 	      "  -g              guru mode: embedded C and writes to kernel memory\n"
 	      "  -u              keep unused code (check everything)\n"
 	      "  --skip-badvars  read target variables that cannot be resolved as 0\n"
+	      "  --suppress-time-limits  (with -g) no MAXACTION limit, locks waited for\n"
 	      "  -w / -W         suppress warnings / treat warnings as errors\n"
 	      "  -m NAME         name the module NAME (pass 4 leaves NAME.ko here)\n"
 	      "  -o FILE         send the script's output to FILE\n"
@@ -161,7 +162,7 @@ static int check_tmpdir(struct session *s)
 int parse_options(struct session *s, int argc, char **argv)
 {
 	enum { OPT_REMOTE = 256, OPT_LIST_TAGS, OPT_COMPATIBLE, OPT_PROLOGUE, OPT_SKIP_BADVARS,
-	       OPT_IGNORED };
+	       OPT_NO_TIME_LIMITS, OPT_IGNORED };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -170,6 +171,7 @@ int parse_options(struct session *s, int argc, char **argv)
 		{ "compatible", required_argument, NULL, OPT_COMPATIBLE },
 		{ "prologue-searching", optional_argument, NULL, OPT_PROLOGUE },
 		{ "skip-badvars", no_argument, NULL, OPT_SKIP_BADVARS },
+		{ "suppress-time-limits", no_argument, NULL, OPT_NO_TIME_LIMITS },
 		/* SystemTap's: cstap keeps no module cache, and has nothing
 		 * version-dependent to check */
 		{ "disable-cache", no_argument, NULL, OPT_IGNORED },
@@ -266,6 +268,7 @@ int parse_options(struct session *s, int argc, char **argv)
 			break;
 		case OPT_LIST_TAGS: diag_list_tags(); return -1;
 		case OPT_SKIP_BADVARS: s->skip_badvars = true; break;
+		case OPT_NO_TIME_LIMITS: s->no_time_limits = true; break;
 		case OPT_IGNORED:
 		case 'd':   /* -d MODULE/BINARY: see --ldd above */
 			break;
@@ -281,6 +284,10 @@ int parse_options(struct session *s, int argc, char **argv)
 	}
 	for (; optind < argc; optind++)
 		vec_push(&s->args, argv[optind]);
+	if (s->no_time_limits && !s->guru) {
+		diag(s, O_USAGE, (struct srcpos){0}, "--suppress-time-limits requires guru mode (-g)");
+		return 1;
+	}
 	if (s->cmd && s->target_pid) {
 		diag(s, O_USAGE, (struct srcpos){0}, "-c and -x cannot be used together");
 		return 1;

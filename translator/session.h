@@ -16,6 +16,8 @@ struct session {
 	int verbose;              /* -v count */
 	bool guru;                /* -g */
 	bool skip_badvars;        /* --skip-badvars: unresolvable $vars read as 0 */
+	bool no_time_limits;      /* --suppress-time-limits (guru): no MAXACTION, no
+				   * MAXTRYLOCK give-up */
 	bool keep_unused;         /* -u */
 	bool suppress_warnings;   /* -w */
 	bool warnings_are_errors; /* -W */

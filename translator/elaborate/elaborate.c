@@ -351,6 +351,11 @@ static void resolve_expr(struct elab *el, struct expr *e)
 		if (e->lhs && e->lhs->kind == EXPR_VAR) {
 			e->sym = resolve_array(el, e->lhs->name, e->lhs->pos);
 			e->lhs->sym = e->sym;
+		} else if (e->lhs) {	/* i in @hist_log(s): bucket i's count */
+			resolve_expr(el, e->lhs);
+			if (e->args.len != 1)
+				diag(el->s, E_ARRAY_KEYS, e->pos, "a histogram bucket is named by one index, not %d",
+				     e->args.len);
 		}
 		return;
 	case EXPR_CALL:
@@ -710,6 +715,10 @@ static enum type infer(struct elab *el, struct expr *e, enum type want)
 	case EXPR_IN:
 		if (e->sym)
 			infer_keys(el, e->sym, e->args.items, e->args.len, e->pos);
+		else if (e->lhs && e->lhs->kind == EXPR_HIST && e->args.len == 1) {
+			infer(el, e->lhs, TYPE_STATS);
+			infer(el, e->args.items[0], TYPE_LONG);
+		}
 		t = TYPE_LONG;
 		break;
 	case EXPR_CALL:
@@ -1164,8 +1173,9 @@ static void type_global_inits(struct session *s)
 	}
 }
 
-/* Embedded-C functions: parameters and return without a declared type
- * default to long, as in SystemTap. */
+/* Embedded-C functions: parameters without a declared type that no call
+ * gave one (inference ran first: foo("s") makes foo's a a string, as in
+ * SystemTap) default to long. */
 static void default_embedded_types(struct session *s)
 {
 	for (int i = 0; i < s->funcs.len; i++) {
@@ -1323,6 +1333,10 @@ int pass2_elaborate(struct session *s)
 	elide_unused_globals(s);
 	collect_embeds(s);
 	type_global_inits(s);
+	do {
+		el.changed = false;
+		for_each_body(s, &el, infer_body);
+	} while (el.changed);
 	default_embedded_types(s);
 	do {
 		el.changed = false;

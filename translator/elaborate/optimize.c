@@ -18,13 +18,104 @@
 
 /* ---- side effects ---------------------------------------------------------- */
 
+/* The functions whose bodies are being looked at (a recursive call is
+ * taken as an effect). */
+typedef VEC(const struct func *) funcvec;
+
+static bool func_effect_free(struct func *f, funcvec *open);
+
+/* A local or parameter of the function being looked at: storing into it
+ * is no effect outside. */
+static bool is_own_var(const struct expr *e)
+{
+	return e && e->kind == EXPR_VAR && e->sym &&
+	       (e->sym->kind == SYM_LOCAL || e->sym->kind == SYM_PARAM);
+}
+
+/* Inside a called function's body, as SystemTap's side-effect analysis:
+ * stores into its own locals are no effect; anything else that writes,
+ * prints, calls an impure function or runs embedded C is. */
+static enum walk_action callee_effect_expr(struct expr *e, void *ctx)
+{
+	switch (e->kind) {
+	case EXPR_ASSIGN:
+	case EXPR_PREINC:
+	case EXPR_POSTINC:
+		return is_own_var(e->lhs) ? WALK_DESCEND : WALK_STOP;
+	case EXPR_CALL:
+		return e->func && func_effect_free(e->func, ctx) ? WALK_DESCEND : WALK_STOP;
+	case EXPR_EMBEDDED:
+	case EXPR_ENTRY:
+	case EXPR_REGEX:
+	case EXPR_STATOP:
+		return WALK_STOP;
+	case EXPR_BINARY:
+		if (!strcmp(e->op, "/") || !strcmp(e->op, "%"))
+			return WALK_STOP;
+		return WALK_DESCEND;
+	default:
+		return WALK_DESCEND;
+	}
+}
+
+static enum walk_action callee_effect_stmt(struct stmt *st, void *ctx)
+{
+	switch (st->kind) {
+	case STMT_EMBEDDED:
+	case STMT_NEXT:
+		return WALK_STOP;
+	case STMT_DELETE:
+		return is_own_var(st->expr) ? WALK_DESCEND : WALK_STOP;
+	default:
+		return WALK_DESCEND;
+	}
+}
+
+/* Is a call to f without effect, so that `f(x);` may go? An embedded-C
+ * function says so with its pure pragma (SystemTap's / * pure * /); a
+ * script function is when its body is. */
+static bool func_effect_free(struct func *f, funcvec *open)
+{
+	const struct walker w = { .expr = callee_effect_expr, .stmt = callee_effect_stmt, .ctx = open };
+	bool free_of_effect;
+
+	if (f->embedded) {
+		for (int i = 0; i < f->pragmas.len; i++)
+			if (!strcmp(f->pragmas.items[i], "pure"))
+				return true;
+		return false;
+	}
+	if (!f->body)
+		return false;
+	for (int i = 0; i < open->len; i++)
+		if (open->items[i] == f)
+			return false;
+	vec_push(open, f);
+	free_of_effect = walk_stmt(&w, f->body);
+	open->len--;
+	return free_of_effect;
+}
+
+/* A call to f (not a print-family builtin) has no effect. */
+static bool call_effect_free(struct func *f)
+{
+	funcvec open = { 0 };
+	bool r = func_effect_free(f, &open);
+
+	free(open.items);
+	return r;
+}
+
 static enum walk_action effect_expr(struct expr *e, void *ctx)
 {
 	switch (e->kind) {
 	case EXPR_ASSIGN:
 	case EXPR_PREINC:
 	case EXPR_POSTINC:
-	case EXPR_CALL:        /* functions, print family: kept */
+	case EXPR_CALL:        /* print family, impure functions: kept */
+		if (e->func && call_effect_free(e->func))
+			return WALK_DESCEND;
+		return WALK_STOP;
 	case EXPR_EMBEDDED:
 	case EXPR_ENTRY:
 	case EXPR_REGEX:
@@ -244,6 +335,58 @@ static void mark_named_globals(struct session *s)
 		walk_stmt(&w, s->funcs.items[i]->body);
 }
 
+/* Functions still called from some kept statement, through other called
+ * functions too. */
+static enum walk_action called_expr(struct expr *e, void *ctx)
+{
+	funcvec *called = ctx;
+
+	if (e->kind == EXPR_CALL && e->func) {
+		for (int i = 0; i < called->len; i++)
+			if (called->items[i] == e->func)
+				return WALK_DESCEND;
+		vec_push(called, e->func);
+	}
+	return WALK_DESCEND;
+}
+
+/* A function whose every call was elided (`f(x);` with f pure) is left
+ * out of the module, as SystemTap does: its embedded C is never compiled. */
+static void drop_uncalled_funcs(struct session *s)
+{
+	funcvec called = { 0 };
+	const struct walker w = { .expr = called_expr, .ctx = &called };
+	const struct probe *last = NULL;
+	int n = 0;
+
+	for (int i = 0; i < s->probes.len; i++) {
+		struct probe *p = s->probes.items[i]->probe;
+		if (p == last)
+			continue;
+		last = p;
+		walk_stmt(&w, p->body);
+		walk_expr(&w, p->cond);
+		for (int j = 0; j < p->points.len; j++)
+			walk_expr(&w, p->points.items[j]->cond);
+	}
+	for (int i = 0; i < called.len; i++)   /* grows while it is walked */
+		walk_stmt(&w, ((struct func *)called.items[i])->body);
+	for (int i = 0; i < s->funcs.len; i++) {
+		struct func *f = s->funcs.items[i];
+		bool kept = false;
+		for (int j = 0; j < called.len && !kept; j++)
+			kept = called.items[j] == f;
+		if (!kept) {
+			f->used = false;
+			continue;
+		}
+		f->index = n;
+		s->funcs.items[n++] = f;
+	}
+	s->funcs.len = n;
+	free(called.items);
+}
+
 void optimize_bodies(struct session *s)
 {
 	const struct probe *last = NULL;
@@ -261,5 +404,6 @@ void optimize_bodies(struct session *s)
 		if (s->funcs.items[i]->body)
 			optimize_body(s, s->funcs.items[i]->body, &s->funcs.items[i]->locals,
 				      s->funcs.items[i]->file);
+	drop_uncalled_funcs(s);
 	mark_named_globals(s);
 }

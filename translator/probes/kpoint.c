@@ -1,6 +1,7 @@
 /* kpoint.c - probe-point helpers shared by the kernel probe providers. */
 #include "kpoint.h"
 
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +26,38 @@ bool kpoint_str_arg(struct session *s, struct probe_point *pp, int i, const char
 	return true;
 }
 
+/* A suffix component written with wildcards (ret*, maxact*(10), as an
+ * alias's suffix often is) names the one suffix that fits there, taking an
+ * argument or not as written: c->name becomes it. False if none or several
+ * fit (left unmatched). */
+static bool expand_suffix_name(struct pp_comp *c, bool dwarf, const struct kpoint_suffix *suf)
+{
+	static const char *const plain[] = { "return", "call", "exported", NULL };
+	const char *found = NULL;
+
+	if (!kpoint_has_wildcard(c->name))
+		return true;
+	if (c->arg) {
+		if (suf->ret && !fnmatch(c->name, "maxactive", 0))
+			found = "maxactive";
+	} else {
+		for (int k = 0; plain[k]; k++) {
+			if ((k == 2 && !dwarf) || ((k == 0 || k == 1) && (suf->ret || suf->call)))
+				continue;
+			if (fnmatch(c->name, plain[k], 0))
+				continue;
+			if (found)
+				return false;
+			found = plain[k];
+		}
+	}
+	if (!found)
+		return false;
+	free(c->name);
+	c->name = xstrdup(found);
+	return true;
+}
+
 int kpoint_parse_suffix(struct session *s, struct probe_point *pp, int from, bool dwarf,
 			struct kpoint_suffix *suf)
 {
@@ -32,6 +65,8 @@ int kpoint_parse_suffix(struct session *s, struct probe_point *pp, int from, boo
 	for (int i = from; i < pp->comps.len; i++) {
 		struct pp_comp *c = pp->comps.items[i];
 		int64_t n;
+		if (!expand_suffix_name(c, dwarf, suf))
+			return 0;
 		if (!strcmp(c->name, "return") && !c->arg && !suf->ret && !suf->call) {
 			suf->ret = true;
 		} else if (!strcmp(c->name, "call") && !c->arg && !suf->ret && !suf->call) {

@@ -328,6 +328,11 @@ static const struct dec_table dec_tables[] = {
 	{ "wait", "WNOHANG WSTOPPED WEXITED WCONTINUED WNOWAIT __WNOTHREAD __WALL __WCLONE", NULL, NULL },
 	{ "statx", "STATX_", "STATX_ATTR_ STATX_ALL STATX__RESERVED STATX_BASIC_STATS", NULL },
 	{ "rename", "RENAME_", NULL, NULL },
+	/* mount(2)'s flags, from linux/mount.h alone (msync's MS_ASYNC ... are
+	 * others); MS_MGC_* is a magic number in the high bits, the last ones
+	 * are the kernel's own superblock flags */
+	{ "mountflags", "MS_", "MS_RMT_MASK MS_MGC_VAL MS_MGC_MSK MS_SUBMOUNT MS_NOREMOTELOCK MS_NOSEC "
+	  "MS_BORN MS_ACTIVE MS_NOUSER", NULL, false, "linux/mount.h" },
 	{ "epoll_ctl", "EPOLL_CTL_", NULL, NULL },
 	{ "epoll_flags", "EPOLL_CLOEXEC", NULL, NULL },
 	{ "clock", "CLOCK_", NULL, NULL },

@@ -26,6 +26,8 @@
 struct tvar_table {
 	VEC(struct tvar *) all;
 	bool uses_kaslr;        /* some code adds stp_kaslr_offset (DW_OP_addr) */
+	strvec modsyms;         /* "module:name" of the module globals read, by
+				 * their index in stp_modsym_addrs[] */
 };
 
 static struct tvar_table *table(struct session *s)
@@ -427,6 +429,62 @@ static bool eval_ops(struct rctx *r, Dwarf_Attribute *attr, Dwarf_Op *ops, size_
 #undef NEED
 }
 
+/* A kernel global that this unit only declares (extern), or that the
+ * linker script defines (jiffies): no DWARF location, but the symbol table
+ * has its link-time address, moved by KASLR as DW_OP_addr's. */
+static bool global_from_symtab(struct rctx *r, Dwarf_Die *var, struct loc *out)
+{
+	const char *name = dwarf_diename(var), *why = NULL;
+	const struct ksymtab *t;
+	const struct ksym *found = NULL;
+
+	if (!name || dwarf_tag(var) != DW_TAG_variable || (r->img && r->img->module) ||
+	    !(dwarf_hasattr_integrate(var, DW_AT_external) || dwarf_hasattr(var, DW_AT_declaration)))
+		return false;
+	if (!(t = ksyms_kernel(r->s, &why)))
+		return false;
+	for (size_t i = 0; i < t->n; i++) {
+		if (strcmp(t->syms[i].name, name) || ksym_is_text(&t->syms[i]))
+			continue;
+		if (found && found->addr != t->syms[i].addr)
+			return false;   /* two statics of that name: which one? */
+		found = &t->syms[i];
+	}
+	if (!found)
+		return false;
+	table(r->s)->uses_kaslr = true;
+	out->kind = L_ADDR;
+	out->c = xasprintf("((int64_t)(stp_kaslr_offset + 0x%" PRIx64 "ULL))", found->addr);
+	return true;
+}
+
+/* A module's global (a DW_OP_addr location, or none in a unit that only
+ * declares it): its address is looked up by name when the script starts
+ * (the module may be loaded anywhere). */
+static bool module_global(struct rctx *r, Dwarf_Die *var, struct loc *out)
+{
+	struct tvar_table *t = table(r->s);
+	const char *name = dwarf_diename(var);
+	char *key;
+	int k;
+
+	if (!name || dwarf_tag(var) != DW_TAG_variable)
+		return false;
+	key = xasprintf("%s:%s", r->img->module, name);
+	for (k = 0; k < t->modsyms.len && strcmp(t->modsyms.items[k], key); k++)
+		;
+	if (k == t->modsyms.len) {
+		if (k >= 32)   /* STP_MODSYMS_MAX */
+			return free(key), fail(r, "too many globals of modules (32 at most)");
+		vec_push(&t->modsyms, key);
+	} else {
+		free(key);
+	}
+	out->kind = L_ADDR;
+	out->c = xasprintf("((int64_t)stp_modsym_addrs[%d])", k);
+	return true;
+}
+
 /* The location of variable DIE var at the probe address. */
 static bool var_loc(struct rctx *r, Dwarf_Die *var, struct loc *out)
 {
@@ -444,11 +502,19 @@ static bool var_loc(struct rctx *r, Dwarf_Die *var, struct loc *out)
 		out->c = xasprintf("((int64_t)%" PRId64 "LL)", (int64_t)v);
 		return true;
 	}
-	if (!dwarf_attr_integrate(var, DW_AT_location, &a))
+	bool in_module = r->img && r->img->module;
+	if (!dwarf_attr_integrate(var, DW_AT_location, &a)) {
+		if (in_module && (dwarf_hasattr_integrate(var, DW_AT_external) || dwarf_hasattr(var, DW_AT_declaration)))
+			return module_global(r, var, out);
+		if (global_from_symtab(r, var, out))
+			return true;
 		return fail(r, "the variable has no location (optimized out)");
+	}
 	int k = dwarf_getlocation_addr(&a, r->pc, &ops, &n, 1);
 	if (k < 1 || n == 0)
 		return fail(r, "the variable is not available at this address (optimized out)");
+	if (in_module && n == 1 && ops[0].atom == DW_OP_addr)
+		return module_global(r, var, out);
 	return eval_ops(r, &a, ops, n, out);
 }
 
@@ -833,11 +899,20 @@ static bool find_var(struct rctx *r, const char *name, Dwarf_Die *var)
 	if (!dwarf_diecu(&r->fn, &cu, NULL, NULL))
 		return fail(r, "no compile unit");
 	n = dwarf_getscopes(&cu, r->pc, &scopes);
-	if (n > 0 && dwarf_getscopevar(scopes, n, name, 0, NULL, 0, 0, var) >= 0) {
+	/* only the probed function's own scopes: not those of a callee
+	 * inlined at this address (sigismember's sig inside sig_ignored),
+	 * nor what encloses the function */
+	int fi = -1, start = 0;
+	for (int i = 0; i < n && fi < 0; i++)
+		if (dwarf_dieoffset(&scopes[i]) == dwarf_dieoffset(&r->fn))
+			fi = i;
+	for (int i = 0; i < fi; i++)
+		if (dwarf_tag(&scopes[i]) == DW_TAG_inlined_subroutine)
+			start = i + 1;
+	if (fi >= 0 && dwarf_getscopevar(scopes + start, fi - start + 1, name, 0, NULL, 0, 0, var) >= 0) {
 		free(scopes);
 		return true;
 	}
-	free(scopes);
 	/* parameters and outermost locals of the function itself (the probe
 	 * address may be outside the scopes libdw reports, e.g. at entry) */
 	Dwarf_Die d;
@@ -847,11 +922,17 @@ static bool find_var(struct rctx *r, const char *name, Dwarf_Die *var)
 			const char *dn = dwarf_diename(&d);
 			if ((tag == DW_TAG_formal_parameter || tag == DW_TAG_variable) && dn && !strcmp(dn, name)) {
 				*var = d;
+				free(scopes);
 				return true;
 			}
 		} while (dwarf_siblingof(&d, &d) == 0);
 	}
-	return false;
+	/* then what encloses the function: the unit's globals */
+	bool found = fi >= 0 && fi + 1 < n ?
+		dwarf_getscopevar(scopes + fi + 1, n - fi - 1, name, 0, NULL, 0, 0, var) >= 0 :
+		dwarf_getscopevar(&cu, 1, name, 0, NULL, 0, 0, var) >= 0;
+	free(scopes);
+	return found;
 }
 
 /* Top-level type DIEs found by @cast, cached by name in their image. */
@@ -1473,12 +1554,18 @@ char *tvars_kaslr_init(struct session *s)
 {
 	const char *why;
 	const struct ksymtab *t;
+	struct strbuf out = STRBUF_INIT;
+	const struct tvar_table *tt = table(s);
 
-	if (!table(s)->uses_kaslr || !(t = ksyms_kernel(s, &why)))
-		return NULL;
-	for (size_t i = 0; i < t->n; i++)
-		if (!strcmp(t->syms[i].name, "kfree"))
-			return xasprintf("\tstp_kaslr_offset = (unsigned long)&kfree - 0x%" PRIx64 "UL;\n",
-					 (uint64_t)t->syms[i].addr);
-	return NULL;
+	for (int k = 0; k < tt->modsyms.len; k++)
+		strbuf_addf(&out, "\tstp_modsym_addrs[%d] = stp_modsym_lookup(\"%s\");\n", k, tt->modsyms.items[k]);
+	if (tt->uses_kaslr && (t = ksyms_kernel(s, &why))) {
+		for (size_t i = 0; i < t->n; i++)
+			if (!strcmp(t->syms[i].name, "kfree")) {
+				strbuf_addf(&out, "\tstp_kaslr_offset = (unsigned long)&kfree - 0x%" PRIx64 "UL;\n",
+					    (uint64_t)t->syms[i].addr);
+				break;
+			}
+	}
+	return out.len ? strbuf_detach(&out) : (strbuf_release(&out), NULL);
 }

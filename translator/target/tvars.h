@@ -55,7 +55,9 @@ bool tvars_per_probe(const struct probe *p);
 int tvars_static_cond(struct session *s, const struct derived_probe *dp, const struct expr *cond);
 /* Offset of a member in a struct type of img ("struct x"), or -1. */
 long dw_member_offset(struct dw_image *img, const char *type, const char *member);
-/* C statements that set stp_kaslr_offset (for DW_OP_addr), or NULL. */
+/* C statements run when the script starts for its $target reads: they set
+ * stp_kaslr_offset (for DW_OP_addr) and the addresses of the module
+ * globals read (stp_modsym_addrs[]); NULL if none are needed. */
 char *tvars_kaslr_init(struct session *s);
 
 #endif

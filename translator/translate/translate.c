@@ -12,6 +12,7 @@
  * to right evaluation order is kept by spilling an operand into a temporary
  * when a later operand needs statements.
  */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -671,6 +672,8 @@ static char *gen_expr(struct gen *g, struct expr *e)
 				 global_cname(e->sym), keys);
 	}
 	case EXPR_IN: {
+		if (e->lhs && e->lhs->kind == EXPR_HIST)   /* i in @hist_log(s): bucket i's count, as SystemTap */
+			return xasprintf("((int64_t)%s)", gen_hist_index(g, e));
 		const char *kind = e->sym->type == TYPE_STATS ? "pmap" : "map";
 		if (is_slice(e)) {
 			unsigned int wild;
@@ -962,6 +965,8 @@ static char *stmt_near(const struct stmt *st)
 /* MAXACTION: every statement executed counts one, as in SystemTap. */
 static void gen_action_check(struct gen *g, const struct stmt *st)
 {
+	if (g->s->no_time_limits)   /* --suppress-time-limits */
+		return;
 	emit_fail(g, xasprintf("++c->actions > %s", g->maxaction), "\"MAXACTION exceeded\"", stmt_near(st));
 }
 
@@ -1381,15 +1386,49 @@ static void gen_body(struct session *s, struct strbuf *types, struct strbuf *cod
 	strbuf_release(&init);
 }
 
-static void gen_embedded_func(struct strbuf *types, struct strbuf *code, struct func *f)
+/* Does f's C use the pre-1.8 names of its parameters and return value
+ * (THIS->name, THIS->__retvalue)? With its / * unmangled * / pragma, or
+ * for every function under --compatible older than 1.8, as SystemTap. */
+static bool func_unmangled(const struct session *s, const struct func *f)
+{
+	for (int i = 0; i < f->pragmas.len; i++)
+		if (!strcmp(f->pragmas.items[i], "unmangled"))
+			return true;
+	return s->compatible && !(f->file && f->file->is_tapset) && strverscmp(s->compatible, "1.8") < 0;
+}
+
+/* An unmangled function's frame: each slot also goes by its old name (an
+ * anonymous union), so THIS->name and STAP_ARG_name are the same. */
+static void declare_unmangled(struct strbuf *frame, const struct func *f)
+{
+	for (int i = 0; i < f->params.len; i++) {
+		const struct sym *v = f->params.items[i];
+		if (v->type == TYPE_STRING)
+			strbuf_addf(frame, "\tunion { char a_%s[MAXSTRINGLEN]; char %s[MAXSTRINGLEN]; };\n",
+				    v->name, v->name);
+		else
+			strbuf_addf(frame, "\tunion { int64_t a_%s; int64_t %s; };\n", v->name, v->name);
+	}
+	if (f->ret == TYPE_STRING)
+		strbuf_addstr(frame, "\tunion { char ret[MAXSTRINGLEN]; char __retvalue[MAXSTRINGLEN]; };\n");
+	else if (f->ret == TYPE_LONG)
+		strbuf_addstr(frame, "\tunion { int64_t ret; int64_t __retvalue; };\n");
+}
+
+static void gen_embedded_func(struct session *s, struct strbuf *types, struct strbuf *code, struct func *f)
 {
 	struct strbuf frame = STRBUF_INIT, init = STRBUF_INIT;
+	bool unmangled = func_unmangled(s, f);
 
-	declare_syms(&frame, &init, &f->params, "a_", false);
-	if (f->ret == TYPE_STRING)
-		strbuf_addstr(&frame, "\tchar ret[MAXSTRINGLEN];\n");
-	else if (f->ret == TYPE_LONG)
-		strbuf_addstr(&frame, "\tint64_t ret;\n");
+	if (unmangled) {
+		declare_unmangled(&frame, f);
+	} else {
+		declare_syms(&frame, &init, &f->params, "a_", false);
+		if (f->ret == TYPE_STRING)
+			strbuf_addstr(&frame, "\tchar ret[MAXSTRINGLEN];\n");
+		else if (f->ret == TYPE_LONG)
+			strbuf_addstr(&frame, "\tint64_t ret;\n");
+	}
 	strbuf_addf(types, "struct fr_f%d {\n%s\tchar unused_;\n};\n", f->index, frame.buf);
 	strbuf_addf(code, "/* function %s (embedded C) */\n", f->name);
 	strbuf_addf(code, "static void fn_%d(struct stp_context *c)\n{\n", f->index);
@@ -1407,9 +1446,13 @@ static void gen_embedded_func(struct strbuf *types, struct strbuf *code, struct 
 		strbuf_addstr(code, "#define STAP_RETURN() goto out\n");
 	}
 	strbuf_addstr(code, "#define CONTEXT c\n");
+	if (unmangled)
+		strbuf_addstr(code, "#define THIS f\n");
 	strbuf_addstr(code, "#define STAP_ERROR(...) do { snprintf(c->error_buf, MAXSTRINGLEN, __VA_ARGS__); "
 			    "c->last_error = c->error_buf; goto out; } while (0)\n");
 	strbuf_addf(code, "\t{\n%s\n\t}\n", f->embedded);
+	if (unmangled)
+		strbuf_addstr(code, "#undef THIS\n");
 	strbuf_addstr(code, "out: __attribute__((unused));\n\t(void)f;\n");
 	for (int i = 0; i < f->params.len; i++)
 		strbuf_addf(code, "#undef STAP_ARG_%s\n", f->params.items[i]->name);
@@ -1662,6 +1705,36 @@ static void gen_timing_table(struct session *s, struct strbuf *out)
 	strbuf_addstr(out, "};\n\n");
 }
 
+/* A used embedded-C function marked / * pragma:NAME * / tells the module
+ * it needs NAME: STAP_NEED_NAME (upper case) is defined once, before the
+ * runtime and the script's C (the time tapset's pragma:gettimeofday gives
+ * STAP_NEED_GETTIMEOFDAY, which scripts test as with SystemTap). */
+static void gen_need_macros(struct session *s, struct strbuf *out)
+{
+	strvec seen = { 0 };
+
+	for (int i = 0; i < s->funcs.len; i++) {
+		const struct func *f = s->funcs.items[i];
+		for (int j = 0; j < f->pragmas.len; j++) {
+			const char *name = f->pragmas.items[j];
+			bool dup = false;
+			if (strncmp(name, "pragma:", 7) || !name[7])
+				continue;
+			name += 7;
+			for (int k = 0; k < seen.len && !dup; k++)
+				dup = !strcmp(seen.items[k], name);
+			if (dup)
+				continue;
+			vec_push(&seen, (char *)name);
+			strbuf_addstr(out, "#define STAP_NEED_");
+			for (const char *c = name; *c; c++)
+				strbuf_addch(out, isalnum((unsigned char)*c) ? toupper((unsigned char)*c) : '_');
+			strbuf_addstr(out, " 1\n");
+		}
+	}
+	free(seen.items);
+}
+
 /* Does the script call the tapset function named name? */
 static bool uses_func(const struct session *s, const char *name)
 {
@@ -1701,6 +1774,9 @@ int translate(struct session *s, struct strbuf *out)
 	strbuf_addf(out, "#define STP_NUM_PROBES %d\n", s->probes.len);
 	if (s->timing)
 		strbuf_addstr(out, "#define STP_TIMING 1\n");
+	gen_need_macros(s, out);
+	if (s->no_time_limits)   /* a lock is waited for as long as it takes */
+		strbuf_addstr(out, "#define STAP_SUPPRESS_TIME_LIMITS_ENABLE 1\n#define MAXTRYLOCK 2000000000\n");
 	for (int i = 0; i < s->probes.len; i++) {
 		const struct derived_probe *dp = s->probes.items[i];
 		if (dp->prov->in_irq && dp->prov->in_irq(dp)) {
@@ -1727,7 +1803,7 @@ int translate(struct session *s, struct strbuf *out)
 	for (int i = 0; i < s->funcs.len; i++) {
 		struct func *f = s->funcs.items[i];
 		if (f->embedded) {
-			gen_embedded_func(&types, &code, f);
+			gen_embedded_func(s, &types, &code, f);
 			continue;
 		}
 		strbuf_addf(&code, "/* function %s */\n", f->name);
