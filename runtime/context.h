@@ -28,6 +28,7 @@ struct stp_probe {		/* one per probe body, const, generated */
 	int kind;		/* STP_PK_* */
 	int index;
 	const char *type;	/* probe_type(): "kprobe", "hrtimer" ... */
+	const char *pn;		/* pn(): the alias as reached; NULL: as pp */
 };
 
 #include "timing.h"		/* -t; its report needs struct stp_probe */
@@ -50,6 +51,13 @@ struct stp_context {
 	size_t plen;
 	cycles_t t_start;		/* -t: when the body started */
 };
+
+/*
+ * abort(): the error that ends the probe handler and no try catches; the
+ * handler's end neither reports nor counts it (the session stops as with
+ * exit()).
+ */
+static const char stp_abort_error[] = "abort";
 
 /* STP_FRAME_SIZE is defined by the generated code before any use. */
 #define STP_FRAME(c, type) ((type *)((c)->frames + (c)->nesting * STP_FRAME_SIZE))
@@ -174,6 +182,8 @@ static __maybe_unused void stp_probe_exit(struct stp_context *c)
 {
 	stp_timing_add(c->probe->index, c->t_start);
 	stp_print_flush(c);
+	if (unlikely(c->last_error == stp_abort_error))
+		c->last_error = NULL;
 	if (unlikely(c->last_error)) {
 		if (c->last_stmt)
 			stp_err("%s near %s", c->last_error, c->last_stmt);

@@ -80,5 +80,20 @@ efault:
 #define STP_NO_LLSEEK no_llseek
 #endif
 
+/*
+ * STP_MODULE_TEXT_SIZE(mod) / STP_MODULE_CORE_SIZE(mod): bytes of a
+ * module's code, and of all it keeps after init (module_size()). 6.4 split
+ * the core layout into one area per kind of memory.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
+#define STP_MODULE_TEXT_SIZE(mod) ((mod)->mem[MOD_TEXT].size)
+#define STP_MODULE_CORE_SIZE(mod)					\
+	((mod)->mem[MOD_TEXT].size + (mod)->mem[MOD_DATA].size +	\
+	 (mod)->mem[MOD_RODATA].size + (mod)->mem[MOD_RO_AFTER_INIT].size)
+#else
+#define STP_MODULE_TEXT_SIZE(mod) ((mod)->core_layout.text_size)
+#define STP_MODULE_CORE_SIZE(mod) ((mod)->core_layout.size)
+#endif
+
 #endif /* __KERNEL__ */
 #endif /* STP_KCOMPAT_H */

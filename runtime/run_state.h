@@ -30,6 +30,8 @@ static atomic_t stp_error_count = ATOMIC_INIT(0);
 static atomic_t stp_skipped_count = ATOMIC_INIT(0);
 static atomic_t stp_skip_reported = ATOMIC_INIT(0);
 static int stp_target;		/* target(): pid of -c command or -x PID */
+static int stp_stapio_pid;	/* stp_pid(): the stapio that started the script */
+static uid_t stp_stapio_uid;	/* is_myproc(): the user it runs as */
 
 /* defined in transport.h / print.h, both included by runtime.h */
 static void stp_transport_send_exit(void);

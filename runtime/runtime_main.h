@@ -10,6 +10,7 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
+#include <linux/cred.h>
 #include "runtime.h"
 
 MODULE_LICENSE("GPL");		/* irq_work, kprobes etc. are GPL-only */
@@ -37,6 +38,9 @@ static int stp_ctl_start(int target_pid)
 	}
 	stp_started = true;
 	stp_target = target_pid;
+	/* stapio writes START: this is its process */
+	stp_stapio_pid = task_tgid_nr(current);
+	stp_stapio_uid = from_kuid(&init_user_ns, current_uid());
 	rc = stp_script_start();
 	if (rc)
 		stp_err("probe registration failed (error %d)", rc);

@@ -6,6 +6,8 @@ dist_tapset_DATA = tapsets/logging.stp tapsets/context.stp tapsets/time.stp taps
 	tapsets/uconversions.stp tapsets/tokenize.stp tapsets/cmdline.stp tapsets/stopwatch.stp \
 	tapsets/context-symbols.stp tapsets/symlines.stp tapsets/tz_ctime.stp \
 	tapsets/json.stp tapsets/json.stpm tapsets/cast.stpm
+# IEEE doubles in longs, without the FPU
+dist_tapset_DATA += tapsets/floatingpoint.stp
 # the kernel subsystem tapsets (vfs, scheduler, signal, kprocess, memory ...)
 dist_tapset_DATA += tapsets/vfs.stp tapsets/scheduler.stp tapsets/memory.stp tapsets/signal.stp tapsets/kprocess.stp \
 	tapsets/irq.stp tapsets/tty.stp tapsets/speculative.stp
