@@ -55,6 +55,14 @@ else
 	bad "options after the script file" "$out"
 fi
 
+# every tapset file parses (a broken one is only skipped with a warning when
+# a script needs it: this says which, and where)
+bad_tapsets=""
+for t in "$src"/tapsets/*.stp; do
+	"$STAP" -g -p1 "$t" > /dev/null 2> "$work/tapset.err" || bad_tapsets+="$(head -1 "$work/tapset.err")"$'\n'
+done
+if [ -z "$bad_tapsets" ]; then ok "every tapset file parses"; else bad "every tapset file parses" "$bad_tapsets"; fi
+
 # -l lists what the pattern names only: not the probes of tapset files
 # its aliases pull in (argv.stp's begin(-1001) came along with syscall.*)
 out=$("$STAP" -l 'syscall.*' 2>&1); rc=$?
