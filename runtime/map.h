@@ -130,16 +130,23 @@ static __maybe_unused u64 stp_map_hash(const struct stp_map *m,
 	return stp_map_fmix(h);
 }
 
-/* Whether e holds exactly these keys (strings compared as stored). */
-static __maybe_unused bool stp_map_keys_equal(const struct stp_map *m,
-					      struct stp_map_entry *e,
-					      const union stp_key *keys)
+/*
+ * Whether e's keys equal keys[] at every position whose bit is clear in
+ * wild (bit i set: key i is a '*' of a slice, a[*, k]). O(nkeys),
+ * O(MAXSTRINGLEN) for strings (compared as stored).
+ */
+static __maybe_unused bool stp_map_entry_matches(const struct stp_map *m,
+						 struct stp_map_entry *e,
+						 const union stp_key *keys,
+						 unsigned int wild)
 {
 	int i;
 
 	for (i = 0; i < m->nkeys; i++) {
 		void *slot = stp_map_slot(e, m->key_off[i]);
 
+		if (wild & (1u << i))
+			continue;
 		if (m->key_types[i] == STP_STRING) {
 			if (strncmp(slot, keys[i].s ? keys[i].s : "",
 				    MAXSTRINGLEN - 1) != 0)
@@ -149,6 +156,14 @@ static __maybe_unused bool stp_map_keys_equal(const struct stp_map *m,
 		}
 	}
 	return true;
+}
+
+/* Whether e holds exactly these keys (strings compared as stored). */
+static __maybe_unused bool stp_map_keys_equal(const struct stp_map *m,
+					      struct stp_map_entry *e,
+					      const union stp_key *keys)
+{
+	return stp_map_entry_matches(m, e, keys, 0);
 }
 
 /*
@@ -471,34 +486,6 @@ static __maybe_unused void stp_map_clear(struct stp_map *m)
 	}
 	m->first = m->last = NULL;
 	m->size = 0;
-}
-
-/*
- * Whether e's keys equal keys[] at every position whose bit is clear in
- * wild (bit i set: key i is a '*' of a slice, a[*, k]). O(nkeys),
- * O(MAXSTRINGLEN) for strings (compared as stored).
- */
-static __maybe_unused bool stp_map_entry_matches(struct stp_map *m,
-						 struct stp_map_entry *e,
-						 const union stp_key *keys,
-						 unsigned int wild)
-{
-	int i;
-
-	for (i = 0; i < m->nkeys; i++) {
-		void *slot = stp_map_slot(e, m->key_off[i]);
-
-		if (wild & (1u << i))
-			continue;
-		if (m->key_types[i] == STP_STRING) {
-			if (strncmp(slot, keys[i].s ? keys[i].s : "",
-				    MAXSTRINGLEN - 1) != 0)
-				return false;
-		} else if (*(int64_t *)slot != keys[i].n) {
-			return false;
-		}
-	}
-	return true;
 }
 
 /* [k, *] in m: some element matches the slice. O(size). */

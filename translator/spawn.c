@@ -43,12 +43,12 @@ int spawn_wait(char *const argv[], const char *dir, const char *log)
 	return WEXITSTATUS(st);
 }
 
-char *spawn_capture(char *const argv[], size_t *len)
+char *spawn_capture(char *const argv[], size_t *len, bool show_stderr)
 {
 	int fd[2], st;
 	pid_t pid;
 
-	if (pipe(fd) < 0)
+	if (pipe2(fd, O_CLOEXEC) < 0)
 		return NULL;
 	pid = fork();
 	if (pid < 0) {
@@ -57,11 +57,15 @@ char *spawn_capture(char *const argv[], size_t *len)
 		return NULL;
 	}
 	if (pid == 0) {
-		close(fd[0]);
+		int null = open("/dev/null", O_RDWR);
+
+		dup2(null, 0);
 		dup2(fd[1], 1);
-		close(fd[1]);
+		if (!show_stderr)
+			dup2(null, 2);
 		execvp(argv[0], argv);
-		fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
+		if (show_stderr)
+			fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
 	close(fd[1]);

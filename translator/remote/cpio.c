@@ -118,51 +118,6 @@ void cpio_finish(struct cpio *c)
 		strbuf_addch(&c->buf, 0);
 }
 
-/* Run argv (a host tool: ldd, busybox) and return its stdout, or NULL if it
- * could not run or failed. Its stderr is discarded. */
-static char *capture(char *const argv[])
-{
-	int p[2];
-
-	if (pipe2(p, O_CLOEXEC) < 0)
-		return NULL;
-	pid_t pid = fork();
-	if (pid < 0) {
-		close(p[0]);
-		close(p[1]);
-		return NULL;
-	}
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDWR);
-		dup2(null, 0);
-		dup2(p[1], 1);
-		dup2(null, 2);
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	close(p[1]);
-	struct strbuf sb = STRBUF_INIT;
-	char tmp[4096];
-	ssize_t n;
-	while ((n = read(p[0], tmp, sizeof(tmp))) != 0) {
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		strbuf_add(&sb, tmp, n);
-	}
-	close(p[0]);
-	int st;
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-		strbuf_release(&sb);
-		return NULL;
-	}
-	return strbuf_detach(&sb);
-}
-
 /* True if data is a 64-bit ELF program with a program interpreter, i.e. one
  * that needs ld.so and shared libraries in the guest. */
 static bool elf_is_dynamic(const char *data, size_t len)
@@ -188,7 +143,7 @@ static bool elf_is_dynamic(const char *data, size_t len)
 static int add_libraries(struct cpio *c, const char *host, int verbose)
 {
 	char *argv[] = { (char *)"ldd", (char *)host, NULL };
-	char *out = capture(argv);
+	char *out = spawn_capture(argv, NULL, false);
 
 	if (!out) {
 		vm_msg("cannot list the shared libraries of %s (ldd failed)", host);
@@ -241,7 +196,7 @@ static int add_decompressed(struct cpio *c, const char *tool, const char *host,
 {
 	char *argv[] = { (char *)tool, "-dc", (char *)host, NULL };
 	size_t len;
-	char *data = spawn_capture(argv, &len);
+	char *data = spawn_capture(argv, &len, true);
 
 	if (!data) {
 		vm_msg("cannot decompress %s with %s (install it: apt-get install %s)", host, tool,
@@ -304,7 +259,7 @@ static int build_base(struct cpio *c, const char *staprun, const char *stapio, i
 		return -1;
 	}
 	char *argv[] = { (char *)bb, (char *)"--list-full", NULL };
-	char *list = capture(argv);
+	char *list = spawn_capture(argv, NULL, false);
 	if (!list) {
 		vm_msg("%s --list-full failed: is it busybox?", bb);
 		return -1;

@@ -65,19 +65,12 @@ static char *compile_headers(struct session *s, const strvec *headers, const cha
 			 "-shared", "-fPIC", "-nostdlib", "-o", so, c, NULL };
 	int rc = spawn_wait(argv, NULL, log);
 	if (rc != 0) {
-		size_t n = 0;
-		char *msg = read_file(log, &n);
-		char *nl = msg ? strchr(msg, '\n') : NULL;
-		if (nl && strstr(msg, "error"))   /* the compiler's first error line */
-			for (char *l = msg; l && *l; l = nl ? nl + 1 : NULL) {
-				nl = strchr(l, '\n');
-				if (strstr(l, "error")) {
-					if (nl)
-						*nl = 0;
-					*why = xasprintf("the headers do not compile: %s", l);
-					break;
-				}
-			}
+		char *msg = read_file(log, NULL);
+		char *err = msg ? strstr(msg, "error") : NULL;
+		if (err) {   /* the compiler's first error, without its temporary file's name */
+			err[strcspn(err, "\n")] = 0;
+			*why = xasprintf("the headers do not compile: %s", err);
+		}
 		if (!*why)
 			*why = xasprintf("%s failed (status %d)", argv[0], rc);
 		free(msg);
