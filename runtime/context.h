@@ -4,11 +4,10 @@
  * context for the duration of the body (frames for locals, print buffer,
  * error state) with preemption disabled, so no two handlers share one. A
  * probe that interrupts another's handler on the same CPU (a timer, say)
- * finds the context busy and is skipped (counted). So handlers run with
- * interrupts off (STP_IRQOFF_HANDLERS), as SystemTap's do: an interrupt
- * arriving during a handler waits for it, and its probes run rather than
- * being skipped. -DSTP_INTERRUPTIBLE keeps interrupts on (preemption off
- * only), for scripts whose handlers are long.
+ * finds the context busy and is skipped (counted). A module with probes on
+ * interrupt handlers (STP_IRQOFF_HANDLERS) runs every handler with
+ * interrupts off instead, as SystemTap does: an interrupt arriving during a
+ * handler waits for it, and its probes run rather than being skipped.
  */
 #ifndef STP_CONTEXT_H
 #define STP_CONTEXT_H
@@ -19,10 +18,6 @@
 #include <linux/preempt.h>
 #include <linux/cpumask.h>
 #include "config.h"
-
-#if !defined(STP_INTERRUPTIBLE) && !defined(STP_IRQOFF_HANDLERS)
-#define STP_IRQOFF_HANDLERS 1
-#endif
 #include "run_state.h"
 
 struct pt_regs;
