@@ -5,7 +5,9 @@
 # the QEMU guest needs: qemu, a static busybox, and a Debian cloud kernel with
 # its headers (the kbuild tree modules are built against) and debuginfo
 # (-dbg: System.map and DWARF for kernel probes); the debuginfod client
-# library, and the server (with bsdtar for .deb archives) the tests run.
+# library, and the server (with bsdtar for .deb archives) the tests run;
+# gcc-multilib builds the run tests' 32-bit programs (a 32-bit task's system
+# calls).
 # A second kernel series ($CSTAP_SERIES, default 6.12: Debian 12's newer cloud
 # kernel, from bookworm-security) is installed too when apt has it: cstap
 # builds for every installed kernel and the tests run on each of them.
@@ -13,7 +15,7 @@
 set -eu
 cd "$(dirname "$0")"
 pkgs="gcc make autoconf automake libc6-dev libdw-dev libelf-dev libcunit1-dev pkg-config
-      cpio gzip qemu-system-x86 busybox-static bc flex bison
+      gcc-multilib cpio gzip qemu-system-x86 busybox-static bc flex bison
       linux-image-cloud-amd64 linux-headers-cloud-amd64 linux-image-cloud-amd64-dbg
       libdebuginfod-dev debuginfod libarchive-tools systemtap-doc xz-utils zstd"
 series=${CSTAP_SERIES-6.12}

@@ -55,6 +55,16 @@ else
 	bad "options after the script file" "$out"
 fi
 
+# an alias's kernel.trace alternative given .return is no match: the next
+# alternative is taken (as SystemTap)
+out=$("$STAP" -p2 -e 'probe foo = kernel.trace("sched_switch") !, kernel.function("vfs_read") {}
+probe foo.return { println(1) }' 2>&1)
+if grep -q '^kernel.function("vfs_read@[^"]*").return' <<< "$out"; then
+	ok "alias alternative: kernel.trace(...).return falls through"
+else
+	bad "alias alternative: kernel.trace(...).return falls through" "$out"
+fi
+
 # every tapset file parses (a broken one is only skipped with a warning when
 # a script needs it: this says which, and where)
 bad_tapsets=""

@@ -18,6 +18,9 @@
 # list) overrides.
 #   NAME.filter  sed -E script run on stdout before the comparison (masks
 #              addresses, cycle counts: what varies from run to run)
+# testsuite/run/progs/P.c are the tests' workload programs: built static on
+# the host, as /progs/P (64-bit) and /progs/P32 (-m32: a 32-bit task) in the
+# guest.
 # usage: run-tests.sh [NAME ...]     env: CSTAP_BUILD (build dir), OUT
 set -u
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -33,6 +36,15 @@ if [ $# -gt 0 ]; then names=("$@"); else
 	names=(); for f in "$src"/testsuite/run/*.stp; do n=$(basename "$f" .stp); names+=("$n"); done
 fi
 
+# the workload programs, for every boot
+mkdir -p "$top/progs"; progs=()
+for c in "$src"/testsuite/run/progs/*.c; do
+	[ -f "$c" ] || continue
+	p=$(basename "$c" .c)
+	gcc -static -O -o "$top/progs/$p" "$c" && progs+=(-f "$top/progs/$p:/progs/$p")
+	gcc -m32 -static -O -o "$top/progs/${p}32" "$c" && progs+=(-f "$top/progs/${p}32:/progs/${p}32")
+done
+
 # run_release REL: build, run and check every test on kernel REL; prints
 # PASS/FAIL lines and a count, fails if any failed.
 run_release() {
@@ -42,7 +54,7 @@ mkdir -p "$out/ko" "$out/res"
 series=$(echo "$REL" | sed -E 's/^([0-9]+\.[0-9]+).*/\1/')
 # this kernel's view of the test files: NAME.EXT.SERIES over NAME.EXT
 spec=$out/spec; mkdir -p "$spec"
-cp "$src"/testsuite/run/* "$spec/"
+cp "$src"/testsuite/run/*.* "$spec/"
 for f in "$src"/testsuite/run/*."$series"; do
 	[ -f "$f" ] && cp "$f" "$spec/$(basename "$f" ".$series")"
 done
@@ -104,7 +116,7 @@ for n in "${names[@]}"; do
 done
 if [ -s "$jobs" ]; then
 	append=(); [ -n "$boot" ] && append=(-a "$boot")
-	"$STAPVM" -r "$REL" "${files[@]}" ${mods[@]+"${mods[@]}"} ${append[@]+"${append[@]}"} -b "$jobs" \
+	"$STAPVM" -r "$REL" "${files[@]}" ${progs[@]+"${progs[@]}"} ${mods[@]+"${mods[@]}"} ${append[@]+"${append[@]}"} -b "$jobs" \
 		-O "$out/res" > "$out/vm.$bi.log" 2>&1 ||
 		{ echo "stap-vm failed:"; tail -30 "$out/vm.$bi.log"; }
 fi

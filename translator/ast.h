@@ -230,7 +230,12 @@ struct func {
 	symvec locals;
 	bool used;
 	int index;
+	bool in_context;             /* reads the probe's $target variables, itself or
+	                              * through a call: compiled once per derived probe
+	                              * calling it (context_funcs.c) */
 };
+
+typedef VEC(struct func *) funcvec;
 
 /* probe point component: name[(arg)] e.g. kernel, function("vfs_*"), return, ms(100) */
 struct pp_comp {

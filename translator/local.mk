@@ -44,7 +44,7 @@ STAP_PASS_SOURCES = translator/passes.h translator/options.c translator/options.
 	translator/elaborate/elaborate.c translator/elaborate/autocast.c \
 	translator/walk.c translator/walk.h translator/elaborate/analyze.c \
 	translator/elaborate/alias.c translator/elaborate/checks.c translator/elaborate/dump.c \
-	translator/elaborate/optimize.c \
+	translator/elaborate/optimize.c translator/elaborate/context_funcs.c \
 	translator/elaborate/listing.c translator/elaborate/listing.h \
 	translator/translate/translate.c translator/translate/translate.h \
 	translator/build/build.c translator/build/recipe.c translator/build/recipe.h \

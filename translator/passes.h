@@ -18,6 +18,14 @@ int alias_expand(struct session *s, struct probe *user, struct probe_point *pp, 
 /* pass 2: type `expr->field` from what expr carries (autocast.c) */
 void autocast_rewrite(struct session *s, struct probe **probes, int nprobes);
 
+/* pass 2: the functions that read $target variables, themselves or through
+ * calls (func->in_context), compiled once per derived probe calling them
+ * (context_funcs.c) */
+void context_funcs_mark(struct session *s);
+/* The in_context functions a statement calls, directly or through them, added
+ * to out once each. */
+void context_funcs_reached(struct stmt *body, funcvec *out);
+
 /* pass 2's last step (analyze.c): decide what pass 3 only reads */
 void analyze(struct session *s);
 /* x++, x--, ++x, --x, x += e, x -= e on a global: that global, else NULL */

@@ -372,12 +372,7 @@ static void resolve_expr(struct elab *el, struct expr *e)
 			     e->name, e->func->params.len, e->func->params.len == 1 ? "" : "s", e->args.len);
 		check_call(el, e);
 		return;
-	case EXPR_TARGET:
-		if (el->func) {
-			diag(el->s, E_TARGET_UNAVAILABLE, e->pos,
-			     "target variables are not available in functions (only in probe bodies)");
-			return;
-		}
+	case EXPR_TARGET:   /* in a function too: the calling probe's (context_funcs.c) */
 		resolve_chain(el, e);
 		return;
 	case EXPR_CAST:
@@ -1324,6 +1319,7 @@ int pass2_elaborate(struct session *s)
 	}
 	if (s->errors)
 		return 1;
+	context_funcs_mark(s);
 	if (!s->list_vars)   /* -L lists the locals an alias's prologue sets, read or not */
 		optimize_bodies(s);
 	autocast_rewrite(s, bodies.items, bodies.len);

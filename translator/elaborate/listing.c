@@ -35,12 +35,19 @@ static bool has_var(const char *list, const char *var, size_t len)
 	return false;
 }
 
+/* Is derived probe dp one of those alias name alias_pp expanded to? */
+static bool of_alias(const struct derived_probe *dp, const char *alias_pp)
+{
+	return dp->probe->alias_pp && !strcmp(dp->probe->alias_pp, alias_pp);
+}
+
 /* The target variables of an alias's probes: those of its first probe that
  * every other probe of the alias has too, with the same type (as SystemTap
- * lists an alias covering several functions or inlined copies). */
+ * lists an alias covering several functions or inlined copies, or naming
+ * other aliases as alternatives). */
 static void alias_common_vars(struct session *s, int first, struct strbuf *out)
 {
-	const struct probe *p = s->probes.items[first]->probe;
+	const char *alias_pp = s->probes.items[first]->probe->alias_pp;
 	struct strbuf mine = STRBUF_INIT;
 	strvec others = { 0 };
 
@@ -48,7 +55,7 @@ static void alias_common_vars(struct session *s, int first, struct strbuf *out)
 	for (int j = first + 1; j < s->probes.len; j++) {
 		struct derived_probe *dp = s->probes.items[j];
 		struct strbuf sb = STRBUF_INIT;
-		if (dp->probe != p)
+		if (!of_alias(dp, alias_pp))
 			continue;
 		if (dp->prov->list_vars)
 			dp->prov->list_vars(s, dp, &sb);
@@ -71,6 +78,29 @@ static void alias_common_vars(struct session *s, int first, struct strbuf *out)
 	free(strbuf_detach(&mine));
 }
 
+/* The locals an alias's prologues set: those of its first probe that every
+ * other expansion of the alias sets too, with the same type. */
+static void alias_common_locals(struct session *s, int first, struct strbuf *out)
+{
+	const struct probe *p = s->probes.items[first]->probe;
+
+	for (int i = 0; i < p->locals.len; i++) {
+		const struct sym *l = p->locals.items[i];
+		bool all = true;
+		for (int j = first + 1; j < s->probes.len && all; j++) {
+			const struct probe *q = s->probes.items[j]->probe;
+			if (q == p || !of_alias(s->probes.items[j], p->alias_pp))
+				continue;
+			all = false;
+			for (int k = 0; k < q->locals.len && !all; k++)
+				all = !strcmp(q->locals.items[k]->name, l->name) &&
+				      q->locals.items[k]->type == l->type;
+		}
+		if (all)
+			strbuf_addf(out, " %s:%s", l->name, type_name(l->type));
+	}
+}
+
 int list_probe_points(struct session *s)
 {
 	strvec lines = { 0 };
@@ -80,10 +110,10 @@ int list_probe_points(struct session *s)
 		struct strbuf sb = STRBUF_INIT;
 		const struct probe *p = dp->probe;
 		bool listed = false;
-		/* an alias is listed once, with its first probe's variables (as
-		 * SystemTap: not once per function or inlined copy it covers) */
+		/* an alias is listed once, with the variables all it covers
+		 * have (as SystemTap: not once per function or inlined copy) */
 		for (int j = 0; j < i && p->alias_pp && !listed; j++)
-			listed = s->probes.items[j]->probe == p;
+			listed = of_alias(s->probes.items[j], p->alias_pp);
 		/* a tapset file's own probes (argv.stp's begin) came along with
 		 * its functions: not what the pattern named */
 		if (!p->alias_pp && p->file && p->file->is_tapset)
@@ -92,9 +122,7 @@ int list_probe_points(struct session *s)
 			continue;
 		strbuf_addstr(&sb, p->alias_pp ? p->alias_pp : dp->pp);
 		if (s->list_vars && p->alias_pp)
-			for (int j = 0; j < p->locals.len; j++)
-				strbuf_addf(&sb, " %s:%s", p->locals.items[j]->name,
-					    type_name(p->locals.items[j]->type));
+			alias_common_locals(s, i, &sb);
 		if (s->list_vars && dp->prov->list_vars) {
 			if (p->alias_pp)
 				alias_common_vars(s, i, &sb);

@@ -18,10 +18,8 @@
 
 /* ---- side effects ---------------------------------------------------------- */
 
-/* The functions whose bodies are being looked at (a recursive call is
- * taken as an effect). */
-typedef VEC(const struct func *) funcvec;
-
+/* open: the functions whose bodies are being looked at (a recursive call is
+ * taken as an effect) */
 static bool func_effect_free(struct func *f, funcvec *open);
 
 /* A local or parameter of the function being looked at: storing into it

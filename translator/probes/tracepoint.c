@@ -97,7 +97,9 @@ static int derive(struct session *s, struct probe *p, struct probe_point *pp)
 		return 0;
 	if (!kpoint_str_arg(s, pp, 1, &arg))
 		return -1;
-	if (pp->comps.len != 2) {
+	if (pp->comps.len != 2) {   /* (an alias's kernel.trace alternative given .return: the next) */
+		if (pp->optional)
+			return 1;
 		diag(s, E_PROBE_POINT, pp->comps.items[2]->pos, "kernel.trace takes no further components");
 		return -1;
 	}

@@ -128,30 +128,173 @@ static void wrapper_points(struct strbuf *o, const wrapvec *wrappers, const char
 	}
 }
 
-/* The name SystemTap's tapset gives the system call the kernel calls
- * kname (its newer variant, or the one x86-64 has). */
+/* The names SystemTap's tapset gives system calls the kernel calls
+ * otherwise: a newer variant under the older name, the entry a 32-bit task
+ * makes under SystemTap's compat_* or *32 name, and the 16-bit-uid and
+ * 32-bit-time entries it folds into the call's own alias (which then has
+ * two definitions, as sendfile has sendfile64's). NULL: not listed (the
+ * call is in neither of x86's syscall tables). */
+static const char *const renamed[][2] = {
+	{ "sendfile64", "sendfile" }, { "newuname", "uname" }, { "olduname", "uname" },
+	{ "getdents64", "getdents" }, { "eventfd2", "eventfd" }, { "signalfd4", "signalfd" },
+	{ "inotify_init1", "inotify_init" }, { "old_readdir", "readdir" }, { "old_getrlimit", "getrlimit" },
+	{ "oldumount", "umount" }, { "mmap_pgoff", "mmap2" },
+	{ "getuid16", "getuid" }, { "geteuid16", "geteuid" }, { "getgid16", "getgid" }, { "getegid16", "getegid" },
+	{ "getgroups16", "getgroups" }, { "setgroups16", "setgroups" }, { "getresuid16", "getresuid" },
+	{ "getresgid16", "getresgid" }, { "setuid16", "setuid" }, { "setgid16", "setgid" },
+	{ "setfsuid16", "setfsuid" }, { "setfsgid16", "setfsgid" },
+	{ "clock_adjtime32", "clock_adjtime" }, { "clock_getres_time32", "clock_getres" },
+	{ "clock_gettime32", "clock_gettime" }, { "clock_settime32", "clock_settime" },
+	{ "io_getevents_time32", "io_getevents" }, { "mq_timedreceive_time32", "mq_timedreceive" },
+	{ "mq_timedsend_time32", "mq_timedsend" }, { "rt_sigtimedwait_time32", "rt_sigtimedwait" },
+	{ "sched_rr_get_interval_time32", "sched_rr_get_interval" }, { "stime32", "stime" }, { "time32", "time" },
+	{ "timer_gettime32", "timer_gettime" }, { "timer_settime32", "timer_settime" },
+	{ "timerfd_gettime32", "timerfd_gettime" }, { "timerfd_settime32", "timerfd_settime" },
+	{ "ia32_pread64", "pread" }, { "ia32_sync_file_range", "sync_file_range" },
+	{ "adjtimex_time32", "compat_adjtimex" }, { "clock_nanosleep_time32", "compat_clock_nanosleep" },
+	{ "futex_time32", "compat_futex" }, { "futimesat_time32", "compat_futimesat" },
+	{ "nanosleep_time32", "compat_nanosleep" }, { "recvmmsg_time32", "compat_recvmmsg" },
+	{ "semtimedop_time32", "compat_sys_semtimedop" }, { "utime32", "compat_utime" },
+	{ "utimensat_time32", "compat_utimensat" }, { "utimes_time32", "compat_sys_utimes" },
+	{ "ia32_fadvise64", "compat_fadvise64" }, { "ia32_fadvise64_64", "compat_fadvise64_64" },
+	{ "ia32_fallocate", "compat_fallocate" }, { "ia32_ftruncate64", "compat_ftruncate64" },
+	{ "ia32_readahead", "compat_readahead" }, { "ia32_truncate64", "compat_truncate64" },
+	{ "ia32_pwrite64", "pwrite32" },
+	{ "gethostname", NULL }, { "sync_file_range2", NULL },
+};
+
 static const char *alias_name(const char *kname)
 {
-	static const char *const renamed[][2] = { { "sendfile64", "sendfile" }, { "newuname", "uname" },
-		{ "getdents64", "getdents" }, { "eventfd2", "eventfd" }, { "signalfd4", "signalfd" },
-		{ "inotify_init1", "inotify_init" }, { "old_readdir", "readdir" }, { "old_getrlimit", "getrlimit" },
-		{ "oldumount", "umount" } };
-
 	for (size_t i = 0; i < sizeof(renamed) / sizeof(renamed[0]); i++)
 		if (!strcmp(kname, renamed[i][0]))
 			return renamed[i][1];
 	return kname;
 }
 
-static void gen_one(struct strbuf *o, const wrapvec *wrappers, const char *kname, int nargs, char **types,
-		    char **args)
-{
-	struct strbuf fmt = STRBUF_INIT, vals = STRBUF_INIT;
-	const char *name = alias_name(kname);
+/* SystemTap's names for entries with no syscall metadata of their own: a
+ * 32-bit task's compat_sys_* entries, and calls the kernel no longer
+ * implements but a task can still make. The arguments are those of the
+ * call shape names (or "TYPE:ARG,..." when it has no metadata either); the
+ * probe points, those of the wrappers the kernel has, or else the
+ * raw_syscalls tracepoints filtered by the call's number in the 64-bit
+ * and 32-bit tables (nr: "64:NAME" / "32:NAME", space-separated). */
+static const struct extra_call {
+	const char *name, *shape, *wrappers, *nr;
+} extra_calls[] = {
+	{ "compat_execve", "execve", "__ia32_compat_sys_execve", NULL },
+	{ "compat_execveat", "execveat", "__ia32_compat_sys_execveat", NULL },
+	{ "compat_getitimer", "getitimer", "__ia32_compat_sys_getitimer", NULL },
+	{ "compat_setitimer", "setitimer", "__ia32_compat_sys_setitimer", NULL },
+	{ "compat_lookup_dcookie", "u64:cookie,void *:buffer,size_t:len", "__ia32_compat_sys_lookup_dcookie",
+	  "32:lookup_dcookie" },
+	{ "compat_ppoll", "ppoll", "__ia32_compat_sys_ppoll_time32 __ia32_compat_sys_ppoll_time64", NULL },
+	{ "compat_pselect6", "pselect6", "__ia32_compat_sys_pselect6_time32 __ia32_compat_sys_pselect6_time64",
+	  NULL },
+	{ "compat_recvmmsg", "recvmmsg", "__ia32_compat_sys_recvmmsg_time32 __ia32_compat_sys_recvmmsg_time64",
+	  NULL },
+	{ "compat_select", "select", "__ia32_compat_sys_select", NULL },
+	{ "compat_signalfd", "signalfd4", "__ia32_compat_sys_signalfd __ia32_compat_sys_signalfd4", NULL },
+	{ "compat_sys_msgctl", "msgctl", "__ia32_compat_sys_msgctl __ia32_compat_sys_old_msgctl", NULL },
+	{ "compat_sys_msgrcv", "msgrcv", "__ia32_compat_sys_msgrcv", NULL },
+	{ "compat_sys_msgsnd", "msgsnd", "__ia32_compat_sys_msgsnd", NULL },
+	{ "compat_sys_semctl", "semctl", "__ia32_compat_sys_semctl __ia32_compat_sys_old_semctl", NULL },
+	{ "compat_sys_shmat", "shmat", "__ia32_compat_sys_shmat", NULL },
+	{ "compat_sys_shmctl", "shmctl", "__ia32_compat_sys_shmctl __ia32_compat_sys_old_shmctl", NULL },
+	{ "compat_sys_recvmsg", "recvmsg", "__ia32_compat_sys_recvmsg", NULL },
+	{ "compat_sys_sendmsg", "sendmsg", "__ia32_compat_sys_sendmsg", NULL },
+	{ "compat_vmsplice", "vmsplice", "__ia32_compat_sys_vmsplice", "32:vmsplice" },
+	{ "ftruncate64", "ia32_ftruncate64", "__ia32_sys_ia32_ftruncate64", "32:ftruncate64" },
+	{ "rt_sigaction32", "rt_sigaction", "__ia32_compat_sys_rt_sigaction", NULL },
+	{ "settimeofday32", "settimeofday", "__ia32_compat_sys_settimeofday", NULL },
+	{ "ustat32", "ustat", "__ia32_compat_sys_ustat", NULL },
+	{ "sigaction", "int:sig,const struct old_sigaction *:act,struct old_sigaction *:oact",
+	  "__ia32_compat_sys_sigaction", "32:sigaction" },
+	{ "sigaction32", "int:sig,const struct old_sigaction *:act,struct old_sigaction *:oact",
+	  "__ia32_compat_sys_sigaction", "32:sigaction" },
+	{ "bdflush", "int:func,long:data", NULL, "32:bdflush" },
+	{ "sysctl", "struct __sysctl_args *:args", NULL, "64:_sysctl 32:_sysctl" },
+};
 
-	strbuf_addf(o, "probe nd_syscall.%s = ", name);
-	wrapper_points(o, wrappers, kname, false);
-	strbuf_addf(o, "\n{\n\tname = \"%s\"\n", name);
+/* An alias's probe points: the wrappers of system call kname, or the
+ * wrapper symbols syms (space-separated) the kernel has, or, when it has
+ * none of them, the raw_syscalls tracepoints and the call's numbers nr64
+ * and nr32 (-1: not in that table) for the handler to test. */
+struct points {
+	const char *kname;
+	const char *syms;
+	long nr64, nr32;
+};
+
+/* Writes the points (.return ones if ret); false when there are none. */
+static bool emit_points(struct strbuf *o, const wrapvec *wrappers, const struct points *p, bool ret)
+{
+	int n = 0;
+
+	if (p->kname) {
+		wrapper_points(o, wrappers, p->kname, ret);
+		return true;
+	}
+	for (const char *w = p->syms; w && *w;) {
+		size_t len = strcspn(w, " ");
+		char *fn = xstrndup(w, len);
+		if (find_wrapper(wrappers, fn))
+			strbuf_addf(o, "%skprobe.function(\"%s\")%s ?", n++ ? ", " : "", fn, ret ? ".return" : "");
+		free(fn);
+		w += len + (w[len] == ' ');
+	}
+	if (n)
+		return true;
+	if (p->nr64 < 0 && p->nr32 < 0)
+		return false;
+	strbuf_addf(o, "kernel.trace(\"raw_syscalls:%s\")", ret ? "sys_exit" : "sys_enter");
+	return true;
+}
+
+/* Does the alias probe the raw_syscalls tracepoints (and so test the number)? */
+static bool on_tracepoint(const wrapvec *wrappers, const struct points *p)
+{
+	struct strbuf probe = STRBUF_INIT;
+	bool tp;
+
+	if (p->kname)
+		return false;
+	emit_points(&probe, wrappers, p, false);
+	tp = !strncmp(probe.buf, "kernel.trace", 12);
+	strbuf_release(&probe);
+	return tp;
+}
+
+/* The system call an alias of SystemTap's names, its `name`: compat_NAME,
+ * compat_sys_NAME and (a 32-bit task's entry) NAME32 are NAME's. */
+static char *call_name(const char *alias)
+{
+	size_t len;
+
+	if (!strncmp(alias, "compat_sys_", 11))
+		alias += 11;
+	else if (!strncmp(alias, "compat_", 7))
+		alias += 7;
+	len = strlen(alias);
+	if (len > 2 && !strcmp(alias + len - 2, "32"))
+		len -= 2;
+	return xstrndup(alias, len);
+}
+
+/* nd_syscall.NAME and its .return, and syscall.NAME unless the library or
+ * an earlier definition has one (defined holds those names, sorted). */
+static void gen_one(struct strbuf *o, const wrapvec *wrappers, strvec *defined, const char *name,
+		    const struct points *p, int nargs, char **types, char **args)
+{
+	struct strbuf fmt = STRBUF_INIT, vals = STRBUF_INIT, pts = STRBUF_INIT;
+	bool tp = on_tracepoint(wrappers, p);
+	char *call = call_name(name);
+
+	if (!emit_points(&pts, wrappers, p, false))
+		return;
+	strbuf_addf(o, "probe nd_syscall.%s = %s\n{\n", name, pts.buf);
+	if (tp)
+		strbuf_addf(o, "\tif (!__sc_nr_is(%ld, %ld)) next\n", p->nr64, p->nr32);
+	strbuf_addf(o, "\tname = \"%s\"\n", call);
 	for (int i = 0; i < nargs; i++) {
 		const char *rd = arg_reader(types[i]);
 		if (is_user_string(types[i])) {
@@ -165,24 +308,30 @@ static void gen_one(struct strbuf *o, const wrapvec *wrappers, const char *kname
 		strbuf_addf(&vals, ", %s", args[i]);
 	}
 	strbuf_addf(o, "\targstr = sprintf(\"%s\"%s)\n}\n", fmt.buf, vals.buf);
-	strbuf_addf(o, "probe nd_syscall.%s.return = ", name);
-	wrapper_points(o, wrappers, kname, true);
-	strbuf_addf(o, "\n{\n\tname = \"%s\"\n\tretval = __sc_retval()\n\tretstr = return_str(1, retval)\n}\n", name);
-	char *plain = xasprintf("%s%s", wrapper_prefix[0], name);
-	bool twin = name != kname && find_wrapper(wrappers, plain);
-	free(plain);
-	if (!twin) {   /* sendfile64 joins sendfile's syscall.sendfile where both are */
+	strbuf_reset(&pts);
+	emit_points(&pts, wrappers, p, true);
+	strbuf_addf(o, "probe nd_syscall.%s.return = %s\n{\n", name, pts.buf);
+	if (tp)
+		strbuf_addf(o, "\tif (!__sc_nr_is(%ld, %ld)) next\n", p->nr64, p->nr32);
+	strbuf_addf(o, "\tname = \"%s\"\n\tretval = %s\n\tretstr = return_str(1, retval)\n}\n", call,
+		    tp ? "__sc_retval_of($ret)" : "__sc_retval()");
+	if (!in_sorted(defined, name)) {
 		strbuf_addf(o, "probe syscall.%s = nd_syscall.%s { }\n", name, name);
 		strbuf_addf(o, "probe syscall.%s.return = nd_syscall.%s.return { }\n", name, name);
+		vec_push(defined, xstrdup(name));
+		qsort(defined->items, (size_t)defined->len, sizeof(char *), cmp_str);
 	}
 	strbuf_release(&fmt);
 	strbuf_release(&vals);
+	strbuf_release(&pts);
+	free(call);
 }
 
 /* The system calls the library's own aliases cover: NAME of every
  * kprobe.function("__x64_sys_NAME") an alias named syscall.* or
- * nd_syscall.* probes (sorted). */
-static void covered_syscalls(struct session *s, strvec *out)
+ * nd_syscall.* probes, into covered; and NAME of every syscall.NAME
+ * alias, into defined (both sorted). */
+static void library_syscalls(struct session *s, strvec *covered, strvec *defined)
 {
 	for (int k = 0; k < s->library.len; k++) {
 		struct script *sc = s->library.items[k];
@@ -190,9 +339,12 @@ static void covered_syscalls(struct session *s, strvec *out)
 			struct probe *a = sc->probes.items[i];
 			if (!a->is_alias || !a->alias_names.len || !a->alias_names.items[0]->comps.len)
 				continue;
-			const char *first = a->alias_names.items[0]->comps.items[0]->name;
+			struct probe_point *an = a->alias_names.items[0];
+			const char *first = an->comps.items[0]->name;
 			if (strcmp(first, "syscall") && strcmp(first, "nd_syscall"))
 				continue;
+			if (!strcmp(first, "syscall") && an->comps.len == 2)
+				vec_push(defined, xstrdup(an->comps.items[1]->name));
 			for (int j = 0; j < a->points.len; j++) {
 				struct probe_point *pp = a->points.items[j];
 				if (pp->comps.len < 2 || strcmp(pp->comps.items[0]->name, "kprobe") ||
@@ -201,76 +353,169 @@ static void covered_syscalls(struct session *s, strvec *out)
 					continue;
 				const char *fn = pp->comps.items[1]->arg->str;
 				if (!strncmp(fn, wrapper_prefix[0], strlen(wrapper_prefix[0])))
-					vec_push(out, xstrdup(fn + strlen(wrapper_prefix[0])));
+					vec_push(covered, xstrdup(fn + strlen(wrapper_prefix[0])));
 			}
 		}
 	}
-	if (out->len)
-		qsort(out->items, (size_t)out->len, sizeof(char *), cmp_str);
+	if (covered->len)
+		qsort(covered->items, (size_t)covered->len, sizeof(char *), cmp_str);
+	if (defined->len)
+		qsort(defined->items, (size_t)defined->len, sizeof(char *), cmp_str);
+}
+
+/* The argument types and names of system call name from its metadata
+ * (struct syscall_metadata __syscall_meta__NAME); -1 when it has none. */
+struct meta_offsets {
+	long name, nb, types, args;
+};
+
+static int read_meta(struct dw_image *img, const wrapvec *metas, const struct meta_offsets *mo,
+		     const char *name, char **types, char **args)
+{
+	char *sym = xasprintf("%s%s", META, name);
+	const struct ksym *k = find_wrapper(metas, sym);
+	int32_t nb;
+	uint64_t tp, ap;
+
+	free(sym);
+	if (!k || !dw_image_read(img, k->addr + mo->nb, &nb, 4) || nb < 0 || nb > 6 ||
+	    !dw_image_read(img, k->addr + mo->types, &tp, 8) || !dw_image_read(img, k->addr + mo->args, &ap, 8))
+		return -1;
+	for (int a = 0; a < nb; a++) {
+		types[a] = dw_image_string_at(img, tp + 8 * a);
+		args[a] = dw_image_string_at(img, ap + 8 * a);
+		if (!types[a] || !args[a])
+			return -1;
+	}
+	for (int a = 0; a < nb; a++) {
+		char *v = var_name(args[a]);
+		free(args[a]);
+		args[a] = v;
+	}
+	return nb;
+}
+
+static void free_args(int nb, char **types, char **args)
+{
+	for (int a = 0; a < nb; a++) {
+		free(types[a]);
+		free(args[a]);
+	}
+}
+
+/* The arguments written out as "TYPE:ARG,...". */
+static int parse_shape(const char *shape, char **types, char **args)
+{
+	int n = 0;
+
+	for (const char *p = shape; *p && n < 6; n++) {
+		size_t len = strcspn(p, ","), colon = strcspn(p, ":");
+		types[n] = xstrndup(p, colon);
+		args[n] = xstrndup(p + colon + 1, len - colon - 1);
+		p += len + (p[len] == ',');
+	}
+	return n;
+}
+
+/* The call's number in one table ("64:NAME" or "32:NAME" of nr), -1 if none. */
+static long call_number(struct uapi *nr64, struct uapi *nr32, const char *nr, const char *abi)
+{
+	for (const char *p = nr; p && *p;) {
+		size_t len = strcspn(p, " ");
+		if (!strncmp(p, abi, 3)) {
+			char *c = xasprintf("__NR_%.*s", (int)(len - 3), p + 3);
+			int64_t v;
+			bool ok = uapi_value(abi[0] == '6' ? nr64 : nr32, c, &v);
+			free(c);
+			if (ok)
+				return (long)v;
+		}
+		p += len + (p[len] == ' ');
+	}
+	return -1;
 }
 
 char *syscalls_tapset(struct session *s, const char **why)
 {
 	struct dw_image *img = dw_kernel(s, why);
 	const struct ksymtab *syms = img ? ksyms_kernel(s, why) : NULL;
-	long o_name, o_nb, o_types, o_args;
+	struct meta_offsets mo;
 	struct strbuf out = STRBUF_INIT;
-	strvec covered = { 0 };
-	wrapvec wrappers = { 0 };
+	strvec covered = { 0 }, defined = { 0 };
+	wrapvec wrappers = { 0 }, metas = { 0 };
 	int n = 0;
 
 	if (!img || !syms)
 		return NULL;
-	o_name = dw_member_offset(img, "struct syscall_metadata", "name");
-	o_nb = dw_member_offset(img, "struct syscall_metadata", "nb_args");
-	o_types = dw_member_offset(img, "struct syscall_metadata", "types");
-	o_args = dw_member_offset(img, "struct syscall_metadata", "args");
-	if (o_name < 0 || o_nb < 0 || o_types < 0 || o_args < 0) {
+	mo.name = dw_member_offset(img, "struct syscall_metadata", "name");
+	mo.nb = dw_member_offset(img, "struct syscall_metadata", "nb_args");
+	mo.types = dw_member_offset(img, "struct syscall_metadata", "types");
+	mo.args = dw_member_offset(img, "struct syscall_metadata", "args");
+	if (mo.name < 0 || mo.nb < 0 || mo.types < 0 || mo.args < 0) {
 		*why = "the kernel has no syscall metadata (CONFIG_FTRACE_SYSCALLS)";
 		return NULL;
 	}
-	covered_syscalls(s, &covered);
+	library_syscalls(s, &covered, &defined);
 	for (size_t i = 0; i < syms->n; i++)
 		for (int w = 0; w < NWRAP; w++)
 			if (!strncmp(syms->syms[i].name, wrapper_prefix[w], strlen(wrapper_prefix[w])) &&
 			    ksym_is_func(&syms->syms[i]))
 				vec_push(&wrappers, &syms->syms[i]);
+	for (size_t i = 0; i < syms->n; i++)
+		if (!strncmp(syms->syms[i].name, META, strlen(META)))
+			vec_push(&metas, &syms->syms[i]);
 	if (wrappers.len)
 		qsort(wrappers.items, (size_t)wrappers.len, sizeof(*wrappers.items), cmp_ksym_name);
+	if (metas.len)
+		qsort(metas.items, (size_t)metas.len, sizeof(*metas.items), cmp_ksym_name);
 	strbuf_addstr(&out, "// generated by cstap from the kernel's syscall metadata\n");
 	for (size_t i = 0; i < syms->n; i++) {
 		const struct ksym *k = &syms->syms[i];
-		int32_t nb;
-		uint64_t tp, ap;
 		char *types[6], *args[6];
 		if (strncmp(k->name, META, strlen(META)))
 			continue;
-		const char *name = k->name + strlen(META);
-		char *x64 = xasprintf("%s%s", wrapper_prefix[0], name);
+		const char *kname = k->name + strlen(META), *name = alias_name(kname);
+		char *x64 = xasprintf("%s%s", wrapper_prefix[0], kname);
 		bool have = find_wrapper(&wrappers, x64) != NULL;
 		free(x64);
-		if (!have || in_sorted(&covered, name))
+		if (!name || !have || in_sorted(&covered, kname))
 			continue;
-		if (!dw_image_read(img, k->addr + o_nb, &nb, 4) || nb < 0 || nb > 6 ||
-		    !dw_image_read(img, k->addr + o_types, &tp, 8) || !dw_image_read(img, k->addr + o_args, &ap, 8))
+		int nb = read_meta(img, &metas, &mo, kname, types, args);
+		if (nb < 0)
 			continue;
-		bool ok = true;
-		for (int a = 0; a < nb && ok; a++) {
-			types[a] = dw_image_string_at(img, tp + 8 * a);
-			args[a] = dw_image_string_at(img, ap + 8 * a);
-			ok = types[a] && args[a];
-		}
-		if (!ok)
-			continue;
-		for (int a = 0; a < nb; a++)
-			args[a] = var_name(args[a]);
-		gen_one(&out, &wrappers, name, nb, types, args);
+		struct points p = { .kname = kname, .nr64 = -1, .nr32 = -1 };
+		gen_one(&out, &wrappers, &defined, name, &p, nb, types, args);
+		free_args(nb, types, args);
 		n++;
 	}
+	const char *const nr_headers[2][2] = { { "asm/unistd_64.h", NULL }, { "asm/unistd_32.h", NULL } };
+	const char *ignored;
+	struct uapi *nr64 = uapi_load(s, nr_headers[0], &ignored), *nr32 = uapi_load(s, nr_headers[1], &ignored);
+	for (size_t i = 0; i < sizeof(extra_calls) / sizeof(extra_calls[0]); i++) {
+		const struct extra_call *e = &extra_calls[i];
+		char *types[6], *args[6];
+		int nb = strchr(e->shape, ':') ? parse_shape(e->shape, types, args) :
+						 read_meta(img, &metas, &mo, e->shape, types, args);
+		if (nb < 0)
+			continue;
+		struct points p = { .syms = e->wrappers, .nr64 = -1, .nr32 = -1 };
+		if (nr64 && nr32) {
+			p.nr64 = call_number(nr64, nr32, e->nr, "64:");
+			p.nr32 = call_number(nr64, nr32, e->nr, "32:");
+		}
+		gen_one(&out, &wrappers, &defined, e->name, &p, nb, types, args);
+		free_args(nb, types, args);
+	}
+	uapi_free(nr64);
+	uapi_free(nr32);
 	for (int i = 0; i < covered.len; i++)
 		free(covered.items[i]);
+	for (int i = 0; i < defined.len; i++)
+		free(defined.items[i]);
 	free(covered.items);
+	free(defined.items);
 	free(wrappers.items);
+	free(metas.items);
 	if (!n && !covered.len) {
 		strbuf_release(&out);
 		*why = "no syscall metadata found in the kernel image";

@@ -18,6 +18,7 @@
 
 #include "diag.h"
 #include "dwarf_scope.h"
+#include "passes.h"
 #include "probes/provider.h"
 #include "ksyms.h"
 #include "walk.h"
@@ -1253,7 +1254,20 @@ struct walk {
 	int errors;
 	int quiet;              /* inside @defined: failures are answers, not errors */
 	bool failed;            /* something under the current @defined failed */
+	bool in_func;           /* walking a function a probe calls (context_funcs.c) */
 };
+
+/* A value read at the function's entry (in a .return probe) is saved by the
+ * probe's entry handler, which runs the probe body's reads only. */
+static void no_entry_in_func(struct walk *w, const struct expr *e)
+{
+	if (!w->in_func || w->quiet)
+		return;
+	diag(w->r->s, E_NOT_SUPPORTED, e->pos,
+	     "a function called from a .return probe reads this at the function's entry: not supported yet "
+	     "(read it in the probe body, or pass @entry(...) to the function)");
+	w->errors++;
+}
 
 static enum walk_action visit_stmt(struct stmt *st, void *ctx);
 static enum walk_action visit_expr(struct expr *e, void *ctx);
@@ -1281,6 +1295,17 @@ int tvars_static_cond(struct session *s, const struct derived_probe *dp, const s
 	while (cond && cond->kind == EXPR_UNARY && !strcmp(cond->op, "!")) {
 		neg = !neg;
 		cond = cond->lhs;
+	}
+	if (cond && cond->kind == EXPR_BINARY && (!strcmp(cond->op, "&&") || !strcmp(cond->op, "||"))) {
+		/* known when both sides are, or the left one decides (the
+		 * right one is then not evaluated anyway) */
+		bool and = !strcmp(cond->op, "&&");
+		int l = tvars_static_cond(s, dp, cond->lhs), r;
+		if (l == (and ? 0 : 1))
+			return l != neg;
+		if (l < 0 || (r = tvars_static_cond(s, dp, cond->rhs)) < 0)
+			return -1;
+		return r != neg;
 	}
 	if (!cond || cond->kind != EXPR_DEFINED || !(tv = tvar_find(s, dp, cond)))
 		return -1;
@@ -1387,8 +1412,10 @@ static void walk_target(struct walk *w, const struct expr *e, bool addrof, const
 		free(tv);
 		return;
 	}
-	if (tv->at_entry && r->dp)
+	if (tv->at_entry && r->dp) {
 		((struct derived_probe *)r->dp)->has_entry = true;
+		no_entry_in_func(w, e);
+	}
 	if (!w->quiet || !tvar_find(r->s, dp, key))
 		vec_push(&table(r->s)->all, tv);
 }
@@ -1447,8 +1474,10 @@ static enum walk_action visit_expr(struct expr *e, void *ctx)
 		return WALK_SKIP;
 	}
 	case EXPR_ENTRY:
-		if (w->r->ret && w->r->dp)
+		if (w->r->ret && w->r->dp) {
 			((struct derived_probe *)w->r->dp)->has_entry = true;
+			no_entry_in_func(w, e);
+		}
 		if (!w->r->ret && !w->quiet) {
 			diag(w->r->s, E_TARGET_VAR, e->pos, "@entry is only available in .return probes");
 			w->errors++;
@@ -1464,6 +1493,8 @@ static enum walk_action visit_expr(struct expr *e, void *ctx)
 static enum walk_action find_per_probe(struct expr *e, void *ctx)
 {
 	(void)ctx;
+	if (e->kind == EXPR_CALL && e->func && e->func->in_context)
+		return WALK_STOP;   /* its $vars are the probe's */
 	return depends_on_probe(e) ? WALK_STOP : WALK_DESCEND;
 }
 
@@ -1515,12 +1546,18 @@ int tvars_resolve(struct session *s)
 		probe_ctx(s, dp, &r);
 		struct walk w = { .r = &r };
 		walk_body(&w, dp->probe->body);
+		funcvec reached = { 0 };   /* and the functions reading its $vars */
+		context_funcs_reached(dp->probe->body, &reached);
+		w.in_func = true;
+		for (int k = 0; k < reached.len; k++)
+			walk_body(&w, reached.items[k]->body);
+		free(reached.items);
 		errors += w.errors;
 	}
 	for (int i = 0; i < s->funcs.len; i++) {
 		struct func *f = s->funcs.items[i];
 		struct rctx r;
-		if (!f->body)
+		if (!f->body || f->in_context)
 			continue;
 		probe_ctx(s, NULL, &r);
 		struct walk w = { .r = &r };

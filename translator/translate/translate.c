@@ -576,7 +576,10 @@ static char *gen_call(struct gen *g, struct expr *e)
 	}
 	emit(g, "c->last_stmt = %s;", near("identifier", f->name, e->pos));
 	emit(g, "c->nesting++;");
-	emit(g, "fn_%d(c);", f->index);
+	if (f->in_context)   /* the copy for this probe (context_funcs.c) */
+		emit(g, "fn_%d_p%d(c);", f->index, g->dp ? g->dp->index : -1);
+	else
+		emit(g, "fn_%d(c);", f->index);
 	emit(g, "c->nesting--;");
 	check_error(g);
 	if (f->ret == TYPE_VOID || f->ret == TYPE_UNKNOWN)
@@ -1352,7 +1355,8 @@ static void gen_entry(struct session *s, struct strbuf *types, struct strbuf *co
 	strbuf_release(&init);
 }
 
-/* One C function for a probe body or a script function, with its frame. */
+/* One C function for a probe body or a script function, with its frame
+ * (types NULL: declared already, for another copy of the function). */
 static void gen_body(struct session *s, struct strbuf *types, struct strbuf *code,
 		     const char *fname, const char *frname, struct stmt *body,
 		     const symvec *params, const symvec *locals, struct func *func,
@@ -1371,7 +1375,8 @@ static void gen_body(struct session *s, struct strbuf *types, struct strbuf *cod
 	}
 	gen_block(&g, body);
 
-	strbuf_addf(types, "struct %s {\n%s\tchar unused_;\n};\n", frname, frame.buf);
+	if (types)
+		strbuf_addf(types, "struct %s {\n%s\tchar unused_;\n};\n", frname, frame.buf);
 	strbuf_addf(code, "static void %s(struct stp_context *c)\n{\n", fname);
 	strbuf_addf(code, "\tstruct %s *f = (struct %s *)(c->frames + c->nesting * STP_FRAME_SIZE);\n",
 		    frname, frname);
@@ -1380,7 +1385,7 @@ static void gen_body(struct session *s, struct strbuf *types, struct strbuf *cod
 	strbuf_addstr(code, init.buf);
 	strbuf_addstr(code, stmts.buf);
 	strbuf_addstr(code, "out: __attribute__((unused));\n\t(void)f;\n}\n\n");
-	if (dp && dp->has_entry)
+	if (dp && dp->has_entry && !func)
 		gen_entry(s, types, code, &g, locals);
 	strbuf_release(&frame);
 	strbuf_release(&cdecl);
@@ -1799,9 +1804,23 @@ int translate(struct session *s, struct strbuf *out)
 	gen_globals(s, out);
 	strbuf_addstr(out, "\n");
 
-	/* function prototypes, then bodies */
+	/* function prototypes, then bodies; a function reading $target
+	 * variables has one copy per derived probe that calls it */
+	VEC(funcvec) reached = { 0 };
+	for (int i = 0; i < s->probes.len; i++) {
+		funcvec r = { 0 };
+		if (s->probes.items[i]->own_body)
+			context_funcs_reached(s->probes.items[i]->probe->body, &r);
+		vec_push(&reached, r);
+	}
 	for (int i = 0; i < s->funcs.len; i++)
-		strbuf_addf(&code, "static void fn_%d(struct stp_context *c); /* %s */\n", i, s->funcs.items[i]->name);
+		if (!s->funcs.items[i]->in_context)
+			strbuf_addf(&code, "static void fn_%d(struct stp_context *c); /* %s */\n", i,
+				    s->funcs.items[i]->name);
+	for (int i = 0; i < reached.len; i++)
+		for (int k = 0; k < reached.items[i].len; k++)
+			strbuf_addf(&code, "static void fn_%d_p%d(struct stp_context *c); /* %s */\n",
+				    reached.items[i].items[k]->index, i, reached.items[i].items[k]->name);
 	strbuf_addstr(&code, "\n");
 	for (int i = 0; i < s->funcs.len; i++) {
 		struct func *f = s->funcs.items[i];
@@ -1809,10 +1828,29 @@ int translate(struct session *s, struct strbuf *out)
 			gen_embedded_func(s, &types, &code, f);
 			continue;
 		}
+		bool typed = false;   /* its frame, declared once for all its copies */
+		for (int p = 0; p < reached.len; p++)
+			for (int k = 0; k < reached.items[p].len; k++) {
+				if (reached.items[p].items[k] != f)
+					continue;
+				strbuf_addf(&code, "/* function %s in probe %s */\n", f->name, s->probes.items[p]->pp);
+				gen_body(s, typed ? NULL : &types, &code, xasprintf("fn_%d_p%d", i, p),
+					 xasprintf("fr_f%d", i), f->body, &f->params, &f->locals, f, "MAXACTION",
+					 s->probes.items[p]);
+				typed = true;
+			}
+		if (f->in_context) {
+			if (!typed)   /* called by no probe: its frame still sits in the union */
+				strbuf_addf(&types, "struct fr_f%d {\n\tchar unused_;\n};\n", i);
+			continue;
+		}
 		strbuf_addf(&code, "/* function %s */\n", f->name);
 		gen_body(s, &types, &code, xasprintf("fn_%d", i), xasprintf("fr_f%d", i), f->body,
 			 &f->params, &f->locals, f, "MAXACTION", NULL);
 	}
+	for (int i = 0; i < reached.len; i++)
+		free(reached.items[i].items);
+	free(reached.items);
 
 	/* probe bodies, numbered by pass 2 in order of first use: each at the
 	 * first derived probe that uses it */
