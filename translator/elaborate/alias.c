@@ -123,12 +123,22 @@ int alias_expand(struct session *s, struct probe *user, struct probe_point *pp, 
 		s->aliases_listed = true;
 	}
 	for (int exact = 1; exact >= 0 && !found; exact--) {
+		/* with a suffix: the aliases naming the longest prefix
+		 * (timer.profile.freq.hz(N) is timer.profile.freq's, not
+		 * timer.profile's with .freq.hz(N)) */
+		int longest = 0;
+		for (int i = 0; i < s->aliases.len && !exact; i++)
+			for (int j = 0; j < s->aliases.items[i]->alias_names.len; j++) {
+				int used = match_name(s->aliases.items[i]->alias_names.items[j], pp);
+				if (used > longest)
+					longest = used;
+			}
 		for (int i = 0; i < s->aliases.len; i++) {
 			struct probe *a = s->aliases.items[i];
 			for (int j = 0; j < a->alias_names.len; j++) {
 				struct probe_point *name = a->alias_names.items[j];
 				int used = match_name(name, pp);
-				if (used < 0 || (exact && used != pp->comps.len))
+				if (used < 0 || (exact && used != pp->comps.len) || (!exact && used != longest))
 					continue;
 				if (a->is_private && a->file != user->file)
 					continue;

@@ -8,6 +8,7 @@ extern const struct provider timer_provider;
 extern const struct provider kprobe_provider;
 extern const struct provider dwarf_provider;
 extern const struct provider tracepoint_provider;
+extern const struct provider perf_provider;
 
 /* Order matters only when two providers could claim the same point. */
 const struct provider *const providers[] = {
@@ -16,6 +17,7 @@ const struct provider *const providers[] = {
 	&kprobe_provider,
 	&dwarf_provider,
 	&tracepoint_provider,
+	&perf_provider,
 	NULL,
 };
 
