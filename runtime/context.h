@@ -46,6 +46,8 @@ struct stp_context {
 	bool switch_file;		/* switch_file(): after this probe's output */
 	int regparm;			/* regargs.stp: 0 default, else 0x100 | n */
 	void *entry_data;		/* .return probes: values saved at entry */
+	char *procfs_buf;		/* procfs probes: $value's buffer (procfs.h) */
+	size_t procfs_size;		/* its bytes, the final NUL's included */
 	char *frames;			/* (MAXNESTING + 1) * STP_FRAME_SIZE bytes */
 	char *pbuf;			/* STP_PRINT_BUF_SIZE bytes */
 	size_t plen;

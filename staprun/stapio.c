@@ -47,6 +47,7 @@ struct relay {
 	struct cmd_child child;	/* the -c command */
 	bool stop_sent, done;
 	struct stp_msg_done summary;
+	int stdin_file;		/* /proc/systemtap/<modname>/__stdin (input.*), or -1 */
 };
 
 static int sig_pipe[2] = { -1, -1 };
@@ -298,17 +299,33 @@ static void handle_signal(struct relay *s, int sig)
 	}
 }
 
+/* The script's input probes (input.char, input.line: procfs("__stdin").write)
+ * get stdin, a character per write as input.char wants; false at EOF. */
+static bool forward_stdin(struct relay *s)
+{
+	char in[256];
+	ssize_t n = read(STDIN_FILENO, in, sizeof(in));
+
+	if (n <= 0)
+		return n < 0 && errno == EINTR;
+	for (ssize_t i = 0; i < n; i++)
+		while (write(s->stdin_file, &in[i], 1) < 0 && errno == EINTR)
+			;
+	return true;
+}
+
 /* Main loop: relay records and react to signals until DONE (or EOF). */
 static int relay(struct relay *s, char *buf)
 {
-	struct pollfd pfd[2] = {
+	struct pollfd pfd[3] = {
 		{ .fd = s->ctl, .events = POLLIN },
 		{ .fd = sig_pipe[0], .events = POLLIN },
+		{ .fd = s->stdin_file >= 0 ? STDIN_FILENO : -1, .events = POLLIN },
 	};
 	bool got;
 
 	while (!s->done) {
-		if (poll(pfd, 2, 500) < 0 && errno != EINTR) {
+		if (poll(pfd, 3, 500) < 0 && errno != EINTR) {
 			error_msg("poll: %s", strerror(errno));
 			return -1;
 		}
@@ -318,6 +335,8 @@ static int relay(struct relay *s, char *buf)
 			while (read(sig_pipe[0], &sig, 1) == 1)
 				handle_signal(s, sig);
 		}
+		if ((pfd[2].revents & (POLLIN | POLLHUP)) && !forward_stdin(s))
+			pfd[2].fd = -1;		/* EOF: no more input */
 		/* read even without POLLIN: the poll timeout is a safety net */
 		do {
 			if (!read_records(s, buf, &got)) {
@@ -401,7 +420,7 @@ static int setup_signals(void)
 
 int main(int argc, char **argv)
 {
-	struct relay s = { .out = 1, .ctl = -1, .child = { .go_fd = -1 } };
+	struct relay s = { .out = 1, .ctl = -1, .child = { .go_fd = -1 }, .stdin_file = -1 };
 	char path[256];
 	char *buf;
 	int rc;
@@ -449,7 +468,12 @@ int main(int argc, char **argv)
 		cmd_child_release(&s.child);
 	if (s.timeout)
 		alarm(s.timeout);
+	/* made by the script's start when it has input probes */
+	snprintf(path, sizeof(path), "/proc/systemtap/%s/__stdin", s.modname);
+	s.stdin_file = open(path, O_WRONLY | O_CLOEXEC);
 	rc = relay(&s, buf);
+	if (s.stdin_file >= 0)
+		close(s.stdin_file);
 	close(s.ctl);
 	cmd_child_finish(&s.child);
 	if (rc < 0)

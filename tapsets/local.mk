@@ -10,7 +10,7 @@ dist_tapset_DATA = tapsets/logging.stp tapsets/context.stp tapsets/time.stp taps
 dist_tapset_DATA += tapsets/floatingpoint.stp
 # the kernel subsystem tapsets (vfs, scheduler, signal, kprocess, memory ...)
 dist_tapset_DATA += tapsets/vfs.stp tapsets/scheduler.stp tapsets/memory.stp tapsets/signal.stp tapsets/kprocess.stp \
-	tapsets/irq.stp tapsets/tty.stp tapsets/perf.stp tapsets/timers.stp tapsets/speculative.stp
+	tapsets/irq.stp tapsets/tty.stp tapsets/perf.stp tapsets/timers.stp tapsets/procfs.stp tapsets/prometheus.stp tapsets/prometheus.stpm tapsets/input.stp tapsets/speculative.stp
 # block I/O: ioblock, the I/O scheduler, the SCSI mid-layer; named queues' statistics
 dist_tapset_DATA += tapsets/ioblock.stp tapsets/ioscheduler.stp tapsets/scsi.stp tapsets/queue_stats.stp
 # the network tapsets (netdev, tcp, udp, socket and the SNMP counters)

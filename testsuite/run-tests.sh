@@ -16,6 +16,7 @@
 # The tests run on every installed kernel series (stap-vm --releases: each
 # /boot/vmlinuz-REL with a kbuild tree), one after the other; $RELEASES (a
 # list) overrides.
+#   NAME.stdin  staprun's standard input (the script's input.* probes)
 #   NAME.filter  sed -E script run on stdout before the comparison (masks
 #              addresses, cycle counts: what varies from run to run)
 # testsuite/run/progs/P.c are the tests' workload programs: built static on
@@ -102,6 +103,10 @@ for n in "${names[@]}"; do
 		done
 	fi
 	cmd+=" /ko/t_$n.ko"
+	if [ -f "$t.stdin" ]; then
+		files+=(-f "$t.stdin:/stdin/$n")
+		cmd+=" < /stdin/$n"
+	fi
 	if [ -f "$t.opts" ]; then
 		for ((i = 0; i < ${#opts[@]}; i++)); do
 			[ "${opts[i]}" = -G ] && { cmd+=" $(printf %q "${opts[i+1]}")"; i=$((i + 1)); }

@@ -37,6 +37,7 @@ __attribute__((noreturn, format(printf, 1, 2))) void die(const char *fmt, ...);
 
 /* a list of strings (argv vectors, paths) */
 typedef VEC(char *) strvec;
+typedef VEC(int) intvec;
 
 struct strbuf {
 	char *buf;

@@ -677,6 +677,26 @@ static bool is_compare(const char *op)
 }
 
 /* Infer e's type, pushing `want` down into symbols of unknown type. */
+/* A condition @defined decides alike in every derived probe of the probe
+ * being typed: 1 or 0; else (or in a function) -1. */
+static int static_cond(struct elab *el, const struct expr *cond)
+{
+	int live = -1;
+
+	if (!el->probe)
+		return -1;
+	for (int i = 0; i < el->s->probes.len; i++) {
+		const struct derived_probe *dp = el->s->probes.items[i];
+		if (dp->probe != el->probe)
+			continue;
+		int v = tvars_static_cond(el->s, dp, cond);
+		if (v < 0 || (live >= 0 && v != live))
+			return -1;
+		live = v;
+	}
+	return live;
+}
+
 static enum type infer(struct elab *el, struct expr *e, enum type want)
 {
 	enum type t = TYPE_UNKNOWN;
@@ -775,6 +795,11 @@ static enum type infer(struct elab *el, struct expr *e, enum type want)
 		break;
 	case EXPR_TERNARY: {
 		infer(el, e->args.items[0], TYPE_LONG);
+		int live = static_cond(el, e->args.items[0]);
+		if (live >= 0) {   /* @defined($x) ? $x : $other: the dead branch is not compiled */
+			t = infer(el, e->args.items[live ? 1 : 2], want);
+			break;
+		}
 		enum type a = infer(el, e->args.items[1], want);
 		enum type b = infer(el, e->args.items[2], a != TYPE_UNKNOWN ? a : want);
 		if (a == TYPE_UNKNOWN && b != TYPE_UNKNOWN)

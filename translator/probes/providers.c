@@ -9,6 +9,7 @@ extern const struct provider kprobe_provider;
 extern const struct provider dwarf_provider;
 extern const struct provider tracepoint_provider;
 extern const struct provider perf_provider;
+extern const struct provider procfs_provider;
 
 /* Order matters only when two providers could claim the same point. */
 const struct provider *const providers[] = {
@@ -18,6 +19,7 @@ const struct provider *const providers[] = {
 	&dwarf_provider,
 	&tracepoint_provider,
 	&perf_provider,
+	&procfs_provider,
 	NULL,
 };
 
