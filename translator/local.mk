@@ -34,7 +34,7 @@ TARGET_SOURCES = translator/target/kernel.c translator/target/kernel.h translato
 
 # the probe families, one file each, behind struct provider (providers.c lists them)
 PROBE_SOURCES = translator/probes/provider.h translator/probes/providers.c \
-	translator/probes/begin_end.c translator/probes/timer.c translator/probes/perf.c translator/probes/procfs.c translator/probes/kprobe.c \
+	translator/probes/begin_end.c translator/probes/timer.c translator/probes/perf.c translator/probes/procfs.c translator/probes/hwbkpt.c translator/probes/kprobe.c \
 	translator/probes/dwarf.c translator/probes/tracepoint.c \
 	translator/probes/kpoint.c translator/probes/kpoint.h translator/probes/kpsites.c \
 	translator/probes/kpsites.h
@@ -44,7 +44,7 @@ STAP_PASS_SOURCES = translator/passes.h translator/options.c translator/options.
 	translator/elaborate/elaborate.c translator/elaborate/autocast.c \
 	translator/walk.c translator/walk.h translator/elaborate/analyze.c \
 	translator/elaborate/alias.c translator/elaborate/checks.c translator/elaborate/dump.c \
-	translator/elaborate/optimize.c translator/elaborate/context_funcs.c \
+	translator/elaborate/optimize.c translator/elaborate/context_funcs.c translator/elaborate/doubleglob.c \
 	translator/elaborate/listing.c translator/elaborate/listing.h \
 	translator/translate/translate.c translator/translate/translate.h \
 	translator/build/build.c translator/build/recipe.c translator/build/recipe.h \

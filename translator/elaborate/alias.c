@@ -113,15 +113,20 @@ static void list_aliases(struct session *s)
 				vec_push(&s->aliases, s->library.items[k]->probes.items[i]);
 }
 
+void aliases_listed(struct session *s)
+{
+	if (!s->aliases_listed) {
+		list_aliases(s);
+		s->aliases_listed = true;
+	}
+}
+
 int alias_expand(struct session *s, struct probe *user, struct probe_point *pp, int depth,
 		 void (*derive)(struct session *, struct probe *, struct probe_point *, int))
 {
 	int found = 0;
 
-	if (!s->aliases_listed) {
-		list_aliases(s);
-		s->aliases_listed = true;
-	}
+	aliases_listed(s);
 	for (int exact = 1; exact >= 0 && !found; exact--) {
 		/* with a suffix: the aliases naming the longest prefix
 		 * (timer.profile.freq.hz(N) is timer.profile.freq's, not

@@ -1016,8 +1016,20 @@ static void derive_point(struct session *s, struct probe *p, struct probe_point 
 		derive_point(s, np, npp, depth);
 		return;
 	}
-	if (alias_expand(s, p, pp, depth, derive_point))
+	if (pp_has_doubleglob(pp)) {
+		doubleglob_expand(s, p, pp, depth, derive_point);
 		return;
+	}
+	int before = s->probes.len, errors = s->errors;
+	if (alias_expand(s, p, pp, depth, derive_point)) {
+		/* an alias whose points all were optional and resolved to nothing */
+		if (s->probes.len == before && s->errors == errors && !pp->optional) {
+			char *t = pp_text(pp);
+			diag(s, E_PROBE_POINT, pp->pos, "no match for probe point %s (none of its alias's points resolved)", t);
+			free(t);
+		}
+		return;
+	}
 	for (int i = 0; providers[i]; i++) {
 		int r = providers[i]->derive(s, p, pp);
 		if (r)
@@ -1247,7 +1259,8 @@ static bool uses_syscalls(struct script *sc)
 		for (int j = 0; j < p->points.len; j++)
 			if (p->points.items[j]->comps.len &&
 			    (fnmatch(p->points.items[j]->comps.items[0]->name, "syscall", 0) == 0 ||
-			     fnmatch(p->points.items[j]->comps.items[0]->name, "nd_syscall", 0) == 0))
+			     fnmatch(p->points.items[j]->comps.items[0]->name, "nd_syscall", 0) == 0 ||
+			     pp_has_doubleglob(p->points.items[j])))   /* '**' may reach them */
 				return true;
 	}
 	return false;
@@ -1316,8 +1329,9 @@ int pass2_elaborate(struct session *s)
 		derive_probes(s, s->user_more.items[i]);
 	if (s->errors)
 		return 1;
-	if (!s->probes.len) {
-		diag(s, E_PROBE_POINT, (struct srcpos){0}, "no probes found");
+	if (!s->probes.len) {   /* (all were optional) */
+		diag(s, E_PROBE_POINT, s->user->probes.len ? s->user->probes.items[0]->pos : (struct srcpos){0},
+		     "no probes found");
 		return 1;
 	}
 

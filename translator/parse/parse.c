@@ -1004,7 +1004,7 @@ static void parse_sort(struct parser *p, struct stmt *st, int column)
 	next(p);
 }
 
-/* foreach := 'foreach' '(' [IDENT '='] (IDENT sort | '[' IDENT sort {',' IDENT sort} ']')
+/* foreach := 'foreach' '(' [IDENT sort '='] (IDENT sort | '[' IDENT sort {',' IDENT sort} ']')
  *            'in' array [sort | STATOP sort] ['limit' expression] ')' statement
  * array := IDENT ['[' keys ']'] | hist_op */
 static struct stmt *parse_foreach(struct parser *p, struct token *kw)
@@ -1013,10 +1013,12 @@ static struct stmt *parse_foreach(struct parser *p, struct token *kw)
 	struct token *t;
 
 	expect_op(p, "(");
-	if (peek(p)->kind == TK_IDENT && is_op(peek_n(p, 1), "=")) {
+	bool sorted_value = is_op(peek_n(p, 1), "+") || is_op(peek_n(p, 1), "-");
+	if (peek(p)->kind == TK_IDENT && is_op(peek_n(p, sorted_value ? 2 : 1), "=")) {
 		struct token v = expect_ident(p, "a variable for the value");
 
 		st->value = var_from(&v);
+		parse_sort(p, st, 0);   /* v- = k: sorted by value */
 		next(p);
 	}
 	if (accept_op(p, "[")) {

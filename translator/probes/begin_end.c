@@ -103,6 +103,8 @@ static const char *probe_type(const struct derived_probe *dp)
 	return "begin_end";
 }
 
+static const char *const shapes[] = { "begin", "end", "error", "never", NULL };
+
 const struct provider begin_end_provider = {
 	.name = "begin/end",
 	.probe_type = probe_type,
@@ -110,4 +112,5 @@ const struct provider begin_end_provider = {
 	.handler = &called_directly,
 	.emit_register = emit_register,
 	.emit_unregister = emit_unregister,
+	.shapes = shapes,
 };

@@ -521,6 +521,8 @@ static void guest_modules(struct session *s, strvec *out)
 	kp_guest_modules(s, &dwarf_provider, out);
 }
 
+static const char *const shapes[] = { "kernel.function", "kernel.statement", "module.function", "module.statement", NULL };
+
 const struct provider dwarf_provider = {
 	.name = "dwarf",
 	.runtime_header = "kprobes.h",
@@ -533,4 +535,5 @@ const struct provider dwarf_provider = {
 	.emit_unregister = emit_unregister,
 	.shows_origin = true,
 	.guest_modules = guest_modules,
+	.shapes = shapes,
 };

@@ -134,6 +134,8 @@ static void guest_modules(struct session *s, strvec *out)
 	kp_guest_modules(s, &kprobe_provider, out);
 }
 
+static const char *const shapes[] = { "kprobe.function", "kprobe.statement", "kprobe.module.function", "kprobe.module.statement", NULL };
+
 const struct provider kprobe_provider = {
 	.name = "kprobe",
 	.runtime_header = "kprobes.h",
@@ -144,4 +146,5 @@ const struct provider kprobe_provider = {
 	.emit_register = emit_register,
 	.emit_unregister = emit_unregister,
 	.guest_modules = guest_modules,
+	.shapes = shapes,
 };

@@ -86,7 +86,8 @@ static void emit_register(struct session *s, struct strbuf *out)
 			    (long long)d->period);
 		strbuf_addf(out, "\tstp_perfs[%d].attr.freq = %d;\n", n, d->freq);
 		strbuf_addf(out, "\tstp_perfs[%d].handler = dp_%d;\n", n, dp->index);
-		strbuf_addf(out, "\trc = stp_perf_start(&stp_perfs[%d], \"%s\");\n\tif (rc)\n\t\treturn rc;\n", n, dp->pp);
+		strbuf_addf(out, "\trc = stp_perf_start(&stp_perfs[%d], stp_probes[%d].pp);\n\tif (rc)\n\t\treturn rc;\n",
+			    n, dp->index);
 		n++;
 	}
 }
@@ -105,6 +106,8 @@ static const char *probe_type(const struct derived_probe *dp)
 	return "perf_event";
 }
 
+static const char *const shapes[] = { "perf.type", NULL };
+
 const struct provider perf_provider = {
 	.name = "perf",
 	.runtime_header = "perf.h",
@@ -113,4 +116,5 @@ const struct provider perf_provider = {
 	.emit_decls = emit_decls,
 	.emit_register = emit_register,
 	.emit_unregister = emit_unregister,
+	.shapes = shapes,
 };

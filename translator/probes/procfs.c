@@ -215,6 +215,8 @@ static const char *probe_type(const struct derived_probe *dp)
 	return "procfs";
 }
 
+static const char *const shapes[] = { "procfs", NULL };
+
 const struct provider procfs_provider = {
 	.name = "procfs",
 	.runtime_header = "procfs.h",
@@ -224,4 +226,5 @@ const struct provider procfs_provider = {
 	.emit_decls = emit_decls,
 	.emit_register = emit_register,
 	.emit_unregister = emit_unregister,
+	.shapes = shapes,
 };

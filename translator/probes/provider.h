@@ -106,6 +106,10 @@ struct provider {
 	/* Pass 5: append the kernel modules (each once) that this family's
 	 * probes are in: the QEMU guest loads them before the run. */
 	void (*guest_modules)(struct session *s, strvec *out);
+	/* Pass 2: the family's point names up to the component taking the
+	 * argument ("kernel.function", "timer.ms" ...; NULL-terminated), that a
+	 * point with '**' is matched against (elaborate/doubleglob.c). */
+	const char *const *shapes;
 };
 
 extern const struct provider *const providers[];

@@ -235,6 +235,8 @@ static const char *probe_type(const struct derived_probe *dp)
 	return "kernel_tracepoint";
 }
 
+static const char *const shapes[] = { "kernel.trace", NULL };
+
 const struct provider tracepoint_provider = {
 	.name = "tracepoint",
 	.runtime_header = "tracepoints.h",
@@ -247,4 +249,5 @@ const struct provider tracepoint_provider = {
 	.emit_register = emit_register,
 	.emit_unregister = emit_unregister,
 	.in_irq = in_irq,
+	.shapes = shapes,
 };

@@ -1,0 +1,120 @@
+/* doubleglob.c - pass 2: probe points with '**' in a component.
+ *
+ * SystemTap lets '**' match across components: `t**ile` is timer.profile,
+ * `*sys**pen` syscall.open, nd_syscall.mq_open ..., `ke**on("f")`
+ * kernel.function("f"). The point's names up to the first component with
+ * an argument (all of them if none has one) are matched, as one dotted text
+ * where '*' stays within a component and '**' crosses dots, against the
+ * names of every alias and every family's point shapes (provider.h's
+ * `shapes`); each that matches becomes a point of its own: its components,
+ * the last given that argument, then the point's remaining components.
+ */
+#include <string.h>
+
+#include "diag.h"
+#include "passes.h"
+#include "probes/provider.h"
+
+/* '*' matches within a component, '**' across, '?' one character. */
+static bool glob_dotted(const char *p, const char *s)
+{
+	if (!*p)
+		return !*s;
+	if (p[0] == '*' && p[1] == '*') {
+		for (const char *t = s;; t++) {
+			if (glob_dotted(p + 2, t))
+				return true;
+			if (!*t)
+				return false;
+		}
+	}
+	if (*p == '*') {
+		for (const char *t = s;; t++) {
+			if (glob_dotted(p + 1, t))
+				return true;
+			if (!*t || *t == '.')
+				return false;
+		}
+	}
+	if (*p == '?')
+		return *s && *s != '.' && glob_dotted(p + 1, s + 1);
+	return *p == *s && glob_dotted(p + 1, s + 1);
+}
+
+bool pp_has_doubleglob(const struct probe_point *pp)
+{
+	for (int i = 0; i < pp->comps.len; i++)
+		if (strstr(pp->comps.items[i]->name, "**"))
+			return true;
+	return false;
+}
+
+/* The point the shape (dotted names) makes of pp: its components, the last
+ * with the argument of pp's component head, then pp's after head. */
+static struct probe_point *expand(const struct probe_point *pp, int head, const char *shape)
+{
+	struct probe_point *np = xcalloc(1, sizeof(*np));
+
+	*np = *pp;
+	memset(&np->comps, 0, sizeof(np->comps));
+	for (const char *p = shape; *p;) {
+		size_t len = strcspn(p, ".");
+		struct pp_comp *c = xcalloc(1, sizeof(*c));
+		*c = *pp->comps.items[head];
+		c->name = xstrndup(p, len);
+		c->arg = p[len] ? NULL : pp->comps.items[head]->arg;
+		vec_push(&np->comps, c);
+		p += len + (p[len] == '.');
+	}
+	for (int i = head + 1; i < pp->comps.len; i++)
+		vec_push(&np->comps, pp->comps.items[i]);
+	np->optional = true;   /* a pattern: the shapes that do not resolve are no error */
+	return np;
+}
+
+/* The dotted names of an alias's name. */
+static char *alias_text(const struct probe_point *name)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	for (int i = 0; i < name->comps.len; i++)
+		strbuf_addf(&sb, "%s%s", i ? "." : "", name->comps.items[i]->name);
+	return strbuf_detach(&sb);
+}
+
+int doubleglob_expand(struct session *s, struct probe *p, struct probe_point *pp, int depth,
+		      void (*derive)(struct session *, struct probe *, struct probe_point *, int))
+{
+	struct strbuf pat = STRBUF_INIT;
+	int head = 0, before = s->probes.len, errors = s->errors;
+	strvec shapes = { 0 };
+
+	aliases_listed(s);
+	while (head < pp->comps.len - 1 && !pp->comps.items[head]->arg)
+		head++;
+	for (int i = 0; i <= head; i++)
+		strbuf_addf(&pat, "%s%s", i ? "." : "", pp->comps.items[i]->name);
+	for (int i = 0; i < s->aliases.len; i++)
+		for (int j = 0; j < s->aliases.items[i]->alias_names.len; j++)
+			vec_push(&shapes, alias_text(s->aliases.items[i]->alias_names.items[j]));
+	for (int i = 0; providers[i]; i++)
+		for (int j = 0; providers[i]->shapes && providers[i]->shapes[j]; j++)
+			vec_push(&shapes, xstrdup(providers[i]->shapes[j]));
+	for (int i = 0; i < shapes.len; i++) {
+		bool seen = false;
+		for (int k = 0; k < i && !seen; k++)
+			seen = !strcmp(shapes.items[k], shapes.items[i]);
+		if (!seen && glob_dotted(pat.buf, shapes.items[i]))
+			derive(s, p, expand(pp, head, shapes.items[i]), depth + 1);
+	}
+	if (s->probes.len == before && s->errors == errors && !pp->optional) {
+		char *t = pp_text(pp);
+		diag(s, E_PROBE_POINT, pp->pos, "no match for probe point %s", t);
+		free(t);
+	}
+	for (int i = 0; i < shapes.len; i++)
+		free(shapes.items[i]);
+	free(shapes.items);
+	strbuf_release(&pat);
+	return 1;
+}
