@@ -6,7 +6,8 @@
  * proto...) in the kernel, whose DWARF names and types the tracepoint's
  * arguments. The module registers, for each probe, a function taking
  * (void *data, one 64-bit word per argument) with
- * tracepoint_probe_register(); the handler lays them out in a pt_regs as
+ * tracepoint_probe_register() (a module's, when the module comes, see
+ * runtime/tracepoints.h); the handler lays them out in a pt_regs as
  * the C calling convention passes them to __traceiter_TP (rdi, rsi, rdx,
  * rcx, r8, r9, then the stack above a return address, which the handler
  * builds on its own stack and points sp at), so that $prev, $next and
@@ -35,6 +36,7 @@ extern const struct provider tracepoint_provider;
 struct tp_probe {
 	char *name;             /* the tracepoint: "sched_switch" */
 	char *system;           /* its system: "sched"; NULL if unknown */
+	char *module;           /* the module it is in, NULL for the kernel */
 	struct dw_scope scope;  /* __traceiter_NAME at its entry */
 	int nargs;              /* its arguments after __data */
 };
@@ -86,12 +88,55 @@ static int tp_nargs(struct dw_image *img, Dwarf_Off die)
 	return n - 1;
 }
 
+/* The tracepoints of one image (the kernel's, or module's) matching pat,
+ * and sys_pat when given, as probes of p; their number. A module's system
+ * is its name (less a _mod suffix) when its image does not say (its
+ * pointers need relocating). */
+static int add_image(struct session *s, struct probe *p, struct probe_point *pp, struct dw_image *img,
+		     const struct ksymtab *syms, const struct dw_pattern *pat, const char *sys_pat,
+		     const char *module)
+{
+	dw_funcvec funcs = { 0 };
+	int n = 0;
+
+	dw_find_functions(img, syms, pat, &funcs);
+	for (int i = 0; i < funcs.len; i++) {
+		const struct dw_func *f = &funcs.items[i];
+		const char *name = f->name + strlen(TP_PREFIX);
+		if (strncmp(f->name, TP_PREFIX, strlen(TP_PREFIX)) || !*name)
+			continue;
+		int nargs = tp_nargs(img, f->die);
+		if (nargs < 0)
+			continue;
+		char *sys = module ? NULL : tp_system(s, img, syms, name);
+		if (!sys && module)   /* its module's name, less a _mod suffix */
+			sys = xstrndup(module, strlen(module) - (strlen(module) > 4 &&
+					   !strcmp(module + strlen(module) - 4, "_mod") ? 4 : 0));
+		if (sys_pat && (!sys || fnmatch(sys_pat, sys, 0)))
+			continue;
+		struct tp_probe *t = xcalloc(1, sizeof(*t));
+		t->name = xstrdup(name);
+		t->nargs = nargs;
+		t->system = sys;
+		t->module = module ? xstrdup(module) : NULL;
+		t->scope = (struct dw_scope){ .img = img, .die = f->die, .entry = f->addr, .hidden = "__data" };
+		struct derived_probe *dp = derived_probe_add(s, p, pp, &tracepoint_provider, PK_NORMAL);
+		dp->pp = sys ? xasprintf("kernel.trace(\"%s:%s\")", sys, name) : xasprintf("kernel.trace(\"%s\")", name);
+		dp->data = t;
+		n++;
+	}
+	free(funcs.items);
+	return n;
+}
+
+/* kernel.trace("[SYSTEM:]NAME"): the kernel's tracepoints; with a SYSTEM,
+ * also those of the module of that name (sunrpc:*, xfs:*, btrfs:* ...) or
+ * SYSTEM_mod (scsi:* is scsi_mod's). */
 static int derive(struct session *s, struct probe *p, struct probe_point *pp)
 {
 	const char *arg, *why = NULL, *colon;
 	struct dw_image *img;
 	const struct ksymtab *syms;
-	dw_funcvec funcs = { 0 };
 
 	if (!pp_comp_is(pp, 0, "kernel") || !pp_comp_is(pp, 1, "trace"))
 		return 0;
@@ -114,30 +159,23 @@ static int derive(struct session *s, struct probe *p, struct probe_point *pp)
 		diag(s, E_PROBE_POINT, pp->pos, "cannot resolve %s: %s", pp_text(pp), why);
 		return -1;
 	}
-	dw_find_functions(img, syms, &pat, &funcs);
-	int n = 0;
-	for (int i = 0; i < funcs.len; i++) {
-		const struct dw_func *f = &funcs.items[i];
-		const char *name = f->name + strlen(TP_PREFIX);
-		if (strncmp(f->name, TP_PREFIX, strlen(TP_PREFIX)) || !*name)
-			continue;
-		int nargs = tp_nargs(img, f->die);
-		if (nargs < 0)
-			continue;
-		char *sys = tp_system(s, img, syms, name);
-		if (sys_pat && (!sys || fnmatch(sys_pat, sys, 0)))
-			continue;
-		struct tp_probe *t = xcalloc(1, sizeof(*t));
-		t->name = xstrdup(name);
-		t->nargs = nargs;
-		t->system = sys;
-		t->scope = (struct dw_scope){ .img = img, .die = f->die, .entry = f->addr, .hidden = "__data" };
-		struct derived_probe *dp = derived_probe_add(s, p, pp, &tracepoint_provider, PK_NORMAL);
-		dp->pp = sys ? xasprintf("kernel.trace(\"%s:%s\")", sys, name) : xasprintf("kernel.trace(\"%s\")", name);
-		dp->data = t;
-		n++;
+	int n = add_image(s, p, pp, img, syms, &pat, sys_pat, NULL);
+	if (sys_pat && !kpoint_has_wildcard(sys_pat)) {
+		/* the module named as the system, or SYSTEM_mod (scsi: scsi_mod);
+		 * not every module's DWARF for a wildcard */
+		char *names[2] = { sys_pat, xasprintf("%s_mod", sys_pat) };
+		for (int k = 0; k < 2; k++) {
+			strvec mods = { 0 };
+			ksyms_module_names(s, names[k], &mods);
+			for (int i = 0; i < mods.len; i++) {
+				struct dw_image *mimg = dw_module(s, mods.items[i], &why);
+				const struct ksymtab *msyms = mimg ? ksyms_module(s, mods.items[i], &why) : NULL;
+				if (mimg && msyms)
+					n += add_image(s, p, pp, mimg, msyms, &pat, sys_pat, mods.items[i]);
+			}
+		}
+		free(names[1]);
 	}
-	free(funcs.items);
 	if (!n) {
 		if (pp->optional || s->errors)
 			return 1;
@@ -145,6 +183,22 @@ static int derive(struct session *s, struct probe *p, struct probe_point *pp)
 		return -1;
 	}
 	return 1;
+}
+
+/* The modules the probes' tracepoints are in: the guest loads them. */
+static void guest_modules(struct session *s, strvec *out)
+{
+	for (int i = 0; i < s->probes.len; i++) {
+		const struct derived_probe *dp = s->probes.items[i];
+		const struct tp_probe *t = dp->data;
+		bool seen = false;
+		if (dp->prov != &tracepoint_provider || !t->module)
+			continue;
+		for (int j = 0; j < out->len && !seen; j++)
+			seen = !strcmp(out->items[j], t->module);
+		if (!seen)
+			vec_push(out, xstrdup(t->module));
+	}
 }
 
 /* The "irq" system's tracepoints (irq_handler_entry, softirq_entry,
@@ -207,8 +261,10 @@ static void emit_decls(struct session *s, struct strbuf *out)
 		if (dp->prov != &tracepoint_provider)
 			continue;
 		const struct tp_probe *t = dp->data;
-		strbuf_addf(out, "\t{ .name = \"%s\", .probe = (void *)dp_%d, .pp = \"%s\" },\n",
-			    t->name, dp->index, t->name);
+		strbuf_addf(out, "\t{ .name = \"%s\", .probe = (void *)dp_%d, .pp = \"%s\"", t->name, dp->index, t->name);
+		if (t->module)
+			strbuf_addf(out, ", .module = \"%s\"", t->module);
+		strbuf_addstr(out, " },\n");
 	}
 	strbuf_addstr(out, "};\n");
 }
@@ -249,5 +305,6 @@ const struct provider tracepoint_provider = {
 	.emit_register = emit_register,
 	.emit_unregister = emit_unregister,
 	.in_irq = in_irq,
+	.guest_modules = guest_modules,
 	.shapes = shapes,
 };
