@@ -10,6 +10,7 @@ extern const struct provider dwarf_provider;
 extern const struct provider tracepoint_provider;
 extern const struct provider perf_provider;
 extern const struct provider procfs_provider;
+extern const struct provider netfilter_provider;
 
 /* Order matters only when two providers could claim the same point. */
 const struct provider *const providers[] = {
@@ -20,6 +21,7 @@ const struct provider *const providers[] = {
 	&tracepoint_provider,
 	&perf_provider,
 	&procfs_provider,
+	&netfilter_provider,
 	NULL,
 };
 
