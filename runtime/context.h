@@ -22,6 +22,14 @@
 
 struct pt_regs;
 
+/* A netfilter probe's hook arguments, and the verdict it leaves (netfilter.h) */
+struct stp_nf_args {
+	unsigned int hooknum;
+	unsigned int verdict;		/* NF_ACCEPT unless the probe sets it (-g) */
+	void *skb;			/* struct sk_buff * */
+	void *in, *out;			/* struct net_device *, or NULL */
+};
+
 struct stp_probe {		/* one per probe body, const, generated */
 	const char *pp;		/* probe point as printed by pp() */
 	const char *pos;	/* "x.stp:3:1" */
@@ -48,6 +56,7 @@ struct stp_context {
 	void *entry_data;		/* .return probes: values saved at entry */
 	char *procfs_buf;		/* procfs probes: $value's buffer (procfs.h) */
 	size_t procfs_size;		/* its bytes, the final NUL's included */
+	struct stp_nf_args *nf;		/* netfilter probes: $hooknum ... $verdict, else NULL */
 	char *frames;			/* (MAXNESTING + 1) * STP_FRAME_SIZE bytes */
 	char *pbuf;			/* STP_PRINT_BUF_SIZE bytes */
 	size_t plen;
@@ -164,6 +173,7 @@ static __maybe_unused struct stp_context *stp_probe_enter(const struct stp_probe
 	c->regs = NULL;
 	c->regparm = 0;
 	c->entry_data = NULL;
+	c->nf = NULL;
 	c->t_start = stp_timing_start();
 	return c;
 out:

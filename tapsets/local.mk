@@ -15,7 +15,7 @@ dist_tapset_DATA += tapsets/vfs.stp tapsets/scheduler.stp tapsets/memory.stp tap
 dist_tapset_DATA += tapsets/ioblock.stp tapsets/ioscheduler.stp tapsets/scsi.stp tapsets/queue_stats.stp
 # the network tapsets (netdev, tcp, udp, socket and the SNMP counters)
 dist_tapset_DATA += tapsets/netdev.stp tapsets/tcp.stp tapsets/udp.stp tapsets/socket.stp \
-	tapsets/ipmib.stp tapsets/tcpmib.stp tapsets/linuxmib.stp
+	tapsets/ipmib.stp tapsets/tcpmib.stp tapsets/linuxmib.stp tapsets/netfilter.stp
 # @this1 ... @this8
 dist_tapset_DATA += tapsets/this.stp tapsets/this.stpm
 # functions on kernel objects (tasks, paths, block devices, network, ...)

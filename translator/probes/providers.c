@@ -11,6 +11,7 @@ extern const struct provider tracepoint_provider;
 extern const struct provider perf_provider;
 extern const struct provider procfs_provider;
 extern const struct provider hwbkpt_provider;
+extern const struct provider netfilter_provider;
 
 /* Order matters only when two providers could claim the same point. */
 const struct provider *const providers[] = {
@@ -22,6 +23,7 @@ const struct provider *const providers[] = {
 	&perf_provider,
 	&procfs_provider,
 	&hwbkpt_provider,
+	&netfilter_provider,
 	NULL,
 };
 

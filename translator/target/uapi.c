@@ -550,7 +550,9 @@ struct uapi *uapi_load(struct session *s, const char *const *headers, const char
 	}
 	find_roots(s, u);
 	static const char *const predef[][2] = { { "__x86_64__", "1" }, { "__BITS_PER_LONG", "64" },
-		{ "__LITTLE_ENDIAN", "1234" }, { "__LITTLE_ENDIAN_BITFIELD", "1" } };
+		{ "__LITTLE_ENDIAN", "1234" }, { "__LITTLE_ENDIAN_BITFIELD", "1" },
+		/* <limits.h>'s, which netfilter_ipv4.h's NF_IP_PRI_FIRST/LAST use */
+		{ "INT_MAX", "2147483647" }, { "INT_MIN", "(-2147483647 - 1)" } };
 	for (size_t i = 0; i < sizeof(predef) / sizeof(predef[0]); i++) {
 		struct cdef *d = xcalloc(1, sizeof(*d));
 		d->name = xstrdup(predef[i][0]);

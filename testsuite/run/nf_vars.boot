@@ -1,0 +1,1 @@
+cstap.loopback=up
