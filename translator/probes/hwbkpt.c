@@ -142,18 +142,12 @@ static void emit_unregister(struct session *s, struct strbuf *out)
 	strbuf_addf(out, "\tfor (i = 0; i < %d; i++)\n\t\tstp_hwbkpt_stop(&stp_hwbkpts[i]);\n", n);
 }
 
-static const char *probe_type(const struct derived_probe *dp)
-{
-	(void)dp;
-	return "hwbkpt";
-}
-
 static const char *const shapes[] = { "kernel.data", NULL };
 
 const struct provider hwbkpt_provider = {
 	.name = "hwbkpt",
 	.runtime_header = "hwbkpt.h",
-	.probe_type = probe_type,
+	.type_name = "hwbkpt",
 	.derive = derive,
 	.emit_decls = emit_decls,
 	.emit_register = emit_register,

@@ -327,16 +327,10 @@ static void emit_unregister(struct session *s, struct strbuf *out)
 		strbuf_addf(out, "\tfor (i = 0; i < %d; i++)\n\t\tstp_nf_stop(&stp_nf_hooks[i]);\n", n);
 }
 
-static const char *probe_type(const struct derived_probe *dp)
-{
-	(void)dp;
-	return "netfilter";
-}
-
 const struct provider netfilter_provider = {
 	.name = "netfilter",
 	.runtime_header = "netfilter.h",
-	.probe_type = probe_type,
+	.type_name = "netfilter",
 	.derive = derive,
 	.handler = &netfilter_abi,
 	.emit_decls = emit_decls,

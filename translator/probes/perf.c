@@ -100,18 +100,12 @@ static void emit_unregister(struct session *s, struct strbuf *out)
 		strbuf_addf(out, "\tfor (i = 0; i < %d; i++)\n\t\tstp_perf_stop(&stp_perfs[i]);\n", n);
 }
 
-static const char *probe_type(const struct derived_probe *dp)
-{
-	(void)dp;
-	return "perf_event";
-}
-
 static const char *const shapes[] = { "perf.type", NULL };
 
 const struct provider perf_provider = {
 	.name = "perf",
 	.runtime_header = "perf.h",
-	.probe_type = probe_type,
+	.type_name = "perf_event",
 	.derive = derive,
 	.emit_decls = emit_decls,
 	.emit_register = emit_register,

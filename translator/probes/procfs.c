@@ -209,18 +209,12 @@ static void emit_unregister(struct session *s, struct strbuf *out)
 	strbuf_addstr(out, "\tstp_procfs_stop(stp_procfs_files, ARRAY_SIZE(stp_procfs_files));\n");
 }
 
-static const char *probe_type(const struct derived_probe *dp)
-{
-	(void)dp;
-	return "procfs";
-}
-
 static const char *const shapes[] = { "procfs", NULL };
 
 const struct provider procfs_provider = {
 	.name = "procfs",
 	.runtime_header = "procfs.h",
-	.probe_type = probe_type,
+	.type_name = "procfs",
 	.derive = derive,
 	.handler = &procfs_abi,
 	.emit_decls = emit_decls,

@@ -94,8 +94,10 @@ struct provider {
 	/* Pass 3: statements in stp_script_stop(), in reverse table order. */
 	void (*emit_unregister)(struct session *s, struct strbuf *out);
 	/* probe_type(): how SystemTap names dp's low-level handler type
-	 * ("kprobe", "kretprobe", "hrtimer" ...). */
+	 * ("kprobe", "kretprobe", "hrtimer" ...); or, the same for every
+	 * probe of the family, type_name. */
 	const char *(*probe_type)(const struct derived_probe *dp);
+	const char *type_name;
 	/* -t: pp() is resolved from the point as written; show both. */
 	bool shows_origin;
 	/* Pass 3: does dp fire in interrupt context, as a matter of course (an
