@@ -10,7 +10,8 @@
  *                                      f's returns hold (type_src), whose DWARF
  *                                      type pass 2 finds per probe
  *
- * An operand carries a type when it is one of those, a call of a function
+ * An operand carries a type when it is one of those, a conditional whose
+ * branches carry the same type, an assignment (of what it assigns), a call of a function
  * whose every return value carries the same type (as task_current():
  * `return @task(...)`), or a local variable whose every assignment does.
  * Anything else is an error that suggests @cast, except under @defined and
@@ -190,6 +191,12 @@ static struct ctype type_of(struct scope *sc, const struct expr *e)
 		t = returned(sc, e->func->body);
 		sc->depth--;
 		return t;
+	case EXPR_TERNARY: {   /* c ? &@cast(a, "T") : &@cast(b, "T"): both branches alike */
+		struct ctype a = type_of(sc, e->args.items[1]), b = type_of(sc, e->args.items[2]);
+		return a.src && b.src && ctype_same(a.src, b.src) ? a : t;
+	}
+	case EXPR_ASSIGN:      /* (v = &@cast(p, "T"))->f: what is assigned */
+		return e->op && !strcmp(e->op, "=") ? type_of(sc, e->rhs) : t;
 	case EXPR_VAR:
 		if (!e->sym || e->sym->kind != SYM_LOCAL || !sc->body)
 			return t;

@@ -1118,12 +1118,17 @@ static bool typed_base(struct rctx *r, const struct expr *src, struct loc *l)
 			return true;
 		}
 		/* fall through */
-	default:
+	default: {
 		if (!resolve_loc(r, src, false, NULL, &x))
 			return false;
-		*l = (struct loc){ .kind = L_VALUE, .c = xstrdup("((int64_t)(@@P@@))"), .type = x.type,
+		/* an array's value is its address (sun_path = @cast(...)->sun_path;
+		 * sun_path[0]): the array is there */
+		Dwarf_Die t = x.type;
+		bool array = x.has_type && peel(&t) && dwarf_tag(&t) == DW_TAG_array_type;
+		*l = (struct loc){ .kind = array ? L_ADDR : L_VALUE, .c = xstrdup("((int64_t)(@@P@@))"), .type = x.type,
 				   .has_type = x.has_type };
 		return true;
+	}
 	}
 }
 
@@ -1191,6 +1196,8 @@ static bool resolve_loc(struct rctx *r, const struct expr *e, bool addrof, struc
 				return fail(r, "no types from the headers %s: %s", mod, why ? why : "?");
 			if (!img)
 				return fail(r, "no debuginfo for module '%s'%s%s", mod, why ? ": " : "", why ? why : "");
+		} else if (mod) {   /* "kernel", "kernel<linux/x.h>": the kernel's, in a module's probe too */
+			img = dw_kernel(r->s, &why);
 		}
 		if (!e->chain.len && !e->suffix && !addrof && !want) {
 			/* just the pointer: no debuginfo needed until it is followed */
@@ -1202,8 +1209,13 @@ static bool resolve_loc(struct rctx *r, const struct expr *e, bool addrof, struc
 		struct rctx saved = *r;
 		r->img = img;
 		if (!find_type(img, e->str, &l.type)) {
-			r->img = saved.img;
-			return fail(r, "type '%s' not found in %s", e->str, mod ? mod : "the kernel");
+			/* no module named: the probe's module's types, then the kernel's */
+			struct dw_image *k = mod ? NULL : dw_kernel(r->s, &why);
+			if (!k || k == img || !find_type(k, e->str, &l.type)) {
+				r->img = saved.img;
+				return fail(r, "type '%s' not found in %s", e->str, mod ? mod : "the kernel");
+			}
+			r->img = k;
 		}
 		l.has_type = true;
 		l.kind = L_ADDR;
