@@ -120,7 +120,7 @@ int list_probe_points(struct session *s)
 			continue;
 		if (listed)
 			continue;
-		strbuf_addstr(&sb, p->alias_pp ? p->alias_pp : dp->pp);
+		strbuf_addstr(&sb, p->alias_pp ? p->alias_pp : dp->list_pp ? dp->list_pp : dp->pp);
 		if (s->list_vars && p->alias_pp)
 			alias_common_locals(s, i, &sb);
 		if (s->list_vars && dp->prov->list_vars) {

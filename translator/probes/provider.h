@@ -41,6 +41,7 @@ struct derived_probe {
 	const struct provider *prov;
 	void *data;                     /* the family's own record of this probe */
 	char *pp;                       /* canonical text for pp(): "timer.ms(100)" */
+	char *list_pp;                  /* what -l lists, when not pp (a .callee probe's point) */
 	enum probe_kind kind;
 	int index;                      /* position in s->probes */
 	int body;                       /* its body function body_N (pass 2 analysis) */
