@@ -18,10 +18,12 @@ int alias_expand(struct session *s, struct probe *user, struct probe_point *pp, 
 /* pass 2: s->aliases filled (the user's aliases, then the library's), once */
 void aliases_listed(struct session *s);
 /* pass 2: a point with '**' (doubleglob.c): the aliases and family shapes it
- * matches, each derived; 1 (errors reported) */
+ * matches, each derived; 0 if none matched (nothing reported) */
 bool pp_has_doubleglob(const struct probe_point *pp);
 int doubleglob_expand(struct session *s, struct probe *p, struct probe_point *pp, int depth,
 		      void (*derive)(struct session *, struct probe *, struct probe_point *, int));
+/* The point with each '**' taken as '*' (within its component). */
+struct probe_point *doubleglob_within(const struct probe_point *pp);
 
 /* pass 2: type `expr->field` from what expr carries (autocast.c) */
 void autocast_rewrite(struct session *s, struct probe **probes, int nprobes);

@@ -107,14 +107,27 @@ int doubleglob_expand(struct session *s, struct probe *p, struct probe_point *pp
 		if (!seen && glob_dotted(pat.buf, shapes.items[i]))
 			derive(s, p, expand(pp, head, shapes.items[i]), depth + 1);
 	}
-	if (s->probes.len == before && s->errors == errors && !pp->optional) {
-		char *t = pp_text(pp);
-		diag(s, E_PROBE_POINT, pp->pos, "no match for probe point %s", t);
-		free(t);
-	}
 	for (int i = 0; i < shapes.len; i++)
 		free(shapes.items[i]);
 	free(shapes.items);
 	strbuf_release(&pat);
-	return 1;
+	return s->probes.len > before || s->errors > errors;
+}
+
+struct probe_point *doubleglob_within(const struct probe_point *pp)
+{
+	struct probe_point *np = xcalloc(1, sizeof(*np));
+
+	*np = *pp;
+	memset(&np->comps, 0, sizeof(np->comps));
+	for (int i = 0; i < pp->comps.len; i++) {
+		struct pp_comp *c = xmalloc(sizeof(*c));
+		char *n, *star;
+		*c = *pp->comps.items[i];
+		c->name = n = xstrdup(c->name);
+		while ((star = strstr(n, "**")))   /* "**" -> "*" */
+			memmove(star, star + 1, strlen(star));
+		vec_push(&np->comps, c);
+	}
+	return np;
 }

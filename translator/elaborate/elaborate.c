@@ -1017,7 +1017,8 @@ static void derive_point(struct session *s, struct probe *p, struct probe_point 
 		return;
 	}
 	if (pp_has_doubleglob(pp)) {
-		doubleglob_expand(s, p, pp, depth, derive_point);
+		if (!doubleglob_expand(s, p, pp, depth, derive_point))
+			derive_point(s, p, doubleglob_within(pp), depth);
 		return;
 	}
 	int before = s->probes.len, errors = s->errors;
