@@ -3,7 +3,7 @@
  * Each probe is a wide (every CPU) hardware breakpoint on its address; the
  * breakpoint's handler runs the generated handler with the registers of the
  * access (after it: x86 data breakpoints trap once the instruction ran).
- * A symbol's link address gets the KASLR offset, measured from kfree.
+ * A symbol's link address comes with stp_kaslr_offset added (deref.h).
  */
 #ifndef _STP_HWBKPT_H_
 #define _STP_HWBKPT_H_
@@ -19,12 +19,6 @@ struct stp_hwbkpt {
 	void (*handler)(struct pt_regs *regs);
 	struct perf_event * __percpu *events;
 };
-
-/* The KASLR offset: where kfree is, less where it was linked. */
-static __maybe_unused unsigned long stp_hwbkpt_kaslr(unsigned long kfree_link)
-{
-	return (unsigned long)&kfree - kfree_link;
-}
 
 static void stp_hwbkpt_hit(struct perf_event *bp, struct perf_sample_data *data, struct pt_regs *regs)
 {

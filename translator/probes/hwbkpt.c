@@ -2,8 +2,8 @@
  * hardware watchpoints (runtime/hwbkpt.h).
  *
  * A symbol is looked up in the kernel's symbol table (its link address; the
- * module adds the KASLR offset, measured at load from an exported function,
- * kfree); an address is taken as a run-time one. The length is rounded up
+ * module adds the KASLR offset, stp_kaslr_offset, as target variables' code
+ * does: tvars.c); an address is taken as a run-time one. The length is rounded up
  * to one x86 debug registers take (1, 2, 4 or 8 bytes; a symbol's is 1, as
  * in SystemTap). x86 has four debug registers: a fifth watchpoint gets a
  * warning here and fails to register.
@@ -15,6 +15,7 @@
 
 #include "diag.h"
 #include "target/ksyms.h"
+#include "target/tvars.h"
 
 extern const struct provider hwbkpt_provider;
 
@@ -80,6 +81,7 @@ static int derive(struct session *s, struct probe *p, struct probe_point *pp)
 			return -1;
 		}
 		hb.linked = true;
+		tvars_use_kaslr(s);
 	}
 	if (hb.addr % hb.len) {
 		diag(s, E_PROBE_ARG, pp->comps.items[1]->pos,
@@ -109,30 +111,21 @@ static void emit_decls(struct session *s, struct strbuf *out)
 
 static void emit_register(struct session *s, struct strbuf *out)
 {
-	const char *why = NULL;
-	const struct ksymtab *t = ksyms_kernel(s, &why);
-	const struct ksym *const *kfree = NULL;
 	int n = 0;
-
-	if (t && ksym_named(t, "kfree", &kfree))   /* for a symbol's KASLR offset */
-		strbuf_addf(out, "\t{ unsigned long kaslr __maybe_unused = stp_hwbkpt_kaslr(0x%" PRIx64 "UL);\n",
-			    kfree[0]->addr);
-	else
-		strbuf_addstr(out, "\t{ unsigned long kaslr __maybe_unused = 0;\n");
 
 	for (int i = 0; i < s->probes.len; i++) {
 		struct derived_probe *dp = s->probes.items[i];
 		if (dp->prov != &hwbkpt_provider)
 			continue;
 		const struct hwbkpt_probe *d = dp->data;
-		strbuf_addf(out, "\tstp_hwbkpts[%d].addr = 0x%" PRIx64 "UL%s;\n", n, d->addr, d->linked ? " + kaslr" : "");
+		strbuf_addf(out, "\tstp_hwbkpts[%d].addr = 0x%" PRIx64 "UL%s;\n", n, d->addr,
+			    d->linked ? " + stp_kaslr_offset" : "");
 		strbuf_addf(out, "\tstp_hwbkpts[%d].len = %d;\n\tstp_hwbkpts[%d].rw = %d;\n", n, d->len, n, d->rw);
 		strbuf_addf(out, "\tstp_hwbkpts[%d].handler = dp_%d;\n", n, dp->index);
 		strbuf_addf(out, "\trc = stp_hwbkpt_start(&stp_hwbkpts[%d], stp_probes[%d].pp);\n"
 			    "\tif (rc)\n\t\treturn rc;\n", n, dp->index);
 		n++;
 	}
-	strbuf_addstr(out, "\t}\n");
 }
 
 static void emit_unregister(struct session *s, struct strbuf *out)

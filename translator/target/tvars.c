@@ -1599,6 +1599,11 @@ const struct tvar *tvar_find(struct session *s, const struct derived_probe *dp, 
 	return NULL;
 }
 
+void tvars_use_kaslr(struct session *s)
+{
+	table(s)->uses_kaslr = true;
+}
+
 char *tvars_kaslr_init(struct session *s)
 {
 	const char *why;
