@@ -47,6 +47,8 @@ struct derived_probe {
 	int body;                       /* its body function body_N (pass 2 analysis) */
 	bool own_body;                  /* body_N is its alone: its target variables differ */
 	bool has_entry;                 /* .return probe saving values at entry (@entry) */
+	funcvec ctx_funcs;              /* the functions reading its $target variables that
+					 * its body calls (context_funcs.c; set by tvars.c) */
 	unsigned char *lock_modes;      /* per global, as s->globals: 0 none, 1 read, 2|3 write
 					 * lock, through called functions too (pass 2 analysis) */
 };

@@ -1558,12 +1558,11 @@ int tvars_resolve(struct session *s)
 		probe_ctx(s, dp, &r);
 		struct walk w = { .r = &r };
 		walk_body(&w, dp->probe->body);
-		funcvec reached = { 0 };   /* and the functions reading its $vars */
-		context_funcs_reached(dp->probe->body, &reached);
+		/* and the functions reading its $vars (pass 3 writes a copy of each) */
+		context_funcs_reached(dp->probe->body, &dp->ctx_funcs);
 		w.in_func = true;
-		for (int k = 0; k < reached.len; k++)
-			walk_body(&w, reached.items[k]->body);
-		free(reached.items);
+		for (int k = 0; k < dp->ctx_funcs.len; k++)
+			walk_body(&w, dp->ctx_funcs.items[k]->body);
 		errors += w.errors;
 	}
 	for (int i = 0; i < s->funcs.len; i++) {

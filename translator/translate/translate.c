@@ -1806,21 +1806,16 @@ int translate(struct session *s, struct strbuf *out)
 
 	/* function prototypes, then bodies; a function reading $target
 	 * variables has one copy per derived probe that calls it */
-	VEC(funcvec) reached = { 0 };
-	for (int i = 0; i < s->probes.len; i++) {
-		funcvec r = { 0 };
-		if (s->probes.items[i]->own_body)
-			context_funcs_reached(s->probes.items[i]->probe->body, &r);
-		vec_push(&reached, r);
-	}
 	for (int i = 0; i < s->funcs.len; i++)
 		if (!s->funcs.items[i]->in_context)
 			strbuf_addf(&code, "static void fn_%d(struct stp_context *c); /* %s */\n", i,
 				    s->funcs.items[i]->name);
-	for (int i = 0; i < reached.len; i++)
-		for (int k = 0; k < reached.items[i].len; k++)
+	for (int i = 0; i < s->probes.len; i++) {
+		const funcvec *r = &s->probes.items[i]->ctx_funcs;
+		for (int k = 0; k < r->len; k++)
 			strbuf_addf(&code, "static void fn_%d_p%d(struct stp_context *c); /* %s */\n",
-				    reached.items[i].items[k]->index, i, reached.items[i].items[k]->name);
+				    r->items[k]->index, i, r->items[k]->name);
+	}
 	strbuf_addstr(&code, "\n");
 	for (int i = 0; i < s->funcs.len; i++) {
 		struct func *f = s->funcs.items[i];
@@ -1829,9 +1824,9 @@ int translate(struct session *s, struct strbuf *out)
 			continue;
 		}
 		bool typed = false;   /* its frame, declared once for all its copies */
-		for (int p = 0; p < reached.len; p++)
-			for (int k = 0; k < reached.items[p].len; k++) {
-				if (reached.items[p].items[k] != f)
+		for (int p = 0; p < s->probes.len; p++)
+			for (int k = 0; k < s->probes.items[p]->ctx_funcs.len; k++) {
+				if (s->probes.items[p]->ctx_funcs.items[k] != f)
 					continue;
 				strbuf_addf(&code, "/* function %s in probe %s */\n", f->name, s->probes.items[p]->pp);
 				gen_body(s, typed ? NULL : &types, &code, xasprintf("fn_%d_p%d", i, p),
@@ -1848,9 +1843,6 @@ int translate(struct session *s, struct strbuf *out)
 		gen_body(s, &types, &code, xasprintf("fn_%d", i), xasprintf("fr_f%d", i), f->body,
 			 &f->params, &f->locals, f, "MAXACTION", NULL);
 	}
-	for (int i = 0; i < reached.len; i++)
-		free(reached.items[i].items);
-	free(reached.items);
 
 	/* probe bodies, numbered by pass 2 in order of first use: each at the
 	 * first derived probe that uses it */
