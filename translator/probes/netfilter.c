@@ -25,7 +25,6 @@
 
 #include "diag.h"
 #include "target/uapi.h"
-#include "walk.h"
 
 extern const struct provider netfilter_provider;
 
@@ -182,49 +181,12 @@ static char *resolve(struct session *s, struct nf_state *st, const struct probe_
 	return NULL;
 }
 
-struct rewrite {
-	struct session *s;
-	struct nf_state *st;
+/* $hooknum, $skb, $in, $out; $verdict, writable in guru mode */
+#define NF_READ_ONLY(v) { "$" #v, "__nf_" #v, NULL, NULL, false, "$" #v " of a netfilter probe cannot be assigned" }
+static const struct ctx_var nf_vars[] = {
+	NF_READ_ONLY(hooknum), NF_READ_ONLY(skb), NF_READ_ONLY(in), NF_READ_ONLY(out),
+	{ "$verdict", "__nf_verdict", "__nf_set_verdict", NULL, true, NULL },
 };
-
-/* $hooknum, $skb, $in, $out, $verdict and $verdict = v: calls of the netfilter tapset's functions */
-static enum walk_action rewrite_var(struct expr *e, void *ctx)
-{
-	struct rewrite *rw = ctx;
-	static const char *const vars[] = { "$hooknum", "$skb", "$in", "$out", "$verdict" };
-	struct expr *t = e->kind == EXPR_ASSIGN ? e->lhs : e;
-	size_t k;
-
-	if (!t || t->kind != EXPR_TARGET || t->chain.len || t->suffix)
-		return WALK_DESCEND;
-	for (k = 0; k < sizeof(vars) / sizeof(vars[0]) && strcmp(t->name, vars[k]); k++)
-		;
-	if (k == sizeof(vars) / sizeof(vars[0]))
-		return WALK_DESCEND;
-	if (e->kind == EXPR_ASSIGN) {
-		if (k != 4) {
-			diag(rw->s, E_TARGET_VAR, e->pos, "%s of a netfilter probe cannot be assigned", t->name);
-			return WALK_SKIP;
-		}
-		struct srcpos *last = &rw->st->guru_reported;
-		if (!rw->s->guru && (last->file != t->pos.file || last->line != t->pos.line || last->col != t->pos.col)) {
-			diag(rw->s, E_GURU, t->pos, "writing to a target variable needs guru mode (-g)");
-			*last = t->pos;
-		}
-		if (strcmp(e->op, "=")) {
-			diag(rw->s, E_TARGET_VAR, e->pos, "$verdict of a netfilter probe takes =, not %s", e->op);
-			return WALK_SKIP;
-		}
-		e->name = xstrdup("__nf_set_verdict");
-		vec_push(&e->args, e->rhs);
-		e->lhs = e->rhs = NULL;
-		e->op = NULL;
-	} else {
-		e->name = xasprintf("__nf_%s", t->name + 1);
-	}
-	e->kind = EXPR_CALL;
-	return WALK_DESCEND;
-}
 
 /* netfilter.hook("H").pf("PF")[.priority("P")] or netfilter.pf("PF").hook("H")[...] */
 static int derive(struct session *s, struct probe *p, struct probe_point *pp)
@@ -277,9 +239,7 @@ static int derive(struct session *s, struct probe *p, struct probe_point *pp)
 		return -1;
 	}
 
-	struct rewrite rw = { s, st };
-	struct walker w = { .expr = rewrite_var, .ctx = &rw };
-	walk_stmt(&w, p->body);
+	ctx_vars_rewrite(s, p->body, nf_vars, sizeof(nf_vars) / sizeof(nf_vars[0]), &st->guru_reported);
 	struct derived_probe *dp = derived_probe_add(s, p, pp, &netfilter_provider, PK_NORMAL);
 	struct nf_probe *d = xmalloc(sizeof(*d));
 	*d = pr;

@@ -19,7 +19,6 @@
 #include <string.h>
 
 #include "diag.h"
-#include "walk.h"
 
 extern const struct provider procfs_provider;
 
@@ -30,40 +29,14 @@ struct procfs_probe {
 	int64_t maxsize;     /* read buffer bytes, 0: MAXSTRINGLEN */
 };
 
-struct rewrite {
-	struct session *s;
-	bool write;          /* a write probe: $value is read only */
+/* $value: what a read probe fills (= and .=), or a write probe was given */
+static const struct ctx_var read_value[] = {
+	{ "$value", "__procfs_value", "__procfs_set", "__procfs_append", false, NULL },
 };
-
-/* $value = v, $value .= v, $value: calls of the procfs tapset's functions */
-static enum walk_action rewrite_value(struct expr *e, void *ctx)
-{
-	struct rewrite *rw = ctx;
-	struct session *s = rw->s;
-	struct expr *t = e->kind == EXPR_ASSIGN ? e->lhs : e;
-
-	if (!t || t->kind != EXPR_TARGET || strcmp(t->name, "$value") || t->chain.len || t->suffix)
-		return WALK_DESCEND;
-	if (e->kind == EXPR_ASSIGN) {
-		if (rw->write) {
-			diag(s, E_TARGET_VAR, e->pos, "$value of a procfs write probe is what was written: "
-			     "it cannot be assigned");
-			return WALK_SKIP;
-		}
-		if (strcmp(e->op, "=") && strcmp(e->op, ".=")) {
-			diag(s, E_TARGET_VAR, e->pos, "$value of a procfs probe takes = or .=, not %s", e->op);
-			return WALK_SKIP;
-		}
-		e->name = xstrdup(!strcmp(e->op, "=") ? "__procfs_set" : "__procfs_append");
-		vec_push(&e->args, e->rhs);
-		e->lhs = e->rhs = NULL;
-		e->op = NULL;
-	} else {
-		e->name = xstrdup("__procfs_value");
-	}
-	e->kind = EXPR_CALL;
-	return WALK_DESCEND;
-}
+static const struct ctx_var write_value[] = {
+	{ "$value", "__procfs_value", NULL, NULL, false,
+	  "$value of a procfs write probe is what was written: it cannot be assigned" },
+};
 
 /* a/b/c: not empty, no leading or doubled '/', no "." or ".." component */
 static bool path_ok(const char *path)
@@ -116,9 +89,7 @@ static int derive(struct session *s, struct probe *p, struct probe_point *pp)
 	}
 	if (i != pp->comps.len)
 		return 0;
-	struct rewrite rw = { s, pr.write };
-	struct walker w = { .expr = rewrite_value, .ctx = &rw };
-	walk_stmt(&w, p->body);
+	ctx_vars_rewrite(s, p->body, pr.write ? write_value : read_value, 1, NULL);
 	struct derived_probe *dp = derived_probe_add(s, p, pp, &procfs_provider, PK_NORMAL);
 	struct procfs_probe *d = xmalloc(sizeof(*d));
 	*d = pr;

@@ -127,6 +127,20 @@ int provider_probes(const struct session *s, const struct provider *prov);
 /* The family's state for this run: size zeroed bytes on first use. */
 void *provider_state(struct session *s, const struct provider *prov, size_t size);
 
+/* A context variable of a family that is not DWARF ($value, $verdict ...):
+ * read with the tapset function get, written with set (NULL: read only,
+ * assigning it is the error read_only) or appended to with append (.=). */
+struct ctx_var {
+	const char *name;
+	const char *get, *set, *append;
+	bool guru;                /* writing it needs -g */
+	const char *read_only;
+};
+/* The uses of vars in body become calls of their functions (ctxvars.c);
+ * guru_reported (or NULL) remembers the write last reported. */
+void ctx_vars_rewrite(struct session *s, struct stmt *body, const struct ctx_var *vars, int n,
+		      struct srcpos *guru_reported);
+
 /* Helpers for derive(): component i's name / literal argument. */
 bool pp_comp_is(const struct probe_point *pp, int i, const char *name);
 bool pp_comp_num(const struct probe_point *pp, int i, int64_t *out);
