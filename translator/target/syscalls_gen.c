@@ -225,14 +225,16 @@ struct points {
 	long nr64, nr32;
 };
 
-/* Writes the points (.return ones if ret); false when there are none. */
-static bool emit_points(struct strbuf *o, const wrapvec *wrappers, const struct points *p, bool ret)
+enum points_kind { PTS_NONE, PTS_KPROBES, PTS_TRACEPOINT };
+
+/* Writes the points (.return ones if ret), and says which they are. */
+static enum points_kind emit_points(struct strbuf *o, const wrapvec *wrappers, const struct points *p, bool ret)
 {
 	int n = 0;
 
 	if (p->kname) {
 		wrapper_points(o, wrappers, p->kname, ret);
-		return true;
+		return PTS_KPROBES;
 	}
 	for (const char *w = p->syms; w && *w;) {
 		size_t len = strcspn(w, " ");
@@ -243,25 +245,11 @@ static bool emit_points(struct strbuf *o, const wrapvec *wrappers, const struct 
 		w += len + (w[len] == ' ');
 	}
 	if (n)
-		return true;
+		return PTS_KPROBES;
 	if (p->nr64 < 0 && p->nr32 < 0)
-		return false;
+		return PTS_NONE;
 	strbuf_addf(o, "kernel.trace(\"raw_syscalls:%s\")", ret ? "sys_exit" : "sys_enter");
-	return true;
-}
-
-/* Does the alias probe the raw_syscalls tracepoints (and so test the number)? */
-static bool on_tracepoint(const wrapvec *wrappers, const struct points *p)
-{
-	struct strbuf probe = STRBUF_INIT;
-	bool tp;
-
-	if (p->kname)
-		return false;
-	emit_points(&probe, wrappers, p, false);
-	tp = !strncmp(probe.buf, "kernel.trace", 12);
-	strbuf_release(&probe);
-	return tp;
+	return PTS_TRACEPOINT;
 }
 
 /* The system call an alias of SystemTap's names, its `name`: compat_NAME,
@@ -286,11 +274,14 @@ static void gen_one(struct strbuf *o, const wrapvec *wrappers, strvec *defined, 
 		    const struct points *p, int nargs, char **types, char **args)
 {
 	struct strbuf fmt = STRBUF_INIT, vals = STRBUF_INIT, pts = STRBUF_INIT;
-	bool tp = on_tracepoint(wrappers, p);
-	char *call = call_name(name);
+	enum points_kind kind = emit_points(&pts, wrappers, p, false);
+	bool tp = kind == PTS_TRACEPOINT;   /* the handler tests the number */
 
-	if (!emit_points(&pts, wrappers, p, false))
+	if (kind == PTS_NONE) {
+		strbuf_release(&pts);
 		return;
+	}
+	char *call = call_name(name);
 	strbuf_addf(o, "probe nd_syscall.%s = %s\n{\n", name, pts.buf);
 	if (tp)
 		strbuf_addf(o, "\tif (!__sc_nr_is(%ld, %ld)) next\n", p->nr64, p->nr32);
