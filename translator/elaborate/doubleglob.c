@@ -97,9 +97,16 @@ int doubleglob_expand(struct session *s, struct probe *p, struct probe_point *pp
 	for (int i = 0; i < s->aliases.len; i++)
 		for (int j = 0; j < s->aliases.items[i]->alias_names.len; j++)
 			vec_push(&shapes, alias_text(s->aliases.items[i]->alias_names.items[j]));
+	bool has_arg = pp->comps.items[head]->arg != NULL;
 	for (int i = 0; providers[i]; i++)
-		for (int j = 0; providers[i]->shapes && providers[i]->shapes[j]; j++)
-			vec_push(&shapes, xstrdup(providers[i]->shapes[j]));
+		for (int j = 0; providers[i]->shapes && providers[i]->shapes[j]; j++) {
+			const char *sh = providers[i]->shapes[j];
+			size_t len = strlen(sh);
+			bool needs_arg = len > 2 && !strcmp(sh + len - 2, "()");
+			if (needs_arg && !has_arg)   /* timer.** is no timer.ms without a period */
+				continue;
+			vec_push(&shapes, xstrndup(sh, needs_arg ? len - 2 : len));
+		}
 	for (int i = 0; i < shapes.len; i++) {
 		bool seen = false;
 		for (int k = 0; k < i && !seen; k++)

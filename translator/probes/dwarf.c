@@ -625,7 +625,7 @@ static void guest_modules(struct session *s, strvec *out)
 	kp_guest_modules(s, &dwarf_provider, out);
 }
 
-static const char *const shapes[] = { "kernel.function", "kernel.statement", "module.function", "module.statement", NULL };
+static const char *const shapes[] = { "kernel.function()", "kernel.statement()", "module.function()", "module.statement()", NULL };
 
 const struct provider dwarf_provider = {
 	.name = "dwarf",

@@ -135,7 +135,7 @@ static void emit_unregister(struct session *s, struct strbuf *out)
 	strbuf_addf(out, "\tfor (i = 0; i < %d; i++)\n\t\tstp_hwbkpt_stop(&stp_hwbkpts[i]);\n", n);
 }
 
-static const char *const shapes[] = { "kernel.data", NULL };
+static const char *const shapes[] = { "kernel.data()", NULL };
 
 const struct provider hwbkpt_provider = {
 	.name = "hwbkpt",

@@ -134,7 +134,7 @@ static void guest_modules(struct session *s, strvec *out)
 	kp_guest_modules(s, &kprobe_provider, out);
 }
 
-static const char *const shapes[] = { "kprobe.function", "kprobe.statement", "kprobe.module.function", "kprobe.module.statement", NULL };
+static const char *const shapes[] = { "kprobe.function()", "kprobe.statement()", "kprobe.module.function()", "kprobe.module.statement()", NULL };
 
 const struct provider kprobe_provider = {
 	.name = "kprobe",

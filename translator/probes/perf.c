@@ -100,7 +100,7 @@ static void emit_unregister(struct session *s, struct strbuf *out)
 		strbuf_addf(out, "\tfor (i = 0; i < %d; i++)\n\t\tstp_perf_stop(&stp_perfs[i]);\n", n);
 }
 
-static const char *const shapes[] = { "perf.type", NULL };
+static const char *const shapes[] = { "perf.type()", NULL };
 
 const struct provider perf_provider = {
 	.name = "perf",

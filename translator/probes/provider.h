@@ -112,8 +112,9 @@ struct provider {
 	 * probes are in: the QEMU guest loads them before the run. */
 	void (*guest_modules)(struct session *s, strvec *out);
 	/* Pass 2: the family's point names up to the component taking the
-	 * argument ("kernel.function", "timer.ms" ...; NULL-terminated), that a
-	 * point with '**' is matched against (elaborate/doubleglob.c). */
+	 * argument ("kernel.function()", "timer.ms()" ...: "()" when it needs
+	 * one; NULL-terminated), that a point with '**' is matched against
+	 * (elaborate/doubleglob.c). */
 	const char *const *shapes;
 };
 

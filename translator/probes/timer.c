@@ -121,7 +121,7 @@ static const char *probe_type(const struct derived_probe *dp)
 	return pp_comp_is(dp->point, 1, "jiffies") ? "timer" : "hrtimer";
 }
 
-static const char *const shapes[] = { "timer.s", "timer.sec", "timer.ms", "timer.msec", "timer.us", "timer.usec", "timer.ns", "timer.nsec", "timer.jiffies", "timer.hz", NULL };
+static const char *const shapes[] = { "timer.s()", "timer.sec()", "timer.ms()", "timer.msec()", "timer.us()", "timer.usec()", "timer.ns()", "timer.nsec()", "timer.jiffies()", "timer.hz()", NULL };
 
 const struct provider timer_provider = {
 	.name = "timer",

@@ -291,7 +291,7 @@ static const char *probe_type(const struct derived_probe *dp)
 	return "kernel_tracepoint";
 }
 
-static const char *const shapes[] = { "kernel.trace", NULL };
+static const char *const shapes[] = { "kernel.trace()", NULL };
 
 const struct provider tracepoint_provider = {
 	.name = "tracepoint",
