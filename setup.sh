@@ -15,7 +15,7 @@
 set -eu
 cd "$(dirname "$0")"
 pkgs="gcc make autoconf automake libc6-dev libdw-dev libelf-dev libcunit1-dev pkg-config
-      gcc-multilib cpio gzip qemu-system-x86 busybox-static bc flex bison
+      gcc-multilib libc6-dbg cpio gzip qemu-system-x86 busybox-static bc flex bison
       linux-image-cloud-amd64 linux-headers-cloud-amd64 linux-image-cloud-amd64-dbg
       libdebuginfod-dev debuginfod libarchive-tools systemtap-doc xz-utils zstd"
 series=${CSTAP_SERIES-6.12}

@@ -50,6 +50,8 @@ struct stp_context {
 	long actions;			/* MAXACTION counter */
 	int nesting;			/* function call depth, frame index */
 	struct pt_regs *regs;		/* kprobe/timer regs or NULL */
+	unsigned long ubias;		/* process probes: where the probed file is
+					 * loaded (run-time minus link-time address) */
 	unsigned long irq_flags;	/* STP_IRQOFF_HANDLERS: as saved on entry */
 	bool switch_file;		/* switch_file(): after this probe's output */
 	int regparm;			/* regargs.stp: 0 default, else 0x100 | n */
@@ -171,6 +173,7 @@ static __maybe_unused struct stp_context *stp_probe_enter(const struct stp_probe
 	c->actions = 0;
 	c->nesting = 0;
 	c->regs = NULL;
+	c->ubias = 0;
 	c->regparm = 0;
 	c->entry_data = NULL;
 	c->nf = NULL;

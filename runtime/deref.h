@@ -124,6 +124,19 @@ static inline u64 stp_kread(struct stp_context *c, u64 addr, int size)
 	return v;
 }
 
+/* A read inside a $target expression of a process probe: the probed
+ * process's memory; after an error, a no-op. */
+static inline u64 stp_uread(struct stp_context *c, u64 addr, int size)
+{
+	u64 v = 0;
+
+	if (unlikely(c->last_error))
+		return 0;
+	if (unlikely(addr >= TASK_SIZE_MAX || stp_read_try((unsigned long)addr, size, &v, true)))
+		stp_read_fault(c, (unsigned long)addr);
+	return v;
+}
+
 /* A write to a $target (guru mode only); kernel memory only. */
 static inline void stp_kwrite(struct stp_context *c, u64 addr, int size, u64 v)
 {

@@ -95,5 +95,60 @@ efault:
 #define STP_MODULE_CORE_SIZE(mod) ((mod)->core_layout.size)
 #endif
 
+/*
+ * Uprobes (process probes). 6.12 (6.11's rework) returns the struct uprobe
+ * from uprobe_register, which takes the SDT semaphore offset itself, and
+ * splits unregistering into a per-probe part and one wait for every
+ * handler to finish (uprobe_unregister_sync); before, register_refctr took
+ * the semaphore and unregister waited per probe. A consumer's filter also
+ * lost its context argument (cstap sets none).
+ *   stp_uprobe_register(inode, off, ref_ctr, uc, &handle): 0 or -errno
+ *   stp_uprobe_unregister(inode, off, uc, handle), then stp_uprobe_sync()
+ */
+#ifdef CONFIG_UPROBES
+#include <linux/uprobes.h>
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
+static inline int stp_uprobe_register(struct inode *inode, loff_t off, loff_t ref_ctr,
+				      struct uprobe_consumer *uc, void **handle)
+{
+	struct uprobe *u = uprobe_register(inode, off, ref_ctr, uc);
+
+	if (IS_ERR(u))
+		return PTR_ERR(u);
+	*handle = u;
+	return 0;
+}
+
+static inline void stp_uprobe_unregister(struct inode *inode, loff_t off,
+					 struct uprobe_consumer *uc, void *handle)
+{
+	uprobe_unregister_nosync(handle, uc);
+}
+
+static inline void stp_uprobe_sync(void)
+{
+	uprobe_unregister_sync();
+}
+#else
+static inline int stp_uprobe_register(struct inode *inode, loff_t off, loff_t ref_ctr,
+				      struct uprobe_consumer *uc, void **handle)
+{
+	*handle = NULL;
+	return ref_ctr ? uprobe_register_refctr(inode, off, ref_ctr, uc)
+		       : uprobe_register(inode, off, uc);
+}
+
+static inline void stp_uprobe_unregister(struct inode *inode, loff_t off,
+					 struct uprobe_consumer *uc, void *handle)
+{
+	uprobe_unregister(inode, off, uc);
+}
+
+static inline void stp_uprobe_sync(void)
+{
+}
+#endif
+#endif /* CONFIG_UPROBES */
+
 #endif /* __KERNEL__ */
 #endif /* STP_KCOMPAT_H */

@@ -22,6 +22,12 @@
 # testsuite/run/progs/P.c are the tests' workload programs: built static on
 # the host, as /progs/P (64-bit) and /progs/P32 (-m32: a 32-bit task) in the
 # guest.
+# testsuite/run/uprogs/P.c are the programs process probes are put on:
+# built on the host with debuginfo (-g -O0, dynamically linked, PIE) as
+# $UPROGS/P, and put in the guest at the same path with their shared
+# libraries; $UPROGS/P_nodebug is the same without debuginfo (its symbol
+# table only). Tests name them through $UPROGS in NAME.args and NAME.opts
+# (process(@1) in the script), as a user names a program by its path.
 # usage: run-tests.sh [NAME ...]     env: CSTAP_BUILD (build dir), OUT
 set -u
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -44,6 +50,14 @@ for c in "$src"/testsuite/run/progs/*.c; do
 	p=$(basename "$c" .c)
 	gcc -static -O -o "$top/progs/$p" "$c" && progs+=(-f "$top/progs/$p:/progs/$p")
 	gcc -m32 -static -O -o "$top/progs/${p}32" "$c" && progs+=(-f "$top/progs/${p}32:/progs/${p}32")
+done
+
+mkdir -p "$top/uprogs"; export UPROGS=$top/uprogs
+for c in "$src"/testsuite/run/uprogs/*.c; do
+	[ -f "$c" ] || continue
+	p=$(basename "$c" .c)
+	gcc -g -O0 -o "$UPROGS/$p" "$c" && progs+=(-f "$UPROGS/$p")
+	gcc -O0 -o "$UPROGS/${p}_nodebug" "$c" && progs+=(-f "$UPROGS/${p}_nodebug")
 done
 
 # run_release REL: build, run and check every test on kernel REL; prints
@@ -71,7 +85,7 @@ build_one() {
 	(cd "$d" && "$STAP" -p4 -r "$REL" -m "t_$n" "${opts[@]}" "$n.stp" "${args[@]}") > "$d/build.log" 2>&1 &&
 		cp "$d/t_$n.ko" "$out/ko/"
 }
-export -f build_one; export out spec STAP REL
+export -f build_one; export out spec STAP REL UPROGS
 printf '%s\n' "${names[@]}" | xargs -P 2 -I{} bash -c 'build_one {}'
 
 # Run phase: one job per module that built; one boot per distinct NAME.boot.

@@ -23,6 +23,7 @@ REMOTE_SOURCES = translator/remote/qemu.c translator/remote/qemu.h translator/re
 # the image, DWARF functions, lines and locations, the syscall tapset generator
 TARGET_SOURCES = translator/target/kernel.c translator/target/kernel.h translator/target/target.h \
 	translator/target/debuginfo.c translator/target/debuginfo.h translator/target/cast_headers.c \
+	translator/target/uimage.c translator/target/uimage.h \
 	translator/target/debuginfod.c translator/target/debuginfod.h \
 	translator/target/ksyms.c translator/target/ksyms.h translator/target/kimage.c \
 	translator/target/kimage.h translator/target/dwarf_funcs.c translator/target/dwarf_funcs.h \
@@ -35,7 +36,7 @@ TARGET_SOURCES = translator/target/kernel.c translator/target/kernel.h translato
 # the probe families, one file each, behind struct provider (providers.c lists them)
 PROBE_SOURCES = translator/probes/provider.h translator/probes/providers.c \
 	translator/probes/begin_end.c translator/probes/timer.c translator/probes/perf.c translator/probes/procfs.c translator/probes/hwbkpt.c translator/probes/netfilter.c translator/probes/ctxvars.c translator/probes/kprobe.c \
-	translator/probes/dwarf.c translator/probes/tracepoint.c \
+	translator/probes/dwarf.c translator/probes/tracepoint.c translator/probes/uprobes.c translator/probes/uprobes.h \
 	translator/probes/kpoint.c translator/probes/kpoint.h translator/probes/kpsites.c \
 	translator/probes/kpsites.h
 

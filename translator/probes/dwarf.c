@@ -25,6 +25,8 @@
 #include "target/dwarf_funcs.h"
 #include "target/dwarf_scope.h"
 #include "target/dwarf_stmt.h"
+#include "target/uimage.h"
+#include "uprobes.h"
 
 extern const struct provider dwarf_provider;
 
@@ -45,6 +47,15 @@ static char *verify_name(const struct ksymtab *t, const struct dw_func *f)
 	for (size_t i = 0; i < t->n; i++)
 		n += t->syms[i].addr == f->addr;
 	return n == 1 ? xstrdup(f->symbol) : NULL;
+}
+
+/* What a point's first component names in pp(): a module, a user file;
+ * NULL: as written (a library's point holds the paths already). */
+static const char *img_arg(const struct probe_point *pp, const struct dw_image *img)
+{
+	if (img->user && pp_comp_is(pp, 1, "library"))
+		return NULL;
+	return img->module ? img->module : img->user;
 }
 
 /* The probe's pp(): the point with the arguments of components idx[i]
@@ -99,6 +110,12 @@ static bool add_probe_at(struct session *s, struct probe *p, struct probe_point 
 	const char *sym;
 	uint64_t off;
 
+	if (img->user) {
+		struct dw_scope scope = { .img = img, .die = die, .entry = a };
+		if (in_body)
+			dw_scope_find_block(&scope);
+		return uprobe_add(s, p, pp, img, a, a, false, die ? &scope : NULL, text);
+	}
 	if (!dw_addr_symbol(img, syms, a, &sym, &off)) {
 		free(text);
 		return false;
@@ -130,7 +147,17 @@ static void add_probe(struct session *s, struct probe *p, struct probe_point *pp
 {
 	char *where = xasprintf("%s@%s:%d", f->name, f->file, f->line);
 	struct kp_site k = { .ret = suf->ret, .maxactive = suf->maxactive, .optional = optional };
+	int idx[] = { 0, fn_comp };
+	const char *args[] = { img_arg(pp, img), where };
 
+	if (img->user) {
+		/* a user function's entry probe sits past its prologue, as SystemTap's */
+		Dwarf_Addr a = suf->ret ? f->addr : dw_prologue_end(img, f->die, f->addr);
+		struct dw_scope scope = { .img = img, .die = f->die, .entry = a, .ret = suf->ret };
+		uprobe_add(s, p, pp, img, a, f->addr, suf->ret, &scope, point_text(pp, idx, args, 2));
+		free(where);
+		return;
+	}
 	if (img->module) {
 		k.symbol = xasprintf("%s:%s", img->module, f->symbol);
 	} else if (syms->stext && f->addr >= syms->stext) {
@@ -141,8 +168,6 @@ static void add_probe(struct session *s, struct probe *p, struct probe_point *pp
 		k.symbol = xstrdup(f->symbol);
 	}
 	struct dw_scope scope = { .img = img, .die = f->die, .entry = f->addr, .ret = suf->ret };
-	int idx[] = { 0, fn_comp };
-	const char *args[] = { img->module, where };
 	new_probe(s, p, pp, &k, &scope)->pp = point_text(pp, idx, args, 2);
 	free(where);
 }
@@ -181,7 +206,7 @@ static int probe_lines(struct session *s, struct probe *p, struct probe_point *p
 	}
 	for (int i = 0; i < lines.len; i++) {
 		char *where = xasprintf("%s@%s:%d", f->name, f->file, lines.items[i].line);
-		const char *args[] = { img->module, where };
+		const char *args[] = { img_arg(pp, img), where };
 		n += add_probe_at(s, p, pp, img, syms, lines.items[i].addr, f->die, true,
 				  point_text(pp, idx, args, 2), optional);
 		free(where);
@@ -201,7 +226,7 @@ static int probe_labels(struct session *s, struct probe *p, struct probe_point *
 	dw_function_labels(img, f, rq->label, &labels);
 	for (int i = 0; i < labels.len; i++) {
 		char *where = xasprintf("%s@%s:%d", f->name, f->file, labels.items[i].line);
-		const char *args[] = { img->module, where, labels.items[i].name };
+		const char *args[] = { img_arg(pp, img), where, labels.items[i].name };
 		n += add_probe_at(s, p, pp, img, syms, labels.items[i].addr, f->die, true,
 				  point_text(pp, idx, args, 3), optional);
 		free(where);
@@ -236,7 +261,7 @@ static int probe_image(struct session *s, struct probe *p, struct probe_point *p
 		case RQ_INLINE:
 		case RQ_INLINE_OF_FUNCTION: {
 			char *where = xasprintf("%s@%s:%d", f->name, f->file, f->line);
-			const char *args[] = { img->module, where };
+			const char *args[] = { img_arg(pp, img), where };
 			n += add_probe_at(s, p, pp, img, syms, f->addr, f->die, false,
 					  point_text(pp, idx, args, 2), optional);
 			free(where);
@@ -355,8 +380,10 @@ static bool parse_statement(const char *text, struct dw_pattern *pat, struct dw_
 	return ok;
 }
 
+/* The point's functions or statements in the kernel, module `module`, or
+ * (uimg not NULL) a user file. */
 static int derive_in(struct session *s, struct probe *p, struct probe_point *pp, int fn_comp,
-		     const char *module, struct dw_request *rq)
+		     const char *module, struct dw_image *uimg, struct dw_request *rq)
 {
 	const char *text = pp->comps.items[fn_comp]->arg->str, *why = NULL;
 	struct dw_pattern pat;
@@ -373,9 +400,30 @@ static int derive_in(struct session *s, struct probe *p, struct probe_point *pp,
 		rq->fuzz = false;   /* only one function's line maps forward */
 	if (module && kpoint_has_wildcard(module))
 		return derive_modules(s, p, pp, fn_comp, module, &pat, rq);
-	img = module ? dw_module(s, module, &why) : dw_kernel(s, &why);
-	syms = img ? (module ? ksyms_module(s, module, NULL) : ksyms_kernel(s, &why)) : NULL;
-	if (!img || (!module && !syms)) {
+	if (uimg && !uimg->dbg) {   /* no DWARF: function symbols, no target variables */
+		int n = 0;
+		if (rq->kind == RQ_FUNCTION && !pat.file && !pat.line)
+			n = uprobe_add_symbols(s, p, pp, fn_comp, uimg, pat.func, rq->suf.ret, s->probes.len);
+		else if (!pp->optional)
+			why = "no debuginfo for it (only .function(\"NAME\") probes on its symbols)";
+		if (n || pp->optional)
+			return 1;
+		if (why) {
+			char *t = pp_text(pp);
+			diag(s, E_PROBE_POINT, pp->pos, "cannot resolve %s: %s", t, why);
+			free(t);
+			return -1;
+		}
+		return kpoint_no_match(s, pp, NULL, NULL);
+	}
+	if (uimg) {
+		img = uimg;
+		syms = NULL;
+	} else {
+		img = module ? dw_module(s, module, &why) : dw_kernel(s, &why);
+		syms = img ? (module ? ksyms_module(s, module, NULL) : ksyms_kernel(s, &why)) : NULL;
+	}
+	if (!img || (!module && !uimg && !syms)) {
 		if (pp->optional)
 			return 1;
 		char *t = pp_text(pp);
@@ -385,7 +433,12 @@ static int derive_in(struct session *s, struct probe *p, struct probe_point *pp,
 	}
 	bool wild = kpoint_has_wildcard(text) || rq->kind == RQ_INLINE || rq->kind == RQ_LABEL ||
 		    (rq->kind == RQ_STATEMENT && !rq->fuzz && rq->has_line);
-	if (!probe_image(s, p, pp, fn_comp, img, syms, &pat, rq, wild || pp->optional)) {
+	int first = s->probes.len;
+	int found = probe_image(s, p, pp, fn_comp, img, syms, &pat, rq, wild || pp->optional);
+	/* a user file's functions without DWARF (crt code) through its symbols */
+	if (uimg && rq->kind == RQ_FUNCTION && !pat.file && !pat.line)
+		found += uprobe_add_symbols(s, p, pp, fn_comp, img, pat.func, rq->suf.ret, first);
+	if (!found) {
 		if (rq->hint && !pp->optional) {
 			char *t = pp_text(pp);
 			diag(s, E_PROBE_POINT, pp->pos, "no match for probe point %s: %s", t, rq->hint);
@@ -550,16 +603,132 @@ static int derive_callees(struct session *s, struct probe *p, struct probe_point
 	return 1;
 }
 
+/* process("P")[.library("L")]: the user files the point names (the
+ * program, or its shared libraries matching L), appended to files, and
+ * the program's path in *exe; false after an error is reported (or,
+ * optional, nothing to probe). A point without "P" names the program of
+ * -c CMD, as in SystemTap. */
+static bool process_files(struct session *s, struct probe_point *pp, bool library, strvec *files,
+			  char **exe)
+{
+	const struct expr *a = pp->comps.items[0]->arg;
+	const char *arg = NULL, *lib = NULL;
+	char *why = NULL, *target = NULL;
+
+	if (!a && s->cmd) {
+		const char *c = s->cmd + strspn(s->cmd, " \t");
+		arg = target = xstrndup(c, strcspn(c, " \t;|&<>"));
+	} else if (!a || a->kind != EXPR_STR) {
+		if (!pp->optional)
+			diag(s, E_NOT_SUPPORTED, pp->comps.items[0]->pos,
+			     a ? "process(PID) probes: not supported yet (name the program's path)"
+			       : "process probes without a path need -c CMD (-x PID: not supported yet)");
+		return false;
+	} else if (!kpoint_str_arg(s, pp, 0, &arg)) {
+		return false;
+	}
+	if ((library && !kpoint_str_arg(s, pp, 1, &lib)) || !(*exe = uimage_resolve(arg, &why))) {
+		if (why && !pp->optional) {
+			char *t = pp_text(pp);
+			diag(s, E_PROBE_POINT, pp->pos, "cannot resolve %s: %s", t, why);
+			free(t);
+		}
+		free(why);
+		free(target);
+		return false;
+	}
+	if (!library)
+		vec_push(files, xstrdup(*exe));
+	else
+		uimage_libraries(*exe, lib, files);
+	if (!files->len && !pp->optional) {
+		char *t = pp_text(pp);
+		diag(s, E_PROBE_POINT, pp->pos, "no match for probe point %s: no shared library '%s' of %s",
+		     t, lib, arg);
+		free(t);
+	}
+	free(target);
+	return files->len > 0;
+}
+
+/* A copy of pp whose component i has its own string argument str. */
+static void own_str_arg(struct probe_point *pp, int i, const char *str)
+{
+	struct pp_comp *c = xmalloc(sizeof(*c));
+	struct expr *e = xcalloc(1, sizeof(*e));
+
+	*c = *pp->comps.items[i];
+	if (c->arg)
+		*e = *c->arg;
+	e->kind = EXPR_STR;
+	e->str = (char *)str;
+	e->str_len = strlen(str);
+	c->arg = e;
+	pp->comps.items[i] = c;
+}
+
+/* process("P")[.library("L")].function/.statement: the same requests as
+ * in the kernel, over each user file. pp() names the program and the
+ * library by path, as SystemTap's. */
+static int derive_process(struct session *s, struct probe *p, struct probe_point *pp, int fn,
+			  struct dw_request *rq)
+{
+	strvec files = { 0 };
+	struct probe_point *q = pp;
+	char *exe = NULL;
+	int n = 0;
+
+	if (!process_files(s, pp, fn == 2, &files, &exe))
+		return pp->optional ? 1 : -1;
+	if (fn == 2 || !pp->comps.items[0]->arg) {   /* the paths in a copy of the point */
+		q = xmalloc(sizeof(*q));
+		*q = *pp;
+		memset(&q->comps, 0, sizeof(q->comps));
+		for (int i = 0; i < pp->comps.len; i++)
+			vec_push(&q->comps, pp->comps.items[i]);
+		own_str_arg(q, 0, exe);
+		if (fn == 2)
+			own_str_arg(q, 1, "");
+	}
+	for (int i = 0; i < files.len; i++) {
+		const char *why = NULL;
+		struct dw_image *img = dw_user(s, files.items[i], &why);
+		int r;
+		if (!img) {
+			if (pp->optional)
+				continue;
+			char *t = pp_text(pp);
+			diag(s, E_PROBE_POINT, pp->pos, "cannot resolve %s: %s", t, why);
+			free(t);
+			return -1;
+		}
+		if (fn == 2) {
+			q->comps.items[1]->arg->str = files.items[i];
+			q->comps.items[1]->arg->str_len = strlen(files.items[i]);
+		}
+		if ((r = derive_in(s, p, q, fn, NULL, img, rq)) < 0)
+			return r;
+		n += r;
+	}
+	return n ? 1 : -1;
+}
+
 static int derive(struct session *s, struct probe *p, struct probe_point *pp)
 {
 	struct dw_request rq = { .kind = RQ_FUNCTION };
 	const char *module = NULL;
 	int fn = 1;
+	bool process = pp_comp_is(pp, 0, "process");
 
 	if (pp_comp_is(pp, 0, "kernel") && pp_comp_is(pp, 1, "statement") && pp->comps.items[1]->arg &&
 	    pp->comps.items[1]->arg->kind != EXPR_STR)
 		return derive_address(s, p, pp);
-	if (pp_comp_is(pp, 0, "module")) {
+	if (process) {
+		if (pp_comp_is(pp, 1, "library"))
+			fn = 2;
+		if (!pp_comp_is(pp, fn, "function") && !pp_comp_is(pp, fn, "statement"))
+			return 0;
+	} else if (pp_comp_is(pp, 0, "module")) {
 		if (!pp_comp_is(pp, 1, "function") && !pp_comp_is(pp, 1, "statement"))
 			return 0;
 		if (!kpoint_str_arg(s, pp, 0, &module))
@@ -570,24 +739,26 @@ static int derive(struct session *s, struct probe *p, struct probe_point *pp)
 	}
 	if (!kpoint_str_arg(s, pp, fn, NULL))
 		return -1;
-	if (pp_comp_is(pp, 1, "statement")) {
+	if (pp_comp_is(pp, fn, "statement")) {
 		rq.kind = RQ_STATEMENT;
-		if (pp->comps.len != 2)
+		if (pp->comps.len != fn + 1)
 			return 0;
-	} else if (pp->comps.len == 3 && pp_comp_is(pp, 2, "inline") && !pp->comps.items[2]->arg) {
+	} else if (pp->comps.len == fn + 2 && pp_comp_is(pp, fn + 1, "inline") && !pp->comps.items[fn + 1]->arg) {
 		rq.kind = RQ_INLINE;
-	} else if (pp_comp_is(pp, fn + 1, "callee") || pp_comp_is(pp, fn + 1, "callees")) {
+	} else if (!process && (pp_comp_is(pp, fn + 1, "callee") || pp_comp_is(pp, fn + 1, "callees"))) {
 		return derive_callees(s, p, pp, fn, module);
-	} else if (pp->comps.len == 3 && pp_comp_is(pp, 2, "label")) {
-		if (!kpoint_str_arg(s, pp, 2, &rq.label))
+	} else if (pp->comps.len == fn + 2 && pp_comp_is(pp, fn + 1, "label")) {
+		if (!kpoint_str_arg(s, pp, fn + 1, &rq.label))
 			return -1;
 		rq.kind = RQ_LABEL;
 	} else {
 		int r = kpoint_parse_suffix(s, pp, fn + 1, true, &rq.suf);
 		if (r <= 0)
 			return r;
+		if (process && (rq.suf.exported || rq.suf.maxactive))
+			return 0;
 	}
-	return derive_in(s, p, pp, fn, module, &rq);
+	return process ? derive_process(s, p, pp, fn, &rq) : derive_in(s, p, pp, fn, module, NULL, &rq);
 }
 
 static const struct dw_scope *tvar_scope(const struct derived_probe *dp)
@@ -625,7 +796,8 @@ static void guest_modules(struct session *s, strvec *out)
 	kp_guest_modules(s, &dwarf_provider, out);
 }
 
-static const char *const shapes[] = { "kernel.function()", "kernel.statement()", "module.function()", "module.statement()", NULL };
+static const char *const shapes[] = { "kernel.function()", "kernel.statement()", "module.function()", "module.statement()",
+				      "process.function()", "process.statement()", NULL };
 
 const struct provider dwarf_provider = {
 	.name = "dwarf",

@@ -12,6 +12,7 @@ extern const struct provider perf_provider;
 extern const struct provider procfs_provider;
 extern const struct provider hwbkpt_provider;
 extern const struct provider netfilter_provider;
+extern const struct provider uprobes_provider;
 
 /* Order matters only when two providers could claim the same point. */
 const struct provider *const providers[] = {
@@ -24,6 +25,7 @@ const struct provider *const providers[] = {
 	&procfs_provider,
 	&hwbkpt_provider,
 	&netfilter_provider,
+	&uprobes_provider,
 	NULL,
 };
 

@@ -10,6 +10,7 @@
 #include <dirent.h>
 #include <elf.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,7 +140,10 @@ static bool elf_is_dynamic(const char *data, size_t len)
 }
 
 /* Add the shared libraries (and the loader) that ldd lists for host program
- * `host`, each at its host path. */
+ * `host`, each at its real host path, with a symbolic link at the path ldd
+ * names when that differs (/lib/x86_64-linux-gnu/libc.so.6 on a merged-/usr
+ * host): one file, one inode, as on the host, so that a process probe on
+ * the library's real path fires in the programs that load it. */
 static int add_libraries(struct cpio *c, const char *host, int verbose)
 {
 	char *argv[] = { (char *)"ldd", (char *)host, NULL };
@@ -163,9 +167,14 @@ static int add_libraries(struct cpio *c, const char *host, int verbose)
 			rc = -1;
 			continue;
 		}
+		char real[PATH_MAX];
+		if (!realpath(path, real))
+			snprintf(real, sizeof(real), "%s", path);
 		if (verbose > 1)
-			fprintf(stderr, "  + %s (library of %s)\n", path, host);
-		cpio_file(c, path, 0755, data, len);
+			fprintf(stderr, "  + %s (library of %s)\n", real, host);
+		cpio_file(c, real, 0755, data, len);
+		if (strcmp(real, path))
+			cpio_symlink(c, path, real);
 		free(data);
 	}
 	free(out);

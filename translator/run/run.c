@@ -15,6 +15,7 @@
 #include "remote/qemu.h"
 #include "spawn.h"
 #include "target/kernel.h"
+#include "target/uimage.h"
 
 /* staprun of the build tree, else the installed one on PATH */
 static const char *find_staprun(void)
@@ -113,6 +114,13 @@ int pass5_run(struct session *s)
 			providers[i]->guest_modules(s, &mods);
 	for (int i = 0; i < mods.len; i++)
 		vec_push(&cfg.modules, mods.items[i]);
+	/* the files process probes are on, at the same paths (programs with
+	 * their shared libraries) */
+	const strvec *ufiles = uimage_files(s);
+	for (int i = 0; i < ufiles->len; i++) {
+		struct vm_file uf = { .host = ufiles->items[i] };
+		vec_push(&cfg.files, uf);
+	}
 	staprun_args(s, &argv, guest_ko, true);
 	if (redirect_stdout(s))
 		return 1;

@@ -174,9 +174,7 @@ struct dw_image *dw_kernel(struct session *s, const char **why)
 	return t->dw.kernel;
 }
 
-/* libdwfl's offline callbacks, set up once per run: its separate-debuginfo
- * search follows dw_debug_root() too. */
-static const Dwfl_Callbacks *offline_callbacks(struct session *s)
+const Dwfl_Callbacks *dw_offline_callbacks(struct session *s)
 {
 	struct target *t = target_of(s);
 
@@ -191,8 +189,7 @@ static const Dwfl_Callbacks *offline_callbacks(struct session *s)
 	return &t->dw.offline;
 }
 
-/* Does the ELF file at path have a .debug_info section? */
-static bool has_debug_info(const char *path)
+bool elf_has_debug_info(const char *path)
 {
 	int fd = open(path, O_RDONLY);
 	Elf *e = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
@@ -246,7 +243,7 @@ struct dw_image *dw_module(struct session *s, const char *module, const char **w
 	free(*last_why);
 	*last_why = NULL;
 	elf_version(EV_CURRENT);
-	const Dwfl_Callbacks *callbacks = offline_callbacks(s);
+	const Dwfl_Callbacks *callbacks = dw_offline_callbacks(s);
 	bool headers = dw_is_header_module(module);
 	path = headers ? dw_header_types_file(s, module, last_why) : module_debug_path(s, module);
 	if (!path && headers) {
@@ -261,7 +258,7 @@ struct dw_image *dw_module(struct session *s, const char *module, const char **w
 	/* no DWARF installed: ask debuginfod by the module's build-id (here,
 	 * not in libdwfl, so that a terminal shows the download) */
 	const char *dwhy = "not asked";
-	if (!headers && !has_debug_info(path)) {
+	if (!headers && !elf_has_debug_info(path)) {
 		char *id = elf_file_build_id(path), *what = xasprintf("module %s", module);
 		char *got = id ? debuginfod_fetch(s, id, what, &dwhy) : NULL;
 		if (!id)

@@ -20,14 +20,22 @@ struct dw_aranges;
 
 struct dw_image {
 	char *path;
-	char *module;           /* NULL: the kernel */
+	char *module;           /* a kernel module's name; NULL: the kernel or a user file */
+	char *user;             /* a user-space ELF file's absolute path (process
+				   probes, uimage.c), else NULL */
 	Dwarf *dbg;
 	Dwarf_Addr bias;        /* DWARF address + bias = libdwfl address (modules) */
-	Dwfl *dwfl;             /* modules only */
-	Dwfl_Module *mod;       /* modules only */
+	Dwfl *dwfl;             /* modules and user files only */
+	Dwfl_Module *mod;       /* modules and user files only */
 	struct dw_type_cache *types; /* tvars.c: type DIEs found by name */
 	struct dw_aranges *aranges; /* dwarf_funcs.c's index of the units by address */
 };
+
+/* libdwfl's offline callbacks (separate debuginfo under dw_debug_root()
+ * by build-id or debuglink), set up once per run. */
+const Dwfl_Callbacks *dw_offline_callbacks(struct session *s);
+/* Does the ELF file at path have a .debug_info section? */
+bool elf_has_debug_info(const char *path);
 
 /* Cached per session; NULL with *why set when there is no debuginfo. */
 struct dw_image *dw_kernel(struct session *s, const char **why);

@@ -1,5 +1,6 @@
 /* dwarf_funcs.c - kernel.function pattern matching over DWARF (see .h). */
 #include "dwarf_funcs.h"
+#include "uimage.h"
 
 #include <dwarf.h>
 #include <fnmatch.h>
@@ -46,6 +47,11 @@ char *dw_source_relative(const char *f)
 			f = p + 1;
 	}
 	return xstrdup(f);
+}
+
+char *dw_source_name(const struct dw_image *img, const char *f)
+{
+	return img->user ? xstrdup(f ? f : "") : dw_source_relative(f);
 }
 
 /* A file pattern matches the whole path, or its tail after a '/':
@@ -139,20 +145,39 @@ static bool func_entry(struct dw_image *img, const struct ksymtab *syms, Dwarf_D
 	return false;
 }
 
-/* Check one top-level DIE of a unit against the pattern. */
+/* Is addr one of the sorted symbol addresses? */
+static bool in_addrs(const usymvec *v, Dwarf_Addr addr)
+{
+	int lo = 0, hi = v ? v->len : 0;
+
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+		if (v->items[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return v && lo < v->len && v->items[lo].addr == addr;
+}
+
+/* Check one top-level DIE of a unit against the pattern; alias (user
+ * files): the addresses of the symbols matching it, which match the
+ * function DIE at that address whatever its DWARF name (malloc is
+ * __libc_malloc in libc's DWARF). */
 static void check_die(struct dw_image *img, const struct ksymtab *syms, const struct dw_pattern *p,
-		      Dwarf_Die *d, dw_funcvec *out)
+		      const usymvec *alias, Dwarf_Die *d, dw_funcvec *out)
 {
 	Dwarf_Addr entry;
 	const char *sym, *name = dwarf_diename(d);
 	int line = 0;
 
-	if (!name || fnmatch(p->func, name, 0) != 0 || !func_entry(img, syms, d, &entry, &sym))
+	if (!name || !func_entry(img, syms, d, &entry, &sym) ||
+	    (fnmatch(p->func, name, 0) != 0 && !in_addrs(alias, entry)))
 		return;
 	dwarf_decl_line(d, &line);
 	if (p->line && line != p->line)
 		return;
-	char *file = dw_source_relative(dwarf_decl_file(d));
+	char *file = dw_source_name(img, dwarf_decl_file(d));
 	if ((p->file && !dw_file_matches(p->file, file)) || blacklisted(img, syms, entry, sym)) {
 		free(file);
 		return;
@@ -164,7 +189,7 @@ static void check_die(struct dw_image *img, const struct ksymtab *syms, const st
 }
 
 static void scan_unit(struct dw_image *img, const struct ksymtab *syms, const struct dw_pattern *p,
-		      Dwarf_Die *cu, dw_funcvec *out)
+		      const usymvec *alias, Dwarf_Die *cu, dw_funcvec *out)
 {
 	Dwarf_Die d;
 
@@ -172,8 +197,15 @@ static void scan_unit(struct dw_image *img, const struct ksymtab *syms, const st
 		return;
 	do {
 		if (dwarf_tag(&d) == DW_TAG_subprogram)
-			check_die(img, syms, p, &d, out);
+			check_die(img, syms, p, alias, &d, out);
 	} while (dwarf_siblingof(&d, &d) == 0);
+}
+
+static int cmp_usym_addr(const void *a, const void *b)
+{
+	const struct usym *x = a, *y = b;
+
+	return (x->addr > y->addr) - (x->addr < y->addr);
 }
 
 static int cmp_off(const void *a, const void *b)
@@ -330,6 +362,13 @@ void dw_find_functions(struct dw_image *img, const struct ksymtab *syms,
 {
 	offvec units = { 0 };
 	int first = out->len;
+	usymvec alias = { 0 };
+
+	if (img->user) {   /* by address: the symbols' are link-time, as DWARF's */
+		uimage_functions(img, p->func, &alias);
+		if (alias.len > 1)
+			qsort(alias.items, alias.len, sizeof(struct usym), cmp_usym_addr);
+	}
 
 	if (!all_wild(p->func) && units_by_symbol(img, syms, p->func, &units)) {
 		if (units.len)
@@ -343,7 +382,7 @@ void dw_find_functions(struct dw_image *img, const struct ksymtab *syms,
 			if (dwarf_next_unit(img->dbg, units.items[i], &next, &hsize, NULL, NULL, NULL,
 					    NULL, NULL, NULL) == 0 &&
 			    dwarf_offdie(img->dbg, units.items[i] + hsize, &cu))
-				scan_unit(img, syms, p, &cu, out);
+				scan_unit(img, syms, p, &alias, &cu, out);
 		}
 	} else {
 		/* every unit; with a .c/.S file pattern only the units of that name */
@@ -355,13 +394,16 @@ void dw_find_functions(struct dw_image *img, const struct ksymtab *syms,
 			if (dwarf_offdie(img->dbg, off + hsize, &cu)) {
 				char *n = dw_source_relative(dwarf_diename(&cu));
 				if (!by_name || dw_file_matches(p->file, n))
-					scan_unit(img, syms, p, &cu, out);
+					scan_unit(img, syms, p, &alias, &cu, out);
 				free(n);
 			}
 			off = next;
 		}
 	}
 	free(units.items);
+	for (int i = 0; i < alias.len; i++)
+		free(alias.items[i].name);
+	free(alias.items);
 	/* one entry per address: a unit may be reached twice */
 	if (out->len - first > 1)
 		qsort(out->items + first, out->len - first, sizeof(struct dw_func), cmp_addr);

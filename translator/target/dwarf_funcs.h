@@ -41,6 +41,9 @@ void dw_find_functions(struct dw_image *img, const struct ksymtab *syms,
 
 /* A declaring file as printed: relative to the kernel source tree. */
 char *dw_source_relative(const char *f);
+/* A declaring file as printed for img: a user file's as its DWARF has it
+ * ("./malloc/malloc.c", as SystemTap prints it), else dw_source_relative. */
+char *dw_source_name(const struct dw_image *img, const char *f);
 /* Does a file pattern match the file (whole path, or its tail after '/')? */
 bool dw_file_matches(const char *pat, const char *file);
 

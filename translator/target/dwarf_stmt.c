@@ -47,7 +47,7 @@ void dw_function_lines(struct dw_image *img, const struct dw_func *f, int lo, in
 		if (!src)
 			continue;
 		if (!last_src || strcmp(last_src, src)) {   /* runs of one file: compare once */
-			char *rel = dw_source_relative(src);
+			char *rel = dw_source_name(img, src);
 			last_ok = !strcmp(rel, f->file);
 			free(rel);
 			free(last_src);
@@ -230,7 +230,7 @@ static void inlines_under(struct dw_image *img, const struct ksymtab *syms, cons
 			    dwarf_decl_line(&c, &line) == 0 && (!p->line || line == p->line) &&
 			    dw_addr_symbol(img, syms, a, &sym, &off) &&
 			    !refused(img, syms, a, sym)) {
-				char *file = dw_source_relative(dwarf_decl_file(&c));
+				char *file = dw_source_name(img, dwarf_decl_file(&c));
 				if (!p->file || dw_file_matches(p->file, file)) {
 					struct dw_func f = { .name = xstrdup(name), .file = file,
 							     .line = line, .addr = a, .symbol = xstrdup(sym),
@@ -268,4 +268,45 @@ void dw_find_inlines(struct dw_image *img, const struct ksymtab *syms, const str
 	}
 	if (out->len - first > 1)
 		qsort(out->items + first, out->len - first, sizeof(struct dw_func), dw_func_cmp);
+}
+
+/* Was the unit compiled with optimization (an -O other than -O0 in its
+ * DW_AT_producer)? Unoptimized code keeps parameters in the frame, which
+ * the prologue sets up. */
+static bool unit_optimized(Dwarf_Die *cu)
+{
+	Dwarf_Attribute a;
+	const char *prod = dwarf_formstring(dwarf_attr(cu, DW_AT_producer, &a));
+
+	for (const char *p = prod; p && (p = strstr(p, " -O")); p += 3)
+		if (p[3] != '0')
+			return true;
+	return false;
+}
+
+Dwarf_Addr dw_prologue_end(struct dw_image *img, Dwarf_Off die, Dwarf_Addr entry)
+{
+	Dwarf_Die fn, cu;
+	Dwarf_Lines *lines;
+	size_t n;
+	int entry_line = -1;
+
+	if (!dwarf_offdie(img->dbg, die, &fn) || !dwarf_diecu(&fn, &cu, NULL, NULL) ||
+	    unit_optimized(&cu) || dwarf_getsrclines(&cu, &lines, &n) != 0)
+		return entry;
+	/* gcc marks no prologue_end: the first row past the entry on another line */
+	for (size_t i = 0; i < n; i++) {
+		Dwarf_Line *l = dwarf_onesrcline(lines, i);
+		Dwarf_Addr a;
+		int line;
+		bool end = false;
+		if (!l || dwarf_lineaddr(l, &a) || dwarf_lineno(l, &line) || dwarf_haspc(&fn, a) <= 0)
+			continue;
+		dwarf_lineprologueend(l, &end);
+		if (a == entry && entry_line < 0)
+			entry_line = line;
+		else if (a > entry && entry_line >= 0 && (end || line != entry_line))
+			return a;
+	}
+	return entry;
 }

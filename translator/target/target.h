@@ -34,6 +34,9 @@ struct target {
 		char *module_why;
 		char *path;            /* libdwfl's search path for modules' debuginfo */
 		Dwfl_Callbacks offline; /* libdwfl's callbacks, reading path */
+		VEC(struct dw_image *) users; /* uimage.c: user files (process probes) */
+		char *user_why;
+		strvec user_files;     /* their paths, for the guest */
 	} dw;
 
 	char *debuginfod_why;          /* debuginfod.c: why the last fetch failed */

@@ -63,6 +63,13 @@ struct loc {
 	int bit_size, bit_off;  /* bitfield: bits from the byte at c */
 };
 
+/* The runtime's read of the probed program's memory: the kernel's, or a
+ * process probe's user memory. */
+static const char *rd(const struct rctx *r)
+{
+	return r->img && r->img->user ? "stp_uread" : "stp_kread";
+}
+
 static bool fail(struct rctx *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static bool fail(struct rctx *r, const char *fmt, ...)
 {
@@ -216,8 +223,19 @@ static char *cfa_c(struct rctx *r)
 
 	if (r->pc == r->fn_entry && dwarf_tag(&r->fn) != DW_TAG_inlined_subroutine)
 		return xstrdup("((int64_t)stp_dwarf_reg(c, 7) + 8)");
-	cfi = dwarf_getcfi(r->img->dbg);
-	if (!cfi || dwarf_cfi_addrframe(cfi, r->pc, &fr) != 0 || dwarf_frame_cfa(fr, &ops, &n) != 0 ||
+	if (r->img->user) {   /* .debug_frame, else .eh_frame (libdwfl's addresses) */
+		Dwarf_Addr at = r->pc + r->img->bias, cbias = 0;
+		cfi = dwfl_module_dwarf_cfi(r->img->mod, &cbias);
+		if (!cfi || dwarf_cfi_addrframe(cfi, at - cbias, &fr) != 0) {
+			fr = NULL;
+			cfi = dwfl_module_eh_cfi(r->img->mod, &cbias);
+			if (cfi && dwarf_cfi_addrframe(cfi, at - cbias, &fr) != 0)
+				fr = NULL;
+		}
+	} else if ((cfi = dwarf_getcfi(r->img->dbg)) && dwarf_cfi_addrframe(cfi, r->pc, &fr) != 0) {
+		fr = NULL;
+	}
+	if (!fr || dwarf_frame_cfa(fr, &ops, &n) != 0 ||
 	    n != 1 || !((ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31) || ops[0].atom == DW_OP_bregx)) {
 		free(fr);
 		fail(r, "no call frame information at 0x%" PRIx64, (uint64_t)r->pc);
@@ -330,6 +348,10 @@ static bool eval_ops(struct rctx *r, Dwarf_Attribute *attr, Dwarf_Op *ops, size_
 			PUSH(x);
 			break;
 		case DW_OP_addr:
+			if (r->img && r->img->user) {   /* moved by the file's load bias */
+				PUSH(xasprintf("((int64_t)(c->ubias + 0x%" PRIx64 "ULL))", (uint64_t)ops[i].number));
+				break;
+			}
 			if (r->img && r->img->module)
 				return fail(r, "static variables of modules are not supported yet");
 			table(r->s)->uses_kaslr = true;
@@ -344,12 +366,12 @@ static bool eval_ops(struct rctx *r, Dwarf_Attribute *attr, Dwarf_Op *ops, size_
 		case DW_OP_deref:
 			NEED(1);
 			x = st[--sp];
-			PUSH(xasprintf("((int64_t)stp_kread(c, %s, 8))", x));
+			PUSH(xasprintf("((int64_t)%s(c, %s, 8))", rd(r), x));
 			break;
 		case DW_OP_deref_size:
 			NEED(1);
 			x = st[--sp];
-			PUSH(xasprintf("((int64_t)stp_kread(c, %s, %d))", x, (int)ops[i].number));
+			PUSH(xasprintf("((int64_t)%s(c, %s, %d))", rd(r), x, (int)ops[i].number));
 			break;
 		case DW_OP_plus_uconst:
 			NEED(1);
@@ -439,7 +461,7 @@ static bool global_from_symtab(struct rctx *r, Dwarf_Die *var, struct loc *out)
 	const struct ksymtab *t;
 	const struct ksym *found = NULL;
 
-	if (!name || dwarf_tag(var) != DW_TAG_variable || (r->img && r->img->module) ||
+	if (!name || dwarf_tag(var) != DW_TAG_variable || (r->img && (r->img->module || r->img->user)) ||
 	    !(dwarf_hasattr_integrate(var, DW_AT_external) || dwarf_hasattr(var, DW_AT_declaration)))
 		return false;
 	if (!(t = ksyms_kernel(r->s, &why)))
@@ -557,10 +579,10 @@ static bool load(struct rctx *r, struct loc *l, char **out)
 		return fail(r, "unsupported value size %d", size);
 	if (l->bit_size) {
 		int need = (l->bit_off + l->bit_size + 7) / 8;
-		int rd = need <= 1 ? 1 : need <= 2 ? 2 : need <= 4 ? 4 : 8;
+		int rdsize = need <= 1 ? 1 : need <= 2 ? 2 : need <= 4 ? 4 : 8;
 		if (l->kind != L_ADDR || l->bit_off + l->bit_size > 64)
 			return fail(r, "unsupported bitfield");
-		char *v = xasprintf("((int64_t)(stp_kread(c, %s, %d) >> %d))", l->c, rd, l->bit_off);
+		char *v = xasprintf("((int64_t)(%s(c, %s, %d) >> %d))", rd(r), l->c, rdsize, l->bit_off);
 		if (sign)
 			*out = xasprintf("stp_sext(%s, %d)", v, l->bit_size);
 		else
@@ -569,7 +591,7 @@ static bool load(struct rctx *r, struct loc *l, char **out)
 		return true;
 	}
 	if (l->kind == L_ADDR) {
-		char *v = xasprintf("((int64_t)stp_kread(c, %s, %d))", l->c, size);
+		char *v = xasprintf("((int64_t)%s(c, %s, %d))", rd(r), l->c, size);
 		*out = sign ? fit(v, size, true) : v;
 		return true;
 	}

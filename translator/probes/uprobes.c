@@ -1,0 +1,183 @@
+/* uprobes.c - process probes through the kernel's uprobes: registered at
+ * the inode of the probed file and an offset in it (runtime/uprobes.h), so
+ * they catch every process that maps the file, also those started later.
+ * dwarf.c finds the addresses (uprobes.h); this file keeps them and emits
+ * their table. The handler gets the user registers and the load bias of
+ * the file in the probed process (where the link-time address is now),
+ * which $target variables at fixed addresses need (PIE programs, shared
+ * libraries).
+ */
+#include "uprobes.h"
+
+#include <string.h>
+
+#include "diag.h"
+#include "target/uimage.h"
+
+extern const struct provider uprobes_provider;
+
+/* A derived probe of this family (dp->data). */
+struct uprobe_probe {
+	const char *path;        /* the probed file, as the kernel finds it */
+	uint64_t vaddr, offset;  /* link-time address, and where it is in the file */
+	uint64_t func;           /* entry of the function probed (vaddr may be past
+				    its prologue) */
+	bool ret;
+	bool optional;
+	bool has_scope;
+	struct dw_scope scope;
+};
+
+bool uprobe_add(struct session *s, struct probe *p, struct probe_point *pp, struct dw_image *img,
+		uint64_t vaddr, uint64_t func, bool ret, const struct dw_scope *scope, char *text)
+{
+	uint64_t off;
+
+	if (!uimage_file_offset(img, vaddr, &off)) {
+		free(text);
+		return false;
+	}
+	struct derived_probe *dp = derived_probe_add(s, p, pp, &uprobes_provider, PK_NORMAL);
+	struct uprobe_probe *u = xcalloc(1, sizeof(*u));
+	u->path = img->user;
+	u->vaddr = vaddr;
+	u->func = func;
+	u->offset = off;
+	u->ret = ret;
+	u->optional = pp->optional;
+	if (scope) {
+		u->scope = *scope;
+		u->has_scope = true;
+	}
+	dp->data = u;
+	free(dp->pp);
+	dp->pp = text;
+	return true;
+}
+
+int uprobe_add_symbols(struct session *s, struct probe *p, struct probe_point *pp, int fn_comp,
+		       struct dw_image *img, const char *pat, bool ret, int first)
+{
+	usymvec syms = { 0 };
+	int n = 0;
+
+	uimage_functions(img, pat, &syms);
+	for (int i = 0; i < syms.len; i++) {
+		bool have = false;   /* already probed through DWARF */
+		for (int k = first; k < s->probes.len && !have; k++) {
+			const struct derived_probe *dp = s->probes.items[k];
+			const struct uprobe_probe *u = dp->data;
+			have = dp->prov == &uprobes_provider && u->func == syms.items[i].addr &&
+			       !strcmp(u->path, img->user);
+		}
+		if (have) {
+			free(syms.items[i].name);
+			continue;
+		}
+		struct expr *a0 = pp->comps.items[0]->arg, *af = pp->comps.items[fn_comp]->arg;
+		struct expr t0 = *a0, tf = *af;
+		if (fn_comp == 1) {   /* process("P"): the file's path (.library's has it) */
+			t0.str = img->user;
+			t0.str_len = strlen(img->user);
+		}
+		tf.str = syms.items[i].name;
+		tf.str_len = strlen(tf.str);
+		pp->comps.items[0]->arg = &t0;
+		pp->comps.items[fn_comp]->arg = &tf;
+		char *text = pp_text(pp);
+		pp->comps.items[0]->arg = a0;
+		pp->comps.items[fn_comp]->arg = af;
+		n += uprobe_add(s, p, pp, img, syms.items[i].addr, syms.items[i].addr, ret, NULL, text);
+		free(syms.items[i].name);
+	}
+	free(syms.items);
+	return n;
+}
+
+/* The points are taken by dwarf.c (process("P").function ...). */
+static int derive(struct session *s, struct probe *p, struct probe_point *pp)
+{
+	(void)s, (void)p, (void)pp;
+	return 0;
+}
+
+static const struct dw_scope *tvar_scope(const struct derived_probe *dp)
+{
+	const struct uprobe_probe *u = dp->data;
+
+	return u->has_scope ? &u->scope : NULL;
+}
+
+static void list_vars(struct session *s, const struct derived_probe *dp, struct strbuf *out)
+{
+	const struct dw_scope *sc = tvar_scope(dp);
+
+	(void)s;
+	if (sc)
+		dw_scope_vars(sc, out);
+}
+
+static const char *probe_type(const struct derived_probe *dp)
+{
+	return ((const struct uprobe_probe *)dp->data)->ret ? "uretprobe" : "uprobe";
+}
+
+static void add_cstr(struct strbuf *out, const char *str)
+{
+	strbuf_addch(out, '"');
+	strbuf_add_cstr_escaped(out, str, strlen(str));
+	strbuf_addch(out, '"');
+}
+
+static void emit_decls(struct session *s, struct strbuf *out)
+{
+	strbuf_addf(out, "static struct stp_uprobe stp_up[%d] = {\n", provider_probes(s, &uprobes_provider));
+	for (int i = 0; i < s->probes.len; i++) {
+		const struct derived_probe *dp = s->probes.items[i];
+		if (dp->prov != &uprobes_provider)
+			continue;
+		const struct uprobe_probe *u = dp->data;
+		if (dp->has_entry)   /* no instance data to keep them in yet */
+			diag(s, E_NOT_SUPPORTED, dp->probe->pos,
+			     "values read at entry (@entry, $parameters) in %s: not supported yet", dp->pp);
+		strbuf_addstr(out, "\t{ .path = ");
+		add_cstr(out, u->path);
+		strbuf_addf(out, ", .offset = 0x%llxULL, .vaddr = 0x%llxUL, .pp = ",
+			    (unsigned long long)u->offset, (unsigned long long)u->vaddr);
+		add_cstr(out, dp->pp);
+		strbuf_addf(out, ",\n\t  .handler = dp_%d, .flags = 0%s%s },\n", dp->index,
+			    u->ret ? " | STP_UPF_RETURN" : "", u->optional ? " | STP_UPF_OPTIONAL" : "");
+	}
+	strbuf_addstr(out, "};\n\n");
+}
+
+static void emit_register(struct session *s, struct strbuf *out)
+{
+	strbuf_addf(out, "\trc = stp_uprobes_register(stp_up, %d);\n\tif (rc)\n\t\treturn rc;\n",
+		    provider_probes(s, &uprobes_provider));
+}
+
+static void emit_unregister(struct session *s, struct strbuf *out)
+{
+	strbuf_addf(out, "\tstp_uprobes_unregister(stp_up, %d);\n", provider_probes(s, &uprobes_provider));
+}
+
+/* The consumer calls dp_N with the user registers and the file's load bias. */
+static const struct handler_abi uprobe_abi = {
+	.params = "struct pt_regs *regs, unsigned long ubias",
+	.fill = "\tc->regs = regs;\n\tc->ubias = ubias;\n",
+};
+
+const struct provider uprobes_provider = {
+	.name = "uprobes",
+	.runtime_header = "uprobes.h",
+	.derive = derive,
+	.tvar_scope = tvar_scope,
+	.list_vars = list_vars,
+	.handler = &uprobe_abi,
+	.emit_decls = emit_decls,
+	.emit_register = emit_register,
+	.emit_unregister = emit_unregister,
+	.probe_type = probe_type,
+	.shows_origin = true,
+};

@@ -1,0 +1,25 @@
+/* uprobes.h - process(...) probes: the DWARF family (dwarf.c) resolves
+ * process("PATH").function/.statement points like kernel ones, over the
+ * user file's image, and hands each address here; uprobes.c registers
+ * them through the kernel's uprobes (at the file's inode and offset).
+ */
+#ifndef CSTAP_UPROBES_H
+#define CSTAP_UPROBES_H
+
+#include "provider.h"
+#include "target/dwarf_scope.h"
+
+/* A probe at link-time address vaddr of user image img, in the function
+ * entered at func (.return: ret);
+ * scope, if any, is where its target variables are; text is its pp()
+ * (taken). False (text freed) if vaddr is in no loadable segment. */
+bool uprobe_add(struct session *s, struct probe *p, struct probe_point *pp, struct dw_image *img,
+		uint64_t vaddr, uint64_t func, bool ret, const struct dw_scope *scope, char *text);
+/* process("PATH").function("PAT")[.call|.return] on function symbols: the
+ * image's symbols matching PAT (fn_comp: the function component) that no
+ * probe from index first on is at already (those DWARF found); as
+ * SystemTap, they have no target variables. How many probes were added. */
+int uprobe_add_symbols(struct session *s, struct probe *p, struct probe_point *pp, int fn_comp,
+		       struct dw_image *img, const char *pat, bool ret, int first);
+
+#endif

@@ -1,0 +1,197 @@
+/* uimage.c - user-space ELF files of process probes (see uimage.h). */
+#include "uimage.h"
+
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <gelf.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "debuginfod.h"
+#include "env.h"
+#include "kimage.h"
+#include "spawn.h"
+#include "target.h"
+
+char *uimage_resolve(const char *arg, char **why)
+{
+	char buf[PATH_MAX];
+
+	if (!*arg) {
+		*why = xstrdup("empty process name");
+		return NULL;
+	}
+	if (strchr(arg, '/')) {
+		if (realpath(arg, buf) && access(buf, R_OK) == 0)
+			return xstrdup(buf);
+		*why = xasprintf("cannot find executable '%s'", arg);
+		return NULL;
+	}
+	/* a bare name: the first executable of that name on $PATH */
+	const char *path = env_or(ENV_PATH, "/usr/local/bin:/usr/bin:/bin");
+	for (const char *p = path; *p; ) {
+		size_t n = strcspn(p, ":");
+		char *cand = xasprintf("%.*s/%s", (int)n, n ? p : ".", arg);
+		if (access(cand, X_OK) == 0 && realpath(cand, buf)) {
+			free(cand);
+			return xstrdup(buf);
+		}
+		free(cand);
+		p += n + (p[n] == ':');
+	}
+	*why = xasprintf("cannot find executable '%s' on $PATH", arg);
+	return NULL;
+}
+
+void uimage_libraries(const char *exe, const char *lib, strvec *out)
+{
+	char buf[PATH_MAX];
+
+	if (lib[0] == '/') {
+		if (realpath(lib, buf))
+			vec_push(out, xstrdup(buf));
+		return;
+	}
+	char *argv[] = { (char *)"ldd", (char *)exe, NULL };
+	char *text = spawn_capture(argv, NULL, false);
+	/* "\tlibc.so.6 => /lib/x86_64-linux-gnu/libc.so.6 (0x...)" and the
+	 * loader's "\t/lib64/ld-linux-x86-64.so.2 (0x...)" */
+	for (char *line = text, *next; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = 0;
+		char *arrow = strstr(line, "=> "), *p = arrow ? arrow + 3 : line + strspn(line, " \t");
+		if (*p != '/')
+			continue;
+		p[strcspn(p, " (")] = 0;
+		const char *base = strrchr(p, '/') + 1;
+		if ((fnmatch(lib, p, 0) == 0 || fnmatch(lib, base, 0) == 0) && realpath(p, buf)) {
+			bool dup = false;
+			for (int i = 0; i < out->len && !dup; i++)
+				dup = !strcmp(out->items[i], buf);
+			if (!dup)
+				vec_push(out, xstrdup(buf));
+		}
+	}
+	free(text);
+}
+
+struct dw_image *dw_user(struct session *s, const char *path, const char **why)
+{
+	struct target *t = target_of(s);
+
+	for (int i = 0; i < t->dw.users.len; i++)
+		if (!strcmp(t->dw.users.items[i]->user, path)) {
+			*why = t->dw.user_why;
+			return t->dw.users.items[i];
+		}
+	elf_version(EV_CURRENT);
+	Dwfl *dwfl = dwfl_begin(dw_offline_callbacks(s));
+	Dwfl_Module *mod = dwfl ? dwfl_report_offline(dwfl, path, path, -1) : NULL;
+	if (!mod) {
+		free(t->dw.user_why);
+		t->dw.user_why = xasprintf("cannot read %s as an ELF file: %s", path, dwfl_errmsg(-1));
+		*why = t->dw.user_why;
+		if (dwfl)
+			dwfl_end(dwfl);
+		return NULL;
+	}
+	dwfl_report_end(dwfl, NULL, NULL);
+	struct dw_image *img = xcalloc(1, sizeof(*img));
+	img->path = xstrdup(path);
+	img->user = xstrdup(path);
+	img->dwfl = dwfl;
+	img->mod = mod;
+	img->dbg = dwfl_module_getdwarf(mod, &img->bias);
+	const char *dwhy = "not asked";
+	if (!img->dbg) {   /* none installed: debuginfod by build-id */
+		char *id = elf_file_build_id(path);
+		char *got = id ? debuginfod_fetch(s, id, path, &dwhy) : NULL;
+		if (!id)
+			dwhy = "the file has no build-id";
+		if (got && elf_has_debug_info(got)) {   /* its symbols and DWARF */
+			Dwfl *d2 = dwfl_begin(dw_offline_callbacks(s));
+			Dwfl_Module *m2 = d2 ? dwfl_report_offline(d2, path, got, -1) : NULL;
+			if (m2) {
+				dwfl_report_end(d2, NULL, NULL);
+				img->dbg = dwfl_module_getdwarf(m2, &img->bias);
+			}
+			if (img->dbg) {
+				dwfl_end(dwfl);
+				img->dwfl = d2;
+				img->mod = m2;
+			} else if (d2) {
+				dwfl_end(d2);
+			}
+		}
+		free(got);
+		free(id);
+	}
+	free(t->dw.user_why);
+	t->dw.user_why = img->dbg ? NULL : xasprintf("no debuginfo for %s (debuginfod: %s)", path, dwhy);
+	*why = t->dw.user_why;
+	vec_push(&t->dw.users, img);
+	vec_push(&t->dw.user_files, xstrdup(path));
+	return img;
+}
+
+bool uimage_file_offset(struct dw_image *img, uint64_t vaddr, uint64_t *off)
+{
+	int fd = open(img->user, O_RDONLY);   /* the file itself, not its debuginfo */
+	Elf *e = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+	size_t n;
+	bool found = false;
+
+	if (e && elf_getphdrnum(e, &n) == 0)
+		for (size_t i = 0; i < n && !found; i++) {
+			GElf_Phdr ph;
+			if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD ||
+			    vaddr < ph.p_vaddr || vaddr >= ph.p_vaddr + ph.p_filesz)
+				continue;
+			*off = vaddr - ph.p_vaddr + ph.p_offset;
+			found = true;
+		}
+	if (e)
+		elf_end(e);
+	if (fd >= 0)
+		close(fd);
+	return found;
+}
+
+static int cmp_usym(const void *a, const void *b)
+{
+	const struct usym *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : (x->addr > y->addr) - (x->addr < y->addr);
+}
+
+void uimage_functions(struct dw_image *img, const char *pattern, usymvec *out)
+{
+	int n = dwfl_module_getsymtab(img->mod), first = out->len;
+	GElf_Addr elf_bias;
+
+	dwfl_module_getelf(img->mod, &elf_bias);
+	for (int i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		const char *name = dwfl_module_getsym_info(img->mod, i, &sym, &addr, NULL, NULL, NULL);
+		if (!name || GELF_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_shndx == SHN_UNDEF ||
+		    !sym.st_value || fnmatch(pattern, name, 0) != 0)
+			continue;
+		bool dup = false;   /* .symtab and .dynsym both name it */
+		for (int k = first; k < out->len && !dup; k++)
+			dup = out->items[k].addr == addr - elf_bias && !strcmp(out->items[k].name, name);
+		if (!dup)
+			vec_push(out, ((struct usym){ addr - elf_bias, xstrdup(name) }));
+	}
+	if (out->len - first > 1)
+		qsort(out->items + first, out->len - first, sizeof(struct usym), cmp_usym);
+}
+
+const strvec *uimage_files(struct session *s)
+{
+	return &target_of(s)->dw.user_files;
+}

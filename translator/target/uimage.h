@@ -1,0 +1,39 @@
+/* uimage.h - the user-space ELF files that process(...) probes name.
+ *
+ * A process probe is registered at an inode and a file offset (the
+ * kernel's uprobes), so the translator needs: the file as the kernel will
+ * find it (an absolute path; a bare name is looked up on $PATH, as
+ * SystemTap does), its DWARF and symbols (libdwfl: separate debuginfo by
+ * build-id under dw_debug_root(), or debuginfod), and the file offset of a
+ * link-time address. The QEMU guest gets every probed file at the same
+ * path (uimage_files).
+ */
+#ifndef CSTAP_TARGET_UIMAGE_H
+#define CSTAP_TARGET_UIMAGE_H
+
+#include "debuginfo.h"
+
+/* process("ARG"): the absolute path of the program (realpath; a name
+ * without '/' through $PATH), or NULL with *why (allocated). */
+char *uimage_resolve(const char *arg, char **why);
+/* process("EXE").library("LIB"): the shared libraries of exe (as ldd
+ * lists them) whose path or file name matches the fnmatch pattern lib, or
+ * lib itself when it is a path; appended to out (allocated). */
+void uimage_libraries(const char *exe, const char *lib, strvec *out);
+/* The user file's image (cached): its DWARF in img->dbg when it has any
+ * (else NULL: symbols only, *why says why), img->user its path. NULL with
+ * *why if the file is not an ELF file libdwfl can read. */
+struct dw_image *dw_user(struct session *s, const char *path, const char **why);
+/* Its file offset at link-time address vaddr (the PT_LOAD segment holding
+ * it); false if no segment does. */
+bool uimage_file_offset(struct dw_image *img, uint64_t vaddr, uint64_t *off);
+/* Function symbols of the image matching the fnmatch pattern (address and
+ * name, the symbol table's: .symtab if any, else .dynsym), each address once,
+ * by name. */
+struct usym { uint64_t addr; char *name; };
+typedef VEC(struct usym) usymvec;
+void uimage_functions(struct dw_image *img, const char *pattern, usymvec *out);
+/* The user files probed in this run: the guest needs them at these paths. */
+const strvec *uimage_files(struct session *s);
+
+#endif
