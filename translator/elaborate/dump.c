@@ -60,7 +60,10 @@ void print_pass2(struct session *s)
 	strbuf_addstr(&out, "# probes\n");
 	for (int i = 0; i < s->probes.len; i++) {
 		struct derived_probe *dp = s->probes.items[i];
-		strbuf_addf(&out, "%s /* <- ", dp->pp);
+		strbuf_addstr(&out, dp->pp);
+		if (dp->prov->dump_note)
+			dp->prov->dump_note(dp, &out);
+		strbuf_addstr(&out, " /* <- ");
 		unparse_probe_point(&out, dp->point);
 		strbuf_addstr(&out, " */\n");
 		for (int j = 0; j < dp->probe->locals.len; j++) {

@@ -175,9 +175,9 @@ static void add_probe(struct session *s, struct probe *p, struct probe_point *pp
 /* What a point asks for in the functions it matches. */
 struct dw_request {
 	enum { RQ_FUNCTION, RQ_INLINE, RQ_INLINE_OF_FUNCTION, RQ_LABEL, RQ_LABEL_INLINE,
-	       RQ_STATEMENT } kind;
+	       RQ_STATEMENT, RQ_PLT } kind;
 	struct kpoint_suffix suf;       /* RQ_FUNCTION */
-	const char *label;              /* RQ_LABEL: name pattern */
+	const char *label;              /* RQ_LABEL: name pattern; RQ_PLT: the function's */
 	bool has_line;                  /* RQ_STATEMENT: lines lo..hi, else the entry */
 	int lo, hi;
 	bool fuzz;                      /* one line asked for (SystemTap's line rules) */
@@ -272,6 +272,8 @@ static int probe_image(struct session *s, struct probe *p, struct probe_point *p
 			break;
 		case RQ_LABEL_INLINE:
 			n += probe_labels(s, p, pp, fn_comp, img, syms, f, rq, optional);
+			break;
+		case RQ_PLT:   /* derive_process takes them */
 			break;
 		case RQ_STATEMENT:
 			if (rq->has_line) {
@@ -627,6 +629,14 @@ static bool process_files(struct session *s, struct probe_point *pp, bool librar
 	} else if (!kpoint_str_arg(s, pp, 0, &arg)) {
 		return false;
 	}
+	if (!library && kpoint_has_wildcard(arg)) {   /* every file matching */
+		uimage_glob(arg, files);
+		if (!files->len && !pp->optional)
+			diag(s, E_PROBE_POINT, pp->pos, "no match for probe point %s: no file matches '%s'",
+			     pp_text(pp), arg);
+		*exe = files->len ? xstrdup(files->items[0]) : NULL;
+		return files->len > 0;
+	}
 	if ((library && !kpoint_str_arg(s, pp, 1, &lib)) || !(*exe = uimage_resolve(arg, &why))) {
 		if (why && !pp->optional) {
 			char *t = pp_text(pp);
@@ -706,11 +716,30 @@ static int derive_process(struct session *s, struct probe *p, struct probe_point
 			q->comps.items[1]->arg->str = files.items[i];
 			q->comps.items[1]->arg->str_len = strlen(files.items[i]);
 		}
-		if ((r = derive_in(s, p, q, fn, NULL, img, rq)) < 0)
+		if (rq->kind == RQ_PLT)
+			r = uprobe_add_plt(s, p, q, fn, img, rq->label, rq->suf.ret) > 0;
+		else if ((r = derive_in(s, p, q, fn, NULL, img, rq)) < 0)
 			return r;
 		n += r;
 	}
+	if (!n && rq->kind == RQ_PLT)
+		return kpoint_no_match(s, pp, NULL, NULL);
 	return n ? 1 : -1;
+}
+
+/* process("P")[.library("L")].plt[("F")][.return]: the PLT entries of
+ * the functions F (every one without F). */
+static int derive_plt(struct session *s, struct probe *p, struct probe_point *pp, int fn)
+{
+	struct dw_request rq = { .kind = RQ_PLT, .label = "*" };
+
+	if (pp->comps.items[fn]->arg && !kpoint_str_arg(s, pp, fn, &rq.label))
+		return -1;
+	if (pp->comps.len == fn + 2 && pp_comp_is(pp, fn + 1, "return") && !pp->comps.items[fn + 1]->arg)
+		rq.suf.ret = true;
+	else if (pp->comps.len != fn + 1)
+		return 0;
+	return derive_process(s, p, pp, fn, &rq);
 }
 
 static int derive(struct session *s, struct probe *p, struct probe_point *pp)
@@ -726,6 +755,8 @@ static int derive(struct session *s, struct probe *p, struct probe_point *pp)
 	if (process) {
 		if (pp_comp_is(pp, 1, "library"))
 			fn = 2;
+		if (pp_comp_is(pp, fn, "plt"))
+			return derive_plt(s, p, pp, fn);
 		if (!pp_comp_is(pp, fn, "function") && !pp_comp_is(pp, fn, "statement"))
 			return 0;
 	} else if (pp_comp_is(pp, 0, "module")) {
@@ -797,7 +828,7 @@ static void guest_modules(struct session *s, strvec *out)
 }
 
 static const char *const shapes[] = { "kernel.function()", "kernel.statement()", "module.function()", "module.statement()",
-				      "process.function()", "process.statement()", NULL };
+				      "process.function()", "process.statement()", "process.plt", NULL };
 
 const struct provider dwarf_provider = {
 	.name = "dwarf",

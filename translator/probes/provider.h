@@ -83,6 +83,10 @@ struct provider {
 	 * when the function is entered (a kretprobe's entry handler)? Asked
 	 * when dp has no tvar_scope (with one, the scope says). */
 	bool (*is_return)(const struct derived_probe *dp);
+	/* Pass 2: $$vars, $$parms and $$locals of a probe without DWARF scope
+	 * are "" (process probes on a file's symbols, as SystemTap), not an
+	 * error. */
+	bool empty_lists_without_dwarf;
 	/* -L: append " $name:type" for each variable dp can read. */
 	void (*list_vars)(struct session *s, const struct derived_probe *dp, struct strbuf *out);
 	/* Pass 3: the handler's signature; NULL: (struct pt_regs *regs),
@@ -108,6 +112,9 @@ struct provider {
 	 * every handler with interrupts off, as SystemTap does, so that these
 	 * are delayed rather than skipped when they interrupt another handler. */
 	bool (*in_irq)(const struct derived_probe *dp);
+	/* -p2: append a note after dp's pp() on where it sits (SystemTap's
+	 * "pc=..." comment of a process probe); NULL: none. */
+	void (*dump_note)(const struct derived_probe *dp, struct strbuf *out);
 	/* Pass 5: append the kernel modules (each once) that this family's
 	 * probes are in: the QEMU guest loads them before the run. */
 	void (*guest_modules)(struct session *s, strvec *out);

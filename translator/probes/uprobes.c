@@ -24,6 +24,7 @@ struct uprobe_probe {
 				    its prologue) */
 	bool ret;
 	bool optional;
+	bool dyn;                /* the file is ET_DYN (PIE, shared library) */
 	bool has_scope;
 	struct dw_scope scope;
 };
@@ -33,7 +34,9 @@ bool uprobe_add(struct session *s, struct probe *p, struct probe_point *pp, stru
 {
 	uint64_t off;
 
-	if (!uimage_file_offset(img, vaddr, &off)) {
+	/* the entry point has no caller to return to: no .return there, as
+	 * SystemTap refuses it */
+	if (!uimage_file_offset(img, vaddr, &off) || (ret && uimage_is_entry(img, func))) {
 		free(text);
 		return false;
 	}
@@ -45,6 +48,7 @@ bool uprobe_add(struct session *s, struct probe *p, struct probe_point *pp, stru
 	u->offset = off;
 	u->ret = ret;
 	u->optional = pp->optional;
+	u->dyn = uimage_is_dyn(img);
 	if (scope) {
 		u->scope = *scope;
 		u->has_scope = true;
@@ -53,6 +57,33 @@ bool uprobe_add(struct session *s, struct probe *p, struct probe_point *pp, stru
 	free(dp->pp);
 	dp->pp = text;
 	return true;
+}
+
+/* pp() of a probe on the function (or PLT entry) name: the point with the
+ * file's path in process("P") (a library's point has its paths already)
+ * and name in component fn_comp, which may have had no argument. */
+static char *point_named(struct probe_point *pp, int fn_comp, struct dw_image *img, const char *name)
+{
+	struct expr *a0 = pp->comps.items[0]->arg, *af = pp->comps.items[fn_comp]->arg;
+	struct expr t0 = { .kind = EXPR_STR }, tf = { .kind = EXPR_STR };
+	char *text;
+
+	if (a0)
+		t0 = *a0;
+	if (af)
+		tf = *af;
+	if (fn_comp == 1) {
+		t0.str = img->user;
+		t0.str_len = strlen(img->user);
+	}
+	tf.str = (char *)name;
+	tf.str_len = strlen(name);
+	pp->comps.items[0]->arg = &t0;
+	pp->comps.items[fn_comp]->arg = &tf;
+	text = pp_text(pp);
+	pp->comps.items[0]->arg = a0;
+	pp->comps.items[fn_comp]->arg = af;
+	return text;
 }
 
 int uprobe_add_symbols(struct session *s, struct probe *p, struct probe_point *pp, int fn_comp,
@@ -70,27 +101,38 @@ int uprobe_add_symbols(struct session *s, struct probe *p, struct probe_point *p
 			have = dp->prov == &uprobes_provider && u->func == syms.items[i].addr &&
 			       !strcmp(u->path, img->user);
 		}
-		if (have) {
-			free(syms.items[i].name);
-			continue;
+		if (!have) {
+			uint64_t a = syms.items[i].addr;
+			n += uprobe_add(s, p, pp, img, a, a, ret, NULL,
+					point_named(pp, fn_comp, img, syms.items[i].name));
 		}
-		struct expr *a0 = pp->comps.items[0]->arg, *af = pp->comps.items[fn_comp]->arg;
-		struct expr t0 = *a0, tf = *af;
-		if (fn_comp == 1) {   /* process("P"): the file's path (.library's has it) */
-			t0.str = img->user;
-			t0.str_len = strlen(img->user);
-		}
-		tf.str = syms.items[i].name;
-		tf.str_len = strlen(tf.str);
-		pp->comps.items[0]->arg = &t0;
-		pp->comps.items[fn_comp]->arg = &tf;
-		char *text = pp_text(pp);
-		pp->comps.items[0]->arg = a0;
-		pp->comps.items[fn_comp]->arg = af;
-		n += uprobe_add(s, p, pp, img, syms.items[i].addr, syms.items[i].addr, ret, NULL, text);
 		free(syms.items[i].name);
 	}
 	free(syms.items);
+	return n;
+}
+
+/* $$name of a .plt probe: the function the PLT entry calls, which pp()
+ * names (tapsets/uprobes.stp reads it from there). */
+static const struct ctx_var plt_vars[] = {
+	{ "$$name", "__uprobe_plt_name", NULL, NULL, false, "$$name cannot be assigned" },
+};
+
+int uprobe_add_plt(struct session *s, struct probe *p, struct probe_point *pp, int fn_comp,
+		   struct dw_image *img, const char *pat, bool ret)
+{
+	usymvec plt = { 0 };
+	int n = 0;
+
+	uimage_plt(img, pat, &plt);
+	for (int i = 0; i < plt.len; i++) {
+		uint64_t a = plt.items[i].addr;
+		n += uprobe_add(s, p, pp, img, a, a, ret, NULL, point_named(pp, fn_comp, img, plt.items[i].name));
+		free(plt.items[i].name);
+	}
+	free(plt.items);
+	if (n)
+		ctx_vars_rewrite(s, p->body, plt_vars, 1, NULL);
 	return n;
 }
 
@@ -115,6 +157,14 @@ static void list_vars(struct session *s, const struct derived_probe *dp, struct 
 	(void)s;
 	if (sc)
 		dw_scope_vars(sc, out);
+}
+
+/* Where the probe is in its file, as SystemTap's -p2 notes it. */
+static void dump_note(const struct derived_probe *dp, struct strbuf *out)
+{
+	const struct uprobe_probe *u = dp->data;
+
+	strbuf_addf(out, " /* pc=%s+0x%llx */", u->dyn ? ".dynamic" : ".absolute", (unsigned long long)u->offset);
 }
 
 static const char *probe_type(const struct derived_probe *dp)
@@ -173,6 +223,7 @@ const struct provider uprobes_provider = {
 	.runtime_header = "uprobes.h",
 	.derive = derive,
 	.tvar_scope = tvar_scope,
+	.empty_lists_without_dwarf = true,
 	.list_vars = list_vars,
 	.handler = &uprobe_abi,
 	.emit_decls = emit_decls,
@@ -180,4 +231,5 @@ const struct provider uprobes_provider = {
 	.emit_unregister = emit_unregister,
 	.probe_type = probe_type,
 	.shows_origin = true,
+	.dump_note = dump_note,
 };

@@ -12,7 +12,8 @@
 /* A probe at link-time address vaddr of user image img, in the function
  * entered at func (.return: ret);
  * scope, if any, is where its target variables are; text is its pp()
- * (taken). False (text freed) if vaddr is in no loadable segment. */
+ * (taken). False (text freed) if vaddr is in no loadable segment, or a
+ * .return is asked of the program's entry point. */
 bool uprobe_add(struct session *s, struct probe *p, struct probe_point *pp, struct dw_image *img,
 		uint64_t vaddr, uint64_t func, bool ret, const struct dw_scope *scope, char *text);
 /* process("PATH").function("PAT")[.call|.return] on function symbols: the
@@ -21,5 +22,10 @@ bool uprobe_add(struct session *s, struct probe *p, struct probe_point *pp, stru
  * SystemTap, they have no target variables. How many probes were added. */
 int uprobe_add_symbols(struct session *s, struct probe *p, struct probe_point *pp, int fn_comp,
 		       struct dw_image *img, const char *pat, bool ret, int first);
+/* process("PATH").plt("PAT")[.return]: the image's PLT entries whose
+ * function matches PAT (the component fn_comp may have no argument:
+ * every entry); $$name in the body is the function. How many probes. */
+int uprobe_add_plt(struct session *s, struct probe *p, struct probe_point *pp, int fn_comp,
+		   struct dw_image *img, const char *pat, bool ret);
 
 #endif

@@ -30,6 +30,28 @@ static const char *find_staprun(void)
 	return "staprun";
 }
 
+/* -c CMD as the guest runs it: a command whose program a process probe
+ * is on runs that program by its path (the guest's $PATH has busybox's
+ * ls, not the host's /usr/bin/ls that -c ls probes). */
+static const char *guest_cmd(struct session *s)
+{
+	const char *c = s->cmd + strspn(s->cmd, " \t");
+	char *word = xstrndup(c, strcspn(c, " \t;|&<>")), *why = NULL;
+	char *path = strchr(word, '/') ? NULL : uimage_resolve(word, &why);
+	const strvec *ufiles = uimage_files(s);
+	const char *cmd = s->cmd;
+
+	for (int i = 0; path && i < ufiles->len; i++)
+		if (!strcmp(ufiles->items[i], path)) {
+			cmd = xasprintf("%s%s", path, c + strlen(word));
+			break;
+		}
+	free(word);
+	free(why);
+	free(path);
+	return cmd;
+}
+
 /* staprun's arguments; ko is the module's path where staprun runs. */
 static void staprun_args(struct session *s, strvec *argv, const char *ko, bool remote)
 {
@@ -42,7 +64,7 @@ static void staprun_args(struct session *s, strvec *argv, const char *ko, bool r
 	}
 	if (s->cmd) {
 		vec_push(argv, (char *)"-c");
-		vec_push(argv, (char *)s->cmd);
+		vec_push(argv, (char *)(remote ? guest_cmd(s) : s->cmd));
 	}
 	if (s->target_pid) {
 		vec_push(argv, (char *)"-x");

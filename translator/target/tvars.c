@@ -1170,6 +1170,12 @@ static bool resolve_loc(struct rctx *r, const struct expr *e, bool addrof, struc
 	r->nidx = 0;
 	switch (e->kind) {
 	case EXPR_TARGET:
+		if (!r->in && r->dp && r->dp->prov->empty_lists_without_dwarf && !strncmp(e->name, "$$", 2) &&
+		    strcmp(e->name, "$$return") && !addrof && !e->chain.len && !want) {
+			tv->kind = TV_PRETTY;
+			tv->code = xstrdup("");
+			return true;
+		}
 		if (!r->in)
 			return fail(r, "target variables are not available in this probe");
 		if (!strncmp(e->name, "$$", 2)) {

@@ -4,6 +4,8 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <gelf.h>
+#include <glob.h>
+#include <sys/stat.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +45,26 @@ char *uimage_resolve(const char *arg, char **why)
 	}
 	*why = xasprintf("cannot find executable '%s' on $PATH", arg);
 	return NULL;
+}
+
+void uimage_glob(const char *pattern, strvec *out)
+{
+	glob_t g;
+	char buf[PATH_MAX];
+
+	if (glob(pattern, 0, NULL, &g) != 0)
+		return;
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		struct stat st;
+		bool dup = false;
+		if (stat(g.gl_pathv[i], &st) || !S_ISREG(st.st_mode) || !realpath(g.gl_pathv[i], buf))
+			continue;
+		for (int k = 0; k < out->len && !dup; k++)
+			dup = !strcmp(out->items[k], buf);
+		if (!dup)
+			vec_push(out, xstrdup(buf));
+	}
+	globfree(&g);
 }
 
 void uimage_libraries(const char *exe, const char *lib, strvec *out)
@@ -160,6 +182,24 @@ bool uimage_file_offset(struct dw_image *img, uint64_t vaddr, uint64_t *off)
 	return found;
 }
 
+bool uimage_is_dyn(struct dw_image *img)
+{
+	GElf_Addr bias;
+	Elf *e = dwfl_module_getelf(img->mod, &bias);
+	GElf_Ehdr eh;
+
+	return e && gelf_getehdr(e, &eh) && eh.e_type == ET_DYN;
+}
+
+bool uimage_is_entry(struct dw_image *img, uint64_t vaddr)
+{
+	GElf_Addr bias;
+	Elf *e = dwfl_module_getelf(img->mod, &bias);
+	GElf_Ehdr eh;
+
+	return e && gelf_getehdr(e, &eh) && eh.e_entry && eh.e_entry == vaddr;
+}
+
 static int cmp_usym(const void *a, const void *b)
 {
 	const struct usym *x = a, *y = b;
@@ -194,4 +234,74 @@ void uimage_functions(struct dw_image *img, const char *pattern, usymvec *out)
 const strvec *uimage_files(struct session *s)
 {
 	return &target_of(s)->dw.user_files;
+}
+
+/* The name of a dynamic symbol without its version ("printf@GLIBC_2.2.5"
+ * is read as "printf"). */
+static char *unversioned(const char *name)
+{
+	return xstrndup(name, strcspn(name, "@"));
+}
+
+void uimage_plt(struct dw_image *img, const char *pattern, usymvec *out)
+{
+	int fd = open(img->user, O_RDONLY);
+	Elf *e = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+	Elf_Scn *scn = NULL, *rela = NULL;
+	GElf_Addr plt = 0, plt_sec = 0;
+	size_t shstrndx;
+	int first = out->len;
+
+	if (!e || elf_getshdrstrndx(e, &shstrndx) != 0)
+		goto done;
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		const char *n = gelf_getshdr(scn, &sh) ? elf_strptr(e, shstrndx, sh.sh_name) : NULL;
+		if (!n)
+			continue;
+		if (!strcmp(n, ".rela.plt"))
+			rela = scn;
+		else if (!strcmp(n, ".plt"))
+			plt = sh.sh_addr;
+		else if (!strcmp(n, ".plt.sec"))
+			plt_sec = sh.sh_addr;
+	}
+	GElf_Shdr rsh;
+	if (!rela || !plt || !gelf_getshdr(rela, &rsh))
+		goto done;
+	Elf_Scn *symscn = elf_getscn(e, rsh.sh_link);
+	GElf_Shdr ssh;
+	Elf_Data *rd = elf_getdata(rela, NULL), *sd = symscn ? elf_getdata(symscn, NULL) : NULL;
+	if (!rd || !sd || !gelf_getshdr(symscn, &ssh) || !rsh.sh_entsize)
+		goto done;
+	/* entry i of .rela.plt is PLT entry i: in .plt.sec (IBT), else after
+	 * .plt's first entry; 16 bytes each on x86-64 */
+	for (size_t i = 0; i < rsh.sh_size / rsh.sh_entsize; i++) {
+		GElf_Rela r;
+		GElf_Sym sym;
+		const char *name;
+		if (!gelf_getrela(rd, (int)i, &r))
+			continue;
+		/* an IRELATIVE slot (libc's ifuncs) calls no named function: "",
+		 * as SystemTap lists it */
+		name = "";
+		if (GELF_R_TYPE(r.r_info) == R_X86_64_JUMP_SLOT &&
+		    (!gelf_getsym(sd, (int)GELF_R_SYM(r.r_info), &sym) ||
+		     !(name = elf_strptr(e, ssh.sh_link, sym.st_name))))
+			continue;
+		char *base = unversioned(name);
+		if (fnmatch(pattern, base, 0) != 0) {
+			free(base);
+			continue;
+		}
+		uint64_t addr = plt_sec ? plt_sec + 16 * i : plt + 16 * (i + 1);
+		vec_push(out, ((struct usym){ addr, base }));
+	}
+	if (out->len - first > 1)
+		qsort(out->items + first, out->len - first, sizeof(struct usym), cmp_usym);
+done:
+	if (e)
+		elf_end(e);
+	if (fd >= 0)
+		close(fd);
 }

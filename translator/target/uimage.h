@@ -16,6 +16,9 @@
 /* process("ARG"): the absolute path of the program (realpath; a name
  * without '/' through $PATH), or NULL with *why (allocated). */
 char *uimage_resolve(const char *arg, char **why);
+/* process("PATTERN") with wildcards: the regular files matching it (their
+ * real paths, each once), appended to out. */
+void uimage_glob(const char *pattern, strvec *out);
 /* process("EXE").library("LIB"): the shared libraries of exe (as ldd
  * lists them) whose path or file name matches the fnmatch pattern lib, or
  * lib itself when it is a path; appended to out (allocated). */
@@ -24,6 +27,10 @@ void uimage_libraries(const char *exe, const char *lib, strvec *out);
  * (else NULL: symbols only, *why says why), img->user its path. NULL with
  * *why if the file is not an ELF file libdwfl can read. */
 struct dw_image *dw_user(struct session *s, const char *path, const char **why);
+/* Is it ET_DYN (a PIE program, a shared library: loaded anywhere)? */
+bool uimage_is_dyn(struct dw_image *img);
+/* Is vaddr the program's entry point (_start: not called, never returns)? */
+bool uimage_is_entry(struct dw_image *img, uint64_t vaddr);
 /* Its file offset at link-time address vaddr (the PT_LOAD segment holding
  * it); false if no segment does. */
 bool uimage_file_offset(struct dw_image *img, uint64_t vaddr, uint64_t *off);
@@ -33,6 +40,9 @@ bool uimage_file_offset(struct dw_image *img, uint64_t vaddr, uint64_t *off);
 struct usym { uint64_t addr; char *name; };
 typedef VEC(struct usym) usymvec;
 void uimage_functions(struct dw_image *img, const char *pattern, usymvec *out);
+/* Its PLT entries whose (unversioned) symbol name matches the pattern:
+ * the entry's link-time address and the name, by name. */
+void uimage_plt(struct dw_image *img, const char *pattern, usymvec *out);
 /* The user files probed in this run: the guest needs them at these paths. */
 const strvec *uimage_files(struct session *s);
 
