@@ -46,19 +46,6 @@ static __maybe_unused unsigned long stp_probe_addr(const struct stp_context *c)
 }
 
 /* The user-space registers of the current task (at its kernel entry). */
-/*
- * User-space stacks: cstap has no unwind data for user programs yet, so it
- * does what SystemTap does without it (no -d): the frame of the user-mode
- * pc only, and this warning once per session.
- */
-static __maybe_unused void stp_warn_no_unwind(void)
-{
-	static atomic_t warned = ATOMIC_INIT(0);
-
-	if (!atomic_xchg(&warned, 1))
-		stp_warn("Missing unwind data for a module, rerun with 'stap -d (unknown; retry with -DDEBUG_UNWIND)'");
-}
-
 static inline struct pt_regs *stp_user_regs(const struct stp_context *c)
 {
 	if (c->regs && user_mode(c->regs))

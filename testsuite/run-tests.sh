@@ -17,8 +17,9 @@
 # /boot/vmlinuz-REL with a kbuild tree), one after the other; $RELEASES (a
 # list) overrides.
 #   NAME.stdin  staprun's standard input (the script's input.* probes)
-#   NAME.filter  sed -E script run on stdout before the comparison (masks
-#              addresses, cycle counts: what varies from run to run)
+#   NAME.filter  sed -E script run on stdout (and on stderr if NAME.experr
+#              exists) before the comparison (masks addresses, cycle counts,
+#              paths: what varies from run to run)
 # testsuite/run/progs/P.c are the tests' workload programs: built static on
 # the host, as /progs/P (64-bit) and /progs/P32 (-m32: a 32-bit task) in the
 # guest.
@@ -28,6 +29,8 @@
 # libraries; $UPROGS/P_nodebug is the same without debuginfo (its symbol
 # table only). Tests name them through $UPROGS in NAME.args and NAME.opts
 # (process(@1) in the script), as a user names a program by its path.
+# testsuite/run/uprogs/lib*.c are shared libraries ($UPROGS/lib*.so, -g -O0)
+# that the programs link as they need them (rpath $UPROGS).
 # usage: run-tests.sh [NAME ...]     env: CSTAP_BUILD (build dir), OUT
 set -u
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -53,11 +56,24 @@ for c in "$src"/testsuite/run/progs/*.c; do
 done
 
 mkdir -p "$top/uprogs"; export UPROGS=$top/uprogs
+# lib*.c first: shared libraries $UPROGS/lib*.so, in name order, each linked
+# with the ones before it; every program links them all as needed, with an
+# rpath so that the guest finds them at the same path
+ulibs=()
+for c in "$src"/testsuite/run/uprogs/lib*.c; do
+	[ -f "$c" ] || continue
+	p=$(basename "$c" .c)
+	gcc -g -O0 -shared -fPIC -o "$UPROGS/$p.so" "$c" -Wl,--as-needed ${ulibs[@]+"${ulibs[@]}"} \
+		-Wl,-rpath,"$UPROGS" && progs+=(-f "$UPROGS/$p.so") && ulibs+=("$UPROGS/$p.so")
+done
 for c in "$src"/testsuite/run/uprogs/*.c; do
 	[ -f "$c" ] || continue
 	p=$(basename "$c" .c)
-	gcc -g -O0 -o "$UPROGS/$p" "$c" && progs+=(-f "$UPROGS/$p")
-	gcc -O0 -o "$UPROGS/${p}_nodebug" "$c" && progs+=(-f "$UPROGS/${p}_nodebug")
+	case $p in lib*) continue;; esac
+	gcc -g -O0 -o "$UPROGS/$p" "$c" -Wl,--as-needed ${ulibs[@]+"${ulibs[@]}"} -Wl,-rpath,"$UPROGS" &&
+		progs+=(-f "$UPROGS/$p")
+	gcc -O0 -o "$UPROGS/${p}_nodebug" "$c" -Wl,--as-needed ${ulibs[@]+"${ulibs[@]}"} -Wl,-rpath,"$UPROGS" &&
+		progs+=(-f "$UPROGS/${p}_nodebug")
 done
 
 # run_release REL: build, run and check every test on kernel REL; prints
@@ -157,7 +173,11 @@ for n in "${names[@]}"; do
 		fi
 		d=$(diff "$t.expect" "$got") || why+="stdout differs:"$'\n'"$d"$'\n'
 		if [ -f "$t.experr" ]; then
-			d=$(diff "$t.experr" "$r.err") || why+="stderr differs:"$'\n'"$d"$'\n'
+			goterr=$r.err
+			if [ -f "$t.filter" ]; then
+				sed -E -f "$t.filter" "$r.err" > "$r.errfiltered"; goterr=$r.errfiltered
+			fi
+			d=$(diff "$t.experr" "$goterr") || why+="stderr differs:"$'\n'"$d"$'\n'
 		elif [ -s "$r.err" ]; then
 			why+="unexpected stderr:"$'\n'"$(cat "$r.err")"$'\n'
 		fi

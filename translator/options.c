@@ -162,7 +162,7 @@ static int check_tmpdir(struct session *s)
 int parse_options(struct session *s, int argc, char **argv)
 {
 	enum { OPT_REMOTE = 256, OPT_LIST_TAGS, OPT_COMPATIBLE, OPT_PROLOGUE, OPT_SKIP_BADVARS,
-	       OPT_NO_TIME_LIMITS, OPT_IGNORED };
+	       OPT_NO_TIME_LIMITS, OPT_IGNORED, OPT_LDD, OPT_ALL_MODULES };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -176,10 +176,8 @@ int parse_options(struct session *s, int argc, char **argv)
 		 * version-dependent to check */
 		{ "disable-cache", no_argument, NULL, OPT_IGNORED },
 		{ "check-version", no_argument, NULL, OPT_IGNORED },
-		/* symbols of every module: the runtime's kallsyms has them anyway;
-		 * user-space symbols (-d, --ldd) are not supported yet */
-		{ "all-modules", no_argument, NULL, OPT_IGNORED },
-		{ "ldd", no_argument, NULL, OPT_IGNORED },
+		{ "all-modules", no_argument, NULL, OPT_ALL_MODULES },
+		{ "ldd", no_argument, NULL, OPT_LDD },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -270,8 +268,15 @@ int parse_options(struct session *s, int argc, char **argv)
 		case OPT_SKIP_BADVARS: s->skip_badvars = true; break;
 		case OPT_NO_TIME_LIMITS: s->no_time_limits = true; break;
 		case OPT_IGNORED:
-		case 'd':   /* -d MODULE/BINARY: see --ldd above */
 			break;
+		/* user files' symbols and unwind tables go into the module
+		 * (target/ustack.c); a kernel module's are in kallsyms */
+		case 'd':
+			if (strchr(optarg, '/'))
+				vec_push(&s->unwind_files, xstrdup(optarg));
+			break;
+		case OPT_LDD: s->ldd = true; break;
+		case OPT_ALL_MODULES: s->all_modules = true; break;
 		default: usage(stderr); return 1;
 		}
 	}

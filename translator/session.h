@@ -44,6 +44,13 @@ struct session {
 	VEC(char *) extra_scripts; /* -E TEXT ..., run with the main script */
 	const char *arch;         /* "x86_64" */
 	const char *compatible;   /* --compatible=V: behave as SystemTap V */
+	VEC(char *) unwind_files; /* -d FILE: user files whose symbols and unwind
+				   * tables the module carries (a kernel module
+				   * name: kallsyms has it already) */
+	bool ldd;                 /* --ldd: and the shared libraries of those files
+				   * and of the probed ones */
+	bool all_modules;         /* --all-modules: every kernel module's symbols,
+				   * which kallsyms gives anyway */
 
 	/* pass 1 */
 	struct script *user;             /* the user's script (first file / -e) */

@@ -23,6 +23,7 @@
 #include "probes/provider.h"
 #include "regex.h"
 #include "target/klines.h"
+#include "target/ustack.h"
 #include "target/tvars.h"
 #include "session.h"
 #include "translate.h"
@@ -1530,11 +1531,24 @@ static void gen_globals(struct session *s, struct strbuf *out)
 	}
 }
 
+/* A function of the script needs user files' symbols or unwind tables
+ * (its embedded C says / * pragma:ustack * /: runtime/ustack.h). */
+static bool uses_ustack(const struct session *s)
+{
+	for (int i = 0; i < s->funcs.len; i++)
+		for (int k = 0; k < s->funcs.items[i]->pragmas.len; k++)
+			if (!strcmp(s->funcs.items[i]->pragmas.items[k], "pragma:ustack"))
+				return true;
+	return false;
+}
+
 static void gen_script_init(struct session *s, struct strbuf *out)
 {
 	char *kaslr = tvars_kaslr_init(s);
 
 	strbuf_addstr(out, "static int stp_script_init(void)\n{\n");
+	if (uses_ustack(s))
+		strbuf_addstr(out, "\tstp_ustack_init();\n");
 	if (s->regexes.len)
 		strbuf_addstr(out, "\tif (stp_regex_init())\n\t\treturn -ENOMEM;\n");
 	if (kaslr)
@@ -1564,6 +1578,8 @@ static void gen_script_init(struct session *s, struct strbuf *out)
 	}
 	strbuf_addstr(out, "\treturn 0;\n}\n\n");
 	strbuf_addstr(out, "static void stp_script_exit(void)\n{\n");
+	if (uses_ustack(s))
+		strbuf_addstr(out, "\tstp_ustack_exit();\n");
 	if (s->regexes.len)
 		strbuf_addstr(out, "\tstp_regex_exit();\n");
 	for (int i = 0; i < s->globals.len; i++) {
@@ -1773,6 +1789,28 @@ static void gen_klines(struct session *s, struct strbuf *out)
 	free(path);
 }
 
+/* The user files' symbols and unwind tables (target/ustack.h), assembled
+ * into the module's read-only data as the kernel's lines are. */
+static void gen_ustack(struct session *s, struct strbuf *out)
+{
+	char *why = NULL;
+
+	if (!uses_ustack(s))
+		return;
+	char *path = xasprintf("%s/%s_ustack.bin", s->tmpdir ? s->tmpdir : ".", s->module_name);
+	if (s->tmpdir && ustack_write(s, path, &why) != 0)
+		diag(s, T_INTERNAL, (struct srcpos){0}, "cannot give the module the user files' unwind data: %s",
+		     why ? why : "unknown error");
+	free(why);
+	strbuf_addstr(out, "asm(\".section .rodata.stp_ustack, \\\"a\\\"\\n\"\n"
+		      "    \".balign 8\\n\"\n"
+		      "    \"stp_ustack:\\n\"\n");
+	strbuf_addf(out, "    \".incbin \\\"%s\\\"\\n\"\n", path);
+	strbuf_addstr(out, "    \"stp_ustack_end:\\n\"\n"
+		      "    \".previous\\n\");\n\n");
+	free(path);
+}
+
 int translate(struct session *s, struct strbuf *out)
 {
 	struct strbuf types = STRBUF_INIT, code = STRBUF_INIT;
@@ -1801,6 +1839,7 @@ int translate(struct session *s, struct strbuf *out)
 		strbuf_addf(out, "%s\n", s->embeds.items[i]->code);
 	gen_regex_tables(s, out);
 	gen_klines(s, out);
+	gen_ustack(s, out);
 	gen_globals(s, out);
 	strbuf_addstr(out, "\n");
 
