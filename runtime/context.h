@@ -77,6 +77,11 @@ static const char stp_abort_error[] = "abort";
 
 static struct stp_context **stp_contexts;	/* indexed by CPU id */
 
+/* The values saved at entry for the return probe whose handler runs on
+ * this CPU (a kretprobe instance's data, a uretprobe's slot: uprobes.h),
+ * set around the handler with preemption off; NULL: none. */
+static __maybe_unused DEFINE_PER_CPU(void *, stp_kret_data);
+
 /* defined in print.h */
 static void stp_print_flush(struct stp_context *c);
 

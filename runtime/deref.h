@@ -20,16 +20,9 @@
 #include "context.h"
 #include "ops.h"
 
-/* DWARF register number (x86-64 psABI) -> pt_regs value; 0 if none. */
-static inline u64 stp_dwarf_reg(struct stp_context *c, int n)
+/* DWARF register number (x86-64 psABI) -> value in r; 0 if none. */
+static inline u64 stp_pt_regs_dwarf(struct pt_regs *r, int n)
 {
-	struct pt_regs *r = c->regs;
-
-	if (unlikely(!r)) {
-		if (!c->last_error)
-			c->last_error = "no registers available in this probe";
-		return 0;
-	}
 	switch (n) {
 	case 0: return r->ax;
 	case 1: return r->dx;
@@ -50,6 +43,17 @@ static inline u64 stp_dwarf_reg(struct stp_context *c, int n)
 	case 16: return r->ip;
 	default: return 0;
 	}
+}
+
+/* DWARF register number -> the probe's pt_regs value; 0 if none. */
+static inline u64 stp_dwarf_reg(struct stp_context *c, int n)
+{
+	if (unlikely(!c->regs)) {
+		if (!c->last_error)
+			c->last_error = "no registers available in this probe";
+		return 0;
+	}
+	return stp_pt_regs_dwarf(c->regs, n);
 }
 
 /* The pt_regs slot of a DWARF register, for writes (guru mode). */

@@ -30,7 +30,7 @@ struct stp_kprobe {
 	int maxactive;		/* kretprobe instances; 0: the kernel's default */
 	/* kretprobe: runs at function entry, saving values (@entry) in
 	 * data_size bytes of the instance, which the return handler reads */
-	void (*entry)(struct pt_regs *regs, void *data);
+	void (*entry)(struct pt_regs *regs, void *data, unsigned long ubias);
 	size_t data_size;
 	bool registered;
 	union {
@@ -47,10 +47,6 @@ static __maybe_unused int stp_kprobe_pre(struct kprobe *kp, struct pt_regs *regs
 	p->handler(regs);
 	return 0;
 }
-
-/* The instance data of the kretprobe whose handler runs on this CPU
- * (kretprobe handlers run with preemption off). */
-static DEFINE_PER_CPU(void *, stp_kret_data);
 
 /* kretprobe handler: the function is returning; regs hold its return value. */
 static __maybe_unused int stp_kretprobe_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
@@ -76,7 +72,7 @@ static __maybe_unused int stp_kretprobe_entry(struct kretprobe_instance *ri, str
 	if (unlikely(!krp))
 		return 0;
 	p = container_of(krp, struct stp_kprobe, u.krp);
-	p->entry(regs, ri->data);
+	p->entry(regs, ri->data, 0);
 	return 0;
 }
 

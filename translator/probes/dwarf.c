@@ -151,10 +151,12 @@ static void add_probe(struct session *s, struct probe *p, struct probe_point *pp
 	const char *args[] = { img_arg(pp, img), where };
 
 	if (img->user) {
-		/* a user function's entry probe sits past its prologue, as SystemTap's */
-		Dwarf_Addr a = suf->ret ? f->addr : dw_prologue_end(img, f->die, f->addr);
-		struct dw_scope scope = { .img = img, .die = f->die, .entry = a, .ret = suf->ret };
-		uprobe_add(s, p, pp, img, a, f->addr, suf->ret, &scope, point_text(pp, idx, args, 2));
+		/* a user function's entry probe sits past its prologue, as
+		 * SystemTap's; a .return probe's values at entry are read there */
+		Dwarf_Addr body = dw_prologue_end(img, f->die, f->addr);
+		struct dw_scope scope = { .img = img, .die = f->die, .entry = body, .ret = suf->ret };
+		uprobe_add(s, p, pp, img, suf->ret ? f->addr : body, f->addr, suf->ret, &scope,
+			   point_text(pp, idx, args, 2));
 		free(where);
 		return;
 	}

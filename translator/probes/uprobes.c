@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "diag.h"
+#include "target/tvars.h"
 #include "target/uimage.h"
 
 extern const struct provider uprobes_provider;
@@ -22,6 +23,8 @@ struct uprobe_probe {
 	uint64_t vaddr, offset;  /* link-time address, and where it is in the file */
 	uint64_t func;           /* entry of the function probed (vaddr may be past
 				    its prologue) */
+	uint64_t body, body_offset; /* a .return probe's: where values at entry
+				    are read (past the prologue: the scope's) */
 	bool ret;
 	bool optional;
 	bool dyn;                /* the file is ET_DYN (PIE, shared library) */
@@ -53,6 +56,9 @@ bool uprobe_add(struct session *s, struct probe *p, struct probe_point *pp, stru
 		u->scope = *scope;
 		u->has_scope = true;
 	}
+	u->body = ret && scope ? scope->entry : vaddr;
+	if (!uimage_file_offset(img, u->body, &u->body_offset))
+		u->body_offset = off;
 	dp->data = u;
 	free(dp->pp);
 	dp->pp = text;
@@ -187,16 +193,24 @@ static void emit_decls(struct session *s, struct strbuf *out)
 		if (dp->prov != &uprobes_provider)
 			continue;
 		const struct uprobe_probe *u = dp->data;
-		if (dp->has_entry)   /* no instance data to keep them in yet */
-			diag(s, E_NOT_SUPPORTED, dp->probe->pos,
-			     "values read at entry (@entry, $parameters) in %s: not supported yet", dp->pp);
 		strbuf_addstr(out, "\t{ .path = ");
 		add_cstr(out, u->path);
 		strbuf_addf(out, ", .offset = 0x%llxULL, .vaddr = 0x%llxUL, .pp = ",
 			    (unsigned long long)u->offset, (unsigned long long)u->vaddr);
 		add_cstr(out, dp->pp);
-		strbuf_addf(out, ",\n\t  .handler = dp_%d, .flags = 0%s%s },\n", dp->index,
+		strbuf_addf(out, ",\n\t  .handler = dp_%d, .flags = 0%s%s", dp->index,
 			    u->ret ? " | STP_UPF_RETURN" : "", u->optional ? " | STP_UPF_OPTIONAL" : "");
+		int reg;
+		int64_t cfa;
+		if (u->ret && dp->has_entry && !tvars_cfa(s, dp, &reg, &cfa))
+			diag(s, E_TARGET_VAR, dp->probe->pos, "values at entry of %s: no call frame "
+			     "information where they are read (0x%llx)", dp->pp, (unsigned long long)u->body);
+		else if (u->ret && dp->has_entry)
+			strbuf_addf(out, ",\n\t  .entry = dpentry_%d, .data_size = sizeof(struct entry_d%d),"
+				    " .entry_offset = 0x%llxULL, .entry_vaddr = 0x%llxUL, .cfa_reg = %d,"
+				    " .cfa_off = %lld", dp->index, dp->index, (unsigned long long)u->body_offset,
+				    (unsigned long long)u->body, reg, (long long)cfa);
+		strbuf_addstr(out, " },\n");
 	}
 	strbuf_addstr(out, "};\n\n");
 }

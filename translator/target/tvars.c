@@ -210,19 +210,22 @@ static char *reg_c(int n)
 	return xasprintf("((int64_t)stp_dwarf_reg(c, %d))", n);
 }
 
-/* The canonical frame address at the probe: at a function's entry it is
- * the stack pointer before the call pushed the return address; elsewhere
- * (an inlined instance's entry included: it is inside its caller's frame)
- * the call frame information says. */
-static char *cfa_c(struct rctx *r)
+/* The canonical frame address at the probe as DWARF register reg + off:
+ * at a function's entry it is the stack pointer before the call pushed the
+ * return address; elsewhere (an inlined instance's entry included: it is
+ * inside its caller's frame) the call frame information says. */
+static bool cfa_rule(struct rctx *r, int *reg, int64_t *off)
 {
 	Dwarf_CFI *cfi;
 	Dwarf_Frame *fr = NULL;
 	Dwarf_Op *ops;
 	size_t n;
 
-	if (r->pc == r->fn_entry && dwarf_tag(&r->fn) != DW_TAG_inlined_subroutine)
-		return xstrdup("((int64_t)stp_dwarf_reg(c, 7) + 8)");
+	if (r->pc == r->fn_entry && dwarf_tag(&r->fn) != DW_TAG_inlined_subroutine) {
+		*reg = 7;
+		*off = 8;
+		return true;
+	}
 	if (r->img->user) {   /* .debug_frame, else .eh_frame (libdwfl's addresses) */
 		Dwarf_Addr at = r->pc + r->img->bias, cbias = 0;
 		cfi = dwfl_module_dwarf_cfi(r->img->mod, &cbias);
@@ -238,12 +241,21 @@ static char *cfa_c(struct rctx *r)
 	if (!fr || dwarf_frame_cfa(fr, &ops, &n) != 0 ||
 	    n != 1 || !((ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31) || ops[0].atom == DW_OP_bregx)) {
 		free(fr);
-		fail(r, "no call frame information at 0x%" PRIx64, (uint64_t)r->pc);
-		return NULL;
+		return fail(r, "no call frame information at 0x%" PRIx64, (uint64_t)r->pc);
 	}
-	int reg = ops[0].atom == DW_OP_bregx ? (int)ops[0].number : ops[0].atom - DW_OP_breg0;
-	int64_t off = ops[0].atom == DW_OP_bregx ? (int64_t)ops[0].number2 : (int64_t)ops[0].number;
+	*reg = ops[0].atom == DW_OP_bregx ? (int)ops[0].number : ops[0].atom - DW_OP_breg0;
+	*off = ops[0].atom == DW_OP_bregx ? (int64_t)ops[0].number2 : (int64_t)ops[0].number;
 	free(fr);
+	return true;
+}
+
+static char *cfa_c(struct rctx *r)
+{
+	int reg;
+	int64_t off;
+
+	if (!cfa_rule(r, &reg, &off))
+		return NULL;
 	return xasprintf("((int64_t)stp_dwarf_reg(c, %d) + %" PRId64 ")", reg, off);
 }
 
@@ -1568,6 +1580,17 @@ static void probe_ctx(struct session *s, const struct derived_probe *dp, struct 
 		 * still have @entry(expr) evaluated when the function is entered */
 		r->ret = dp && dp->prov->is_return && dp->prov->is_return(dp);
 	}
+}
+
+bool tvars_cfa(struct session *s, const struct derived_probe *dp, int *reg, int64_t *off)
+{
+	struct rctx r;
+	bool ok;
+
+	probe_ctx(s, dp, &r);
+	ok = r.in && cfa_rule(&r, reg, off);
+	free(r.why);
+	return ok;
 }
 
 int tvars_resolve(struct session *s)

@@ -53,6 +53,10 @@ bool tvars_per_probe(const struct probe *p);
 /* A condition decided by @defined in dp: 1 true, 0 false, -1 not constant.
  * Pass 2 resolves, and pass 3 generates, only the live branch. */
 int tvars_static_cond(struct session *s, const struct derived_probe *dp, const struct expr *cond);
+/* The canonical frame address where dp's scope puts it (its entry), as
+ * DWARF register *reg + *off; false if the call frame information has no
+ * such rule there. */
+bool tvars_cfa(struct session *s, const struct derived_probe *dp, int *reg, int64_t *off);
 /* Offset of a member in a struct type of img ("struct x"), or -1. */
 long dw_member_offset(struct dw_image *img, const char *type, const char *member);
 /* C statements run when the script starts for its $target reads: they set

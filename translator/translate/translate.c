@@ -1344,11 +1344,11 @@ static void gen_entry(struct session *s, struct strbuf *types, struct strbuf *co
 	strbuf_addf(code, "\tstruct fr_e%d *f = (struct fr_e%d *)(c->frames + c->nesting * STP_FRAME_SIZE);\n", n, n);
 	strbuf_addf(code, "\tstruct entry_d%d *d = c->entry_data;\n%s\n%s%s", n, cdecl.buf, init.buf, stmts.buf);
 	strbuf_addstr(code, "out: __attribute__((unused));\n\t(void)f;\n}\n\n");
-	strbuf_addf(code, "static void dpentry_%d(struct pt_regs *regs, void *data)\n{\n"
+	strbuf_addf(code, "static void dpentry_%d(struct pt_regs *regs, void *data, unsigned long ubias)\n{\n"
 		    "\tstruct stp_context *c = stp_probe_enter(&stp_probes[%d]);\n\n"
 		    "\t((struct entry_d%d *)data)->valid = 0;\n\tif (!c)\n\t\treturn;\n"
-		    "\tc->regs = regs;\n\tc->entry_data = data;\n\tebody_%d(c);\n\tstp_probe_exit(c);\n}\n\n",
-		    n, n, n, n);
+		    "\tc->regs = regs;\n\tc->ubias = ubias;\n\tc->entry_data = data;\n\tebody_%d(c);\n"
+		    "\tstp_probe_exit(c);\n}\n\n", n, n, n, n);
 	strbuf_release(&frame);
 	strbuf_release(&cdecl);
 	strbuf_release(&stmts);

@@ -27,6 +27,11 @@ __attribute__((noinline)) const char *greet(const char *who, int n)
 	return n > 0 ? who : NULL;
 }
 
+__attribute__((noinline)) int fact(int n)
+{
+	return n <= 1 ? 1 : n * fact(n - 1);
+}
+
 int main(int argc, char **argv)
 {
 	struct point b = { 5, 6, "second", NULL };
@@ -40,6 +45,7 @@ int main(int argc, char **argv)
 	}
 	greet("world", 3);
 	greet("nobody", 0);
+	fact(4);
 	printf("total=%ld counter=%d\n", total, counter);
 	return argc > 5;
 }
