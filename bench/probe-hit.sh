@@ -3,7 +3,11 @@
 # measured in the same QEMU guest boot on the same workload.
 #
 # The scripts are ../shared/anchor/bench/{kprobe_count,kprobe_agg}.stp: a
-# kernel.function("__do_sys_getppid") probe doing `c++`, or `a[execname()] <<< 1`.
+# kernel.function("__do_sys_getppid") probe doing `c++`, or `a[execname()] <<< 1`;
+# and uprobe_count: a process("...").function("hot") probe doing `c++` on
+# bench/ucall_loop.c (N/10 calls of a small function: a uprobe hit traps and
+# single-steps, each costs far more than a kprobe on an ftrace site), built
+# static at a host path the guest gets it at (both translators read it).
 # The workload is the anchor's syscall_loop: N getppid() calls, timed inside
 # the guest, printing ns_per_call. Each round runs the bare loop (base), then
 # every module under `staprun -c LOOP` (cstap's staprun for cstap's modules,
@@ -32,18 +36,24 @@ anchor=${ANCHOR_DIR:-$src/../shared/anchor}
 systemtap=${SYSTEMTAP:-/usr/bin/stap}
 rel=$("$build/translator/stap-vm" --default-release) || { echo "no kernel for the guest" >&2; exit 1; }
 work=$(mktemp -d); [ "${KEEP:-0}" = 1 ] && echo "keeping $work" || trap 'rm -rf "$work"' EXIT
-cases="kprobe_count kprobe_agg"
+cases="kprobe_count kprobe_agg uprobe_count"
 
 gcc -O2 -static -o "$work/syscall_loop" "$anchor/bench/syscall_loop.c" || exit 1
+gcc -O2 -g -static -o "$work/ucall_loop" "$src/bench/ucall_loop.c" || exit 1
+cat > "$work/uprobe_count.stp" <<EOS
+global c
+probe process("$work/ucall_loop").function("hot") { c++ }
+probe end { printf("hits=%d\\n", c) }
+EOS
 have_st=0
 if [ -x "$systemtap" ] && "$systemtap" -V 2>&1 | grep -qi "systemtap translator"; then
 	have_st=1
 	cp -a /usr/share/systemtap/runtime "$work/st-runtime"
 	patch -s -d "$work/st-runtime" -p1 < "$anchor/patches/runtime-task_work_cancel_func.patch" || true
 fi
-files=(-f "$work/syscall_loop:/opt/bench/syscall_loop")
+files=(-f "$work/syscall_loop:/opt/bench/syscall_loop" -f "$work/ucall_loop")
 for c in $cases; do
-	cp "$anchor/bench/$c.stp" "$work/"
+	[ -f "$work/$c.stp" ] || cp "$anchor/bench/$c.stp" "$work/"
 	(cd "$work" && "$build/translator/stap" -p4 -DMAXSKIPPED=100000000 -m "c_$c" "$c.stp" > /dev/null) ||
 		{ echo "cstap build of $c failed" >&2; exit 1; }
 	files+=(-f "$work/c_$c.ko:/ko/c_$c.ko")
@@ -61,17 +71,22 @@ fi
 
 loop="/opt/bench/syscall_loop $N"
 [ "$SMP" -gt 1 ] && loop="$loop & $loop & wait"
+uloop="$work/ucall_loop $((N / 10))"
+[ "$SMP" -gt 1 ] && uloop="$uloop & $uloop & wait"
 printf '%s\n' "$loop" > "$work/loop.sh"
-files+=(-f "$work/loop.sh:/opt/bench/loop.sh")
+printf '%s\n' "$uloop" > "$work/uloop.sh"
+files+=(-f "$work/loop.sh:/opt/bench/loop.sh" -f "$work/uloop.sh:/opt/bench/uloop.sh")
 jobs=$work/jobs; : > "$jobs"
 tmo=$((60 + N / 10000))
 for r in $(seq "$R"); do
 	printf 'base.%d\t%d\tsh /opt/bench/loop.sh\n' "$r" "$tmo" >> "$jobs"
+	printf 'ubase.%d\t%d\tsh /opt/bench/uloop.sh\n' "$r" "$tmo" >> "$jobs"
 	for c in $cases; do
-		printf 'cstap_%s.%d\t%d\texec staprun -c "sh /opt/bench/loop.sh" /ko/c_%s.ko\n' "$c" "$r" "$tmo" "$c" >> "$jobs"
+		l=loop; [ "${c#uprobe}" != "$c" ] && l=uloop
+		printf 'cstap_%s.%d\t%d\texec staprun -c "sh /opt/bench/%s.sh" /ko/c_%s.ko\n' "$c" "$r" "$tmo" "$l" "$c" >> "$jobs"
 		[ $have_st = 1 ] &&
-			printf 'systemtap_%s.%d\t%d\t/opt/st/staprun -c "sh /opt/bench/loop.sh" /ko/s_%s.ko; rc=$?; rmmod s_%s 2>/dev/null; exit $rc\n' \
-				"$c" "$r" "$tmo" "$c" "$c" >> "$jobs"
+			printf 'systemtap_%s.%d\t%d\t/opt/st/staprun -c "sh /opt/bench/%s.sh" /ko/s_%s.ko; rc=$?; rmmod s_%s 2>/dev/null; exit $rc\n' \
+				"$c" "$r" "$tmo" "$l" "$c" "$c" >> "$jobs"
 	done
 done
 "$build/translator/stap-vm" -s "$SMP" -m 1024 "${files[@]}" -b "$jobs" -O "$work/out" > "$work/vm.log" 2>&1 ||
@@ -86,14 +101,17 @@ median() {
 hits() { grep -h '^hits=' "$work/out/$1".*.out 2>/dev/null | sort | uniq -c | awk '{ printf "%s%s(x%d)", (NR > 1 ? " " : ""), $2, $1 }'; }
 skips() { grep -h 'skipped probes\|Skipped too many' "$work/out/$1".*.err 2>/dev/null | head -1; }
 base=$(median base)
-echo "probe-hit cost: N=$N getppid calls per loop, $SMP CPU(s), $R rounds, kernel $rel (TCG)"
+ubase=$(median ubase)
+echo "probe-hit cost: N=$N getppid calls per loop (N/10 calls of hot() for uprobe_*), $SMP CPU(s), $R rounds, kernel $rel (TCG)"
 printf '%-26s %12s %12s %14s\n' case "ns/call" "overhead ns" hits
 printf '%-26s %12s %12s %14s\n' "base (no module)" "$base" 0 -
+printf '%-26s %12s %12s %14s\n' "ubase (no module)" "$ubase" 0 -
 for c in $cases; do
+	b0=$base; [ "${c#uprobe}" != "$c" ] && b0=$ubase
 	for impl in cstap systemtap; do
 		[ $impl = systemtap ] && [ $have_st = 0 ] && continue
 		m=$(median "${impl}_$c")
-		o=$(awk -v a="$m" -v b="$base" 'BEGIN { printf "%.1f", a - b }')
+		o=$(awk -v a="$m" -v b="$b0" 'BEGIN { printf "%.1f", a - b }')
 		eval "ov_${impl}_$c=$o"
 		printf '%-26s %12s %12s %14s\n' "${impl} $c" "$m" "$o" "$(hits "${impl}_$c")"
 		k=$(skips "${impl}_$c"); [ -n "$k" ] && echo "    ($k)"

@@ -237,3 +237,14 @@ bool module_name_eq(const char *a, size_t alen, const char *b)
 	}
 	return true;
 }
+
+void strbuf_add_cstr_literal(struct strbuf *sb, const char *s)
+{
+	if (!s) {
+		strbuf_addstr(sb, "NULL");
+		return;
+	}
+	strbuf_addch(sb, '"');
+	strbuf_add_cstr_escaped(sb, s, strlen(s));
+	strbuf_addch(sb, '"');
+}

@@ -58,6 +58,8 @@ void strbuf_addf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(
 void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
 /* Append s as the body of a C string literal (escapes quotes, backslashes, controls). */
 void strbuf_add_cstr_escaped(struct strbuf *sb, const char *s, size_t n);
+/* s as a C string literal (quoted, escaped); NULL as NULL. */
+void strbuf_add_cstr_literal(struct strbuf *sb, const char *s);
 void strbuf_reset(struct strbuf *sb);
 
 /* Whole-file I/O. read_file returns NULL (errno set) on failure; *len may be NULL. */

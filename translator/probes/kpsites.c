@@ -39,17 +39,6 @@ const char *kp_probe_type(const struct derived_probe *dp)
 	return ((const struct kp_site *)dp->data)->ret ? "kretprobe" : "kprobe";
 }
 
-static void add_cstr(struct strbuf *out, const char *s)
-{
-	if (!s) {
-		strbuf_addstr(out, "NULL");
-		return;
-	}
-	strbuf_addch(out, '"');
-	strbuf_add_cstr_escaped(out, s, strlen(s));
-	strbuf_addch(out, '"');
-}
-
 /* One initialiser per site; the handlers dp_N come before. */
 void kp_emit_decls(struct session *s, const struct provider *prov, const char *tag, struct strbuf *out)
 {
@@ -64,12 +53,12 @@ void kp_emit_decls(struct session *s, const struct provider *prov, const char *t
 			continue;
 		const struct kp_site *k = dp->data;
 		strbuf_addstr(out, "\t{ .symbol = ");
-		add_cstr(out, k->symbol);
+		strbuf_add_cstr_literal(out, k->symbol);
 		strbuf_addf(out, ", .offset = 0x%llxU, .addr = 0x%llxUL, .verify = ",
 			    (unsigned long long)k->offset, (unsigned long long)k->addr);
-		add_cstr(out, k->verify);
+		strbuf_add_cstr_literal(out, k->verify);
 		strbuf_addstr(out, ", .pp = ");
-		add_cstr(out, dp->pp);
+		strbuf_add_cstr_literal(out, dp->pp);
 		strbuf_addf(out, ",\n\t  .handler = dp_%d, .flags = 0%s%s, .maxactive = %d", dp->index,
 			    k->ret ? " | STP_KPF_RETURN" : "", k->optional ? " | STP_KPF_OPTIONAL" : "",
 			    k->maxactive);

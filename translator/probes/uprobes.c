@@ -178,13 +178,6 @@ static const char *probe_type(const struct derived_probe *dp)
 	return ((const struct uprobe_probe *)dp->data)->ret ? "uretprobe" : "uprobe";
 }
 
-static void add_cstr(struct strbuf *out, const char *str)
-{
-	strbuf_addch(out, '"');
-	strbuf_add_cstr_escaped(out, str, strlen(str));
-	strbuf_addch(out, '"');
-}
-
 static void emit_decls(struct session *s, struct strbuf *out)
 {
 	strbuf_addf(out, "static struct stp_uprobe stp_up[%d] = {\n", provider_probes(s, &uprobes_provider));
@@ -194,10 +187,10 @@ static void emit_decls(struct session *s, struct strbuf *out)
 			continue;
 		const struct uprobe_probe *u = dp->data;
 		strbuf_addstr(out, "\t{ .path = ");
-		add_cstr(out, u->path);
+		strbuf_add_cstr_literal(out, u->path);
 		strbuf_addf(out, ", .offset = 0x%llxULL, .vaddr = 0x%llxUL, .pp = ",
 			    (unsigned long long)u->offset, (unsigned long long)u->vaddr);
-		add_cstr(out, dp->pp);
+		strbuf_add_cstr_literal(out, dp->pp);
 		strbuf_addf(out, ",\n\t  .handler = dp_%d, .flags = 0%s%s", dp->index,
 			    u->ret ? " | STP_UPF_RETURN" : "", u->optional ? " | STP_UPF_OPTIONAL" : "");
 		int reg;

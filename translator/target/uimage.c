@@ -208,9 +208,9 @@ static int cmp_usym(const void *a, const void *b)
 	return c ? c : (x->addr > y->addr) - (x->addr < y->addr);
 }
 
-void uimage_functions(struct dw_image *img, const char *pattern, usymvec *out)
+void uimage_each_symbol(struct dw_image *img, uimage_sym_fn *fn, void *ctx)
 {
-	int n = dwfl_module_getsymtab(img->mod), first = out->len;
+	int n = dwfl_module_getsymtab(img->mod);
 	GElf_Addr elf_bias;
 
 	dwfl_module_getelf(img->mod, &elf_bias);
@@ -218,17 +218,36 @@ void uimage_functions(struct dw_image *img, const char *pattern, usymvec *out)
 		GElf_Sym sym;
 		GElf_Addr addr;
 		const char *name = dwfl_module_getsym_info(img->mod, i, &sym, &addr, NULL, NULL, NULL);
-		if (!name || GELF_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_shndx == SHN_UNDEF ||
-		    !sym.st_value || fnmatch(pattern, name, 0) != 0)
-			continue;
-		bool dup = false;   /* .symtab and .dynsym both name it */
-		for (int k = first; k < out->len && !dup; k++)
-			dup = out->items[k].addr == addr - elf_bias && !strcmp(out->items[k].name, name);
-		if (!dup)
-			vec_push(out, ((struct usym){ addr - elf_bias, xstrdup(name) }));
+		if (name && *name && sym.st_shndx != SHN_UNDEF && sym.st_value)
+			fn(name, &sym, addr - elf_bias, ctx);
 	}
-	if (out->len - first > 1)
-		qsort(out->items + first, out->len - first, sizeof(struct usym), cmp_usym);
+}
+
+struct func_match {
+	const char *pattern;
+	usymvec *out;
+	int first;
+};
+
+static void add_function(const char *name, const GElf_Sym *sym, uint64_t addr, void *ctx)
+{
+	struct func_match *m = ctx;
+
+	if (GELF_ST_TYPE(sym->st_info) != STT_FUNC || fnmatch(m->pattern, name, 0) != 0)
+		return;
+	for (int k = m->first; k < m->out->len; k++)   /* .symtab and .dynsym both name it */
+		if (m->out->items[k].addr == addr && !strcmp(m->out->items[k].name, name))
+			return;
+	vec_push(m->out, ((struct usym){ addr, xstrdup(name) }));
+}
+
+void uimage_functions(struct dw_image *img, const char *pattern, usymvec *out)
+{
+	struct func_match m = { pattern, out, out->len };
+
+	uimage_each_symbol(img, add_function, &m);
+	if (out->len - m.first > 1)
+		qsort(out->items + m.first, out->len - m.first, sizeof(struct usym), cmp_usym);
 }
 
 const strvec *uimage_files(struct session *s)

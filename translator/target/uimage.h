@@ -11,6 +11,8 @@
 #ifndef CSTAP_TARGET_UIMAGE_H
 #define CSTAP_TARGET_UIMAGE_H
 
+#include <gelf.h>
+
 #include "debuginfo.h"
 
 /* process("ARG"): the absolute path of the program (realpath; a name
@@ -34,6 +36,11 @@ bool uimage_is_entry(struct dw_image *img, uint64_t vaddr);
 /* Its file offset at link-time address vaddr (the PT_LOAD segment holding
  * it); false if no segment does. */
 bool uimage_file_offset(struct dw_image *img, uint64_t vaddr, uint64_t *off);
+/* fn(name, sym, link-time address, ctx) for each defined symbol of the
+ * image that has a name and a value, from its symbol table (.symtab if
+ * any, else .dynsym). */
+typedef void uimage_sym_fn(const char *name, const GElf_Sym *sym, uint64_t addr, void *ctx);
+void uimage_each_symbol(struct dw_image *img, uimage_sym_fn *fn, void *ctx);
 /* Function symbols of the image matching the fnmatch pattern (address and
  * name, the symbol table's: .symtab if any, else .dynsym), each address once,
  * by name. */

@@ -284,26 +284,23 @@ static int cmp_sym(const void *a, const void *b)
 	return x->rank - y->rank;
 }
 
+static void add_symbol(const char *name, const GElf_Sym *sym, uint64_t addr, void *ctx)
+{
+	ufullvec *out = ctx;
+	int type = GELF_ST_TYPE(sym->st_info), bind = GELF_ST_BIND(sym->st_info);
+
+	if (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_OBJECT)
+		return;
+	/* "__libc_start_main@@GLIBC_2.34": the name, not its version */
+	vec_push(out, ((struct usym_full){ addr, (uint32_t)sym->st_size,
+					   bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2,
+					   xstrndup(name, strcspn(name, "@")) }));
+}
+
 /* The image's function and data symbols, by address, one per address. */
 static void file_symbols(struct dw_image *img, ufullvec *out)
 {
-	int n = dwfl_module_getsymtab(img->mod);
-	GElf_Addr elf_bias;
-
-	dwfl_module_getelf(img->mod, &elf_bias);
-	for (int i = 1; i < n; i++) {
-		GElf_Sym sym;
-		GElf_Addr addr;
-		const char *name = dwfl_module_getsym_info(img->mod, i, &sym, &addr, NULL, NULL, NULL);
-		int type = GELF_ST_TYPE(sym.st_info), bind = GELF_ST_BIND(sym.st_info);
-		if (!name || !*name || sym.st_shndx == SHN_UNDEF || !sym.st_value ||
-		    (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_OBJECT))
-			continue;
-		/* "__libc_start_main@@GLIBC_2.34": the name, not its version */
-		vec_push(out, ((struct usym_full){ addr - elf_bias, (uint32_t)sym.st_size,
-						   bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2,
-						   xstrndup(name, strcspn(name, "@")) }));
-	}
+	uimage_each_symbol(img, add_symbol, out);
 	if (out->len > 1)
 		qsort(out->items, out->len, sizeof(out->items[0]), cmp_sym);
 	int k = 0;
