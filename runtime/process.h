@@ -399,10 +399,10 @@ static __maybe_unused int stp_procs_register(struct stp_proc_probe *t, int n)
 		stp_proc_events |= 1u << t[i].event;
 		if (!t[i].path)
 			continue;
-		rc = kern_path(t[i].path, LOOKUP_FOLLOW, &path);
-		if (rc) {
-			stp_warn("probe process(\"%s\"): no such file (rc %d)", t[i].path, rc);
-			t[i].event = -1;	/* never fires */
+		/* a program not there is no error (SystemTap): its probes
+		 * never fire */
+		if (t[i].path[0] != '/' || kern_path(t[i].path, LOOKUP_FOLLOW, &path)) {
+			t[i].event = -1;
 			continue;
 		}
 		t[i].inode = igrab(d_inode(path.dentry));

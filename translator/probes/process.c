@@ -101,17 +101,15 @@ static int derive(struct session *s, struct probe *p, struct probe_point *pp)
 	if (a && a->kind == EXPR_STR) {
 		char *why = NULL, *arg = xstrndup(a->str, a->str_len);
 		path = uimage_resolve(arg, &why);
-		free(arg);
-		if (!path) {
-			if (pp->optional) {
-				free(why);
-				return 1;
-			}
-			diag(s, E_PROBE_POINT, pp->pos, "cannot resolve %s: %s", pp_text(pp), why);
-			free(why);
-			return -1;
+		/* a program not here (yet) is no error, as in SystemTap: no
+		 * process runs it while it is missing */
+		if (path) {
+			uimage_add_file(s, path);
+			free(arg);
+		} else {
+			path = arg;
 		}
-		uimage_add_file(s, path);
+		free(why);
 		head = xasprintf("process(\"%s\")", path);
 	} else if (a && a->kind == EXPR_NUM) {
 		if (a->num <= 0) {
@@ -194,6 +192,14 @@ static void emit_unregister(struct session *s, struct strbuf *out)
 	strbuf_addf(out, "\tstp_procs_unregister(stp_procs, %d);\n", provider_probes(s, &process_provider));
 }
 
+/* As SystemTap 4.8 names them */
+static const char *probe_type(const struct derived_probe *dp)
+{
+	enum proc_event ev = ((const struct proc_probe *)dp->data)->ev;
+
+	return ev == EV_SYSCALL || ev == EV_SYSCALL_RETURN ? "utrace_syscall" : "utrace";
+}
+
 static const char *const shapes[] = { "process.begin", "process.end", "process.thread.begin", "process.thread.end",
 				      "process.syscall", "process.syscall.return", NULL };
 
@@ -205,6 +211,6 @@ const struct provider process_provider = {
 	.emit_decls = emit_decls,
 	.emit_register = emit_register,
 	.emit_unregister = emit_unregister,
-	.type_name = "utrace",
+	.probe_type = probe_type,
 	.shapes = shapes,
 };
