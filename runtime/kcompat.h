@@ -150,5 +150,27 @@ static inline void stp_uprobe_sync(void)
 #endif
 #endif /* CONFIG_UPROBES */
 
+/*
+ * task_work (process.h runs .begin handlers in the new task) is not
+ * exported: process.h looks its functions up by name. 5.11 replaced
+ * task_work_add's bool notify by enum task_work_notify_mode (TWA_SIGNAL
+ * wakes the task). Cancelling by function is task_work_cancel_func since
+ * 6.11 (and Debian's 6.1.192, which has the backport), where
+ * task_work_cancel takes the callback_head; before, task_work_cancel:
+ * the names are tried in this order.
+ */
+#include <linux/task_work.h>
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 11, 0)
+typedef int (*stp_task_work_add_fn)(struct task_struct *, struct callback_head *, enum task_work_notify_mode);
+#define STP_TWA_RESUME TWA_RESUME
+#define STP_TWA_SIGNAL TWA_SIGNAL
+#else
+typedef int (*stp_task_work_add_fn)(struct task_struct *, struct callback_head *, int);
+#define STP_TWA_RESUME 1
+#define STP_TWA_SIGNAL 1
+#endif
+typedef struct callback_head *(*stp_task_work_cancel_fn)(struct task_struct *, task_work_func_t);
+#define STP_TASK_WORK_CANCEL_NAMES { "task_work_cancel_func", "task_work_cancel" }
+
 #endif /* __KERNEL__ */
 #endif /* STP_KCOMPAT_H */

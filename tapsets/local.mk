@@ -26,3 +26,5 @@ dist_tapset_DATA += tapsets/syscall_args.stp tapsets/syscall_decode.stp \
 	tapsets/syscall_ustructs.stp tapsets/syscalls.stp tapsets/syscall_any.stp
 # the NFS client and server and Sun RPC (nfs.fop/aop, nfs.proc, nfsd, sunrpc)
 dist_tapset_DATA += tapsets/nfs.stp tapsets/nfs_proc.stp tapsets/nfsd.stp tapsets/rpc.stp
+# process.syscall: $syscall, $argN, $return
+dist_tapset_DATA += tapsets/process_syscall.stp

@@ -37,7 +37,7 @@ TARGET_SOURCES = translator/target/kernel.c translator/target/kernel.h translato
 # the probe families, one file each, behind struct provider (providers.c lists them)
 PROBE_SOURCES = translator/probes/provider.h translator/probes/providers.c \
 	translator/probes/begin_end.c translator/probes/timer.c translator/probes/perf.c translator/probes/procfs.c translator/probes/hwbkpt.c translator/probes/netfilter.c translator/probes/ctxvars.c translator/probes/kprobe.c \
-	translator/probes/dwarf.c translator/probes/tracepoint.c translator/probes/uprobes.c translator/probes/uprobes.h \
+	translator/probes/dwarf.c translator/probes/tracepoint.c translator/probes/uprobes.c translator/probes/uprobes.h translator/probes/process.c \
 	translator/probes/kpoint.c translator/probes/kpoint.h translator/probes/kpsites.c \
 	translator/probes/kpsites.h
 

@@ -13,6 +13,7 @@ extern const struct provider procfs_provider;
 extern const struct provider hwbkpt_provider;
 extern const struct provider netfilter_provider;
 extern const struct provider uprobes_provider;
+extern const struct provider process_provider;
 
 /* Order matters only when two providers could claim the same point. */
 const struct provider *const providers[] = {
@@ -26,6 +27,7 @@ const struct provider *const providers[] = {
 	&hwbkpt_provider,
 	&netfilter_provider,
 	&uprobes_provider,
+	&process_provider,
 	NULL,
 };
 

@@ -155,7 +155,7 @@ struct dw_image *dw_user(struct session *s, const char *path, const char **why)
 	t->dw.user_why = img->dbg ? NULL : xasprintf("no debuginfo for %s (debuginfod: %s)", path, dwhy);
 	*why = t->dw.user_why;
 	vec_push(&t->dw.users, img);
-	vec_push(&t->dw.user_files, xstrdup(path));
+	uimage_add_file(s, path);
 	return img;
 }
 
@@ -323,4 +323,14 @@ done:
 		elf_end(e);
 	if (fd >= 0)
 		close(fd);
+}
+
+void uimage_add_file(struct session *s, const char *path)
+{
+	strvec *files = &target_of(s)->dw.user_files;
+
+	for (int i = 0; i < files->len; i++)
+		if (!strcmp(files->items[i], path))
+			return;
+	vec_push(files, xstrdup(path));
 }

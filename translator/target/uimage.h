@@ -52,5 +52,8 @@ void uimage_functions(struct dw_image *img, const char *pattern, usymvec *out);
 void uimage_plt(struct dw_image *img, const char *pattern, usymvec *out);
 /* The user files probed in this run: the guest needs them at these paths. */
 const strvec *uimage_files(struct session *s);
+/* A program a probe names without reading it (process("P").begin): the
+ * guest gets it at this path too (once). */
+void uimage_add_file(struct session *s, const char *path);
 
 #endif

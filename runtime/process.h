@@ -1,0 +1,483 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * cstap runtime: the process lifecycle probes, process[(PATH|PID)].begin,
+ * .end, .thread.begin, .thread.end, .syscall, .syscall.return, on the
+ * kernel's tracepoints:
+ *
+ *   sched_process_fork   a new process (.begin) or thread (.thread.begin):
+ *                        its handler runs in the child's context, from a
+ *                        task_work the child runs before its first user
+ *                        instruction;
+ *   sched_process_exec   the process now runs another program: .end for
+ *                        the old one, .begin for the new one, in its own
+ *                        context;
+ *   sched_process_exit   .end (a process's first thread) or .thread.end;
+ *   raw_syscalls         sys_enter (.syscall) and sys_exit (.syscall.return).
+ *
+ * When the script starts, every user thread already running gets a task_work
+ * for .begin / .thread.begin (TWA_SIGNAL: a sleeping one is woken to run it,
+ * its system call restarted).
+ *
+ * A program is matched by the inode of its executable (mm->exe_file), held
+ * while the script runs. At exit the task has no mm any more, so the
+ * executable of each thread an .end or .thread.end probe of a program may
+ * want is remembered (stp_proc_tracked) from fork, exec or the start walk.
+ *
+ * A probe's handler gets the task's user registers (the system call's,
+ * whose $syscall, $argN and $return tapsets/process_syscall.stp reads).
+ */
+#ifndef STP_PROCESS_H
+#define STP_PROCESS_H
+
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/task_work.h>
+#include <linux/namei.h>
+#include <linux/hashtable.h>
+#include <linux/slab.h>
+#include <linux/delay.h>
+#include <linux/mm_types.h>
+#include <asm/syscall.h>
+#include "kcompat.h"
+#include "tracepoints.h"
+
+/* Must match translator/probes/process.c's enum proc_event */
+#define STP_PROC_BEGIN		0
+#define STP_PROC_END		1
+#define STP_PROC_THREAD_BEGIN	2
+#define STP_PROC_THREAD_END	3
+#define STP_PROC_SYSCALL	4
+#define STP_PROC_SYSCALL_RETURN	5
+
+struct stp_proc_probe {
+	int event;		/* STP_PROC_* */
+	long pid;		/* that process only; 0: any */
+	void (*handler)(struct pt_regs *regs);
+	const char *path;	/* that executable only; NULL: any */
+	struct inode *inode;	/* path's, held while registered */
+};
+
+/* A .begin / .thread.begin handler waiting to run in its task. */
+struct stp_proc_work {
+	struct callback_head cb;
+	struct list_head list;
+	struct task_struct *task;	/* referenced */
+	struct inode *exe;
+	int event;
+};
+
+/* A thread whose executable an .end / .thread.end probe of a program
+ * may want at its exit. */
+struct stp_proc_tracked {
+	struct hlist_node node;
+	pid_t tid;
+	struct inode *exe;
+};
+
+static struct stp_proc_probe *stp_proc_t;
+static int stp_proc_n;
+static unsigned int stp_proc_events;	/* 1 << STP_PROC_* of the probes there are */
+static bool stp_proc_track;		/* some .end / .thread.end is a program's */
+static bool stp_proc_stopping;
+static DEFINE_SPINLOCK(stp_proc_lock);	/* the works' list and the tracked threads */
+static LIST_HEAD(stp_proc_works);
+static atomic_t stp_proc_pending = ATOMIC_INIT(0);
+static DEFINE_HASHTABLE(stp_proc_tracked_tab, 8);
+static stp_task_work_add_fn stp_proc_twa;
+static stp_task_work_cancel_fn stp_proc_twc;
+
+static void stp_proc_fork(void *data, struct task_struct *parent, struct task_struct *child);
+static void stp_proc_exec(void *data, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm);
+static void stp_proc_exit(void *data, struct task_struct *p);
+static void stp_proc_sys_enter(void *data, struct pt_regs *regs, long id);
+static void stp_proc_sys_exit(void *data, struct pt_regs *regs, long ret);
+
+static struct stp_tracepoint stp_proc_tps[] = {
+	{ .name = "sched_process_fork", .probe = (void *)stp_proc_fork, .pp = "sched_process_fork" },
+	{ .name = "sched_process_exec", .probe = (void *)stp_proc_exec, .pp = "sched_process_exec" },
+	{ .name = "sched_process_exit", .probe = (void *)stp_proc_exit, .pp = "sched_process_exit" },
+	{ .name = "sys_enter", .probe = (void *)stp_proc_sys_enter, .pp = "raw_syscalls:sys_enter" },
+	{ .name = "sys_exit", .probe = (void *)stp_proc_sys_exit, .pp = "raw_syscalls:sys_exit" },
+};
+#define STP_PROC_NTPS (sizeof(stp_proc_tps) / sizeof(stp_proc_tps[0]))
+
+/* The inode of mm's executable (compared, never used: a probed one is
+ * held), or NULL. */
+static struct inode *stp_proc_mm_exe(struct mm_struct *mm)
+{
+	struct inode *ino = NULL;
+	struct file *f;
+
+	if (!mm)
+		return NULL;
+	rcu_read_lock();
+	f = rcu_dereference(mm->exe_file);
+	if (f)
+		ino = file_inode(f);
+	rcu_read_unlock();
+	return ino;
+}
+
+/* Is t the -c/-x target process or a descendant of it? */
+static bool stp_proc_in_target(struct task_struct *t)
+{
+	bool in = false;
+
+	rcu_read_lock();
+	for (; t && t->pid && !in; t = rcu_dereference(t->real_parent))
+		in = task_tgid_nr(t) == stp_target;
+	rcu_read_unlock();
+	return in;
+}
+
+/* A probe with neither program nor PID is every process's, or, with -c or
+ * -x, the target's and its descendants' (as SystemTap). */
+static bool stp_proc_matches(const struct stp_proc_probe *p, int event, struct task_struct *t,
+			     struct inode *exe)
+{
+	if (p->event != event || (p->pid && p->pid != task_tgid_nr(t)) || (p->path && (!exe || exe != p->inode)))
+		return false;
+	return p->pid || p->path || !stp_target || stp_proc_in_target(t);
+}
+
+static bool stp_proc_wanted(int event, struct task_struct *t, struct inode *exe)
+{
+	int i;
+
+	if (!(stp_proc_events & (1u << event)))
+		return false;
+	for (i = 0; i < stp_proc_n; i++)
+		if (stp_proc_matches(&stp_proc_t[i], event, t, exe))
+			return true;
+	return false;
+}
+
+/* Run the handlers of event for current, whose executable is exe. */
+static void stp_proc_fire(int event, struct inode *exe, struct pt_regs *regs)
+{
+	int i;
+
+	if (stp_proc_stopping)
+		return;
+	for (i = 0; i < stp_proc_n; i++)
+		if (stp_proc_matches(&stp_proc_t[i], event, current, exe))
+			stp_proc_t[i].handler(regs);
+}
+
+/* ---- the executables of threads, for their exit ------------------------- */
+
+/* Would an .end / .thread.end probe of a program want a thread running exe? */
+static bool stp_proc_track_wanted(struct inode *exe)
+{
+	int i;
+
+	if (!stp_proc_track || !exe)
+		return false;
+	for (i = 0; i < stp_proc_n; i++)
+		if ((stp_proc_t[i].event == STP_PROC_END || stp_proc_t[i].event == STP_PROC_THREAD_END) &&
+		    stp_proc_t[i].inode == exe)
+			return true;
+	return false;
+}
+
+/* Remember (exe) or forget (NULL) thread tid's executable. */
+static void stp_proc_track_set(pid_t tid, struct inode *exe)
+{
+	struct stp_proc_tracked *e, *found = NULL;
+	unsigned long flags;
+
+	if (!stp_proc_track)
+		return;
+	if (!stp_proc_track_wanted(exe))
+		exe = NULL;
+	spin_lock_irqsave(&stp_proc_lock, flags);
+	hash_for_each_possible(stp_proc_tracked_tab, e, node, tid)
+		if (e->tid == tid)
+			found = e;
+	if (found && !exe) {
+		hash_del(&found->node);
+		kfree(found);
+	} else if (found) {
+		found->exe = exe;
+	} else if (exe && (e = kmalloc(sizeof(*e), GFP_ATOMIC))) {
+		e->tid = tid;
+		e->exe = exe;
+		hash_add(stp_proc_tracked_tab, &e->node, tid);
+	}
+	spin_unlock_irqrestore(&stp_proc_lock, flags);
+}
+
+static struct inode *stp_proc_track_get(pid_t tid)
+{
+	struct stp_proc_tracked *e;
+	struct inode *exe = NULL;
+	unsigned long flags;
+
+	if (!stp_proc_track)
+		return NULL;
+	spin_lock_irqsave(&stp_proc_lock, flags);
+	hash_for_each_possible(stp_proc_tracked_tab, e, node, tid)
+		if (e->tid == tid)
+			exe = e->exe;
+	spin_unlock_irqrestore(&stp_proc_lock, flags);
+	return exe;
+}
+
+/* ---- handlers run in another task -------------------------------------- */
+
+static void stp_proc_work_run(struct callback_head *cb)
+{
+	struct stp_proc_work *w = container_of(cb, struct stp_proc_work, cb);
+	unsigned long flags;
+	int i;
+
+	spin_lock_irqsave(&stp_proc_lock, flags);
+	list_del(&w->list);
+	spin_unlock_irqrestore(&stp_proc_lock, flags);
+	/* a task the start walk woke may get here before the script runs */
+	for (i = 0; atomic_read(&stp_state) == STP_STARTING && !stp_proc_stopping && i < 10000; i++)
+		msleep(1);
+	stp_proc_fire(w->event, w->exe, task_pt_regs(current));
+	put_task_struct(w->task);
+	kfree(w);
+	atomic_dec(&stp_proc_pending);
+}
+
+/* Have t run event's handlers before it next returns to user space. */
+static void stp_proc_defer(struct task_struct *t, int event, struct inode *exe, bool wake)
+{
+	struct stp_proc_work *w = kmalloc(sizeof(*w), GFP_ATOMIC);
+	unsigned long flags;
+
+	if (!w)
+		return;
+	init_task_work(&w->cb, stp_proc_work_run);
+	w->task = t;
+	w->exe = exe;
+	w->event = event;
+	get_task_struct(t);
+	atomic_inc(&stp_proc_pending);
+	spin_lock_irqsave(&stp_proc_lock, flags);
+	list_add(&w->list, &stp_proc_works);
+	spin_unlock_irqrestore(&stp_proc_lock, flags);
+	if (stp_proc_twa(t, &w->cb, wake ? STP_TWA_SIGNAL : STP_TWA_RESUME) == 0)
+		return;
+	/* the task is exiting */
+	spin_lock_irqsave(&stp_proc_lock, flags);
+	list_del(&w->list);
+	spin_unlock_irqrestore(&stp_proc_lock, flags);
+	put_task_struct(t);
+	kfree(w);
+	atomic_dec(&stp_proc_pending);
+}
+
+/* ---- the tracepoints ---------------------------------------------------- */
+
+static void stp_proc_fork(void *data, struct task_struct *parent, struct task_struct *child)
+{
+	int event = child->pid == child->tgid ? STP_PROC_BEGIN : STP_PROC_THREAD_BEGIN;
+	struct inode *exe;
+
+	if ((child->flags & PF_KTHREAD) || !child->mm || stp_proc_stopping)
+		return;
+	exe = stp_proc_mm_exe(child->mm);	/* it has not run: its mm stays */
+	stp_proc_track_set(child->pid, exe);
+	if (stp_proc_wanted(event, child, exe))
+		stp_proc_defer(child, event, exe, false);
+}
+
+static void stp_proc_exec(void *data, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
+{
+	struct inode *old = stp_proc_track_get(old_pid), *exe = stp_proc_mm_exe(current->mm);
+
+	if (stp_proc_stopping)
+		return;
+	if (old_pid != current->pid)	/* a thread exec'd: it took the leader's pid */
+		stp_proc_track_set(old_pid, NULL);
+	if (stp_proc_wanted(STP_PROC_END, current, old))
+		stp_proc_fire(STP_PROC_END, old, task_pt_regs(current));
+	stp_proc_track_set(current->pid, exe);
+	stp_proc_fire(STP_PROC_BEGIN, exe, task_pt_regs(current));
+}
+
+static void stp_proc_exit(void *data, struct task_struct *p)
+{
+	int event = p->pid == p->tgid ? STP_PROC_END : STP_PROC_THREAD_END;
+	struct inode *exe;
+
+	if ((p->flags & PF_KTHREAD) || stp_proc_stopping)
+		return;
+	exe = stp_proc_track_get(p->pid);
+	stp_proc_track_set(p->pid, NULL);
+	stp_proc_fire(event, exe, task_pt_regs(p));
+}
+
+static void stp_proc_sys_enter(void *data, struct pt_regs *regs, long id)
+{
+	if (current->mm)
+		stp_proc_fire(STP_PROC_SYSCALL, stp_proc_mm_exe(current->mm), regs);
+}
+
+static void stp_proc_sys_exit(void *data, struct pt_regs *regs, long ret)
+{
+	if (current->mm)
+		stp_proc_fire(STP_PROC_SYSCALL_RETURN, stp_proc_mm_exe(current->mm), regs);
+}
+
+/* ---- $syscall, $argN, $return (tapsets/process_syscall.stp) ------------- */
+
+static __maybe_unused long stp_proc_syscall_nr(struct stp_context *c)
+{
+	return c->regs ? syscall_get_nr(current, c->regs) : -1;
+}
+
+static __maybe_unused long stp_proc_syscall_arg(struct stp_context *c, int i)
+{
+	unsigned long args[6];
+
+	if (!c->regs)
+		return 0;
+	syscall_get_arguments(current, c->regs, args);
+	return (long)args[i];
+}
+
+static __maybe_unused long stp_proc_syscall_return(struct stp_context *c)
+{
+	return c->regs ? syscall_get_return_value(current, c->regs) : 0;
+}
+
+/* ---- registration ------------------------------------------------------- */
+
+/* A kernel function that is not exported, through the kprobes core's
+ * lookup (deref.h); its entry, before the ENDBR64 that kprobes skip. */
+static unsigned long stp_proc_lookup(const char *name)
+{
+	unsigned long a = stp_modsym_lookup(name);
+	u32 insn;
+
+	if (a > 4 && STP_READ_MEM(&insn, a - 4, 4) == 0 && insn == 0xfa1e0ff3)
+		a -= 4;
+	return a;
+}
+
+/* Every user thread already running runs its .begin / .thread.begin. */
+static void stp_proc_walk(void)
+{
+	struct task_struct *g, *t;
+	bool begins = stp_proc_events & ((1u << STP_PROC_BEGIN) | (1u << STP_PROC_THREAD_BEGIN));
+
+	rcu_read_lock();
+	for_each_process_thread(g, t) {
+		int event = thread_group_leader(t) ? STP_PROC_BEGIN : STP_PROC_THREAD_BEGIN;
+		struct inode *exe;
+
+		if (t->flags & (PF_KTHREAD | PF_EXITING))
+			continue;
+		task_lock(t);
+		exe = stp_proc_mm_exe(t->mm);
+		task_unlock(t);
+		if (!exe)
+			continue;
+		stp_proc_track_set(t->pid, exe);
+		if (begins && stp_proc_wanted(event, t, exe))
+			stp_proc_defer(t, event, exe, true);
+	}
+	rcu_read_unlock();
+}
+
+static __maybe_unused int stp_procs_register(struct stp_proc_probe *t, int n)
+{
+	static const char *const cancel_names[] = STP_TASK_WORK_CANCEL_NAMES;
+	struct path path;
+	unsigned int i;
+	int rc;
+
+	stp_proc_t = t;
+	stp_proc_n = n;
+	for (i = 0; i < n; i++) {
+		stp_proc_events |= 1u << t[i].event;
+		if (!t[i].path)
+			continue;
+		/* a program not there is no error (SystemTap): its probes
+		 * never fire */
+		if (t[i].path[0] != '/' || kern_path(t[i].path, LOOKUP_FOLLOW, &path)) {
+			t[i].event = -1;
+			continue;
+		}
+		t[i].inode = igrab(d_inode(path.dentry));
+		path_put(&path);
+		if (t[i].event == STP_PROC_END || t[i].event == STP_PROC_THREAD_END)
+			stp_proc_track = true;
+	}
+	stp_proc_twa = (stp_task_work_add_fn)stp_proc_lookup("task_work_add");
+	for (i = 0; i < ARRAY_SIZE(cancel_names) && !stp_proc_twc; i++)
+		stp_proc_twc = (stp_task_work_cancel_fn)stp_proc_lookup(cancel_names[i]);
+	if (!stp_proc_twa || !stp_proc_twc) {
+		stp_err("process probes: the kernel's task_work_add or task_work_cancel_func not found");
+		return -ENOENT;
+	}
+	for (i = 0; i < STP_PROC_NTPS; i++)
+		stp_proc_tps[i].tp = NULL;
+	rc = stp_tracepoints_register(stp_proc_tps, STP_PROC_NTPS);
+	if (rc)
+		return rc;
+	stp_proc_walk();
+	return 0;
+}
+
+static __maybe_unused void stp_procs_unregister(struct stp_proc_probe *t, int n)
+{
+	struct stp_proc_tracked *e;
+	struct hlist_node *tmp;
+	unsigned long flags;
+	int i, bkt, waited;
+
+	stp_proc_stopping = true;
+	stp_tracepoints_unregister(stp_proc_tps, STP_PROC_NTPS);
+	/* the handlers not run yet: take them back from their tasks */
+	for (;;) {
+		struct stp_proc_work *w;
+		struct task_struct *task = NULL;
+		struct callback_head *cb;
+
+		spin_lock_irqsave(&stp_proc_lock, flags);
+		w = list_first_entry_or_null(&stp_proc_works, struct stp_proc_work, list);
+		if (w) {
+			task = w->task;
+			get_task_struct(task);
+		}
+		spin_unlock_irqrestore(&stp_proc_lock, flags);
+		if (!task)
+			break;
+		cb = stp_proc_twc(task, stp_proc_work_run);
+		if (cb) {	/* taken back (one of this task's): ours to drop */
+			w = container_of(cb, struct stp_proc_work, cb);
+			spin_lock_irqsave(&stp_proc_lock, flags);
+			list_del(&w->list);
+			spin_unlock_irqrestore(&stp_proc_lock, flags);
+			put_task_struct(w->task);
+			kfree(w);
+			atomic_dec(&stp_proc_pending);
+		} else {	/* running now: it takes itself off the list */
+			msleep(1);
+		}
+		put_task_struct(task);
+	}
+	for (waited = 0; atomic_read(&stp_proc_pending) && waited < 5000; waited++)
+		msleep(1);
+	msleep(10);	/* the last work's return into this module */
+	spin_lock_irqsave(&stp_proc_lock, flags);
+	hash_for_each_safe(stp_proc_tracked_tab, bkt, tmp, e, node) {
+		hash_del(&e->node);
+		kfree(e);
+	}
+	spin_unlock_irqrestore(&stp_proc_lock, flags);
+	for (i = 0; i < n; i++)
+		if (t[i].inode) {
+			iput(t[i].inode);
+			t[i].inode = NULL;
+		}
+}
+
+#endif /* STP_PROCESS_H */
