@@ -1182,6 +1182,26 @@ static bool resolve_loc(struct rctx *r, const struct expr *e, bool addrof, struc
 	r->nidx = 0;
 	switch (e->kind) {
 	case EXPR_TARGET:
+		if (r->dp && r->dp->prov->tvar_code) {   /* the family's own ($argN of a marker) */
+			char *code = NULL, *why = NULL;
+			bool pretty = false;
+			int k = r->dp->prov->tvar_code(r->s, r->dp, e, &code, &pretty, &why);
+			if (k < 0) {
+				fail(r, "%s", why);
+				free(why);
+				return false;
+			}
+			if (k > 0 && (want || addrof)) {
+				free(code);
+				return fail(r, "'%s' has no type to follow and no address", e->name);
+			}
+			if (k > 0) {
+				tv->kind = pretty ? TV_PRETTY : TV_VALUE;
+				tv->code = code;
+				tv->size = 8;
+				return true;
+			}
+		}
 		if (!r->in && r->dp && r->dp->prov->empty_lists_without_dwarf && !strncmp(e->name, "$$", 2) &&
 		    strcmp(e->name, "$$return") && !addrof && !e->chain.len && !want) {
 			tv->kind = TV_PRETTY;
