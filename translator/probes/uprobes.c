@@ -440,8 +440,10 @@ static int tvar_code(struct session *s, const struct derived_probe *dp, const st
 		strbuf_addstr(&out, "stp_str_append(@@S@@, ");
 		strbuf_add_cstr_literal(&out, n[2] == 'n' ? u->name : u->provider);
 		strbuf_addstr(&out, ");\n");
+		*code = strbuf_detach(&out);
+		return 1;
 	}
-	for (int i = 1; !out.len && i <= u->nargs; i++) {
+	for (int i = 1; i <= u->nargs; i++) {
 		char *v = sdt_arg_c(u->path, u->args, i, why);
 		if (!v) {
 			strbuf_release(&out);
