@@ -422,6 +422,11 @@ static int tvar_code(struct session *s, const struct derived_probe *dp, const st
 	*pretty = false;
 	if (!strncmp(n, "$arg", 4) && n[4] >= '1' && n[4] <= '9' && strspn(n + 4, "0123456789") == strlen(n + 4))
 		argno = atoi(n + 4);
+	if (argno > u->nargs && !u->has_scope) {   /* nor a variable of the program's */
+		*why = xasprintf("no %s: marker %s:%s has %d argument%s and %s no debuginfo", n, u->provider,
+				 u->name, u->nargs, u->nargs == 1 ? "" : "s", u->path);
+		return -1;
+	}
 	if (argno > u->nargs)
 		return 0;
 	if (!argno && strcmp(n, "$$name") && strcmp(n, "$$provider") && strcmp(n, "$$parms") && strcmp(n, "$$vars"))
