@@ -7,7 +7,7 @@
 # (-dbg: System.map and DWARF for kernel probes); the debuginfod client
 # library, and the server (with bsdtar for .deb archives) the tests run;
 # gcc-multilib builds the run tests' 32-bit programs (a 32-bit task's system
-# calls).
+# calls); systemtap-sdt-dev's <sys/sdt.h> builds the SDT marker test program.
 # A second kernel series ($CSTAP_SERIES, default 6.12: Debian 12's newer cloud
 # kernel, from bookworm-security) is installed too when apt has it: cstap
 # builds for every installed kernel and the tests run on each of them.
@@ -17,7 +17,7 @@ cd "$(dirname "$0")"
 pkgs="gcc make autoconf automake libc6-dev libdw-dev libelf-dev libcunit1-dev pkg-config
       gcc-multilib libc6-dbg cpio gzip qemu-system-x86 busybox-static bc flex bison
       linux-image-cloud-amd64 linux-headers-cloud-amd64 linux-image-cloud-amd64-dbg
-      libdebuginfod-dev debuginfod libarchive-tools systemtap-doc xz-utils zstd"
+      libdebuginfod-dev debuginfod libarchive-tools systemtap-doc systemtap-sdt-dev xz-utils zstd"
 series=${CSTAP_SERIES-6.12}
 optional=""
 for v in $series; do

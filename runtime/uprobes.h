@@ -7,7 +7,10 @@
  * after the script. The handler gets the user registers and the file's
  * load bias in the probed process (run-time minus link-time address),
  * from the address the probe hit: $target variables at fixed addresses
- * need it (PIE programs, shared libraries).
+ * need it (PIE programs, shared libraries). An SDT marker guarded by a
+ * semaphore has the semaphore's file offset as the uprobe's reference
+ * counter: the kernel increments it in every process mapping the file
+ * while the probe is registered, so the program reaches the marker.
  */
 #ifndef STP_UPROBES_H
 #define STP_UPROBES_H
@@ -50,6 +53,8 @@ struct stp_uentry {
 struct stp_uprobe {
 	const char *path;	/* the probed file */
 	loff_t offset;		/* in the file */
+	loff_t ref_ctr;		/* an SDT marker's semaphore (file offset; 0: none):
+				   the kernel increments it while probed */
 	unsigned long vaddr;	/* its link-time address */
 	const char *pp;		/* for messages */
 	void (*handler)(struct pt_regs *regs, unsigned long ubias);
@@ -200,7 +205,7 @@ static __maybe_unused int stp_uprobes_register(struct stp_uprobe *t, int n)
 				p->uc.ret_handler = stp_uretprobe_hit;
 			else
 				p->uc.handler = stp_uprobe_hit;
-			rc = stp_uprobe_register(p->inode, p->offset, 0, &p->uc, &p->handle);
+			rc = stp_uprobe_register(p->inode, p->offset, p->ref_ctr, &p->uc, &p->handle);
 		}
 		if (rc && p->entry_registered) {
 			stp_uprobe_unregister(p->inode, p->entry_offset, &p->uc_entry, p->entry_handle);

@@ -27,7 +27,7 @@
 # built on the host with debuginfo (-g -O0, dynamically linked, PIE) as
 # $UPROGS/P, and put in the guest at the same path with their shared
 # libraries; $UPROGS/P_nodebug is the same without debuginfo (its symbol
-# table only). Tests name them through $UPROGS in NAME.args and NAME.opts
+# table only). P.cc (C++, g++) are built as $UPROGS/P only. Tests name them through $UPROGS in NAME.args and NAME.opts
 # (process(@1) in the script), as a user names a program by its path.
 # testsuite/run/uprogs/lib*.c are shared libraries ($UPROGS/lib*.so, -g -O0)
 # that the programs link as they need them (rpath $UPROGS).
@@ -74,6 +74,11 @@ for c in "$src"/testsuite/run/uprogs/*.c; do
 		progs+=(-f "$UPROGS/$p")
 	gcc -O0 -o "$UPROGS/${p}_nodebug" "$c" -Wl,--as-needed ${ulibs[@]+"${ulibs[@]}"} -Wl,-rpath,"$UPROGS" &&
 		progs+=(-f "$UPROGS/${p}_nodebug")
+done
+for c in "$src"/testsuite/run/uprogs/*.cc; do   # C++: libstdc++'s SDT markers
+	[ -f "$c" ] || continue
+	p=$(basename "$c" .cc)
+	g++ -g -O0 -o "$UPROGS/$p" "$c" && progs+=(-f "$UPROGS/$p")
 done
 
 # run_release REL: build, run and check every test on kernel REL; prints

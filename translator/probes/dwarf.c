@@ -607,62 +607,6 @@ static int derive_callees(struct session *s, struct probe *p, struct probe_point
 	return 1;
 }
 
-/* process("P")[.library("L")]: the user files the point names (the
- * program, or its shared libraries matching L), appended to files, and
- * the program's path in *exe; false after an error is reported (or,
- * optional, nothing to probe). A point without "P" names the program of
- * -c CMD, as in SystemTap. */
-static bool process_files(struct session *s, struct probe_point *pp, bool library, strvec *files,
-			  char **exe)
-{
-	const struct expr *a = pp->comps.items[0]->arg;
-	const char *arg = NULL, *lib = NULL;
-	char *why = NULL, *target = NULL;
-
-	if (!a && s->cmd) {
-		const char *c = s->cmd + strspn(s->cmd, " \t");
-		arg = target = xstrndup(c, strcspn(c, " \t;|&<>"));
-	} else if (!a || a->kind != EXPR_STR) {
-		if (!pp->optional)
-			diag(s, E_NOT_SUPPORTED, pp->comps.items[0]->pos,
-			     a ? "process(PID) probes: not supported yet (name the program's path)"
-			       : "process probes without a path need -c CMD (-x PID: not supported yet)");
-		return false;
-	} else if (!kpoint_str_arg(s, pp, 0, &arg)) {
-		return false;
-	}
-	if (!library && kpoint_has_wildcard(arg)) {   /* every file matching */
-		uimage_glob(arg, files);
-		if (!files->len && !pp->optional)
-			diag(s, E_PROBE_POINT, pp->pos, "no match for probe point %s: no file matches '%s'",
-			     pp_text(pp), arg);
-		*exe = files->len ? xstrdup(files->items[0]) : NULL;
-		return files->len > 0;
-	}
-	if ((library && !kpoint_str_arg(s, pp, 1, &lib)) || !(*exe = uimage_resolve(arg, &why))) {
-		if (why && !pp->optional) {
-			char *t = pp_text(pp);
-			diag(s, E_PROBE_POINT, pp->pos, "cannot resolve %s: %s", t, why);
-			free(t);
-		}
-		free(why);
-		free(target);
-		return false;
-	}
-	if (!library)
-		vec_push(files, xstrdup(*exe));
-	else
-		uimage_libraries(*exe, lib, files);
-	if (!files->len && !pp->optional) {
-		char *t = pp_text(pp);
-		diag(s, E_PROBE_POINT, pp->pos, "no match for probe point %s: no shared library '%s' of %s",
-		     t, lib, arg);
-		free(t);
-	}
-	free(target);
-	return files->len > 0;
-}
-
 /* A copy of pp whose component i has its own string argument str. */
 static void own_str_arg(struct probe_point *pp, int i, const char *str)
 {
@@ -690,7 +634,7 @@ static int derive_process(struct session *s, struct probe *p, struct probe_point
 	char *exe = NULL;
 	int n = 0;
 
-	if (!process_files(s, pp, fn == 2, &files, &exe))
+	if (!uprobe_process_files(s, pp, fn == 2, &files, &exe))
 		return pp->optional ? 1 : -1;
 	if (fn == 2 || !pp->comps.items[0]->arg) {   /* the paths in a copy of the point */
 		q = xmalloc(sizeof(*q));

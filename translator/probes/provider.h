@@ -7,6 +7,7 @@
  *
  *   pass 2   derive        (elaborate.c) a probe point -> derived probes
  *            tvar_scope    (target/tvars.c) where $target variables live
+ *            tvar_code     (target/tvars.c) those that are not DWARF
  *            is_return     (target/tvars.c) @entry without DWARF
  *   -L       list_vars     (listing.c) " $name:type ..." of a probe
  *   pass 3   runtime_header, probe_type (translate.c) what the module includes;
@@ -79,6 +80,13 @@ struct provider {
 	 * are resolved in, or NULL (then they are unavailable: an error).
 	 * No hook: the family has no target variables. */
 	const struct dw_scope *(*tvar_scope)(const struct derived_probe *dp);
+	/* Pass 2: dp's target variables that are not DWARF (an SDT marker's
+	 * $argN, $$name, $$parms): 1 with *code, a C expression of type
+	 * int64_t or (*pretty) statements appending to @@S@@ (tvars.h); -1
+	 * with *why (allocated); 0: not one of them (then tvar_scope's DWARF).
+	 * No hook: all are DWARF. */
+	int (*tvar_code)(struct session *s, const struct derived_probe *dp, const struct expr *e,
+			 char **code, bool *pretty, char **why);
 	/* Pass 2: is dp a return probe whose family can evaluate @entry(expr)
 	 * when the function is entered (a kretprobe's entry handler)? Asked
 	 * when dp has no tvar_scope (with one, the scope says). */

@@ -6,13 +6,22 @@
  * the file in the probed process (where the link-time address is now),
  * which $target variables at fixed addresses need (PIE programs, shared
  * libraries).
+ * SDT markers (process("P")[.library("L")][.provider("PROV")].mark("NAME"))
+ * are derived here from the file's .note.stapsdt (target/sdt.h): a uprobe
+ * at the marker, its semaphore the uprobe's reference counter, $argN
+ * compiled from the note's operands (tvar_code).
  */
 #include "uprobes.h"
 
+#include <dwarf.h>
+#include <fnmatch.h>
+#include <inttypes.h>
 #include <string.h>
 
 #include "diag.h"
 #include "target/tvars.h"
+#include "kpoint.h"
+#include "target/sdt.h"
 #include "target/uimage.h"
 
 extern const struct provider uprobes_provider;
@@ -30,10 +39,18 @@ struct uprobe_probe {
 	bool dyn;                /* the file is ET_DYN (PIE, shared library) */
 	bool has_scope;
 	struct dw_scope scope;
+	/* an SDT marker */
+	bool mark;
+	uint64_t ref_ctr;        /* its semaphore's file offset, 0: none */
+	char *provider, *name, *args;
+	int nargs;
 };
 
-bool uprobe_add(struct session *s, struct probe *p, struct probe_point *pp, struct dw_image *img,
-		uint64_t vaddr, uint64_t func, bool ret, const struct dw_scope *scope, char *text)
+/* A probe at vaddr of img with pp() text (taken), or NULL (text freed)
+ * if vaddr is in no loadable segment. */
+static struct uprobe_probe *add(struct session *s, struct probe *p, struct probe_point *pp,
+				struct dw_image *img, uint64_t vaddr, uint64_t func, bool ret,
+				const struct dw_scope *scope, char *text)
 {
 	uint64_t off;
 
@@ -41,7 +58,7 @@ bool uprobe_add(struct session *s, struct probe *p, struct probe_point *pp, stru
 	 * SystemTap refuses it */
 	if (!uimage_file_offset(img, vaddr, &off) || (ret && uimage_is_entry(img, func))) {
 		free(text);
-		return false;
+		return NULL;
 	}
 	struct derived_probe *dp = derived_probe_add(s, p, pp, &uprobes_provider, PK_NORMAL);
 	struct uprobe_probe *u = xcalloc(1, sizeof(*u));
@@ -62,7 +79,13 @@ bool uprobe_add(struct session *s, struct probe *p, struct probe_point *pp, stru
 	dp->data = u;
 	free(dp->pp);
 	dp->pp = text;
-	return true;
+	return u;
+}
+
+bool uprobe_add(struct session *s, struct probe *p, struct probe_point *pp, struct dw_image *img,
+		uint64_t vaddr, uint64_t func, bool ret, const struct dw_scope *scope, char *text)
+{
+	return add(s, p, pp, img, vaddr, func, ret, scope, text) != NULL;
 }
 
 /* pp() of a probe on the function (or PLT entry) name: the point with the
@@ -142,11 +165,224 @@ int uprobe_add_plt(struct session *s, struct probe *p, struct probe_point *pp, i
 	return n;
 }
 
-/* The points are taken by dwarf.c (process("P").function ...). */
+/* process("P")[.library("L")]: the user files the point names (the
+ * program, or its shared libraries matching L), appended to files, and
+ * the program's path in *exe; false after an error is reported (or,
+ * optional, nothing to probe). A point without "P" names the program of
+ * -c CMD, as in SystemTap. */
+bool uprobe_process_files(struct session *s, struct probe_point *pp, bool library, strvec *files,
+			  char **exe)
+{
+	const struct expr *a = pp->comps.items[0]->arg;
+	const char *arg = NULL, *lib = NULL;
+	char *why = NULL, *target = NULL;
+
+	if (!a && s->cmd) {
+		const char *c = s->cmd + strspn(s->cmd, " \t");
+		arg = target = xstrndup(c, strcspn(c, " \t;|&<>"));
+	} else if (!a || a->kind != EXPR_STR) {
+		if (!pp->optional)
+			diag(s, E_NOT_SUPPORTED, pp->comps.items[0]->pos,
+			     a ? "process(PID) probes: not supported yet (name the program's path)"
+			       : "process probes without a path need -c CMD (-x PID: not supported yet)");
+		return false;
+	} else if (!kpoint_str_arg(s, pp, 0, &arg)) {
+		return false;
+	}
+	if (!library && kpoint_has_wildcard(arg)) {   /* every file matching */
+		uimage_glob(arg, files);
+		if (!files->len && !pp->optional)
+			diag(s, E_PROBE_POINT, pp->pos, "no match for probe point %s: no file matches '%s'",
+			     pp_text(pp), arg);
+		*exe = files->len ? xstrdup(files->items[0]) : NULL;
+		return files->len > 0;
+	}
+	if ((library && !kpoint_str_arg(s, pp, 1, &lib)) || !(*exe = uimage_resolve(arg, &why))) {
+		if (why && !pp->optional) {
+			char *t = pp_text(pp);
+			diag(s, E_PROBE_POINT, pp->pos, "cannot resolve %s: %s", t, why);
+			free(t);
+		}
+		free(why);
+		free(target);
+		return false;
+	}
+	if (!library)
+		vec_push(files, xstrdup(*exe));
+	else
+		uimage_libraries(*exe, lib, files);
+	if (!files->len && !pp->optional) {
+		char *t = pp_text(pp);
+		diag(s, E_PROBE_POINT, pp->pos, "no match for probe point %s: no shared library '%s' of %s",
+		     t, lib, arg);
+		free(t);
+	}
+	free(target);
+	return files->len > 0;
+}
+
+/* The function (or inlined instance) of img's DWARF holding pc, with the
+ * innermost block there: a marker's scope for the program's own variables
+ * ($argc ...), as SystemTap resolves names that are no marker argument. */
+static bool marker_scope(struct dw_image *img, uint64_t pc, struct dw_scope *sc)
+{
+	Dwarf_Addr bias;
+	Dwarf_Die *cu, *scopes = NULL;
+	int n;
+
+	if (!img->dbg || !(cu = dwfl_module_addrdie(img->mod, pc + img->bias, &bias)))
+		return false;
+	n = dwarf_getscopes(cu, pc + img->bias - bias, &scopes);
+	for (int i = 0; i < n; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) {
+			*sc = (struct dw_scope){ .img = img, .die = dwarf_dieoffset(&scopes[i]), .entry = pc };
+			dw_scope_find_block(sc);
+			free(scopes);
+			return true;
+		}
+	}
+	free(scopes);
+	return false;
+}
+
+/* The markers of one file matching the point: a probe each. pp() is
+ * process("FILE").statement(0xPC), as SystemTap's; -l lists the point with
+ * the program's and the library's paths and the marker's name. */
+static int derive_marks(struct session *s, struct probe *p, struct probe_point *pp, const char *exe,
+			const char *lib, const char *file, const char *prov, const char *name, strvec *seen)
+{
+	const char *dwhy = NULL;
+	char *why = NULL;
+	sdtvec marks = { 0 };
+	struct dw_image *img = dw_user(s, file, &dwhy);
+	int n = 0;
+
+	if (!img || !sdt_markers(file, &marks, &why)) {
+		if (!pp->optional) {
+			char *t = pp_text(pp);
+			diag(s, E_PROBE_POINT, pp->pos, "cannot resolve %s: %s", t, why ? why : dwhy);
+			free(t);
+		}
+		free(why);
+		return -1;
+	}
+	for (int i = 0; i < marks.len; i++) {
+		struct sdt_marker *m = &marks.items[i];
+		if ((prov && fnmatch(prov, m->provider, 0)) || fnmatch(name, m->name, 0)) {
+			vec_push(seen, xstrdup(m->name));
+			continue;
+		}
+		uint64_t sem = 0;
+		if (m->sem && !uimage_file_offset(img, m->sem, &sem)) {
+			diag(s, W_GENERIC, pp->pos, "the semaphore of marker %s:%s in %s is not in the file: "
+			     "probed without it", m->provider, m->name, file);
+			sem = 0;
+		}
+		struct strbuf list = STRBUF_INIT;
+		strbuf_addstr(&list, "process(");
+		strbuf_add_cstr_literal(&list, exe);
+		if (lib) {
+			strbuf_addstr(&list, ").library(");
+			strbuf_add_cstr_literal(&list, file);
+		}
+		if (prov) {
+			strbuf_addstr(&list, ").provider(");
+			strbuf_add_cstr_literal(&list, m->provider);
+		}
+		strbuf_addstr(&list, ").mark(");
+		strbuf_add_cstr_literal(&list, m->name);
+		strbuf_addch(&list, ')');
+		struct strbuf text = STRBUF_INIT;
+		strbuf_addstr(&text, "process(");
+		strbuf_add_cstr_literal(&text, file);
+		strbuf_addf(&text, ").statement(0x%" PRIx64 ")", m->pc);
+		struct dw_scope sc;
+		bool has_sc = marker_scope(img, m->pc, &sc);
+		struct uprobe_probe *u = add(s, p, pp, img, m->pc, m->pc, false, has_sc ? &sc : NULL,
+					     strbuf_detach(&text));
+		if (!u) {
+			strbuf_release(&list);
+			continue;
+		}
+		struct derived_probe *dp = s->probes.items[s->probes.len - 1];
+		dp->list_pp = strbuf_detach(&list);
+		u->mark = true;
+		u->ref_ctr = sem;
+		u->provider = m->provider;
+		u->name = m->name;
+		u->args = m->args;
+		u->nargs = sdt_arg_count(m->args);
+		m->provider = m->name = m->args = NULL;
+		n++;
+	}
+	sdt_markers_free(&marks);
+	return n;
+}
+
+/* process("P")[.library("L")][.provider("PROV")].mark("NAME"); the
+ * .function and .statement points are taken by dwarf.c. */
 static int derive(struct session *s, struct probe *p, struct probe_point *pp)
 {
-	(void)s, (void)p, (void)pp;
-	return 0;
+	const char *prov = NULL, *name = NULL;
+	int i = 1;
+	bool library = pp_comp_is(pp, 1, "library");
+
+	if (!pp_comp_is(pp, 0, "process"))
+		return 0;
+	i += library;
+	if (pp_comp_is(pp, i, "provider")) {
+		if (!kpoint_str_arg(s, pp, i, &prov))
+			return -1;
+		i++;
+	}
+	if (!pp_comp_is(pp, i, "mark") || pp->comps.len != i + 1)
+		return 0;
+	if (!kpoint_str_arg(s, pp, i, &name))
+		return -1;
+
+	strvec files = { 0 }, seen = { 0 };
+	char *exe = NULL;
+	int n = 0;
+	if (!uprobe_process_files(s, pp, library, &files, &exe))
+		return pp->optional ? 1 : -1;
+	for (int k = 0; k < files.len; k++) {
+		int r = derive_marks(s, p, pp, library ? exe : files.items[k], library ? files.items[k] : NULL,
+				     files.items[k], prov, name, &seen);
+		if (r < 0) {
+			n = -1;
+			break;
+		}
+		n += r;
+	}
+	if (!n && !pp->optional) {
+		/* SystemTap's hint: up to five other markers, most recent first */
+		struct strbuf hint = STRBUF_INIT;
+		int shown = 0;
+		for (int k = seen.len - 1; k >= 0 && shown < 5; k--) {
+			bool dup = false;
+			for (int j = seen.len - 1; j > k && !dup; j--)
+				dup = !strcmp(seen.items[j], seen.items[k]);
+			if (dup)
+				continue;
+			strbuf_addstr(&hint, shown++ ? ", " : " (similar marks: ");
+			strbuf_addstr(&hint, seen.items[k]);
+		}
+		if (shown)
+			strbuf_addch(&hint, ')');
+		char *t = pp_text(pp);
+		diag(s, E_PROBE_POINT, pp->pos, "no match for probe point %s%s", t, hint.len ? hint.buf : "");
+		free(t);
+		strbuf_release(&hint);
+	}
+	for (int k = 0; k < seen.len; k++)
+		free(seen.items[k]);
+	free(seen.items);
+	for (int k = 0; k < files.len; k++)
+		free(files.items[k]);
+	free(files.items);
+	free(exe);
+	return n > 0 || pp->optional ? 1 : -1;
 }
 
 static const struct dw_scope *tvar_scope(const struct derived_probe *dp)
@@ -158,11 +394,73 @@ static const struct dw_scope *tvar_scope(const struct derived_probe *dp)
 
 static void list_vars(struct session *s, const struct derived_probe *dp, struct strbuf *out)
 {
+	const struct uprobe_probe *u = dp->data;
 	const struct dw_scope *sc = tvar_scope(dp);
 
 	(void)s;
-	if (sc)
+	if (u->mark) {   /* a marker's arguments only, as SystemTap lists them */
+		for (int i = 1; i <= u->nargs; i++)
+			strbuf_addf(out, " $arg%d:long", i);
+	} else if (sc) {
 		dw_scope_vars(sc, out);
+	}
+}
+
+/* $argN of a marker (N up to its count: beyond, the name is the program's,
+ * as in SystemTap), $$name, $$provider, and $$parms / $$vars: "$arg1=0x..
+ * $arg2=0x..". */
+static int tvar_code(struct session *s, const struct derived_probe *dp, const struct expr *e,
+		     char **code, bool *pretty, char **why)
+{
+	const struct uprobe_probe *u = dp->data;
+	const char *n = e->name;
+	int argno = 0;
+
+	(void)s;
+	if (!u->mark)
+		return 0;
+	*pretty = false;
+	if (!strncmp(n, "$arg", 4) && n[4] >= '1' && n[4] <= '9' && strspn(n + 4, "0123456789") == strlen(n + 4))
+		argno = atoi(n + 4);
+	if (argno > u->nargs && !u->has_scope) {   /* nor a variable of the program's */
+		*why = xasprintf("no %s: marker %s:%s has %d argument%s and %s no debuginfo", n, u->provider,
+				 u->name, u->nargs, u->nargs == 1 ? "" : "s", u->path);
+		return -1;
+	}
+	if (argno > u->nargs)
+		return 0;
+	if (!argno && strcmp(n, "$$name") && strcmp(n, "$$provider") && strcmp(n, "$$parms") && strcmp(n, "$$vars"))
+		return 0;
+	if (e->chain.len || e->suffix) {
+		*why = xasprintf("'%s' of an SDT marker has no type: '->', '[]' and pretty printing need @cast", n);
+		return -1;
+	}
+	if (argno) {
+		*code = sdt_arg_c(u->path, u->args, argno, why);
+		return *code ? 1 : -1;
+	}
+	struct strbuf out = STRBUF_INIT;
+	*pretty = true;
+	if (!strcmp(n, "$$name") || !strcmp(n, "$$provider")) {
+		strbuf_addstr(&out, "stp_str_append(@@S@@, ");
+		strbuf_add_cstr_literal(&out, n[2] == 'n' ? u->name : u->provider);
+		strbuf_addstr(&out, ");\n");
+		*code = strbuf_detach(&out);
+		return 1;
+	}
+	for (int i = 1; i <= u->nargs; i++) {
+		char *v = sdt_arg_c(u->path, u->args, i, why);
+		if (!v) {
+			strbuf_release(&out);
+			return -1;
+		}
+		strbuf_addf(&out, "{ int64_t v_ = %s; if (c->last_error) { c->last_error = NULL; "
+			    "stp_str_appendf(@@S@@, \"%s$arg%d=?\"); } else { stp_str_appendf(@@S@@, \"%s$arg%d=%%#llx\", "
+			    "(unsigned long long)v_); } }\n", v, i > 1 ? " " : "", i, i > 1 ? " " : "", i);
+		free(v);
+	}
+	*code = strbuf_detach(&out);
+	return 1;
 }
 
 /* Where the probe is in its file, as SystemTap's -p2 notes it. */
@@ -188,8 +486,11 @@ static void emit_decls(struct session *s, struct strbuf *out)
 		const struct uprobe_probe *u = dp->data;
 		strbuf_addstr(out, "\t{ .path = ");
 		strbuf_add_cstr_literal(out, u->path);
-		strbuf_addf(out, ", .offset = 0x%llxULL, .vaddr = 0x%llxUL, .pp = ",
+		strbuf_addf(out, ", .offset = 0x%llxULL, .vaddr = 0x%llxUL, ",
 			    (unsigned long long)u->offset, (unsigned long long)u->vaddr);
+		if (u->ref_ctr)
+			strbuf_addf(out, ".ref_ctr = 0x%llxULL, ", (unsigned long long)u->ref_ctr);
+		strbuf_addstr(out, ".pp = ");
 		strbuf_add_cstr_literal(out, dp->pp);
 		strbuf_addf(out, ",\n\t  .handler = dp_%d, .flags = 0%s%s", dp->index,
 			    u->ret ? " | STP_UPF_RETURN" : "", u->optional ? " | STP_UPF_OPTIONAL" : "");
@@ -231,6 +532,7 @@ const struct provider uprobes_provider = {
 	.derive = derive,
 	.tvar_scope = tvar_scope,
 	.empty_lists_without_dwarf = true,
+	.tvar_code = tvar_code,
 	.list_vars = list_vars,
 	.handler = &uprobe_abi,
 	.emit_decls = emit_decls,

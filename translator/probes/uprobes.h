@@ -1,7 +1,8 @@
 /* uprobes.h - process(...) probes: the DWARF family (dwarf.c) resolves
  * process("PATH").function/.statement points like kernel ones, over the
  * user file's image, and hands each address here; uprobes.c registers
- * them through the kernel's uprobes (at the file's inode and offset).
+ * them through the kernel's uprobes (at the file's inode and offset), and
+ * derives SDT marker points (.mark) itself.
  */
 #ifndef CSTAP_UPROBES_H
 #define CSTAP_UPROBES_H
@@ -27,5 +28,13 @@ int uprobe_add_symbols(struct session *s, struct probe *p, struct probe_point *p
  * every entry); $$name in the body is the function. How many probes. */
 int uprobe_add_plt(struct session *s, struct probe *p, struct probe_point *pp, int fn_comp,
 		   struct dw_image *img, const char *pat, bool ret);
+
+/* process("P")[.library("L")]: the user files the point names (the
+ * program, or its shared libraries matching L), appended to files, and
+ * the program's path in *exe (allocated); false after an error is
+ * reported (or, optional, nothing to probe). A point without "P" names
+ * the program of -c CMD, as in SystemTap. */
+bool uprobe_process_files(struct session *s, struct probe_point *pp, bool library, strvec *files,
+			  char **exe);
 
 #endif

@@ -51,6 +51,7 @@ struct rctx {
 	int nidx;                         /* chain index placeholders used */
 	char *why;                        /* why resolution failed */
 	int leaves;                       /* pretty printing budget */
+	bool family_var;                  /* why: the family's own variable (tvar_code) */
 };
 
 /* Where a value is while a chain is walked. */
@@ -1182,6 +1183,27 @@ static bool resolve_loc(struct rctx *r, const struct expr *e, bool addrof, struc
 	r->nidx = 0;
 	switch (e->kind) {
 	case EXPR_TARGET:
+		if (r->dp && r->dp->prov->tvar_code) {   /* the family's own ($argN of a marker) */
+			char *code = NULL, *why = NULL;
+			bool pretty = false;
+			int k = r->dp->prov->tvar_code(r->s, r->dp, e, &code, &pretty, &why);
+			if (k < 0) {
+				r->family_var = true;
+				fail(r, "%s", why);
+				free(why);
+				return false;
+			}
+			if (k > 0 && (want || addrof)) {
+				free(code);
+				return fail(r, "'%s' has no type to follow and no address", e->name);
+			}
+			if (k > 0) {
+				tv->kind = pretty ? TV_PRETTY : TV_VALUE;
+				tv->code = code;
+				tv->size = 8;
+				return true;
+			}
+		}
 		if (!r->in && r->dp && r->dp->prov->empty_lists_without_dwarf && !strncmp(e->name, "$$", 2) &&
 		    strcmp(e->name, "$$return") && !addrof && !e->chain.len && !want) {
 			tv->kind = TV_PRETTY;
@@ -1387,7 +1409,8 @@ static void report(struct walk *w, const struct expr *e)
 	if (w->quiet) {
 		w->failed = true;
 	} else {
-		enum diag_tag tag = r->in || e->kind != EXPR_TARGET ? E_TARGET_VAR : E_TARGET_UNAVAILABLE;
+		enum diag_tag tag = r->in || r->family_var || e->kind != EXPR_TARGET ? E_TARGET_VAR
+										     : E_TARGET_UNAVAILABLE;
 		const char *fn = r->in && dwarf_diename(&r->fn) ? dwarf_diename(&r->fn) : NULL;
 		if (r->dp && fn && tag == E_TARGET_VAR)
 			diag(r->s, tag, e->pos, "%s (in probe %s)", r->why, r->dp->pp);
@@ -1435,6 +1458,7 @@ static void walk_target(struct walk *w, const struct expr *e, bool addrof, const
 		return;
 	struct tvar *tv = tvar_new(dp, key, TV_VALUE);
 	r->why = NULL;
+	r->family_var = false;
 	if (!resolve_one(r, e, addrof, tv)) {
 		if (r->s->skip_badvars && !w->quiet) {
 			/* --skip-badvars: 0 (or "" pretty printed), with a warning */
