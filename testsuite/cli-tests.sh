@@ -200,6 +200,21 @@ if [ $rc = 0 ] && [ "$out" = hi ] && [ "$(grep -cv '^stap: this kernel cannot lo
 else
 	bad "stap -e through pass 5" "rc=$rc stdout=$out" "$(cat err.txt)"
 fi
+# -c ./prog through pass 5: the guest gets the host's program named by a
+# relative path (and its libraries), and a process probe on it fires there
+cat > uprog.c <<'EOF2'
+#include <stdio.h>
+int twice(int x) { return 2 * x; }
+int main(int argc, char **argv) { printf("prog %d\n", twice(argc)); return 0; }
+EOF2
+if gcc -g -O0 -o uprog uprog.c; then
+	out=$("$STAP" -c './uprog a b' -e 'probe process("./uprog").function("twice") { printf("twice(%d)\n", $x) }' 2> err.txt); rc=$?
+	if [ $rc = 0 ] && [ "$out" = $'twice(3)\nprog 6' ]; then
+		ok "stap -c ./prog with a process probe on it, through pass 5"
+	else
+		bad "stap -c ./prog through pass 5" "rc=$rc stdout=$out" "$(cat err.txt)"
+	fi
+fi
 # make install must carry every runtime header and tapset file
 missing=""
 for f in "$src"/runtime/*.h "$src"/tapsets/*.stp "$src"/tapsets/*.stpm; do

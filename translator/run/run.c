@@ -30,30 +30,31 @@ static const char *find_staprun(void)
 	return "staprun";
 }
 
-/* -c CMD as the guest runs it: a command whose program a process probe
- * is on runs that program by its path (the guest's $PATH has busybox's
- * ls, not the host's /usr/bin/ls that -c ls probes). */
-static const char *guest_cmd(struct session *s)
+/* -c CMD as the guest runs it. Its program runs from its absolute host
+ * path, which the guest gets (*file), when the command names it by a path
+ * (./prog) or a process probe is on it (-c ls with process("ls") probes:
+ * the host's /usr/bin/ls, not the guest's busybox applet). */
+static const char *guest_cmd(struct session *s, char **file)
 {
 	const char *c = s->cmd + strspn(s->cmd, " \t");
 	char *word = xstrndup(c, strcspn(c, " \t;|&<>")), *why = NULL;
-	char *path = strchr(word, '/') ? NULL : uimage_resolve(word, &why);
+	char *path = uimage_resolve(word, &why);
 	const strvec *ufiles = uimage_files(s);
-	const char *cmd = s->cmd;
+	bool use = path && strchr(word, '/');
 
-	for (int i = 0; path && i < ufiles->len; i++)
-		if (!strcmp(ufiles->items[i], path)) {
-			cmd = xasprintf("%s%s", path, c + strlen(word));
-			break;
-		}
+	for (int i = 0; path && !use && i < ufiles->len; i++)
+		use = !strcmp(ufiles->items[i], path);
+	const char *cmd = use ? xasprintf("%s%s", path, c + strlen(word)) : s->cmd;
+	*file = use ? path : NULL;
+	if (!use)
+		free(path);
 	free(word);
 	free(why);
-	free(path);
 	return cmd;
 }
 
 /* staprun's arguments; ko is the module's path where staprun runs. */
-static void staprun_args(struct session *s, strvec *argv, const char *ko, bool remote)
+static void staprun_args(struct session *s, strvec *argv, const char *ko, const char *cmd, bool remote)
 {
 	vec_push(argv, (char *)"staprun");
 	for (int i = 1; i < s->verbose; i++)
@@ -62,9 +63,9 @@ static void staprun_args(struct session *s, strvec *argv, const char *ko, bool r
 		vec_push(argv, (char *)"-o");
 		vec_push(argv, (char *)s->output_file);
 	}
-	if (s->cmd) {
+	if (cmd) {
 		vec_push(argv, (char *)"-c");
-		vec_push(argv, (char *)(remote ? guest_cmd(s) : s->cmd));
+		vec_push(argv, (char *)cmd);
 	}
 	if (s->target_pid) {
 		vec_push(argv, (char *)"-x");
@@ -116,7 +117,7 @@ int pass5_run(struct session *s)
 	strvec argv = { 0 };
 
 	if (!use_guest(s)) {
-		staprun_args(s, &argv, s->ko_file, false);
+		staprun_args(s, &argv, s->ko_file, s->cmd, false);
 		argv.items[0] = (char *)find_staprun();
 		int rc = spawn_wait(argv.items, NULL, NULL);
 		if (rc < 0)
@@ -143,7 +144,13 @@ int pass5_run(struct session *s)
 		struct vm_file uf = { .host = ufiles->items[i] };
 		vec_push(&cfg.files, uf);
 	}
-	staprun_args(s, &argv, guest_ko, true);
+	char *cmd_file = NULL;
+	const char *cmd = s->cmd ? guest_cmd(s, &cmd_file) : NULL;
+	if (cmd_file) {
+		struct vm_file cf = { .host = cmd_file };
+		vec_push(&cfg.files, cf);
+	}
+	staprun_args(s, &argv, guest_ko, cmd, true);
 	if (redirect_stdout(s))
 		return 1;
 	int rc = vm_run_interactive(&cfg, argv.items);

@@ -289,24 +289,24 @@ Dwarf_Addr dw_prologue_end(struct dw_image *img, Dwarf_Off die, Dwarf_Addr entry
 	Dwarf_Die fn, cu;
 	Dwarf_Lines *lines;
 	size_t n;
-	int entry_line = -1;
 
 	if (!dwarf_offdie(img->dbg, die, &fn) || !dwarf_diecu(&fn, &cu, NULL, NULL) ||
 	    unit_optimized(&cu) || dwarf_getsrclines(&cu, &lines, &n) != 0)
 		return entry;
-	/* gcc marks no prologue_end: the first row past the entry on another line */
+	/* gcc marks no prologue_end: the first row past the entry (of the
+	 * same line too: "int f(int x) { return x; }"), as SystemTap */
+	Dwarf_Addr best = entry;
 	for (size_t i = 0; i < n; i++) {
 		Dwarf_Line *l = dwarf_onesrcline(lines, i);
 		Dwarf_Addr a;
-		int line;
 		bool end = false;
-		if (!l || dwarf_lineaddr(l, &a) || dwarf_lineno(l, &line) || dwarf_haspc(&fn, a) <= 0)
+		if (!l || dwarf_lineaddr(l, &a) || dwarf_haspc(&fn, a) <= 0 || a <= entry)
 			continue;
 		dwarf_lineprologueend(l, &end);
-		if (a == entry && entry_line < 0)
-			entry_line = line;
-		else if (a > entry && entry_line >= 0 && (end || line != entry_line))
+		if (end)
 			return a;
+		if (best == entry || a < best)
+			best = a;
 	}
-	return entry;
+	return best;
 }

@@ -39,8 +39,8 @@ void dw_find_inlines(struct dw_image *img, const struct ksymtab *syms, const str
 
 /* Where a probe on the function at entry (DIE die) sees its parameters:
  * past the prologue in code compiled without optimization (the first
- * line-table row after the entry on another line, as SystemTap's
- * prologue search), else the entry itself. */
+ * line-table row after the entry, as SystemTap's prologue search), else
+ * the entry itself. */
 Dwarf_Addr dw_prologue_end(struct dw_image *img, Dwarf_Off die, Dwarf_Addr entry);
 /* Registration target of a DWARF address of img: the containing function
  * symbol and the offset into it (modules: libdwfl's symbols). False if no
