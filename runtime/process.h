@@ -119,18 +119,6 @@ static struct inode *stp_proc_mm_exe(struct mm_struct *mm)
 	return ino;
 }
 
-/* Is t the -c/-x target process or a descendant of it? */
-static bool stp_proc_in_target(struct task_struct *t)
-{
-	bool in = false;
-
-	rcu_read_lock();
-	for (; t && t->pid && !in; t = rcu_dereference(t->real_parent))
-		in = task_tgid_nr(t) == stp_target;
-	rcu_read_unlock();
-	return in;
-}
-
 /* A probe with neither program nor PID is every process's, or, with -c or
  * -x, the target's and its descendants' (as SystemTap). */
 static bool stp_proc_matches(const struct stp_proc_probe *p, int event, struct task_struct *t,

@@ -8,6 +8,8 @@
 #define STP_RUN_STATE_H
 
 #include <linux/atomic.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
 #include "config.h"
 
 enum stp_state {
@@ -32,6 +34,19 @@ static atomic_t stp_skip_reported = ATOMIC_INIT(0);
 static int stp_target;		/* target(): pid of -c command or -x PID */
 static int stp_stapio_pid;	/* stp_pid(): the stapio that started the script */
 static uid_t stp_stapio_uid;	/* is_myproc(): the user it runs as */
+
+/* Is t the -c/-x target process or a descendant of it? Process probes
+ * that name no program see only those, as SystemTap's. */
+static __maybe_unused bool stp_proc_in_target(struct task_struct *t)
+{
+	bool in = false;
+
+	rcu_read_lock();
+	for (; t && t->pid && !in; t = rcu_dereference(t->real_parent))
+		in = task_tgid_nr(t) == stp_target;
+	rcu_read_unlock();
+	return in;
+}
 
 /* defined in transport.h / print.h, both included by runtime.h */
 static void stp_transport_send_exit(void);

@@ -25,6 +25,8 @@
 
 #define STP_UPF_RETURN		1	/* a uretprobe */
 #define STP_UPF_OPTIONAL	2	/* failure to register is not reported */
+#define STP_UPF_TARGET		4	/* fires in the -c/-x target and its descendants
+					 * only (a point naming no program) */
 
 /*
  * Values a uretprobe's body reads at entry (@entry, $parameters): uprobes
@@ -78,13 +80,20 @@ struct stp_uprobe {
 	bool registered;
 };
 
+/* Does a hit of p in the current task count? */
+static inline bool stp_uprobe_wanted(const struct stp_uprobe *p)
+{
+	return !(p->flags & STP_UPF_TARGET) || !stp_target || stp_proc_in_target(current);
+}
+
 /* A probed instruction is reached; the uprobes core has set regs->ip to
  * its address. */
 static __maybe_unused int stp_uprobe_hit(struct uprobe_consumer *uc, struct pt_regs *regs)
 {
 	struct stp_uprobe *p = container_of(uc, struct stp_uprobe, uc);
 
-	p->handler(regs, instruction_pointer(regs) - p->vaddr);
+	if (stp_uprobe_wanted(p))
+		p->handler(regs, instruction_pointer(regs) - p->vaddr);
 	return 0;
 }
 
@@ -135,7 +144,7 @@ static __maybe_unused int stp_uentry_hit(struct uprobe_consumer *uc, struct pt_r
 {
 	struct stp_uprobe *p = container_of(uc, struct stp_uprobe, uc_entry);
 	unsigned long cfa = stp_pt_regs_dwarf(regs, p->cfa_reg) + p->cfa_off;
-	int i = stp_uentry_claim(p->saved, cfa);
+	int i = stp_uprobe_wanted(p) ? stp_uentry_claim(p->saved, cfa) : -1;
 
 	if (i >= 0)
 		p->entry(regs, p->saved->data + i * p->saved->size,
@@ -149,6 +158,8 @@ static __maybe_unused int stp_uretprobe_hit(struct uprobe_consumer *uc, unsigned
 	struct stp_uprobe *p = container_of(uc, struct stp_uprobe, uc);
 	int i = -1;
 
+	if (!stp_uprobe_wanted(p))
+		return 0;
 	if (!p->saved) {
 		p->handler(regs, func - p->vaddr);
 		return 0;

@@ -632,7 +632,7 @@ static int derive_process(struct session *s, struct probe *p, struct probe_point
 	strvec files = { 0 };
 	struct probe_point *q = pp;
 	char *exe = NULL;
-	int n = 0;
+	int n = 0, first = s->probes.len;
 
 	if (!uprobe_process_files(s, pp, fn == 2, &files, &exe))
 		return pp->optional ? 1 : -1;
@@ -668,6 +668,8 @@ static int derive_process(struct session *s, struct probe *p, struct probe_point
 			return r;
 		n += r;
 	}
+	if (!pp->comps.items[0]->arg)   /* -c's program: its process tree only */
+		uprobe_target_only(s, first);
 	if (!n && rq->kind == RQ_PLT)
 		return kpoint_no_match(s, pp, NULL, NULL);
 	return n ? 1 : -1;

@@ -37,6 +37,8 @@ struct uprobe_probe {
 	bool ret;
 	bool optional;
 	bool dyn;                /* the file is ET_DYN (PIE, shared library) */
+	bool target_only;        /* the point names no program: -c/-x's, whose
+				    process tree alone it fires in */
 	bool has_scope;
 	struct dw_scope scope;
 	/* an SDT marker */
@@ -343,7 +345,7 @@ static int derive(struct session *s, struct probe *p, struct probe_point *pp)
 
 	strvec files = { 0 }, seen = { 0 };
 	char *exe = NULL;
-	int n = 0;
+	int n = 0, first = s->probes.len;
 	if (!uprobe_process_files(s, pp, library, &files, &exe))
 		return pp->optional ? 1 : -1;
 	for (int k = 0; k < files.len; k++) {
@@ -355,6 +357,8 @@ static int derive(struct session *s, struct probe *p, struct probe_point *pp)
 		}
 		n += r;
 	}
+	if (!pp->comps.items[0]->arg)
+		uprobe_target_only(s, first);
 	if (!n && !pp->optional) {
 		/* SystemTap's hint: up to five other markers, most recent first */
 		struct strbuf hint = STRBUF_INIT;
@@ -463,6 +467,13 @@ static int tvar_code(struct session *s, const struct derived_probe *dp, const st
 	return 1;
 }
 
+void uprobe_target_only(struct session *s, int first)
+{
+	for (int i = first; i < s->probes.len; i++)
+		if (s->probes.items[i]->prov == &uprobes_provider)
+			((struct uprobe_probe *)s->probes.items[i]->data)->target_only = true;
+}
+
 /* Where the probe is in its file, as SystemTap's -p2 notes it. */
 static void dump_note(const struct derived_probe *dp, struct strbuf *out)
 {
@@ -492,8 +503,9 @@ static void emit_decls(struct session *s, struct strbuf *out)
 			strbuf_addf(out, ".ref_ctr = 0x%llxULL, ", (unsigned long long)u->ref_ctr);
 		strbuf_addstr(out, ".pp = ");
 		strbuf_add_cstr_literal(out, dp->pp);
-		strbuf_addf(out, ",\n\t  .handler = dp_%d, .flags = 0%s%s", dp->index,
-			    u->ret ? " | STP_UPF_RETURN" : "", u->optional ? " | STP_UPF_OPTIONAL" : "");
+		strbuf_addf(out, ",\n\t  .handler = dp_%d, .flags = 0%s%s%s", dp->index,
+			    u->ret ? " | STP_UPF_RETURN" : "", u->optional ? " | STP_UPF_OPTIONAL" : "",
+			    u->target_only ? " | STP_UPF_TARGET" : "");
 		int reg;
 		int64_t cfa;
 		if (u->ret && dp->has_entry && !tvars_cfa(s, dp, &reg, &cfa))

@@ -36,5 +36,8 @@ int uprobe_add_plt(struct session *s, struct probe *p, struct probe_point *pp, i
  * the program of -c CMD, as in SystemTap. */
 bool uprobe_process_files(struct session *s, struct probe_point *pp, bool library, strvec *files,
 			  char **exe);
+/* The process probes from index first on name no program: they fire in
+ * the -c/-x target's process tree only. */
+void uprobe_target_only(struct session *s, int first);
 
 #endif
