@@ -289,10 +289,43 @@ static void drop_unnamed_locals(struct stmt *body, symvec *locals)
 	free(named.read.items);
 }
 
+/* ---- constant folding -------------------------------------------------------- */
+
+/* "a" . "b" is "ab", as SystemTap's constant folder makes it (literals
+ * joined by a $1 that holds an expression fold into one). */
+static void fold_concat(struct expr *e)
+{
+	if (e->kind != EXPR_BINARY || strcmp(e->op, "."))
+		return;
+	fold_concat(e->lhs);
+	fold_concat(e->rhs);
+	if (e->lhs->kind != EXPR_STR || e->rhs->kind != EXPR_STR)
+		return;
+	struct expr *l = e->lhs, *r = e->rhs;
+	char *str = xmalloc(l->str_len + r->str_len + 1);
+	memcpy(str, l->str, l->str_len);
+	memcpy(str + l->str_len, r->str, r->str_len);
+	str[l->str_len + r->str_len] = 0;
+	e->kind = EXPR_STR;
+	e->str = str;
+	e->str_len = l->str_len + r->str_len;
+	e->lhs = e->rhs = NULL;
+	e->op = NULL;
+}
+
+static enum walk_action fold_expr(struct expr *e, void *ctx)
+{
+	(void)ctx;
+	fold_concat(e);
+	return WALK_DESCEND;
+}
+
 static void optimize_body(struct session *s, struct stmt *body, symvec *locals, const struct srcfile *file)
 {
 	struct elide el = { .s = s, .in_tapset = file && file->is_tapset };
+	const struct walker fw = { .expr = fold_expr };
 
+	walk_stmt(&fw, body);
 	do {
 		const struct walker rw = { .expr = reads_expr, .ctx = &el.reads };
 		const struct walker ew = { .stmt = elide_stmt, .ctx = &el };
