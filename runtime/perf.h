@@ -14,6 +14,11 @@
 #include <linux/err.h>
 #include <linux/perf_event.h>
 #include <linux/slab.h>
+#include <linux/namei.h>
+#include <linux/sched/task.h>
+#include <linux/spinlock.h>
+#include <linux/mm_types.h>
+#include <linux/fs.h>
 
 struct stp_perf {
 	struct perf_event_attr attr;
@@ -63,6 +68,196 @@ static __maybe_unused int stp_perf_start(struct stp_perf *p, const char *pp)
 		}
 		p->events[cpu] = e;
 	}
+	return 0;
+}
+
+/*
+ * Counters: perf.type(T).config(C)[.process("P")].counter("NAME"), read by
+ * @perf("NAME") in process probes. Each thread a process probe hits (of
+ * program P only, if given) gets a counting event of its own at its first
+ * hit, attached to it; every hit then reads its counters before the
+ * probe's handler runs (uprobes.h: the uprobe callbacks run in the task's
+ * context and may sleep, which creating and reading an event needs; the
+ * handler may not), and @perf gives the value read. A thread's events are
+ * released when the script ends, or when its slot is needed by another
+ * thread after it exited. Without a free slot a thread's counters read 0.
+ */
+struct stp_perf_counter {
+	u32 type;
+	u64 config;
+	const char *path;	/* counts in that program's threads only; NULL: any */
+	struct inode *inode;	/* path's, held while the script runs */
+};
+
+#define STP_PERF_TASKS 64
+
+struct stp_perf_task {
+	struct task_struct *task;	/* referenced; NULL: free slot */
+	struct perf_event **ev;		/* one per counter, NULL: none (yet) */
+	u64 *val;			/* each counter's value at the last hit */
+	bool *tried;			/* made or found not to apply */
+};
+
+static struct stp_perf_counter *stp_perf_ctrs;
+static int stp_perf_nctr;
+static struct stp_perf_task stp_perf_tasks[STP_PERF_TASKS];
+static DEFINE_SPINLOCK(stp_perf_tasks_lock);
+
+/* Release a slot's events and forget its values. */
+static void stp_perf_task_clear(struct stp_perf_task *t)
+{
+	int k;
+
+	for (k = 0; k < stp_perf_nctr; k++)
+		if (t->ev[k])
+			perf_event_release_kernel(t->ev[k]);
+	memset(t->ev, 0, stp_perf_nctr * sizeof(*t->ev));
+	memset(t->val, 0, stp_perf_nctr * sizeof(*t->val));
+	memset(t->tried, 0, stp_perf_nctr * sizeof(*t->tried));
+}
+
+/* The current thread's slot, taken (or one of an exited thread's reused)
+ * if it has none; NULL if all are busy. Process context. */
+static __maybe_unused struct stp_perf_task *stp_perf_task_get(void)
+{
+	struct stp_perf_task *t = NULL, *dead = NULL;
+	struct task_struct *old = NULL;
+	int i;
+
+	spin_lock(&stp_perf_tasks_lock);
+	for (i = 0; i < STP_PERF_TASKS; i++) {
+		struct task_struct *o = stp_perf_tasks[i].task;
+		if (o == current) {
+			spin_unlock(&stp_perf_tasks_lock);
+			return &stp_perf_tasks[i];
+		}
+		if (!o && !t)
+			t = &stp_perf_tasks[i];
+		if (o && o->exit_state && !dead)
+			dead = &stp_perf_tasks[i];
+	}
+	if (!t && dead) {
+		t = dead;
+		old = t->task;
+	}
+	if (t) {
+		t->task = current;
+		get_task_struct(current);
+	}
+	spin_unlock(&stp_perf_tasks_lock);
+	if (old) {	/* the exited thread's events go, outside the lock */
+		stp_perf_task_clear(t);
+		put_task_struct(old);
+	}
+	return t;
+}
+
+/* Does counter k count in the current thread? */
+static bool stp_perf_counter_applies(const struct stp_perf_counter *c)
+{
+	struct file *f;
+	bool ok;
+
+	if (!c->path)
+		return true;
+	if (!c->inode || !current->mm)
+		return false;
+	rcu_read_lock();
+	f = rcu_dereference(current->mm->exe_file);
+	ok = f && file_inode(f) == c->inode;
+	rcu_read_unlock();
+	return ok;
+}
+
+/* A process probe is hit in the current thread (process context, may
+ * sleep): its counters, made at the first hit, are read. */
+static __maybe_unused void stp_perf_counters_update(void)
+{
+	struct stp_perf_task *t;
+	u64 enabled, running;
+	int k;
+
+	if (!stp_perf_nctr || !(t = stp_perf_task_get()))
+		return;
+	for (k = 0; k < stp_perf_nctr; k++) {
+		if (!t->tried[k]) {
+			t->tried[k] = true;
+			if (stp_perf_counter_applies(&stp_perf_ctrs[k])) {
+				struct perf_event_attr attr = {
+					.type = stp_perf_ctrs[k].type,
+					.config = stp_perf_ctrs[k].config,
+					.size = sizeof(attr),
+				};
+				struct perf_event *e = perf_event_create_kernel_counter(&attr, -1, current,
+											NULL, NULL);
+				t->ev[k] = IS_ERR(e) ? NULL : e;
+			}
+		}
+		if (t->ev[k])
+			t->val[k] = perf_event_read_value(t->ev[k], &enabled, &running);
+	}
+}
+
+/* @perf(k): counter k of the current thread when the probe hit, or 0. */
+static __maybe_unused int64_t stp_perf_counter_value(int k)
+{
+	int64_t v = 0;
+	int i;
+
+	for (i = 0; i < STP_PERF_TASKS; i++)
+		if (READ_ONCE(stp_perf_tasks[i].task) == current) {
+			v = stp_perf_tasks[i].val[k];
+			break;
+		}
+	return v;
+}
+
+static __maybe_unused void stp_perf_counters_stop(void)
+{
+	int i;
+
+	for (i = 0; i < STP_PERF_TASKS; i++) {
+		if (stp_perf_tasks[i].task) {
+			stp_perf_task_clear(&stp_perf_tasks[i]);
+			put_task_struct(stp_perf_tasks[i].task);
+			stp_perf_tasks[i].task = NULL;
+		}
+		kfree(stp_perf_tasks[i].ev);
+		stp_perf_tasks[i].ev = NULL;
+	}
+	for (i = 0; i < stp_perf_nctr; i++)
+		if (stp_perf_ctrs[i].inode)
+			iput(stp_perf_ctrs[i].inode);
+	stp_perf_nctr = 0;
+}
+
+static __maybe_unused int stp_perf_counters_start(struct stp_perf_counter *c, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		struct path path;
+		if (c[i].path && !kern_path(c[i].path, LOOKUP_FOLLOW, &path)) {
+			c[i].inode = igrab(d_inode(path.dentry));
+			path_put(&path);
+		}
+	}
+	/* one block per slot: events, values, tried flags */
+	for (i = 0; i < STP_PERF_TASKS; i++) {
+		char *b = kzalloc(n * (sizeof(struct perf_event *) + sizeof(u64) + sizeof(bool)),
+				  GFP_KERNEL);
+		if (!b) {
+			stp_perf_nctr = n;
+			stp_perf_ctrs = c;
+			stp_perf_counters_stop();
+			return -ENOMEM;
+		}
+		stp_perf_tasks[i].ev = (struct perf_event **)b;
+		stp_perf_tasks[i].val = (u64 *)(b + n * sizeof(struct perf_event *));
+		stp_perf_tasks[i].tried = (bool *)(b + n * (sizeof(struct perf_event *) + sizeof(u64)));
+	}
+	stp_perf_ctrs = c;
+	stp_perf_nctr = n;
 	return 0;
 }
 

@@ -80,10 +80,16 @@ struct stp_uprobe {
 	bool registered;
 };
 
-/* Does a hit of p in the current task count? */
+/* Does a hit of p in the current task count? Then the task's perf
+ * counters (perf.h) are read for @perf, here where that may sleep. */
 static inline bool stp_uprobe_wanted(const struct stp_uprobe *p)
 {
-	return !(p->flags & STP_UPF_TARGET) || !stp_target || stp_proc_in_target(current);
+	if ((p->flags & STP_UPF_TARGET) && stp_target && !stp_proc_in_target(current))
+		return false;
+#ifdef _STP_PERF_H_
+	stp_perf_counters_update();
+#endif
+	return true;
 }
 
 /* A probed instruction is reached; the uprobes core has set regs->ip to

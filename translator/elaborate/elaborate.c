@@ -384,8 +384,10 @@ static void resolve_expr(struct elab *el, struct expr *e)
 	case EXPR_ADDROF:
 		resolve_expr(el, e->lhs);
 		return;
-	case EXPR_PERF:
-		diag(el->s, E_NOT_SUPPORTED, e->pos, "@perf counters are not supported yet");
+	case EXPR_PERF:   /* the counter's index in e->num */
+		if ((e->num = perf_counter_index(el->s, e->str)) < 0)
+			diag(el->s, E_UNRESOLVED_VAR, e->pos, "no perf counter '%s' (perf....counter(\"%s\"))",
+			     e->str, e->str);
 		return;
 	case EXPR_AUTOCAST:   /* typed by autocast_rewrite() */
 		resolve_expr(el, e->lhs);
@@ -703,6 +705,7 @@ static enum type infer(struct elab *el, struct expr *e, enum type want)
 
 	switch (e->kind) {
 	case EXPR_NUM:
+	case EXPR_PERF:
 		t = TYPE_LONG;
 		break;
 	case EXPR_STR:

@@ -1,9 +1,13 @@
-/* perf.c - perf.type(T).config(C)[.sample(N) | .hz(N)] probes.
+/* perf.c - perf.type(T).config(C)[.sample(N) | .hz(N)] probes, and
+ * perf.type(T).config(C)[.process("P")].counter("NAME") counters.
  *
  * Each probe is a sampling perf event on every online CPU, made with the
  * kernel's in-kernel counter API (runtime/perf.h): its overflow handler runs
  * the probe every N counts (.sample, 1000000 when not given) or N times a
- * second (.hz). The event names scripts use (perf.sw.cpu_clock,
+ * second (.hz). A counter is a counting event of each thread (of program P)
+ * that a process probe hits, made at its first hit; @perf("NAME") in a
+ * process probe is its count when the probe hit, as SystemTap reads it
+ * (its own body never runs). The event names scripts use (perf.sw.cpu_clock,
  * perf.hw.instructions, perf.hw_cache.l1d.read.miss ...) and timer.profile
  * are aliases of tapsets/perf.stp and tapsets/timers.stp. pp() is written
  * as SystemTap writes it: perf.type(T).config(C).sample(N), N the period or
@@ -14,18 +18,37 @@
 #include <string.h>
 
 #include "diag.h"
+#include "kpoint.h"
+#include "target/uimage.h"
 
 extern const struct provider perf_provider;
 
 struct perf_probe {
 	int64_t type, config, period;
 	bool freq;    /* period is a frequency in hertz */
+	char *process;          /* .process("P"): the program's path, or NULL */
+	const char *counter;    /* .counter("NAME"), or NULL: a sampling probe */
 };
+
+/* The counters of this run, in @perf index order. */
+struct perf_state {
+	VEC(const struct perf_probe *) counters;
+};
+
+int perf_counter_index(struct session *s, const char *name)
+{
+	struct perf_state *st = provider_state(s, &perf_provider, sizeof(struct perf_state));
+
+	for (int i = 0; i < st->counters.len; i++)
+		if (!strcmp(st->counters.items[i]->counter, name))
+			return i;
+	return -1;
+}
 
 static int derive(struct session *s, struct probe *p, struct probe_point *pp)
 {
 	struct perf_probe pr = { .period = 1000000 };
-	int n = pp->comps.len;
+	int n = pp->comps.len, i = 3;
 
 	if (!pp_comp_is(pp, 0, "perf") || !pp_comp_is(pp, 1, "type"))
 		return 0;
@@ -33,24 +56,48 @@ static int derive(struct session *s, struct probe *p, struct probe_point *pp)
 		diag(s, E_PROBE_ARG, pp->pos, "perf probes are perf.type(NUMBER).config(NUMBER)");
 		return -1;
 	}
-	if (n > 4 || (n == 4 && !pp_comp_is(pp, 3, "sample") && !pp_comp_is(pp, 3, "hz"))) {
-		if (pp_comp_is(pp, 3, "process") || pp_comp_is(pp, 3, "counter")) {
-			diag(s, E_NOT_SUPPORTED, pp->comps.items[3]->pos,
-			     "perf counters of a process (.process, .counter, @perf) are not supported yet");
-			return -1;
-		}
-		return 0;
-	}
-	if (n == 4) {
-		pr.freq = pp_comp_is(pp, 3, "hz");
-		if (!pp_comp_num(pp, 3, &pr.period) || pr.period <= 0) {
-			diag(s, E_PROBE_ARG, pp->comps.items[3]->pos, "%s needs a positive number",
+	/* [.sample(N) | .hz(N)] [.process("P")] [.counter("NAME")] */
+	if (i < n && (pp_comp_is(pp, i, "sample") || pp_comp_is(pp, i, "hz"))) {
+		pr.freq = pp_comp_is(pp, i, "hz");
+		if (!pp_comp_num(pp, i, &pr.period) || pr.period <= 0) {
+			diag(s, E_PROBE_ARG, pp->comps.items[i]->pos, "%s needs a positive number",
 			     pr.freq ? "hz" : "sample");
 			return -1;
 		}
+		i++;
+	}
+	if (i < n && pp_comp_is(pp, i, "process")) {
+		const char *arg;
+		char *why = NULL;
+		if (!kpoint_str_arg(s, pp, i, &arg))
+			return -1;
+		if (!(pr.process = uimage_resolve(arg, &why))) {
+			diag(s, E_PROBE_POINT, pp->comps.items[i]->pos, "cannot resolve %s: %s", pp_text(pp), why);
+			return -1;
+		}
+		uimage_add_file(s, pr.process);   /* the guest needs it */
+		i++;
+	}
+	if (i < n && pp_comp_is(pp, i, "counter")) {
+		if (!kpoint_str_arg(s, pp, i, &pr.counter))
+			return -1;
+		pr.period = 0;   /* counting, not sampling */
+		i++;
+	}
+	if (i < n)
+		return 0;
+	if (pr.process && !pr.counter) {
+		diag(s, E_NOT_SUPPORTED, pp->pos,
+		     "sampling perf probes of a process (.process without .counter) are not supported yet");
+		return -1;
 	}
 	if (pr.type < 0 || pr.config < 0) {
 		diag(s, E_PROBE_ARG, pp->pos, "perf type and config are not negative");
+		return -1;
+	}
+	struct perf_state *st = provider_state(s, &perf_provider, sizeof(struct perf_state));
+	if (pr.counter && perf_counter_index(s, pr.counter) >= 0) {
+		diag(s, E_PROBE_POINT, pp->pos, "perf counter '%s' is defined twice", pr.counter);
 		return -1;
 	}
 	struct derived_probe *dp = derived_probe_add(s, p, pp, &perf_provider, PK_NORMAL);
@@ -58,21 +105,53 @@ static int derive(struct session *s, struct probe *p, struct probe_point *pp)
 	*d = pr;
 	dp->data = d;
 	free(dp->pp);
-	dp->pp = xasprintf("perf.type(%lld).config(%lld).sample(%lld)", (long long)pr.type,
-			   (long long)pr.config, (long long)pr.period);
+	struct strbuf t = STRBUF_INIT;
+	strbuf_addf(&t, "perf.type(%lld).config(%lld).sample(%lld)", (long long)pr.type,
+		    (long long)pr.config, (long long)pr.period);
+	if (pr.process)
+		strbuf_addf(&t, ".process(\"%s\")", pr.process);
+	if (pr.counter) {
+		strbuf_addf(&t, ".counter(\"%s\")", pr.counter);
+		vec_push(&st->counters, d);
+	}
+	dp->pp = strbuf_detach(&t);
 	return 1;
+}
+
+/* The sampling probes (counters sample nothing). */
+static int samplers(struct session *s)
+{
+	int n = 0;
+
+	for (int i = 0; i < s->probes.len; i++)
+		n += s->probes.items[i]->prov == &perf_provider &&
+		     !((const struct perf_probe *)s->probes.items[i]->data)->counter;
+	return n;
 }
 
 static void emit_decls(struct session *s, struct strbuf *out)
 {
-	int n = provider_probes(s, &perf_provider);
+	struct perf_state *st = provider_state(s, &perf_provider, sizeof(struct perf_state));
+	int n = samplers(s);
 
 	if (n)
 		strbuf_addf(out, "static struct stp_perf stp_perfs[%d];\n", n);
+	if (!st->counters.len)
+		return;
+	strbuf_addf(out, "static struct stp_perf_counter stp_perf_counters[%d] = {\n", st->counters.len);
+	for (int i = 0; i < st->counters.len; i++) {
+		const struct perf_probe *d = st->counters.items[i];
+		strbuf_addf(out, "\t{ .type = %lldU, .config = %lldULL, .path = ", (long long)d->type,
+			    (long long)d->config);
+		strbuf_add_cstr_literal(out, d->process);
+		strbuf_addstr(out, " },\n");
+	}
+	strbuf_addstr(out, "};\n");
 }
 
 static void emit_register(struct session *s, struct strbuf *out)
 {
+	struct perf_state *st = provider_state(s, &perf_provider, sizeof(struct perf_state));
 	int n = 0;
 
 	for (int i = 0; i < s->probes.len; i++) {
@@ -80,6 +159,10 @@ static void emit_register(struct session *s, struct strbuf *out)
 		if (dp->prov != &perf_provider)
 			continue;
 		const struct perf_probe *d = dp->data;
+		if (d->counter) {   /* its body never runs */
+			strbuf_addf(out, "\t(void)dp_%d;\n", dp->index);
+			continue;
+		}
 		strbuf_addf(out, "\tstp_perfs[%d].attr.type = %lldU;\n", n, (long long)d->type);
 		strbuf_addf(out, "\tstp_perfs[%d].attr.config = %lldULL;\n", n, (long long)d->config);
 		strbuf_addf(out, "\tstp_perfs[%d].attr.%s = %lldULL;\n", n, d->freq ? "sample_freq" : "sample_period",
@@ -90,14 +173,20 @@ static void emit_register(struct session *s, struct strbuf *out)
 			    n, dp->index);
 		n++;
 	}
+	if (st->counters.len)
+		strbuf_addf(out, "\trc = stp_perf_counters_start(stp_perf_counters, %d);\n\tif (rc)\n\t\treturn rc;\n",
+			    st->counters.len);
 }
 
 static void emit_unregister(struct session *s, struct strbuf *out)
 {
-	int n = provider_probes(s, &perf_provider);
+	struct perf_state *st = provider_state(s, &perf_provider, sizeof(struct perf_state));
+	int n = samplers(s);
 
 	if (n)
 		strbuf_addf(out, "\tfor (i = 0; i < %d; i++)\n\t\tstp_perf_stop(&stp_perfs[i]);\n", n);
+	if (st->counters.len)
+		strbuf_addstr(out, "\tstp_perf_counters_stop();\n");
 }
 
 static const char *const shapes[] = { "perf.type()", NULL };

@@ -157,6 +157,10 @@ struct ctx_var {
 void ctx_vars_rewrite(struct session *s, struct stmt *body, const struct ctx_var *vars, int n,
 		      struct srcpos *guru_reported);
 
+/* perf.c: the index of the perf counter NAME (perf....counter("NAME")) that
+ * @perf("NAME") reads, or -1. */
+int perf_counter_index(struct session *s, const char *name);
+
 /* Helpers for derive(): component i's name / literal argument. */
 bool pp_comp_is(const struct probe_point *pp, int i, const char *name);
 bool pp_comp_num(const struct probe_point *pp, int i, int64_t *out);

@@ -660,6 +660,8 @@ static char *gen_expr(struct gen *g, struct expr *e)
 	switch (e->kind) {
 	case EXPR_REGEX:
 		return gen_regex(g, e);
+	case EXPR_PERF:   /* the value read when the probe hit (runtime/perf.h) */
+		return xasprintf("((int64_t)stp_perf_counter_value(%lld))", (long long)e->num);
 	case EXPR_NUM:
 		if (e->num == INT64_MIN)
 			return xstrdup("((int64_t)(-9223372036854775807LL - 1))");
