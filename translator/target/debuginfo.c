@@ -189,10 +189,25 @@ const Dwfl_Callbacks *dw_offline_callbacks(struct session *s)
 	return &t->dw.offline;
 }
 
+Elf *elf_file_open(const char *path, int *fd)
+{
+	elf_version(EV_CURRENT);
+	*fd = open(path, O_RDONLY);
+	return *fd >= 0 ? elf_begin(*fd, ELF_C_READ_MMAP, NULL) : NULL;
+}
+
+void elf_file_close(Elf *e, int fd)
+{
+	if (e)
+		elf_end(e);
+	if (fd >= 0)
+		close(fd);
+}
+
 bool elf_has_debug_info(const char *path)
 {
-	int fd = open(path, O_RDONLY);
-	Elf *e = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+	int fd;
+	Elf *e = elf_file_open(path, &fd);
 	Elf_Scn *scn = NULL;
 	size_t shstrndx;
 	bool found = false;
@@ -203,10 +218,7 @@ bool elf_has_debug_info(const char *path)
 			const char *name = gelf_getshdr(scn, &sh) ? elf_strptr(e, shstrndx, sh.sh_name) : NULL;
 			found = name && !strcmp(name, ".debug_info");
 		}
-	if (e)
-		elf_end(e);
-	if (fd >= 0)
-		close(fd);
+	elf_file_close(e, fd);
 	return found;
 }
 

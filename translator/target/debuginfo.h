@@ -34,6 +34,10 @@ struct dw_image {
 /* libdwfl's offline callbacks (separate debuginfo under dw_debug_root()
  * by build-id or debuglink), set up once per run. */
 const Dwfl_Callbacks *dw_offline_callbacks(struct session *s);
+/* The ELF file at path through libelf (its descriptor in *fd), or NULL;
+ * elf_file_close() ends both (NULL and -1 are fine). */
+Elf *elf_file_open(const char *path, int *fd);
+void elf_file_close(Elf *e, int fd);
 /* Does the ELF file at path have a .debug_info section? */
 bool elf_has_debug_info(const char *path);
 

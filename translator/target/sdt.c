@@ -1,5 +1,6 @@
 /* sdt.c - SDT markers of user ELF files and their arguments (sdt.h). */
 #include "sdt.h"
+#include "debuginfo.h"
 
 #include <ctype.h>
 #include <fcntl.h>
@@ -199,8 +200,8 @@ static bool parse_int(const char **pp, int64_t *v)
 /* The link-time value of a symbol of the file (.symtab, else .dynsym). */
 static bool file_symbol(const char *path, const char *name, uint64_t *addr)
 {
-	int fd = open(path, O_RDONLY);
-	Elf *e = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+	int fd;
+	Elf *e = elf_file_open(path, &fd);
 	bool found = false;
 
 	for (int pass = 0; e && pass < 2 && !found; pass++) {
@@ -222,10 +223,7 @@ static bool file_symbol(const char *path, const char *name, uint64_t *addr)
 			}
 		}
 	}
-	if (e)
-		elf_end(e);
-	if (fd >= 0)
-		close(fd);
+	elf_file_close(e, fd);
 	return found;
 }
 

@@ -161,8 +161,8 @@ struct dw_image *dw_user(struct session *s, const char *path, const char **why)
 
 bool uimage_file_offset(struct dw_image *img, uint64_t vaddr, uint64_t *off)
 {
-	int fd = open(img->user, O_RDONLY);   /* the file itself, not its debuginfo */
-	Elf *e = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+	int fd;   /* the file itself, not its debuginfo */
+	Elf *e = elf_file_open(img->user, &fd);
 	size_t n;
 	bool found = false;
 
@@ -175,10 +175,7 @@ bool uimage_file_offset(struct dw_image *img, uint64_t vaddr, uint64_t *off)
 			*off = vaddr - ph.p_vaddr + ph.p_offset;
 			found = true;
 		}
-	if (e)
-		elf_end(e);
-	if (fd >= 0)
-		close(fd);
+	elf_file_close(e, fd);
 	return found;
 }
 
@@ -264,8 +261,8 @@ static char *unversioned(const char *name)
 
 void uimage_plt(struct dw_image *img, const char *pattern, usymvec *out)
 {
-	int fd = open(img->user, O_RDONLY);
-	Elf *e = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+	int fd;
+	Elf *e = elf_file_open(img->user, &fd);
 	Elf_Scn *scn = NULL, *rela = NULL;
 	GElf_Addr plt = 0, plt_sec = 0;
 	size_t shstrndx;
@@ -319,10 +316,7 @@ void uimage_plt(struct dw_image *img, const char *pattern, usymvec *out)
 	if (out->len - first > 1)
 		qsort(out->items + first, out->len - first, sizeof(struct usym), cmp_usym);
 done:
-	if (e)
-		elf_end(e);
-	if (fd >= 0)
-		close(fd);
+	elf_file_close(e, fd);
 }
 
 void uimage_add_file(struct session *s, const char *path)

@@ -330,16 +330,13 @@ static bool add_file(struct session *s, const char *path, struct strbuf *blob, s
 {
 	const char *dwhy;
 	struct dw_image *img = dw_user(s, path, &dwhy);
-	int fd = open(path, O_RDONLY);
-	Elf *e = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+	int fd;
+	Elf *e = elf_file_open(path, &fd);
 	size_t nph;
 
 	if (!img || !e || elf_getphdrnum(e, &nph) != 0) {
 		*why = xasprintf("cannot read %s as an ELF file", path);
-		if (e)
-			elf_end(e);
-		if (fd >= 0)
-			close(fd);
+		elf_file_close(e, fd);
 		return false;
 	}
 	memset(f, 0, sizeof(*f));
@@ -395,8 +392,7 @@ static bool add_file(struct session *s, const char *path, struct strbuf *blob, s
 	}
 	free(t.cies.items);
 	free(t.fdes.items);
-	elf_end(e);
-	close(fd);
+	elf_file_close(e, fd);
 	return true;
 }
 
