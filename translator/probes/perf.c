@@ -66,8 +66,10 @@ static int derive(struct session *s, struct probe *p, struct probe_point *pp)
 		}
 		i++;
 	}
+	int proc_comp = -1;
 	if (i < n && pp_comp_is(pp, i, "process")) {
 		const char *arg;
+		proc_comp = i;
 		char *why = NULL;
 		if (!kpoint_str_arg(s, pp, i, &arg))
 			return -1;
@@ -87,7 +89,7 @@ static int derive(struct session *s, struct probe *p, struct probe_point *pp)
 	if (i < n)
 		return 0;
 	if (pr.process && !pr.counter) {
-		diag(s, E_NOT_SUPPORTED, pp->pos,
+		diag(s, E_NOT_SUPPORTED, pp->comps.items[proc_comp]->pos,
 		     "sampling perf probes of a process (.process without .counter) are not supported yet");
 		return -1;
 	}
