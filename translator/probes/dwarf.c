@@ -675,6 +675,82 @@ static int derive_process(struct session *s, struct probe *p, struct probe_point
 	return n ? 1 : -1;
 }
 
+/* The DIE of the function of img whose code holds DWARF address a, or 0. */
+static Dwarf_Off function_at(struct dw_image *img, Dwarf_Addr a)
+{
+	Dwarf_Die cu, d;
+
+	if (!img->dbg || !dwarf_addrdie(img->dbg, a, &cu) || dwarf_child(&cu, &d) != 0)
+		return 0;
+	do {
+		if (dwarf_tag(&d) == DW_TAG_subprogram && dwarf_haspc(&d, a) > 0)
+			return dwarf_dieoffset(&d);
+	} while (dwarf_siblingof(&d, &d) == 0);
+	return 0;
+}
+
+/* Is a the address of a line-table row of img (no DWARF: any is)? Else
+ * *before is the nearest row's below it, as SystemTap suggests it. */
+static bool statement_start(struct dw_image *img, Dwarf_Addr a, Dwarf_Addr *before)
+{
+	Dwarf_Die cu;
+	Dwarf_Lines *lines;
+	size_t n;
+
+	if (!img->dbg || !dwarf_addrdie(img->dbg, a, &cu) || dwarf_getsrclines(&cu, &lines, &n) != 0)
+		return true;
+	for (size_t i = 0; i < n; i++) {
+		Dwarf_Addr la;
+		if (dwarf_lineaddr(dwarf_onesrcline(lines, i), &la) != 0)
+			continue;
+		if (la == a)
+			return true;
+		if (la < a && la > *before)
+			*before = la;
+	}
+	return false;
+}
+
+/* process("P").statement(ADDR): a link-time address of the program (as
+ * `objdump -d` shows it); its function's variables are its target
+ * variables. pp() prints the address in hex, as SystemTap. */
+static int derive_process_addr(struct session *s, struct probe *p, struct probe_point *pp)
+{
+	int64_t addr;
+	strvec files = { 0 };
+	char *exe = NULL;
+	int n = 0, first = s->probes.len;
+
+	if (!pp_comp_num(pp, 1, &addr) || pp->comps.len != 2)
+		return 0;
+	if (!uprobe_process_files(s, pp, false, &files, &exe))
+		return pp->optional ? 1 : -1;
+	for (int i = 0; i < files.len; i++) {
+		const char *why = NULL;
+		struct dw_image *img = dw_user(s, files.items[i], &why);
+		if (!img)
+			continue;
+		Dwarf_Addr before = 0;
+		if (!pp->optional && !s->list_mode && !statement_start(img, (Dwarf_Addr)addr, &before)) {
+			diag(s, E_PROBE_POINT, pp->pos, "address 0x%llx does not match the beginning of a "
+			     "statement (try 0x%llx)", (unsigned long long)addr, (unsigned long long)before);
+			return -1;
+		}
+		char *text = xasprintf("process(\"%s\").statement(0x%llx)", img->user, (unsigned long long)addr);
+		Dwarf_Off die = function_at(img, (Dwarf_Addr)addr);
+		n += add_probe_at(s, p, pp, img, NULL, (Dwarf_Addr)addr, die, die != 0, text, pp->optional);
+	}
+	if (!n && !pp->optional) {
+		char *t = pp_text(pp);
+		diag(s, E_PROBE_POINT, pp->pos, "no match for probe point %s: the address is in no loadable segment", t);
+		free(t);
+		return -1;
+	}
+	if (!pp->comps.items[0]->arg)
+		uprobe_target_only(s, first);
+	return 1;
+}
+
 /* process("P")[.library("L")].plt[("F")][.return]: the PLT entries of
  * the functions F (every one without F). */
 static int derive_plt(struct session *s, struct probe *p, struct probe_point *pp, int fn)
@@ -705,6 +781,9 @@ static int derive(struct session *s, struct probe *p, struct probe_point *pp)
 			fn = 2;
 		if (pp_comp_is(pp, fn, "plt"))
 			return derive_plt(s, p, pp, fn);
+		if (fn == 1 && pp_comp_is(pp, 1, "statement") && pp->comps.items[1]->arg &&
+		    pp->comps.items[1]->arg->kind == EXPR_NUM)
+			return derive_process_addr(s, p, pp);
 		if (!pp_comp_is(pp, fn, "function") && !pp_comp_is(pp, fn, "statement"))
 			return 0;
 	} else if (pp_comp_is(pp, 0, "module")) {

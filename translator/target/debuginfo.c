@@ -12,6 +12,7 @@
 #include "kernel.h"
 #include "kimage.h"
 #include "target.h"
+#include "uimage.h"
 #include "util.h"
 
 
@@ -249,6 +250,15 @@ struct dw_image *dw_module(struct session *s, const char *module, const char **w
 	char **last_why = &t->dw.module_why;
 	char *path;
 
+	if (strchr(module, '/') && !dw_is_header_module(module)) {
+		/* a user file's (@cast(p, "struct x", "/usr/bin/prog"), @var) */
+		char *uwhy = NULL, *upath = uimage_resolve(module, &uwhy);
+		struct dw_image *u = upath ? dw_user(s, upath, why) : NULL;
+		if (!upath)
+			*why = t->dw.module_why = uwhy;
+		free(upath);
+		return u && u->dbg ? u : NULL;
+	}
 	for (int i = 0; i < t->dw.modules.len; i++)
 		if (!strcmp(t->dw.modules.items[i]->module, module))
 			return t->dw.modules.items[i];
