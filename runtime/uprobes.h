@@ -61,6 +61,7 @@ struct stp_uprobe {
 	const char *pp;		/* for messages */
 	void (*handler)(struct pt_regs *regs, unsigned long ubias);
 	int flags;		/* STP_UPF_* */
+	long pid;		/* process(PID): fires in that process only; 0 any */
 	/* a uretprobe's entry handler saving @entry values (data_size bytes),
 	 * run by a uprobe at entry_offset (link-time entry_vaddr) where the
 	 * frame address is DWARF register cfa_reg + cfa_off */
@@ -85,6 +86,8 @@ struct stp_uprobe {
 static inline bool stp_uprobe_wanted(const struct stp_uprobe *p)
 {
 	if ((p->flags & STP_UPF_TARGET) && stp_target && !stp_proc_in_target(current))
+		return false;
+	if (p->pid && task_tgid_nr(current) != p->pid)
 		return false;
 #ifdef _STP_PERF_H_
 	stp_perf_counters_update();

@@ -215,6 +215,21 @@ if gcc -g -O0 -o uprog uprog.c; then
 		bad "stap -c ./prog through pass 5" "rc=$rc stdout=$out" "$(cat err.txt)"
 	fi
 fi
+# process(PID) and -x PID: the probes are on that process's program (this
+# host's /proc/PID/exe), as SystemTap names them
+if [ -x uprog ]; then
+	printf '#include <unistd.h>\nint tick(int x) { return x + 1; }\nint main(void) { int s = 0; for (;;) { s = tick(s); sleep(1); } }\n' > uloop.c
+	gcc -g -O0 -o uloop uloop.c && { ./uloop & lp=$!; }
+	want="process(\"$PWD/uloop\").function(\"tick@$PWD/uloop.c:2\")"
+	a=$("$STAP" -l "process($lp).function(\"t*\")" 2>&1)
+	b=$("$STAP" -p2 -x "$lp" -e 'probe process.function("tick") { println($x) }' 2>&1 | grep -o '^process([^ ]*)')
+	kill "$lp" 2>/dev/null
+	if [ "$a" = "$want" ] && [ "$b" = "$want" ]; then
+		ok "process(PID) and -x PID name that process's program"
+	else
+		bad "process(PID) / -x PID" "wanted: $want" "got: $a / $b"
+	fi
+fi
 # make install must carry every runtime header and tapset file
 missing=""
 for f in "$src"/runtime/*.h "$src"/tapsets/*.stp "$src"/tapsets/*.stpm; do

@@ -636,7 +636,8 @@ static int derive_process(struct session *s, struct probe *p, struct probe_point
 
 	if (!uprobe_process_files(s, pp, fn == 2, &files, &exe))
 		return pp->optional ? 1 : -1;
-	if (fn == 2 || !pp->comps.items[0]->arg) {   /* the paths in a copy of the point */
+	if (fn == 2 || !pp->comps.items[0]->arg || pp->comps.items[0]->arg->kind == EXPR_NUM) {
+		/* the paths in a copy of the point */
 		q = xmalloc(sizeof(*q));
 		*q = *pp;
 		memset(&q->comps, 0, sizeof(q->comps));
@@ -668,8 +669,7 @@ static int derive_process(struct session *s, struct probe *p, struct probe_point
 			return r;
 		n += r;
 	}
-	if (!pp->comps.items[0]->arg)   /* -c's program: its process tree only */
-		uprobe_target_only(s, first);
+	uprobe_restrict(s, pp, first);   /* -c/-x's program, process(PID) */
 	if (!n && rq->kind == RQ_PLT)
 		return kpoint_no_match(s, pp, NULL, NULL);
 	return n ? 1 : -1;
@@ -746,8 +746,7 @@ static int derive_process_addr(struct session *s, struct probe *p, struct probe_
 		free(t);
 		return -1;
 	}
-	if (!pp->comps.items[0]->arg)
-		uprobe_target_only(s, first);
+	uprobe_restrict(s, pp, first);
 	return 1;
 }
 

@@ -39,6 +39,7 @@ struct uprobe_probe {
 	bool dyn;                /* the file is ET_DYN (PIE, shared library) */
 	bool target_only;        /* the point names no program: -c/-x's, whose
 				    process tree alone it fires in */
+	long pid;                /* process(PID): that process alone, else 0 */
 	bool has_scope;
 	struct dw_scope scope;
 	/* an SDT marker */
@@ -179,14 +180,19 @@ bool uprobe_process_files(struct session *s, struct probe_point *pp, bool librar
 	const char *arg = NULL, *lib = NULL;
 	char *why = NULL, *target = NULL;
 
-	if (!a && s->cmd) {
-		const char *c = s->cmd + strspn(s->cmd, " \t");
-		arg = target = xstrndup(c, strcspn(c, " \t;|&<>"));
+	if ((!a && s->cmd) || (a && a->kind == EXPR_NUM) || (!a && s->target_pid)) {
+		/* -c CMD's program; process(PID) and -x PID: that process's
+		 * (its executable on this host) */
+		if (!a && s->cmd) {
+			const char *c = s->cmd + strspn(s->cmd, " \t");
+			arg = target = xstrndup(c, strcspn(c, " \t;|&<>"));
+		} else {
+			arg = target = xasprintf("/proc/%lld/exe", a ? (long long)a->num : (long long)s->target_pid);
+		}
 	} else if (!a || a->kind != EXPR_STR) {
 		if (!pp->optional)
 			diag(s, E_NOT_SUPPORTED, pp->comps.items[0]->pos,
-			     a ? "process(PID) probes: not supported yet (name the program's path)"
-			       : "process probes without a path need -c CMD (-x PID: not supported yet)");
+			     "process probes without a path need -c CMD or -x PID");
 		return false;
 	} else if (!kpoint_str_arg(s, pp, 0, &arg)) {
 		return false;
@@ -357,8 +363,7 @@ static int derive(struct session *s, struct probe *p, struct probe_point *pp)
 		}
 		n += r;
 	}
-	if (!pp->comps.items[0]->arg)
-		uprobe_target_only(s, first);
+	uprobe_restrict(s, pp, first);
 	if (!n && !pp->optional) {
 		/* SystemTap's hint: up to five other markers, most recent first */
 		struct strbuf hint = STRBUF_INIT;
@@ -467,11 +472,21 @@ static int tvar_code(struct session *s, const struct derived_probe *dp, const st
 	return 1;
 }
 
-void uprobe_target_only(struct session *s, int first)
+void uprobe_restrict(struct session *s, const struct probe_point *pp, int first)
 {
-	for (int i = first; i < s->probes.len; i++)
-		if (s->probes.items[i]->prov == &uprobes_provider)
-			((struct uprobe_probe *)s->probes.items[i]->data)->target_only = true;
+	const struct expr *a = pp->comps.items[0]->arg;
+
+	if (a && a->kind != EXPR_NUM)
+		return;
+	for (int i = first; i < s->probes.len; i++) {
+		struct uprobe_probe *u = s->probes.items[i]->data;
+		if (s->probes.items[i]->prov != &uprobes_provider)
+			continue;
+		if (a)
+			u->pid = a->num;
+		else
+			u->target_only = true;
+	}
 }
 
 /* Where the probe is in its file, as SystemTap's -p2 notes it. */
@@ -503,9 +518,9 @@ static void emit_decls(struct session *s, struct strbuf *out)
 			strbuf_addf(out, ".ref_ctr = 0x%llxULL, ", (unsigned long long)u->ref_ctr);
 		strbuf_addstr(out, ".pp = ");
 		strbuf_add_cstr_literal(out, dp->pp);
-		strbuf_addf(out, ",\n\t  .handler = dp_%d, .flags = 0%s%s%s", dp->index,
+		strbuf_addf(out, ",\n\t  .handler = dp_%d, .flags = 0%s%s%s, .pid = %ld", dp->index,
 			    u->ret ? " | STP_UPF_RETURN" : "", u->optional ? " | STP_UPF_OPTIONAL" : "",
-			    u->target_only ? " | STP_UPF_TARGET" : "");
+			    u->target_only ? " | STP_UPF_TARGET" : "", u->pid);
 		int reg;
 		int64_t cfa;
 		if (u->ret && dp->has_entry && !tvars_cfa(s, dp, &reg, &cfa))

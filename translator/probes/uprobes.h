@@ -36,8 +36,9 @@ int uprobe_add_plt(struct session *s, struct probe *p, struct probe_point *pp, i
  * the program of -c CMD, as in SystemTap. */
 bool uprobe_process_files(struct session *s, struct probe_point *pp, bool library, strvec *files,
 			  char **exe);
-/* The process probes from index first on name no program: they fire in
- * the -c/-x target's process tree only. */
-void uprobe_target_only(struct session *s, int first);
+/* The process probes from index first on, of point pp: if it names no
+ * program (-c/-x's), they fire in the target's process tree only; if it
+ * names a PID (process(PID)), in that process only. */
+void uprobe_restrict(struct session *s, const struct probe_point *pp, int first);
 
 #endif
