@@ -19,6 +19,8 @@
 #include <linux/spinlock.h>
 #include <linux/mm_types.h>
 #include <linux/fs.h>
+#include <linux/mutex.h>
+#include "process.h"
 
 struct stp_perf {
 	struct perf_event_attr attr;
@@ -69,6 +71,144 @@ static __maybe_unused int stp_perf_start(struct stp_perf *p, const char *pp)
 		p->events[cpu] = e;
 	}
 	return 0;
+}
+
+/*
+ * Sampling probes of a program: perf.type(T).config(C)[.sample(N) | .hz(N)]
+ * .process("P"). Each thread of P gets an event of its own, counting only
+ * while that thread runs (perf_event_create_kernel_counter(attr, -1,
+ * task, ...)), made in the thread when it starts running P (fork, exec,
+ * or already running when the script starts) and released when it exits
+ * or execs another program: process.h's clients call start and stop in
+ * the thread, where they may sleep. A table of STP_PERF_THREADS slots
+ * (thread, probe) bounds them; a thread without a free slot is not
+ * sampled (one warning). The overflow handler is stp_perf_overflow's.
+ */
+struct stp_perf_proc {
+	struct stp_perf perf;		/* attr and handler; its events unused */
+	struct stp_proc_client client;	/* client.path: the program */
+	const char *pp;
+	bool failed;			/* an event could not be made: warned */
+};
+
+#define STP_PERF_THREADS 1024
+
+struct stp_perf_thread {
+	struct task_struct *task;	/* referenced; NULL: free slot */
+	struct stp_perf_proc *probe;
+	struct perf_event *ev;
+};
+
+static struct stp_perf_thread stp_perf_threads[STP_PERF_THREADS];
+static DEFINE_MUTEX(stp_perf_threads_lock);	/* the slots; start/stop against the end */
+static bool stp_perf_threads_stopping, stp_perf_threads_full;
+static struct stp_proc_client **stp_perf_clients;	/* each probe's, for process.h */
+static int stp_perf_nclients;	/* registered with process.h: how many */
+
+/* current runs the probe's program: its event, if it has none yet. */
+static void stp_perf_thread_start(struct stp_proc_client *c)
+{
+	struct stp_perf_proc *p = container_of(c, struct stp_perf_proc, client);
+	struct stp_perf_thread *free = NULL;
+	struct perf_event *e;
+	int i;
+
+	mutex_lock(&stp_perf_threads_lock);
+	if (stp_perf_threads_stopping)
+		goto out;
+	for (i = 0; i < STP_PERF_THREADS; i++) {
+		struct stp_perf_thread *t = &stp_perf_threads[i];
+		if (t->task == current && t->probe == p)
+			goto out;
+		if (!t->task && !free)
+			free = t;
+	}
+	if (!free) {
+		if (!stp_perf_threads_full)
+			stp_warn("perf probe %s: more than %d threads, thread %d not sampled", p->pp,
+				 STP_PERF_THREADS, task_pid_nr(current));
+		stp_perf_threads_full = true;
+		goto out;
+	}
+	e = perf_event_create_kernel_counter(&p->perf.attr, -1, current, stp_perf_overflow, &p->perf);
+	if (IS_ERR(e)) {
+		if (!p->failed)
+			stp_warn("perf probe %s: no event for thread %d (error %ld)", p->pp, task_pid_nr(current),
+				 PTR_ERR(e));
+		p->failed = true;
+		goto out;
+	}
+	get_task_struct(current);
+	free->task = current;
+	free->probe = p;
+	free->ev = e;
+out:
+	mutex_unlock(&stp_perf_threads_lock);
+}
+
+static void stp_perf_thread_clear(struct stp_perf_thread *t)
+{
+	perf_event_release_kernel(t->ev);
+	put_task_struct(t->task);
+	t->task = NULL;
+	t->probe = NULL;
+	t->ev = NULL;
+}
+
+/* current exits or no longer runs the program: its event goes. */
+static void stp_perf_thread_stop(struct stp_proc_client *c)
+{
+	struct stp_perf_proc *p = container_of(c, struct stp_perf_proc, client);
+	int i;
+
+	mutex_lock(&stp_perf_threads_lock);
+	for (i = 0; i < STP_PERF_THREADS; i++)
+		if (stp_perf_threads[i].task == current && stp_perf_threads[i].probe == p)
+			stp_perf_thread_clear(&stp_perf_threads[i]);
+	mutex_unlock(&stp_perf_threads_lock);
+}
+
+static __maybe_unused void stp_perf_procs_stop(struct stp_perf_proc *p, int n)
+{
+	int i;
+
+	if (stp_perf_nclients)
+		stp_proc_clients_unregister(stp_perf_clients, stp_perf_nclients);
+	kfree(stp_perf_clients);
+	stp_perf_clients = NULL;
+	mutex_lock(&stp_perf_threads_lock);
+	stp_perf_threads_stopping = true;
+	for (i = 0; i < STP_PERF_THREADS; i++)
+		if (stp_perf_threads[i].task)
+			stp_perf_thread_clear(&stp_perf_threads[i]);
+	mutex_unlock(&stp_perf_threads_lock);
+}
+
+/* 0, or the error of an event the kernel cannot make (tried on current,
+ * stapio: a hardware counter the machine lacks). */
+static __maybe_unused int stp_perf_procs_start(struct stp_perf_proc *p, int n)
+{
+	int i;
+
+	stp_perf_clients = kcalloc(n, sizeof(*stp_perf_clients), GFP_KERNEL);
+	if (!stp_perf_clients)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		struct perf_event *e;
+
+		p[i].perf.attr.size = sizeof(p[i].perf.attr);
+		p[i].client.start = stp_perf_thread_start;
+		p[i].client.stop = stp_perf_thread_stop;
+		e = perf_event_create_kernel_counter(&p[i].perf.attr, -1, current, NULL, NULL);
+		if (IS_ERR(e)) {
+			stp_err("perf probe %s: no such event (error %ld)", p[i].pp, PTR_ERR(e));
+			return (int)PTR_ERR(e);
+		}
+		perf_event_release_kernel(e);
+		stp_perf_clients[i] = &p[i].client;
+	}
+	stp_perf_nclients = n;
+	return stp_proc_clients_register(stp_perf_clients, n);
 }
 
 /*

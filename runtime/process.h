@@ -25,6 +25,16 @@
  *
  * A probe's handler gets the task's user registers (the system call's,
  * whose $syscall, $argN and $return tapsets/process_syscall.stp reads).
+ *
+ * Other families use the same machinery through clients (struct
+ * stp_proc_client, stp_proc_clients_register): "run start() in each thread
+ * of program P when it starts running it (fork, exec, or already running
+ * when the script starts) and stop() when it stops (exit, exec of another
+ * program)", both in the thread's own context, from a task_work, where they
+ * may sleep (perf.h makes a perf event of each such thread). The sched
+ * tracepoints are registered while either the process probes or some
+ * client need them (stp_proc_get / stp_proc_put); raw_syscalls only while
+ * a .syscall / .syscall.return probe is there.
  */
 #ifndef STP_PROCESS_H
 #define STP_PROCESS_H
@@ -49,6 +59,7 @@
 #define STP_PROC_THREAD_END	3
 #define STP_PROC_SYSCALL	4
 #define STP_PROC_SYSCALL_RETURN	5
+#define STP_PROC_CLIENT		6	/* a work for the clients, not a probe event */
 
 struct stp_proc_probe {
 	int event;		/* STP_PROC_* */
@@ -58,12 +69,24 @@ struct stp_proc_probe {
 	struct inode *inode;	/* path's, held while registered */
 };
 
-/* A .begin / .thread.begin handler waiting to run in its task. */
+/* A program's threads, followed for another family. start and stop run
+ * in the thread (current), may sleep, and may be called again for a thread
+ * (start: it runs the program, still or again; stop: it no longer does). */
+struct stp_proc_client {
+	const char *path;		/* the program */
+	void (*start)(struct stp_proc_client *c);
+	void (*stop)(struct stp_proc_client *c);
+	struct inode *inode;		/* path's, held while registered */
+};
+
+/* A .begin / .thread.begin handler waiting to run in its task, or
+ * (STP_PROC_CLIENT) the clients' start / stop for a task that went from
+ * running old to running exe (either NULL: none). */
 struct stp_proc_work {
 	struct callback_head cb;
 	struct list_head list;
 	struct task_struct *task;	/* referenced */
-	struct inode *exe;
+	struct inode *exe, *old;
 	int event;
 };
 
@@ -77,9 +100,15 @@ struct stp_proc_tracked {
 
 static struct stp_proc_probe *stp_proc_t;
 static int stp_proc_n;
-static unsigned int stp_proc_events;	/* 1 << STP_PROC_* of the probes there are */
-static bool stp_proc_track;		/* some .end / .thread.end is a program's */
-static bool stp_proc_stopping;
+static unsigned int stp_proc_events;	/* 1 << STP_PROC_* of the probes there are; 0 once stopped */
+static struct stp_proc_client **stp_proc_c;
+static int stp_proc_nc;
+static bool stp_proc_clients_on;
+static bool stp_proc_track;		/* some .end / .thread.end or client is a program's */
+static bool stp_proc_stopping;		/* the last user is going: nothing runs any more */
+static int stp_proc_users;		/* the process probes, the clients: 0, 1 or 2 */
+static bool stp_proc_probes_in, stp_proc_clients_in;	/* each counted in stp_proc_users */
+static bool stp_proc_syscalls;		/* raw_syscalls registered */
 static DEFINE_SPINLOCK(stp_proc_lock);	/* the works' list and the tracked threads */
 static LIST_HEAD(stp_proc_works);
 static atomic_t stp_proc_pending = ATOMIC_INIT(0);
@@ -100,6 +129,7 @@ static struct stp_tracepoint stp_proc_tps[] = {
 	{ .name = "sys_enter", .probe = (void *)stp_proc_sys_enter, .pp = "raw_syscalls:sys_enter" },
 	{ .name = "sys_exit", .probe = (void *)stp_proc_sys_exit, .pp = "raw_syscalls:sys_exit" },
 };
+#define STP_PROC_NSCHED 3	/* the first ones, for every user; then raw_syscalls */
 #define STP_PROC_NTPS (sizeof(stp_proc_tps) / sizeof(stp_proc_tps[0]))
 
 /* The inode of mm's executable (compared, never used: a probed one is
@@ -133,7 +163,7 @@ static bool stp_proc_wanted(int event, struct task_struct *t, struct inode *exe)
 {
 	int i;
 
-	if (!(stp_proc_events & (1u << event)))
+	if (!(READ_ONCE(stp_proc_events) & (1u << event)))
 		return false;
 	for (i = 0; i < stp_proc_n; i++)
 		if (stp_proc_matches(&stp_proc_t[i], event, t, exe))
@@ -146,11 +176,44 @@ static void stp_proc_fire(int event, struct inode *exe, struct pt_regs *regs)
 {
 	int i;
 
-	if (stp_proc_stopping)
+	if (stp_proc_stopping || !(READ_ONCE(stp_proc_events) & (1u << event)))
 		return;
 	for (i = 0; i < stp_proc_n; i++)
 		if (stp_proc_matches(&stp_proc_t[i], event, current, exe))
 			stp_proc_t[i].handler(regs);
+}
+
+/* ---- clients ------------------------------------------------------------ */
+
+/* Does some client follow the threads running exe? */
+static bool stp_proc_client_wanted(struct inode *exe)
+{
+	int i;
+
+	if (!exe || !READ_ONCE(stp_proc_clients_on))
+		return false;
+	for (i = 0; i < stp_proc_nc; i++)
+		if (stp_proc_c[i]->inode == exe)
+			return true;
+	return false;
+}
+
+/* current went from running old to running exe: the clients' stop and
+ * start (a thread exiting starts nothing). */
+static void stp_proc_clients_run(struct inode *old, struct inode *exe)
+{
+	int i;
+
+	for (i = 0; i < stp_proc_nc && READ_ONCE(stp_proc_clients_on); i++) {
+		struct stp_proc_client *c = stp_proc_c[i];
+
+		if (!c->inode)
+			continue;
+		if (c->inode == exe && !(current->flags & PF_EXITING))
+			c->start(c);
+		else if (c->inode == old)
+			c->stop(c);
+	}
 }
 
 /* ---- the executables of threads, for their exit ------------------------- */
@@ -165,6 +228,9 @@ static bool stp_proc_track_wanted(struct inode *exe)
 	for (i = 0; i < stp_proc_n; i++)
 		if ((stp_proc_t[i].event == STP_PROC_END || stp_proc_t[i].event == STP_PROC_THREAD_END) &&
 		    stp_proc_t[i].inode == exe)
+			return true;
+	for (i = 0; i < stp_proc_nc; i++)
+		if (stp_proc_c[i]->inode == exe)
 			return true;
 	return false;
 }
@@ -226,14 +292,18 @@ static void stp_proc_work_run(struct callback_head *cb)
 	/* a task the start walk woke may get here before the script runs */
 	for (i = 0; atomic_read(&stp_state) == STP_STARTING && !stp_proc_stopping && i < 10000; i++)
 		msleep(1);
-	stp_proc_fire(w->event, w->exe, task_pt_regs(current));
+	if (w->event == STP_PROC_CLIENT)
+		stp_proc_clients_run(w->old, w->exe);
+	else
+		stp_proc_fire(w->event, w->exe, task_pt_regs(current));
 	put_task_struct(w->task);
 	kfree(w);
 	atomic_dec(&stp_proc_pending);
 }
 
-/* Have t run event's handlers before it next returns to user space. */
-static void stp_proc_defer(struct task_struct *t, int event, struct inode *exe, bool wake)
+/* Have t run event's handlers (STP_PROC_CLIENT: the clients' for a change
+ * from old to exe) before it next returns to user space, or in its exit. */
+static void stp_proc_defer(struct task_struct *t, int event, struct inode *old, struct inode *exe, bool wake)
 {
 	struct stp_proc_work *w = kmalloc(sizeof(*w), GFP_ATOMIC);
 	unsigned long flags;
@@ -243,6 +313,7 @@ static void stp_proc_defer(struct task_struct *t, int event, struct inode *exe, 
 	init_task_work(&w->cb, stp_proc_work_run);
 	w->task = t;
 	w->exe = exe;
+	w->old = old;
 	w->event = event;
 	get_task_struct(t);
 	atomic_inc(&stp_proc_pending);
@@ -272,7 +343,9 @@ static void stp_proc_fork(void *data, struct task_struct *parent, struct task_st
 	exe = stp_proc_mm_exe(child->mm);	/* it has not run: its mm stays */
 	stp_proc_track_set(child->pid, exe);
 	if (stp_proc_wanted(event, child, exe))
-		stp_proc_defer(child, event, exe, false);
+		stp_proc_defer(child, event, NULL, exe, false);
+	if (stp_proc_client_wanted(exe))
+		stp_proc_defer(child, STP_PROC_CLIENT, NULL, exe, false);
 }
 
 static void stp_proc_exec(void *data, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
@@ -287,6 +360,8 @@ static void stp_proc_exec(void *data, struct task_struct *p, pid_t old_pid, stru
 		stp_proc_fire(STP_PROC_END, old, task_pt_regs(current));
 	stp_proc_track_set(current->pid, exe);
 	stp_proc_fire(STP_PROC_BEGIN, exe, task_pt_regs(current));
+	if (stp_proc_client_wanted(old) || stp_proc_client_wanted(exe))
+		stp_proc_defer(current, STP_PROC_CLIENT, old, exe, false);
 }
 
 static void stp_proc_exit(void *data, struct task_struct *p)
@@ -299,6 +374,9 @@ static void stp_proc_exit(void *data, struct task_struct *p)
 	exe = stp_proc_track_get(p->pid);
 	stp_proc_track_set(p->pid, NULL);
 	stp_proc_fire(event, exe, task_pt_regs(p));
+	/* p is current: its task_works run later in do_exit */
+	if (stp_proc_client_wanted(exe))
+		stp_proc_defer(p, STP_PROC_CLIENT, exe, NULL, false);
 }
 
 static void stp_proc_sys_enter(void *data, struct pt_regs *regs, long id)
@@ -349,11 +427,12 @@ static unsigned long stp_proc_lookup(const char *name)
 	return a;
 }
 
-/* Every user thread already running runs its .begin / .thread.begin. */
-static void stp_proc_walk(void)
+/* Every user thread already running runs its .begin / .thread.begin
+ * (probes) or its clients' start (clients). */
+static void stp_proc_walk(bool probes, bool clients)
 {
 	struct task_struct *g, *t;
-	bool begins = stp_proc_events & ((1u << STP_PROC_BEGIN) | (1u << STP_PROC_THREAD_BEGIN));
+	bool begins = probes && (stp_proc_events & ((1u << STP_PROC_BEGIN) | (1u << STP_PROC_THREAD_BEGIN)));
 
 	rcu_read_lock();
 	for_each_process_thread(g, t) {
@@ -369,35 +448,37 @@ static void stp_proc_walk(void)
 			continue;
 		stp_proc_track_set(t->pid, exe);
 		if (begins && stp_proc_wanted(event, t, exe))
-			stp_proc_defer(t, event, exe, true);
+			stp_proc_defer(t, event, NULL, exe, true);
+		if (clients && stp_proc_client_wanted(exe))
+			stp_proc_defer(t, STP_PROC_CLIENT, NULL, exe, true);
 	}
 	rcu_read_unlock();
 }
 
-static __maybe_unused int stp_procs_register(struct stp_proc_probe *t, int n)
+/* path's inode, held, or NULL: a program not there is no error
+ * (SystemTap): its probes never fire. */
+static struct inode *stp_proc_inode(const char *path)
+{
+	struct inode *ino;
+	struct path p;
+
+	if (!path || path[0] != '/' || kern_path(path, LOOKUP_FOLLOW, &p))
+		return NULL;
+	ino = igrab(d_inode(p.dentry));
+	path_put(&p);
+	return ino;
+}
+
+/* A user comes: the first one finds task_work and registers the sched
+ * tracepoints. */
+static int stp_proc_get(void)
 {
 	static const char *const cancel_names[] = STP_TASK_WORK_CANCEL_NAMES;
-	struct path path;
 	unsigned int i;
 	int rc;
 
-	stp_proc_t = t;
-	stp_proc_n = n;
-	for (i = 0; i < n; i++) {
-		stp_proc_events |= 1u << t[i].event;
-		if (!t[i].path)
-			continue;
-		/* a program not there is no error (SystemTap): its probes
-		 * never fire */
-		if (t[i].path[0] != '/' || kern_path(t[i].path, LOOKUP_FOLLOW, &path)) {
-			t[i].event = -1;
-			continue;
-		}
-		t[i].inode = igrab(d_inode(path.dentry));
-		path_put(&path);
-		if (t[i].event == STP_PROC_END || t[i].event == STP_PROC_THREAD_END)
-			stp_proc_track = true;
-	}
+	if (stp_proc_users++)
+		return 0;
 	stp_proc_twa = (stp_task_work_add_fn)stp_proc_lookup("task_work_add");
 	for (i = 0; i < ARRAY_SIZE(cancel_names) && !stp_proc_twc; i++)
 		stp_proc_twc = (stp_task_work_cancel_fn)stp_proc_lookup(cancel_names[i]);
@@ -407,22 +488,23 @@ static __maybe_unused int stp_procs_register(struct stp_proc_probe *t, int n)
 	}
 	for (i = 0; i < STP_PROC_NTPS; i++)
 		stp_proc_tps[i].tp = NULL;
-	rc = stp_tracepoints_register(stp_proc_tps, STP_PROC_NTPS);
-	if (rc)
-		return rc;
-	stp_proc_walk();
-	return 0;
+	rc = stp_tracepoints_register(stp_proc_tps, STP_PROC_NSCHED);
+	return rc;
 }
 
-static __maybe_unused void stp_procs_unregister(struct stp_proc_probe *t, int n)
+/* A user goes: the last one unregisters the tracepoints and takes back or
+ * waits for every work not run yet. */
+static void stp_proc_put(void)
 {
 	struct stp_proc_tracked *e;
 	struct hlist_node *tmp;
 	unsigned long flags;
-	int i, bkt, waited;
+	int bkt, waited;
 
+	if (--stp_proc_users)
+		return;
 	stp_proc_stopping = true;
-	stp_tracepoints_unregister(stp_proc_tps, STP_PROC_NTPS);
+	stp_tracepoints_unregister(stp_proc_tps, STP_PROC_NSCHED);
 	/* the handlers not run yet: take them back from their tasks */
 	for (;;) {
 		struct stp_proc_work *w;
@@ -461,10 +543,93 @@ static __maybe_unused void stp_procs_unregister(struct stp_proc_probe *t, int n)
 		kfree(e);
 	}
 	spin_unlock_irqrestore(&stp_proc_lock, flags);
+}
+
+static __maybe_unused int stp_procs_register(struct stp_proc_probe *t, int n)
+{
+	unsigned int i, events = 0;
+	int rc;
+
+	stp_proc_t = t;
+	stp_proc_n = n;
+	for (i = 0; i < n; i++) {
+		events |= 1u << t[i].event;
+		if (!t[i].path)
+			continue;
+		if (!(t[i].inode = stp_proc_inode(t[i].path))) {
+			t[i].event = -1;
+			continue;
+		}
+		if (t[i].event == STP_PROC_END || t[i].event == STP_PROC_THREAD_END)
+			stp_proc_track = true;
+	}
+	stp_proc_probes_in = true;
+	rc = stp_proc_get();
+	if (rc)
+		return rc;
+	WRITE_ONCE(stp_proc_events, events);
+	if (events & ((1u << STP_PROC_SYSCALL) | (1u << STP_PROC_SYSCALL_RETURN))) {
+		rc = stp_tracepoints_register(stp_proc_tps + STP_PROC_NSCHED, STP_PROC_NTPS - STP_PROC_NSCHED);
+		if (rc)
+			return rc;
+		stp_proc_syscalls = true;
+	}
+	stp_proc_walk(true, false);
+	return 0;
+}
+
+static __maybe_unused void stp_procs_unregister(struct stp_proc_probe *t, int n)
+{
+	int i;
+
+	WRITE_ONCE(stp_proc_events, 0);
+	if (stp_proc_syscalls)
+		stp_tracepoints_unregister(stp_proc_tps + STP_PROC_NSCHED, STP_PROC_NTPS - STP_PROC_NSCHED);
+	stp_proc_syscalls = false;
+	if (stp_proc_probes_in)
+		stp_proc_put();
+	stp_proc_probes_in = false;
 	for (i = 0; i < n; i++)
 		if (t[i].inode) {
 			iput(t[i].inode);
 			t[i].inode = NULL;
+		}
+}
+
+/* Follow the threads of each client's program from now on, those already
+ * running too. */
+static __maybe_unused int stp_proc_clients_register(struct stp_proc_client **c, int n)
+{
+	int i, rc;
+
+	for (i = 0; i < n; i++)
+		c[i]->inode = stp_proc_inode(c[i]->path);
+	stp_proc_c = c;
+	stp_proc_nc = n;
+	stp_proc_track = true;
+	stp_proc_clients_in = true;
+	rc = stp_proc_get();
+	if (rc)
+		return rc;
+	WRITE_ONCE(stp_proc_clients_on, true);
+	stp_proc_walk(false, true);
+	return 0;
+}
+
+/* No start or stop begins after this; the last user of process.h waits
+ * for those running. */
+static __maybe_unused void stp_proc_clients_unregister(struct stp_proc_client **c, int n)
+{
+	int i;
+
+	WRITE_ONCE(stp_proc_clients_on, false);
+	if (stp_proc_clients_in)
+		stp_proc_put();
+	stp_proc_clients_in = false;
+	for (i = 0; i < n; i++)
+		if (c[i]->inode) {
+			iput(c[i]->inode);
+			c[i]->inode = NULL;
 		}
 }
 

@@ -94,6 +94,17 @@ if grep -q '^n:long' <<< "$out" && grep -q '^a:string \[long\]' <<< "$out" &&
 else
 	bad "-p2 shows types and probes" "$out"
 fi
+# a sampling perf probe of a program: -p2 as SystemTap 4.8 prints it (the
+# default period, the program's real path); .sample after .process (cstap's,
+# as after an alias) gives the same point with that period
+out=$("$STAP" -p2 -e 'probe perf.sw.task_clock.process("/bin/true") { print(1) }
+probe perf.type(1).config(0).process("/bin/true").sample(5000) { print(2) }' 2>&1)
+if grep -qxF 'perf.type(1).config(1).sample(1000000).process("/usr/bin/true") /* <- perf.type(1).config(1).process("/bin/true") */' <<< "$out" &&
+   grep -qF 'perf.type(1).config(0).sample(5000).process("/usr/bin/true") /*' <<< "$out"; then
+	ok "-p2 of perf .process sampling probes"
+else
+	bad "-p2 of perf .process sampling probes" "$out"
+fi
 out=$("$STAP" -p3 -e "$script2" 2>&1)
 if grep -q 'stp_script_start' <<< "$out" && grep -q 'runtime_main.h' <<< "$out"; then
 	ok "-p3 prints the module source"

@@ -1,10 +1,16 @@
-/* perf.c - perf.type(T).config(C)[.sample(N) | .hz(N)] probes, and
+/* perf.c - perf.type(T).config(C)[.sample(N) | .hz(N)] probes,
+ * perf.type(T).config(C)[.sample(N) | .hz(N)].process("P") probes (the
+ * .sample or .hz may also follow .process, as after an alias of
+ * tapsets/perf.stp: perf.sw.task_clock.process("P").sample(N)), and
  * perf.type(T).config(C)[.process("P")].counter("NAME") counters.
  *
  * Each probe is a sampling perf event on every online CPU, made with the
  * kernel's in-kernel counter API (runtime/perf.h): its overflow handler runs
  * the probe every N counts (.sample, 1000000 when not given) or N times a
- * second (.hz). A counter is a counting event of each thread (of program P)
+ * second (.hz). With .process("P") it is one event per thread of program P,
+ * counting only in that thread, made when the thread starts running P
+ * (runtime/process.h's clients). SystemTap 4.8 takes .process("P") with
+ * neither .sample nor .hz only. A counter is a counting event of each thread (of program P)
  * that a process probe hits, made at its first hit; @perf("NAME") in a
  * process probe is its count when the probe hit, as SystemTap reads it
  * (its own body never runs). The event names scripts use (perf.sw.cpu_clock,
@@ -45,6 +51,17 @@ int perf_counter_index(struct session *s, const char *name)
 	return -1;
 }
 
+/* .sample(N) or .hz(N), component i */
+static int rate_comp(struct session *s, struct probe_point *pp, int i, struct perf_probe *pr)
+{
+	pr->freq = pp_comp_is(pp, i, "hz");
+	if (!pp_comp_num(pp, i, &pr->period) || pr->period <= 0) {
+		diag(s, E_PROBE_ARG, pp->comps.items[i]->pos, "%s needs a positive number", pr->freq ? "hz" : "sample");
+		return -1;
+	}
+	return 0;
+}
+
 static int derive(struct session *s, struct probe *p, struct probe_point *pp)
 {
 	struct perf_probe pr = { .period = 1000000 };
@@ -56,21 +73,21 @@ static int derive(struct session *s, struct probe *p, struct probe_point *pp)
 		diag(s, E_PROBE_ARG, pp->pos, "perf probes are perf.type(NUMBER).config(NUMBER)");
 		return -1;
 	}
-	/* [.sample(N) | .hz(N)] [.process("P")] [.counter("NAME")] */
+	/* [.sample(N) | .hz(N)] [.process("P") [.sample(N) | .hz(N)]] [.counter("NAME")] */
+	bool rate = false;
 	if (i < n && (pp_comp_is(pp, i, "sample") || pp_comp_is(pp, i, "hz"))) {
-		pr.freq = pp_comp_is(pp, i, "hz");
-		if (!pp_comp_num(pp, i, &pr.period) || pr.period <= 0) {
-			diag(s, E_PROBE_ARG, pp->comps.items[i]->pos, "%s needs a positive number",
-			     pr.freq ? "hz" : "sample");
+		if (rate_comp(s, pp, i++, &pr) < 0)
 			return -1;
-		}
-		i++;
+		rate = true;
 	}
-	int proc_comp = -1;
 	if (i < n && pp_comp_is(pp, i, "process")) {
 		const char *arg;
-		proc_comp = i;
 		char *why = NULL;
+		if (!pp->comps.items[i]->arg) {   /* SystemTap's: the -c command's program */
+			diag(s, E_NOT_SUPPORTED, pp->comps.items[i]->pos,
+			     "perf probes of .process without a program are not supported: name it, .process(\"PATH\")");
+			return -1;
+		}
 		if (!kpoint_str_arg(s, pp, i, &arg))
 			return -1;
 		if (!(pr.process = uimage_resolve(arg, &why))) {
@@ -79,8 +96,17 @@ static int derive(struct session *s, struct probe *p, struct probe_point *pp)
 		}
 		uimage_add_file(s, pr.process);   /* the guest needs it */
 		i++;
+		if (!rate && i < n && (pp_comp_is(pp, i, "sample") || pp_comp_is(pp, i, "hz"))) {
+			if (rate_comp(s, pp, i++, &pr) < 0)
+				return -1;
+			rate = true;
+		}
 	}
 	if (i < n && pp_comp_is(pp, i, "counter")) {
+		if (rate) {
+			diag(s, E_PROBE_POINT, pp->comps.items[i]->pos, "a perf counter takes no .sample or .hz");
+			return -1;
+		}
 		if (!kpoint_str_arg(s, pp, i, &pr.counter))
 			return -1;
 		pr.period = 0;   /* counting, not sampling */
@@ -88,11 +114,6 @@ static int derive(struct session *s, struct probe *p, struct probe_point *pp)
 	}
 	if (i < n)
 		return 0;
-	if (pr.process && !pr.counter) {
-		diag(s, E_NOT_SUPPORTED, pp->comps.items[proc_comp]->pos,
-		     "sampling perf probes of a process (.process without .counter) are not supported yet");
-		return -1;
-	}
 	if (pr.type < 0 || pr.config < 0) {
 		diag(s, E_PROBE_ARG, pp->pos, "perf type and config are not negative");
 		return -1;
@@ -117,27 +138,48 @@ static int derive(struct session *s, struct probe *p, struct probe_point *pp)
 		vec_push(&st->counters, d);
 	}
 	dp->pp = strbuf_detach(&t);
+	if (pr.process)   /* SystemTap 4.8 lists these as written */
+		dp->list_pp = pp_text(pp);
 	return 1;
 }
 
-/* The sampling probes (counters sample nothing). */
-static int samplers(struct session *s)
+/* The sampling probes (counters sample nothing) on every CPU (!process)
+ * or of a program's threads (process). */
+static int samplers(struct session *s, bool process)
 {
 	int n = 0;
 
-	for (int i = 0; i < s->probes.len; i++)
-		n += s->probes.items[i]->prov == &perf_provider &&
-		     !((const struct perf_probe *)s->probes.items[i]->data)->counter;
+	for (int i = 0; i < s->probes.len; i++) {
+		const struct derived_probe *dp = s->probes.items[i];
+		const struct perf_probe *d = dp->data;
+		n += dp->prov == &perf_provider && !d->counter && !!d->process == process;
+	}
 	return n;
 }
 
 static void emit_decls(struct session *s, struct strbuf *out)
 {
 	struct perf_state *st = provider_state(s, &perf_provider, sizeof(struct perf_state));
-	int n = samplers(s);
+	int n = samplers(s, false), np = samplers(s, true);
 
 	if (n)
 		strbuf_addf(out, "static struct stp_perf stp_perfs[%d];\n", n);
+	if (np) {
+		strbuf_addf(out, "static struct stp_perf_proc stp_perf_procs[%d] = {\n", np);
+		for (int i = 0; i < s->probes.len; i++) {
+			const struct derived_probe *dp = s->probes.items[i];
+			const struct perf_probe *d = dp->data;
+			if (dp->prov != &perf_provider || d->counter || !d->process)
+				continue;
+			strbuf_addf(out, "\t{ .perf = { .attr = { .type = %lldU, .config = %lldULL, .%s = %lldULL, "
+				    ".freq = %d }, .handler = dp_%d }, .client = { .path = ",
+				    (long long)d->type, (long long)d->config, d->freq ? "sample_freq" : "sample_period",
+				    (long long)d->period, d->freq, dp->index);
+			strbuf_add_cstr_literal(out, d->process);
+			strbuf_addf(out, " } },\n");
+		}
+		strbuf_addstr(out, "};\n");
+	}
 	if (!st->counters.len)
 		return;
 	strbuf_addf(out, "static struct stp_perf_counter stp_perf_counters[%d] = {\n", st->counters.len);
@@ -154,7 +196,7 @@ static void emit_decls(struct session *s, struct strbuf *out)
 static void emit_register(struct session *s, struct strbuf *out)
 {
 	struct perf_state *st = provider_state(s, &perf_provider, sizeof(struct perf_state));
-	int n = 0;
+	int n = 0, np = 0;
 
 	for (int i = 0; i < s->probes.len; i++) {
 		struct derived_probe *dp = s->probes.items[i];
@@ -163,6 +205,10 @@ static void emit_register(struct session *s, struct strbuf *out)
 		const struct perf_probe *d = dp->data;
 		if (d->counter) {   /* its body never runs */
 			strbuf_addf(out, "\t(void)dp_%d;\n", dp->index);
+			continue;
+		}
+		if (d->process) {
+			strbuf_addf(out, "\tstp_perf_procs[%d].pp = stp_probes[%d].pp;\n", np++, dp->index);
 			continue;
 		}
 		strbuf_addf(out, "\tstp_perfs[%d].attr.type = %lldU;\n", n, (long long)d->type);
@@ -175,6 +221,8 @@ static void emit_register(struct session *s, struct strbuf *out)
 			    n, dp->index);
 		n++;
 	}
+	if (np)
+		strbuf_addf(out, "\trc = stp_perf_procs_start(stp_perf_procs, %d);\n\tif (rc)\n\t\treturn rc;\n", np);
 	if (st->counters.len)
 		strbuf_addf(out, "\trc = stp_perf_counters_start(stp_perf_counters, %d);\n\tif (rc)\n\t\treturn rc;\n",
 			    st->counters.len);
@@ -183,8 +231,10 @@ static void emit_register(struct session *s, struct strbuf *out)
 static void emit_unregister(struct session *s, struct strbuf *out)
 {
 	struct perf_state *st = provider_state(s, &perf_provider, sizeof(struct perf_state));
-	int n = samplers(s);
+	int n = samplers(s, false), np = samplers(s, true);
 
+	if (np)
+		strbuf_addf(out, "\tstp_perf_procs_stop(stp_perf_procs, %d);\n", np);
 	if (n)
 		strbuf_addf(out, "\tfor (i = 0; i < %d; i++)\n\t\tstp_perf_stop(&stp_perfs[i]);\n", n);
 	if (st->counters.len)
