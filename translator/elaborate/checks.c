@@ -145,8 +145,32 @@ static enum walk_action cond_expr(struct expr *e, void *ctx)
 
 /* ---- driver ------------------------------------------------------------------- */
 
+/* @perf reads of one derived probe (perf.c says which are wrong); each
+ * expression reported once, whichever derived probe finds it. */
+struct perf_reads {
+	struct session *s;
+	const struct derived_probe *dp;
+	VEC(const struct expr *) reported;
+};
+
+static enum walk_action perf_expr(struct expr *e, void *ctx)
+{
+	struct perf_reads *pr = ctx;
+
+	if (e->kind != EXPR_PERF)
+		return WALK_DESCEND;
+	for (int i = 0; i < pr->reported.len; i++)
+		if (pr->reported.items[i] == e)
+			return WALK_DESCEND;
+	if (!perf_read_allowed(pr->s, pr->dp, e))
+		vec_push(&pr->reported, e);
+	return WALK_DESCEND;
+}
+
 void check_semantics(struct session *s)
 {
+	struct perf_reads pr = { .s = s };
+	const struct walker perfs = { .expr = perf_expr, .ctx = &pr };
 	const struct walker lvalues = { .expr = lvalue_expr, .ctx = s };
 	const struct walker foreaches = { .stmt = foreach_stmt, .ctx = s };
 	const struct walker conds = { .expr = cond_expr, .ctx = s };
@@ -166,4 +190,9 @@ void check_semantics(struct session *s)
 		walk_stmt(&lvalues, s->funcs.items[i]->body);
 		walk_stmt(&foreaches, s->funcs.items[i]->body);
 	}
+	for (int i = 0; i < s->probes.len; i++) {
+		pr.dp = s->probes.items[i];
+		walk_stmt(&perfs, pr.dp->probe->body);
+	}
+	free(pr.reported.items);
 }

@@ -25,6 +25,7 @@
 
 #include "diag.h"
 #include "kpoint.h"
+#include "uprobes.h"
 #include "target/uimage.h"
 
 extern const struct provider perf_provider;
@@ -141,6 +142,27 @@ static int derive(struct session *s, struct probe *p, struct probe_point *pp)
 	if (pr.process)   /* SystemTap 4.8 lists these as written */
 		dp->list_pp = pp_text(pp);
 	return 1;
+}
+
+bool perf_read_allowed(struct session *s, const struct derived_probe *dp, const struct expr *e)
+{
+	struct perf_state *st = provider_state(s, &perf_provider, sizeof(struct perf_state));
+	const char *path = uprobe_path(dp);
+
+	if (e->num < 0 || e->num >= st->counters.len)
+		return true;   /* reported when resolved */
+	const struct perf_probe *c = st->counters.items[e->num];
+	if (!path) {
+		diag(s, E_BAD_CONTEXT, e->pos, "@perf(\"%s\") is read in process probes only (not in %s)",
+		     c->counter, dp->pp);
+		return false;
+	}
+	if (c->process && strcmp(c->process, path)) {
+		diag(s, E_BAD_CONTEXT, e->pos, "perf counter '%s' counts in %s: @perf in a probe of %s",
+		     c->counter, c->process, path);
+		return false;
+	}
+	return true;
 }
 
 /* The sampling probes (counters sample nothing) on every CPU (!process)

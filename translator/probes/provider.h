@@ -160,6 +160,9 @@ void ctx_vars_rewrite(struct session *s, struct stmt *body, const struct ctx_var
 /* perf.c: the index of the perf counter NAME (perf....counter("NAME")) that
  * @perf("NAME") reads, or -1. */
 int perf_counter_index(struct session *s, const char *name);
+/* perf.c: may derived probe dp read @perf expression e (a process probe,
+ * of the counter's program if it names one)? If not, reported. */
+bool perf_read_allowed(struct session *s, const struct derived_probe *dp, const struct expr *e);
 
 /* Helpers for derive(): component i's name / literal argument. */
 bool pp_comp_is(const struct probe_point *pp, int i, const char *name);

@@ -472,6 +472,11 @@ static int tvar_code(struct session *s, const struct derived_probe *dp, const st
 	return 1;
 }
 
+const char *uprobe_path(const struct derived_probe *dp)
+{
+	return dp->prov == &uprobes_provider ? ((const struct uprobe_probe *)dp->data)->path : NULL;
+}
+
 void uprobe_restrict(struct session *s, const struct probe_point *pp, int first)
 {
 	const struct expr *a = pp->comps.items[0]->arg;

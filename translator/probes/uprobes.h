@@ -40,5 +40,7 @@ bool uprobe_process_files(struct session *s, struct probe_point *pp, bool librar
  * program (-c/-x's), they fire in the target's process tree only; if it
  * names a PID (process(PID)), in that process only. */
 void uprobe_restrict(struct session *s, const struct probe_point *pp, int first);
+/* The file dp is a process probe on, or NULL if it is no process probe. */
+const char *uprobe_path(const struct derived_probe *dp);
 
 #endif
