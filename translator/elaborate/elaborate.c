@@ -34,10 +34,15 @@ struct elab {
 
 /* ---- lookup -------------------------------------------------------------- */
 
+/* A global of that name visible from file `from`: a private one only in
+ * its own file; and tapset code sees the tapsets' globals only, never the
+ * user script's (a tapset function's `i` stays its own local when the
+ * script has a global i, as in SystemTap: semok/context-globals). */
 static struct sym *find_in(struct sym **v, int n, const char *name, const struct srcfile *from)
 {
 	for (int i = 0; i < n; i++)
-		if (!strcmp(v[i]->name, name) && (!v[i]->is_private || v[i]->file == from))
+		if (!strcmp(v[i]->name, name) && (!v[i]->is_private || v[i]->file == from) &&
+		    (!from || !from->is_tapset || !v[i]->file || v[i]->file->is_tapset))
 			return v[i];
 	return NULL;
 }
