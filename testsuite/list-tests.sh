@@ -55,6 +55,10 @@ check_err statement_addr_p3 "{ .symbol = \"_stext\", .offset = 0x$(printf %x $((
 check_err statement_addr_l "kernel.statement($addr)" -l "kernel.statement($addr)"
 check_err statement_absolute_p3 ".addr = ${addr}UL, .verify = NULL, .pp = \"kernel.statement($addr).absolute\"" \
 	-g -p3 -e "probe kernel.statement($addr).absolute {}"
+# a .cold part is probed at its own symbol, without target variables
+check_err cold_p3 '.verify = "vfs_get_tree.cold", .pp = "kernel.function(\"vfs_get_tree.cold\")"' \
+	-p3 -e 'probe kernel.function("vfs_get_tree.cold") { println(pp()) }'
+check_err cold_no_vars '[E_TARGET_UNAVAILABLE]' -p2 -e 'probe kernel.function("vfs_get_tree.cold") { println($fc) }'
 # a wildcard point on a module's tracepoint: its module and DWARF arguments
 check_err trace_module_wild_p3 '{ .name = "scsi_dispatch_cmd_start", .probe = (void *)dp_0, .pp = "scsi_dispatch_cmd_start", .module = "scsi_mod" }' \
 	-p3 -e 'probe kernel.trace("scs*:scsi_dispatch_cmd_st*") { println($cmd->cmnd[0]) }'

@@ -147,6 +147,46 @@ static void add_probe(struct session *s, struct probe *p, struct probe_point *pp
 	free(where);
 }
 
+/* A compiler-split part of a function (foo.cold: the code GCC moved out
+ * of line into .text.unlikely) is a symbol of its own with no DWARF
+ * function: SystemTap lists and probes it as a function named by the
+ * symbol, kernel.function("vfs_get_tree.cold"), without target
+ * variables; so does cstap, for a pattern without @file that matches the
+ * whole symbol name. */
+static int probe_cold_parts(struct session *s, struct probe *p, struct probe_point *pp, int fn_comp,
+			    struct dw_image *img, const struct ksymtab *syms, const struct dw_pattern *pat,
+			    const struct kpoint_suffix *suf, bool optional)
+{
+	int n = 0, idx[] = { 0, fn_comp };
+
+	if (pat->file || pat->line || suf->exported || !syms)
+		return 0;
+	for (size_t i = 0; i < syms->n; i++) {
+		const struct ksym *k = &syms->syms[i];
+		size_t len = strlen(k->name);
+		if (!ksym_is_text(k) || len <= 5 || strcmp(k->name + len - 5, ".cold") ||
+		    fnmatch(pat->func, k->name, 0) || ksym_blacklisted(syms, k))
+			continue;
+		struct kp_site site = { .ret = suf->ret, .maxactive = suf->maxactive, .optional = optional };
+		if (img->module) {
+			site.symbol = xasprintf("%s:%s", img->module, k->name);
+		} else if (syms->stext && k->addr >= syms->stext) {
+			int same = 0;
+			for (size_t j = 0; j < syms->n; j++)
+				same += syms->syms[j].addr == k->addr;
+			site.symbol = xstrdup("_stext");
+			site.offset = k->addr - syms->stext;
+			site.verify = same == 1 ? xstrdup(k->name) : NULL;
+		} else {
+			site.symbol = xstrdup(k->name);
+		}
+		const char *args[] = { img->module, k->name };
+		new_probe(s, p, pp, &site, NULL)->pp = point_text(pp, idx, args, 2);
+		n++;
+	}
+	return n;
+}
+
 /* What a point asks for in the functions it matches. */
 struct dw_request {
 	enum { RQ_FUNCTION, RQ_INLINE, RQ_INLINE_OF_FUNCTION, RQ_LABEL, RQ_LABEL_INLINE,
@@ -259,6 +299,8 @@ static int probe_image(struct session *s, struct probe *p, struct probe_point *p
 		}
 	}
 	free(funcs.items);
+	if (rq->kind == RQ_FUNCTION)
+		n += probe_cold_parts(s, p, pp, fn_comp, img, syms, pat, &rq->suf, optional);
 	if (rq->kind == RQ_FUNCTION && !rq->suf.ret && !rq->suf.call && !rq->suf.exported) {
 		/* a plain .function also probes the inlined instances, as
 		 * SystemTap does (.call and .return: the out-of-line ones only) */
@@ -283,6 +325,8 @@ static bool any_symbol_matches(const struct ksymtab *t, const char *pattern)
 	for (size_t i = 0; i < t->n; i++) {
 		const char *name = t->syms[i].name;
 		size_t len = strcspn(name, ".");
+		if (ksym_is_text(&t->syms[i]) && strstr(name, ".cold") && fnmatch(pattern, name, 0) == 0)
+			return true;   /* a split part, probed by its own name */
 		if (!ksym_is_func(&t->syms[i]) || len >= sizeof(base))
 			continue;
 		memcpy(base, name, len);
