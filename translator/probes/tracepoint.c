@@ -113,8 +113,8 @@ static char *header_system(const char *file)
 }
 
 /* One probe of p on tracepoint name (of system sys, NULL if unknown; in
- * module, NULL for the kernel), its arguments described by scope (NULL
- * when only listed: -l needs no DWARF). */
+ * module, NULL for the kernel), its nargs arguments described by its
+ * iterator f in img's DWARF (f NULL when only listed: -l needs no DWARF). */
 static void add_probe(struct session *s, struct probe *p, struct probe_point *pp, const char *name,
 		      char *sys, const char *module, const struct dw_func *f, int nargs, struct dw_image *img)
 {
