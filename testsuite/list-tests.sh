@@ -58,6 +58,9 @@ check_err statement_absolute_p3 ".addr = ${addr}UL, .verify = NULL, .pp = \"kern
 # a .cold part is probed at its own symbol, without target variables
 check_err cold_p3 '.verify = "vfs_get_tree.cold", .pp = "kernel.function(\"vfs_get_tree.cold\")"' \
 	-p3 -e 'probe kernel.function("vfs_get_tree.cold") { println(pp()) }'
+# ... and in .return, @entry of an expression (fntimes.stp on kernel.function("sys_*"))
+check_err cold_entry_p3 'static void dpentry_0(struct pt_regs *regs, void *data)' \
+	-p3 -e 'probe kernel.function("vfs_get_tree.cold").return { println(gettimeofday_us() - @entry(gettimeofday_us())) }'
 check_err cold_no_vars '[E_TARGET_UNAVAILABLE]' -p2 -e 'probe kernel.function("vfs_get_tree.cold") { println($fc) }'
 # a wildcard point on a module's tracepoint: its module and DWARF arguments
 check_err trace_module_wild_p3 '{ .name = "scsi_dispatch_cmd_start", .probe = (void *)dp_0, .pp = "scsi_dispatch_cmd_start", .module = "scsi_mod" }' \

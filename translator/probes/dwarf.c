@@ -675,6 +675,7 @@ const struct provider dwarf_provider = {
 	.name = "dwarf",
 	.runtime_header = "kprobes.h",
 	.probe_type = kp_probe_type,
+	.is_return = kp_is_return,   /* a .cold part's .return: @entry without DWARF */
 	.derive = derive,
 	.tvar_scope = tvar_scope,
 	.list_vars = list_vars,
