@@ -61,6 +61,8 @@ check_err cold_p3 '.verify = "vfs_get_tree.cold", .pp = "kernel.function(\"vfs_g
 # ... and in .return, @entry of an expression (fntimes.stp on kernel.function("sys_*"))
 check_err cold_entry_p3 'static void dpentry_0(struct pt_regs *regs, void *data)' \
 	-p3 -e 'probe kernel.function("vfs_get_tree.cold").return { println(gettimeofday_us() - @entry(gettimeofday_us())) }'
+# $$parms on a wildcard that takes in a .cold part: empty there, as SystemTap
+check_err cold_parms_p2 'kernel.function("vfs_get_tree.cold")' -p2 -e 'probe kernel.function("vfs_get_tree*") { println($$parms$) }'
 check_err cold_no_vars '[E_TARGET_UNAVAILABLE]' -p2 -e 'probe kernel.function("vfs_get_tree.cold") { println($fc) }'
 # a wildcard point on a module's tracepoint: its module and DWARF arguments
 check_err trace_module_wild_p3 '{ .name = "scsi_dispatch_cmd_start", .probe = (void *)dp_0, .pp = "scsi_dispatch_cmd_start", .module = "scsi_mod" }' \

@@ -34,6 +34,7 @@ struct dwarf_probe {
 	struct kp_site site;    /* first: kpsites.h reads it at dp->data */
 	struct dw_scope scope;
 	bool has_scope;
+	bool cold;              /* a .cold part: no DWARF of its own */
 };
 
 /* The symbol the runtime must find at the probe's address: only if no
@@ -181,7 +182,9 @@ static int probe_cold_parts(struct session *s, struct probe *p, struct probe_poi
 			site.symbol = xstrdup(k->name);
 		}
 		const char *args[] = { img->module, k->name };
-		new_probe(s, p, pp, &site, NULL)->pp = point_text(pp, idx, args, 2);
+		struct derived_probe *dp = new_probe(s, p, pp, &site, NULL);
+		dp->pp = point_text(pp, idx, args, 2);
+		((struct dwarf_probe *)dp->data)->cold = true;
 		n++;
 	}
 	return n;
@@ -641,6 +644,11 @@ static const struct dw_scope *tvar_scope(const struct derived_probe *dp)
 	return d->has_scope ? &d->scope : NULL;
 }
 
+static bool without_dwarf(const struct derived_probe *dp)
+{
+	return ((const struct dwarf_probe *)dp->data)->cold;
+}
+
 static void list_vars(struct session *s, const struct derived_probe *dp, struct strbuf *out)
 {
 	const struct dw_scope *sc = tvar_scope(dp);
@@ -676,6 +684,7 @@ const struct provider dwarf_provider = {
 	.runtime_header = "kprobes.h",
 	.probe_type = kp_probe_type,
 	.is_return = kp_is_return,   /* a .cold part's .return: @entry without DWARF */
+	.without_dwarf = without_dwarf,
 	.derive = derive,
 	.tvar_scope = tvar_scope,
 	.list_vars = list_vars,
