@@ -203,6 +203,21 @@ elif grep -q 'no syscall\|cannot\|no target' tab.err; then
 else
 	bad "syscall.*.return elaborates" "$(head -20 tab.err)"
 fi
+# --check-version: a used tapset alias whose text depends on systemtap_v is
+# reported (an error with -W, as SystemTap's deprecated01 expects); without the
+# option, or for the user's own conditionals, nothing is said
+acc='probe nd_syscall.accept { println(flags_str) } function f() { %( systemtap_v >= "2.0" %? return 1 %: return 2 %) }
+probe begin { println(f()) }'
+out=$("$STAP" --check-version --compatible=2.5 -W -p2 -e "$acc" 2>&1 >/dev/null); rc=$?
+out2=$("$STAP" --check-version --compatible=2.5 -p2 -e "$acc" 2>&1 >/dev/null); rc2=$?
+out3=$("$STAP" --compatible=2.5 -p2 -e "$acc" 2>&1 >/dev/null); rc3=$?
+if [ $rc = 1 ] && grep -q '\[W_VERSION_DEPENDENT\]: this alias uses tapset constructs that are dependent on systemtap version at .*syscalls.stp:[0-9]*:1$' <<< "$out" &&
+   [ "$(grep -c W_VERSION_DEPENDENT <<< "$out")" = 1 ] && [ $rc2 = 0 ] && grep -q W_VERSION_DEPENDENT <<< "$out2" &&
+   [ $rc3 = 0 ] && [ -z "$out3" ]; then
+	ok "--check-version reports a version-dependent tapset alias once (-W: an error)"
+else
+	bad "--check-version" "rc=$rc: $out" "rc=$rc2: $out2" "rc=$rc3: $out3"
+fi
 # a plain one-liner through pass 5: its output, and on stderr at most the
 # one line saying it runs in a QEMU guest (no runner chatter without -v)
 out=$("$STAP" -e 'probe begin { println("hi"); exit() }' 2> err.txt); rc=$?

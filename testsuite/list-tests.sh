@@ -55,6 +55,18 @@ check_err statement_addr_p3 "{ .symbol = \"_stext\", .offset = 0x$(printf %x $((
 check_err statement_addr_l "kernel.statement($addr)" -l "kernel.statement($addr)"
 check_err statement_absolute_p3 ".addr = ${addr}UL, .verify = NULL, .pp = \"kernel.statement($addr).absolute\"" \
 	-g -p3 -e "probe kernel.statement($addr).absolute {}"
+# a .cold part is probed at its own symbol, without target variables
+check_err cold_p3 '.verify = "vfs_get_tree.cold", .pp = "kernel.function(\"vfs_get_tree.cold\")"' \
+	-p3 -e 'probe kernel.function("vfs_get_tree.cold") { println(pp()) }'
+# ... and in .return, @entry of an expression (fntimes.stp on kernel.function("sys_*"))
+check_err cold_entry_p3 'static void dpentry_0(struct pt_regs *regs, void *data)' \
+	-p3 -e 'probe kernel.function("vfs_get_tree.cold").return { println(gettimeofday_us() - @entry(gettimeofday_us())) }'
+# $$parms on a wildcard that takes in a .cold part: empty there, as SystemTap
+check_err cold_parms_p2 'kernel.function("vfs_get_tree.cold")' -p2 -e 'probe kernel.function("vfs_get_tree*") { println($$parms$) }'
+check_err cold_no_vars '[E_TARGET_UNAVAILABLE]' -p2 -e 'probe kernel.function("vfs_get_tree.cold") { println($fc) }'
+# a wildcard point on a module's tracepoint: its module and DWARF arguments
+check_err trace_module_wild_p3 '{ .name = "scsi_dispatch_cmd_start", .probe = (void *)dp_0, .pp = "scsi_dispatch_cmd_start", .module = "scsi_mod" }' \
+	-p3 -e 'probe kernel.trace("scs*:scsi_dispatch_cmd_st*") { println($cmd->cmnd[0]) }'
 check_err no_module 'no module' -p2 -e 'probe module("no_such_mod").function("f") {}'
 check_err optional_nothing '# probes' -p2 -e 'probe kernel.function("no_such_fn_xyz")?, begin {}'
 echo "$pass passed, $fail failed"

@@ -65,6 +65,8 @@ struct token {
 	struct srcpos pos;
 	struct token *chain; /* macro expansion: token this one came from */
 	bool glued;      /* no whitespace or comment before it (probe point wildcards) */
+	bool version_dependent; /* a systemtap_v %( %) condition was evaluated since the
+	                 * token before it (--check-version) */
 };
 
 /* ---- expressions -------------------------------------------------------- */
@@ -209,6 +211,7 @@ struct sym {
 	struct expr *scalar_use; /* a global: its first use as a scalar, if any */
 	struct srcfile const *file; /* declaring file (private scoping) */
 	struct sym *link;        /* for tapset globals merged into the script */
+	bool version_dependent;  /* its declaration evaluated a systemtap_v condition */
 };
 
 /* a list of symbols (parameters, locals, globals) */
@@ -226,6 +229,7 @@ struct func {
 	bool is_private;
 	const struct srcfile *file;
 	int64_t priority;            /* function f() : N { } overload priority, 0 = none */
+	bool version_dependent;      /* its text evaluated a systemtap_v condition */
 	/* pass 2 */
 	symvec locals;
 	bool used;
@@ -266,6 +270,9 @@ struct probe {
 	struct stmt *epilogue;             /* probe a = b { prologue }, { epilogue } */
 	char *alias_pp;                    /* expanded from an alias: its name as reached
 					    * ("vfs.read.return"), listed by -l/-L */
+	bool version_dependent;            /* its text evaluated a systemtap_v condition */
+	const struct probe *alias;         /* expanded: the alias it came from ... */
+	const struct probe *expanded;      /* ... and the probe that used it */
 	/* pass 2 */
 	symvec locals;
 	int index;

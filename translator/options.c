@@ -37,6 +37,8 @@ static void usage(FILE *f)
 	      "  --skip-badvars  read target variables that cannot be resolved as 0\n"
 	      "  --suppress-time-limits  (with -g) no MAXACTION limit, locks waited for\n"
 	      "  -w / -W         suppress warnings / treat warnings as errors\n"
+	      "  --compatible=V  behave as SystemTap version V\n"
+	      "  --check-version warn of the tapset constructs used that depend on the version\n"
 	      "  -m NAME         name the module NAME (pass 4 leaves NAME.ko here)\n"
 	      "  -o FILE         send the script's output to FILE\n"
 	      "  -c CMD          run CMD while the script runs, end with it; target() is its pid\n"
@@ -162,7 +164,7 @@ static int check_tmpdir(struct session *s)
 int parse_options(struct session *s, int argc, char **argv)
 {
 	enum { OPT_REMOTE = 256, OPT_LIST_TAGS, OPT_COMPATIBLE, OPT_PROLOGUE, OPT_SKIP_BADVARS,
-	       OPT_NO_TIME_LIMITS, OPT_IGNORED, OPT_LDD, OPT_ALL_MODULES };
+	       OPT_NO_TIME_LIMITS, OPT_CHECK_VERSION, OPT_IGNORED, OPT_LDD, OPT_ALL_MODULES };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -172,10 +174,9 @@ int parse_options(struct session *s, int argc, char **argv)
 		{ "prologue-searching", optional_argument, NULL, OPT_PROLOGUE },
 		{ "skip-badvars", no_argument, NULL, OPT_SKIP_BADVARS },
 		{ "suppress-time-limits", no_argument, NULL, OPT_NO_TIME_LIMITS },
-		/* SystemTap's: cstap keeps no module cache, and has nothing
-		 * version-dependent to check */
+		{ "check-version", no_argument, NULL, OPT_CHECK_VERSION },
+		/* SystemTap's: cstap keeps no module cache */
 		{ "disable-cache", no_argument, NULL, OPT_IGNORED },
-		{ "check-version", no_argument, NULL, OPT_IGNORED },
 		{ "all-modules", no_argument, NULL, OPT_ALL_MODULES },
 		{ "ldd", no_argument, NULL, OPT_LDD },
 		{ NULL, 0, NULL, 0 },
@@ -267,6 +268,7 @@ int parse_options(struct session *s, int argc, char **argv)
 		case OPT_LIST_TAGS: diag_list_tags(); return -1;
 		case OPT_SKIP_BADVARS: s->skip_badvars = true; break;
 		case OPT_NO_TIME_LIMITS: s->no_time_limits = true; break;
+		case OPT_CHECK_VERSION: s->check_version = true; break;
 		case OPT_IGNORED:
 			break;
 		/* user files' symbols and unwind tables go into the module

@@ -47,6 +47,8 @@ void print_pass2(struct session *s);
 
 /* pass 2: what SystemTap refuses beyond names and types (elaborate/checks.c) */
 void check_semantics(struct session *s);
+/* --check-version: the used tapset constructs whose text depends on systemtap_v */
+void check_version_dependence(struct session *s);
 
 /* pass 2: leave out what has no effect, unless -u (elaborate/optimize.c) */
 void optimize_bodies(struct session *s);

@@ -21,6 +21,7 @@ struct session {
 	bool keep_unused;         /* -u */
 	bool suppress_warnings;   /* -w */
 	bool warnings_are_errors; /* -W */
+	bool check_version;       /* --check-version: warn of version-dependent tapset code */
 	bool keep_tmpdir;         /* -k */
 	bool timing;              /* -t: per-probe hits and cycles at exit */
 	bool list_mode;           /* -l / -L */

@@ -155,6 +155,8 @@ int alias_expand(struct session *s, struct probe *user, struct probe_point *pp, 
 				np->pos = user->pos;
 				np->file = user->file;
 				np->body = combined_body(a, user);
+				np->alias = a;
+				np->expanded = user;
 				np->alias_pp = user->alias_pp ? xstrdup(user->alias_pp)
 							      : alias_text(name, pp, used);
 				for (int k = 0; k < a->points.len; k++)

@@ -143,6 +143,51 @@ static enum walk_action cond_expr(struct expr *e, void *ctx)
 	return WALK_DESCEND;
 }
 
+/* ---- --check-version ------------------------------------------------------ */
+
+/* Is this tapset construct's text version-dependent (a systemtap_v %( %)
+ * condition was evaluated in it: what --compatible gives differs)? */
+static bool version_dependent(bool flag, const struct srcfile *file)
+{
+	return flag && file && file->is_tapset;
+}
+
+/* --check-version: a warning (an error with -W) for each tapset alias,
+ * function and global the script uses whose text depends on the SystemTap
+ * version, as SystemTap's. Each alias once, however many probes it gave. */
+void check_version_dependence(struct session *s)
+{
+	VEC(const struct probe *) seen = { 0 };
+
+	for (int i = 0; i < s->probes.len; i++)
+		for (const struct probe *p = s->probes.items[i]->probe; p; p = p->expanded) {
+			const struct probe *a = p->alias;
+			bool dup = false;
+			if (!a || !version_dependent(a->version_dependent, a->file))
+				continue;
+			for (int j = 0; j < seen.len && !dup; j++)
+				dup = seen.items[j] == a;
+			if (dup)
+				continue;
+			vec_push(&seen, a);
+			diag(s, W_VERSION_DEPENDENT, a->pos, "this alias uses tapset constructs that are "
+			     "dependent on systemtap version");
+		}
+	free(seen.items);
+	for (int i = 0; i < s->funcs.len; i++) {
+		const struct func *f = s->funcs.items[i];
+		if (version_dependent(f->version_dependent, f->file))
+			diag(s, W_VERSION_DEPENDENT, f->pos, "this function uses tapset constructs that are "
+			     "dependent on systemtap version: '%s'", f->name);
+	}
+	for (int i = 0; i < s->globals.len; i++) {
+		const struct sym *g = s->globals.items[i];
+		if (version_dependent(g->version_dependent, g->file))
+			diag(s, W_VERSION_DEPENDENT, g->pos, "this global uses tapset constructs that are "
+			     "dependent on systemtap version: '%s'", g->name);
+	}
+}
+
 /* ---- driver ------------------------------------------------------------------- */
 
 /* @perf reads of one derived probe (perf.c says which are wrong); each

@@ -1365,6 +1365,8 @@ int pass2_elaborate(struct session *s)
 		if (s->errors || !derive_used_library_probes(s))
 			break;   /* else: their bodies are resolved in the next round */
 	}
+	if (s->check_version)
+		check_version_dependence(s);
 	if (s->errors)
 		return 1;
 	context_funcs_mark(s);

@@ -53,6 +53,9 @@ struct parser {
 	bool declined_index;
 	struct srcpos declined_pos;
 	struct script *sc;
+	/* a token of the declaration being parsed was preceded by a systemtap_v
+	 * condition: the declaration depends on the version (--check-version) */
+	bool version_dependent;
 };
 
 typedef VEC(struct pp_comp *) compvec;
@@ -120,6 +123,7 @@ static struct token next(struct parser *p)
 
 	memmove(&p->la[0], &p->la[1], sizeof(p->la[0]) * (size_t)(p->nla - 1));
 	p->nla--;
+	p->version_dependent |= t.version_dependent;
 	return t;
 }
 
@@ -1397,6 +1401,7 @@ static void parse_probe(struct parser *p, struct token *kw)
 	pr->body = parse_block(p);
 	if (pr->is_alias && accept_op(p, ","))
 		pr->epilogue = parse_block(p);
+	pr->version_dependent = p->version_dependent;
 	vec_push(&p->sc->probes, pr);
 }
 
@@ -1453,10 +1458,14 @@ static void parse_global_var(struct parser *p, bool is_private)
 /* global := 'global' global_var {',' global_var} [';'] */
 static void parse_global(struct parser *p, bool is_private)
 {
+	int first = p->sc->globals.len;
+
 	do
 		parse_global_var(p, is_private);
 	while (accept_op(p, ","));
 	optional_semi(p);
+	for (int i = first; i < p->sc->globals.len; i++)
+		p->sc->globals.items[i]->version_dependent = p->version_dependent;
 }
 
 /* type := 'long' | 'string' */
@@ -1550,6 +1559,7 @@ static void parse_function(struct parser *p, bool is_private)
 		f->body = parse_block(p);
 		p->in_function = false;
 	}
+	f->version_dependent = p->version_dependent;
 	vec_push(&p->sc->funcs, f);
 }
 
@@ -1558,7 +1568,10 @@ static void parse_function(struct parser *p, bool is_private)
  *              | EMBEDDED */
 static void parse_declaration(struct parser *p)
 {
-	struct token t = next(p);
+	struct token t;
+
+	p->version_dependent = false;
+	t = next(p);
 
 	if (t.kind == TK_EMBEDDED) {
 		struct embed *em = xcalloc(1, sizeof(*em));

@@ -80,6 +80,8 @@ struct pp {
 	struct macro_table local;
 	struct macro_table *lib;
 	bool failed;
+	bool version_seen;       /* a systemtap_v condition was evaluated since the
+				  * last token returned (--check-version) */
 	struct token *slab;      /* kept tokens are carved from blocks */
 	int slab_left, slab_size;
 	struct token scratch;    /* what raw_next returns: see there */
@@ -413,6 +415,7 @@ static int cond_compare(struct cev *c)
 			const char *v = pp->s && pp->s->compatible ? pp->s->compatible : "4.8";
 
 			WANT_STRING(name);
+			c->pp->version_seen = true;
 			return version_cond(op->text, v, rhs->str);
 		}
 		if (!strcmp(name, "arch") || !strcmp(name, "runtime") ||
@@ -908,6 +911,8 @@ void pp_next(struct pp *pp, struct token *out)
 				continue;
 		}
 		*out = *t;
+		out->version_dependent = pp->version_seen;
+		pp->version_seen = false;
 		return;
 	}
 }

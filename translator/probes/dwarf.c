@@ -36,6 +36,7 @@ struct dwarf_probe {
 	struct kp_site site;    /* first: kpsites.h reads it at dp->data */
 	struct dw_scope scope;
 	bool has_scope;
+	bool cold;              /* a .cold part: no DWARF of its own */
 };
 
 /* The symbol the runtime must find at the probe's address: only if no
@@ -174,6 +175,48 @@ static void add_probe(struct session *s, struct probe *p, struct probe_point *pp
 	free(where);
 }
 
+/* A compiler-split part of a function (foo.cold: the code GCC moved out
+ * of line into .text.unlikely) is a symbol of its own with no DWARF
+ * function: SystemTap lists and probes it as a function named by the
+ * symbol, kernel.function("vfs_get_tree.cold"), without target
+ * variables; so does cstap, for a pattern without @file that matches the
+ * whole symbol name. */
+static int probe_cold_parts(struct session *s, struct probe *p, struct probe_point *pp, int fn_comp,
+			    struct dw_image *img, const struct ksymtab *syms, const struct dw_pattern *pat,
+			    const struct kpoint_suffix *suf, bool optional)
+{
+	int n = 0, idx[] = { 0, fn_comp };
+
+	if (pat->file || pat->line || suf->exported || !syms)
+		return 0;
+	for (size_t i = 0; i < syms->n; i++) {
+		const struct ksym *k = &syms->syms[i];
+		size_t len = strlen(k->name);
+		if (!ksym_is_text(k) || len <= 5 || strcmp(k->name + len - 5, ".cold") ||
+		    fnmatch(pat->func, k->name, 0) || ksym_blacklisted(syms, k))
+			continue;
+		struct kp_site site = { .ret = suf->ret, .maxactive = suf->maxactive, .optional = optional };
+		if (img->module) {
+			site.symbol = xasprintf("%s:%s", img->module, k->name);
+		} else if (syms->stext && k->addr >= syms->stext) {
+			int same = 0;
+			for (size_t j = 0; j < syms->n; j++)
+				same += syms->syms[j].addr == k->addr;
+			site.symbol = xstrdup("_stext");
+			site.offset = k->addr - syms->stext;
+			site.verify = same == 1 ? xstrdup(k->name) : NULL;
+		} else {
+			site.symbol = xstrdup(k->name);
+		}
+		const char *args[] = { img->module, k->name };
+		struct derived_probe *dp = new_probe(s, p, pp, &site, NULL);
+		dp->pp = point_text(pp, idx, args, 2);
+		((struct dwarf_probe *)dp->data)->cold = true;
+		n++;
+	}
+	return n;
+}
+
 /* What a point asks for in the functions it matches. */
 struct dw_request {
 	enum { RQ_FUNCTION, RQ_INLINE, RQ_INLINE_OF_FUNCTION, RQ_LABEL, RQ_LABEL_INLINE,
@@ -288,6 +331,8 @@ static int probe_image(struct session *s, struct probe *p, struct probe_point *p
 		}
 	}
 	free(funcs.items);
+	if (rq->kind == RQ_FUNCTION)
+		n += probe_cold_parts(s, p, pp, fn_comp, img, syms, pat, &rq->suf, optional);
 	if (rq->kind == RQ_FUNCTION && !rq->suf.ret && !rq->suf.call && !rq->suf.exported) {
 		/* a plain .function also probes the inlined instances, as
 		 * SystemTap does (.call and .return: the out-of-line ones only) */
@@ -312,6 +357,8 @@ static bool any_symbol_matches(const struct ksymtab *t, const char *pattern)
 	for (size_t i = 0; i < t->n; i++) {
 		const char *name = t->syms[i].name;
 		size_t len = strcspn(name, ".");
+		if (ksym_is_text(&t->syms[i]) && strstr(name, ".cold") && fnmatch(pattern, name, 0) == 0)
+			return true;   /* a split part, probed by its own name */
 		if (!ksym_is_func(&t->syms[i]) || len >= sizeof(base))
 			continue;
 		memcpy(base, name, len);
@@ -825,6 +872,11 @@ static const struct dw_scope *tvar_scope(const struct derived_probe *dp)
 	return d->has_scope ? &d->scope : NULL;
 }
 
+static bool without_dwarf(const struct derived_probe *dp)
+{
+	return ((const struct dwarf_probe *)dp->data)->cold;
+}
+
 static void list_vars(struct session *s, const struct derived_probe *dp, struct strbuf *out)
 {
 	const struct dw_scope *sc = tvar_scope(dp);
@@ -860,6 +912,8 @@ const struct provider dwarf_provider = {
 	.name = "dwarf",
 	.runtime_header = "kprobes.h",
 	.probe_type = kp_probe_type,
+	.is_return = kp_is_return,   /* a .cold part's .return: @entry without DWARF */
+	.without_dwarf = without_dwarf,
 	.derive = derive,
 	.tvar_scope = tvar_scope,
 	.list_vars = list_vars,

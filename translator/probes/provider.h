@@ -9,6 +9,7 @@
  *            tvar_scope    (target/tvars.c) where $target variables live
  *            tvar_code     (target/tvars.c) those that are not DWARF
  *            is_return     (target/tvars.c) @entry without DWARF
+ *            without_dwarf (target/tvars.c) on code no DWARF describes: $$vars empty
  *   -L       list_vars     (listing.c) " $name:type ..." of a probe
  *   pass 3   runtime_header, probe_type (translate.c) what the module includes;
  *                          the probe_type() of each probe
@@ -91,10 +92,10 @@ struct provider {
 	 * when the function is entered (a kretprobe's entry handler)? Asked
 	 * when dp has no tvar_scope (with one, the scope says). */
 	bool (*is_return)(const struct derived_probe *dp);
-	/* Pass 2: $$vars, $$parms and $$locals of a probe without DWARF scope
-	 * are "" (process probes on a file's symbols, as SystemTap), not an
-	 * error. */
-	bool empty_lists_without_dwarf;
+	/* Pass 2: is dp on code its DWARF does not describe (a .cold part of
+	 * a function)? Then $$vars, $$parms and $$locals are empty, as in
+	 * SystemTap, and other target variables an error. */
+	bool (*without_dwarf)(const struct derived_probe *dp);
 	/* -L: append " $name:type" for each variable dp can read. */
 	void (*list_vars)(struct session *s, const struct derived_probe *dp, struct strbuf *out);
 	/* Pass 3: the handler's signature; NULL: (struct pt_regs *regs),

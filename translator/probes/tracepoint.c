@@ -1,6 +1,6 @@
-/* tracepoint.c - kernel.trace("name") probes on the kernel's tracepoints
- * (`kernel.trace("sched_switch")`, wildcards, "system:name" with the system
- * part ignored).
+/* tracepoint.c - kernel.trace("[system:]name") probes on the tracepoints
+ * of the kernel and its modules (`kernel.trace("sched_switch")`,
+ * `"sunrpc:*"`, `"*"`: wildcards in both parts).
  *
  * Every tracepoint TP has an iterator function __traceiter_TP(void *__data,
  * proto...) in the kernel, whose DWARF names and types the tracepoint's
@@ -24,7 +24,9 @@
 #include "kpoint.h"
 #include "target/dwarf_funcs.h"
 #include "target/dwarf_scope.h"
+#include "target/kernel.h"
 #include "target/ksyms.h"
+#include "target/ktracepoints.h"
 #include "target/tvars.h"
 
 extern const struct provider tracepoint_provider;
@@ -44,8 +46,21 @@ struct tp_probe {
 /* What the family learns once per run. */
 struct tp_state {
 	bool offsets_known;
-	long class_off, system_off;   /* in struct trace_event_call / _class */
+	struct ktp_layout layout;     /* offsets in struct trace_event_call / _class */
 };
+
+/* Where an event's system string is, from the kernel's DWARF. */
+static const struct ktp_layout *tp_layout(struct session *s, struct dw_image *kernel)
+{
+	struct tp_state *st = provider_state(s, &tracepoint_provider, sizeof(*st));
+
+	if (!st->offsets_known) {
+		st->layout.class_off = dw_member_offset(kernel, "struct trace_event_call", "class");
+		st->layout.system_off = dw_member_offset(kernel, "struct trace_event_class", "system");
+		st->offsets_known = true;
+	}
+	return &st->layout;
+}
 
 /* The tracepoint's system (TRACE_SYSTEM: "sched" for sched_switch), as the
  * kernel's tracefs names it: event_NAME's class's system string, read from
@@ -53,16 +68,9 @@ struct tp_state {
 static char *tp_system(struct session *s, struct dw_image *img, const struct ksymtab *syms,
 		       const char *name)
 {
-	struct tp_state *st = provider_state(s, &tracepoint_provider, sizeof(*st));
 	char *sym = xasprintf("event_%s", name);
 	uint64_t call = 0, cls;
-
-	if (!st->offsets_known) {
-		st->class_off = dw_member_offset(img, "struct trace_event_call", "class");
-		st->system_off = dw_member_offset(img, "struct trace_event_class", "system");
-		st->offsets_known = true;
-	}
-	long class_off = st->class_off, system_off = st->system_off;
+	long class_off = tp_layout(s, img)->class_off, system_off = tp_layout(s, img)->system_off;
 	for (size_t i = 0; i < syms->n && !call; i++)
 		if (!strcmp(syms->syms[i].name, sym))
 			call = syms->syms[i].addr;
@@ -88,13 +96,45 @@ static int tp_nargs(struct dw_image *img, Dwarf_Off die)
 	return n - 1;
 }
 
-/* The tracepoints of one image (the kernel's, or module's) matching pat,
- * and sys_pat when given, as probes of p; their number. A module's system
- * is its name (less a _mod suffix) when its image does not say (its
- * pointers need relocating). */
-static int add_image(struct session *s, struct probe *p, struct probe_point *pp, struct dw_image *img,
-		     const struct ksymtab *syms, const struct dw_pattern *pat, const char *sys_pat,
-		     const char *module)
+/* A tracepoint without an event (sched's pelt_cfs_tp ...) has no system
+ * string; its TRACE_SYSTEM is, by the kernel's convention, its header's
+ * name: include/trace/events/sched.h declares it. NULL if the iterator
+ * was not declared in a header. */
+static char *header_system(const char *file)
+{
+	const char *base = strrchr(file, '/');
+	size_t len;
+
+	base = base ? base + 1 : file;
+	len = strlen(base);
+	if (len < 3 || strcmp(base + len - 2, ".h"))
+		return NULL;
+	return xstrndup(base, len - 2);
+}
+
+/* One probe of p on tracepoint name (of system sys, NULL if unknown; in
+ * module, NULL for the kernel), its nargs arguments described by its
+ * iterator f in img's DWARF (f NULL when only listed: -l needs no DWARF). */
+static void add_probe(struct session *s, struct probe *p, struct probe_point *pp, const char *name,
+		      char *sys, const char *module, const struct dw_func *f, int nargs, struct dw_image *img)
+{
+	struct tp_probe *t = xcalloc(1, sizeof(*t));
+
+	t->name = xstrdup(name);
+	t->nargs = nargs;
+	t->system = sys;
+	t->module = module ? xstrdup(module) : NULL;
+	if (f)
+		t->scope = (struct dw_scope){ .img = img, .die = f->die, .entry = f->addr, .hidden = "__data" };
+	struct derived_probe *dp = derived_probe_add(s, p, pp, &tracepoint_provider, PK_NORMAL);
+	dp->pp = sys ? xasprintf("kernel.trace(\"%s:%s\")", sys, name) : xasprintf("kernel.trace(\"%s\")", name);
+	dp->data = t;
+}
+
+/* The kernel's tracepoints matching pat, and sys_pat when given, as probes
+ * of p; their number. */
+static int add_kernel(struct session *s, struct probe *p, struct probe_point *pp, struct dw_image *img,
+		      const struct ksymtab *syms, const struct dw_pattern *pat, const char *sys_pat)
 {
 	dw_funcvec funcs = { 0 };
 	int n = 0;
@@ -108,30 +148,92 @@ static int add_image(struct session *s, struct probe *p, struct probe_point *pp,
 		int nargs = tp_nargs(img, f->die);
 		if (nargs < 0)
 			continue;
-		char *sys = module ? NULL : tp_system(s, img, syms, name);
-		if (!sys && module)   /* its module's name, less a _mod suffix */
-			sys = xstrndup(module, strlen(module) - (strlen(module) > 4 &&
-					   !strcmp(module + strlen(module) - 4, "_mod") ? 4 : 0));
-		if (sys_pat && (!sys || fnmatch(sys_pat, sys, 0)))
+		char *sys = tp_system(s, img, syms, name);
+		if (!sys && f->file)   /* no event (DECLARE_TRACE): its header's name */
+			sys = header_system(f->file);
+		if (sys_pat && (!sys || fnmatch(sys_pat, sys, 0))) {
+			free(sys);
 			continue;
-		struct tp_probe *t = xcalloc(1, sizeof(*t));
-		t->name = xstrdup(name);
-		t->nargs = nargs;
-		t->system = sys;
-		t->module = module ? xstrdup(module) : NULL;
-		t->scope = (struct dw_scope){ .img = img, .die = f->die, .entry = f->addr, .hidden = "__data" };
-		struct derived_probe *dp = derived_probe_add(s, p, pp, &tracepoint_provider, PK_NORMAL);
-		dp->pp = sys ? xasprintf("kernel.trace(\"%s:%s\")", sys, name) : xasprintf("kernel.trace(\"%s\")", name);
-		dp->data = t;
+		}
+		add_probe(s, p, pp, name, sys, NULL, f, nargs, img);
 		n++;
 	}
 	free(funcs.items);
 	return n;
 }
 
-/* kernel.trace("[SYSTEM:]NAME"): the kernel's tracepoints; with a SYSTEM,
- * also those of the module of that name (sunrpc:*, xfs:*, btrfs:* ...) or
- * SYSTEM_mod (scsi:* is scsi_mod's). */
+/* The modules' tracepoints matching name_pat and sys_pat (NULL: any), as
+ * probes of p; their number. Which module defines which tracepoint, of
+ * which system, comes from the modules' ELF symbols (ktracepoints.h); the
+ * DWARF of a module is read only when its probes need their arguments
+ * (not for -l). A module whose system its file does not say gets its
+ * name, less a _mod suffix. */
+static int add_modules(struct session *s, struct probe *p, struct probe_point *pp, struct dw_image *kernel,
+		       const char *name_pat, const char *sys_pat)
+{
+	const struct ktp_layout *lay = tp_layout(s, kernel);
+	bool need_dwarf = !(s->list_mode && !s->list_vars);
+	strvec names = { 0 }, paths = { 0 };
+	int n = 0;
+
+	kernel_module_files(s, "*", &names, &paths);
+	for (int i = 0; i < names.len; i++) {
+		const char *mod = names.items[i];
+		const struct ktp_module *m = ktp_module(s, mod, paths.items[i], lay);
+		struct dw_image *mimg = NULL;
+		const struct ksymtab *msyms = NULL;
+		dw_funcvec funcs = { 0 };
+		bool looked = false;
+		for (int j = 0; j < m->n; j++) {
+			const struct ktp *tp = &m->tps[j];
+			size_t len = strlen(mod);
+			char *sys = tp->system ? xstrdup(tp->system)
+					       : xstrndup(mod, len - (len > 4 && !strcmp(mod + len - 4, "_mod") ? 4 : 0));
+			if (fnmatch(name_pat, tp->name, 0) || (sys_pat && fnmatch(sys_pat, sys, 0))) {
+				free(sys);
+				continue;
+			}
+			if (!need_dwarf) {
+				add_probe(s, p, pp, tp->name, sys, mod, NULL, 0, NULL);
+				n++;
+				continue;
+			}
+			if (!looked) {   /* the module's iterators, once */
+				const char *why;
+				struct dw_pattern fp = { .func = xasprintf(TP_PREFIX "%s", name_pat) };
+				looked = true;
+				mimg = dw_module(s, mod, &why);
+				msyms = mimg ? ksyms_module(s, mod, &why) : NULL;
+				if (mimg && msyms)
+					dw_find_functions(mimg, msyms, &fp, &funcs);
+				free(fp.func);
+			}
+			const struct dw_func *f = NULL;
+			for (int k = 0; k < funcs.len && !f; k++)
+				if (!strcmp(funcs.items[k].name + strlen(TP_PREFIX), tp->name) &&
+				    !strncmp(funcs.items[k].name, TP_PREFIX, strlen(TP_PREFIX)))
+					f = &funcs.items[k];
+			int nargs = f ? tp_nargs(mimg, f->die) : -1;
+			if (nargs < 0) {   /* no DWARF for it: not probed */
+				free(sys);
+				continue;
+			}
+			add_probe(s, p, pp, tp->name, sys, mod, f, nargs, mimg);
+			n++;
+		}
+		free(funcs.items);
+	}
+	for (int i = 0; i < names.len; i++) {
+		free(names.items[i]);
+		free(paths.items[i]);
+	}
+	free(names.items);
+	free(paths.items);
+	return n;
+}
+
+/* kernel.trace("[SYSTEM:]NAME"): the tracepoints of the kernel and of its
+ * modules (sunrpc:*, xfs:*, scsi:* in scsi_mod ...). */
 static int derive(struct session *s, struct probe *p, struct probe_point *pp)
 {
 	const char *arg, *why = NULL, *colon;
@@ -150,7 +252,8 @@ static int derive(struct session *s, struct probe *p, struct probe_point *pp)
 	}
 	colon = strchr(arg, ':');
 	char *sys_pat = colon ? xstrndup(arg, (size_t)(colon - arg)) : NULL;
-	struct dw_pattern pat = { .func = xasprintf(TP_PREFIX "%s", colon ? colon + 1 : arg) };
+	const char *name_pat = colon ? colon + 1 : arg;
+	struct dw_pattern pat = { .func = xasprintf(TP_PREFIX "%s", name_pat) };
 	img = dw_kernel(s, &why);
 	syms = img ? ksyms_kernel(s, &why) : NULL;
 	if (!img || !syms) {
@@ -159,23 +262,12 @@ static int derive(struct session *s, struct probe *p, struct probe_point *pp)
 		diag(s, E_PROBE_POINT, pp->pos, "cannot resolve %s: %s", pp_text(pp), why);
 		return -1;
 	}
-	int n = add_image(s, p, pp, img, syms, &pat, sys_pat, NULL);
-	if (sys_pat && !kpoint_has_wildcard(sys_pat)) {
-		/* the module named as the system, or SYSTEM_mod (scsi: scsi_mod);
-		 * not every module's DWARF for a wildcard */
-		char *names[2] = { sys_pat, xasprintf("%s_mod", sys_pat) };
-		for (int k = 0; k < 2; k++) {
-			strvec mods = { 0 };
-			ksyms_module_names(s, names[k], &mods);
-			for (int i = 0; i < mods.len; i++) {
-				struct dw_image *mimg = dw_module(s, mods.items[i], &why);
-				const struct ksymtab *msyms = mimg ? ksyms_module(s, mods.items[i], &why) : NULL;
-				if (mimg && msyms)
-					n += add_image(s, p, pp, mimg, msyms, &pat, sys_pat, mods.items[i]);
-			}
-		}
-		free(names[1]);
-	}
+	int n = add_kernel(s, p, pp, img, syms, &pat, sys_pat);
+	/* a tracepoint's name is unique: one the kernel has is no module's */
+	if (!n || kpoint_has_wildcard(name_pat))
+		n += add_modules(s, p, pp, img, name_pat, sys_pat);
+	free(pat.func);
+	free(sys_pat);
 	if (!n) {
 		if (pp->optional || s->errors)
 			return 1;
@@ -212,12 +304,15 @@ static bool in_irq(const struct derived_probe *dp)
 
 static const struct dw_scope *tvar_scope(const struct derived_probe *dp)
 {
-	return &((const struct tp_probe *)dp->data)->scope;
+	const struct tp_probe *t = dp->data;
+
+	return t->scope.img ? &t->scope : NULL;   /* (none when only listed) */
 }
 
 static void list_vars(struct session *s, const struct derived_probe *dp, struct strbuf *out)
 {
-	dw_scope_vars(tvar_scope(dp), out);
+	if (tvar_scope(dp))
+		dw_scope_vars(tvar_scope(dp), out);
 }
 
 /* The kernel calls the handler as the tracepoint's probe: (void *data,

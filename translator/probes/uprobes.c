@@ -502,6 +502,12 @@ static void dump_note(const struct derived_probe *dp, struct strbuf *out)
 	strbuf_addf(out, " /* pc=%s+0x%llx */", u->dyn ? ".dynamic" : ".absolute", (unsigned long long)u->offset);
 }
 
+/* A probe on a file's symbols (no debuginfo): $$vars are "", as SystemTap. */
+static bool without_dwarf(const struct derived_probe *dp)
+{
+	return !((const struct uprobe_probe *)dp->data)->has_scope;
+}
+
 static const char *probe_type(const struct derived_probe *dp)
 {
 	return ((const struct uprobe_probe *)dp->data)->ret ? "uretprobe" : "uprobe";
@@ -563,7 +569,7 @@ const struct provider uprobes_provider = {
 	.runtime_header = "uprobes.h",
 	.derive = derive,
 	.tvar_scope = tvar_scope,
-	.empty_lists_without_dwarf = true,
+	.without_dwarf = without_dwarf,
 	.tvar_code = tvar_code,
 	.list_vars = list_vars,
 	.handler = &uprobe_abi,

@@ -212,6 +212,25 @@ static bool refused(struct dw_image *img, const struct ksymtab *syms, Dwarf_Addr
 	return false;
 }
 
+/* An inlined instance's entry: DW_AT_entry_pc or low_pc, else (GCC gives
+ * some instances only DW_AT_ranges: vfs_dedupe_file_range_compare in 6.1)
+ * the lowest address of its ranges, where SystemTap probes it too. */
+static bool inline_entry(Dwarf_Die *d, Dwarf_Addr *a)
+{
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+	bool found = false;
+
+	if (dwarf_entrypc(d, a) == 0)
+		return true;
+	while ((off = dwarf_ranges(d, off, &base, &lo, &hi)) > 0)
+		if (!found || lo < *a) {
+			*a = lo;
+			found = true;
+		}
+	return found;
+}
+
 static void inlines_under(struct dw_image *img, const struct ksymtab *syms, const struct dw_pattern *p,
 			  Dwarf_Die *d, dw_funcvec *out)
 {
@@ -226,7 +245,7 @@ static void inlines_under(struct dw_image *img, const struct ksymtab *syms, cons
 			Dwarf_Addr a;
 			uint64_t off;
 			int line = 0;
-			if (name && !fnmatch(p->func, name, 0) && dwarf_entrypc(&c, &a) == 0 &&
+			if (name && !fnmatch(p->func, name, 0) && inline_entry(&c, &a) &&
 			    dwarf_decl_line(&c, &line) == 0 && (!p->line || line == p->line) &&
 			    dw_addr_symbol(img, syms, a, &sym, &off) &&
 			    !refused(img, syms, a, sym)) {

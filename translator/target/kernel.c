@@ -156,6 +156,43 @@ void kernel_module_names(struct session *s, const char *pattern, strvec *out)
 	qsort(out->items, (size_t)out->len, sizeof(char *), cmp_name);
 }
 
+struct module_file {
+	char *name, *path;
+};
+
+struct module_files {
+	const char *pattern;
+	VEC(struct module_file) v;
+};
+
+static bool match_file(const char *path, const char *name, void *priv)
+{
+	struct module_files *m = priv;
+
+	if (fnmatch(m->pattern, name, 0) == 0)
+		vec_push(&m->v, ((struct module_file){ xstrdup(name), xstrdup(path) }));
+	return false;
+}
+
+static int cmp_file(const void *a, const void *b)
+{
+	return strcmp(((const struct module_file *)a)->name, ((const struct module_file *)b)->name);
+}
+
+void kernel_module_files(struct session *s, const char *pattern, strvec *names, strvec *paths)
+{
+	struct module_files mf = { .pattern = pattern };
+
+	each_module(s, match_file, &mf);
+	qsort(mf.v.items, (size_t)mf.v.len, sizeof(*mf.v.items), cmp_file);
+	for (int i = 0; i < mf.v.len; i++) {
+		vec_push(names, mf.v.items[i].name);
+		vec_push(paths, xasprintf("%s/%s", target_kernel(s)->modules, mf.v.items[i].path));
+		free(mf.v.items[i].path);
+	}
+	free(mf.v.items);
+}
+
 /* Same relative path as under /lib/modules/REL, under the debug root:
  * the -dbg package's copy is uncompressed and has the DWARF. */
 char *kernel_module_debug_path(struct session *s, const char *ko)

@@ -36,6 +36,9 @@ char *kernel_module_path(struct session *s, const char *module);
 /* The names of the target kernel's modules matching the fnmatch pattern
  * (modules.dep; '-' written '_'), sorted, appended to out. */
 void kernel_module_names(struct session *s, const char *pattern, strvec *out);
+/* The same with each module's .ko path (full, as kernel_module_path's) at
+ * the same index of paths: one read of modules.dep. */
+void kernel_module_files(struct session *s, const char *pattern, strvec *names, strvec *paths);
 /* Where the -dbg package has the (uncompressed) module file ko: its path
  * from "/kernel/" on, under the debug root; NULL if ko is not under kernel/. */
 char *kernel_module_debug_path(struct session *s, const char *ko);

@@ -13,6 +13,7 @@
 
 struct ksymtab;
 struct dw_image;
+struct ktp_module;
 
 struct target {
 	bool kernel_known;             /* kernel.c: decided (on the first ask) */
@@ -40,6 +41,7 @@ struct target {
 	} dw;
 
 	char *debuginfod_why;          /* debuginfod.c: why the last fetch failed */
+	VEC(struct ktp_module *) tracepoints; /* ktracepoints.c: modules' tracepoints */
 };
 
 /* s's target state, created on first use. */

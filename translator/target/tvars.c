@@ -48,6 +48,7 @@ struct rctx {
 	Dwarf_Addr pc;                    /* DWARF address of the probe */
 	Dwarf_Addr fn_entry;              /* the function's entry address */
 	bool ret;                         /* .return probe */
+	bool no_dwarf;                    /* on code DWARF does not describe: $$vars empty */
 	int nidx;                         /* chain index placeholders used */
 	char *why;                        /* why resolution failed */
 	int leaves;                       /* pretty printing budget */
@@ -1204,14 +1205,15 @@ static bool resolve_loc(struct rctx *r, const struct expr *e, bool addrof, struc
 				return true;
 			}
 		}
-		if (!r->in && r->dp && r->dp->prov->empty_lists_without_dwarf && !strncmp(e->name, "$$", 2) &&
-		    strcmp(e->name, "$$return") && !addrof && !e->chain.len && !want) {
-			tv->kind = TV_PRETTY;
+		if (!r->in && r->no_dwarf && !strncmp(e->name, "$$", 2) && strcmp(e->name, "$$return") &&
+		    !want && !addrof && !e->chain.len) {
+			tv->kind = TV_PRETTY;   /* nothing to list, as SystemTap */
 			tv->code = xstrdup("");
 			return true;
 		}
 		if (!r->in)
-			return fail(r, "target variables are not available in this probe");
+			return fail(r, r->no_dwarf ? "target variables are not available in this probe "
+				    "(no debuginfo describes this code)" : "target variables are not available in this probe");
 		if (!strncmp(e->name, "$$", 2)) {
 			if (want)
 				return fail(r, "'%s' has no type to follow", e->name);
@@ -1590,6 +1592,7 @@ static void probe_ctx(struct session *s, const struct derived_probe *dp, struct 
 	r->s = s;
 	r->dp = dp;
 	r->in = dp && dp->prov->tvar_scope ? dp->prov->tvar_scope(dp) : NULL;
+	r->no_dwarf = dp && dp->prov->without_dwarf && dp->prov->without_dwarf(dp);
 	if (r->in && !dwarf_offdie(r->in->img->dbg, r->in->die, &r->fn))
 		r->in = NULL;
 	if (r->in) {
