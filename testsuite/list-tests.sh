@@ -59,7 +59,7 @@ check_err statement_absolute_p3 ".addr = ${addr}UL, .verify = NULL, .pp = \"kern
 check_err cold_p3 '.verify = "vfs_get_tree.cold", .pp = "kernel.function(\"vfs_get_tree.cold\")"' \
 	-p3 -e 'probe kernel.function("vfs_get_tree.cold") { println(pp()) }'
 # ... and in .return, @entry of an expression (fntimes.stp on kernel.function("sys_*"))
-check_err cold_entry_p3 'static void dpentry_0(struct pt_regs *regs, void *data)' \
+check_err cold_entry_p3 'static void dpentry_0(struct pt_regs *regs, void *data, unsigned long ubias)' \
 	-p3 -e 'probe kernel.function("vfs_get_tree.cold").return { println(gettimeofday_us() - @entry(gettimeofday_us())) }'
 # $$parms on a wildcard that takes in a .cold part: empty there, as SystemTap
 check_err cold_parms_p2 'kernel.function("vfs_get_tree.cold")' -p2 -e 'probe kernel.function("vfs_get_tree*") { println($$parms$) }'
