@@ -241,6 +241,15 @@ if gcc -g -O0 -o uprog uprog.c; then
 		bad "stap -c ./prog through pass 5" "rc=$rc stdout=$out" "$(cat err.txt)"
 	fi
 fi
+# -c NAME with a probe on NAME's shared library: the guest runs the host's
+# program (not busybox's applet), whose libc the probe is on
+out=$("$STAP" -e 'global n; probe process("/bin/ls").library("libc.so.6").function("malloc") { n++ }
+	probe end { printf("mallocs: %d\n", n > 10) }' -c 'ls /' 2> err.txt | tail -1); rc=$?
+if [ "$out" = "mallocs: 1" ]; then
+	ok "stap -c ls with a probe on ls's libc runs the host's ls in the guest"
+else
+	bad "stap -c ls with a libc probe" "rc=$rc stdout=$out" "$(cat err.txt)"
+fi
 # process(PID) and -x PID: the probes are on that process's program (this
 # host's /proc/PID/exe), as SystemTap names them
 if [ -x uprog ]; then

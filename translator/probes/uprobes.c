@@ -215,10 +215,12 @@ bool uprobe_process_files(struct session *s, struct probe_point *pp, bool librar
 		free(target);
 		return false;
 	}
-	if (!library)
+	if (!library) {
 		vec_push(files, xstrdup(*exe));
-	else
+	} else {   /* the program too: the guest runs it (-c NAME) */
 		uimage_libraries(*exe, lib, files);
+		uimage_add_file(s, *exe);
+	}
 	if (!files->len && !pp->optional) {
 		char *t = pp_text(pp);
 		diag(s, E_PROBE_POINT, pp->pos, "no match for probe point %s: no shared library '%s' of %s",
