@@ -191,7 +191,7 @@ bool uprobe_process_files(struct session *s, struct probe_point *pp, bool librar
 		}
 	} else if (!a || a->kind != EXPR_STR) {
 		if (!pp->optional)
-			diag(s, E_NOT_SUPPORTED, pp->comps.items[0]->pos,
+			diag(s, E_PROBE_POINT, pp->comps.items[0]->pos,
 			     "process probes without a path need -c CMD or -x PID");
 		return false;
 	} else if (!kpoint_str_arg(s, pp, 0, &arg)) {
