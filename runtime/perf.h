@@ -317,8 +317,12 @@ static __maybe_unused void stp_perf_counters_update(void)
 	u64 enabled, running;
 	int k;
 
-	if (!stp_perf_nctr || !(t = stp_perf_task_get()))
+	if (!stp_perf_nctr)
 		return;
+	for (k = 0; k < stp_perf_nctr && !stp_perf_counter_applies(&stp_perf_ctrs[k]); k++)
+		;
+	if (k == stp_perf_nctr || !(t = stp_perf_task_get()))
+		return;	/* no counter counts in this thread: it takes no slot */
 	for (k = 0; k < stp_perf_nctr; k++) {
 		if (!t->tried[k]) {
 			t->tried[k] = true;
