@@ -838,9 +838,21 @@ static __maybe_unused void stp_ubacktrace_warn(const unsigned long *pcs, int cnt
 		return;
 	mm = stp_ustk_lock();
 	buf = kmalloc(256, GFP_ATOMIC);
-	if (mm && buf && !stp_ustk_locate(mm, cnt > 1 ? pcs[cnt - 1] - 1 : pcs[cnt - 1], &loc) &&
-	    stp_ustk_vma_file(mm, pcs[cnt - 1], buf, 256, &path, &base, &size) && !atomic_xchg(&warned, 1))
-		stp_warn("Missing unwind data for a module, rerun with 'stap -d %s'", path);
+	/* no file's unwind data at all (a script without process probes or
+	 * -d), or none for the file the stack ended in */
+	if (buf && ((!stp_ustk_inodes && current->mm && !(current->flags & PF_KTHREAD)) ||
+		    (mm && !stp_ustk_locate(mm, cnt > 1 ? pcs[cnt - 1] - 1 : pcs[cnt - 1], &loc))) &&
+	    !atomic_xchg(&warned, 1)) {
+		/* SystemTap names the file only in the processes it follows
+		 * (a module with process probes) */
+#if defined(STP_UPROBES_H) || defined(STP_PROCESS_H)
+		bool named = mm && stp_ustk_vma_file(mm, pcs[cnt - 1], buf, 256, &path, &base, &size);
+#else
+		bool named = false;
+#endif
+		stp_warn("Missing unwind data for a module, rerun with 'stap -d %s'",
+			 named ? path : "(unknown; retry with -DDEBUG_UNWIND)");
+	}
 	kfree(buf);
 	stp_ustk_unlock(mm);
 }
