@@ -169,13 +169,7 @@ static void emit_decls(struct session *s, struct strbuf *out)
 		const struct proc_probe *d = dp->data;
 		strbuf_addf(out, "\t{ .event = %s, .pid = %ld, .handler = dp_%d, .path = ", ev_names[d->ev], d->pid,
 			    dp->index);
-		if (d->path) {
-			strbuf_addch(out, '"');
-			strbuf_add_cstr_escaped(out, d->path, strlen(d->path));
-			strbuf_addch(out, '"');
-		} else {
-			strbuf_addstr(out, "NULL");
-		}
+		strbuf_add_cstr_literal(out, d->path);
 		strbuf_addstr(out, " },\n");
 	}
 	strbuf_addstr(out, "};\n\n");
