@@ -106,8 +106,12 @@ struct dw_image *dw_user(struct session *s, const char *path, const char **why)
 
 	for (int i = 0; i < t->dw.users.len; i++)
 		if (!strcmp(t->dw.users.items[i]->user, path)) {
+			/* this file's why, not the last one opened */
+			struct dw_image *img = t->dw.users.items[i];
+			free(t->dw.user_why);
+			t->dw.user_why = img->dbg ? NULL : xasprintf("no debuginfo for %s", path);
 			*why = t->dw.user_why;
-			return t->dw.users.items[i];
+			return img;
 		}
 	elf_version(EV_CURRENT);
 	Dwfl *dwfl = dwfl_begin(dw_offline_callbacks(s));
