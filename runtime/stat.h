@@ -232,9 +232,20 @@ static __maybe_unused void stp_hist_range(const struct stp_stat *st, const struc
 	*last = l + 2 > hi_clip ? hi_clip : l + 2;
 }
 
-/* print(@hist_log(x)) / print(@hist_linear(x, ...)) */
-static __maybe_unused void stp_stat_print_hist(struct stp_context *c, const struct stp_stat *st,
-				const struct stp_stat_desc *d)
+/* A histogram goes to the output (print) or, when dst is set, onto the end
+ * of a script string (sprint), cut at MAXSTRINGLEN as any string. */
+static inline void stp_hist_put(struct stp_context *c, char *dst, const char *s)
+{
+	if (dst)
+		stp_str_append(dst, s);
+	else
+		stp_print_str(c, s);
+}
+
+/* print(@hist_log(x)) / print(@hist_linear(x, ...)), sprint(...) with dst */
+static __maybe_unused void stp_stat_print_hist(struct stp_context *c, char *dst,
+					       const struct stp_stat *st,
+					       const struct stp_stat_desc *d)
 {
 	char label[32], line[160];
 	int first, last, b, width = 5, cwidth = 1, i;
@@ -252,10 +263,10 @@ static __maybe_unused void stp_stat_print_hist(struct stp_context *c, const stru
 	}
 	cwidth = snprintf(label, sizeof(label), "%lld", (long long)maxc);
 	snprintf(line, sizeof(line), "%*s |", width, "value");
-	stp_print_str(c, line);
+	stp_hist_put(c, dst, line);
 	for (i = 0; i < STP_HIST_WIDTH; i++)
-		stp_print_str(c, "-");
-	stp_print_str(c, " count\n");
+		stp_hist_put(c, dst, "-");
+	stp_hist_put(c, dst, " count\n");
 
 	for (b = first; b <= last; b++) {
 		int64_t n = st->buckets[b];
@@ -271,21 +282,21 @@ static __maybe_unused void stp_stat_print_hist(struct stp_context *c, const stru
 			if (e - s + 1 > 4 && b >= s + 2 && b <= e - 2) {
 				if (b == s + 2) {
 					snprintf(line, sizeof(line), "%*s ~\n", width, "");
-					stp_print_str(c, line);
+					stp_hist_put(c, dst, line);
 				}
 				continue;
 			}
 		}
 		stp_hist_label(label, sizeof(label), d, b);
 		snprintf(line, sizeof(line), "%*s |", width, label);
-		stp_print_str(c, line);
+		stp_hist_put(c, dst, line);
 		for (i = 0; i < STP_HIST_WIDTH; i++)
 			line[i] = i < bar ? '@' : ' ';
 		snprintf(line + STP_HIST_WIDTH, sizeof(line) - STP_HIST_WIDTH, " %*lld\n",
 			 cwidth, (long long)n);
-		stp_print_str(c, line);
+		stp_hist_put(c, dst, line);
 	}
-	stp_print_str(c, "\n");
+	stp_hist_put(c, dst, "\n");
 }
 
 /* ---- scalars: one record per CPU ------------------------------------------ */

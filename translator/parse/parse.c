@@ -48,6 +48,7 @@ struct parser {
 	size_t stack_budget;    /* bytes below stack_base we may use */
 	bool in_function;       /* 'return' is allowed */
 	bool guru_ok;           /* embedded C and guru @operators allowed */
+	bool hist_arg;          /* in print's arguments: a bare @hist_* may be the one */
 	/* --compatible below 2.6: an '[' after a value was left unparsed
 	 * (no autocast); an error right there gets a note saying why */
 	bool declined_index;
@@ -726,8 +727,20 @@ static void check_print(struct parser *p, struct expr *e, struct token *name)
 			 fmt ? "format" : "delimiter");
 	if (delim && e->args.len < 3)
 		error_at(p, P_PRINT_ARGS, name->pos, "%s needs a delimiter and at least two values", n);
+	for (int i = 0; i < e->args.len; i++)
+		if (e->args.items[i]->kind == EXPR_HIST && e->args.len > 1)
+			error_at(p, P_EXPECT_EXPR, e->args.items[i]->pos,
+				 "base histogram operator where expression expected");
 	if (any && !e->args.len)
 		error_at(p, P_PRINT_ARGS, name->pos, "%s needs at least one argument", n);
+}
+
+/* print(hist) / println / sprint / sprintln: the one place a histogram is a
+ * value, and then as the only argument, as in SystemTap. */
+static bool hist_printer(const char *name)
+{
+	return !strcmp(name, "print") || !strcmp(name, "println") || !strcmp(name, "sprint") ||
+	       !strcmp(name, "sprintln");
 }
 
 static const char *const stat_ops[] = { "@count", "@sum", "@min", "@max", "@avg", "@variance", NULL };
@@ -898,7 +911,11 @@ static struct expr *parse_primary(struct parser *p)
 		if (is_op(peek(p), "(")) {
 			e = expr_new(EXPR_CALL, id.pos);
 			e->name = id.text;
+			bool outer = p->hist_arg;
+
+			p->hist_arg = hist_printer(id.text);
 			parse_call_args(p, e);
+			p->hist_arg = outer;
 			check_print(p, e, &id);
 			return e;
 		}
@@ -935,6 +952,8 @@ static struct expr *parse_value(struct parser *p)
 	struct expr *e = parse_primary(p);
 	struct expr *ac;
 
+	if (e->kind == EXPR_HIST && !is_op(peek(p), "[") && !(p->hist_arg && is_op(peek(p), ")")))
+		error_at(p, P_EXPECT_EXPR, e->pos, "base histogram operator where expression expected");
 	if (e->kind == EXPR_HIST && is_op(peek(p), "[")) {
 		struct expr *ix = expr_new(EXPR_INDEX, next(p).pos);
 

@@ -43,6 +43,7 @@ struct gen {
 	const struct derived_probe *dp; /* the probe whose body this is, if its own */
 	bool in_entry;             /* generating a .return probe's entry handler */
 	VEC(const struct expr *) entries; /* values saved at function entry, by slot */
+	VEC(const struct sym *) hist_loops; /* aggregates whose buckets enclosing foreachs walk */
 };
 
 static void emit(struct gen *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -351,10 +352,10 @@ static char *gen_statop(struct gen *g, struct expr *e)
 
 	if (!strcmp(op, "count") || !strcmp(op, "sum"))
 		return xasprintf("%s->%s", st, op);
-	if (!strcmp(op, "variance"))
-		return xasprintf("stp_stat_variance(%s, &%s_desc)", st, global_cname(e->lhs->sym));
 	emit_fail(g, xasprintf("%s->count == 0", st), "\"empty aggregate\"",
 		  near("operator", xasprintf("@%s", op), e->pos));
+	if (!strcmp(op, "variance"))
+		return xasprintf("stp_stat_variance(%s, &%s_desc)", st, global_cname(e->lhs->sym));
 	return xasprintf("%s->%s", st, op);
 }
 
@@ -367,6 +368,12 @@ static char *gen_hist_index(struct gen *g, struct expr *e)
 
 	emit(g, "%s = %s;", i, gen_expr(g, e->args.items[0]));
 	char *st = gen_stat_record(g, h->lhs);
+	bool walked = false;   /* inside a foreach over its buckets, empty is fine (all 0) */
+	for (int k = 0; k < g->hist_loops.len; k++)
+		walked |= g->hist_loops.items[k] == h->lhs->sym;
+	if (!walked)
+		emit_fail(g, xasprintf("%s->count == 0", st), "\"empty aggregate\"",
+			  near("operator", xasprintf("@%s", h->name), h->pos));
 	emit_fail(g, xasprintf("%s < 0 || %s >= stp_hist_nbuckets(&%s_desc)", i, i, global_cname(h->lhs->sym)),
 		  "\"histogram index out of range\"", near("operator", xasprintf("@%s", h->name), h->pos));
 	return xasprintf("%s->buckets[%s]", st, i);
@@ -513,9 +520,6 @@ static char *gen_print(struct gen *g, struct expr *e)
 	const char *base = to_str ? n + 1 : n;
 	bool delim = !strncmp(base, "printd", 6);
 	bool ln = strlen(base) > 2 && !strcmp(base + strlen(base) - 2, "ln");
-	for (int i = 0; i < nargs; i++)
-		if (args[i]->kind == EXPR_HIST && (to_str || delim))
-			diag(g->s, E_STATS, args[i]->pos, "histograms can only be printed with print or println");
 	char **vals = gen_list(g, args, nargs);
 	char *t = to_str ? temp(g, TYPE_STRING) : NULL;
 	char *num = NULL;
@@ -523,8 +527,11 @@ static char *gen_print(struct gen *g, struct expr *e)
 	if (to_str)
 		emit(g, "%s[0] = '\\0';", t);
 	for (int i = delim ? 1 : 0; i < nargs; i++) {
-		if (args[i]->kind == EXPR_HIST && !to_str) {
-			emit(g, "stp_stat_print_hist(c, %s, &%s_desc);", gen_stat_record(g, args[i]->lhs),
+		if (args[i]->kind == EXPR_HIST) {   /* no values: an error, as in SystemTap */
+			char *st = gen_stat_record(g, args[i]->lhs);
+			emit_fail(g, xasprintf("%s->count == 0", st), "\"empty aggregate\"",
+				  near("identifier", n, e->pos));
+			emit(g, "stp_stat_print_hist(c, %s, %s, &%s_desc);", to_str ? t : "NULL", st,
 			     global_cname(args[i]->lhs->sym));
 			continue;
 		}
@@ -1070,7 +1077,9 @@ static void gen_foreach_hist(struct gen *g, struct stmt *st)
 	if (st->value)
 		emit(g, "%s = %s->buckets[%s];", sym_ref(g, st->value->sym),
 		     gen_stat_record(g, st->array->lhs), b);
+	vec_push(&g->hist_loops, a);
 	gen_foreach_tail(g, st, l);
+	g->hist_loops.len--;
 }
 
 static void gen_foreach(struct gen *g, struct stmt *st)
