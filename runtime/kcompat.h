@@ -2,14 +2,19 @@
 /*
  * cstap runtime: the kernel-version shims, in one place. Everything else in
  * runtime/ (and the C of the tapsets) uses the names defined here and never
- * tests LINUX_VERSION_CODE itself. Targets: 5.3 and later; tested on
- * Debian's 6.1 and 6.12 cloud kernels.
+ * tests LINUX_VERSION_CODE itself. Nor does this file: it decides on the
+ * STP_HAVE_* macros of stp_kfeatures.h, which pass 4 writes by compiling a
+ * small test per feature against the target kernel's headers
+ * (translator/build/kfeatures.c), so a backport counts. Targets: 5.3 and
+ * later; tested on Debian's 6.1 and 6.12 cloud kernels.
  */
 #ifndef STP_KCOMPAT_H
 #define STP_KCOMPAT_H
 
 #ifdef __KERNEL__
-#include <linux/version.h>
+#ifndef STP_KFEATURES_H
+#error "stp_kfeatures.h (pass 4's kernel feature tests) must be included before the runtime"
+#endif
 #include <linux/fs.h>
 #include <linux/uaccess.h>
 
@@ -19,7 +24,7 @@
  * A module may define its own before including the runtime.
  * 5.8 renamed probe_kernel_read/probe_user_read.
  */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 8, 0)
+#ifdef STP_HAVE_NOFAULT_READS
 #ifndef STP_READ_MEM
 #define STP_READ_MEM(dst, addr, n)					\
 	(copy_from_kernel_nofault((dst), (const void *)(uintptr_t)(addr), \
@@ -67,17 +72,14 @@ efault:
 	return -EFAULT;
 }
 
-/* 5.6 gave /proc files their own struct proc_ops. */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 6, 0)
-#define STP_HAVE_PROC_OPS 1
-#endif
+/* 5.6 gave /proc files their own struct proc_ops (STP_HAVE_PROC_OPS). */
 
 /* 6.12 removed no_llseek: a NULL llseek (with nonseekable_open) says the
  * same. */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
-#define STP_NO_LLSEEK NULL
-#else
+#ifdef STP_HAVE_NO_LLSEEK
 #define STP_NO_LLSEEK no_llseek
+#else
+#define STP_NO_LLSEEK NULL
 #endif
 
 /*
@@ -85,7 +87,7 @@ efault:
  * module's code, and of all it keeps after init (module_size()). 6.4 split
  * the core layout into one area per kind of memory.
  */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
+#ifdef STP_HAVE_MODULE_MEM
 #define STP_MODULE_TEXT_SIZE(mod) ((mod)->mem[MOD_TEXT].size)
 #define STP_MODULE_CORE_SIZE(mod)					\
 	((mod)->mem[MOD_TEXT].size + (mod)->mem[MOD_DATA].size +	\
@@ -107,7 +109,7 @@ efault:
  */
 #ifdef CONFIG_UPROBES
 #include <linux/uprobes.h>
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
+#ifdef STP_HAVE_UPROBE_NOSYNC
 static inline int stp_uprobe_register(struct inode *inode, loff_t off, loff_t ref_ctr,
 				      struct uprobe_consumer *uc, void **handle)
 {
@@ -160,7 +162,7 @@ static inline void stp_uprobe_sync(void)
  * the names are tried in this order.
  */
 #include <linux/task_work.h>
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 11, 0)
+#ifdef STP_HAVE_TWA_MODE
 typedef int (*stp_task_work_add_fn)(struct task_struct *, struct callback_head *, enum task_work_notify_mode);
 #define STP_TWA_RESUME TWA_RESUME
 #define STP_TWA_SIGNAL TWA_SIGNAL

@@ -265,6 +265,27 @@ if [ -x uprog ]; then
 		bad "process(PID) / -x PID" "wanted: $want" "got: $a / $b"
 	fi
 fi
+# pass 4 tests the kernel's features (stp_kfeatures.h): every STP_HAVE_ macro
+# the runtime decides on is tested, on every installed kernel, from a cold
+# cache, and a second build takes the cached verdicts
+used=$(grep -ho 'STP_HAVE_[A-Z0-9][A-Z0-9_]*' "$src"/runtime/*.h | sort -u)
+for rel in $("$build/translator/stap-vm" --releases 2>/dev/null); do
+	kc=$(mktemp -d)
+	e1=$(cd "$kc" && XDG_CACHE_HOME=$kc/cache "$STAP" -vv -k -p4 -r "$rel" -e 'probe begin {}' 2>&1)
+	e2=$(cd "$kc" && XDG_CACHE_HOME=$kc/cache "$STAP" -vv -p4 -r "$rel" -e 'probe begin {}' 2>&1)
+	kept=$(printf '%s\n' "$e1" | sed -n 's/^Keeping temporary directory "\(.*\)"$/\1/p')
+	untested=""
+	for m in $used; do
+		grep -q "^#define $m 1$\|^/\* #undef $m \*/$" "$kept/stp_kfeatures.h" 2>/dev/null || untested="$untested $m"
+	done
+	if [ -z "$untested" ] && grep -qF "kernel features of $rel tested" <<<"$e1" &&
+	   ! grep -qF "kernel features of $rel tested" <<<"$e2"; then
+		ok "kernel features of $rel tested once, each STP_HAVE_ the runtime uses"
+	else
+		bad "kernel features of $rel" "untested:${untested:- none}" "$(printf '%s\n' "$e1" | grep -i "feature\|error" | head -5)"
+	fi
+	rm -rf "$kc" "$kept"
+done
 # make install must carry every runtime header and tapset file
 missing=""
 for f in "$src"/runtime/*.h "$src"/tapsets/*.stp "$src"/tapsets/*.stpm; do

@@ -1,7 +1,10 @@
 /* env.c - the one reader of the environment (see env.h, env.def). */
 #include "env.h"
+#include "util.h"
 
+#include <errno.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 static const char *const env_names[ENV_COUNT] = {
 #define ENV(name, readers, what) [ENV_##name] = #name,
@@ -28,4 +31,31 @@ const char *env_or(enum env_var v, const char *dflt)
 	const char *e = env_get(v);
 
 	return e && *e ? e : dflt;
+}
+
+char *cache_dir(void)
+{
+	const char *x = env_get(ENV_XDG_CACHE_HOME), *home = env_get(ENV_HOME);
+	char *dir;
+
+	if (x && *x == '/')
+		dir = xasprintf("%s/cstap", x);
+	else if (home && *home == '/')
+		dir = xasprintf("%s/.cache/cstap", home);
+	else
+		return NULL;
+	for (char *s = dir + 1;; s++) {   /* mkdir -p */
+		if (*s == '/' || !*s) {
+			char save = *s;
+			*s = 0;
+			if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+				free(dir);
+				return NULL;
+			}
+			*s = save;
+			if (!save)
+				break;
+		}
+	}
+	return dir;
 }

@@ -19,4 +19,8 @@ const char *env_or(enum env_var v, const char *dflt);
 /* Its name ("TMPDIR"), for messages that tell the user what to set. */
 const char *env_name(enum env_var v);
 
+/* $XDG_CACHE_HOME/cstap or ~/.cache/cstap, created; NULL if impossible.
+ * Every cache cstap keeps lives there. */
+char *cache_dir(void);
+
 #endif

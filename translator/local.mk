@@ -50,7 +50,7 @@ STAP_PASS_SOURCES = translator/passes.h translator/options.c translator/options.
 	translator/elaborate/optimize.c translator/elaborate/context_funcs.c translator/elaborate/doubleglob.c \
 	translator/elaborate/listing.c translator/elaborate/listing.h \
 	translator/translate/translate.c translator/translate/translate.h \
-	translator/build/build.c translator/build/recipe.c translator/build/recipe.h \
+	translator/build/build.c translator/build/recipe.c translator/build/recipe.h translator/build/kfeatures.c translator/build/kfeatures.h \
 	translator/run/run.c $(TARGET_SOURCES) $(PROBE_SOURCES)
 
 bin_PROGRAMS += translator/stap translator/stap-vm

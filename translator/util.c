@@ -248,3 +248,13 @@ void strbuf_add_cstr_literal(struct strbuf *sb, const char *s)
 	strbuf_add_cstr_escaped(sb, s, strlen(s));
 	strbuf_addch(sb, '"');
 }
+
+uint64_t hash64(const void *data, size_t n)
+{
+	const unsigned char *s = data;
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ s[i]) * 0x100000001b3ull;
+	return h;
+}

@@ -70,6 +70,9 @@ bool module_name_eq(const char *a, size_t alen, const char *b);
 char *read_file(const char *path, size_t *len);
 int write_file(const char *path, const char *data, size_t len);
 
+/* FNV-1a of n bytes: enough to name cache entries. */
+uint64_t hash64(const void *data, size_t n);
+
 /* Monotonic milliseconds, for -v timings. */
 double now_ms(void);
 

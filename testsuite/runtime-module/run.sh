@@ -37,7 +37,12 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/rtmod-test.XXXXXX")
 # --- module --------------------------------------------------------------
 mkdir -p "$work/mod"
 cp "$here/rtmod.c" "$work/mod/"
-printf 'obj-m := rtmod.o\nccflags-y := -I%s\n' "$runtime" > "$work/mod/Kbuild"
+# the runtime decides on the kernel's features as stap's pass 4 finds them
+kept=$(cd "$work" && "$top/translator/stap" -k -p4 -r "$krel" -e 'probe begin {}' 2>&1 |
+	sed -n 's/^Keeping temporary directory "\(.*\)"$/\1/p')
+[ -f "$kept/stp_kfeatures.h" ] || fail "stap found no kernel features for $krel"
+cp "$kept/stp_kfeatures.h" "$work/mod/" && rm -rf "$kept"
+printf 'obj-m := rtmod.o\nccflags-y := -I%s -include %s/mod/stp_kfeatures.h\n' "$runtime" "$work" > "$work/mod/Kbuild"
 t0=$(date +%s.%N)
 if ! make -s -C "/lib/modules/$krel/build" M="$work/mod" modules > "$work/build.log" 2>&1; then
   cat "$work/build.log"; fail "module build failed"

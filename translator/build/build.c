@@ -1,7 +1,8 @@
 /* build.c - pass 4: compile the generated C into NAME.ko with kbuild.
  *
  * The build directory holds NAME.c and a one-line Makefile; kbuild does the
- * rest. -D definitions become -D flags. With -m NAME or at -p4 the module is
+ * rest. -D definitions become -D flags. stp_kfeatures.h beside it says what
+ * the kernel offers (kfeatures.c); the generated C includes it first. With -m NAME or at -p4 the module is
  * copied to the current directory, as SystemTap does.
  *
  * Most of a kbuild run is kbuild itself (its Makefiles probe the compiler
@@ -18,6 +19,7 @@
 
 #include "diag.h"
 #include "env.h"
+#include "kfeatures.h"
 #include "passes.h"
 #include "recipe.h"
 #include "spawn.h"
@@ -72,6 +74,13 @@ int pass4_build(struct session *s)
 		     s->kernel_release);
 		return 1;
 	}
+	char *features = kfeatures_header(s);   /* what runtime/kcompat.h decides on */
+	if (!features)
+		return 1;
+	char *fpath = xasprintf("%s/stp_kfeatures.h", s->tmpdir);
+	write_file(fpath, features, strlen(features));
+	free(fpath);
+	free(features);
 	strbuf_addf(&mk, "obj-m := %s.o\nccflags-y := -I%s -Wno-declaration-after-statement -g0",
 		    s->module_name, s->runtime_dir);
 	for (int i = 0; i < s->defines.len; i++)

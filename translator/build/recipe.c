@@ -31,40 +31,21 @@ static long long mtime_of(const char *path)
 	return stat(path, &st) == 0 ? (long long)st.st_mtime : 0;
 }
 
-static uint64_t fnv(uint64_t h, const char *s)
-{
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
-}
-
 /* ~/.cache/cstap/kbuild-<hash>.recipe, or NULL without a home */
 static char *recipe_path(const struct recipe_key *k)
 {
 	char real[PATH_MAX];
-	const char *cache = env_get(ENV_XDG_CACHE_HOME);
-	const char *home = env_get(ENV_HOME);
 	char *dir, *path, *stamp;
-	uint64_t h = 1469598103934665603ULL;
+	uint64_t h;
 
-	if (!realpath(k->build, real))
+	if (!realpath(k->build, real) || !(dir = cache_dir()))
 		return NULL;
 	stamp = xasprintf("%s|%lld|%lld|%lld|%s|" RECIPE_VERSION, real,
 			  mtime_of(xasprintf("%s/include/config/auto.conf", k->build)),
 			  mtime_of(xasprintf("%s/Makefile", k->build)), mtime_of("/usr/bin/gcc"), k->flags);
-	h = fnv(h, stamp);
+	h = hash64(stamp, strlen(stamp));
 	free(stamp);
-	if (cache && *cache)
-		dir = xasprintf("%s/cstap", cache);
-	else if (home && *home)
-		dir = xasprintf("%s/.cache/cstap", home);
-	else
-		return NULL;
 	path = xasprintf("%s/kbuild-%016llx.recipe", dir, (unsigned long long)h);
-	char *parent = xasprintf("%s/..", dir);
-	mkdir(parent, 0755);
-	mkdir(dir, 0755);
-	free(parent);
 	free(dir);
 	return path;
 }

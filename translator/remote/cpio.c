@@ -289,16 +289,6 @@ static int build_base(struct cpio *c, const char *staprun, const char *stapio, i
 	return 0;
 }
 
-/* FNV-1a, enough to name cache entries. */
-static uint64_t fnv1a(const char *s, size_t n)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
-	return h;
-}
-
 /* Identity of the base archive: its format and each input's path, size,
  * mtime, inode. A rebuilt staprun gives another key. */
 static char *base_key(const char *staprun, const char *stapio)
@@ -319,37 +309,9 @@ static char *base_key(const char *staprun, const char *stapio)
 			    (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
 			    (unsigned long long)st.st_ino, (unsigned long long)st.st_dev);
 	}
-	char *name = xasprintf("base-%016llx.cpio", (unsigned long long)fnv1a(sb.buf, sb.len));
+	char *name = xasprintf("base-%016llx.cpio", (unsigned long long)hash64(sb.buf, sb.len));
 	strbuf_release(&sb);
 	return name;
-}
-
-/* $XDG_CACHE_HOME/cstap or ~/.cache/cstap, created; NULL if impossible. */
-static char *cache_dir(void)
-{
-	const char *x = env_get(ENV_XDG_CACHE_HOME), *home = env_get(ENV_HOME);
-	char *dir;
-
-	if (x && *x == '/')
-		dir = xasprintf("%s/cstap", x);
-	else if (home && *home == '/')
-		dir = xasprintf("%s/.cache/cstap", home);
-	else
-		return NULL;
-	for (char *s = dir + 1;; s++) {
-		if (*s == '/' || !*s) {
-			char save = *s;
-			*s = 0;
-			if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
-				free(dir);
-				return NULL;
-			}
-			*s = save;
-			if (!save)
-				break;
-		}
-	}
-	return dir;
 }
 
 /* Drop base archives not used for two days (each rebuild of staprun makes a

@@ -1843,7 +1843,7 @@ int translate(struct session *s, struct strbuf *out)
 			break;
 		}
 	}
-	strbuf_addstr(out, "#include \"runtime.h\"\n#include \"ops.h\"\n");
+	strbuf_addstr(out, "#include \"stp_kfeatures.h\"\n#include \"runtime.h\"\n#include \"ops.h\"\n");
 	gen_family_includes(s, out);
 	if (s->regexes.len)
 		strbuf_addstr(out, "#include \"regex.h\"\n");
