@@ -29,10 +29,11 @@ check_unloaded() {
 		[ -d /sys/module/$mod ] || break
 		sleep 0.2
 	done
-	[ -d /sys/module/$mod ] && echo "$1: module still loaded: $(lsmod | grep $mod)"
-	lsmod | grep -q "^$mod " && echo "$1: lsmod lists $mod"
-	grep -q vfs_read $kplist && echo "$1: kprobe left: $(grep vfs_read $kplist)"
-	echo "$1: unloaded"
+	left=""
+	[ -d /sys/module/$mod ] && left="$left, /sys/module/$mod"
+	lsmod | grep -q "^$mod " && left="$left, in lsmod"
+	grep -q vfs_read $kplist && left="$left, kprobe $(grep vfs_read $kplist)"
+	[ -z "$left" ] && echo "$1: unloaded" || echo "$1: still loaded$left"
 }
 
 # One timed run (-T 2); prints its output and status.
