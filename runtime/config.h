@@ -32,6 +32,21 @@
 #ifndef MAXSKIPPED
 #define MAXSKIPPED 100
 #endif
+/*
+ * Overload guard (SystemTap's): when the probe handlers on one CPU use more
+ * than STP_OVERLOAD_THRESHOLD of STP_OVERLOAD_INTERVAL cycles, the script
+ * stops with an error. -DSTP_NO_OVERLOAD turns it off.
+ */
+#if !defined(STP_NO_OVERLOAD) && !defined(STP_OVERLOAD)
+#define STP_OVERLOAD
+#endif
+#ifndef STP_OVERLOAD_INTERVAL
+#define STP_OVERLOAD_INTERVAL 1000000000LL
+#endif
+#ifndef STP_OVERLOAD_THRESHOLD
+#define STP_OVERLOAD_THRESHOLD 500000000LL
+#endif
+
 #ifndef STP_BUFFER_SIZE
 #define STP_BUFFER_SIZE (1 << 20)	/* output ring, bytes; staprun -s N: N MiB */
 #endif

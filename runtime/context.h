@@ -63,6 +63,11 @@ struct stp_context {
 	char *pbuf;			/* STP_PRINT_BUF_SIZE bytes */
 	size_t plen;
 	cycles_t t_start;		/* -t: when the body started */
+#ifdef STP_OVERLOAD
+	cycles_t ovl_enter;		/* when this body started */
+	cycles_t ovl_window;		/* start of the current interval, 0: none yet */
+	u64 ovl_used;			/* handler cycles in it on this CPU */
+#endif
 };
 
 /*
@@ -84,6 +89,40 @@ static __maybe_unused DEFINE_PER_CPU(void *, stp_kret_data);
 
 /* defined in print.h */
 static void stp_print_flush(struct stp_context *c);
+
+#ifdef STP_OVERLOAD
+/*
+ * Charge this body's cycles to its CPU's interval; at the end of an
+ * interval in which the handlers used more than the threshold, make it this
+ * probe's error and stop the script (whatever MAXERRORS says), so that a
+ * script cannot eat the CPU. The context is ours: no locking.
+ */
+static void stp_overload_check(struct stp_context *c)
+{
+	cycles_t now = get_cycles();
+
+	c->ovl_used += now - c->ovl_enter;
+	if (!c->ovl_window)
+		c->ovl_window = c->ovl_enter;
+	if ((s64)(now - c->ovl_window) < STP_OVERLOAD_INTERVAL)
+		return;
+	if (c->ovl_used > STP_OVERLOAD_THRESHOLD && !c->last_error) {
+		snprintf(c->error_buf, sizeof(c->error_buf),
+			 "probe overhead (%llu cycles) exceeded threshold (%lld cycles) in last %lld cycles",
+			 (unsigned long long)c->ovl_used, (long long)STP_OVERLOAD_THRESHOLD,
+			 (long long)STP_OVERLOAD_INTERVAL);
+		c->last_error = c->error_buf;
+		c->last_stmt = NULL;
+		stp_state_move((1u << STP_STARTING) | (1u << STP_RUNNING) |
+			       (1u << STP_STOPPING), STP_ERROR);
+		stp_transport_send_exit();
+	}
+	c->ovl_window = now;
+	c->ovl_used = 0;
+}
+#else
+static inline void stp_overload_check(struct stp_context *c) { }
+#endif
 
 /* Free every context; safe on a partly allocated set. */
 static void stp_contexts_free(void)
@@ -183,6 +222,9 @@ static __maybe_unused struct stp_context *stp_probe_enter(const struct stp_probe
 	c->entry_data = NULL;
 	c->nf = NULL;
 	c->t_start = stp_timing_start();
+#ifdef STP_OVERLOAD
+	c->ovl_enter = get_cycles();
+#endif
 	return c;
 out:
 #ifdef STP_IRQOFF_HANDLERS
@@ -201,6 +243,7 @@ out:
 static __maybe_unused void stp_probe_exit(struct stp_context *c)
 {
 	stp_timing_add(c->probe->index, c->t_start);
+	stp_overload_check(c);
 	stp_print_flush(c);
 	if (unlikely(c->last_error == stp_abort_error))
 		c->last_error = NULL;

@@ -33,6 +33,17 @@
 #include "userspace_shim.h"
 #include "strings.h"
 
+/*
+ * A script's maps are sized by MAXMAPENTRIES: a huge one must fail cleanly,
+ * without the allocator's warning and stack dump on the console (which the
+ * test guest counts as kernel trouble).
+ */
+#ifdef __KERNEL__
+#define stp_vzalloc(size) __vmalloc((size), GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN)
+#else
+#define stp_vzalloc(size) vzalloc(size)
+#endif
+
 #ifndef MAXSTRINGLEN
 #define MAXSTRINGLEN 512
 #endif
@@ -228,7 +239,7 @@ static __maybe_unused struct stp_map *stp_map_new_sized(int max_entries, int nke
 	total = head + nbuckets * sizeof(m->buckets[0]) +
 		(size_t)max_entries * entry_size;
 
-	m = vzalloc(total);
+	m = stp_vzalloc(total);
 	if (!m)
 		return NULL;
 	m->max_entries = max_entries;

@@ -35,6 +35,20 @@ static int stp_target;		/* target(): pid of -c command or -x PID */
 static int stp_stapio_pid;	/* stp_pid(): the stapio that started the script */
 static uid_t stp_stapio_uid;	/* is_myproc(): the user it runs as */
 
+/*
+ * Why the script's globals could not be allocated at load, or NULL. The
+ * module loads anyway and START reports it (as SystemTap, which allocates
+ * them at start): "ERROR: global variable '__global_a' allocation failed".
+ */
+static const char *stp_init_error;
+
+/* Note an allocation failure of stp_script_init; returns -ENOMEM. */
+static __maybe_unused int stp_init_fail(const char *why)
+{
+	stp_init_error = why;
+	return -ENOMEM;
+}
+
 /* Is t the -c/-x target process or a descendant of it? Process probes
  * that name no program see only those, as SystemTap's. */
 static __maybe_unused bool stp_proc_in_target(struct task_struct *t)

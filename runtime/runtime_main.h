@@ -36,6 +36,16 @@ static int stp_ctl_start(int target_pid)
 		mutex_unlock(&stp_ctl_mutex);
 		return -EALREADY;
 	}
+	if (stp_init_error) {
+		/* not a run-time error: no end probes, no summary; stapio exits 1 */
+		char line[STP_MSG_LINE_MAX];
+		int n = scnprintf(line, sizeof(line), "ERROR: %s\n", stp_init_error);
+
+		stp_transport_write(STP_MSG_ERR, line, n);
+		stp_stopped = true;
+		mutex_unlock(&stp_ctl_mutex);
+		return -ECANCELED;
+	}
 	stp_started = true;
 	stp_target = target_pid;
 	/* stapio writes START: this is its process */
@@ -85,7 +95,7 @@ static int __init stp_module_init(void)
 	if (rc)
 		goto err_transport;
 	rc = stp_script_init();
-	if (rc)
+	if (rc && !stp_init_error)
 		goto err_contexts;
 	rc = stp_transport_open();
 	if (rc)

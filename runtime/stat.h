@@ -311,7 +311,7 @@ struct stp_pstat {
 static __maybe_unused struct stp_pstat *stp_pstat_new(const struct stp_stat_desc *d)
 {
 	size_t stride = (stp_stat_size(d) + 63) & ~(size_t)63;
-	struct stp_pstat *p = vzalloc(sizeof(*p) + stride * (nr_cpu_ids + 1) + 64);
+	struct stp_pstat *p = stp_vzalloc(sizeof(*p) + stride * (nr_cpu_ids + 1) + 64);
 
 	if (!p)
 		return NULL;
@@ -380,13 +380,13 @@ static __maybe_unused struct stp_pmap *stp_pmap_new(int max_entries, int nkeys,
 						    const enum stp_type *kt,
 						    const struct stp_stat_desc *d, bool wrap)
 {
-	struct stp_pmap *p = vzalloc(sizeof(*p) + nr_cpu_ids * sizeof(p->cpus[0]));
+	struct stp_pmap *p = stp_vzalloc(sizeof(*p) + nr_cpu_ids * sizeof(p->cpus[0]));
 	int cpu;
 
 	if (!p)
 		return NULL;
 	p->d = d;
-	p->one = vzalloc(stp_stat_size(d));
+	p->one = stp_vzalloc(stp_stat_size(d));
 	p->agg = stp_map_new_stat(max_entries, nkeys, kt, stp_stat_size(d), false);
 	if (!p->one || !p->agg)
 		goto fail;

@@ -262,7 +262,8 @@ static int await_hello(struct relay *s, char *buf)
 	return 0;
 }
 
-/* START: the write returns when the begin probes have run. */
+/* START: the write returns when the begin probes have run. -2: the module
+ * refused to start and queued an ERROR line saying why. */
 static int send_start(struct relay *s)
 {
 	struct {
@@ -277,6 +278,8 @@ static int send_start(struct relay *s)
 	while (write(s->ctl, &rec, sizeof(rec)) < 0) {
 		if (errno == EINTR)
 			continue;
+		if (errno == ECANCELED)	/* the module said why (its globals): pass it on */
+			return -2;
 		error_msg("module %s refused START: %s", s->modname, strerror(errno));
 		return -1;
 	}
@@ -454,8 +457,12 @@ int main(int argc, char **argv)
 		s.target = s.child.pid;
 		verbose(&s, "-c command is pid %d", (int)s.target);
 	}
-	if (send_start(&s) < 0) {
+	rc = send_start(&s);
+	if (rc < 0) {
 		cmd_child_abort(&s.child);
+		for (bool got = rc == -2; got;)	/* its ERROR line */
+			if (!read_records(&s, buf, &got))
+				break;
 		return 1;
 	}
 	/* relay the begin probes' output before the command can print */

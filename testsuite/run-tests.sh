@@ -118,6 +118,7 @@ for n in "${names[@]}"; do
 	for x in "${boots[@]}"; do [ "$x" = "$b" ] && seen=1; done
 	[ $seen = 1 ] || boots+=("$b")
 done
+vmfail=0	# a boot that failed (guest trouble: BUG, WARNING, stall ...) fails the run
 for bi in "${!boots[@]}"; do
 boot=${boots[bi]}
 jobs=$out/jobs.$bi; : > "$jobs"; files=(); mods=()
@@ -158,7 +159,7 @@ if [ -s "$jobs" ]; then
 	append=(); [ -n "$boot" ] && append=(-a "$boot")
 	"$STAPVM" -r "$REL" "${files[@]}" ${progs[@]+"${progs[@]}"} ${mods[@]+"${mods[@]}"} ${append[@]+"${append[@]}"} -b "$jobs" \
 		-O "$out/res" > "$out/vm.$bi.log" 2>&1 ||
-		{ echo "stap-vm failed:"; tail -30 "$out/vm.$bi.log"; }
+		{ echo "FAIL: stap-vm (boot $bi) failed:"; tail -30 "$out/vm.$bi.log"; vmfail=1; }
 fi
 done
 
@@ -193,8 +194,8 @@ for n in "${names[@]}"; do
 		echo "FAIL: $n"; printf '%s\n' "$why" | sed 's/^/    /'; fail=$((fail + 1))
 	fi
 done
-echo "$pass passed, $fail failed (kernel $REL)"
-[ "$fail" = 0 ]
+echo "$pass passed, $fail failed (kernel $REL)$([ $vmfail = 0 ] || echo ", and a guest boot failed")"
+[ "$fail" = 0 ] && [ "$vmfail" = 0 ]
 }
 
 [ -n "$releases" ] || { echo "no kernel to run the tests on (stap-vm --releases)"; exit 1; }

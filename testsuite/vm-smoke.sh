@@ -2,8 +2,8 @@
 # vm-smoke.sh - smoke test of the QEMU guest runner: boots the guest with
 # stap-vm and checks interactive mode (stdout/stderr/status, byte-exact
 # streams, files and their libraries, the guest environment, Ctrl-C
-# forwarding, panic and timeout detection) and batch mode (results,
-# byte-exact, per-job timeouts) with plain shell commands. ~45 s, 7 boots.
+# forwarding, panic, kernel-trouble and timeout detection) and batch mode (results,
+# byte-exact, per-job timeouts) with plain shell commands. ~50 s, 8 boots.
 # Prints "N passed, N failed"; exit 0 if none failed, 77 (skip) if the
 # guest cannot be booted here (no qemu or kernel).
 #
@@ -75,6 +75,18 @@ log=$(sed -n 's/.*console log: \([^ ]*\).*/\1/p' "$S/i5.err" | head -1)
 if [ "$rc" = 125 ] && grep -q "panicked" "$S/i5.err" && grep -q "Kernel panic" "$S/i5.err" && [ -s "$log" ]; then
   ok "interactive: guest panic detected, console log kept and shown"
 else ko "interactive: guest panic detected" "rc=$rc (want 125)" "stderr: $(head -3 "$S/i5.err")"; fi
+[ -n "$log" ] && rm -f "$log"
+
+# kernel trouble on the console fails the run even when the command succeeded:
+# a WARN() report (KERN_WARNING: shown because the guest boots with loglevel=5)
+# and an RCU stall report
+"$vm" -- sh -c 'echo "<4>WARNING: CPU: 0 PID: 1 at fake.c:1 smoke" > /dev/kmsg
+  echo "<3>rcu: INFO: rcu_sched self-detected stall on CPU" > /dev/kmsg; echo fine' > "$S/i7.out" 2> "$S/i7.err"; rc=$?
+log=$(sed -n 's/.*console log: \([^ ]*\).*/\1/p' "$S/i7.err" | head -1)
+if [ "$rc" = 125 ] && grep -q "reported problems" "$S/i7.err" && grep -q "WARNING: CPU: 0 PID: 1 at fake.c:1 smoke" "$S/i7.err" &&
+   grep -q "rcu_sched self-detected stall" "$S/i7.err" && [ "$(cat "$S/i7.out")" = fine ]; then
+  ok "interactive: kernel WARNING and RCU stall on the console fail the run"
+else ko "interactive: kernel WARNING and RCU stall on the console fail the run" "rc=$rc (want 125)" "stderr: $(head -5 "$S/i7.err")"; fi
 [ -n "$log" ] && rm -f "$log"
 
 t0=$(date +%s)

@@ -25,10 +25,15 @@
 
 enum { CH_CONSOLE, CH_OUT, CH_ERR, CH_CTL, NCH };
 
-/* Kernel console lines that mean the guest kernel is in trouble. */
+/*
+ * Kernel console lines that mean the guest kernel is in trouble; any of
+ * them fails the run. "WARNING:" is WARN() and lockdep, printed at
+ * KERN_WARNING: the guest boots with loglevel=5 so that the console shows it.
+ */
 static const char *const trouble[] = {
-	"Kernel panic", "BUG:", "Oops", "general protection fault", "WARNING: CPU:",
-	"Call Trace:", "soft lockup", "hung_task", "Attempted to kill init",
+	"Kernel panic", "BUG:", "Oops", "general protection fault", "WARNING:",
+	"Call Trace:", "soft lockup", "hard LOCKUP", "hung_task", "blocked for more than",
+	"Attempted to kill init", "rcu: INFO:", "self-detected stall", "detected stalls on CPU",
 };
 
 struct boot {
@@ -178,7 +183,8 @@ static int spawn_qemu(struct boot *b, const char *initrd, int guest_fd[NCH])
 	vec_push(&av, (char *)"-initrd");
 	vec_push(&av, (char *)initrd);
 	vec_push(&av, (char *)"-append");
-	vec_push(&av, xasprintf("console=ttyS0 quiet panic=-1 oops=panic%s%s",
+	/* quiet hides KERN_WARNING (WARN()'s report); loglevel=5 shows it */
+	vec_push(&av, xasprintf("console=ttyS0 quiet loglevel=5 panic=-1 oops=panic%s%s",
 				cfg->append ? " " : "", cfg->append ? cfg->append : ""));
 	for (int i = 0; i < NCH; i++) {
 		vec_push(&av, (char *)"-chardev");
@@ -558,9 +564,10 @@ static int verdict(struct boot *b)
 		vm_msg("garbled messages from the guest; console log: %s", b->log_path);
 		ret = -1;
 	} else if (has_trouble(log)) {
-		vm_msg("warning: the guest kernel reported problems (console log: %s):", b->log_path);
+		/* the run finished, but a warning, stall or lockup is a failure too */
+		vm_msg("the guest kernel reported problems; console log: %s", b->log_path);
 		print_trouble(log);
-		b->log_is_temp = false;   /* keep it */
+		ret = -1;
 	}
 	if (ret < 0)
 		b->log_is_temp = false;

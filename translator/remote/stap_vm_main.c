@@ -41,7 +41,8 @@ static const char usage_text[] =
 	"  they come from $CSTAP_STAPRUN/$CSTAP_STAPIO, else the build tree, else the\n"
 	"  installed ones.\n"
 	"exit status: CMD's; with -b 0 if the guest finished (whatever the jobs did);\n"
-	"  125 if stap-vm or the guest failed.\n";
+	"  125 if stap-vm or the guest failed, also when the guest kernel's console\n"
+	"  reported trouble (BUG, Oops, WARNING, RCU stall, lockup).\n";
 
 static __attribute__((noreturn)) void usage_error(const char *fmt, const char *arg)
 {

@@ -1553,6 +1553,13 @@ static bool uses_ustack(const struct session *s)
 	return false;
 }
 
+/* The C string of SystemTap's message for a global it could not allocate
+ * at start (it names the global as its C code does: __global_NAME). */
+static char *alloc_failed_msg(const struct sym *v)
+{
+	return xasprintf("\"global variable '__global_%s' allocation failed\"", v->name);
+}
+
 static void gen_script_init(struct session *s, struct strbuf *out)
 {
 	char *kaslr = tvars_kaslr_init(s);
@@ -1568,7 +1575,8 @@ static void gen_script_init(struct session *s, struct strbuf *out)
 		struct sym *v = s->globals.items[i];
 		if (v->type == TYPE_STATS && !v->is_array) {
 			char *n = global_cname(v);
-			strbuf_addf(out, "\t%s = stp_pstat_new(&%s_desc);\n\tif (!%s)\n\t\treturn -ENOMEM;\n", n, n, n);
+			strbuf_addf(out, "\t%s = stp_pstat_new(&%s_desc);\n\tif (!%s)\n\t\treturn stp_init_fail(%s);\n",
+				    n, n, n, alloc_failed_msg(v));
 		}
 		if (!v->is_array)
 			continue;
@@ -1585,7 +1593,7 @@ static void gen_script_init(struct session *s, struct strbuf *out)
 			strbuf_addf(out, "\t\t%s = stp_map_new(%s, %d, kt, %s, %s);\n", n,
 				    v->max_entries ? xasprintf("%lld", (long long)v->max_entries) : "MAXMAPENTRIES",
 				    v->nkeys, runtime_type(v->type), v->wrap ? "true" : "false");
-		strbuf_addf(out, "\t\tif (!%s)\n\t\t\treturn -ENOMEM;\n\t}\n", n);
+		strbuf_addf(out, "\t\tif (!%s)\n\t\t\treturn stp_init_fail(%s);\n\t}\n", n, alloc_failed_msg(v));
 	}
 	strbuf_addstr(out, "\treturn 0;\n}\n\n");
 	strbuf_addstr(out, "static void stp_script_exit(void)\n{\n");
