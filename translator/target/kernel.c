@@ -44,8 +44,8 @@ const struct target_kernel *target_kernel(struct session *s)
 	if (uname(&u) == 0)
 		k->host_release = xstrdup(u.release);
 	k->host_loads_modules = host_can_load_modules();
-	k->release = s->kernel_release;
-	if (!k->release)
+	k->release = s->kernel_release ? s->kernel_release : env_get(ENV_CSTAP_RELEASE);
+	if (!k->release || !*k->release)
 		k->release = k->host_loads_modules ? (k->host_release ? k->host_release : "")
 						   : vm_default_release();
 	if (!k->release)
