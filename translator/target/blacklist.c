@@ -74,12 +74,20 @@ static const struct rule name_rules[] = {
 	{ "raw_spin_*", why_lock },
 	{ "_raw_spin_*", why_lock },
 	{ "*mutex*lock*", why_lock },
+	{ "*spin_is_locked*", why_lock },
+	{ "rwsem_is_locked", why_lock },
+	{ "*write_seqlock*", why_lock },
+	{ "*write_sequnlock*", why_lock },
 	/* atomics, bit operations, the preempt count */
 	{ "atomic_*", why_atomic },
+	{ "atomic64_*", why_atomic },
+	{ "get_bh", why_atomic },
+	{ "put_bh", why_atomic },
 	{ "*preempt_count*", why_atomic },
 	/* the current task */
 	{ "current_*", why_current },
 	{ "get_current", why_current },
+	{ "test_ti_thread_flag", why_current },
 	/* interrupts, the local APIC, softirqs */
 	{ "*softirq*", why_irq },
 	{ "*apic*", why_irq },
@@ -88,6 +96,7 @@ static const struct rule name_rules[] = {
 	{ "xen_irq_*", why_irq },
 	{ "unknown_nmi_error", why_irq },
 	{ "notifier_call_chain", why_irq },
+	{ "HYPERVISOR_event_channel_op", why_paravirt },
 	/* page tables */
 	{ "*_pte_*", why_mm },
 	{ "native_set_pte", why_mm },
@@ -100,6 +109,7 @@ static const struct rule name_rules[] = {
 	{ "__delay", why_trap },
 	/* the instruction decoder kprobes use to prepare their single-step */
 	{ "inat_get_opcode_attribute", why_kprobes },
+	{ "hash_ptr", why_kprobes },
 };
 
 /* Declaring files (as listed: relative to the kernel source tree). */
