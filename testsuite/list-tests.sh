@@ -42,6 +42,25 @@ out=$("$STAP" -l 'syscall.*' 2>&1 | grep -vxF -f <(grep -v '^#' "$src/testsuite/
 if d=$(diff "$src/testsuite/list/syscall_star.expect" - <<< "$out"); then ok list/syscall_star
 else bad list/syscall_star "$d"; fi
 
+# stap -l 'kernel.function("*@fs/*")' on each installed kernel of fs_star.sums: its
+# line count and checksum (6.1: SystemTap 4.8's listing less fs_star.missing),
+# and none of the functions SystemTap 4.8 refuses there (fs_star.refused)
+while read -r rel lines sum; do
+	case "$rel" in '#'*|'') continue;; esac
+	[ -e "/usr/lib/debug/boot/vmlinux-$rel" ] || continue
+	out=$("$STAP" -r "$rel" -l 'kernel.function("*@fs/*")' 2>&1 | LC_ALL=C sort -u)
+	n=$(grep -c . <<< "$out"); got=$(sha256sum <<< "$out" | cut -c1-64)
+	refused=$(grep -F -f <(grep -v '^#' "$src/testsuite/list/fs_star.refused" |
+		sed 's/.*/kernel.function("&@/') <<< "$out")
+	missing=$(grep -xF -f <(grep -v '^#' "$src/testsuite/list/fs_star.missing") <<< "$out")
+	if [ -n "$refused" ]; then bad "list/fs_star $rel" "lists functions SystemTap 4.8 refuses:" $refused
+	elif [ -n "$missing" ]; then bad "list/fs_star $rel" "lists what fs_star.missing says it does not:" $missing
+	elif [ "$n $got" != "$lines $sum" ]; then
+		bad "list/fs_star $rel" "$n lines, sha256 $got; expected $lines, $sum" \
+			"(6.1: compare with /usr/bin/stap -r $rel -l 'kernel.function(\"*@fs/*\")')"
+	else ok "list/fs_star $rel"; fi
+done < "$src/testsuite/list/fs_star.sums"
+
 check_err() {   # name, expected substring, stap args...
 	local n=$1 want=$2; shift 2
 	local out; out=$("$STAP" "$@" 2>&1)

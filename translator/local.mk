@@ -26,6 +26,7 @@ TARGET_SOURCES = translator/target/kernel.c translator/target/kernel.h translato
 	translator/target/uimage.c translator/target/uimage.h translator/target/sdt.c translator/target/sdt.h \
 	translator/target/debuginfod.c translator/target/debuginfod.h \
 	translator/target/ksyms.c translator/target/ksyms.h translator/target/kimage.c \
+	translator/target/blacklist.c translator/target/blacklist.h \
 	translator/target/ktracepoints.c translator/target/ktracepoints.h \
 	translator/target/kimage.h translator/target/dwarf_funcs.c translator/target/dwarf_funcs.h \
 	translator/target/dwarf_stmt.c translator/target/dwarf_stmt.h translator/target/dwarf_scope.c \

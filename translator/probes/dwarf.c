@@ -22,6 +22,7 @@
 #include "diag.h"
 #include "kpoint.h"
 #include "kpsites.h"
+#include "target/blacklist.h"
 #include "target/dwarf_funcs.h"
 #include "target/dwarf_scope.h"
 #include "target/dwarf_stmt.h"
@@ -193,7 +194,7 @@ static int probe_cold_parts(struct session *s, struct probe *p, struct probe_poi
 		const struct ksym *k = &syms->syms[i];
 		size_t len = strlen(k->name);
 		if (!ksym_is_text(k) || len <= 5 || strcmp(k->name + len - 5, ".cold") ||
-		    fnmatch(pat->func, k->name, 0) || ksym_blacklisted(syms, k))
+		    fnmatch(pat->func, k->name, 0) || blacklist_symbol_why(syms, k))
 			continue;
 		struct kp_site site = { .ret = suf->ret, .maxactive = suf->maxactive, .optional = optional };
 		if (img->module) {
@@ -431,6 +432,40 @@ static bool parse_statement(const char *text, struct dw_pattern *pat, struct dw_
 	return ok;
 }
 
+/* A point naming one function that matched nothing: if it is there but
+ * blacklisted (target/blacklist.c), say so and why (E_BLACKLISTED), rather
+ * than "no match". Scans again keeping the refused functions, which costs
+ * only on this error path. True if it reported. */
+static bool report_blacklisted(struct session *s, struct probe_point *pp, struct dw_image *img,
+			       const struct ksymtab *syms, struct dw_pattern *pat, const struct dw_request *rq)
+{
+	dw_funcvec funcs = { 0 };
+	const char *why = NULL;
+
+	pat->keep_refused = true;
+	if (rq->kind == RQ_INLINE || rq->kind == RQ_INLINE_OF_FUNCTION || rq->kind == RQ_LABEL_INLINE)
+		dw_find_inlines(img, syms, pat, &funcs);
+	else
+		dw_find_functions(img, syms, pat, &funcs);
+	if (!funcs.len && rq->kind == RQ_FUNCTION)
+		dw_find_inlines(img, syms, pat, &funcs);
+	pat->keep_refused = false;
+	for (int i = 0; i < funcs.len && !why; i++)
+		why = funcs.items[i].refused;
+	if (why) {
+		char *t = pp_text(pp);
+		diag(s, E_BLACKLISTED, pp->pos, "%s is blacklisted: %s", t, why);
+		free(t);
+	}
+	for (int i = 0; i < funcs.len; i++) {
+		free(funcs.items[i].name);
+		free(funcs.items[i].file);
+		free(funcs.items[i].symbol);
+	}
+	free(funcs.items);
+	return why != NULL;
+}
+
 /* The point's functions or statements in the kernel, module `module`, or
  * (uimg not NULL) a user file. */
 static int derive_in(struct session *s, struct probe *p, struct probe_point *pp, int fn_comp,
@@ -489,6 +524,9 @@ static int derive_in(struct session *s, struct probe *p, struct probe_point *pp,
 	/* a user file's functions without DWARF (crt code) through its symbols */
 	if (uimg && rq->kind == RQ_FUNCTION && !pat.file && !pat.line)
 		found += uprobe_add_symbols(s, p, pp, fn_comp, img, pat.func, rq->suf.ret, first);
+	if (!found && !uimg && !pp->optional && !kpoint_has_wildcard(pat.func) &&
+	    report_blacklisted(s, pp, img, syms, &pat, rq))
+		return -1;
 	if (!found) {
 		if (rq->hint && !pp->optional) {
 			char *t = pp_text(pp);

@@ -3,10 +3,11 @@
  *
  * No DWARF: names are matched against the target kernel's (or module's)
  * symbol table (ksyms.c), wildcards expand to one probe per function
- * symbol the kernel lets kprobes use, and the kernel resolves the name
- * when the probe is registered. Expansions of a wildcard are optional: a
- * function the kernel refuses at registration is skipped silently; an
- * explicitly named one gets a warning (as SystemTap).
+ * symbol the kernel lets kprobes use and target/blacklist.c does not
+ * refuse, and the kernel resolves the name when the probe is registered.
+ * Expansions of a wildcard are optional: a function the kernel refuses at
+ * registration is skipped silently; an explicitly named one gets a
+ * warning (as SystemTap). A name blacklist.c refuses is E_BLACKLISTED.
  */
 #include "provider.h"
 
@@ -16,6 +17,7 @@
 #include "diag.h"
 #include "kpsites.h"
 #include "kpoint.h"
+#include "target/blacklist.h"
 #include "target/ksyms.h"
 
 extern const struct provider kprobe_provider;
@@ -55,13 +57,31 @@ static int derive_functions(struct session *s, struct probe *p, struct probe_poi
 		diag(s, E_PROBE_POINT, pp->pos, "cannot resolve %s: %s", pp_text(pp), why);
 		return -1;
 	}
+	if (!t && !wild && blacklist_function_why(pat, NULL) && !pp->optional) {
+		char *text = pp_text(pp);
+		diag(s, E_BLACKLISTED, pp->pos, "%s is blacklisted: %s", text, blacklist_function_why(pat, NULL));
+		free(text);
+		return -1;
+	}
 	if (!t) {
 		vec_push(&names, xstrdup(pat));
 	} else if (!wild) {
 		const struct ksym *const *k;
+		const char *refused = NULL;
 		size_t n = ksym_named(t, pat, &k);
-		for (size_t i = 0; i < n; i++)
-			vec_push(&names, k[i]->name);
+		for (size_t i = 0; i < n; i++) {
+			const char *why = blacklist_symbol_why(t, k[i]);
+			if (!why)
+				vec_push(&names, k[i]->name);
+			else if (!refused)
+				refused = why;
+		}
+		if (!names.len && refused && !pp->optional) {
+			char *text = pp_text(pp);
+			diag(s, E_BLACKLISTED, pp->pos, "%s is blacklisted: %s", text, refused);
+			free(text);
+			return -1;
+		}
 		kpoint_sort_unique(&names);
 	} else {
 		for (size_t i = 0; i < t->n; i++) {
@@ -70,7 +90,7 @@ static int derive_functions(struct session *s, struct probe *p, struct probe_poi
 				continue;
 			if (wild ? fnmatch(pat, k->name, 0) != 0 : strcmp(pat, k->name) != 0)
 				continue;
-			if (wild && ksym_blacklisted(t, k))
+			if (wild && blacklist_symbol_why(t, k))
 				continue;
 			vec_push(&names, k->name);
 		}

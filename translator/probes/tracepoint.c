@@ -200,7 +200,7 @@ static int add_modules(struct session *s, struct probe *p, struct probe_point *p
 			}
 			if (!looked) {   /* the module's iterators, once */
 				const char *why;
-				struct dw_pattern fp = { .func = xasprintf(TP_PREFIX "%s", name_pat) };
+				struct dw_pattern fp = { .func = xasprintf(TP_PREFIX "%s", name_pat), .no_probe = true };
 				looked = true;
 				mimg = dw_module(s, mod, &why);
 				msyms = mimg ? ksyms_module(s, mod, &why) : NULL;
@@ -253,7 +253,7 @@ static int derive(struct session *s, struct probe *p, struct probe_point *pp)
 	colon = strchr(arg, ':');
 	char *sys_pat = colon ? xstrndup(arg, (size_t)(colon - arg)) : NULL;
 	const char *name_pat = colon ? colon + 1 : arg;
-	struct dw_pattern pat = { .func = xasprintf(TP_PREFIX "%s", name_pat) };
+	struct dw_pattern pat = { .func = xasprintf(TP_PREFIX "%s", name_pat), .no_probe = true };
 	img = dw_kernel(s, &why);
 	syms = img ? ksyms_kernel(s, &why) : NULL;
 	if (!img || !syms) {

@@ -1,5 +1,6 @@
 /* dwarf_funcs.c - kernel.function pattern matching over DWARF (see .h). */
 #include "dwarf_funcs.h"
+#include "blacklist.h"
 #include "uimage.h"
 
 #include <dwarf.h>
@@ -109,17 +110,26 @@ static const char *symbol_at(struct dw_image *img, const struct ksymtab *syms, D
 	return n && off == 0 && GELF_ST_TYPE(sym.st_info) == STT_FUNC ? n : NULL;
 }
 
-/* Blacklisted by address range or name (kernel), by section (module). */
-static bool blacklisted(struct dw_image *img, const struct ksymtab *syms, Dwarf_Addr a, const char *sym)
+/* Why a function is refused (blacklist.c): the kernel's verdict on the
+ * text at a (kernel: by address; module: by its symbol's section), then
+ * cstap's rules on its name and declaring file (name NULL: not those);
+ * NULL if it is not. */
+static const char *refused_why(struct dw_image *img, const struct ksymtab *syms, Dwarf_Addr a,
+			       const char *sym, const char *name, const char *file)
 {
+	const char *why = NULL;
+
+	if (img->user)
+		return NULL;
 	if (!img->mod) {
 		const struct ksym *k = ksym_at(syms, a);
-		return !k || ksym_blacklisted(syms, k);
+		why = k ? blacklist_kernel_why(syms, k) : "no function symbol at its entry";
+	} else {
+		for (size_t i = 0; syms && i < syms->n && !why; i++)
+			if (!strcmp(syms->syms[i].name, sym))
+				why = blacklist_kernel_why(syms, &syms->syms[i]);
 	}
-	for (size_t i = 0; syms && i < syms->n; i++)
-		if (!strcmp(syms->syms[i].name, sym))
-			return ksym_blacklisted(syms, &syms->syms[i]);
-	return false;
+	return why || !name ? why : blacklist_function_why(name, file);
 }
 
 /* Entry of an out-of-line function: low_pc/entry_pc, or the first range
@@ -178,12 +188,15 @@ static void check_die(struct dw_image *img, const struct ksymtab *syms, const st
 	if (p->line && line != p->line)
 		return;
 	char *file = dw_source_name(img, dwarf_decl_file(d));
-	if ((p->file && !dw_file_matches(p->file, file)) || blacklisted(img, syms, entry, sym)) {
+	const char *refused = NULL;
+	if ((p->file && !dw_file_matches(p->file, file)) ||
+	    ((refused = refused_why(img, syms, entry, sym, p->no_probe ? NULL : name, file)) &&
+	     !p->keep_refused)) {
 		free(file);
 		return;
 	}
 	struct dw_func f = { .name = xstrdup(name), .file = file, .line = line, .addr = entry,
-			     .symbol = xstrdup(sym), .die = dwarf_dieoffset(d) };
+			     .symbol = xstrdup(sym), .die = dwarf_dieoffset(d), .refused = refused };
 	f.exported = syms && is_exported(syms, sym);
 	vec_push(out, f);
 }

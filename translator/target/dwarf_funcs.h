@@ -17,6 +17,11 @@ struct dw_pattern {
 	char *func;             /* fnmatch pattern of the function name */
 	char *file;             /* fnmatch pattern of the declaring file, or NULL */
 	int line;               /* declaration line, 0 = any */
+	bool keep_refused;      /* keep blacklisted functions (with dw_func.refused set):
+				 * to say why a point naming one matches nothing */
+	bool no_probe;          /* the caller puts no probe on the functions (a
+				 * tracepoint's __traceiter_ function, read for its
+				 * arguments): cstap's name and file rules do not apply */
 };
 
 struct dw_func {
@@ -27,6 +32,7 @@ struct dw_func {
 	char *symbol;           /* ELF symbol at addr: "vfs_read", "foo.isra.0" */
 	Dwarf_Off die;          /* the DIE, for listing its parameters */
 	bool exported;          /* EXPORT_SYMBOL'd */
+	const char *refused;    /* why it is blacklisted (only with keep_refused), or NULL */
 };
 typedef VEC(struct dw_func) dw_funcvec;
 

@@ -1,5 +1,6 @@
 /* dwarf_stmt.c - statements, labels and inlined instances (see .h). */
 #include "dwarf_stmt.h"
+#include "blacklist.h"
 
 #include <dwarf.h>
 #include <fnmatch.h>
@@ -200,16 +201,27 @@ bool dw_addr_symbol(struct dw_image *img, const struct ksymtab *syms, Dwarf_Addr
 	return true;
 }
 
-static bool refused(struct dw_image *img, const struct ksymtab *syms, Dwarf_Addr a, const char *sym)
+/* Why a probe at a (in the function symbol sym) is refused, NULL if it is
+ * not: the kernel's verdict on that text and cstap's on the name of the
+ * function holding it (blacklist.c), then cstap's on the inlined function
+ * itself (name, declaring file): an inlined copy of a refused function is
+ * refused too, and so is any code inside a refused function. */
+static const char *refused_why(struct dw_image *img, const struct ksymtab *syms, Dwarf_Addr a,
+			       const char *sym, const char *name, const char *file)
 {
+	const char *why = NULL;
+
 	if (!syms)
-		return false;
-	if (!img->mod)
-		return ksym_blacklisted(syms, kernel_holder(syms, a));
-	for (size_t i = 0; i < syms->n; i++)
-		if (!strcmp(syms->syms[i].name, sym))
-			return ksym_blacklisted(syms, &syms->syms[i]);
-	return false;
+		return NULL;
+	if (!img->mod) {
+		const struct ksym *k = kernel_holder(syms, a);
+		why = k ? blacklist_symbol_why(syms, k) : NULL;
+	} else {
+		for (size_t i = 0; i < syms->n && !why; i++)
+			if (!strcmp(syms->syms[i].name, sym))
+				why = blacklist_symbol_why(syms, &syms->syms[i]);
+	}
+	return why ? why : blacklist_function_why(name, file);
 }
 
 /* An inlined instance's entry: DW_AT_entry_pc or low_pc, else (GCC gives
@@ -247,13 +259,14 @@ static void inlines_under(struct dw_image *img, const struct ksymtab *syms, cons
 			int line = 0;
 			if (name && !fnmatch(p->func, name, 0) && inline_entry(&c, &a) &&
 			    dwarf_decl_line(&c, &line) == 0 && (!p->line || line == p->line) &&
-			    dw_addr_symbol(img, syms, a, &sym, &off) &&
-			    !refused(img, syms, a, sym)) {
+			    dw_addr_symbol(img, syms, a, &sym, &off)) {
 				char *file = dw_source_name(img, dwarf_decl_file(&c));
-				if (!p->file || dw_file_matches(p->file, file)) {
+				const char *why = NULL;
+				if ((!p->file || dw_file_matches(p->file, file)) &&
+				    (!(why = refused_why(img, syms, a, sym, name, file)) || p->keep_refused)) {
 					struct dw_func f = { .name = xstrdup(name), .file = file,
 							     .line = line, .addr = a, .symbol = xstrdup(sym),
-							     .die = dwarf_dieoffset(&c) };
+							     .die = dwarf_dieoffset(&c), .refused = why };
 					vec_push(out, f);
 				} else {
 					free(file);

@@ -1,6 +1,7 @@
 /* ksyms.c - load and query kernel / module symbol tables (see ksyms.h). */
 #include "ksyms.h"
 
+#include "blacklist.h"
 #include "debuginfo.h"
 #include "kernel.h"
 #include "target.h"
@@ -44,20 +45,13 @@ static uint64_t find_addr(const struct ksymtab *t, const char *name)
 	return 0;
 }
 
-/* Text the kernel will not probe, bounded by linker-script markers. */
+/* Text the kernel will not probe (blacklist.c names its bounds), and the
+ * names NOKPROBE_SYMBOL() lists. */
 static void add_bad_ranges(struct ksymtab *t)
 {
-	static const char *const pairs[][2] = {
-		{ "_sinittext", "_einittext" },
-		{ "__kprobes_text_start", "__kprobes_text_end" },
-		{ "__noinstr_text_start", "__noinstr_text_end" },
-		{ "__entry_text_start", "__entry_text_end" },
-		{ "__irqentry_text_start", "__irqentry_text_end" },
-		{ "__softirqentry_text_start", "__softirqentry_text_end" },
-	};
-
-	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
-		uint64_t lo = find_addr(t, pairs[i][0]), hi = find_addr(t, pairs[i][1]);
+	for (int i = 0; i < blacklist_n_text_bounds; i++) {
+		uint64_t lo = find_addr(t, blacklist_text_bounds[i][0]);
+		uint64_t hi = find_addr(t, blacklist_text_bounds[i][1]);
 		if (lo && hi > lo) {
 			vec_push(&t->bad_lo, lo);
 			vec_push(&t->bad_hi, hi);
@@ -286,9 +280,7 @@ static struct ksymtab *load_ko(const char *path, const char *module)
 		if (!gelf_getshdr(scn, &sh))
 			continue;
 		const char *sname = elf_strptr(e, shstrndx, sh.sh_name);
-		if ((sh.sh_flags & SHF_EXECINSTR) && sname &&
-		    (!strncmp(sname, ".init", 5) || !strncmp(sname, ".exit", 5) ||
-		     !strncmp(sname, ".noinstr", 8) || !strncmp(sname, ".kprobes", 8)))
+		if ((sh.sh_flags & SHF_EXECINSTR) && sname && blacklist_section(sname))
 			vec_push(&bad, (uint64_t)elf_ndxscn(scn));
 		if (sh.sh_type != SHT_SYMTAB)
 			continue;
@@ -354,16 +346,6 @@ bool ksym_is_text(const struct ksym *k)
 bool ksym_is_func(const struct ksym *k)
 {
 	return ksym_is_text(k) && !strstr(k->name, ".cold") && !strstr(k->name, ".part.");
-}
-
-bool ksym_blacklisted(const struct ksymtab *t, const struct ksym *k)
-{
-	for (int i = 0; i < t->bad_lo.len; i++)
-		if (k->addr >= t->bad_lo.items[i] && k->addr < t->bad_hi.items[i])
-			return true;
-	const char *name = k->name;
-	return t->nokprobe.len &&
-	       bsearch(&name, t->nokprobe.items, t->nokprobe.len, sizeof(char *), cmp_str) != NULL;
 }
 
 const struct ksym *ksym_at(const struct ksymtab *t, uint64_t addr)

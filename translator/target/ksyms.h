@@ -54,8 +54,6 @@ void ksyms_module_names(struct session *s, const char *pattern, strvec *out);
 bool ksym_is_text(const struct ksym *k);
 /* A function symbol of the text section that kprobes can use? */
 bool ksym_is_func(const struct ksym *k);
-/* In a range or list the kernel refuses to probe (or frees after boot)? */
-bool ksym_blacklisted(const struct ksymtab *t, const struct ksym *k);
 /* The symbol that starts exactly at addr (a function, the first by name). */
 const struct ksym *ksym_at(const struct ksymtab *t, uint64_t addr);
 /* The function symbols named name (static functions repeat): how many,
