@@ -23,11 +23,10 @@ static inline bool stp_trylock_read(rwlock_t *l)
 			return true;
 		udelay(TRYLOCKDELAY);
 	}
-	stp_count_skipped();
 	return false;
 }
 
-/* Write-lock l, or count a skipped probe and return false. */
+/* Write-lock l, or return false (the handler counts the skipped probe). */
 static inline bool stp_trylock_write(rwlock_t *l)
 {
 	int i;
@@ -37,7 +36,6 @@ static inline bool stp_trylock_write(rwlock_t *l)
 			return true;
 		udelay(TRYLOCKDELAY);
 	}
-	stp_count_skipped();
 	return false;
 }
 
