@@ -3,10 +3,11 @@
  * cstap runtime: statistics (aggregates, `x <<< v`).
  *
  * Locking model: `<<<` only ever touches the current CPU's record, so probe
- * handlers that add to an aggregate take its global's lock for READ (shared)
- * and never contend with each other; reading an aggregate (@count ...,
- * foreach, print(@hist_*)) merges every CPU's record and takes the lock for
- * WRITE. Scalars: struct stp_pstat, one record per possible CPU. Arrays:
+ * handlers that add to an aggregate take only their CPU's lock of it
+ * (->locks, lock.h) and share no cache line with adders on other CPUs;
+ * reading an aggregate (@count ..., foreach, print(@hist_*)) or deleting
+ * merges or changes every CPU's record and takes every CPU's lock.
+ * Scalars: struct stp_pstat, one record per possible CPU. Arrays:
  * struct stp_pmap, one map per possible CPU plus one map the merge fills.
  *
  * Variance is Welford's online algorithm on values shifted left by the
@@ -21,6 +22,7 @@
 #define STP_STAT_H
 
 #include "map.h"
+#include "lock.h"
 
 enum { STP_HIST_NONE = 0, STP_HIST_LOG = 1, STP_HIST_LINEAR = 2 };
 
@@ -295,7 +297,16 @@ struct stp_pstat {
 	size_t stride;
 	struct stp_stat *agg;
 	char *cpus;
+	struct stp_cpulock *locks;
 };
+
+static __maybe_unused void stp_pstat_free(struct stp_pstat *p)
+{
+	if (!p)
+		return;
+	kfree(p->locks);
+	vfree(p);
+}
 
 static __maybe_unused struct stp_pstat *stp_pstat_new(const struct stp_stat_desc *d)
 {
@@ -308,6 +319,11 @@ static __maybe_unused struct stp_pstat *stp_pstat_new(const struct stp_stat_desc
 	p->stride = stride;
 	p->agg = (struct stp_stat *)(((unsigned long)(p + 1) + 63) & ~63UL);
 	p->cpus = (char *)p->agg + stride;
+	p->locks = stp_cpulocks_new();
+	if (!p->locks) {
+		vfree(p);
+		return NULL;
+	}
 	return p;
 }
 
@@ -321,7 +337,7 @@ static inline void stp_pstat_add(struct stp_pstat *p, int64_t v)
 	stp_stat_add(stp_pstat_cpu(p, smp_processor_id()), p->d, v);
 }
 
-/* Merge every CPU's record; valid until the next call (write lock held). */
+/* Merge every CPU's record; valid until the next call (every CPU's lock held). */
 static __maybe_unused struct stp_stat *stp_pstat_get(struct stp_pstat *p)
 {
 	int cpu;
@@ -345,6 +361,7 @@ static __maybe_unused void stp_pstat_clear(struct stp_pstat *p)
 
 struct stp_pmap {
 	const struct stp_stat_desc *d;
+	struct stp_cpulock *locks;
 	struct stp_map *agg;
 	struct stp_stat *one;		/* scratch for a single key's merge */
 	struct stp_map *cpus[];
@@ -362,6 +379,7 @@ static __maybe_unused void stp_pmap_free(struct stp_pmap *p)
 	if (p->agg)
 		stp_map_free(p->agg);
 	vfree(p->one);
+	kfree(p->locks);
 	vfree(p);
 }
 
@@ -376,8 +394,9 @@ static __maybe_unused struct stp_pmap *stp_pmap_new(int max_entries, int nkeys,
 		return NULL;
 	p->d = d;
 	p->one = vzalloc(stp_stat_size(d));
+	p->locks = stp_cpulocks_new();
 	p->agg = stp_map_new_stat(max_entries, nkeys, kt, stp_stat_size(d), false);
-	if (!p->one || !p->agg)
+	if (!p->one || !p->locks || !p->agg)
 		goto fail;
 	for_each_possible_cpu(cpu) {
 		p->cpus[cpu] = stp_map_new_stat(max_entries, nkeys, kt, stp_stat_size(d), wrap);

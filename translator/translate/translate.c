@@ -1528,7 +1528,7 @@ static void gen_globals(struct session *s, struct strbuf *out)
 								  "__MODULE_PARM_TYPE(%s, \"long\");\n",
 								  v->name, n, v->name));
 		}
-		if (!v->atomic)
+		if (!v->atomic && v->type != TYPE_STATS)   /* aggregates have per-CPU locks */
 			strbuf_addf(out, "static DEFINE_RWLOCK(%s_lock);\n", n);
 	}
 }
@@ -1589,7 +1589,7 @@ static void gen_script_init(struct session *s, struct strbuf *out)
 		char *n = global_cname(v);
 		if (v->type == TYPE_STATS)
 			strbuf_addf(out, "\t%s(%s);\n\t%s = NULL;\n",
-				    v->is_array ? "stp_pmap_free" : "vfree", n, n);
+				    v->is_array ? "stp_pmap_free" : "stp_pstat_free", n, n);
 		else if (v->is_array)
 			strbuf_addf(out, "\tif (%s)\n\t\tstp_map_free(%s);\n\t%s = NULL;\n", n, n, n);
 	}
@@ -1601,6 +1601,21 @@ static const struct handler_abi regs_abi = {
 	.params = "struct pt_regs *regs",
 	.fill = "\tc->regs = regs;\n",
 };
+
+/* Taking (or releasing) global v's lock in mode (1 shared, 2 exclusive):
+ * a rwlock, except for aggregates, whose adders (shared: `<<<` only) take
+ * their own CPU's lock and whose readers every CPU's (runtime/lock.h). */
+static char *lock_call(const struct sym *v, unsigned char mode, bool take)
+{
+	char *n = global_cname(v);
+
+	if (v->type == TYPE_STATS)
+		return xasprintf("stp_%s_%s(%s->locks)", take ? "trylock" : "unlock",
+				 mode & 2 ? "all" : "cpu", n);
+	if (take)
+		return xasprintf("stp_trylock_%s(&%s_lock)", mode & 2 ? "write" : "read", n);
+	return xasprintf("%s_unlock(&%s_lock)", mode & 2 ? "write" : "read", n);
+}
 
 /* The handler of a derived probe: context, locks in global order, body.
  * A lock that cannot be had in MAXTRYLOCK tries skips the probe (counted). */
@@ -1632,21 +1647,19 @@ static void gen_handler(struct session *s, struct strbuf *out, struct derived_pr
 	for (int i = 0; i < s->globals.len; i++) {
 		if (!mode[i])
 			continue;
-		strbuf_addf(out, "\tif (!stp_trylock_%s(&%s_lock))\n\t\tgoto skip_%d;\n",
-			    mode[i] & 2 ? "write" : "read", global_cname(s->globals.items[i]), nlocks);
+		strbuf_addf(out, "\tif (!%s)\n\t\tgoto skip_%d;\n",
+			    lock_call(s->globals.items[i], mode[i], true), nlocks);
 		order[nlocks++] = i;
 	}
 	strbuf_addf(out, "\tbody_%d(c);\n", dp->body);
 	for (int k = nlocks - 1; k >= 0; k--)
-		strbuf_addf(out, "\t%s_unlock(&%s_lock);\n", mode[order[k]] & 2 ? "write" : "read",
-			    global_cname(s->globals.items[order[k]]));
+		strbuf_addf(out, "\t%s;\n", lock_call(s->globals.items[order[k]], mode[order[k]], false));
 	strbuf_addstr(out, "\tstp_probe_exit(c);\n");
 	if (nlocks) {
 		strbuf_addstr(out, "\treturn;\n");
 		for (int k = nlocks - 1; k >= 1; k--)   /* lock k failed: release 0..k-1 */
-			strbuf_addf(out, "skip_%d:\n\t%s_unlock(&%s_lock);\n", k,
-				    mode[order[k - 1]] & 2 ? "write" : "read",
-				    global_cname(s->globals.items[order[k - 1]]));
+			strbuf_addf(out, "skip_%d:\n\t%s;\n", k,
+				    lock_call(s->globals.items[order[k - 1]], mode[order[k - 1]], false));
 		strbuf_addstr(out, "skip_0:\n\tstp_count_skipped();\n\tstp_probe_exit(c);\n");
 	}
 	strbuf_addstr(out, "}\n\n");
