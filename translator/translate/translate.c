@@ -556,12 +556,30 @@ static char *gen_print(struct gen *g, struct expr *e)
 	return t;
 }
 
+/* A tapset function of no arguments whose embedded C says / * pragma:strvalue=EXPR * /
+ * returns the string at C expression EXPR, unchanged while a probe handler
+ * runs (execname(): current->comm). Its calls use EXPR in place: no call,
+ * no frame, no copy (a hot key such as a[execname()] is hashed in place). */
+static const char *inline_value(const struct func *f)
+{
+	static const char tag[] = "pragma:strvalue=";
+
+	if (!f || !f->embedded || f->params.len || f->ret != TYPE_STRING || !f->file || !f->file->is_tapset)
+		return NULL;
+	for (int i = 0; i < f->pragmas.len; i++)
+		if (!strncmp(f->pragmas.items[i], tag, sizeof(tag) - 1) && f->pragmas.items[i][sizeof(tag) - 1])
+			return f->pragmas.items[i] + sizeof(tag) - 1;
+	return NULL;
+}
+
 static char *gen_call(struct gen *g, struct expr *e)
 {
 	struct func *f = e->func;
 
 	if (!f)
 		return gen_print(g, e);
+	if (inline_value(f))
+		return xasprintf("(%s)", inline_value(f));
 	char **vals = gen_list(g, e->args.items, e->args.len);
 	int k = g->ntemps++;
 	strbuf_addf(g->cdecl, "\tstruct fr_f%d *nf%d;\n", f->index, k);
@@ -1863,7 +1881,7 @@ int translate(struct session *s, struct strbuf *out)
 	/* function prototypes, then bodies; a function reading $target
 	 * variables has one copy per derived probe that calls it */
 	for (int i = 0; i < s->funcs.len; i++)
-		if (!s->funcs.items[i]->in_context)
+		if (!s->funcs.items[i]->in_context && !inline_value(s->funcs.items[i]))
 			strbuf_addf(&code, "static void fn_%d(struct stp_context *c); /* %s */\n", i,
 				    s->funcs.items[i]->name);
 	for (int i = 0; i < s->probes.len; i++) {
@@ -1876,7 +1894,8 @@ int translate(struct session *s, struct strbuf *out)
 	for (int i = 0; i < s->funcs.len; i++) {
 		struct func *f = s->funcs.items[i];
 		if (f->embedded) {
-			gen_embedded_func(s, &types, &code, f);
+			if (!inline_value(f))   /* else never called */
+				gen_embedded_func(s, &types, &code, f);
 			continue;
 		}
 		bool typed = false;   /* its frame, declared once for all its copies */
@@ -1919,7 +1938,8 @@ int translate(struct session *s, struct strbuf *out)
 	strbuf_addstr(out, types.buf);
 	strbuf_addstr(out, "\nunion stp_frame {\n");
 	for (int i = 0; i < s->funcs.len; i++)
-		strbuf_addf(out, "\tstruct fr_f%d f%d;\n", i, i);
+		if (!inline_value(s->funcs.items[i]))
+			strbuf_addf(out, "\tstruct fr_f%d f%d;\n", i, i);
 	for (int i = 0; i < nbodies; i++)
 		strbuf_addf(out, "\tstruct fr_p%d p%d;\n", i, i);
 	for (int i = 0; i < s->probes.len; i++)
