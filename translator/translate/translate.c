@@ -336,7 +336,10 @@ static char *gen_stat_add(struct gen *g, struct expr *e)
 	}
 	int k = g->ntemps++;
 	strbuf_addf(g->cdecl, "\tstruct stp_stat *st%d;\n", k);
-	emit(g, "st%d = stp_pmap_cpu_stat(%s, %s);", k, n, keys);
+	if (x->args.len == 1 && x->args.items[0]->type == TYPE_STRING)   /* no loops over key types */
+		emit(g, "st%d = stp_pmap_cpu_stat_s(%s, %s[0].s);", k, n, keys);
+	else
+		emit(g, "st%d = stp_pmap_cpu_stat(%s, %s);", k, n, keys);
 	char *ent = xasprintf("st%d", k);
 	overflow_check(g, ent, x);
 	emit(g, "stp_stat_add(st%d, &%s_desc, %s);", k, n, v);
