@@ -74,6 +74,8 @@ struct stp_map {
 	struct stp_map_entry **buckets;
 	struct stp_map_entry *first, *last;	/* iteration list */
 	struct stp_map_entry *free;
+	struct stp_map_entry *hot;	/* last element <<< reached: tried before
+					 * hashing (stat.h); NULL when unlinked */
 	char *entries;
 };
 
@@ -370,6 +372,8 @@ stp_map_find(struct stp_map *m, const union stp_key *keys)
 /* Take e out of its bucket chain and the list. O(1). */
 static inline void stp_map_unlink(struct stp_map *m, struct stp_map_entry *e)
 {
+	if (m->hot == e)
+		m->hot = NULL;
 	*e->hpprev = e->hnext;
 	if (e->hnext)
 		e->hnext->hpprev = e->hpprev;
@@ -580,7 +584,7 @@ static __maybe_unused void stp_map_clear(struct stp_map *m)
 		e->hnext = m->free;
 		m->free = e;
 	}
-	m->first = m->last = NULL;
+	m->first = m->last = m->hot = NULL;
 	m->size = 0;
 }
 

@@ -409,18 +409,29 @@ fail:
 	return NULL;
 }
 
-/* This CPU's record for keys (inserted), or NULL when its map is full.
- * The lookup is inline: it runs on every `<<<`. */
+/*
+ * This CPU's record for keys (inserted), or NULL when its map is full.
+ * The lookup is inline: it runs on every `<<<`. The element the last one
+ * reached (m->hot) is compared first, without hashing: successive hits
+ * on a CPU tend to have the same keys (a[execname()] in a busy task).
+ */
 static __always_inline struct stp_stat *stp_pmap_cpu_stat(struct stp_pmap *p,
 							  const union stp_key *keys)
 {
 	struct stp_map *m = p->cpus[smp_processor_id()];
-	u64 h = stp_map_hash(m, keys);
-	struct stp_map_entry *e = stp_map_find_h(m, keys, h);
+	struct stp_map_entry *e = m->hot;
+	u64 h;
 
+	if (e && stp_map_keys_equal(m, e, keys))
+		return (struct stp_stat *)stp_map_slot(e, m->val_off);
+	h = stp_map_hash(m, keys);
+	e = stp_map_find_h(m, keys, h);
 	if (unlikely(!e))
 		e = stp_map_add_h(m, keys, h);
-	return e ? (struct stp_stat *)stp_map_slot(e, m->val_off) : NULL;
+	if (!e)
+		return NULL;
+	m->hot = e;
+	return (struct stp_stat *)stp_map_slot(e, m->val_off);
 }
 
 /* stp_pmap_cpu_stat for an array of one string key, k: the same hash and
@@ -428,18 +439,25 @@ static __always_inline struct stp_stat *stp_pmap_cpu_stat(struct stp_pmap *p,
 static __always_inline struct stp_stat *stp_pmap_cpu_stat_s(struct stp_pmap *p, const char *k)
 {
 	struct stp_map *m = p->cpus[smp_processor_id()];
-	u64 h = stp_map_fmix(stp_map_hash_str(STP_MAP_HASH_SEED, k));
-	struct stp_map_entry *e;
+	struct stp_map_entry *e = m->hot;
+	u64 h;
 
+	if (e && stp_map_str_equal(stp_map_slot(e, m->key_off[0]), k))
+		return (struct stp_stat *)stp_map_slot(e, m->val_off);
+	h = stp_map_fmix(stp_map_hash_str(STP_MAP_HASH_SEED, k));
 	for (e = m->buckets[h & m->bucket_mask]; e; e = e->hnext)
 		if (e->hash == h && stp_map_str_equal(stp_map_slot(e, m->key_off[0]), k))
-			return (struct stp_stat *)stp_map_slot(e, m->val_off);
+			goto found;
 	{
 		union stp_key key = { .s = k };
 
 		e = stp_map_add_h(m, &key, h);
 	}
-	return e ? (struct stp_stat *)stp_map_slot(e, m->val_off) : NULL;
+	if (!e)
+		return NULL;
+found:
+	m->hot = e;
+	return (struct stp_stat *)stp_map_slot(e, m->val_off);
 }
 
 static inline struct stp_stat *stp_pmap_entry_stat(struct stp_map *m, struct stp_map_entry *e)
