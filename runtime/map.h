@@ -164,19 +164,24 @@ static inline u64 stp_map_hash_str(u64 h, const char *s)
 	return (h ^ n) * 0x100000001b3ULL;	/* n ends the key */
 }
 
-/* Whether stored string a (at most MAXSTRINGLEN - 1 bytes) equals s cut to
- * MAXSTRINGLEN - 1 bytes. O(length). */
+/*
+ * Whether string key slot a, as stp_map_add_h stores it (8-aligned, at
+ * most MAXSTRINGLEN - 1 bytes, zeros after the NUL to the end of its
+ * word), equals s cut to MAXSTRINGLEN - 1 bytes: a's words are compared
+ * as they are. O(length).
+ */
 static inline bool stp_map_str_equal(const char *a, const char *s)
 {
 	size_t n = 0;
-	bool end_a, end_s;
+	bool end;
 
 	for (;; n += 8) {
-		u64 wa = stp_str_word(a, n, &end_a);
+		u64 wa;
 
-		if (wa != stp_str_word(s, n, &end_s) || end_a != end_s)
+		memcpy(&wa, a + n, sizeof(wa));	/* one aligned load */
+		if (wa != stp_str_word(s, n, &end))
 			return false;
-		if (end_s)
+		if (end)
 			return true;
 	}
 }
@@ -414,10 +419,15 @@ stp_map_add_h(struct stp_map *m, const union stp_key *keys, u64 h)
 	for (i = 0; i < m->nkeys; i++) {
 		void *slot = stp_map_slot(e, m->key_off[i]);
 
-		if (m->key_types[i] == STP_STRING)
-			stp_strlcpy(slot, keys[i].s);
-		else
+		if (m->key_types[i] == STP_STRING) {
+			size_t n = stp_strlcpy(slot, keys[i].s) + 1;
+
+			/* zeros to the end of the NUL's word: the
+			 * slot compares a word at a time */
+			memset((char *)slot + n, 0, (8 - (n & 7)) & 7);
+		} else {
 			*(int64_t *)slot = keys[i].n;
+		}
 	}
 	if (m->value_type == STP_STRING)
 		*(char *)stp_map_slot(e, m->val_off) = '\0';
