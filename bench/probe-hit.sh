@@ -22,16 +22,20 @@
 # the ratio between the two implementations in one run means anything: the
 # last line gives each case's cstap/SystemTap ratio of overheads.
 #
-# usage: bench/probe-hit.sh [-N CALLS] [-r ROUNDS] [-s CPUS]
+# usage: bench/probe-hit.sh [-N CALLS] [-r ROUNDS] [-s CPUS] [-i]
 #   -s 2 runs two loops at once on a 2-vCPU guest (single-threaded TCG).
+#   -i counts guest instructions instead of time (QEMU -icount shift=0: the
+#      guest clock advances 1 ns per instruction): the same figures from run
+#      to run whatever the host's load, but what a hit executes, not what it
+#      costs (atomics, memory, helper calls weigh the same as an add).
 # env: CSTAP_BUILD (build dir), SYSTEMTAP (default /usr/bin/stap), ANCHOR_DIR (default
 #   ../shared/anchor beside the source tree), CASES (a subset of the cases, in
 #   the order given)
 set -u
-N=1000000; R=3; SMP=1
-while getopts "N:r:s:h" o; do
+N=1000000; R=3; SMP=1; ICOUNT=0
+while getopts "N:r:s:ih" o; do
 	case $o in
-	N) N=$OPTARG;; r) R=$OPTARG;; s) SMP=$OPTARG;;
+	N) N=$OPTARG;; r) R=$OPTARG;; s) SMP=$OPTARG;; i) ICOUNT=1;;
 	*) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 2;;
 	esac
 done
@@ -41,6 +45,11 @@ anchor=${ANCHOR_DIR:-$src/../shared/anchor}
 systemtap=${SYSTEMTAP:-/usr/bin/stap}
 rel=$("$build/translator/stap-vm" --default-release) || { echo "no kernel for the guest" >&2; exit 1; }
 work=$(mktemp -d); [ "${KEEP:-0}" = 1 ] && echo "keeping $work" || trap 'rm -rf "$work"' EXIT
+if [ $ICOUNT = 1 ]; then	# stap-vm runs $CSTAP_QEMU
+	printf '#!/bin/sh\nexec %s "$@" -icount shift=0,sleep=off\n' "${CSTAP_QEMU:-qemu-system-x86_64}" > "$work/qemu-icount"
+	chmod +x "$work/qemu-icount"
+	export CSTAP_QEMU=$work/qemu-icount
+fi
 cases=${CASES:-kprobe_count kprobe_agg tp_count kretprobe_count uprobe_count}
 
 gcc -O2 -static -o "$work/syscall_loop" "$anchor/bench/syscall_loop.c" || exit 1
@@ -113,6 +122,7 @@ skips() { grep -h 'skipped probes\|Skipped too many' "$work/out/$1".*.err 2>/dev
 base=$(median base)
 ubase=$(median ubase)
 echo "probe-hit cost: N=$N getppid calls per loop (N/10 calls of hot() for uprobe_*), $SMP CPU(s), $R rounds, kernel $rel (TCG)"
+[ $ICOUNT = 1 ] && echo "(-i: guest instructions, not ns)"
 printf '%-26s %12s %12s %14s\n' case "ns/call" "overhead ns" hits
 printf '%-26s %12s %12s %14s\n' "base (no module)" "$base" 0 -
 printf '%-26s %12s %12s %14s\n' "ubase (no module)" "$ubase" 0 -
