@@ -2,8 +2,11 @@
 # probe-hit.sh - what one probe hit costs with cstap and with SystemTap 4.8,
 # measured in the same QEMU guest boot on the same workload.
 #
-# The scripts are ../shared/anchor/bench/{kprobe_count,kprobe_agg}.stp: a
-# kernel.function("__do_sys_getppid") probe doing `c++`, or `a[execname()] <<< 1`;
+# The scripts are ../shared/anchor/bench/{kprobe_count,kprobe_agg,tp_count}.stp: a
+# kernel.function("__do_sys_getppid") probe doing `c++`, or `a[execname()] <<< 1`,
+# and a kernel.trace("sys_enter") probe doing `if ($id == 110) c++` (every
+# system call hits it, getppid's count); kretprobe_count: the
+# kernel.function("__do_sys_getppid").return probe doing `c++`;
 # and uprobe_count: a process("...").function("hot") probe doing `c++` on
 # bench/ucall_loop.c (N/10 calls of a small function: a uprobe hit traps and
 # single-steps, each costs far more than a kprobe on an ftrace site), built
@@ -16,17 +19,23 @@
 # MAXSKIPPED raised and STP_NO_OVERLOAD (both have the overload abort, which
 # the loop can trip under TCG), so that no run stops early; skipped probes are reported. overhead = median - base
 # median = the cost of one hit. Under TCG absolute numbers are inflated: only
-# the ratio between the two implementations in one run means anything.
+# the ratio between the two implementations in one run means anything: the
+# last line gives each case's cstap/SystemTap ratio of overheads.
 #
-# usage: bench/probe-hit.sh [-N CALLS] [-r ROUNDS] [-s CPUS]
+# usage: bench/probe-hit.sh [-N CALLS] [-r ROUNDS] [-s CPUS] [-i]
 #   -s 2 runs two loops at once on a 2-vCPU guest (single-threaded TCG).
+#   -i counts guest instructions instead of time (QEMU -icount shift=0: the
+#      guest clock advances 1 ns per instruction): the same figures from run
+#      to run whatever the host's load, but what a hit executes, not what it
+#      costs (atomics, memory, helper calls weigh the same as an add).
 # env: CSTAP_BUILD (build dir), SYSTEMTAP (default /usr/bin/stap), ANCHOR_DIR (default
-#   ../shared/anchor beside the source tree)
+#   ../shared/anchor beside the source tree), CASES (a subset of the cases, in
+#   the order given)
 set -u
-N=1000000; R=3; SMP=1
-while getopts "N:r:s:h" o; do
+N=1000000; R=3; SMP=1; ICOUNT=0
+while getopts "N:r:s:ih" o; do
 	case $o in
-	N) N=$OPTARG;; r) R=$OPTARG;; s) SMP=$OPTARG;;
+	N) N=$OPTARG;; r) R=$OPTARG;; s) SMP=$OPTARG;; i) ICOUNT=1;;
 	*) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 2;;
 	esac
 done
@@ -36,13 +45,23 @@ anchor=${ANCHOR_DIR:-$src/../shared/anchor}
 systemtap=${SYSTEMTAP:-/usr/bin/stap}
 rel=$("$build/translator/stap-vm" --default-release) || { echo "no kernel for the guest" >&2; exit 1; }
 work=$(mktemp -d); [ "${KEEP:-0}" = 1 ] && echo "keeping $work" || trap 'rm -rf "$work"' EXIT
-cases="kprobe_count kprobe_agg uprobe_count"
+if [ $ICOUNT = 1 ]; then	# stap-vm runs $CSTAP_QEMU
+	printf '#!/bin/sh\nexec %s "$@" -icount shift=0,sleep=off\n' "${CSTAP_QEMU:-qemu-system-x86_64}" > "$work/qemu-icount"
+	chmod +x "$work/qemu-icount"
+	export CSTAP_QEMU=$work/qemu-icount
+fi
+cases=${CASES:-kprobe_count kprobe_agg tp_count kretprobe_count uprobe_count}
 
 gcc -O2 -static -o "$work/syscall_loop" "$anchor/bench/syscall_loop.c" || exit 1
 gcc -O2 -g -static -o "$work/ucall_loop" "$src/bench/ucall_loop.c" || exit 1
 cat > "$work/uprobe_count.stp" <<EOS
 global c
 probe process("$work/ucall_loop").function("hot") { c++ }
+probe end { printf("hits=%d\\n", c) }
+EOS
+cat > "$work/kretprobe_count.stp" <<EOS
+global c
+probe kernel.function("__do_sys_getppid").return { c++ }
 probe end { printf("hits=%d\\n", c) }
 EOS
 have_st=0
@@ -103,6 +122,7 @@ skips() { grep -h 'skipped probes\|Skipped too many' "$work/out/$1".*.err 2>/dev
 base=$(median base)
 ubase=$(median ubase)
 echo "probe-hit cost: N=$N getppid calls per loop (N/10 calls of hot() for uprobe_*), $SMP CPU(s), $R rounds, kernel $rel (TCG)"
+[ $ICOUNT = 1 ] && echo "(-i: guest instructions, not ns)"
 printf '%-26s %12s %12s %14s\n' case "ns/call" "overhead ns" hits
 printf '%-26s %12s %12s %14s\n' "base (no module)" "$base" 0 -
 printf '%-26s %12s %12s %14s\n' "ubase (no module)" "$ubase" 0 -
@@ -118,7 +138,13 @@ for c in $cases; do
 	done
 	if [ $have_st = 1 ]; then
 		a=$(eval echo "\$ov_cstap_$c"); b=$(eval echo "\$ov_systemtap_$c")
-		awk -v a="$a" -v b="$b" -v c="$c" 'BEGIN { if (b > 0) printf "%-26s %12s %12.2f\n", "cstap/SystemTap " c, "", a / b }'
+		r=$(awk -v a="$a" -v b="$b" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "nan" }')
+		printf '%-26s %12s %12s\n' "cstap/SystemTap $c" "" "$r"
+		ratios="${ratios:-}${ratios:+ }$c=$r"
 	fi
 done
-[ $have_st = 1 ] || echo "(SystemTap 4.8 not installed: apt-get install systemtap to compare)"
+if [ $have_st = 1 ]; then
+	echo "ratios ($SMP CPU(s), cstap overhead / SystemTap overhead): $ratios"
+else
+	echo "(SystemTap 4.8 not installed: apt-get install systemtap to compare)"
+fi

@@ -85,6 +85,8 @@ struct stp_map {
 	struct stp_map_entry **buckets;
 	struct stp_map_entry *first, *last;	/* iteration list */
 	struct stp_map_entry *free;
+	struct stp_map_entry *hot;	/* last element <<< reached: tried before
+					 * hashing (stat.h); NULL when unlinked */
 	char *entries;
 };
 
@@ -112,27 +114,104 @@ static inline u64 stp_map_fmix(u64 h)
 }
 
 /*
- * Hash of all keys: FNV-1a over string bytes (at most MAXSTRINGLEN - 1, as
- * stored), multiply-xor for longs. O(total key length).
+ * String keys are hashed and compared 8 bytes at a time (a key is often a
+ * short name hashed on every probe hit: a[execname()] <<< 1). A word is
+ * the 8 bytes at s (little-endian); past a string's NUL the kernel may
+ * read a few bytes beyond the object (load_unaligned_zeropad: a word that
+ * crosses into an unmapped page reads zeros there, as the dcache's name
+ * hashing does), which are then masked off. User space reads bytes.
  */
-static __maybe_unused u64 stp_map_hash(const struct stp_map *m,
-				       const union stp_key *keys)
+#ifdef __KERNEL__
+#include <asm/word-at-a-time.h>
+#define stp_load_word(s) ((u64)load_unaligned_zeropad(s))
+#else
+static inline u64 stp_load_word(const char *s)
 {
-	u64 h = 0xcbf29ce484222325ULL;
+	u64 w = 0;
+	int i;
+
+	for (i = 0; i < 8 && s[i]; i++)
+		w |= (u64)(unsigned char)s[i] << (8 * i);
+	return w;
+}
+#endif
+
+#define STP_ONES 0x0101010101010101ULL
+#define STP_HIGHS 0x8080808080808080ULL
+
+/*
+ * Word n / 8 of string s, cut at MAXSTRINGLEN - 1 bytes, with every byte
+ * after its first NUL cleared; *end set if it holds the terminator.
+ */
+static inline u64 stp_str_word(const char *s, size_t n, bool *end)
+{
+	u64 w = stp_load_word(s + n), zero;
+
+	if (unlikely(MAXSTRINGLEN - 1 - n < 8))	/* the cut: a NUL there */
+		w &= (1ULL << (8 * (MAXSTRINGLEN - 1 - n))) - 1;
+	/* high bit of each zero byte; exact up to the first zero byte,
+	 * the only one used */
+	zero = (w - STP_ONES) & ~w & STP_HIGHS;
+	*end = zero != 0;
+	if (zero)	/* keep the bytes before the first zero byte */
+		w &= ((zero - 1) & ~zero) >> 7;
+	return w;
+}
+
+/* Mix string s into h, a word at a time. O(length). */
+static inline u64 stp_map_hash_str(u64 h, const char *s)
+{
+	size_t n = 0;
+	bool end;
+
+	for (;; n += 8) {
+		u64 w = stp_str_word(s, n, &end);
+
+		h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
+		h ^= h >> 29;
+		if (end)
+			break;
+	}
+	return (h ^ n) * 0x100000001b3ULL;	/* n ends the key */
+}
+
+/*
+ * Whether string key slot a, as stp_map_add_h stores it (8-aligned, at
+ * most MAXSTRINGLEN - 1 bytes, zeros after the NUL to the end of its
+ * word), equals s cut to MAXSTRINGLEN - 1 bytes: a's words are compared
+ * as they are. O(length).
+ */
+static inline bool stp_map_str_equal(const char *a, const char *s)
+{
+	size_t n = 0;
+	bool end;
+
+	for (;; n += 8) {
+		u64 wa;
+
+		memcpy(&wa, a + n, sizeof(wa));	/* one aligned load */
+		if (wa != stp_str_word(s, n, &end))
+			return false;
+		if (end)
+			return true;
+	}
+}
+
+#define STP_MAP_HASH_SEED 0xcbf29ce484222325ULL
+
+/*
+ * Hash of all keys: words of string keys (as stored: at most
+ * MAXSTRINGLEN - 1 bytes), multiply-xor for longs. O(total key length).
+ */
+static __always_inline u64 stp_map_hash(const struct stp_map *m,
+					const union stp_key *keys)
+{
+	u64 h = STP_MAP_HASH_SEED;
 	int i;
 
 	for (i = 0; i < m->nkeys; i++) {
 		if (m->key_types[i] == STP_STRING) {
-			const unsigned char *s =
-				(const unsigned char *)(keys[i].s ? keys[i].s : "");
-			size_t n;
-
-			for (n = 0; n < MAXSTRINGLEN - 1 && s[n]; n++) {
-				h ^= s[n];
-				h *= 0x100000001b3ULL;
-			}
-			h ^= 0xff;	/* terminator: ("ab","c") != ("a","bc") */
-			h *= 0x100000001b3ULL;
+			h = stp_map_hash_str(h, keys[i].s ? keys[i].s : "");
 		} else {
 			h ^= stp_map_fmix((u64)keys[i].n + i);
 			h *= 0x9e3779b97f4a7c15ULL;
@@ -170,11 +249,23 @@ static __maybe_unused bool stp_map_entry_matches(const struct stp_map *m,
 }
 
 /* Whether e holds exactly these keys (strings compared as stored). */
-static __maybe_unused bool stp_map_keys_equal(const struct stp_map *m,
-					      struct stp_map_entry *e,
-					      const union stp_key *keys)
+static __always_inline bool stp_map_keys_equal(const struct stp_map *m,
+					       struct stp_map_entry *e,
+					       const union stp_key *keys)
 {
-	return stp_map_entry_matches(m, e, keys, 0);
+	int i;
+
+	for (i = 0; i < m->nkeys; i++) {
+		void *slot = stp_map_slot(e, m->key_off[i]);
+
+		if (m->key_types[i] == STP_STRING) {
+			if (!stp_map_str_equal(slot, keys[i].s ? keys[i].s : ""))
+				return false;
+		} else if (*(int64_t *)slot != keys[i].n) {
+			return false;
+		}
+	}
+	return true;
 }
 
 /*
@@ -275,11 +366,10 @@ static inline __maybe_unused void stp_map_free(struct stp_map *m)
 		vfree(m);
 }
 
-/* The element with these keys, or NULL. O(1) expected. */
-static __maybe_unused struct stp_map_entry *
-stp_map_find(struct stp_map *m, const union stp_key *keys)
+/* The element with these keys, whose hash is h, or NULL. O(1) expected. */
+static __always_inline struct stp_map_entry *
+stp_map_find_h(struct stp_map *m, const union stp_key *keys, u64 h)
 {
-	u64 h = stp_map_hash(m, keys);
 	struct stp_map_entry *e;
 
 	for (e = m->buckets[h & m->bucket_mask]; e; e = e->hnext)
@@ -288,9 +378,18 @@ stp_map_find(struct stp_map *m, const union stp_key *keys)
 	return NULL;
 }
 
+/* The element with these keys, or NULL. O(1) expected. */
+static __maybe_unused struct stp_map_entry *
+stp_map_find(struct stp_map *m, const union stp_key *keys)
+{
+	return stp_map_find_h(m, keys, stp_map_hash(m, keys));
+}
+
 /* Take e out of its bucket chain and the list. O(1). */
 static inline void stp_map_unlink(struct stp_map *m, struct stp_map_entry *e)
 {
+	if (m->hot == e)
+		m->hot = NULL;
 	*e->hpprev = e->hnext;
 	if (e->hnext)
 		e->hnext->hpprev = e->hpprev;
@@ -305,21 +404,17 @@ static inline void stp_map_unlink(struct stp_map *m, struct stp_map_entry *e)
 }
 
 /*
- * Find or insert (value 0 or ""). NULL when full and !wrap (the caller
- * reports "Array overflow, check MAXMAPENTRIES"); with wrap the head of the
- * list is reused. A new element goes to the end of the list. O(1) expected.
+ * Insert keys, absent from m, with hash h (value 0 or ""). NULL when full
+ * and !wrap (the caller reports "Array overflow, check MAXMAPENTRIES");
+ * with wrap the head of the list is reused. A new element goes to the end
+ * of the list. O(1).
  */
 static __maybe_unused struct stp_map_entry *
-stp_map_insert(struct stp_map *m, const union stp_key *keys)
+stp_map_add_h(struct stp_map *m, const union stp_key *keys, u64 h)
 {
-	u64 h = stp_map_hash(m, keys);
 	struct stp_map_entry **bucket = &m->buckets[h & m->bucket_mask];
 	struct stp_map_entry *e;
 	int i;
-
-	for (e = *bucket; e; e = e->hnext)
-		if (e->hash == h && stp_map_keys_equal(m, e, keys))
-			return e;
 
 	if (m->free) {
 		e = m->free;
@@ -335,10 +430,15 @@ stp_map_insert(struct stp_map *m, const union stp_key *keys)
 	for (i = 0; i < m->nkeys; i++) {
 		void *slot = stp_map_slot(e, m->key_off[i]);
 
-		if (m->key_types[i] == STP_STRING)
-			stp_strlcpy(slot, keys[i].s);
-		else
+		if (m->key_types[i] == STP_STRING) {
+			size_t n = stp_strlcpy(slot, keys[i].s) + 1;
+
+			/* zeros to the end of the NUL's word: the
+			 * slot compares a word at a time */
+			memset((char *)slot + n, 0, (8 - (n & 7)) & 7);
+		} else {
 			*(int64_t *)slot = keys[i].n;
+		}
 	}
 	if (m->value_type == STP_STRING)
 		*(char *)stp_map_slot(e, m->val_off) = '\0';
@@ -362,6 +462,16 @@ stp_map_insert(struct stp_map *m, const union stp_key *keys)
 		m->first = e;
 	m->last = e;
 	return e;
+}
+
+/* Find or insert (stp_map_add_h). O(1) expected. */
+static __maybe_unused struct stp_map_entry *
+stp_map_insert(struct stp_map *m, const union stp_key *keys)
+{
+	u64 h = stp_map_hash(m, keys);
+	struct stp_map_entry *e = stp_map_find_h(m, keys, h);
+
+	return e ? e : stp_map_add_h(m, keys, h);
 }
 
 /* O(1). */
@@ -495,7 +605,7 @@ static __maybe_unused void stp_map_clear(struct stp_map *m)
 		e->hnext = m->free;
 		m->free = e;
 	}
-	m->first = m->last = NULL;
+	m->first = m->last = m->hot = NULL;
 	m->size = 0;
 }
 

@@ -3,10 +3,11 @@
  * cstap runtime: statistics (aggregates, `x <<< v`).
  *
  * Locking model: `<<<` only ever touches the current CPU's record, so probe
- * handlers that add to an aggregate take its global's lock for READ (shared)
- * and never contend with each other; reading an aggregate (@count ...,
- * foreach, print(@hist_*)) merges every CPU's record and takes the lock for
- * WRITE. Scalars: struct stp_pstat, one record per possible CPU. Arrays:
+ * handlers that add to an aggregate take only their CPU's lock of it
+ * (->locks, lock.h) and share no cache line with adders on other CPUs;
+ * reading an aggregate (@count ..., foreach, print(@hist_*)) or deleting
+ * merges or changes every CPU's record and takes every CPU's lock.
+ * Scalars: struct stp_pstat, one record per possible CPU. Arrays:
  * struct stp_pmap, one map per possible CPU plus one map the merge fills.
  *
  * Variance is Welford's online algorithm on values shifted left by the
@@ -21,6 +22,7 @@
 #define STP_STAT_H
 
 #include "map.h"
+#include "lock.h"
 
 enum { STP_HIST_NONE = 0, STP_HIST_LOG = 1, STP_HIST_LINEAR = 2 };
 
@@ -306,7 +308,16 @@ struct stp_pstat {
 	size_t stride;
 	struct stp_stat *agg;
 	char *cpus;
+	struct stp_cpulock *locks;
 };
+
+static __maybe_unused void stp_pstat_free(struct stp_pstat *p)
+{
+	if (!p)
+		return;
+	kfree(p->locks);
+	vfree(p);
+}
 
 static __maybe_unused struct stp_pstat *stp_pstat_new(const struct stp_stat_desc *d)
 {
@@ -319,6 +330,11 @@ static __maybe_unused struct stp_pstat *stp_pstat_new(const struct stp_stat_desc
 	p->stride = stride;
 	p->agg = (struct stp_stat *)(((unsigned long)(p + 1) + 63) & ~63UL);
 	p->cpus = (char *)p->agg + stride;
+	p->locks = stp_cpulocks_new();
+	if (!p->locks) {
+		vfree(p);
+		return NULL;
+	}
 	return p;
 }
 
@@ -332,7 +348,7 @@ static inline void stp_pstat_add(struct stp_pstat *p, int64_t v)
 	stp_stat_add(stp_pstat_cpu(p, smp_processor_id()), p->d, v);
 }
 
-/* Merge every CPU's record; valid until the next call (write lock held). */
+/* Merge every CPU's record; valid until the next call (every CPU's lock held). */
 static __maybe_unused struct stp_stat *stp_pstat_get(struct stp_pstat *p)
 {
 	int cpu;
@@ -356,6 +372,7 @@ static __maybe_unused void stp_pstat_clear(struct stp_pstat *p)
 
 struct stp_pmap {
 	const struct stp_stat_desc *d;
+	struct stp_cpulock *locks;
 	struct stp_map *agg;
 	struct stp_stat *one;		/* scratch for a single key's merge */
 	struct stp_map *cpus[];
@@ -373,6 +390,7 @@ static __maybe_unused void stp_pmap_free(struct stp_pmap *p)
 	if (p->agg)
 		stp_map_free(p->agg);
 	vfree(p->one);
+	kfree(p->locks);
 	vfree(p);
 }
 
@@ -387,8 +405,9 @@ static __maybe_unused struct stp_pmap *stp_pmap_new(int max_entries, int nkeys,
 		return NULL;
 	p->d = d;
 	p->one = stp_vzalloc(stp_stat_size(d));
+	p->locks = stp_cpulocks_new();
 	p->agg = stp_map_new_stat(max_entries, nkeys, kt, stp_stat_size(d), false);
-	if (!p->one || !p->agg)
+	if (!p->one || !p->locks || !p->agg)
 		goto fail;
 	for_each_possible_cpu(cpu) {
 		p->cpus[cpu] = stp_map_new_stat(max_entries, nkeys, kt, stp_stat_size(d), wrap);
@@ -401,13 +420,55 @@ fail:
 	return NULL;
 }
 
-/* This CPU's record for keys (inserted), or NULL when its map is full. */
-static inline struct stp_stat *stp_pmap_cpu_stat(struct stp_pmap *p, const union stp_key *keys)
+/*
+ * This CPU's record for keys (inserted), or NULL when its map is full.
+ * The lookup is inline: it runs on every `<<<`. The element the last one
+ * reached (m->hot) is compared first, without hashing: successive hits
+ * on a CPU tend to have the same keys (a[execname()] in a busy task).
+ */
+static __always_inline struct stp_stat *stp_pmap_cpu_stat(struct stp_pmap *p,
+							  const union stp_key *keys)
 {
 	struct stp_map *m = p->cpus[smp_processor_id()];
-	struct stp_map_entry *e = stp_map_insert(m, keys);
+	struct stp_map_entry *e = m->hot;
+	u64 h;
 
-	return e ? (struct stp_stat *)stp_map_slot(e, m->val_off) : NULL;
+	if (e && stp_map_keys_equal(m, e, keys))
+		return (struct stp_stat *)stp_map_slot(e, m->val_off);
+	h = stp_map_hash(m, keys);
+	e = stp_map_find_h(m, keys, h);
+	if (unlikely(!e))
+		e = stp_map_add_h(m, keys, h);
+	if (!e)
+		return NULL;
+	m->hot = e;
+	return (struct stp_stat *)stp_map_slot(e, m->val_off);
+}
+
+/* stp_pmap_cpu_stat for an array of one string key, k: the same hash and
+ * elements, without the loops over key types. */
+static __always_inline struct stp_stat *stp_pmap_cpu_stat_s(struct stp_pmap *p, const char *k)
+{
+	struct stp_map *m = p->cpus[smp_processor_id()];
+	struct stp_map_entry *e = m->hot;
+	u64 h;
+
+	if (e && stp_map_str_equal(stp_map_slot(e, m->key_off[0]), k))
+		return (struct stp_stat *)stp_map_slot(e, m->val_off);
+	h = stp_map_fmix(stp_map_hash_str(STP_MAP_HASH_SEED, k));
+	for (e = m->buckets[h & m->bucket_mask]; e; e = e->hnext)
+		if (e->hash == h && stp_map_str_equal(stp_map_slot(e, m->key_off[0]), k))
+			goto found;
+	{
+		union stp_key key = { .s = k };
+
+		e = stp_map_add_h(m, &key, h);
+	}
+	if (!e)
+		return NULL;
+found:
+	m->hot = e;
+	return (struct stp_stat *)stp_map_slot(e, m->val_off);
 }
 
 static inline struct stp_stat *stp_pmap_entry_stat(struct stp_map *m, struct stp_map_entry *e)

@@ -38,6 +38,9 @@
 #ifndef unlikely
 #define unlikely(x) __builtin_expect(!!(x), 0)
 #endif
+#ifndef __always_inline
+#define __always_inline inline __attribute__((__always_inline__))
+#endif
 #ifndef fallthrough
 #define fallthrough __attribute__((__fallthrough__))
 #endif

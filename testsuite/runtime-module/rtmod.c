@@ -154,10 +154,13 @@ static void probe_5(struct stp_context *c)
 
 static void probe_6(struct stp_context *c)
 {
-	/* g_hits is write-locked by our caller: this try must fail */
+	/* g_hits is write-locked by our caller: this try must fail, and
+	 * the probe is counted as skipped, as a generated handler does */
 	if (stp_trylock_read(&g_hits_lock)) {
 		stp_print_str(c, "got a held lock (wrong)\n");
 		stp_unlock_read(&g_hits_lock);
+	} else {
+		stp_count_skipped();
 	}
 }
 
@@ -208,8 +211,12 @@ static void probe_##N##_handler(void)						\
 			probe_##N(c);						\
 			if (LOCK_WRITE)						\
 				stp_unlock_write(&g_hits_lock);			\
+		} else {							\
+			stp_count_skipped();					\
 		}								\
 		stp_unlock_read(&g_mode_lock);					\
+	} else {								\
+		stp_count_skipped();						\
 	}									\
 	stp_probe_exit(c);							\
 }

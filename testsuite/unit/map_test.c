@@ -163,6 +163,43 @@ static void test_string_values_and_keys(void)
 	stp_map_free(m);
 }
 
+/* String keys are hashed and compared a word (8 bytes) at a time: every
+ * length around a word boundary, prefixes of each other, and a stored key
+ * whose slot holds older, longer bytes past its NUL (a reused element). */
+static void test_string_keys_by_word(void)
+{
+	struct stp_map *m = stp_map_new(64, 1, K_S, STP_LONG, false);
+	char k[32], probe[32];
+	int len;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+	for (len = 0; len < 20; len++) {
+		memset(k, 'a' + len, sizeof(k));
+		memset(k, 'x', len);
+		k[len] = '\0';
+		CU_ASSERT_EQUAL(stp_map_set_long(m, KS(k), len + 1), 0);
+	}
+	CU_ASSERT_EQUAL(stp_map_size(m), 20);
+	for (len = 0; len < 20; len++) {
+		memset(probe, 'z', sizeof(probe));	/* garbage past the NUL */
+		memset(probe, 'x', len);
+		probe[len] = '\0';
+		CU_ASSERT_EQUAL(stp_map_get_long(m, KS(probe)), len + 1);
+	}
+	CU_ASSERT_FALSE(stp_map_exists(m, KS("xxxxxxxy")));
+	CU_ASSERT_FALSE(stp_map_exists(m, KS("xxxxxxxxy")));
+	/* a slot reused for a shorter key keeps bytes of the old one */
+	stp_map_clear(m);
+	CU_ASSERT_EQUAL(stp_map_set_long(m, KS("abcdefghijklm"), 1), 0);
+	stp_map_clear(m);
+	CU_ASSERT_EQUAL(stp_map_set_long(m, KS("abc"), 2), 0);
+	CU_ASSERT_EQUAL(stp_map_get_long(m, KS("abc")), 2);
+	CU_ASSERT_FALSE(stp_map_exists(m, KS("abcdefghijklm")));
+	CU_ASSERT_FALSE(stp_map_exists(m, KS("abcd")));
+	CU_ASSERT_FALSE(stp_map_exists(m, KS("ab")));
+	stp_map_free(m);
+}
+
 static void test_mixed_keys(void)
 {
 	struct stp_map *m = stp_map_new(50, 3, K_SLS, STP_LONG, false);
@@ -574,6 +611,7 @@ int main(void)
 	CU_add_test(s, "new: bad arguments", test_new_bad_args);
 	CU_add_test(s, "long keys and values", test_long_basic);
 	CU_add_test(s, "string keys and values", test_string_values_and_keys);
+	CU_add_test(s, "string keys by word", test_string_keys_by_word);
 	CU_add_test(s, "mixed and nine keys", test_mixed_keys);
 	CU_add_test(s, "overflow", test_overflow);
 	CU_add_test(s, "wrap", test_wrap);

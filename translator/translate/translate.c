@@ -337,7 +337,10 @@ static char *gen_stat_add(struct gen *g, struct expr *e)
 	}
 	int k = g->ntemps++;
 	strbuf_addf(g->cdecl, "\tstruct stp_stat *st%d;\n", k);
-	emit(g, "st%d = stp_pmap_cpu_stat(%s, %s);", k, n, keys);
+	if (x->args.len == 1 && x->args.items[0]->type == TYPE_STRING)   /* no loops over key types */
+		emit(g, "st%d = stp_pmap_cpu_stat_s(%s, %s[0].s);", k, n, keys);
+	else
+		emit(g, "st%d = stp_pmap_cpu_stat(%s, %s);", k, n, keys);
 	char *ent = xasprintf("st%d", k);
 	overflow_check(g, ent, x);
 	emit(g, "stp_stat_add(st%d, &%s_desc, %s);", k, n, v);
@@ -563,12 +566,30 @@ static char *gen_print(struct gen *g, struct expr *e)
 	return t;
 }
 
+/* A tapset function of no arguments whose embedded C says / * pragma:strvalue=EXPR * /
+ * returns the string at C expression EXPR, unchanged while a probe handler
+ * runs (execname(): current->comm). Its calls use EXPR in place: no call,
+ * no frame, no copy (a hot key such as a[execname()] is hashed in place). */
+static const char *inline_value(const struct func *f)
+{
+	static const char tag[] = "pragma:strvalue=";
+
+	if (!f || !f->embedded || f->params.len || f->ret != TYPE_STRING || !f->file || !f->file->is_tapset)
+		return NULL;
+	for (int i = 0; i < f->pragmas.len; i++)
+		if (!strncmp(f->pragmas.items[i], tag, sizeof(tag) - 1) && f->pragmas.items[i][sizeof(tag) - 1])
+			return f->pragmas.items[i] + sizeof(tag) - 1;
+	return NULL;
+}
+
 static char *gen_call(struct gen *g, struct expr *e)
 {
 	struct func *f = e->func;
 
 	if (!f)
 		return gen_print(g, e);
+	if (inline_value(f))
+		return xasprintf("(%s)", inline_value(f));
 	char **vals = gen_list(g, e->args.items, e->args.len);
 	int k = g->ntemps++;
 	strbuf_addf(g->cdecl, "\tstruct fr_f%d *nf%d;\n", f->index, k);
@@ -1537,7 +1558,7 @@ static void gen_globals(struct session *s, struct strbuf *out)
 								  "__MODULE_PARM_TYPE(%s, \"long\");\n",
 								  v->name, n, v->name));
 		}
-		if (!v->atomic)
+		if (!v->atomic && v->type != TYPE_STATS)   /* aggregates have per-CPU locks */
 			strbuf_addf(out, "static DEFINE_RWLOCK(%s_lock);\n", n);
 	}
 }
@@ -1606,7 +1627,7 @@ static void gen_script_init(struct session *s, struct strbuf *out)
 		char *n = global_cname(v);
 		if (v->type == TYPE_STATS)
 			strbuf_addf(out, "\t%s(%s);\n\t%s = NULL;\n",
-				    v->is_array ? "stp_pmap_free" : "vfree", n, n);
+				    v->is_array ? "stp_pmap_free" : "stp_pstat_free", n, n);
 		else if (v->is_array)
 			strbuf_addf(out, "\tif (%s)\n\t\tstp_map_free(%s);\n\t%s = NULL;\n", n, n, n);
 	}
@@ -1618,6 +1639,21 @@ static const struct handler_abi regs_abi = {
 	.params = "struct pt_regs *regs",
 	.fill = "\tc->regs = regs;\n",
 };
+
+/* Taking (or releasing) global v's lock in mode (1 shared, 2 exclusive):
+ * a rwlock, except for aggregates, whose adders (shared: `<<<` only) take
+ * their own CPU's lock and whose readers every CPU's (runtime/lock.h). */
+static char *lock_call(const struct sym *v, unsigned char mode, bool take)
+{
+	char *n = global_cname(v);
+
+	if (v->type == TYPE_STATS)
+		return xasprintf("stp_%s_%s(%s->locks)", take ? "trylock" : "unlock",
+				 mode & 2 ? "all" : "cpu", n);
+	if (take)
+		return xasprintf("stp_trylock_%s(&%s_lock)", mode & 2 ? "write" : "read", n);
+	return xasprintf("%s_unlock(&%s_lock)", mode & 2 ? "write" : "read", n);
+}
 
 /* The handler of a derived probe: context, locks in global order, body.
  * A lock that cannot be had in MAXTRYLOCK tries skips the probe (counted). */
@@ -1649,21 +1685,19 @@ static void gen_handler(struct session *s, struct strbuf *out, struct derived_pr
 	for (int i = 0; i < s->globals.len; i++) {
 		if (!mode[i])
 			continue;
-		strbuf_addf(out, "\tif (!stp_trylock_%s(&%s_lock))\n\t\tgoto skip_%d;\n",
-			    mode[i] & 2 ? "write" : "read", global_cname(s->globals.items[i]), nlocks);
+		strbuf_addf(out, "\tif (!%s)\n\t\tgoto skip_%d;\n",
+			    lock_call(s->globals.items[i], mode[i], true), nlocks);
 		order[nlocks++] = i;
 	}
 	strbuf_addf(out, "\tbody_%d(c);\n", dp->body);
 	for (int k = nlocks - 1; k >= 0; k--)
-		strbuf_addf(out, "\t%s_unlock(&%s_lock);\n", mode[order[k]] & 2 ? "write" : "read",
-			    global_cname(s->globals.items[order[k]]));
+		strbuf_addf(out, "\t%s;\n", lock_call(s->globals.items[order[k]], mode[order[k]], false));
 	strbuf_addstr(out, "\tstp_probe_exit(c);\n");
 	if (nlocks) {
 		strbuf_addstr(out, "\treturn;\n");
 		for (int k = nlocks - 1; k >= 1; k--)   /* lock k failed: release 0..k-1 */
-			strbuf_addf(out, "skip_%d:\n\t%s_unlock(&%s_lock);\n", k,
-				    mode[order[k - 1]] & 2 ? "write" : "read",
-				    global_cname(s->globals.items[order[k - 1]]));
+			strbuf_addf(out, "skip_%d:\n\t%s;\n", k,
+				    lock_call(s->globals.items[order[k - 1]], mode[order[k - 1]], false));
 		strbuf_addstr(out, "skip_0:\n\tstp_count_skipped();\n\tstp_probe_exit(c);\n");
 	}
 	strbuf_addstr(out, "}\n\n");
@@ -1867,7 +1901,7 @@ int translate(struct session *s, struct strbuf *out)
 	/* function prototypes, then bodies; a function reading $target
 	 * variables has one copy per derived probe that calls it */
 	for (int i = 0; i < s->funcs.len; i++)
-		if (!s->funcs.items[i]->in_context)
+		if (!s->funcs.items[i]->in_context && !inline_value(s->funcs.items[i]))
 			strbuf_addf(&code, "static void fn_%d(struct stp_context *c); /* %s */\n", i,
 				    s->funcs.items[i]->name);
 	for (int i = 0; i < s->probes.len; i++) {
@@ -1880,7 +1914,8 @@ int translate(struct session *s, struct strbuf *out)
 	for (int i = 0; i < s->funcs.len; i++) {
 		struct func *f = s->funcs.items[i];
 		if (f->embedded) {
-			gen_embedded_func(s, &types, &code, f);
+			if (!inline_value(f))   /* else never called */
+				gen_embedded_func(s, &types, &code, f);
 			continue;
 		}
 		bool typed = false;   /* its frame, declared once for all its copies */
@@ -1923,7 +1958,8 @@ int translate(struct session *s, struct strbuf *out)
 	strbuf_addstr(out, types.buf);
 	strbuf_addstr(out, "\nunion stp_frame {\n");
 	for (int i = 0; i < s->funcs.len; i++)
-		strbuf_addf(out, "\tstruct fr_f%d f%d;\n", i, i);
+		if (!inline_value(s->funcs.items[i]))
+			strbuf_addf(out, "\tstruct fr_f%d f%d;\n", i, i);
 	for (int i = 0; i < nbodies; i++)
 		strbuf_addf(out, "\tstruct fr_p%d p%d;\n", i, i);
 	for (int i = 0; i < s->probes.len; i++)
