@@ -2,9 +2,13 @@
 #include "env.h"
 #include "util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 static const char *const env_names[ENV_COUNT] = {
 #define ENV(name, readers, what) [ENV_##name] = #name,
@@ -58,4 +62,46 @@ char *cache_dir(void)
 		}
 	}
 	return dir;
+}
+
+struct cache_entry {
+	char *path;
+	time_t used;
+};
+
+static int newest_first(const void *a, const void *b)
+{
+	const struct cache_entry *x = a, *y = b;
+
+	return (y->used > x->used) - (y->used < x->used);
+}
+
+void cache_prune(const char *dir, const char *prefix, const char *keep, int max_n, long max_age)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	VEC(struct cache_entry) v = { 0 };
+	time_t now = time(NULL);
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		struct stat st;
+		if (strncmp(e->d_name, prefix, strlen(prefix)) || (keep && !strcmp(e->d_name, keep)))
+			continue;
+		char *p = xasprintf("%s/%s", dir, e->d_name);
+		if (stat(p, &st) != 0) {
+			free(p);
+			continue;
+		}
+		vec_push(&v, ((struct cache_entry){ p, st.st_mtime }));
+	}
+	closedir(d);
+	qsort(v.items, (size_t)v.len, sizeof(v.items[0]), newest_first);
+	for (int i = 0; i < v.len; i++) {
+		if (i >= max_n || now - v.items[i].used > max_age)
+			unlink(v.items[i].path);
+		free(v.items[i].path);
+	}
+	free(v.items);
 }

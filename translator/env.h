@@ -22,5 +22,9 @@ const char *env_name(enum env_var v);
 /* $XDG_CACHE_HOME/cstap or ~/.cache/cstap, created; NULL if impossible.
  * Every cache cstap keeps lives there. */
 char *cache_dir(void);
+/* Bound one kind of cache entry (names starting with prefix) in dir: drop
+ * those not used (mtime) for max_age seconds, and the oldest beyond max_n;
+ * never keep (a name, or NULL). Using an entry should touch it. */
+void cache_prune(const char *dir, const char *prefix, const char *keep, int max_n, long max_age);
 
 #endif

@@ -90,7 +90,8 @@ int pass4_build(struct session *s)
 	write_file(mkfile, mk.buf, mk.len);
 
 	char *log = xasprintf("%s/build.log", s->tmpdir);
-	struct recipe_key key = { .build = s->kernel_build, .flags = mk.buf };
+	/* the recipe is for any module name: keyed on the flags, not on obj-m */
+	struct recipe_key key = { .build = s->kernel_build, .flags = strchr(mk.buf, '\n') + 1 };
 	int rc = env_get(ENV_CSTAP_NO_RECIPE) ? 1 : recipe_replay(&key, s->tmpdir, s->module_name, log);
 	if (rc == 0 && s->verbose >= 2)
 		fprintf(stderr, "stap: built with the cached kbuild recipe\n");

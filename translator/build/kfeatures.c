@@ -272,6 +272,10 @@ char *kfeatures_header(struct session *s)
 		if (write_file(tmp, sb.buf, sb.len) == 0)
 			rename(tmp, path);
 		free(tmp);
+		char *dir = cache_dir();
+		if (dir)   /* one per kernel tree and version of the tests */
+			cache_prune(dir, "kfeatures-", strrchr(path, '/') + 1, 16, 180L * 86400);
+		free(dir);
 	}
 	if (s->verbose >= 2)
 		fprintf(stderr, "stap: kernel features of %s tested in %.0f ms\n", s->kernel_release,

@@ -1,7 +1,8 @@
 /* recipe.c - a cache of kbuild's commands for one kernel and one set of flags.
  *
  * A module build is four commands, which kbuild records in .cmd files:
- * compile NAME.c (with objtool), modpost, compile NAME.mod.c, link NAME.ko.
+ * compile NAME.c (with objtool), modpost, compile NAME.mod.c, link NAME.ko
+ * (since 6.10 also compile .module-common.o before the link).
  * We keep them with the build directory and module name replaced by
  * placeholders, keyed by the kernel build tree (and its config's mtime), the
  * compiler's mtime and the module flags. Replaying them costs the compiles
@@ -9,6 +10,7 @@
  */
 #include "recipe.h"
 
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,8 +76,8 @@ static char *cmd_of(const char *dir, const char *file)
 	char *cmd = NULL;
 
 	free(path);
-	if (!text || strncmp(text, "cmd_", 4) != 0)
-		goto out;
+	if (!text || (strncmp(text, "cmd_", 4) != 0 && strncmp(text, "savedcmd_", 9) != 0))
+		goto out;   /* 6.2 renamed cmd_X to savedcmd_X */
 	char *p = strstr(text, " := ");
 	char *end = strchr(text, '\n');
 	if (!p || (end && end < p))
@@ -115,16 +117,22 @@ static char *generalize(const char *cmd, const char *dir, const char *name)
 
 void recipe_record(const struct recipe_key *k, const char *dir, const char *name)
 {
+	/* 6.10 and later also link .module-common.o, built in the module's
+	 * directory: its compile comes before the link when kbuild ran it */
 	char *files[] = {
 		xasprintf(".%s.o.cmd", name), xstrdup(".Module.symvers.cmd"),
-		xasprintf(".%s.mod.o.cmd", name), xasprintf(".%s.ko.cmd", name),
+		xasprintf(".%s.mod.o.cmd", name), xstrdup("..module-common.o.cmd"),
+		xasprintf(".%s.ko.cmd", name),
 	};
+	int nfiles = sizeof(files) / sizeof(files[0]);
 	struct strbuf out = STRBUF_INIT;
 	char *path = recipe_path(k);
 	bool ok = path != NULL;
 
-	for (int i = 0; i < 4 && ok; i++) {
+	for (int i = 0; i < nfiles && ok; i++) {
 		char *cmd = cmd_of(dir, files[i]);
+		if (!cmd && i == 3)
+			continue;
 		if (!cmd || strstr(cmd, "@CSTAP_") || strchr(cmd, '\n')) {
 			ok = false;
 		} else {
@@ -139,8 +147,12 @@ void recipe_record(const struct recipe_key *k, const char *dir, const char *name
 		if (write_file(tmp, out.buf, out.len) == 0)
 			rename(tmp, path);
 		free(tmp);
+		char *dir = cache_dir();
+		if (dir)   /* one per kernel and set of -D flags: keep the 64 last used */
+			cache_prune(dir, "kbuild-", strrchr(path, '/') + 1, 64, 30L * 86400);
+		free(dir);
 	}
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < nfiles; i++)
 		free(files[i]);
 	free(path);
 	strbuf_release(&out);
@@ -153,6 +165,8 @@ int recipe_replay(const struct recipe_key *k, const char *dir, const char *name,
 	struct strbuf sh = STRBUF_INIT;
 	int rc;
 
+	if (text)
+		utimensat(AT_FDCWD, path, NULL, 0);   /* mark as used, for cache_prune */
 	free(path);
 	if (!text)
 		return 1;
@@ -164,10 +178,13 @@ int recipe_replay(const struct recipe_key *k, const char *dir, const char *name,
 	/* the inputs kbuild would have written for modpost */
 	write_file(xasprintf("%s/%s.mod", dir, name), xasprintf("%s/%s.o\n", dir, name),
 		   strlen(dir) + strlen(name) + 4);
-	char *order = xasprintf("%s/%s.ko\n", dir, name);
+	/* modules.order names NAME.ko up to 6.1 (modpost is fed it through sed
+	 * 's/ko$/o/'), NAME.o later */
+	char *order = xasprintf("%s/%s.%s\n", dir, name, strstr(cmds, "s/ko$/o/") ? "ko" : "o");
 	write_file(xasprintf("%s/modules.order", dir), order, strlen(order));
 
-	strbuf_addf(&sh, "set -e; cd '%s'\n", k->build);
+	/* objtool reads what kbuild exports (6.12: SRCARCH); cstap builds for x86 */
+	strbuf_addf(&sh, "set -e; cd '%s'; export SRCARCH=x86 ARCH=x86\n", k->build);
 	int i = 0;
 	for (char *line = strtok(cmds, "\n"); line; line = strtok(NULL, "\n"), i++) {
 		strbuf_addf(&sh, "( %s )\n", line);

@@ -314,28 +314,6 @@ static char *base_key(const char *staprun, const char *stapio)
 	return name;
 }
 
-/* Drop base archives not used for two days (each rebuild of staprun makes a
- * new one). */
-static void prune_cache(const char *dir, const char *keep)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	time_t now = time(NULL);
-
-	if (!d)
-		return;
-	while ((e = readdir(d))) {
-		if (strncmp(e->d_name, "base-", 5) || strcmp(e->d_name, keep) == 0)
-			continue;
-		char *p = xasprintf("%s/%s", dir, e->d_name);
-		struct stat st;
-		if (stat(p, &st) == 0 && now - st.st_mtime > 2 * 86400)
-			unlink(p);
-		free(p);
-	}
-	closedir(d);
-}
-
 static int write_all(int fd, const void *buf, size_t len)
 {
 	const char *p = buf;
@@ -406,7 +384,7 @@ int vm_write_initrd(const char *path, const char *staprun, const char *stapio,
 		char *p = xasprintf("%s/%s", dir, name);
 		in = open(p, O_RDONLY | O_CLOEXEC);
 		if (in >= 0) {
-			utimensat(AT_FDCWD, p, NULL, 0);   /* mark as used, for prune_cache */
+			utimensat(AT_FDCWD, p, NULL, 0);   /* mark as used, for cache_prune */
 			if (verbose)
 				vm_msg("base initramfs from the cache: %s", p);
 		}
@@ -429,7 +407,7 @@ int vm_write_initrd(const char *path, const char *staprun, const char *stapio,
 				rc = -1;
 			if (dir) {
 				store_base(dir, name, &base.buf);
-				prune_cache(dir, name);
+				cache_prune(dir, "base-", name, 8, 2 * 86400);   /* a staprun rebuild makes a new one */
 			}
 		}
 		cpio_release(&base);
