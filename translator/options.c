@@ -183,7 +183,8 @@ int parse_options(struct session *s, int argc, char **argv)
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "hVp:vktguwWm:o:c:x:s:D:G:I:R:r:e:E:l:L:d:", longopts, NULL)) != -1) {
+	opterr = 0;   /* our own messages, tagged like every diagnostic */
+	while ((c = getopt_long(argc, argv, ":hVp:vktguwWm:o:c:x:s:D:G:I:R:r:e:E:l:L:d:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h': usage(stdout); return -1;
 		case 'V': printf("cstap (SystemTap-compatible) version " PACKAGE_VERSION "\n"); return -1;
@@ -279,7 +280,17 @@ int parse_options(struct session *s, int argc, char **argv)
 			break;
 		case OPT_LDD: s->ldd = true; break;
 		case OPT_ALL_MODULES: s->all_modules = true; break;
-		default: usage(stderr); return 1;
+		case ':':
+			diag(s, O_USAGE, (struct srcpos){0}, "option '%s' needs an argument (stap --help)",
+			     argv[optind - 1]);
+			return 1;
+		default:
+			if (optopt)
+				diag(s, O_USAGE, (struct srcpos){0}, "unknown option '-%c' (stap --help)", optopt);
+			else
+				diag(s, O_USAGE, (struct srcpos){0}, "unknown option '%s' (stap --help)",
+				     argv[optind - 1]);
+			return 1;
 		}
 	}
 	if (!s->script_text) {
