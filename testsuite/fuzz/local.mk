@@ -25,7 +25,7 @@ asan-stap:
 		case $$f in *.c) srcs="$$srcs $(srcdir)/$$f";; esac; \
 	done; \
 	$(ASAN_CC) $(ASAN_FLAGS) $(AM_CFLAGS) $(DEFS) $(AM_CPPFLAGS) -I$(srcdir)/translator \
-		-I$(srcdir)/runtime $$srcs -o $(ASAN_STAP) -ldw -lelf
+		-I$(srcdir)/runtime $$srcs -o $(ASAN_STAP) $(translator_stap_LDADD)
 
 check-asan: asan-stap
 	CSTAP_TAPSETS=$(abs_srcdir)/tapsets CSTAP_RUNTIME=$(abs_srcdir)/runtime \
