@@ -19,7 +19,7 @@
 #      from `make asan-stap` to catch memory errors), CC, CSTAP_SHARED,
 #      EXAMPLES (default /usr/share/systemtap/examples), CSTAP_SEMFUZZ_DIR
 #      (work directory, default /tmp/cstap-semfuzz), TIMEOUT (seconds a run
-#      may take, default 60).
+#      may take, default 60; 300 with -f).
 # Findings are left in $CSTAP_SEMFUZZ_DIR/findings/ (the script and its
 # stderr); reproduce with `stap $(sed -n '1s/^#! stap//p' F) F 1 2`, fix, and
 # keep the script in testsuite/fuzz/regressions-sem/ (regress-sem.sh runs them).
@@ -64,6 +64,8 @@ done > "$tmp/seeds"
 
 export CSTAP_TAPSETS=${CSTAP_TAPSETS:-$src/tapsets} CSTAP_RUNTIME=${CSTAP_RUNTIME:-$src/runtime}
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0} UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
+# a full run's kernel and module DWARF can take a minute of a loaded machine
+[ -n "$quick" ] || : "${TIMEOUT:=300}"
 export stap work TIMEOUT=${TIMEOUT:-60}
 
 # run_one FILE: stap -p3 with line 1's options; prints "FINDING: why FILE"
