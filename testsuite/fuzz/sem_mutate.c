@@ -454,6 +454,32 @@ static const char *const cheap_points[] = {
 	"timer.hz(1000000000000)", "timer.ns(-1)", "begin, end", "end?", "timer.ms(0)",
 };
 
+/* A cheap point, half the time with edge-case numbers and strings in it. */
+static const char *cheap_point(void)
+{
+	static const char *const shapes[] = {
+		"timer.s(%s)", "timer.ms(%s).randomize(%s)", "timer.jiffies(%s).randomize(%s)",
+		"timer.hz(%s)", "timer.ns(%s)", "timer.profile.freq.hz(%s)", "begin(%s)", "end(%s)",
+		"error(%s)", "perf.type(%s).config(%s).sample(%s)", "perf.sw.cpu_clock.hz(%s)",
+		"perf.hw.cpu_cycles.sample(%s)", "procfs(%S).read.maxsize(%s)", "procfs(%S).umask(%s).write",
+	};
+	const char *f = PICK(shapes);
+	char buf[512];
+	size_t n = 0;
+
+	if (rnd(2))
+		return PICK(cheap_points);
+	for (; *f && n < sizeof(buf) - 128; f++) {
+		if (f[0] == '%' && (f[1] == 's' || f[1] == 'S')) {
+			n += snprintf(buf + n, sizeof(buf) - n, "%s", f[1] == 's' ? PICK(numbers) : PICK(strings));
+			f++;
+		} else
+			buf[n++] = *f;
+	}
+	buf[n] = 0;
+	return strdup(buf);   /* kept until exit: inputs are small */
+}
+
 static int cheap(const struct tok *t)
 {
 	static const char *const ok[] = { "begin", "end", "error", "never", "timer", "perf", "procfs" };
@@ -482,7 +508,7 @@ static void cheapen(void)
 		}
 		if (j >= nout || !costly || !is(&out[j], "{"))
 			continue;
-		out[n++] = lit(T_ID, PICK(cheap_points));
+		out[n++] = lit(T_ID, cheap_point());
 		i = j - 1;
 	}
 	nout = n;
@@ -787,7 +813,7 @@ static void generate(void)
 			gblock(3 + rnd(3), 0, 1);
 	}
 	for (int i = 0; i < nprobes; i++) {
-		fprintf(g, "probe %s%s ", PICK(cheap_points), rnd(6) ? "" : " if (g0 > 0)");
+		fprintf(g, "probe %s%s ", cheap_point(), rnd(6) ? "" : " if (g0 > 0)");
 		gblock(3 + rnd(3), 0, 0);
 	}
 }
