@@ -38,7 +38,7 @@ for f in "$@"; do
 	if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then why=hang
 	elif [ $rc -gt 128 ]; then why="signal $((rc - 128))"
 	elif grep -q -e 'Sanitizer' -e 'runtime error:' "$tmp/err"; then why=sanitizer
-	elif [ $rc -ne 0 ] && ! grep -q '\[[PETBRW]_[A-Z0-9_]*\]: ' "$tmp/err"; then why="untagged error"
+	elif [ $rc -ne 0 ] && ! grep -q '\[[PETBRWO]_[A-Z0-9_]*\]: ' "$tmp/err"; then why="untagged error"
 	fi
 	if [ -z "$why" ]; then
 		passed=$((passed + 1))

@@ -79,7 +79,7 @@ run_one() {
 	if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then why=hang
 	elif [ $rc -gt 128 ]; then why="signal $((rc - 128))"
 	elif grep -q -e 'Sanitizer' -e 'runtime error:' "$f.err"; then why=sanitizer
-	elif [ $rc -ne 0 ] && ! grep -q '\[[PETBRW]_[A-Z0-9_]*\]: ' "$f.err"; then why="untagged error"
+	elif [ $rc -ne 0 ] && ! grep -q '\[[PETBRWO]_[A-Z0-9_]*\]: ' "$f.err"; then why="untagged error"
 	fi
 	if [ -n "$why" ]; then
 		cp "$f" "$f.err" "$work/findings/"
