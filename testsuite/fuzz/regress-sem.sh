@@ -4,9 +4,10 @@
 # tripped a sanitizer, hung it, or got an untagged error) goes through
 # `stap -p3` with the options on its line 1 ("#! stap -p3 -g ..."), then a
 # short seeded run of the pass 2/3 fuzzer (sem-fuzz.sh -n $SEMFUZZ_SMOKE -s 1,
-# deterministic). Fails on a crash, sanitizer report, hang or an error
-# without a tag; a script that passes -p3 is fine too (the point is that the
-# translator judges it without crashing).
+# deterministic); also generated scripts calling every tapset function. Fails
+# on a crash, sanitizer report, hang or an error without a tag; a script that
+# passes -p3 is fine too (the point is that the translator judges it without
+# crashing), except that a NAME-ok.stp must pass.
 #
 # env: STAP (default: the build's translator/stap; make check-asan gives the
 #      ASan+UBSan one), SEMFUZZ_SMOKE (inputs of the smoke run, default 150;
@@ -26,7 +27,25 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 
 smoke=${SEMFUZZ_SMOKE:-150}
 [ $# -gt 0 ] && smoke=0
-[ $# -gt 0 ] || set -- "$src"/testsuite/fuzz/regressions-sem/*.stp
+if [ $# -eq 0 ]; then
+	# Generated: a call of every tapset function (arguments of the declared
+	# types), so that each one's body gets through passes 2-3; as statements,
+	# then with one argument too many, then with strings for numbers. Names
+	# declared under a %( %) condition or over two lines may not resolve:
+	# they are left out after a first run.
+	cat "$src"/tapsets/*.stp | grep -oE '^function +[A-Za-z][A-Za-z0-9_]*(:[a-z]+)? *\([^)]*\)' |
+		sed -E 's/^function +//' | sort -u | awk '{
+			name = $0; sub(/[:( ].*/, "", name); args = $0; sub(/^[^(]*\(/, "", args); sub(/\).*/, "", args)
+			n = split(args, a, ","); s = ""
+			for (i = 1; i <= n; i++) if (a[i] !~ /^ *$/) s = s (s == "" ? "" : ", ") (a[i] ~ /string/ ? "\"x\"" : "0")
+			printf "probe begin { try { %s(%s) } catch {} }\n", name, s }' >"$tmp/calls.stp"
+	(cd "$tmp" && "$stap" -p2 -g calls.stp) 2>&1 >/dev/null | sed -n "s/.*unresolved function '\(.*\)'.*/\1(/p" >"$tmp/unresolved"
+	grep -v -F -f "$tmp/unresolved" "$tmp/calls.stp" >"$tmp/tapset-calls.stp"
+	{ echo '#! stap -p3 -g'; cat "$tmp/tapset-calls.stp"; } >"$tmp/tapset-calls-ok.stp"
+	{ echo '#! stap -p3 -g'; sed -E 's/\(\)/(1)/; t; s/\) \}/, 1) }/' "$tmp/tapset-calls.stp"; } >"$tmp/tapset-calls-args.stp"
+	{ echo '#! stap -p3 -g'; sed -E 's/"x"/0/g; s/\(0/("s"/' "$tmp/tapset-calls.stp"; } >"$tmp/tapset-calls-types.stp"
+	set -- "$src"/testsuite/fuzz/regressions-sem/*.stp "$tmp"/tapset-calls-*.stp
+fi
 
 passed=0 failed=0
 for f in "$@"; do
@@ -39,6 +58,9 @@ for f in "$@"; do
 	elif [ $rc -gt 128 ]; then why="signal $((rc - 128))"
 	elif grep -q -e 'Sanitizer' -e 'runtime error:' "$tmp/err"; then why=sanitizer
 	elif [ $rc -ne 0 ] && ! grep -q '\[[PETBRWO]_[A-Z0-9_]*\]: ' "$tmp/err"; then why="untagged error"
+	elif [ $rc -ne 0 ] && [ "${f%-ok.stp}" != "$f" ]; then why="not translated"
+	elif [ "$(basename "$f")" = tapset-calls-ok.stp ] && [ "$(grep -c . "$f")" -lt 300 ]; then
+		why="too few tapset functions found"
 	fi
 	if [ -z "$why" ]; then
 		passed=$((passed + 1))
