@@ -140,7 +140,10 @@ static inline __maybe_unused int stp_format_parse_spec(const char *fmt,
 	} else if (*p >= '0' && *p <= '9') {
 		spec->width = 0;
 		do {
-			spec->width = spec->width * 10 + (*p++ - '0');
+			/* clamped before the step, which would overflow an int */
+			spec->width = spec->width > STP_FMT_MAX_FIELD / 10 ? STP_FMT_MAX_FIELD
+				: spec->width * 10 + (*p - '0');
+			p++;
 			if (spec->width > STP_FMT_MAX_FIELD)
 				spec->width = STP_FMT_MAX_FIELD;
 		} while (*p >= '0' && *p <= '9');
@@ -154,7 +157,10 @@ static inline __maybe_unused int stp_format_parse_spec(const char *fmt,
 		} else if (*p >= '0' && *p <= '9') {
 			spec->prec = 0;
 			do {
-				spec->prec = spec->prec * 10 + (*p++ - '0');
+				/* clamped before the step, which would overflow an int */
+				spec->prec = spec->prec > STP_FMT_MAX_FIELD / 10 ? STP_FMT_MAX_FIELD
+					: spec->prec * 10 + (*p - '0');
+				p++;
 				if (spec->prec > STP_FMT_MAX_FIELD)
 					spec->prec = STP_FMT_MAX_FIELD;
 			} while (*p >= '0' && *p <= '9');

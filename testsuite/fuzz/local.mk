@@ -1,15 +1,22 @@
-# testsuite/fuzz/: robustness of pass 1 (see testsuite/fuzz/README.md).
-#   make check         runs regress.sh: every kept fuzz regression input and
-#                      generated deep-nesting inputs through the harness under
-#                      ASan+UBSan; and testsuite/roundtrip.sh (-p1 output
-#                      re-parses to the same output)
-#   make check-asan    builds an ASan+UBSan stap in asan/ and runs the
-#                      parseok/parseko conformance tests with it
-#   make fuzz          fuzzes for FUZZ_SECONDS (default 600) with libFuzzer
+# testsuite/fuzz/: robustness of the translator (see testsuite/fuzz/README.md).
+#   make check         runs regress.sh: every kept pass-1 fuzz regression input
+#                      and generated deep-nesting inputs through the harness
+#                      under ASan+UBSan; testsuite/roundtrip.sh (-p1 output
+#                      re-parses to the same output); and regress-sem.sh: the
+#                      pass 2/3 regression inputs and a short seeded pass 2/3
+#                      fuzzing run through stap -p3
+#   make check-asan    builds an ASan+UBSan stap in asan/ and runs with it the
+#                      conformance tests (parse and sem), the round trip,
+#                      regress.sh, regress-sem.sh and passes 1-3 of every run test
+#   make fuzz          fuzzes pass 1 for FUZZ_SECONDS (default 600) with libFuzzer
+#   make fuzz-sem      fuzzes passes 2-3 for FUZZ_SECONDS (default 600) with the
+#                      ASan+UBSan stap (sem-fuzz.sh)
 #   make bench-parse   times pass 1 over all tapsets plus a 1,000-line script
 
-TESTS += testsuite/fuzz/regress.sh testsuite/roundtrip.sh
+TESTS += testsuite/fuzz/regress.sh testsuite/roundtrip.sh testsuite/fuzz/regress-sem.sh
 EXTRA_DIST += testsuite/fuzz/parse_fuzz.c testsuite/fuzz/run-fuzz.sh testsuite/fuzz/regress.sh \
+	testsuite/fuzz/sem_mutate.c testsuite/fuzz/sem-fuzz.sh testsuite/fuzz/regress-sem.sh \
+	testsuite/fuzz/regressions-sem testsuite/run-p3.sh \
 	testsuite/fuzz/README.md testsuite/fuzz/regressions testsuite/roundtrip.sh \
 	bench/parse.sh bench/parse_bench.c
 
@@ -25,7 +32,7 @@ asan-stap:
 		case $$f in *.c) srcs="$$srcs $(srcdir)/$$f";; esac; \
 	done; \
 	$(ASAN_CC) $(ASAN_FLAGS) $(AM_CFLAGS) $(DEFS) $(AM_CPPFLAGS) -I$(srcdir)/translator \
-		-I$(srcdir)/runtime $$srcs -o $(ASAN_STAP) -ldw -lelf
+		-I$(srcdir)/runtime $$srcs -o $(ASAN_STAP) $(translator_stap_LDADD)
 
 check-asan: asan-stap
 	CSTAP_TAPSETS=$(abs_srcdir)/tapsets CSTAP_RUNTIME=$(abs_srcdir)/runtime \
@@ -35,9 +42,17 @@ check-asan: asan-stap
 	ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
 	STAP=$(ASAN_STAP) $(srcdir)/testsuite/roundtrip.sh
 	CC="$(ASAN_CC)" $(srcdir)/testsuite/fuzz/regress.sh
+	CSTAP_TAPSETS=$(abs_srcdir)/tapsets CSTAP_RUNTIME=$(abs_srcdir)/runtime \
+	ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
+	STAP=$(ASAN_STAP) $(srcdir)/testsuite/conformance-sem.sh
+	STAP=$(ASAN_STAP) SEMFUZZ_SMOKE=$${SEMFUZZ_SMOKE:-60} $(srcdir)/testsuite/fuzz/regress-sem.sh
+	STAP=$(ASAN_STAP) $(srcdir)/testsuite/run-p3.sh
 
 fuzz:
 	$(srcdir)/testsuite/fuzz/run-fuzz.sh $${FUZZ_SECONDS:-600}
+
+fuzz-sem: asan-stap
+	STAP=$(ASAN_STAP) $(srcdir)/testsuite/fuzz/sem-fuzz.sh -t $${FUZZ_SECONDS:-600} -s $${FUZZ_SEED:-1} -k
 
 bench-parse: translator/stap
 	CSTAP_BUILD=$(abs_builddir) CC="$(CC)" $(srcdir)/bench/parse.sh
@@ -57,4 +72,4 @@ clean-local: clean-asan
 clean-asan:
 	rm -rf $(abs_builddir)/asan
 
-.PHONY: asan-stap check-asan fuzz bench-parse clean-asan update-diagnostics-doc
+.PHONY: asan-stap check-asan fuzz fuzz-sem bench-parse clean-asan update-diagnostics-doc

@@ -231,7 +231,7 @@ static bool literal_num(const struct expr *e, int64_t *v)
 		return true;
 	}
 	if (e->kind == EXPR_UNARY && !strcmp(e->op, "-") && e->lhs && e->lhs->kind == EXPR_NUM) {
-		*v = -e->lhs->num;
+		*v = (int64_t)(0 - (uint64_t)e->lhs->num);   /* -INT64_MIN wraps, as in C */
 		return true;
 	}
 	return false;
@@ -250,7 +250,8 @@ static void note_histogram(struct elab *el, struct expr *e)
 			diag(el->s, E_STATS, e->pos, "@hist_linear takes literal numbers for low, high and step");
 			return;
 		}
-		if (step <= 0 || hi <= lo || (hi - lo) / step > 10000) {
+		/* hi - lo in unsigned: exact once hi > lo, where int64 may overflow */
+		if (step <= 0 || hi <= lo || ((uint64_t)hi - (uint64_t)lo) / (uint64_t)step > 10000) {
 			diag(el->s, E_STATS, e->pos, "@hist_linear needs low < high, step > 0, at most 10000 buckets");
 			return;
 		}

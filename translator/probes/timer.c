@@ -6,6 +6,7 @@
  */
 #include "provider.h"
 
+#include <stdint.h>
 #include <string.h>
 
 #include "diag.h"
@@ -52,6 +53,12 @@ static int derive(struct session *s, struct probe *p, struct probe_point *pp)
 	if (r > n) {
 		diag(s, E_PROBE_ARG, pp->comps.items[2]->pos,
 		     "randomize(%lld) is larger than the period", (long long)r);
+		return -1;
+	}
+	/* the period in ns must fit the int64 it is kept in (r <= n fits then) */
+	if (units[u].ns > 0 && n > INT64_MAX / units[u].ns) {
+		diag(s, E_PROBE_ARG, pp->comps.items[1]->pos,
+		     "timer.%s(%lld) is too long a period", units[u].unit, (long long)n);
 		return -1;
 	}
 	struct derived_probe *dp = derived_probe_add(s, p, pp, &timer_provider, PK_NORMAL);

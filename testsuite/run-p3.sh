@@ -1,0 +1,81 @@
+#!/bin/bash
+# run-p3.sh - passes 1-3 of every run test: testsuite/run/NAME.stp through
+# `stap -p3` with its NAME.opts and NAME.args read as run-tests.sh reads
+# them (shell words; $REL and $UPROGS set, the NAME.EXT.SERIES variants of
+# the target kernel's series preferred), against the default target kernel.
+# Meant for `make check-asan` with the ASan+UBSan stap (STAP=...): every test
+# must translate (exit 0, as it does before kbuild in run-tests.sh) with no
+# crash and no sanitizer report.
+#   usage: run-p3.sh [NAME ...]
+#   env: STAP (default: the build's translator/stap), CSTAP_BUILD, REL (the
+#        target release, default stap-vm --default-release), JOBS (default 2),
+#        VERBOSE=1 shows the stderr of failures
+set -u
+src=$(cd "$(dirname "$0")/.." && pwd)
+build=${CSTAP_BUILD:-$(pwd)}
+[ -x "$build/translator/stap" ] || build=$src
+STAP=${STAP:-$build/translator/stap}
+case $STAP in /*) ;; *) STAP=$(pwd)/$STAP ;; esac
+REL=${REL:-$("$build/translator/stap-vm" --default-release 2>/dev/null)}
+[ -n "$REL" ] || { echo "run-p3: no target kernel (stap-vm --default-release)"; exit 77; }
+export CSTAP_TAPSETS=${CSTAP_TAPSETS:-$src/tapsets} CSTAP_RUNTIME=${CSTAP_RUNTIME:-$src/runtime}
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0} UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
+out=$(mktemp -d "${TMPDIR:-/tmp}/cstap-run-p3.XXXXXX") || exit 1
+trap 'rm -rf "$out"' EXIT INT TERM
+
+if [ $# -gt 0 ]; then names=("$@"); else
+	names=(); for f in "$src"/testsuite/run/*.stp; do names+=("$(basename "$f" .stp)"); done
+fi
+
+# the programs process probes name ($UPROGS/P, P_nodebug, lib*.so), built as
+# run-tests.sh builds them: pass 2 reads their DWARF and symbols
+export UPROGS=$out/uprogs; mkdir -p "$UPROGS"; ulibs=()
+for c in "$src"/testsuite/run/uprogs/lib*.c; do
+	[ -f "$c" ] || continue
+	p=$(basename "$c" .c)
+	gcc -g -O0 -shared -fPIC -o "$UPROGS/$p.so" "$c" -Wl,--as-needed ${ulibs[@]+"${ulibs[@]}"} \
+		-Wl,-rpath,"$UPROGS" && ulibs+=("$UPROGS/$p.so")
+done
+for c in "$src"/testsuite/run/uprogs/*.c; do
+	[ -f "$c" ] || continue
+	p=$(basename "$c" .c)
+	case $p in lib*) continue;; esac
+	gcc -g -O0 -o "$UPROGS/$p" "$c" -Wl,--as-needed ${ulibs[@]+"${ulibs[@]}"} -Wl,-rpath,"$UPROGS"
+	gcc -O0 -o "$UPROGS/${p}_nodebug" "$c" -Wl,--as-needed ${ulibs[@]+"${ulibs[@]}"} -Wl,-rpath,"$UPROGS"
+done
+for c in "$src"/testsuite/run/uprogs/*.cc; do
+	[ -f "$c" ] || continue
+	g++ -g -O0 -o "$UPROGS/$(basename "$c" .cc)" "$c"
+done
+
+series=$(echo "$REL" | sed -E 's/^([0-9]+\.[0-9]+).*/\1/')
+# one_test NAME: prints "FAIL: NAME (why)" and the stderr head, or nothing
+one_test() {
+	local n=$1 t=$src/testsuite/run/$1 d=$out/$1 opts=() args=() rc why=
+	local o=$t.opts a=$t.args
+	[ -f "$o.$series" ] && o=$o.$series
+	[ -f "$a.$series" ] && a=$a.$series
+	mkdir -p "$d"; cp "$t.stp" "$d/"
+	[ -f "$o" ] && eval "opts=($(cat "$o"))"
+	[ -f "$a" ] && eval "args=($(cat "$a"))"
+	(cd "$d" && timeout -k 5 600 "$STAP" -p3 -r "$REL" -m "t_$n" "${opts[@]}" "$n.stp" "${args[@]}") \
+		>/dev/null 2>"$d/err" </dev/null
+	rc=$?
+	if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then why=hang
+	elif [ $rc -gt 128 ]; then why="signal $((rc - 128))"
+	elif grep -q -e 'Sanitizer' -e 'runtime error:' "$d/err"; then why=sanitizer
+	elif [ $rc -ne 0 ]; then why="exit $rc"
+	fi
+	if [ -n "$why" ]; then
+		echo "FAIL: $n ($why)"
+		[ -n "${VERBOSE:-}" ] && head -n 30 "$d/err" | sed 's/^/    | /'
+	fi
+	return 0
+}
+export -f one_test; export src out STAP REL series UPROGS
+
+start=$(date +%s)
+printf '%s\n' "${names[@]}" | xargs -P "${JOBS:-2}" -I{} bash -c 'one_test {}' | tee "$out/fails"
+fail=$(grep -c '^FAIL' "$out/fails")
+echo "run-p3: $((${#names[@]} - fail)) passed, $fail failed (kernel $REL, $(($(date +%s) - start)) s)"
+[ "$fail" -eq 0 ]
