@@ -58,9 +58,9 @@ check() {
 	if ! (cd "$(dirname "$file")" && eval "timeout 60 \"\$stap\" $opts \"\$file\" $sargs") \
 		>"$tmp/a.stp" 2>"$tmp/err" </dev/null; then
 		# an option cstap does not have (-t, --suppress-time-limits: not pass 1)
-		if [ -n "$skip_unknown_options" ] && grep -q -e '^.*: invalid option' -e '^.*: unrecognized option' "$tmp/err"; then
+		if [ -n "$skip_unknown_options" ] && grep -q "unknown option '" "$tmp/err"; then
 			skipped=$((skipped + 1))
-			echo "SKIP: $name (stap $opts: $(grep -m1 -e 'invalid option' -e 'unrecognized option' "$tmp/err" | sed 's/^[^:]*: //'))"
+			echo "SKIP: $name (stap $opts: $(grep -m1 "unknown option '" "$tmp/err" | sed 's/^[^:]*: //'))"
 			return
 		fi
 		failed=$((failed + 1))
