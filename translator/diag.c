@@ -77,7 +77,7 @@ void diag(struct session *s, enum diag_tag tag, struct srcpos pos, const char *f
 	va_list ap;
 	bool warning = tag_names[tag][0] == 'W';
 
-	if (warning && s && s->suppress_warnings)
+	if ((warning && s && s->suppress_warnings) || (s && s->muted))
 		return;
 	if (warning && s && s->warnings_are_errors)
 		warning = false;

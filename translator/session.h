@@ -20,6 +20,8 @@ struct session {
 				   * MAXTRYLOCK give-up */
 	bool keep_unused;         /* -u */
 	bool suppress_warnings;   /* -w */
+	int muted;                /* > 0: diag() drops everything (-l over a wildcard
+				   * of aliases skips those that do not resolve) */
 	bool warnings_are_errors; /* -W */
 	bool check_version;       /* --check-version: warn of version-dependent tapset code */
 	bool keep_tmpdir;         /* -k */

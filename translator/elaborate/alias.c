@@ -121,10 +121,21 @@ void aliases_listed(struct session *s)
 	}
 }
 
+static bool pp_has_wildcard(const struct probe_point *pp)
+{
+	for (int i = 0; i < pp->comps.len; i++)
+		if (strchr(pp->comps.items[i]->name, '*'))
+			return true;
+	return false;
+}
+
 int alias_expand(struct session *s, struct probe *user, struct probe_point *pp, int depth,
 		 void (*derive)(struct session *, struct probe *, struct probe_point *, int))
 {
 	int found = 0;
+	/* stap -l 'sunrpc.svc.*': as SystemTap, an alias the wildcard names
+	 * that resolves to nothing is left out of the list, not an error */
+	bool mute = s->list_mode && depth == 0 && pp_has_wildcard(pp);
 
 	aliases_listed(s);
 	for (int exact = 1; exact >= 0 && !found; exact--) {
@@ -161,12 +172,14 @@ int alias_expand(struct session *s, struct probe *user, struct probe_point *pp, 
 							      : alias_text(name, pp, used);
 				for (int k = 0; k < a->points.len; k++)
 					vec_push(&np->points, target_point(a->points.items[k], pp, used));
+				s->muted += mute;
 				for (int k = 0; k < np->points.len; k++) {
 					int before = s->probes.len;
 					derive(s, np, np->points.items[k], depth + 1);
 					if (np->points.items[k]->sufficient && s->probes.len > before)
 						break;   /* a !: the rest are not tried */
 				}
+				s->muted -= mute;
 				found++;
 			}
 		}
