@@ -29,10 +29,12 @@ enum { CH_CONSOLE, CH_OUT, CH_ERR, CH_CTL, NCH };
  * Kernel console lines that mean the guest kernel is in trouble; any of
  * them fails the run. "WARNING:" is WARN() and lockdep, printed at
  * KERN_WARNING: the guest boots with loglevel=5 so that the console shows it.
+ * Not "Call Trace:" alone: every trouble above has its own headline, and a
+ * script may call dump_stack() on purpose (tapset logging.stp).
  */
 static const char *const trouble[] = {
 	"Kernel panic", "BUG:", "Oops", "general protection fault", "WARNING:",
-	"Call Trace:", "soft lockup", "hard LOCKUP", "hung_task", "blocked for more than",
+	"soft lockup", "hard LOCKUP", "hung_task", "blocked for more than",
 	"Attempted to kill init", "rcu: INFO:", "self-detected stall", "detected stalls on CPU",
 };
 
