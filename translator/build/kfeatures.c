@@ -16,7 +16,6 @@
  */
 #include "kfeatures.h"
 
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +24,7 @@
 
 #include "diag.h"
 #include "env.h"
+#include "recipe.h"
 #include "spawn.h"
 #include "util.h"
 
@@ -84,29 +84,19 @@ static char *test_source(int first[], int last[])
 	return strbuf_detach(&sb);
 }
 
-static long long mtime_of(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0 ? (long long)st.st_mtime : 0;
-}
-
 /* ~/.cache/cstap/kfeatures-<hash>.h for this kernel tree, compiler and tests */
 static char *cache_path(const char *build, const char *src)
 {
-	char real[PATH_MAX];
-	char *dir, *stamp, *path;
+	char *dir, *stamp, *path, *tree = kbuild_tree_stamp(build);
 
-	if (!realpath(build, real) || !(dir = cache_dir()))
+	if (!tree || !(dir = cache_dir())) {
+		free(tree);
 		return NULL;
-	char *conf = xasprintf("%s/include/config/auto.conf", build);
-	char *mk = xasprintf("%s/Makefile", build);
-	stamp = xasprintf("%s|%lld|%lld|%lld|" KFEATURES_VERSION "|%s", real, mtime_of(conf),
-			  mtime_of(mk), mtime_of("/usr/bin/gcc"), src);
+	}
+	stamp = xasprintf("%s|" KFEATURES_VERSION "|%s", tree, src);
 	path = xasprintf("%s/kfeatures-%016llx.h", dir,
 			 (unsigned long long)hash64(stamp, strlen(stamp)));
-	free(conf);
-	free(mk);
+	free(tree);
 	free(stamp);
 	free(dir);
 	return path;

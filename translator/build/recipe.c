@@ -33,20 +33,35 @@ static long long mtime_of(const char *path)
 	return stat(path, &st) == 0 ? (long long)st.st_mtime : 0;
 }
 
+char *kbuild_tree_stamp(const char *build)
+{
+	char real[PATH_MAX];
+
+	if (!realpath(build, real))
+		return NULL;
+	char *conf = xasprintf("%s/include/config/auto.conf", build);
+	char *mk = xasprintf("%s/Makefile", build);
+	char *stamp = xasprintf("%s|%lld|%lld|%lld", real, mtime_of(conf), mtime_of(mk),
+				mtime_of("/usr/bin/gcc"));
+	free(conf);
+	free(mk);
+	return stamp;
+}
+
 /* ~/.cache/cstap/kbuild-<hash>.recipe, or NULL without a home */
 static char *recipe_path(const struct recipe_key *k)
 {
-	char real[PATH_MAX];
-	char *dir, *path, *stamp;
+	char *dir, *path, *tree = kbuild_tree_stamp(k->build), *stamp;
 	uint64_t h;
 
-	if (!realpath(k->build, real) || !(dir = cache_dir()))
+	if (!tree || !(dir = cache_dir())) {
+		free(tree);
 		return NULL;
-	stamp = xasprintf("%s|%lld|%lld|%lld|%s|" RECIPE_VERSION, real,
-			  mtime_of(xasprintf("%s/include/config/auto.conf", k->build)),
-			  mtime_of(xasprintf("%s/Makefile", k->build)), mtime_of("/usr/bin/gcc"), k->flags);
+	}
+	stamp = xasprintf("%s|%s|" RECIPE_VERSION, tree, k->flags);
 	h = hash64(stamp, strlen(stamp));
 	free(stamp);
+	free(tree);
 	path = xasprintf("%s/kbuild-%016llx.recipe", dir, (unsigned long long)h);
 	free(dir);
 	return path;

@@ -7,6 +7,11 @@ struct recipe_key {
 	const char *flags;   /* the module Makefile's text (ccflags) */
 };
 
+/* What a kernel build tree's compiles depend on, for cache keys: its real
+ * path and the mtimes of its config, its Makefile and the compiler. NULL if
+ * the tree is not there. */
+char *kbuild_tree_stamp(const char *build);
+
 /* After a successful kbuild of dir/name.ko, keep its commands. */
 void recipe_record(const struct recipe_key *k, const char *dir, const char *name);
 /* Build dir/name.ko from dir/name.c with a kept recipe. 0 on success; non-zero
