@@ -744,7 +744,7 @@ static const char *const round_trip_scripts[] = {
 	"  foreach ([k1+, k2] in c limit 5) println(k1)\n  foreach (v = [k] in c-) next\n"
 	"  foreach (k in @hist_log(s)) ;\n  foreach ([a, b] in c[*, 1] @count+ limit x + 1) { }\n"
 	"  delete c[1]; delete c; delete c[*, 2]\n  c[1, \"x\"] = 3; s <<< 4\n"
-	"  if ([1, *] in c && 2 in c) print(@count(s), @sum(s), @hist_linear(s, 0, 100, 10))\n"
+	"  if ([1, *] in c && 2 in c) { print(@count(s), @sum(s)); print(@hist_linear(s, 0, 100, 10)) }\n"
 	"  z = $var->field[3]->x$; z = $$vars$$; z = &$x->f; z = @cast(p, \"t\", \"m\")->a[2]$$\n"
 	"  z = @defined($a) ? @choose_defined($a, 1) : @entry($b->c)\n"
 	"  z = @var(\"foo@bar.c\", \"mod\")->x; z = @perf(\"cycles\"); z = @hist_log(s)[2]\n"
