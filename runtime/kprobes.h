@@ -16,12 +16,21 @@
 #include <linux/string.h>
 #include "run_state.h"
 
+/* Beyond this many kprobes in a table, none is optimized (stp_kprobe_post). */
+#ifndef STP_KPROBES_OPTIMIZE_MAX
+#define STP_KPROBES_OPTIMIZE_MAX 256
+#endif
+
 #define STP_KPF_RETURN		1	/* a kretprobe */
 #define STP_KPF_OPTIONAL	2	/* failure to register is not reported */
+#define STP_KPF_NOOPT		8	/* not optimized (stp_kprobe_post) */
+#define STP_KPF_FENTRY		4	/* at a function's ftrace call site ("_stext" +
+					 * offset + fentry_delta): fentry.h */
 
 struct stp_kprobe {
 	const char *symbol;	/* "name", "module:name", or NULL: use addr */
 	unsigned int offset;	/* from symbol */
+	unsigned int fentry_delta; /* STP_KPF_FENTRY: call site - function start */
 	unsigned long addr;	/* absolute address (kprobe.statement) */
 	const char *verify;	/* symbol expected at the probe address, or NULL */
 	const char *pp;		/* for messages */
@@ -32,7 +41,8 @@ struct stp_kprobe {
 	 * data_size bytes of the instance, which the return handler reads */
 	void (*entry)(struct pt_regs *regs, void *data, unsigned long ubias);
 	size_t data_size;
-	bool registered;
+	bool registered;	/* as a kprobe or kretprobe */
+	bool fentry;		/* through fentry.h's ftrace_ops */
 	union {
 		struct kprobe kp;
 		struct kretprobe krp;
@@ -46,6 +56,17 @@ static __maybe_unused int stp_kprobe_pre(struct kprobe *kp, struct pt_regs *regs
 
 	p->handler(regs);
 	return 0;
+}
+
+/*
+ * A kprobe with a post-handler is never optimized into a jump. For a big
+ * table that is what keeps registration fast: the kprobes optimizer holds
+ * the kprobes mutex across an RCU-tasks grace period per round of 256
+ * probes, and each registration waits for it (minutes for thousands).
+ */
+static __maybe_unused void stp_kprobe_post(struct kprobe *kp, struct pt_regs *regs,
+					   unsigned long flags)
+{
 }
 
 /* kretprobe handler: the function is returning; regs hold its return value. */
@@ -93,6 +114,8 @@ static __maybe_unused bool stp_kprobe_addr_ok(struct stp_kprobe *p, unsigned lon
 	return strncmp(name, p->verify, n) == 0 && (name[n] == '\0' || name[n] == ' ');
 }
 
+#include "fentry.h"
+
 /* Register one probe; returns 0 or -errno (the probe is then unregistered). */
 static __maybe_unused int stp_kprobe_register_one(struct stp_kprobe *p)
 {
@@ -114,6 +137,8 @@ static __maybe_unused int stp_kprobe_register_one(struct stp_kprobe *p)
 		rc = register_kretprobe(&p->u.krp);
 	} else {
 		kp->pre_handler = stp_kprobe_pre;
+		if (p->flags & STP_KPF_NOOPT)
+			kp->post_handler = stp_kprobe_post;
 		rc = register_kprobe(kp);
 	}
 	if (rc)
@@ -130,8 +155,35 @@ static __maybe_unused int stp_kprobe_register_one(struct stp_kprobe *p)
 	return 0;
 }
 
+/* Register one probe of a table, reporting a failure as SystemTap does:
+ * the caller stops on -EFAULT (a symbol table not of this kernel). */
+static int stp_kprobe_register_reported(struct stp_kprobe *p)
+{
+	int rc;
+
+	cond_resched();
+	rc = stp_kprobe_register_one(p);
+	if (rc == -EFAULT)
+		stp_err("probe %s: the kernel has another function at its address "
+			"(the debuginfo or System.map used does not match the running kernel)",
+			p->pp);
+	else if (rc && !(p->flags & STP_KPF_OPTIONAL))
+		stp_warn("probe %s registration error (rc %d)", p->pp, rc);
+	return rc == -EFAULT ? rc : 0;
+}
+
+static bool stp_kprobe_at_fentry(const struct stp_kprobe *p)
+{
+	return (p->flags & STP_KPF_FENTRY) && !(p->flags & STP_KPF_RETURN);
+}
+
 /*
- * Register a table of n probes. A probe the kernel refuses (the kprobe
+ * Register a table of n probes: the function entries through one
+ * ftrace_ops (fentry.h), the rest as kprobes and kretprobes. The ftrace
+ * sites are patched first, on text no kprobe has touched yet (patching
+ * them after thousands of kprobes crashed the guest), and armed last: a
+ * handler run at every function entry would make each kprobe's
+ * registration many times slower. A probe the kernel refuses (the kprobe
  * blacklist, notrace code, a module not loaded) is skipped with a warning,
  * silently if it is optional (it came from a wildcard or a '?' point), as
  * SystemTap does. A symbol table that does not match the running kernel
@@ -139,19 +191,20 @@ static __maybe_unused int stp_kprobe_register_one(struct stp_kprobe *p)
  */
 static __maybe_unused int stp_kprobes_register(struct stp_kprobe *t, int n)
 {
-	int i, rc;
+	int i, rc, nk = 0;
 
+	for (i = 0; i < n; i++)
+		nk += !stp_kprobe_at_fentry(&t[i]) && !(t[i].flags & STP_KPF_RETURN);
+	rc = stp_fentry_register(t, n);
+	if (rc == -EFAULT)
+		return rc;
 	for (i = 0; i < n; i++) {
-		rc = stp_kprobe_register_one(&t[i]);
-		if (rc == -EFAULT) {
-			stp_err("probe %s: the kernel has another function at its address "
-				"(the debuginfo or System.map used does not match the running kernel)",
-				t[i].pp);
+		if (nk > STP_KPROBES_OPTIMIZE_MAX)
+			t[i].flags |= STP_KPF_NOOPT;
+		if (!t[i].fentry && (rc = stp_kprobe_register_reported(&t[i])))
 			return rc;
-		}
-		if (rc && !(t[i].flags & STP_KPF_OPTIONAL))
-			stp_warn("probe %s registration error (rc %d)", t[i].pp, rc);
 	}
+	stp_fentry_arm(t);
 	return 0;
 }
 
@@ -166,6 +219,7 @@ static __maybe_unused void stp_kprobes_unregister(struct stp_kprobe *t, int n)
 	struct kretprobe **krps = kmalloc_array(n, sizeof(*krps), GFP_KERNEL);
 	int i, nk = 0, nr = 0, missed = 0;
 
+	stp_fentry_unregister(t);
 	for (i = 0; i < n; i++) {
 		struct stp_kprobe *p = &t[i];
 

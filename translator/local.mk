@@ -34,7 +34,8 @@ TARGET_SOURCES = translator/target/kernel.c translator/target/kernel.h translato
 	translator/target/tvars.h translator/target/syscalls_gen.c \
 	translator/target/syscalls_gen.h translator/target/uapi.c translator/target/uapi.h \
 	translator/target/klines.c translator/target/klines.h \
-	translator/target/ustack.c translator/target/ustack.h
+	translator/target/ustack.c translator/target/ustack.h \
+	translator/target/ftrace_sites.c translator/target/ftrace_sites.h
 
 # the probe families, one file each, behind struct provider (providers.c lists them)
 PROBE_SOURCES = translator/probes/provider.h translator/probes/providers.c \

@@ -26,6 +26,7 @@
 #include "target/dwarf_funcs.h"
 #include "target/dwarf_scope.h"
 #include "target/dwarf_stmt.h"
+#include "target/ftrace_sites.h"
 #include "target/uimage.h"
 #include "uprobes.h"
 
@@ -165,9 +166,14 @@ static void add_probe(struct session *s, struct probe *p, struct probe_point *pp
 	if (img->module) {
 		k.symbol = xasprintf("%s:%s", img->module, f->symbol);
 	} else if (syms->stext && f->addr >= syms->stext) {
+		uint64_t site;
 		k.symbol = xstrdup("_stext");
 		k.offset = f->addr - syms->stext;
 		k.verify = verify_name(syms, f);
+		if (!suf->ret && ftrace_site_of(img, f->addr, &site)) {
+			k.fentry = true;
+			k.fentry_delta = (unsigned)(site - f->addr);
+		}
 	} else {
 		k.symbol = xstrdup(f->symbol);
 	}

@@ -59,9 +59,11 @@ void kp_emit_decls(struct session *s, const struct provider *prov, const char *t
 		strbuf_add_cstr_literal(out, k->verify);
 		strbuf_addstr(out, ", .pp = ");
 		strbuf_add_cstr_literal(out, dp->pp);
-		strbuf_addf(out, ",\n\t  .handler = dp_%d, .flags = 0%s%s, .maxactive = %d", dp->index,
+		strbuf_addf(out, ",\n\t  .handler = dp_%d, .flags = 0%s%s%s, .maxactive = %d", dp->index,
 			    k->ret ? " | STP_KPF_RETURN" : "", k->optional ? " | STP_KPF_OPTIONAL" : "",
-			    k->maxactive);
+			    k->fentry ? " | STP_KPF_FENTRY" : "", k->maxactive);
+		if (k->fentry && k->fentry_delta)
+			strbuf_addf(out, ", .fentry_delta = %u", k->fentry_delta);
 		if (k->ret && dp->has_entry)
 			strbuf_addf(out, ", .entry = dpentry_%d, .data_size = sizeof(struct entry_d%d)",
 				    dp->index, dp->index);

@@ -19,6 +19,9 @@ struct kp_site {
 	bool ret;               /* kretprobe */
 	int maxactive;          /* 0: kernel default */
 	bool optional;          /* registration failure is not reported */
+	bool fentry;            /* a kernel function's entry at its ftrace call site,
+				   "_stext" + offset + fentry_delta (runtime/fentry.h) */
+	unsigned fentry_delta;
 };
 
 /* dp's record: a copy of site. */

@@ -48,6 +48,9 @@ static const char why_paravirt[] =
 	"a paravirt or low-level asm helper inlined into the kprobe and interrupt paths";
 static const char why_kprobes[] =
 	"the kprobes machinery itself";
+static const char why_thunk[] =
+	"a speculation-mitigation thunk (return, indirect-branch or untrain): it runs at every return "
+	"or indirect call, the handler's own too, and it is asm with no frame to probe";
 static const char why_seq[] =
 	"seq_file code, which SystemTap's runtime prints its /proc files through: refused as SystemTap refuses it";
 
@@ -107,6 +110,13 @@ static const struct rule name_rules[] = {
 	{ "__switch_to", why_trap },
 	{ "*setup_rt_frame*", why_trap },
 	{ "__delay", why_trap },
+	/* the x86 return and indirect-branch thunks (arch/x86/lib/retpoline.S) */
+	{ "srso_*ret*", why_thunk },
+	{ "*untrain_ret*", why_thunk },
+	{ "*return_thunk*", why_thunk },
+	{ "__x86_indirect_*thunk*", why_thunk },
+	{ "retbleed_*", why_thunk },
+	{ "entry_ibpb", why_thunk },
 	/* the instruction decoder kprobes use to prepare their single-step */
 	{ "inat_get_opcode_attribute", why_kprobes },
 	{ "hash_ptr", why_kprobes },

@@ -29,6 +29,9 @@ struct dw_image {
 	Dwfl_Module *mod;       /* modules and user files only */
 	struct dw_type_cache *types; /* tvars.c: type DIEs found by name */
 	struct dw_aranges *aranges; /* dwarf_funcs.c's index of the units by address */
+	uint64_t *ftrace_sites;  /* ftrace_sites.c: the kernel's __mcount_loc, sorted */
+	size_t n_ftrace_sites;
+	bool ftrace_sites_read;
 };
 
 /* libdwfl's offline callbacks (separate debuginfo under dw_debug_root()

@@ -1655,10 +1655,22 @@ static char *lock_call(const struct sym *v, unsigned char mode, bool take)
 	return xasprintf("%s_unlock(&%s_lock)", mode & 2 ? "write" : "read", n);
 }
 
+/* dp_N of a probe whose handler is sharer's dh_M. */
+static void gen_handler_call(struct strbuf *out, const struct derived_probe *dp,
+			     const struct derived_probe *sharer)
+{
+	strbuf_addf(out, "static void dp_%d(struct pt_regs *regs)\n{\n\tdh_%d(&stp_probes[%d], regs);\n}\n\n",
+		    dp->index, sharer->index, dp->index);
+}
+
 /* The handler of a derived probe: context, locks in global order, body.
- * A lock that cannot be had in MAXTRYLOCK tries skips the probe (counted). */
+ * A lock that cannot be had in MAXTRYLOCK tries skips the probe (counted).
+ * A probe that shares its handler (sharer, from gen_handlers) calls dh_N,
+ * the handler of probe N written once with the stp_probes entry a
+ * parameter: a wildcard's thousands of probes differ in that entry only,
+ * and thousands of copies of one handler are what the compiler is slow on. */
 static void gen_handler(struct session *s, struct strbuf *out, struct derived_probe *dp,
-			const unsigned char *mode)
+			const unsigned char *mode, struct derived_probe *sharer)
 {
 	int nlocks = 0;
 	int order[s->globals.len + 1];
@@ -1666,15 +1678,25 @@ static void gen_handler(struct session *s, struct strbuf *out, struct derived_pr
 	const struct handler_abi *abi = dp->prov->handler ? dp->prov->handler : &regs_abi;
 	struct strbuf params = STRBUF_INIT, fill = STRBUF_INIT;
 
-	if (abi->gen) {
-		abi->gen(dp, &params, &fill);
+	if (sharer) {
+		if (sharer != dp) {
+			gen_handler_call(out, dp, sharer);
+			return;
+		}
+		strbuf_addf(out, "static noinline void dh_%d(const struct stp_probe *sp, %s)\n{\n"
+			    "\tstruct stp_context *c = stp_probe_enter(sp);\n\n", dp->index, abi->params);
+		strbuf_addf(out, "\tif (!c)\n\t\treturn;\n%s", abi->fill);
 	} else {
-		strbuf_addstr(&params, abi->params);
-		strbuf_addstr(&fill, abi->fill);
+		if (abi->gen) {
+			abi->gen(dp, &params, &fill);
+		} else {
+			strbuf_addstr(&params, abi->params);
+			strbuf_addstr(&fill, abi->fill);
+		}
+		strbuf_addf(out, "static void dp_%d(%s)\n{\n", dp->index, params.buf);
+		strbuf_addf(out, "\tstruct stp_context *c = stp_probe_enter(&stp_probes[%d]);\n\n", dp->index);
+		strbuf_addf(out, "\tif (!c)\n\t\treturn;\n%s", fill.buf);
 	}
-	strbuf_addf(out, "static void dp_%d(%s)\n{\n", dp->index, params.buf);
-	strbuf_addf(out, "\tstruct stp_context *c = stp_probe_enter(&stp_probes[%d]);\n\n", dp->index);
-	strbuf_addf(out, "\tif (!c)\n\t\treturn;\n%s", fill.buf);
 	strbuf_release(&params);
 	strbuf_release(&fill);
 	if (dp->has_entry)   /* what the entry handler saved; missing if it could not run */
@@ -1701,6 +1723,54 @@ static void gen_handler(struct session *s, struct strbuf *out, struct derived_pr
 		strbuf_addstr(out, "skip_0:\n\tstp_count_skipped();\n\tstp_probe_exit(c);\n");
 	}
 	strbuf_addstr(out, "}\n\n");
+	if (sharer)
+		gen_handler_call(out, dp, sharer);
+}
+
+/* Every derived probe's handler. Probes of the plain pt_regs signature
+ * with the same body and lock modes share one (the first of them, whose
+ * dh_N comes first), found through a hash: a wildcard's tens of thousands
+ * of probes would make a pairwise search quadratic. */
+static void gen_handlers(struct session *s, struct strbuf *out)
+{
+	int n = s->probes.len;
+	struct derived_probe **sharer = xcalloc((size_t)n + 1, sizeof(*sharer));
+	size_t cap = 64;
+	int *slot;
+
+	while (cap < (size_t)n * 2)
+		cap *= 2;
+	slot = xmalloc(cap * sizeof(int));
+	memset(slot, -1, cap * sizeof(int));
+	for (int i = 0; i < n; i++) {
+		struct derived_probe *dp = s->probes.items[i];
+		if (dp->prov->handler || dp->has_entry)
+			continue;
+		uint64_t h = hash64(dp->lock_modes, (size_t)s->globals.len) ^ (uint64_t)dp->body * 0x9e3779b97f4a7c15ULL;
+		size_t k = (size_t)h & (cap - 1);
+		for (; slot[k] >= 0; k = (k + 1) & (cap - 1)) {
+			struct derived_probe *q = s->probes.items[slot[k]];
+			if (q->body == dp->body &&
+			    (!s->globals.len || !memcmp(q->lock_modes, dp->lock_modes, (size_t)s->globals.len)))
+				break;
+		}
+		if (slot[k] < 0)
+			slot[k] = i;
+		sharer[i] = s->probes.items[slot[k]];
+	}
+	/* a probe alone with its body keeps its own plain handler */
+	int *users = xcalloc((size_t)n + 1, sizeof(int));
+	for (int i = 0; i < n; i++)
+		if (sharer[i])
+			users[sharer[i]->index]++;
+	for (int i = 0; i < n; i++)
+		if (sharer[i] && users[sharer[i]->index] < 2)
+			sharer[i] = NULL;
+	for (int i = 0; i < n; i++)
+		gen_handler(s, out, s->probes.items[i], s->probes.items[i]->lock_modes, sharer[i]);
+	free(users);
+	free(slot);
+	free(sharer);
 }
 
 static const char *kind_name(enum probe_kind k)
@@ -1988,8 +2058,7 @@ int translate(struct session *s, struct strbuf *out)
 	gen_timing_table(s, out);
 	strbuf_addstr(out, code.buf);
 
-	for (int i = 0; i < s->probes.len; i++)
-		gen_handler(s, out, s->probes.items[i], s->probes.items[i]->lock_modes);
+	gen_handlers(s, out);
 	gen_script_init(s, out);
 	gen_lifecycle(s, out);
 	strbuf_addstr(out, "#include \"runtime_main.h\"\n");
