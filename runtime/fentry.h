@@ -14,7 +14,8 @@
  * code the handler itself calls is counted as skipped, as a kprobe's
  * nmissed is. Sites ftrace refuses (notrace code) fall back to kprobes.
  *
- * Included by kprobes.h, after struct stp_kprobe and stp_kprobe_addr_ok().
+ * Included by kprobes.h, after struct stp_kprobe and the helpers it uses
+ * (stp_kprobe_addr_ok, stp_kprobe_misplaced, stp_kprobe_at_fentry).
  */
 #ifndef STP_FENTRY_H
 #define STP_FENTRY_H
@@ -126,7 +127,7 @@ static __maybe_unused int stp_fentry_register(struct stp_kprobe *t, int n)
 	for (slot = 0; slot < STP_FENTRY_SETS && stp_fentry_sets[slot]; slot++)
 		;
 	for (i = 0; i < n; i++)
-		ne += (t[i].flags & STP_KPF_FENTRY) && !(t[i].flags & STP_KPF_RETURN);
+		ne += stp_kprobe_at_fentry(&t[i]);
 	if (!ne || slot == STP_FENTRY_SETS)
 		return 0;
 	base = stp_modsym_lookup("_stext");
@@ -145,12 +146,10 @@ static __maybe_unused int stp_fentry_register(struct stp_kprobe *t, int n)
 		struct stp_kprobe *p = &t[i];
 		unsigned long ip = base + p->offset + p->fentry_delta;
 
-		if (!(p->flags & STP_KPF_FENTRY) || (p->flags & STP_KPF_RETURN))
+		if (!stp_kprobe_at_fentry(p))
 			continue;
 		if (p->verify && !stp_kprobe_addr_ok(p, ip)) {
-			stp_err("probe %s: the kernel has another function at its address "
-				"(the debuginfo or System.map used does not match the running kernel)",
-				p->pp);
+			stp_kprobe_misplaced(p);
 			rc = -EFAULT;
 			goto fail;
 		}

@@ -23,9 +23,9 @@
 
 #define STP_KPF_RETURN		1	/* a kretprobe */
 #define STP_KPF_OPTIONAL	2	/* failure to register is not reported */
-#define STP_KPF_NOOPT		8	/* not optimized (stp_kprobe_post) */
 #define STP_KPF_FENTRY		4	/* at a function's ftrace call site ("_stext" +
 					 * offset + fentry_delta): fentry.h */
+#define STP_KPF_NOOPT		8	/* not optimized (stp_kprobe_post) */
 
 struct stp_kprobe {
 	const char *symbol;	/* "name", "module:name", or NULL: use addr */
@@ -114,6 +114,19 @@ static __maybe_unused bool stp_kprobe_addr_ok(struct stp_kprobe *p, unsigned lon
 	return strncmp(name, p->verify, n) == 0 && (name[n] == '\0' || name[n] == ' ');
 }
 
+/* A symbol table that does not match the running kernel: say so (fatal). */
+static void stp_kprobe_misplaced(const struct stp_kprobe *p)
+{
+	stp_err("probe %s: the kernel has another function at its address "
+		"(the debuginfo or System.map used does not match the running kernel)", p->pp);
+}
+
+/* An entry probe fentry.h may take (a kretprobe stays one). */
+static bool stp_kprobe_at_fentry(const struct stp_kprobe *p)
+{
+	return (p->flags & STP_KPF_FENTRY) && !(p->flags & STP_KPF_RETURN);
+}
+
 #include "fentry.h"
 
 /* Register one probe; returns 0 or -errno (the probe is then unregistered). */
@@ -164,17 +177,10 @@ static int stp_kprobe_register_reported(struct stp_kprobe *p)
 	cond_resched();
 	rc = stp_kprobe_register_one(p);
 	if (rc == -EFAULT)
-		stp_err("probe %s: the kernel has another function at its address "
-			"(the debuginfo or System.map used does not match the running kernel)",
-			p->pp);
+		stp_kprobe_misplaced(p);
 	else if (rc && !(p->flags & STP_KPF_OPTIONAL))
 		stp_warn("probe %s registration error (rc %d)", p->pp, rc);
 	return rc == -EFAULT ? rc : 0;
-}
-
-static bool stp_kprobe_at_fentry(const struct stp_kprobe *p)
-{
-	return (p->flags & STP_KPF_FENTRY) && !(p->flags & STP_KPF_RETURN);
 }
 
 /*
