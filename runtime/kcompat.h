@@ -83,6 +83,28 @@ efault:
 #endif
 
 /*
+ * 6.8 removed strlcpy (for strscpy, which returns -E2BIG, not the source
+ * length). The embedded C of scripts and tapsets written for SystemTap
+ * calls it, so it stays: the same semantics, the length of src returned.
+ */
+#ifndef STP_HAVE_STRLCPY
+#include <linux/string.h>
+static inline size_t stp_kstrlcpy(char *dst, const char *src, size_t size)
+{
+	size_t len = strlen(src);
+
+	if (size) {
+		size_t n = len < size - 1 ? len : size - 1;
+
+		memcpy(dst, src, n);
+		dst[n] = '\0';
+	}
+	return len;
+}
+#define strlcpy stp_kstrlcpy
+#endif
+
+/*
  * STP_MODULE_TEXT_SIZE(mod) / STP_MODULE_CORE_SIZE(mod): bytes of a
  * module's code, and of all it keeps after init (module_size()). 6.4 split
  * the core layout into one area per kind of memory.

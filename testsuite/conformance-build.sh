@@ -30,6 +30,10 @@
 # for every stap run), CSTAP_BUILD, CSTAP_SHARED (the conformance directory,
 # default ../shared/conformance), REL (the target kernel release, default
 # stap-vm's), VERBOSE=1 (show the errors of failing files), JOBS.
+# Without REL, the test runs on every installed kernel (stap-vm --releases;
+# $RELEASES overrides), one after the other. The accepted list is SystemTap's
+# on the default kernel: on a kernel SystemTap 4.8 cannot build for (6.12),
+# the same files must build with cstap.
 set -u
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=${CSTAP_BUILD:-$(pwd)}
@@ -38,6 +42,17 @@ stap=${STAP:-$build/translator/stap}
 case $stap in /*) ;; *) stap=$(pwd)/$stap ;; esac
 shared=${CSTAP_SHARED:-$src/../shared/conformance}
 suite=$shared/systemtap-testsuite
+if [ -z "${REL:-}" ] && [ "${1:-}" != --list ]; then
+	releases=${RELEASES:-$("$build/translator/stap-vm" --releases 2>/dev/null)}
+	if [ -n "$releases" ]; then
+		rc=0
+		for r in $releases; do
+			echo "== kernel $r"
+			REL=$r "$BASH" "$0" "$@" || rc=1
+		done
+		exit $rc
+	fi
+fi
 rel=${REL:-$("$build/translator/stap-vm" --default-release 2>/dev/null)}
 accepted=$src/testsuite/conformance-build-systemtap.txt
 xfail_list=$src/testsuite/conformance-xfail.txt
@@ -189,6 +204,6 @@ for n in "${names[@]}"; do
 	*) failed=$((failed + 1)); failures="$failures $n"; cat "$r" ;;
 	esac
 done
-echo "$passed passed, $failed failed, $xfailed expected failures"
+echo "$passed passed, $failed failed, $xfailed expected failures${rel:+ (kernel $rel)}"
 [ -n "$failures" ] && echo "failed:$failures"
 [ "$failed" = 0 ]

@@ -50,6 +50,8 @@ static const struct kfeature features[] = {
 	  " uprobe_unregister_nosync(u, NULL); uprobe_unregister_sync();" },
 	{ "STP_HAVE_TWA_MODE", "linux/task_work.h",
 	  "enum task_work_notify_mode m = TWA_SIGNAL; (void)m;" },
+	{ "STP_HAVE_STRLCPY", "linux/string.h",
+	  "char b[2]; (void)strlcpy(b, \"x\", sizeof(b));" },
 };
 #define NFEATURES (sizeof(features) / sizeof(features[0]))
 #define KFEATURES_VERSION "1"
