@@ -5,7 +5,9 @@
 # sched_switch tracepoint, timer.profile) are armed and disarmed repeatedly
 # while testsuite/stress/load.c keeps both CPUs busy in read/getppid/fork,
 # and stapio is killed with SIGKILL mid-run (the module must still unload and
-# the next run work); see testsuite/stress/guest.sh. Any trouble on the guest
+# the next run work); see testsuite/stress/guest.sh. The same probes built
+# with -DSTP_IRQOFF_HANDLERS (SystemTap's interrupts-off handlers) are armed
+# and disarmed too. Any trouble on the guest
 # console (BUG, Oops, WARNING, RCU stall, lockup: translator/remote/boot.c)
 # fails the boot and so the test. About 60-90 s of guest time per kernel.
 # usage: stress.sh      env: CSTAP_BUILD (build dir), RELEASES, ROUNDS (arm rounds, 4)
@@ -24,8 +26,8 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/cstap-stress.XXXXXX")
 
 gcc -static -O -o "$work/load" "$src/testsuite/stress/load.c" || exit 1
 tab=$(printf '\t')
-printf 'arm%s240%ssh /stress/guest.sh arm %d\nkill%s120%ssh /stress/guest.sh kill\n' \
-	"$tab" "$tab" "$rounds" "$tab" "$tab" > "$work/jobs"
+printf 'arm%s240%ssh /stress/guest.sh arm %d\nkill%s120%ssh /stress/guest.sh kill\nirqoff%s120%sMOD=stress_irqoff sh /stress/guest.sh arm 2\n' \
+	"$tab" "$tab" "$rounds" "$tab" "$tab" "$tab" "$tab" > "$work/jobs"
 
 # What each job must print (the module's end probe, staprun's status, the
 # checks of guest.sh), for ROUNDS rounds.
@@ -34,11 +36,15 @@ switches on both cpus
 ticks yes
 load reads yes'
 {
+	echo "module: stress_hot"
 	for r in $(seq 1 "$rounds"); do
 		printf 'round %d: rc=0\n%s\nround %d: unloaded\n' "$r" "$hot_ok" "$r"
 	done
 	echo "load ran: 2 processes"
 } > "$work/arm.expect"
+printf 'module: stress_irqoff\n' > "$work/irqoff.expect"
+printf 'round %d: rc=0\n%s\nround %d: unloaded\n' 1 "$hot_ok" 1 2 "$hot_ok" 2 >> "$work/irqoff.expect"
+echo "load ran: 2 processes" >> "$work/irqoff.expect"
 printf 'probes armed\nstaprun: rc=137\nERROR: stapio killed by signal 9\nafter SIGKILL: unloaded\nnext run: rc=0\n%s\nnext run: unloaded\nload ran: 2 processes\n' \
 	"$hot_ok" > "$work/kill.expect"
 
@@ -49,17 +55,18 @@ for rel in $releases; do
 	# a timer.profile tick that lands in a handler on its CPU, or a map lock
 	# held by the other CPU past MAXTRYLOCK, is a skipped probe by design:
 	# they are allowed (MAXSKIPPED raised), errors are not
-	if ! (cd "$d" && "$STAP" -p4 -r "$rel" -m stress_hot -DMAXSKIPPED=1000000 "$src/testsuite/stress/hot.stp") > "$d/build.log" 2>&1; then
+	if ! (cd "$d" && "$STAP" -p4 -r "$rel" -m stress_hot -DMAXSKIPPED=1000000 "$src/testsuite/stress/hot.stp" &&
+		"$STAP" -p4 -r "$rel" -m stress_irqoff -DMAXSKIPPED=1000000 -DSTP_IRQOFF_HANDLERS "$src/testsuite/stress/hot.stp") > "$d/build.log" 2>&1; then
 		echo "FAIL: stress on $rel: build failed"; sed 's/^/    /' "$d/build.log"; fail=$((fail + 1)); continue
 	fi
 	t0=$(date +%s)
-	"$STAPVM" -r "$rel" -s 2 -t 300 -f "$d/stress_hot.ko:/ko/stress_hot.ko" -f "$work/load:/stress/load" \
+	"$STAPVM" -r "$rel" -s 2 -t 300 -f "$d/stress_hot.ko:/ko/stress_hot.ko" -f "$d/stress_irqoff.ko:/ko/stress_irqoff.ko" -f "$work/load:/stress/load" \
 		-f "$src/testsuite/stress/guest.sh:/stress/guest.sh" -b "$work/jobs" -O "$d/res" > "$d/vm.log" 2>&1
 	vmrc=$?
 	echo "    (guest: $(( $(date +%s) - t0 )) s)"
 	why=""
 	[ $vmrc = 0 ] || why+="stap-vm failed (status $vmrc):"$'\n'"$(tail -40 "$d/vm.log")"$'\n'
-	for j in arm kill; do
+	for j in arm kill irqoff; do
 		if [ ! -f "$d/res/$j.out" ]; then why+="$j: no result"$'\n'; continue; fi
 		grep -Ev '^WARNING: Number of errors: 0, skipped probes: [0-9]+$' "$d/res/$j.out" > "$d/res/$j.cmp"
 		dd=$(diff "$work/$j.expect" "$d/res/$j.cmp") || why+="$j: output differs:"$'\n'"$dd"$'\n'

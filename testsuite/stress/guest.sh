@@ -54,6 +54,7 @@ timed_run() {
 
 case $1 in
 arm)
+	echo "module: $mod"
 	start_load
 	for r in $(seq 1 $2); do
 		timed_run "round $r"
