@@ -16,6 +16,21 @@
 #ifndef MAXACTION
 #define MAXACTION 1000
 #endif
+/*
+ * How many statements one probe hit may run. SystemTap 4.8 runs its
+ * handlers with interrupts on (its INTERRUPTIBLE) and so allows them
+ * MAXACTION_INTERRUPTIBLE; MAXACTION applies where they run with interrupts
+ * off (STP_IRQOFF_HANDLERS). begin, end and error probes always get
+ * MAXACTION_INTERRUPTIBLE.
+ */
+#ifndef MAXACTION_INTERRUPTIBLE
+#define MAXACTION_INTERRUPTIBLE (MAXACTION * 10)
+#endif
+#ifdef STP_IRQOFF_HANDLERS
+#define STP_MAXACTION MAXACTION
+#else
+#define STP_MAXACTION MAXACTION_INTERRUPTIBLE
+#endif
 #ifndef MAXNESTING
 #define MAXNESTING 10
 #endif

@@ -5,11 +5,6 @@
 #ifndef _STP_OPS_H_
 #define _STP_OPS_H_
 
-/* begin/end/error probes run in process context and may do more work */
-#ifndef MAXACTION_INTERRUPTIBLE
-#define MAXACTION_INTERRUPTIBLE (MAXACTION * 10)
-#endif
-
 /* Division and modulo: a zero divisor is a script error, not a trap;
  * INT64_MIN / -1 wraps instead of trapping. */
 static inline int64_t stp_div(struct stp_context *c, int64_t a, int64_t b, const char *near)

@@ -39,7 +39,7 @@ struct gen {
 	int labels;
 	VEC(int) loops;            /* label numbers of enclosing loops */
 	struct func *func;         /* current function, or NULL in a probe */
-	const char *maxaction;     /* MAXACTION or MAXACTION_INTERRUPTIBLE */
+	const char *maxaction;     /* STP_MAXACTION or MAXACTION_INTERRUPTIBLE */
 	const struct derived_probe *dp; /* the probe whose body this is, if its own */
 	bool in_entry;             /* generating a .return probe's entry handler */
 	VEC(const struct expr *) entries; /* values saved at function entry, by slot */
@@ -993,10 +993,13 @@ static char *stmt_near(const struct stmt *st)
 	}
 	if (e && (e->kind == EXPR_VAR || e->kind == EXPR_INDEX || e->kind == EXPR_CALL))
 		return near("identifier", e->name, e->pos);
+	if (st->kind == STMT_BLOCK)
+		return near("operator", "{", st->pos);
 	return near("keyword", NULL, st->pos);
 }
 
-/* MAXACTION: every statement executed counts one, as in SystemTap. */
+/* MAXACTION: every statement executed counts one, and so does every round
+ * of a loop (gen_loop_body), as in SystemTap. */
 static void gen_action_check(struct gen *g, const struct stmt *st)
 {
 	if (g->s->no_time_limits)   /* --suppress-time-limits */
@@ -1019,13 +1022,17 @@ static bool has_statements(const struct stmt *st)
 }
 
 /* A loop's body as loop `l`: break and continue inside it jump to its labels;
- * `continue` lands after the body, where the caller continues. */
+ * `continue` lands after the body, where the caller continues. A round that
+ * ends normally counts one action more, named by the body as SystemTap
+ * names it (a body with no statement counts at the top of the round). */
 static void gen_loop_body(struct gen *g, struct stmt *st, int l)
 {
 	vec_push(&g->loops, l);
 	emit(g, "{");
 	g->indent++;
 	gen_block(g, st->body);
+	if (has_statements(st->body))
+		gen_action_check(g, st->body);
 	g->indent--;
 	emit(g, "}");
 	g->loops.len--;
@@ -1353,7 +1360,7 @@ static void gen_entry(struct session *s, struct strbuf *types, struct strbuf *co
 	struct strbuf frame = STRBUF_INIT, cdecl = STRBUF_INIT, stmts = STRBUF_INIT, data = STRBUF_INIT,
 		      init = STRBUF_INIT;
 	struct gen g = { .s = s, .out = &stmts, .frame = &frame, .cdecl = &cdecl, .indent = 1,
-			 .err_label = "out", .maxaction = "MAXACTION", .dp = dp, .in_entry = true };
+			 .err_label = "out", .maxaction = "STP_MAXACTION", .dp = dp, .in_entry = true };
 	int n = dp->index;
 
 	declare_syms(&frame, &init, locals, "l_", true);
@@ -1995,7 +2002,7 @@ int translate(struct session *s, struct strbuf *out)
 					continue;
 				strbuf_addf(&code, "/* function %s in probe %s */\n", f->name, s->probes.items[p]->pp);
 				gen_body(s, typed ? NULL : &types, &code, xasprintf("fn_%d_p%d", i, p),
-					 xasprintf("fr_f%d", i), f->body, &f->params, &f->locals, f, "MAXACTION",
+					 xasprintf("fr_f%d", i), f->body, &f->params, &f->locals, f, "STP_MAXACTION",
 					 s->probes.items[p]);
 				typed = true;
 			}
@@ -2006,7 +2013,7 @@ int translate(struct session *s, struct strbuf *out)
 		}
 		strbuf_addf(&code, "/* function %s */\n", f->name);
 		gen_body(s, &types, &code, xasprintf("fn_%d", i), xasprintf("fr_f%d", i), f->body,
-			 &f->params, &f->locals, f, "MAXACTION", NULL);
+			 &f->params, &f->locals, f, "STP_MAXACTION", NULL);
 	}
 
 	/* probe bodies, numbered by pass 2 in order of first use: each at the
@@ -2022,7 +2029,7 @@ int translate(struct session *s, struct strbuf *out)
 		bool process_ctx = dp->kind == PK_BEGIN || dp->kind == PK_END || dp->kind == PK_ERROR;
 		gen_body(s, &types, &code, xasprintf("body_%d", dp->body), xasprintf("fr_p%d", dp->body),
 			 p->body, NULL, &p->locals, NULL,
-			 process_ctx ? "MAXACTION_INTERRUPTIBLE" : "MAXACTION", dp->own_body ? dp : NULL);
+			 process_ctx ? "MAXACTION_INTERRUPTIBLE" : "STP_MAXACTION", dp->own_body ? dp : NULL);
 	}
 
 	strbuf_addstr(out, types.buf);
