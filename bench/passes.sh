@@ -2,8 +2,9 @@
 # passes.sh - time passes 1-4 of cstap's stap on the hello script, beside
 # Debian's SystemTap 4.8 (/usr/bin/stap) when it is installed.
 #
-# Each is run N times (default 3) cold: cstap has no cache; SystemTap runs with
-# --disable-cache. Printed: the median "real ms" of each pass from `-v`, and
+# Each is run N times (default 3) cold: both with --disable-cache (cstap keeps
+# its kbuild recipe: a "plain kbuild" row runs without it; bench/cache-hit.sh
+# times the module caches). Printed: the median "real ms" of each pass from `-v`, and
 # the ratios. SystemTap 4.8 needs a runtime patched for kernels with
 # task_work_cancel_func (../shared/anchor/patches); this script makes that copy.
 # usage: bench/passes.sh [N]     env: CSTAP_BUILD (build dir), SYSTEMTAP=/usr/bin/stap
@@ -31,8 +32,8 @@ run_many() {   # name, then the command
 	done
 }
 
-run_many cstap "$cstap" -v -p4 -m bench_hello -e "$script"
-CSTAP_NO_RECIPE=1 run_many cstap_kbuild "$cstap" -v -p4 -m bench_hello -e "$script"
+run_many cstap "$cstap" -v -p4 --disable-cache -m bench_hello -e "$script"
+CSTAP_NO_RECIPE=1 run_many cstap_kbuild "$cstap" -v -p4 --disable-cache -m bench_hello -e "$script"
 have_st=0
 if [ -x "$systemtap" ] && "$systemtap" -V 2>&1 | grep -qi "systemtap translator"; then
 	rt=$work/st-runtime

@@ -16,6 +16,9 @@
 
 #define STP_PROTO_VERSION 1
 #define STP_PROC_PREFIX "cstap_"	/* /proc/cstap_<module name> */
+/* stapio's exit status when it detached and left the module running
+ * (staprun -L, or SIGQUIT): staprun then leaves the module loaded. */
+#define STAPIO_EXIT_DETACHED 3
 
 /* Largest payload of one record; longer output is sent as several records. */
 #define STP_MAX_PAYLOAD 32768

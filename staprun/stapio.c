@@ -6,8 +6,12 @@
  * output to stdout (or -o FILE) and messages to stderr, turns signals, the
  * end of the -c command, -T and the module's EXIT into one STOP, and on
  * DONE prints the summary and exits (1 if there were run-time errors).
+ * It can also leave the session running and exit (detach: -L once the
+ * begin probes ran, or SIGQUIT at any time), and a later stapio -A attaches
+ * to it: the module keeps its output meanwhile (dropped, and counted, when
+ * the buffer fills).
  *
- * usage: stapio [-v] [-o FILE] [-c CMD] [-x PID] [-T SECS] [-s MB] MODULE_NAME
+ * usage: stapio [-v] [-L | -A] [-o FILE [-S MB[,N]]] [-c CMD] [-x PID] [-T SECS] [-s MB] MODULE_NAME
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -40,12 +44,17 @@ struct relay {
 	unsigned timeout;	/* -T SECS, 0 = none */
 	unsigned bufsize_mb;	/* -s MB, for the dropped-output hint */
 	const char *modname;
+	bool load_only;		/* -L: start the session, then detach */
+	bool attach;		/* -A: the session runs already: no START */
 
 	int ctl;		/* /proc/cstap_<modname> */
 	int out;		/* stdout or -o FILE */
 	unsigned out_seq;	/* switch_file() count: FILE, FILE.1, FILE.2 ... */
+	uint64_t out_max;	/* -S SIZE: bytes per file (FILE.0, FILE.1 ...), 0 = no limit */
+	unsigned out_keep;	/* -S SIZE,N: files kept, the oldest removed; 0 = all */
+	uint64_t out_bytes;	/* written to the current file */
 	struct cmd_child child;	/* the -c command */
-	bool stop_sent, done;
+	bool stop_sent, done, detached;
 	struct stp_msg_done summary;
 	int stdin_file;		/* /proc/systemtap/<modname>/__stdin (input.*), or -1 */
 };
@@ -128,13 +137,14 @@ static void send_stop(struct relay *s, const char *why)
 	}
 }
 
-/* Open -o FILE (seq 0) or FILE.seq, truncated; -1 on failure (reported). */
+/* Open -o FILE (seq 0) or FILE.seq, truncated; -1 on failure (reported).
+ * With -S every file is numbered, from FILE.0, as SystemTap's are. */
 static int open_output(const struct relay *s, unsigned seq)
 {
 	char *path = NULL;
 	int fd;
 
-	if (seq && asprintf(&path, "%s.%u", s->out_path, seq) < 0) {
+	if ((seq || s->out_max) && asprintf(&path, "%s.%u", s->out_path, seq) < 0) {
 		error_msg("out of memory");
 		return -1;
 	}
@@ -159,7 +169,26 @@ static void switch_output(struct relay *s)
 	close(s->out);
 	s->out = fd;
 	s->out_seq++;
+	s->out_bytes = 0;
 	verbose(s, "output switched to %s.%u", s->out_path, s->out_seq);
+	if (s->out_keep && s->out_seq >= s->out_keep) {	/* -S SIZE,N: the oldest goes */
+		char *old;
+
+		if (asprintf(&old, "%s.%u", s->out_path, s->out_seq - s->out_keep) >= 0) {
+			unlink(old);
+			free(old);
+		}
+	}
+}
+
+/* Module output to the current file; with -S a record that would take the
+ * file past SIZE goes to the next one (records are never split). */
+static void write_output(struct relay *s, const char *p, size_t n)
+{
+	if (s->out_max && s->out_bytes && s->out_bytes + n > s->out_max)
+		switch_output(s);
+	write_all(s->out, p, n);
+	s->out_bytes += n;
 }
 
 /* Act on the records in buf[0..n). */
@@ -179,7 +208,7 @@ static void handle_records(struct relay *s, const char *buf, size_t n)
 		}
 		switch (m.type) {
 		case STP_MSG_OUT:
-			write_all(s->out, p, m.len);
+			write_output(s, p, m.len);
 			break;
 		case STP_MSG_ERR:
 			write_all(2, p, m.len);
@@ -297,6 +326,10 @@ static void handle_signal(struct relay *s, int sig)
 	case SIGALRM:
 		send_stop(s, "-T timeout");
 		break;
+	case SIGQUIT:		/* detach: the session goes on without us */
+		verbose(s, "detaching (SIGQUIT)");
+		s->detached = true;
+		break;
 	default:
 		send_stop(s, strsignal(sig));
 	}
@@ -327,7 +360,7 @@ static int relay(struct relay *s, char *buf)
 	};
 	bool got;
 
-	while (!s->done) {
+	while (!s->done && !s->detached) {
 		if (poll(pfd, 3, 500) < 0 && errno != EINTR) {
 			error_msg("poll: %s", strerror(errno));
 			return -1;
@@ -350,7 +383,7 @@ static int relay(struct relay *s, char *buf)
 				}
 				break;
 			}
-		} while (got && !s->done);
+		} while (got && !s->done && !s->detached);
 	}
 	return 0;
 }
@@ -378,7 +411,7 @@ static int summarize(const struct relay *s)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: stapio [-v] [-o FILE] [-c CMD] [-x PID] [-T SECS] [-s MB] MODULE_NAME\n");
+	fprintf(stderr, "usage: stapio [-v] [-L | -A] [-o FILE [-S MB[,N]]] [-c CMD] [-x PID] [-T SECS] [-s MB] MODULE_NAME\n");
 	exit(2);
 }
 
@@ -386,14 +419,23 @@ static void parse_args(struct relay *s, int argc, char **argv)
 {
 	int opt;
 
-	while ((opt = getopt(argc, argv, "+vo:c:x:T:s:")) != -1) {
+	while ((opt = getopt(argc, argv, "+vLAo:c:x:T:s:S:")) != -1) {
 		switch (opt) {
 		case 'v': s->verbose++; break;
+		case 'L': s->load_only = true; break;
+		case 'A': s->attach = true; break;
 		case 'o': s->out_path = optarg; break;
 		case 'c': s->cmd = optarg; break;
 		case 'x': s->target = atoi(optarg); break;
 		case 'T': s->timeout = strtoul(optarg, NULL, 10); break;
 		case 's': s->bufsize_mb = strtoul(optarg, NULL, 10); break;
+		case 'S': {	/* SIZE[,N], checked by staprun */
+			char *end;
+
+			s->out_max = strtoull(optarg, &end, 10) << 20;
+			s->out_keep = *end == ',' ? strtoul(end + 1, NULL, 10) : 0;
+			break;
+		}
 		default: usage();
 		}
 	}
@@ -406,7 +448,7 @@ static void parse_args(struct relay *s, int argc, char **argv)
 
 static int setup_signals(void)
 {
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGCHLD, SIGALRM };
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGCHLD, SIGALRM, SIGQUIT };
 	struct sigaction sa;
 	size_t i;
 
@@ -418,6 +460,36 @@ static int setup_signals(void)
 	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 		sigaction(sigs[i], &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	return 0;
+}
+
+/* START the session: the -c command is made first (target() is its pid)
+ * but runs only once the begin probes ran and printed. */
+static int start_session(struct relay *s, char *buf)
+{
+	int rc;
+
+	if (s->cmd) {
+		if (cmd_child_spawn(&s->child, s->cmd) < 0)
+			return -1;
+		s->target = s->child.pid;
+		verbose(s, "-c command is pid %d", (int)s->target);
+	}
+	rc = send_start(s);
+	if (rc < 0) {
+		cmd_child_abort(&s->child);
+		for (bool got = rc == -2; got;)	/* its ERROR line */
+			if (!read_records(s, buf, &got))
+				break;
+		return -1;
+	}
+	for (bool got = true; got && !s->done;)
+		if (!read_records(s, buf, &got))
+			break;
+	if (s->stop_sent)
+		cmd_child_abort(&s->child);	/* exit() in a begin probe: never run it */
+	else
+		cmd_child_release(&s->child);
 	return 0;
 }
 
@@ -451,28 +523,10 @@ int main(int argc, char **argv)
 	}
 	if (await_hello(&s, buf) < 0)
 		return 1;
-	if (s.cmd) {
-		if (cmd_child_spawn(&s.child, s.cmd) < 0)
-			return 1;
-		s.target = s.child.pid;
-		verbose(&s, "-c command is pid %d", (int)s.target);
-	}
-	rc = send_start(&s);
-	if (rc < 0) {
-		cmd_child_abort(&s.child);
-		for (bool got = rc == -2; got;)	/* its ERROR line */
-			if (!read_records(&s, buf, &got))
-				break;
+	if (!s.attach && start_session(&s, buf) < 0)
 		return 1;
-	}
-	/* relay the begin probes' output before the command can print */
-	for (bool got = true; got && !s.done;)
-		if (!read_records(&s, buf, &got))
-			break;
-	if (s.stop_sent)
-		cmd_child_abort(&s.child);	/* exit() in a begin probe: never run it */
-	else
-		cmd_child_release(&s.child);
+	if (s.load_only && !s.done)
+		s.detached = true;
 	if (s.timeout)
 		alarm(s.timeout);
 	/* made by the script's start when it has input probes */
@@ -482,6 +536,11 @@ int main(int argc, char **argv)
 	if (s.stdin_file >= 0)
 		close(s.stdin_file);
 	close(s.ctl);
+	if (s.detached && !s.done) {
+		fprintf(stderr, "Disconnecting from systemtap module.\n"
+			"To reconnect, type \"staprun -A %s\"\n", s.modname);
+		return STAPIO_EXIT_DETACHED;
+	}
 	cmd_child_finish(&s.child);
 	if (rc < 0)
 		return 1;

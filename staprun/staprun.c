@@ -1,10 +1,19 @@
 /* staprun: load a cstap module, run stapio for the session, unload.
  *
- * usage: staprun [-v] [-o FILE] [-c CMD] [-x PID] [-s MB] [-T SECS] MODULE.ko [name=value ...]
+ * usage: staprun [-v] [-o FILE [-S MB[,N]]] [-c CMD | -x PID] [-s MB | -b MB] [-T SECS] [-D]
+ *                MODULE.ko [name=value ...]
+ *        staprun -L [options] MODULE.ko [name=value ...]   load, start, detach
+ *        staprun -A [-o FILE] [-T SECS] MODULE             attach to a detached one
+ *        staprun -d MODULE|'*'                             remove detached modules
  *
  * name=value arguments become the module parameter string (settable script
- * globals); -s MB sizes the module's output buffer. The exit status is
- * stapio's (1 if the script had run-time errors).
+ * globals); -s/-b MB sizes the module's output buffer; -S MB,N writes the
+ * output to FILE.0, FILE.1 ... of at most MB each, keeping the last N; -D runs the session
+ * in the background (its output to -o FILE) and prints its pid. The exit
+ * status is stapio's (1 if the script had run-time errors). A session left
+ * running (-L, or SIGQUIT to stapio) keeps the module loaded; -A attaches
+ * to it later and, when that session ends, removes it. Usage errors are
+ * tagged [O_USAGE], as the translator's are.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -13,16 +22,19 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "ctl_proto.h"
 #include "modinfo.h"
 
 #ifndef PKGLIBEXECDIR
@@ -31,54 +43,146 @@
 
 struct options {
 	int verbose;
-	const char *out_path, *cmd, *target, *bufsize_mb, *timeout;
-	const char *ko_path;
+	const char *out_path, *cmd, *target, *bufsize_mb, *timeout, *rotate;
+	bool load_only, attach, remove, daemon;	/* -L -A -d -D */
+	const char *ko_path;	/* the module's file, or its name with -A / -d */
 	char **params;
 	int nparams;
 };
 
 static pid_t stapio_pid;
 
-static void usage(void)
+#define STP_MODULE_NAME_MAX 55	/* the kernel's MODULE_NAME_LEN, less its NUL */
+
+static void __attribute__((format(printf, 1, 2), noreturn)) usage_error(const char *fmt, ...);
+
+/* A module given by name (no '/', no .ko) is one installed for this
+ * kernel: /lib/modules/RELEASE/systemtap/NAME.ko, where stap -p4 modules
+ * are put for users who may load only those. */
+static const char *module_file(const char *arg)
+{
+	static char path[PATH_MAX];
+	size_t len = strlen(arg);
+	struct utsname u;
+
+	if (strchr(arg, '/') || (len > 3 && !strcmp(arg + len - 3, ".ko")))
+		return arg;
+	if (len > STP_MODULE_NAME_MAX)
+		usage_error("module name '%s' is longer than %d characters, the kernel's limit", arg,
+			    STP_MODULE_NAME_MAX);
+	if (uname(&u) < 0)
+		return arg;
+	snprintf(path, sizeof(path), "/lib/modules/%s/systemtap/%s.ko", u.release, arg);
+	return path;
+}
+
+static void __attribute__((noreturn)) usage(void)
 {
 	fprintf(stderr,
-		"usage: staprun [-v] [-o FILE] [-c CMD] [-x PID] [-s MB] [-T SECS] MODULE.ko [name=value ...]\n");
+		"usage: staprun [-v] [-o FILE [-S MB[,N]]] [-c CMD | -x PID] [-s MB | -b MB] [-T SECS] [-D] MODULE.ko [name=value ...]\n"
+		"       staprun -L [options] MODULE.ko [name=value ...]   load, start and detach\n"
+		"       staprun -A [-o FILE] [-T SECS] MODULE             attach to a detached session\n"
+		"       staprun -d MODULE|'*'                             remove detached modules\n");
 	exit(2);
 }
 
-/* A positive integer option value, or exit with a message. */
-static const char *check_number(const char *opt, const char *v)
+/* A command-line error, tagged as the translator tags its own. */
+static void __attribute__((format(printf, 1, 2), noreturn)) usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("usage error [O_USAGE]: staprun: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs(" (staprun -h)\n", stderr);
+	exit(1);
+}
+
+/* A positive integer option value up to max, or a usage error. */
+static const char *check_number(const char *opt, const char *v, long max)
 {
 	char *end;
 	long n = strtol(v, &end, 10);
 
-	if (*v == '\0' || *end != '\0' || n <= 0 || n > INT_MAX) {
-		fprintf(stderr, "ERROR: staprun %s wants a positive number, not '%s'\n", opt, v);
-		exit(2);
-	}
+	if (*v == '\0' || *end != '\0' || n <= 0 || n > max)
+		usage_error("%s wants a number from 1 to %ld, not '%s'", opt, max, v);
 	return v;
+}
+
+/* -S SIZE[,N]: SIZE MB per output file (1 or more), N files kept (0: all). */
+static const char *check_rotation(const char *v)
+{
+	char *end;
+	long size = strtol(v, &end, 10), n = 0;
+
+	if (end != v && *end == ',') {
+		const char *p = end + 1;
+
+		n = strtol(p, &end, 10);
+		if (end == p)
+			n = -1;
+	}
+	if (end == v || *end != '\0' || size < 1 || size > 4095 || n < 0 || n > 100000)
+		usage_error("-S wants SIZE[,N]: a size in MB from 1 to 4095 and a number of files, not '%s'", v);
+	return v;
+}
+
+/* The options that cannot go together, each with the reason. */
+static void check_combinations(const struct options *o)
+{
+	if (o->load_only && o->attach)
+		usage_error("-L and -A cannot be used together (-L loads a module, -A attaches to a loaded one)");
+	if (o->attach && o->bufsize_mb)
+		usage_error("-b/-s cannot be used with -A (the buffer is made when the module is loaded)");
+	if (o->attach && (o->cmd || o->target))
+		usage_error("%s cannot be used with -A (the session's target was set when it started)",
+			    o->cmd ? "-c" : "-x");
+	if (o->cmd && o->target)
+		usage_error("-c and -x cannot be used together");
+	if (o->load_only && o->cmd)
+		usage_error("-c cannot be used with -L (the command would outlive its session)");
+	if (o->daemon && (o->load_only || o->remove || o->cmd))
+		usage_error("-D cannot be used with %s", o->load_only ? "-L" : o->remove ? "-d" : "-c");
+	if (o->daemon && !o->out_path)
+		usage_error("-D needs -o FILE (a session in the background has no terminal)");
+	if (o->rotate && !o->out_path)
+		usage_error("-S needs -o FILE (it limits the size of the output files)");
+	if (o->remove && (o->load_only || o->attach || o->cmd || o->target || o->out_path))
+		usage_error("-d takes no other option");
 }
 
 static void parse_args(struct options *o, int argc, char **argv)
 {
 	int opt;
 
-	while ((opt = getopt(argc, argv, "+vo:c:x:s:T:h")) != -1) {
+	opterr = 0;   /* our own messages, tagged */
+	while ((opt = getopt(argc, argv, "+:vo:c:x:s:b:T:S:LAdDh")) != -1) {
 		switch (opt) {
 		case 'v': o->verbose++; break;
 		case 'o': o->out_path = optarg; break;
 		case 'c': o->cmd = optarg; break;
-		case 'x': o->target = check_number("-x", optarg); break;
-		case 's': o->bufsize_mb = check_number("-s", optarg); break;
-		case 'T': o->timeout = check_number("-T", optarg); break;
-		default: usage();
+		case 'x': o->target = check_number("-x", optarg, INT_MAX); break;
+		case 's': case 'b': o->bufsize_mb = check_number(opt == 's' ? "-s" : "-b", optarg, 4095); break;
+		case 'T': o->timeout = check_number("-T", optarg, INT_MAX); break;
+		case 'S': o->rotate = check_rotation(optarg); break;
+		case 'L': o->load_only = true; break;
+		case 'A': o->attach = true; break;
+		case 'd': o->remove = true; break;
+		case 'D': o->daemon = true; break;
+		case 'h': usage();
+		case ':': usage_error("option '-%c' needs an argument", optopt);
+		default: usage_error("unknown option '-%c'", optopt);
 		}
 	}
+	check_combinations(o);
 	if (optind >= argc)
-		usage();
+		usage_error("no module given");
 	o->ko_path = argv[optind];
 	o->params = argv + optind + 1;
 	o->nparams = argc - optind - 1;
+	if ((o->attach || o->remove) && o->nparams)
+		usage_error("module parameters cannot be given with %s", o->attach ? "-A" : "-d");
 }
 
 /* tz_ctime(): our time zone's offset and name, for modules that take them. */
@@ -240,11 +344,16 @@ static int run_stapio(const struct options *o, const char *modname)
 	argv[n++] = "stapio";
 	if (o->verbose)
 		argv[n++] = "-v";
+	if (o->load_only)
+		argv[n++] = "-L";
+	if (o->attach)
+		argv[n++] = "-A";
 	if (o->out_path) { argv[n++] = "-o"; argv[n++] = o->out_path; }
 	if (o->cmd) { argv[n++] = "-c"; argv[n++] = o->cmd; }
 	if (o->target) { argv[n++] = "-x"; argv[n++] = o->target; }
 	if (o->timeout) { argv[n++] = "-T"; argv[n++] = o->timeout; }
 	if (o->bufsize_mb) { argv[n++] = "-s"; argv[n++] = o->bufsize_mb; }
+	if (o->rotate) { argv[n++] = "-S"; argv[n++] = o->rotate; }
 	argv[n++] = modname;
 	argv[n] = NULL;
 
@@ -281,6 +390,88 @@ static int run_stapio(const struct options *o, const char *modname)
 	return 128 + WTERMSIG(status);
 }
 
+/* The name of a loaded cstap module: arg is its name, or its .ko file.
+ * Exits with an error when no such module runs a session. */
+static void loaded_module_name(const char *arg, char *name, size_t size)
+{
+	char path[128 + MODINFO_NAME_MAX];
+	size_t len = strlen(arg);
+
+	if (strchr(arg, '/') || (len > 3 && !strcmp(arg + len - 3, ".ko"))) {
+		if (modinfo_module_name(arg, name, size) < 0)
+			exit(1);
+	} else if (len > STP_MODULE_NAME_MAX) {
+		usage_error("module name '%s' is longer than %d characters, the kernel's limit", arg,
+			    STP_MODULE_NAME_MAX);
+	} else {
+		snprintf(name, size, "%s", arg);
+	}
+	snprintf(path, sizeof(path), "/proc/" STP_PROC_PREFIX "%s", name);
+	if (access(path, F_OK) != 0) {
+		fprintf(stderr, "ERROR: no cstap module %s is loaded (%s: %s)\n", name, path, strerror(errno));
+		exit(1);
+	}
+}
+
+/* -d: remove the module (every cstap module for '*'); a session still
+ * attached keeps its module busy and it stays. */
+static int remove_modules(const struct options *o)
+{
+	char name[MODINFO_NAME_MAX], line[512];
+	int rc = 0, n = 0;
+	FILE *f;
+
+	if (strcmp(o->ko_path, "*") != 0) {
+		loaded_module_name(o->ko_path, name, sizeof(name));
+		return unload_module(name, o->verbose) < 0;
+	}
+	f = fopen("/proc/modules", "r");
+	if (!f) {
+		fprintf(stderr, "ERROR: cannot read /proc/modules: %s\n", strerror(errno));
+		return 1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		char path[128 + MODINFO_NAME_MAX];
+
+		if (sscanf(line, "%63s", name) != 1)
+			continue;
+		snprintf(path, sizeof(path), "/proc/" STP_PROC_PREFIX "%s", name);
+		if (access(path, F_OK) == 0) {
+			n++;
+			if (unload_module(name, o->verbose) < 0)
+				rc = 1;
+		}
+	}
+	fclose(f);
+	if (o->verbose)
+		fprintf(stderr, "staprun: %d cstap module%s found\n", n, n == 1 ? "" : "s");
+	return rc;
+}
+
+/* -D: go on in the background; the parent prints the pid and returns. */
+static void daemonize(void)
+{
+	pid_t pid = fork();
+	int fd;
+
+	if (pid < 0) {
+		fprintf(stderr, "ERROR: fork: %s\n", strerror(errno));
+		exit(1);
+	}
+	if (pid > 0) {
+		printf("%d\n", (int)pid);
+		exit(0);
+	}
+	setsid();
+	fd = open("/dev/null", O_RDWR);
+	if (fd >= 0) {
+		dup2(fd, 0);
+		dup2(fd, 1);
+		if (fd > 1)
+			close(fd);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct options o = { 0 };
@@ -289,20 +480,32 @@ int main(int argc, char **argv)
 	int rc;
 
 	parse_args(&o, argc, argv);
-	if (modinfo_module_name(o.ko_path, modname, sizeof(modname)) < 0)
-		return 1;
-	params = param_string(&o);
-	if (!params) {
-		fprintf(stderr, "ERROR: out of memory\n");
-		return 1;
+	if (o.remove)
+		return remove_modules(&o);
+	if (o.attach) {
+		loaded_module_name(o.ko_path, modname, sizeof(modname));
+		rc = run_stapio(&o, modname);
+	} else {
+		o.ko_path = module_file(o.ko_path);
+		if (modinfo_module_name(o.ko_path, modname, sizeof(modname)) < 0)
+			return 1;
+		params = param_string(&o);
+		if (!params) {
+			fprintf(stderr, "ERROR: out of memory\n");
+			return 1;
+		}
+		if (o.daemon)
+			daemonize();
+		if (o.verbose)
+			fprintf(stderr, "staprun: loading %s as %s, parameters '%s'\n", o.ko_path, modname, params);
+		if (load_module(&o, params) < 0)
+			return 1;
+		free(params);
+		rc = run_stapio(&o, modname);
 	}
-	if (o.verbose)
-		fprintf(stderr, "staprun: loading %s as %s, parameters '%s'\n", o.ko_path, modname, params);
-	if (load_module(&o, params) < 0)
-		return 1;
-	rc = run_stapio(&o, modname);
+	if (rc == STAPIO_EXIT_DETACHED)
+		return 0;	/* the session goes on: the module stays */
 	if (unload_module(modname, o.verbose) < 0 && rc == 0)
 		rc = 1;
-	free(params);
 	return rc;
 }

@@ -118,7 +118,7 @@ if [ -n "$dir" ] && ls "$dir"/*.c > /dev/null 2>&1; then
 else
 	bad "-k keeps the build directory" "$out"
 fi
-out=$("$STAP" -v -p4 -m cli_hello -e 'probe begin { printf("hello %s %d\n", "world", 42); exit() }' 2>err)
+out=$("$STAP" -v -p4 --disable-cache -m cli_hello -e 'probe begin { printf("hello %s %d\n", "world", 42); exit() }' 2>err)
 if [ "$out" = cli_hello.ko ] && [ -s cli_hello.ko ] && modinfo=$(strings cli_hello.ko | grep '^name=cli_hello$') &&
    grep -q '^Pass 1: parsed user script and [0-9]* library scripts using .* in [0-9]*usr/[0-9]*sys/[0-9]*real ms\.$' err &&
    grep -q '^Pass 2: analyzed script: 1 probe, 1 function, 1 embed, 0 globals using' err &&

@@ -7,7 +7,9 @@
 #   *ko      exit non-zero, with a diagnostic, without crashing (no signal,
 #            no sanitizer report); for "#! stap" files the diagnostic must be
 #            tagged: a parse or semantic error ("[P_..." or "[E_...") for
-#            parseko, any pass's error for the others.
+#            parseko, any pass's error for the others; a shell parseko file
+#            (stap or staprun with bad options) must print a tagged error
+#            that is not "unknown option".
 # Line 1 "#! stap ARGS" runs "stap ARGS FILE"; a "#! /bin/sh" or "#!/bin/bash"
 # file is run by that shell with our stap first on PATH.
 #
@@ -112,6 +114,11 @@ judge() {
 				*) tags='\[[PETBRW]_[A-Z_]*\]' ;;   # any pass's, or a -W warning
 				esac
 				grep -q -e "$tags" "$tmp/err" && ok=true
+			elif [ "$dir" = parseko ]; then
+				# a shell file runs stap or staprun with bad options: refused
+				# with a tag, and for its reason, not as an unknown option
+				grep -q -e '\[[A-Z]_[A-Z_]*\]' "$tmp/err" &&
+					! grep -q -e "unknown option" "$tmp/err" && ok=true
 			else
 				ok=true
 			fi

@@ -5,8 +5,8 @@
 include testsuite/unit-parser.mk
 include testsuite/unit-runtime.mk
 
-TESTS += testsuite/cli-tests.sh testsuite/list-tests.sh testsuite/debuginfod-tests.sh testsuite/conformance-parse.sh testsuite/conformance-sem.sh testsuite/conformance-build.sh testsuite/examples.sh testsuite/vm-smoke.sh testsuite/run-tests.sh testsuite/stress.sh
-EXTRA_DIST += testsuite/stress.sh testsuite/stress testsuite/vm-smoke.sh testsuite/cli-tests.sh testsuite/list-tests.sh testsuite/debuginfod-tests.sh testsuite/list testsuite/conformance-parse.sh testsuite/conformance-sem.sh testsuite/conformance-build.sh testsuite/conformance-build-systemtap.txt testsuite/conformance-xfail.txt testsuite/examples.sh testsuite/examples testsuite/run-tests.sh \
+TESTS += testsuite/cli-tests.sh testsuite/cache-tests.sh testsuite/staprun-tests.sh testsuite/list-tests.sh testsuite/debuginfod-tests.sh testsuite/conformance-parse.sh testsuite/conformance-sem.sh testsuite/conformance-build.sh testsuite/examples.sh testsuite/vm-smoke.sh testsuite/run-tests.sh testsuite/stress.sh
+EXTRA_DIST += testsuite/stress.sh testsuite/cache-tests.sh testsuite/staprun-tests.sh testsuite/staprun testsuite/stress testsuite/vm-smoke.sh testsuite/cli-tests.sh testsuite/list-tests.sh testsuite/debuginfod-tests.sh testsuite/list testsuite/conformance-parse.sh testsuite/conformance-sem.sh testsuite/conformance-build.sh testsuite/conformance-build-systemtap.txt testsuite/conformance-xfail.txt testsuite/examples.sh testsuite/examples testsuite/run-tests.sh \
 	testsuite/run testsuite/semko
 # the run tests need stap, stap-vm, staprun and stapio built first
 check_SCRIPTS = translator/stap translator/stap-vm staprun/staprun staprun/stapio
@@ -17,6 +17,7 @@ check_SCRIPTS = translator/stap translator/stap-vm staprun/staprun staprun/stapi
 # with CSTAP_BASE_BUILD=DIR also passes 1-3 against that (earlier) build of stap
 bench: all
 	CSTAP_BUILD=$(abs_builddir) $(srcdir)/bench/passes.sh
+	CSTAP_BUILD=$(abs_builddir) $(srcdir)/bench/cache-hit.sh
 	CSTAP_BUILD=$(abs_builddir) $(srcdir)/bench/pass2-dwarf.sh
 	CSTAP_BUILD=$(abs_builddir) $(srcdir)/bench/probe-hit.sh
 	CSTAP_BUILD=$(abs_builddir) $(srcdir)/bench/probe-hit.sh -s 2 -N 300000

@@ -6,6 +6,33 @@
 
 #include "session.h"
 
+/* Every diagnostic goes through out(): to stderr, and to the module cache's
+ * record of the run's warnings (diag_capture) when one is set. */
+static struct strbuf *capture;
+
+void diag_capture(struct strbuf *sb) { capture = sb; }
+
+static void out(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void vout(const char *fmt, va_list ap)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_vaddf(&sb, fmt, ap);
+	fputs(sb.buf, stderr);
+	if (capture)
+		strbuf_add(capture, sb.buf, sb.len);
+	strbuf_release(&sb);
+}
+
+static void out(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vout(fmt, ap);
+	va_end(ap);
+}
+
 static const char *const tag_names[] = {
 #define DIAG(tag, meaning) #tag,
 #include "diag_tags.def"
@@ -55,20 +82,22 @@ static void show_source(struct srcpos pos)
 	end = strchr(p, '\n');
 	if (!end)
 		end = p + strlen(p);
-	fprintf(stderr, "    %.*s\n    ", (int)(end - p), p);
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addf(&sb, "    %.*s\n    ", (int)(end - p), p);
 	for (int i = 1; i < pos.col && p + i - 1 < end; i++)
-		fputc(p[i - 1] == '\t' ? '\t' : ' ', stderr);
-	fputs("^\n", stderr);
+		strbuf_addch(&sb, p[i - 1] == '\t' ? '\t' : ' ');
+	out("%s^\n", sb.buf);
+	strbuf_release(&sb);
 }
 
 static void vreport(const char *head, enum diag_tag tag, struct srcpos pos,
 		    const char *fmt, va_list ap)
 {
-	fprintf(stderr, "%s [%s]: ", head, tag_names[tag]);
-	vfprintf(stderr, fmt, ap);
+	out("%s [%s]: ", head, tag_names[tag]);
+	vout(fmt, ap);
 	if (pos.file)
-		fprintf(stderr, " at %s:%d:%d", pos.file->name, pos.line, pos.col);
-	fputc('\n', stderr);
+		out(" at %s:%d:%d", pos.file->name, pos.line, pos.col);
+	out("\n");
 	show_source(pos);
 }
 
@@ -98,12 +127,12 @@ void diag_note(struct session *s, struct srcpos pos, const char *fmt, ...)
 
 	(void)s;
 	va_start(ap, fmt);
-	fputs("    note: ", stderr);
-	vfprintf(stderr, fmt, ap);
+	out("    note: ");
+	vout(fmt, ap);
 	va_end(ap);
 	if (pos.file)
-		fprintf(stderr, " at %s:%d:%d", pos.file->name, pos.line, pos.col);
-	fputc('\n', stderr);
+		out(" at %s:%d:%d", pos.file->name, pos.line, pos.col);
+	out("\n");
 	show_source(pos);
 }
 

@@ -33,6 +33,11 @@ void diag(struct session *s, enum diag_tag tag, struct srcpos pos, const char *f
 void diag_note(struct session *s, struct srcpos pos, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* Also append every diagnostic's text to sb (NULL: stop): the module cache
+ * replays a cached run's warnings. */
+struct strbuf;
+void diag_capture(struct strbuf *sb);
+
 /* Print all tags with their meaning (stap --list-tags). */
 void diag_list_tags(void);
 

@@ -6,6 +6,8 @@
  *   4 build        compile it into a kernel module with kbuild
  *   5 run          load and run it with staprun (here or in a QEMU guest)
  *
+ * The module cache (cache/modcache.c) skips passes 1-4 for a run whose
+ * inputs an earlier run had, and pass 4 for C built before.
  * -p N stops after pass N; -v reports each pass as SystemTap does.
  */
 #include <stdio.h>
@@ -14,6 +16,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "cache/modcache.h"
 #include "diag.h"
 #include "passes.h"
 #include "elaborate/listing.h"
@@ -132,22 +135,33 @@ int main(int argc, char **argv)
 	if ((rc = parse_options(&s, argc, argv)) != 0)
 		return rc < 0 ? 0 : rc;
 
-	if ((rc = run_pass(&s, 1, pass1_parse)))
-		return rc;
-	if (s.last_pass == 1)
-		return print_pass1(&s), 0;
-	if ((rc = run_pass(&s, 2, pass2_elaborate)))
-		return rc;
-	if (s.list_mode)
-		return list_probe_points(&s);
-	if (s.last_pass == 2)
-		return print_pass2(&s), 0;
-	if ((rc = run_pass(&s, 3, pass3_translate)))
+	/* the module of an earlier run with the same inputs skips passes 1-4 */
+	if (!modcache_lookup(&s)) {
+		if ((rc = run_pass(&s, 1, pass1_parse)))
+			return rc;
+		if (s.last_pass == 1)
+			return print_pass1(&s), 0;
+		if ((rc = run_pass(&s, 2, pass2_elaborate)))
+			return rc;
+		if (s.list_mode)
+			return list_probe_points(&s);
+		if (s.last_pass == 2)
+			return print_pass2(&s), 0;
+		if ((rc = run_pass(&s, 3, pass3_translate)))
+			return cleanup_session(&s), rc;
+		if (s.last_pass == 3)
+			return cleanup_session(&s), 0;
+		/* one built from the same C skips pass 4 */
+		if (modcache_lookup_c(&s))
+			rc = deliver_module(&s);
+		else
+			rc = run_pass(&s, 4, pass4_build);
+		if (rc)
+			return cleanup_session(&s), rc;
+		modcache_store(&s);
+	} else if ((rc = deliver_module(&s))) {
 		return cleanup_session(&s), rc;
-	if (s.last_pass == 3)
-		return cleanup_session(&s), 0;
-	if ((rc = run_pass(&s, 4, pass4_build)))
-		return cleanup_session(&s), rc;
+	}
 	if (s.last_pass == 4)
 		return cleanup_session(&s), 0;
 	rc = run_pass(&s, 5, pass5_run);

@@ -11,11 +11,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "diag.h"
 #include "env.h"
+#include "cache/modcache.h"
 #include "target/kernel.h"
 
 #ifndef PKGDATADIR
@@ -43,6 +45,7 @@ static void usage(FILE *f)
 	      "  -o FILE         send the script's output to FILE\n"
 	      "  -c CMD          run CMD while the script runs, end with it; target() is its pid\n"
 	      "  -x PID          set target() to PID\n"
+	      "  -T SECS         end the script after SECS seconds (staprun -T)\n"
 	      "  -s NUM          output buffer size in MiB\n"
 	      "  -D NAME[=VAL]   define a C macro for the module build (MAXACTION=...)\n"
 	      "  -G VAR=VAL      set a global variable's value at load time\n"
@@ -50,6 +53,10 @@ static void usage(FILE *f)
 	      "  -l PROBE        list the probe points PROBE matches, then stop\n"
 	      "  -L PROBE        the same, with their variables\n"
 	      "  -R DIR          use the runtime in DIR\n"
+	      "  --rlimit-as/cpu/fsize/nproc/stack=N  stap's own resource limits\n"
+	      "  --disable-cache neither use nor fill the module cache (~/.cache/cstap/modules)\n"
+	      "  --clean-cache   remove the least recently used modules beyond the cache's size\n"
+	      "                  limit (modules/cache_mb_limit, MiB, default 256), then stop\n"
 	      "  -r RELEASE      build for kernel RELEASE (default: the running one, or the\n"
 	      "                  newest installed one when modules run in a guest)\n"
 	      "  --remote=qemu   run pass 5 in a QEMU guest booting the target kernel\n"
@@ -160,11 +167,37 @@ static int check_tmpdir(struct session *s)
 	return 0;
 }
 
+/* --rlimit-as/cpu/fsize/nproc/stack=N: stap's own limit (soft and hard),
+ * as SystemTap sets them; i indexes the options in that order. */
+static int set_rlimit(struct session *s, int i, const char *v)
+{
+	static const struct { const char *name; int res; } lim[] = {
+		{ "--rlimit-as", RLIMIT_AS }, { "--rlimit-cpu", RLIMIT_CPU },
+		{ "--rlimit-fsize", RLIMIT_FSIZE }, { "--rlimit-nproc", RLIMIT_NPROC },
+		{ "--rlimit-stack", RLIMIT_STACK },
+	};
+	char *end;
+	unsigned long long n = strtoull(v, &end, 10);
+
+	if (!*v || *end || *v == '-') {
+		diag(s, O_USAGE, (struct srcpos){0}, "%s takes a number, not '%s'", lim[i].name, v);
+		return 1;
+	}
+	struct rlimit r = { .rlim_cur = n, .rlim_max = n };
+	if (setrlimit(lim[i].res, &r) != 0) {
+		diag(s, O_USAGE, (struct srcpos){0}, "%s=%s: %s", lim[i].name, v, strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
 /* Returns 0 to go on, -1 to exit successfully (help), >0 to fail. */
 int parse_options(struct session *s, int argc, char **argv)
 {
 	enum { OPT_REMOTE = 256, OPT_LIST_TAGS, OPT_COMPATIBLE, OPT_PROLOGUE, OPT_SKIP_BADVARS,
-	       OPT_NO_TIME_LIMITS, OPT_CHECK_VERSION, OPT_IGNORED, OPT_LDD, OPT_ALL_MODULES };
+	       OPT_NO_TIME_LIMITS, OPT_CHECK_VERSION, OPT_DISABLE_CACHE, OPT_CLEAN_CACHE, OPT_LDD,
+	       OPT_ALL_MODULES, OPT_MONITOR, OPT_RLIMIT_AS, OPT_RLIMIT_CPU, OPT_RLIMIT_FSIZE,
+	       OPT_RLIMIT_NPROC, OPT_RLIMIT_STACK };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -176,15 +209,25 @@ int parse_options(struct session *s, int argc, char **argv)
 		{ "suppress-time-limits", no_argument, NULL, OPT_NO_TIME_LIMITS },
 		{ "check-version", no_argument, NULL, OPT_CHECK_VERSION },
 		/* SystemTap's: cstap keeps no module cache */
-		{ "disable-cache", no_argument, NULL, OPT_IGNORED },
+		{ "disable-cache", no_argument, NULL, OPT_DISABLE_CACHE },
+		{ "clean-cache", no_argument, NULL, OPT_CLEAN_CACHE },
+		{ "interactive", no_argument, NULL, 'i' },
+		{ "monitor", optional_argument, NULL, OPT_MONITOR },
+		{ "rlimit-as", required_argument, NULL, OPT_RLIMIT_AS },
+		{ "rlimit-cpu", required_argument, NULL, OPT_RLIMIT_CPU },
+		{ "rlimit-fsize", required_argument, NULL, OPT_RLIMIT_FSIZE },
+		{ "rlimit-nproc", required_argument, NULL, OPT_RLIMIT_NPROC },
+		{ "rlimit-stack", required_argument, NULL, OPT_RLIMIT_STACK },
 		{ "all-modules", no_argument, NULL, OPT_ALL_MODULES },
 		{ "ldd", no_argument, NULL, OPT_LDD },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
+	bool clean_cache = false;
+	const char *mode = NULL;   /* -i / --monitor: SystemTap's own front ends */
 
 	opterr = 0;   /* our own messages, tagged like every diagnostic */
-	while ((c = getopt_long(argc, argv, ":hVp:vktguwWm:o:c:x:s:D:G:I:R:r:e:E:l:L:d:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":hVp:vktguwWim:o:c:x:s:T:D:G:I:R:r:e:E:l:L:d:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h': usage(stdout); return -1;
 		case 'V': printf("cstap (SystemTap-compatible) version " PACKAGE_VERSION "\n"); return -1;
@@ -270,8 +313,25 @@ int parse_options(struct session *s, int argc, char **argv)
 		case OPT_SKIP_BADVARS: s->skip_badvars = true; break;
 		case OPT_NO_TIME_LIMITS: s->no_time_limits = true; break;
 		case OPT_CHECK_VERSION: s->check_version = true; break;
-		case OPT_IGNORED:
+		case OPT_DISABLE_CACHE: s->no_cache = true; break;
+		case 'i': mode = "-i (interactive mode)"; break;
+		case OPT_MONITOR: mode = "--monitor"; break;
+		case 'T': {
+			char *end;
+			long t = strtol(optarg, &end, 10);
+			if (*optarg == '\0' || *end || t < 1 || t > INT_MAX) {
+				diag(s, O_USAGE, (struct srcpos){0}, "-T takes a timeout in seconds, not '%s'", optarg);
+				return 1;
+			}
+			s->timeout_s = (int)t;
 			break;
+		}
+		case OPT_RLIMIT_AS: case OPT_RLIMIT_CPU: case OPT_RLIMIT_FSIZE:
+		case OPT_RLIMIT_NPROC: case OPT_RLIMIT_STACK:
+			if (set_rlimit(s, c - OPT_RLIMIT_AS, optarg))
+				return 1;
+			break;
+		case OPT_CLEAN_CACHE: clean_cache = true; break;
 		/* user files' symbols and unwind tables go into the module
 		 * (target/ustack.c); a kernel module's are in kallsyms */
 		case 'd':
@@ -292,6 +352,15 @@ int parse_options(struct session *s, int argc, char **argv)
 				     argv[optind - 1]);
 			return 1;
 		}
+	}
+	if (clean_cache)   /* SystemTap's: bound the cache, then stop */
+		return modcache_clean(s) ? 1 : -1;
+	if (mode) {
+		if (s->list_mode)
+			diag(s, O_USAGE, (struct srcpos){0}, "%s cannot be used with -l/-L (it is a way to run a script, -l and -L only list)", mode);
+		else
+			diag(s, O_USAGE, (struct srcpos){0}, "%s is not supported by cstap: run the script with stap FILE", mode);
+		return 1;
 	}
 	if (!s->script_text) {
 		if (optind >= argc) {

@@ -10,6 +10,13 @@ int pass3_translate(struct session *s);  /* translate/translate.c */
 int pass4_build(struct session *s);      /* build/build.c */
 int pass5_run(struct session *s);        /* run/run.c */
 
+/* pass 4's result where the user wants it: with -m NAME or at -p4 the
+ * module is copied to ./NAME.ko, as SystemTap does (build/build.c) */
+int deliver_module(struct session *s);
+/* what pass 5 takes from pass 2: the kernel modules the guest must load,
+ * the files process probes are on (run/run.c; the module cache keeps them) */
+void run_guest_inputs(struct session *s, strvec *mods, strvec *files);
+
 /* pass 2: expand a probe point naming a probe alias (elaborate/alias.c); 1 if it
  * did, 0 if pp names no alias, -1 after an error */
 int alias_expand(struct session *s, struct probe *user, struct probe_point *pp, int depth,

@@ -34,6 +34,7 @@ struct session {
 	const char *cmd;          /* -c CMD */
 	long target_pid;          /* -x PID */
 	int bufsize_mb;           /* -s N */
+	int timeout_s;            /* -T SECS: staprun ends the session then */
 	const char *kernel_release; /* -r RELEASE, then target_kernel(s)->release */
 	const char *kernel_build; /* target_kernel(s)->build: /lib/modules/REL/build */
 	const char *remote;       /* --remote=qemu / NULL */
@@ -76,6 +77,18 @@ struct session {
 	char *tmpdir;             /* build directory */
 	char *c_file;             /* generated source */
 	char *ko_file;            /* module built by pass 4 */
+
+	/* the module cache (cache/modcache.c). An option that changes what
+	 * passes 1-4 make must be part of its key (modcache.c, run_key). */
+	bool no_cache;            /* --disable-cache */
+	char *cache_key;          /* the run's key before pass 1; NULL: none */
+	char *cache_c_key;        /* its key after pass 3; NULL: none */
+	bool cache_hit;           /* the module came from the cache */
+	VEC(char *) cache_inputs; /* files passes 2-4 read (modcache_note_input) */
+	const char *cache_unkeyable; /* why the run has no key before pass 1 */
+	struct strbuf *cache_diags; /* the diagnostics passes 1-4 printed */
+	VEC(char *) run_modules;  /* on a hit: the kernel modules the guest loads */
+	VEC(char *) run_files;    /* on a hit: the files process probes are on */
 
 	/* the target kernel and what was loaded for it (target/target.h) */
 	struct target *target;

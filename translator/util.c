@@ -1,6 +1,7 @@
 /* util.c - allocation, strbuf and file helpers (see util.h). */
 #include "util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -194,6 +195,28 @@ char *read_file(const char *path, size_t *lenp)
 	if (lenp)
 		*lenp = sb.len;
 	return strbuf_detach(&sb);
+}
+
+static int cmp_paths(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+bool dir_entries(const char *dir, strvec *out)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int first = out->len;
+
+	if (!d)
+		return false;
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.')
+			vec_push(out, xasprintf("%s/%s", dir, de->d_name));
+	closedir(d);
+	if (out->len - first > 1)
+		qsort(out->items + first, (size_t)(out->len - first), sizeof(char *), cmp_paths);
+	return true;
 }
 
 int write_file(const char *path, const char *data, size_t len)

@@ -69,6 +69,10 @@ bool module_name_eq(const char *a, size_t alen, const char *b);
 
 char *read_file(const char *path, size_t *len);
 int write_file(const char *path, const char *data, size_t len);
+/* "dir/name" of each entry of dir not starting with '.', sorted by name (so
+ * that what is built from a directory is the same from run to run), added
+ * to out; false if dir cannot be read. */
+bool dir_entries(const char *dir, strvec *out);
 
 /* FNV-1a of n bytes: enough to name cache entries. */
 uint64_t hash64(const void *data, size_t n);

@@ -111,6 +111,11 @@ int pass4_build(struct session *s)
 		return 1;
 	}
 	s->ko_file = xasprintf("%s/%s.ko", s->tmpdir, s->module_name);
+	return deliver_module(s);
+}
+
+int deliver_module(struct session *s)
+{
 	if (s->last_pass == 4 || s->module_name_given) {
 		char *here = xasprintf("%s.ko", s->module_name);
 		if (copy_file(s->ko_file, here) != 0) {

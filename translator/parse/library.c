@@ -14,11 +14,6 @@
 #include "diag.h"
 #include "passes.h"
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static bool has_suffix(const char *s, const char *suf)
 {
 	size_t n = strlen(s), m = strlen(suf);
@@ -30,18 +25,10 @@ static bool has_suffix(const char *s, const char *suf)
  * that runs are reproducible. */
 static void collect(const char *dir, int depth, strvec *out)
 {
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	VEC(char *) names = { 0 };
+	strvec names = { 0 };
 
-	if (!d)
+	if (!dir_entries(dir, &names))
 		return;
-	while ((de = readdir(d)))
-		if (de->d_name[0] != '.')
-			vec_push(&names, xasprintf("%s/%s", dir, de->d_name));
-	closedir(d);
-	if (names.len)
-		qsort(names.items, names.len, sizeof(char *), cmp_str);
 	for (int i = 0; i < names.len; i++) {
 		struct stat st;
 		if (stat(names.items[i], &st) != 0)

@@ -34,12 +34,11 @@ static const char *find_staprun(void)
  * path, which the guest gets (*file), when the command names it by a path
  * (./prog) or a process probe is on it (-c ls with process("ls") probes:
  * the host's /usr/bin/ls, not the guest's busybox applet). */
-static const char *guest_cmd(struct session *s, char **file)
+static const char *guest_cmd(struct session *s, const strvec *ufiles, char **file)
 {
 	const char *c = s->cmd + strspn(s->cmd, " \t");
 	char *word = xstrndup(c, strcspn(c, " \t;|&<>")), *why = NULL;
 	char *path = uimage_resolve(word, &why);
-	const strvec *ufiles = uimage_files(s);
 	bool use = path && strchr(word, '/');
 
 	for (int i = 0; path && !use && i < ufiles->len; i++)
@@ -74,6 +73,10 @@ static void staprun_args(struct session *s, strvec *argv, const char *ko, const 
 	if (s->bufsize_mb) {
 		vec_push(argv, (char *)"-s");
 		vec_push(argv, xasprintf("%d", s->bufsize_mb));
+	}
+	if (s->timeout_s) {
+		vec_push(argv, (char *)"-T");
+		vec_push(argv, xasprintf("%d", s->timeout_s));
 	}
 	vec_push(argv, (char *)ko);
 	for (int i = 0; i < s->globals_set.len; i++)
@@ -112,6 +115,23 @@ static int redirect_stdout(struct session *s)
 	return 0;
 }
 
+void run_guest_inputs(struct session *s, strvec *mods, strvec *files)
+{
+	if (s->cache_hit) {   /* as the run that built the module found them */
+		for (int i = 0; i < s->run_modules.len; i++)
+			vec_push(mods, s->run_modules.items[i]);
+		for (int i = 0; i < s->run_files.len; i++)
+			vec_push(files, s->run_files.items[i]);
+		return;
+	}
+	for (int i = 0; providers[i]; i++)
+		if (providers[i]->guest_modules && provider_probes(s, providers[i]))
+			providers[i]->guest_modules(s, mods);
+	const strvec *ufiles = uimage_files(s);
+	for (int i = 0; i < ufiles->len; i++)
+		vec_push(files, ufiles->items[i]);
+}
+
 int pass5_run(struct session *s)
 {
 	strvec argv = { 0 };
@@ -130,22 +150,19 @@ int pass5_run(struct session *s)
 	char *guest_ko = xasprintf("/ko/%s.ko", s->module_name);
 	struct vm_file f = { .host = s->ko_file, .guest = guest_ko };
 	vec_push(&cfg.files, f);
-	/* the guest boots with no modules: load those the probes are in */
-	strvec mods = { 0 };
-	for (int i = 0; providers[i]; i++)
-		if (providers[i]->guest_modules && provider_probes(s, providers[i]))
-			providers[i]->guest_modules(s, &mods);
+	/* the guest boots with no modules: load those the probes are in; and
+	 * the files process probes are on, at the same paths (programs with
+	 * their shared libraries) */
+	strvec mods = { 0 }, ufiles = { 0 };
+	run_guest_inputs(s, &mods, &ufiles);
 	for (int i = 0; i < mods.len; i++)
 		vec_push(&cfg.modules, mods.items[i]);
-	/* the files process probes are on, at the same paths (programs with
-	 * their shared libraries) */
-	const strvec *ufiles = uimage_files(s);
-	for (int i = 0; i < ufiles->len; i++) {
-		struct vm_file uf = { .host = ufiles->items[i] };
+	for (int i = 0; i < ufiles.len; i++) {
+		struct vm_file uf = { .host = ufiles.items[i] };
 		vec_push(&cfg.files, uf);
 	}
 	char *cmd_file = NULL;
-	const char *cmd = s->cmd ? guest_cmd(s, &cmd_file) : NULL;
+	const char *cmd = s->cmd ? guest_cmd(s, &ufiles, &cmd_file) : NULL;
 	if (cmd_file) {
 		struct vm_file cf = { .host = cmd_file };
 		vec_push(&cfg.files, cf);

@@ -13,6 +13,7 @@
 #include "kimage.h"
 #include "target.h"
 #include "uimage.h"
+#include "cache/modcache.h"
 #include "util.h"
 
 
@@ -115,6 +116,7 @@ static struct dw_image *try_kernel(struct session *s, const char *path, const ch
 	struct dw_image *img = xcalloc(1, sizeof(*img));
 	img->path = xstrdup(path);
 	img->dbg = d;   /* the descriptor stays open for the mmap's life */
+	modcache_note_input(s, path);
 	if (s->verbose >= 2)
 		fprintf(stderr, "kernel debuginfo: %s\n", img->path);
 	return img;
@@ -292,6 +294,10 @@ struct dw_image *dw_module(struct session *s, const char *module, const char **w
 		free(id);
 		free(what);
 	}
+	if (headers)
+		modcache_unkeyable(s, "@cast with C headers");
+	else
+		modcache_note_input(s, path);
 	Dwfl *dwfl = dwfl_begin(callbacks);
 	Dwfl_Module *mod = dwfl ? dwfl_report_offline(dwfl, module, path, -1) : NULL;
 	Dwarf_Addr bias = 0;

@@ -5,6 +5,7 @@
 #include "debuginfo.h"
 #include "kernel.h"
 #include "target.h"
+#include "cache/modcache.h"
 
 #include <ctype.h>
 #include <fcntl.h>
@@ -216,12 +217,14 @@ const struct ksymtab *ksyms_kernel(struct session *s, const char **why)
 			kernel_tab = load_map("/proc/kallsyms");
 		if (!kernel_tab) {
 			p = xasprintf("%s/boot/System.map-%s", dw_debug_root(), rel);
-			kernel_tab = load_map(p);
+			if ((kernel_tab = load_map(p)))
+				modcache_note_input(s, p);
 			free(p);
 		}
 		if (!kernel_tab) {
 			p = xasprintf("/boot/System.map-%s", rel);
-			kernel_tab = load_map(p);
+			if ((kernel_tab = load_map(p)))
+				modcache_note_input(s, p);
 			free(p);
 		}
 		if (!kernel_tab) {   /* the symbols of the kernel's debuginfo (debuginfod) */

@@ -16,6 +16,7 @@
 #include "kimage.h"
 #include "spawn.h"
 #include "target.h"
+#include "cache/modcache.h"
 
 char *uimage_resolve(const char *arg, char **why)
 {
@@ -114,6 +115,7 @@ struct dw_image *dw_user(struct session *s, const char *path, const char **why)
 			return img;
 		}
 	elf_version(EV_CURRENT);
+	modcache_note_input(s, path);
 	Dwfl *dwfl = dwfl_begin(dw_offline_callbacks(s));
 	Dwfl_Module *mod = dwfl ? dwfl_report_offline(dwfl, path, path, -1) : NULL;
 	if (!mod) {

@@ -1,0 +1,136 @@
+#!/bin/bash
+# cache-tests.sh - the module cache (translator/cache/modcache.c), on the
+# host, at -p4, with a cache of its own (XDG_CACHE_HOME): a second identical
+# run skips passes 1-4 and gets the same module and the same warnings; a
+# change to the script, an option, a tapset or a probed program rebuilds;
+# a run with a wildcard over files is kept by its C (pass 4 skipped only);
+# --disable-cache neither reads nor writes; --clean-cache bounds the size.
+# usage: cache-tests.sh    env: CSTAP_BUILD (build dir)
+set -u
+src=$(cd "$(dirname "$0")/.." && pwd)
+build=${CSTAP_BUILD:-$(pwd)}
+[ -x "$build/translator/stap" ] || build=$src
+STAP=$build/translator/stap
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+export XDG_CACHE_HOME=$work/cache
+cache=$XDG_CACHE_HOME/cstap/modules
+pass=0; fail=0
+ok() { echo "PASS: $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL: $1"; shift; printf '    %s\n' "$@"; fail=$((fail + 1)); }
+cd "$work" || exit 1
+
+# run NAME ARGS...: stap -v -p4 ARGS, stderr in NAME.err; "built" or
+# "cached" (passes 1-4 skipped) or "c-cached" (pass 4 only) in $how
+run() {
+	local name=$1
+	shift
+	"$STAP" -v -p4 "$@" > "$name.out" 2> "$name.err"
+	rc=$?
+	if grep -q '^Pass 3: using cached' "$name.err"; then how=cached
+	elif grep -q '^Pass 4: using cached' "$name.err"; then how=c-cached
+	else how=built; fi
+}
+warnings() { grep -v '^Pass [0-9]' "$1.err"; }
+
+script='global g; probe begin { x = 1; printf("hi\n"); exit() }'
+run a1 -m cm_a -e "$script"; cp cm_a.ko a1.ko
+run a2 -m cm_a -e "$script"
+if [ $rc = 0 ] && [ $how = cached ] && cmp -s a1.ko cm_a.ko && [ "$(cat a2.out)" = cm_a.ko ]; then
+	ok "a second identical run skips passes 1-4 and leaves the same NAME.ko"
+else
+	bad "identical run" "rc=$rc how=$how" "$(cat a2.err)"
+fi
+if [ -n "$(warnings a1)" ] && [ "$(warnings a1)" = "$(warnings a2)" ]; then
+	ok "a cached run prints the warnings the building run printed"
+else
+	bad "warnings of a cached run" "first: $(warnings a1)" "cached: $(warnings a2)"
+fi
+run a3 -m cm_a -e "${script/hi/ho}"
+[ $how = built ] && ok "a changed script is built" || bad "changed script" "how=$how"
+run a4 -m cm_a -DMAXACTION=5 -e "$script"
+[ $how = built ] && ok "a changed option (-D) is built" || bad "changed option" "how=$how"
+
+# the default module name: the cached one's, and its run goes on from pass 5
+run d1 -e 'probe begin { exit() }'
+run d2 -e 'probe begin { exit() }'
+if [ $how = cached ] && [ "$(cat d1.out)" = "$(cat d2.out)" ] && [ -s "$(cat d2.out)" ]; then
+	ok "without -m, a hit gives the cached module its name"
+else
+	bad "default name" "how=$how" "$(cat d1.out) / $(cat d2.out)"
+fi
+
+# a script on stdin is keyed by its text
+echo 'probe begin { exit() }' | run s1 -m cm_s -
+echo 'probe begin { exit() }' | run s2 -m cm_s -
+[ $how = cached ] && ok "a script on stdin" || bad "stdin" "how=$how" "$(cat s2.err)"
+
+# a tapset (-I) changed since
+mkdir tap
+echo 'function cm_word() { return "one" }' > tap/cm.stp
+run t1 -I tap -m cm_t -e 'probe begin { println(cm_word()); exit() }'
+run t2 -I tap -m cm_t -e 'probe begin { println(cm_word()); exit() }'
+echo 'function cm_word() { return "two" }' > tap/cm.stp
+touch -d '+1 sec' tap/cm.stp
+run t3 -I tap -m cm_t -e 'probe begin { println(cm_word()); exit() }'
+if [ $how = built ] && grep -q '^cached$' <<< "$(run t2x -I tap -m cm_t -e 'probe begin { println(cm_word()); exit() }'; echo $how)"; then
+	ok "a changed tapset is built again (and cached anew)"
+else
+	bad "changed tapset" "how=$how" "$(head -3 t3.err)"
+fi
+
+# a probed program rebuilt since (its identity is kept with the entry)
+printf 'int main(void) { return 0; }\n' > prog.c
+gcc -g -O0 -o prog prog.c
+pscript='probe process("'$work'/prog").function("main") { printf("main\n") }'
+run p1 -m cm_p -e "$pscript"
+run p2 -m cm_p -e "$pscript"
+p2=$how
+printf 'int main(void) { return 1; }\n' > prog.c
+gcc -g -O0 -o prog prog.c
+touch -d '+1 sec' prog
+run p3 -m cm_p -e "$pscript"
+# (its C may come out the same: then pass 4 is skipped by the C's key)
+if [ $p2 = cached ] && [ $how != cached ] && grep -q '^Pass 2:' p3.err; then
+	ok "a probed program that changed is read again"
+else
+	bad "probed program" "second: $p2, after the change: $how" "$(head -3 p3.err)"
+fi
+
+# a wildcard over files: keyed by the C after pass 3
+mkdir bin && cp prog bin/prog1 && cp prog bin/prog2
+wscript='probe process("'$work'/bin/prog*").function("main") { printf("main\n") }'
+run w1 -m cm_w -e "$wscript"
+run w2 -m cm_w -e "$wscript"
+if [ $rc = 0 ] && [ $how = c-cached ] && grep -q '^Pass 2:' w2.err; then
+	ok "a wildcard over files skips pass 4 only"
+else
+	bad "wildcard over files" "how=$how" "$(cat w2.err)"
+fi
+
+# --disable-cache
+n=$(ls "$cache" | wc -l)
+run x1 --disable-cache -m cm_x -e 'probe begin { printf("x\n"); exit() }'
+run x2 --disable-cache -m cm_x -e 'probe begin { printf("x\n"); exit() }'
+if [ $how = built ] && [ "$(ls "$cache" | wc -l)" = "$n" ]; then
+	ok "--disable-cache neither uses nor fills the cache"
+else
+	bad "--disable-cache" "how=$how, entries $n -> $(ls "$cache" | wc -l)"
+fi
+
+# --clean-cache: down to the size limit, least recently used first
+run a5 -m cm_a -e "$script"   # used last: kept longest
+before=$(ls "$cache" | wc -l)
+echo 1 > "$cache/cache_mb_limit"
+"$STAP" --clean-cache > clean.out 2>&1
+crc=$?
+after=$(ls "$cache" | grep -v cache_mb_limit | wc -l)
+size=$(du -sk --exclude=cache_mb_limit "$cache" | cut -f1)
+run a6 -m cm_a -e "$script"
+if [ $crc = 0 ] && [ "$after" -lt "$before" ] && [ "$size" -le 1024 ] && [ $how = cached ]; then
+	ok "--clean-cache removes the least recently used entries beyond cache_mb_limit"
+else
+	bad "--clean-cache" "rc=$crc entries $before -> $after, ${size} KiB, last used: $how" "$(cat clean.out)"
+fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]

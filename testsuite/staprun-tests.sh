@@ -1,0 +1,111 @@
+#!/bin/bash
+# staprun-tests.sh - a module built once and run by staprun the ways a
+# production host does (testsuite/staprun/guest.sh, one guest boot per
+# installed kernel): -L load and detach, -A attach (twice detached again
+# with SIGQUIT, then ended with SIGINT and its end probe), -d remove a
+# detached module, -D in the background with -o, -S SIZE,N output
+# rotation (files named and kept as SystemTap's staprun does). staprun's
+# usage errors, each tagged, are checked on the host.
+# usage: staprun-tests.sh    env: CSTAP_BUILD (build dir), RELEASES
+set -u
+src=$(cd "$(dirname "$0")/.." && pwd)
+build=${CSTAP_BUILD:-$(pwd)}
+[ -x "$build/translator/stap" ] || build=$src
+STAP=$build/translator/stap
+STAPVM=$build/translator/stap-vm
+STAPRUN=$build/staprun/staprun
+work=$(mktemp -d "${TMPDIR:-/tmp}/cstap-staprun.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+pass=0; fail=0
+ok() { echo "PASS: $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL: $1"; shift; printf '    %s\n' "$@"; fail=$((fail + 1)); }
+
+# usage errors: tagged, and for the reason given
+usage() {   # expected-words, then staprun's arguments
+	local want=$1 out
+	shift
+	out=$("$STAPRUN" "$@" 2>&1)
+	if [ $? != 0 ] && grep -q '^usage error \[O_USAGE\]: staprun: ' <<<"$out" && grep -qF -- "$want" <<<"$out"; then
+		ok "staprun $*: $want"
+	else
+		bad "staprun $*" "want a tagged error saying '$want', got: $out"
+	fi
+}
+usage "-L and -A cannot be used together" -L -A m
+usage "-b/-s cannot be used with -A" -A -b 2 m
+usage "-c cannot be used with -A" -A -c ls m
+usage "-c and -x cannot be used together" -c ls -x 1 m.ko
+usage "-D needs -o FILE" -D m.ko
+usage "-D cannot be used with -L" -L -D m.ko
+usage "-S needs -o FILE" -S 1,1 m.ko
+usage "-b wants a number from 1 to 4095" -b 0 m.ko
+usage "longer than 55 characters" stap_123456789012345678901234567890123456789012345678901234567890
+usage "unknown option '-q'" -q m.ko
+
+command -v qemu-system-x86_64 >/dev/null || { echo "$pass passed, $fail failed (guest part: SKIP, no qemu)"; [ $fail = 0 ]; exit; }
+releases=${RELEASES:-$("$STAPVM" --releases 2>/dev/null)}
+tab=$(printf '\t')
+cat > "$work/jobs" <<JOBS
+detach${tab}120${tab}sh /t/guest.sh detach
+remove${tab}60${tab}sh /t/guest.sh remove
+daemon${tab}60${tab}sh /t/guest.sh daemon
+rotate${tab}120${tab}sh /t/guest.sh rotate
+JOBS
+cat > "$work/detach.expect" <<'EOF'
+-L: rc=0
+begin
+1
+after -L: loaded
+attach (QUIT): rc=0
+Disconnecting from systemtap module.
+after detach 1: loaded
+attach (QUIT): rc=0
+Disconnecting from systemtap module.
+after detach 2: loaded
+attach (INT): rc=0
+end: ticks many
+after SIGINT: not loaded
+EOF
+cat > "$work/remove.expect" <<'EOF'
+after -L: loaded
+-d: rc=0
+after -d: not loaded
+ERROR: no cstap module nosuch_module_xyz is loaded 
+EOF
+cat > "$work/daemon.expect" <<'EOF'
+-D: rc=0
+daemon running
+begin
+end: ticks many
+after SIGTERM: not loaded
+EOF
+cat > "$work/rotate.expect" <<'EOF'
+-S: rc=0
+files: 3
+numbered, consecutive, at most 1 MiB each: yes
+end 1
+last three of a sequence from r.out.0: yes
+EOF
+for rel in $releases; do
+	d=$work/$rel
+	mkdir -p "$d"
+	if ! (cd "$d" && "$STAP" -p4 -r "$rel" -m session "$src/testsuite/staprun/session.stp" &&
+		"$STAP" -p4 -r "$rel" -m rotate "$src/testsuite/staprun/rotate.stp") > "$d/build.log" 2>&1; then
+		bad "staprun sessions on $rel: build" "$(cat "$d/build.log")"
+		continue
+	fi
+	"$STAPVM" -r "$rel" -t 400 -f "$d/session.ko:/ko/session.ko" -f "$d/rotate.ko:/ko/rotate.ko" \
+		-f "$src/testsuite/staprun/guest.sh:/t/guest.sh" -b "$work/jobs" -O "$d/res" > "$d/vm.log" 2>&1 ||
+		bad "staprun sessions on $rel: guest" "$(tail -20 "$d/vm.log")"
+	for j in detach remove daemon rotate; do
+		if [ ! -f "$d/res/$j.out" ]; then
+			bad "staprun $j on $rel" "no result"
+		elif diff=$(diff "$work/$j.expect" "$d/res/$j.out"); then
+			ok "staprun $j on $rel"
+		else
+			bad "staprun $j on $rel" "$diff" "$(cat "$d/res/$j.err" 2>/dev/null)"
+		fi
+	done
+done
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
