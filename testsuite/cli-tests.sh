@@ -314,5 +314,28 @@ for f in "$src"/runtime/*.h "$src"/tapsets/*.stp "$src"/tapsets/*.stpm; do
 	grep -q "$rel" "$src/runtime/local.mk" "$src/tapsets/local.mk" || missing="$missing $rel"
 done
 if [ -z "$missing" ]; then ok "runtime and tapsets listed for make install"; else bad "not installed:$missing"; fi
+# --dump-*: the library and the probe families, no script needed
+for d in "functions|^execname:string () /\* unprivileged \*/$" "probe-types|^kernel.function()$" \
+	"probe-aliases|^vfs.read = kernel.function(\"vfs_read\")"; do
+	opt=${d%%|*}; want=${d#*|}
+	if out=$("$STAP" --dump-$opt 2>&1) && grep -q "$want" <<<"$out" && [ "$(sort -u <<<"$out")" = "$out" ]; then
+		ok "--dump-$opt"
+	else
+		bad "--dump-$opt" "want a sorted list with a line matching $want" "$(head -3 <<<"$out")"
+	fi
+done
+# options that are refused say why, tagged
+for d in "--rlimit-cpu=12X|--rlimit-cpu takes a number" "--rlimit-as=|--rlimit-as takes a number" \
+	"-T 0|-T takes a timeout" "-i --dump-probe-aliases|cannot be used with -l/-L/--dump-*" \
+	"--monitor --dump-functions|cannot be used with -l/-L/--dump-*" "-i|interactive mode) is not supported"; do
+	args=${d%%|*}; want=${d#*|}
+	# shellcheck disable=SC2086 # the options are split on purpose
+	out=$("$STAP" -p1 $args -e 'probe begin {}' 2>&1)
+	if [ $? != 0 ] && grep -qF "usage error [O_USAGE]: " <<<"$out" && grep -qF -- "$want" <<<"$out"; then
+		ok "stap $args: $want"
+	else
+		bad "stap $args" "want a tagged '$want', got: $out"
+	fi
+done
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -139,6 +139,8 @@ int main(int argc, char **argv)
 	if (!modcache_lookup(&s)) {
 		if ((rc = run_pass(&s, 1, pass1_parse)))
 			return rc;
+		if (s.dump)
+			return dump_lists(&s);
 		if (s.last_pass == 1)
 			return print_pass1(&s), 0;
 		if ((rc = run_pass(&s, 2, pass2_elaborate)))

@@ -52,6 +52,9 @@ static void usage(FILE *f)
 	      "  -I DIR          look for tapsets in DIR too\n"
 	      "  -l PROBE        list the probe points PROBE matches, then stop\n"
 	      "  -L PROBE        the same, with their variables\n"
+	      "  --dump-functions / --dump-probe-types / --dump-probe-aliases\n"
+	      "                  list the tapset functions, the probe point families, the\n"
+	      "                  tapset probe aliases, then stop\n"
 	      "  -R DIR          use the runtime in DIR\n"
 	      "  --rlimit-as/cpu/fsize/nproc/stack=N  stap's own resource limits\n"
 	      "  --disable-cache neither use nor fill the module cache (~/.cache/cstap/modules)\n"
@@ -197,7 +200,8 @@ int parse_options(struct session *s, int argc, char **argv)
 	enum { OPT_REMOTE = 256, OPT_LIST_TAGS, OPT_COMPATIBLE, OPT_PROLOGUE, OPT_SKIP_BADVARS,
 	       OPT_NO_TIME_LIMITS, OPT_CHECK_VERSION, OPT_DISABLE_CACHE, OPT_CLEAN_CACHE, OPT_LDD,
 	       OPT_ALL_MODULES, OPT_MONITOR, OPT_RLIMIT_AS, OPT_RLIMIT_CPU, OPT_RLIMIT_FSIZE,
-	       OPT_RLIMIT_NPROC, OPT_RLIMIT_STACK };
+	       OPT_RLIMIT_NPROC, OPT_RLIMIT_STACK, OPT_DUMP_FUNCTIONS, OPT_DUMP_PROBE_TYPES,
+	       OPT_DUMP_PROBE_ALIASES };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -212,6 +216,9 @@ int parse_options(struct session *s, int argc, char **argv)
 		{ "disable-cache", no_argument, NULL, OPT_DISABLE_CACHE },
 		{ "clean-cache", no_argument, NULL, OPT_CLEAN_CACHE },
 		{ "interactive", no_argument, NULL, 'i' },
+		{ "dump-functions", no_argument, NULL, OPT_DUMP_FUNCTIONS },
+		{ "dump-probe-types", no_argument, NULL, OPT_DUMP_PROBE_TYPES },
+		{ "dump-probe-aliases", no_argument, NULL, OPT_DUMP_PROBE_ALIASES },
 		{ "monitor", optional_argument, NULL, OPT_MONITOR },
 		{ "rlimit-as", required_argument, NULL, OPT_RLIMIT_AS },
 		{ "rlimit-cpu", required_argument, NULL, OPT_RLIMIT_CPU },
@@ -316,6 +323,9 @@ int parse_options(struct session *s, int argc, char **argv)
 		case OPT_DISABLE_CACHE: s->no_cache = true; break;
 		case 'i': mode = "-i (interactive mode)"; break;
 		case OPT_MONITOR: mode = "--monitor"; break;
+		case OPT_DUMP_FUNCTIONS: s->dump = DUMP_FUNCTIONS; break;
+		case OPT_DUMP_PROBE_TYPES: s->dump = DUMP_PROBE_TYPES; break;
+		case OPT_DUMP_PROBE_ALIASES: s->dump = DUMP_PROBE_ALIASES; break;
 		case 'T': {
 			char *end;
 			long t = strtol(optarg, &end, 10);
@@ -356,12 +366,14 @@ int parse_options(struct session *s, int argc, char **argv)
 	if (clean_cache)   /* SystemTap's: bound the cache, then stop */
 		return modcache_clean(s) ? 1 : -1;
 	if (mode) {
-		if (s->list_mode)
-			diag(s, O_USAGE, (struct srcpos){0}, "%s cannot be used with -l/-L (it is a way to run a script, -l and -L only list)", mode);
+		if (s->list_mode || s->dump)
+			diag(s, O_USAGE, (struct srcpos){0}, "%s cannot be used with -l/-L/--dump-* (it is a way to run a script, those only list)", mode);
 		else
 			diag(s, O_USAGE, (struct srcpos){0}, "%s is not supported by cstap: run the script with stap FILE", mode);
 		return 1;
 	}
+	if (s->dump && !s->script_text && optind >= argc)
+		s->script_text = "probe never {}";   /* the library alone */
 	if (!s->script_text) {
 		if (optind >= argc) {
 			diag(s, O_USAGE, (struct srcpos){0}, "no script given (a file, - for stdin, or -e SCRIPT)");

@@ -28,6 +28,7 @@ struct session {
 	bool timing;              /* -t: per-probe hits and cycles at exit */
 	bool list_mode;           /* -l / -L */
 	bool list_vars;           /* -L: with each point's variables */
+	enum { DUMP_NONE, DUMP_FUNCTIONS, DUMP_PROBE_TYPES, DUMP_PROBE_ALIASES } dump; /* --dump-* */
 	const char *module_name;  /* -m NAME, or stap_<hash>_<pid> */
 	bool module_name_given;   /* -m was used */
 	const char *output_file;  /* -o FILE */

@@ -316,7 +316,7 @@ static bool use_entry(struct session *s, const char *key, int pass)
 
 int modcache_lookup(struct session *s)
 {
-	if (s->no_cache || s->last_pass < 4 || s->list_mode)
+	if (s->no_cache || s->last_pass < 4 || s->list_mode || s->dump)
 		return 0;
 	if (s->script_files.len == 1 && !strcmp(s->script_files.items[0], "-")) {
 		size_t len;

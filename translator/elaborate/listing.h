@@ -8,4 +8,8 @@
  * -L followed by its variables ("$name:type"). Returns the exit status. */
 int list_probe_points(struct session *s);
 
+/* After pass 1: --dump-functions / --dump-probe-types / --dump-probe-aliases
+ * (dumps.c), s->dump saying which. Returns the exit status. */
+int dump_lists(struct session *s);
+
 #endif
