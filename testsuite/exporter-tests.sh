@@ -1,0 +1,63 @@
+#!/bin/bash
+# exporter-tests.sh - stap-exporter (staprun/stap_exporter.c) in the guest:
+# a module built once (testsuite/exporter/prom_ex.stp, its metrics through
+# the prometheus tapset) is started by the first scrape of /prom_ex
+# (staprun -L), /metrics serves it, / lists it, an unknown module is a 404,
+# and stopping the exporter removes what it started. The scraped text must
+# pass `promtool check metrics` (Debian's prometheus package) with no
+# problem at all. One guest boot on the default kernel.
+# usage: exporter-tests.sh    env: CSTAP_BUILD (build dir)
+set -u
+src=$(cd "$(dirname "$0")/.." && pwd)
+build=${CSTAP_BUILD:-$(pwd)}
+[ -x "$build/translator/stap" ] || build=$src
+STAP=$build/translator/stap
+STAPVM=$build/translator/stap-vm
+command -v qemu-system-x86_64 >/dev/null || { echo "exporter-tests: SKIP: no qemu"; exit 77; }
+command -v promtool >/dev/null || { echo "exporter-tests: SKIP: no promtool (apt-get install prometheus)"; exit 77; }
+work=$(mktemp -d "${TMPDIR:-/tmp}/cstap-exporter.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+pass=0; fail=0
+ok() { echo "PASS: $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL: $1"; shift; printf '    %s\n' "$@"; fail=$((fail + 1)); }
+
+rel=$("$STAPVM" --default-release)
+if ! (cd "$work" && "$STAP" -p4 -r "$rel" -m prom_ex "$src/testsuite/exporter/prom_ex.stp") > "$work/build.log" 2>&1; then
+	bad "build prom_ex" "$(cat "$work/build.log")"
+	echo "$pass passed, $fail failed"; exit 1
+fi
+printf 'scrape\t120\tsh /t/guest.sh\n' > "$work/jobs"
+"$STAPVM" -r "$rel" -t 200 -f "$work/prom_ex.ko:/ko/prom_ex.ko" -f "$build/staprun/stap-exporter:/usr/bin/stap-exporter" \
+	-f "$src/testsuite/exporter/guest.sh:/t/guest.sh" -b "$work/jobs" -O "$work/res" > "$work/vm.log" 2>&1 ||
+	bad "guest" "$(tail -20 "$work/vm.log")"
+out=$work/res/scrape.out
+if [ ! -f "$out" ]; then
+	bad "no result from the guest" "$(tail -20 "$work/vm.log")"
+	echo "$pass passed, $fail failed"; exit 1
+fi
+steps=$(sed -n '1,/^== index$/p' "$out" | grep -v '^== index$')
+want='first scrape: rc=0
+module started by the scrape
+metrics: rc=0
+index: rc=0
+unknown module: rc=1
+exporter: rc=0
+module removed with the exporter'
+[ "$steps" = "$want" ] && ok "scrape starts the module, /metrics, /, 404, stop removes it" ||
+	bad "the exporter's steps" "$(diff <(echo "$want") <(echo "$steps"))"
+index=$(sed -n '/^== index$/,/^== metrics$/p' "$out" | sed '1d;$d')
+[ "$index" = "prom_ex running" ] && ok "/ lists the running module" || bad "/ lists" "$index"
+sed -n '/^== metrics$/,$p' "$out" | sed 1d > "$work/metrics"
+if grep -q '^cstap_reads_total{process="dd"} [1-9]' "$work/metrics" &&
+   grep -q '^cstap_ticks_total{source="timer"} [1-9]' "$work/metrics"; then
+	ok "/metrics has the script's counters"
+else
+	bad "/metrics content" "$(head -20 "$work/metrics")"
+fi
+if lint=$(promtool check metrics < "$work/metrics" 2>&1); then
+	ok "promtool check metrics: no problem"
+else
+	bad "promtool check metrics (rc=$?)" "$lint"
+fi
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
