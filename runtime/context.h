@@ -248,10 +248,17 @@ static __maybe_unused void stp_probe_exit(struct stp_context *c)
 	if (unlikely(c->last_error == stp_abort_error))
 		c->last_error = NULL;
 	if (unlikely(c->last_error)) {
+#ifdef STP_SUPPRESS_HANDLER_ERRORS
+		/* --suppress-handler-errors: the handler ends there, as if in a
+		 * try block; the error is counted, neither printed nor fatal */
+		atomic_inc(&stp_error_count);
+		atomic_inc(&stp_suppressed_count);
+#else
 		if (c->last_stmt)
 			stp_err("%s near %s", c->last_error, c->last_stmt);
 		else
 			stp_err("%s", c->last_error);
+#endif
 		c->last_error = NULL;
 	}
 #ifdef STP_IRQOFF_HANDLERS

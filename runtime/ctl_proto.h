@@ -58,6 +58,8 @@ struct stp_msg_done {
 	int32_t errors;
 	int32_t skipped;
 	int64_t dropped_bytes;
+	int32_t suppressed;	/* of errors, those --suppress-handler-errors hid */
+	int32_t pad;
 };
 
 #endif /* STP_CTL_PROTO_H */

@@ -29,6 +29,7 @@ enum stp_probe_kind {
 
 static atomic_t stp_state = ATOMIC_INIT(STP_STARTING);
 static atomic_t stp_error_count = ATOMIC_INIT(0);
+static atomic_t stp_suppressed_count = ATOMIC_INIT(0);	/* of them, suppressed */
 static atomic_t stp_skipped_count = ATOMIC_INIT(0);
 static atomic_t stp_skip_reported = ATOMIC_INIT(0);
 static int stp_target;		/* target(): pid of -c command or -x PID */

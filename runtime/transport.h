@@ -255,6 +255,7 @@ static size_t stp_read_fill(size_t size)
 	    n + sizeof(struct stp_msg) + sizeof(struct stp_msg_done) <= size) {
 		struct stp_msg_done d = {
 			.errors = atomic_read(&stp_error_count),
+			.suppressed = atomic_read(&stp_suppressed_count),
 			.skipped = atomic_read(&stp_skipped_count),
 			.dropped_bytes = atomic64_read(&stp_ring.dropped),
 		};

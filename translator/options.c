@@ -38,6 +38,8 @@ static void usage(FILE *f)
 	      "  -u              keep unused code (check everything)\n"
 	      "  --skip-badvars  read target variables that cannot be resolved as 0\n"
 	      "  --suppress-time-limits  (with -g) no MAXACTION limit, locks waited for\n"
+	      "  --suppress-handler-errors  a probe handler's run-time error ends it quietly\n"
+	      "                  (counted in the closing warning, not fatal)\n"
 	      "  -w / -W         suppress warnings / treat warnings as errors\n"
 	      "  --compatible=V  behave as SystemTap version V\n"
 	      "  --check-version warn of the tapset constructs used that depend on the version\n"
@@ -201,7 +203,7 @@ int parse_options(struct session *s, int argc, char **argv)
 	       OPT_NO_TIME_LIMITS, OPT_CHECK_VERSION, OPT_DISABLE_CACHE, OPT_CLEAN_CACHE, OPT_LDD,
 	       OPT_ALL_MODULES, OPT_MONITOR, OPT_RLIMIT_AS, OPT_RLIMIT_CPU, OPT_RLIMIT_FSIZE,
 	       OPT_RLIMIT_NPROC, OPT_RLIMIT_STACK, OPT_DUMP_FUNCTIONS, OPT_DUMP_PROBE_TYPES,
-	       OPT_DUMP_PROBE_ALIASES };
+	       OPT_DUMP_PROBE_ALIASES, OPT_SUPPRESS_HANDLER_ERRORS };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -211,6 +213,7 @@ int parse_options(struct session *s, int argc, char **argv)
 		{ "prologue-searching", optional_argument, NULL, OPT_PROLOGUE },
 		{ "skip-badvars", no_argument, NULL, OPT_SKIP_BADVARS },
 		{ "suppress-time-limits", no_argument, NULL, OPT_NO_TIME_LIMITS },
+		{ "suppress-handler-errors", no_argument, NULL, OPT_SUPPRESS_HANDLER_ERRORS },
 		{ "check-version", no_argument, NULL, OPT_CHECK_VERSION },
 		/* SystemTap's: cstap keeps no module cache */
 		{ "disable-cache", no_argument, NULL, OPT_DISABLE_CACHE },
@@ -319,6 +322,7 @@ int parse_options(struct session *s, int argc, char **argv)
 		case OPT_LIST_TAGS: diag_list_tags(); return -1;
 		case OPT_SKIP_BADVARS: s->skip_badvars = true; break;
 		case OPT_NO_TIME_LIMITS: s->no_time_limits = true; break;
+		case OPT_SUPPRESS_HANDLER_ERRORS: s->suppress_handler_errors = true; break;
 		case OPT_CHECK_VERSION: s->check_version = true; break;
 		case OPT_DISABLE_CACHE: s->no_cache = true; break;
 		case 'i': mode = "-i (interactive mode)"; break;

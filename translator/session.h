@@ -18,6 +18,7 @@ struct session {
 	bool skip_badvars;        /* --skip-badvars: unresolvable $vars read as 0 */
 	bool no_time_limits;      /* --suppress-time-limits (guru): no MAXACTION, no
 				   * MAXTRYLOCK give-up */
+	bool suppress_handler_errors; /* --suppress-handler-errors: counted, not printed */
 	bool keep_unused;         /* -u */
 	bool suppress_warnings;   /* -w */
 	int muted;                /* > 0: diag() drops everything (-l over a wildcard

@@ -154,9 +154,9 @@ static char *run_key(struct session *s)
 	add_list(&sb, "extra", s->extra_scripts.items, s->extra_scripts.len);
 	add_list(&sb, "arg", s->args.items, s->args.len);
 	/* the options passes 1-4 read */
-	strbuf_addf(&sb, "flags=%d%d%d%d%d%d%d%d%d%d\n", s->guru, s->skip_badvars, s->no_time_limits,
+	strbuf_addf(&sb, "flags=%d%d%d%d%d%d%d%d%d%d%d\n", s->guru, s->skip_badvars, s->no_time_limits,
 		    s->keep_unused, s->suppress_warnings, s->warnings_are_errors, s->check_version,
-		    s->timing, s->ldd, s->all_modules);
+		    s->timing, s->ldd, s->all_modules, s->suppress_handler_errors);
 	add_field(&sb, "module", s->module_name_given ? s->module_name : NULL);
 	add_field(&sb, "cmd", s->cmd);
 	strbuf_addf(&sb, "pid=%ld\n", s->target_pid);

@@ -1953,6 +1953,8 @@ int translate(struct session *s, struct strbuf *out)
 	if (s->timing)
 		strbuf_addstr(out, "#define STP_TIMING 1\n");
 	gen_need_macros(s, out);
+	if (s->suppress_handler_errors)
+		strbuf_addstr(out, "#define STP_SUPPRESS_HANDLER_ERRORS 1\n");
 	if (s->no_time_limits)   /* a lock is waited for as long as it takes */
 		strbuf_addstr(out, "#define STAP_SUPPRESS_TIME_LIMITS_ENABLE 1\n#define MAXTRYLOCK 2000000000\n");
 	for (int i = 0; i < s->probes.len; i++) {
