@@ -327,7 +327,10 @@ done
 # options that are refused say why, tagged
 for d in "--rlimit-cpu=12X|--rlimit-cpu takes a number" "--rlimit-as=|--rlimit-as takes a number" \
 	"-T 0|-T takes a timeout" "-i --dump-probe-aliases|cannot be used with -l/-L/--dump-*" \
-	"--monitor --dump-functions|cannot be used with -l/-L/--dump-*" "-i|interactive mode) is not supported"; do
+	"--monitor --dump-functions|cannot be used with -l/-L/--dump-*" "-i|interactive mode) is not supported" \
+	"-a arm64|cstap builds for x86_64 only" "-B novalue|-B takes NAME=VALUE" \
+	"--privilege=stapusr|not supported by cstap yet" "--unprivileged|not supported by cstap yet" \
+	"--tmpdir=/nonexistent|--tmpdir '/nonexistent' is not a writable directory"; do
 	args=${d%%|*}; want=${d#*|}
 	# shellcheck disable=SC2086 # the options are split on purpose
 	out=$("$STAP" -p1 $args -e 'probe begin {}' 2>&1)
@@ -337,5 +340,13 @@ for d in "--rlimit-cpu=12X|--rlimit-cpu takes a number" "--rlimit-as=|--rlimit-a
 		bad "stap $args" "want a tagged '$want', got: $out"
 	fi
 done
+# --tmpdir: the build directory goes there; -B: a make variable for kbuild
+# (so kbuild runs: a replayed recipe has none); -a x86_64 is accepted
+td=$(mktemp -d)
+out=$("$STAP" -k -p3 -a x86_64 --tmpdir="$td" -e 'probe begin {}' 2>&1 >/dev/null)
+if grep -q "^Keeping temporary directory \"$td/stap" <<<"$out"; then ok "--tmpdir, -a x86_64"; else bad "--tmpdir" "$out"; fi
+out=$(cd "$td" && "$STAP" -vv -p4 --disable-cache -B KBUILD_VERBOSE=0 -m cli_b -e 'probe begin { exit() }' 2>&1)
+if [ -s "$td/cli_b.ko" ] && ! grep -q "cached kbuild recipe" <<<"$out"; then ok "-B NAME=VALUE builds with kbuild"; else bad "-B" "$(tail -3 <<<"$out")"; fi
+rm -rf "$td"
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

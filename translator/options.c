@@ -58,6 +58,10 @@ static void usage(FILE *f)
 	      "                  list the tapset functions, the probe point families, the\n"
 	      "                  tapset probe aliases, then stop\n"
 	      "  -R DIR          use the runtime in DIR\n"
+	      "  -B NAME=VAL     pass a make variable to kbuild (pass 4)\n"
+	      "  -a ARCH         the target architecture: x86_64 (the only one)\n"
+	      "  --tmpdir=DIR    make build directories in DIR (default $TMPDIR, /tmp)\n"
+	      "  --privilege=stapdev  the privilege modules need (stapusr/stapsys: not yet)\n"
 	      "  --rlimit-as/cpu/fsize/nproc/stack=N  stap's own resource limits\n"
 	      "  --disable-cache neither use nor fill the module cache (~/.cache/cstap/modules)\n"
 	      "  --clean-cache   remove the least recently used modules beyond the cache's size\n"
@@ -150,25 +154,30 @@ static bool valid_module_name(const char *n)
 	return true;
 }
 
-/* The build directory goes under $TMPDIR: it must exist, and its name must
- * not trip up the shell or make (kbuild), as SystemTap requires. */
+/* The build directory goes under --tmpdir, else $TMPDIR, else /tmp: it must
+ * exist, and its name must not trip up the shell or make (kbuild), as
+ * SystemTap requires. */
 static int check_tmpdir(struct session *s)
 {
-	const char *t = env_get(ENV_TMPDIR);
+	const char *t = s->tmp_base ? s->tmp_base : env_get(ENV_TMPDIR);
+	const char *what = s->tmp_base ? "--tmpdir" : "TMPDIR";
 
-	if (!t || !*t)
+	if (!t || !*t) {
+		s->tmp_base = "/tmp";
 		return 0;
+	}
 	if (!is_dir(t) || access(t, W_OK) != 0) {
-		diag(s, O_USAGE, (struct srcpos){0}, "TMPDIR '%s' is not a writable directory", t);
+		diag(s, O_USAGE, (struct srcpos){0}, "%s '%s' is not a writable directory", what, t);
 		return 1;
 	}
 	for (const char *p = t; *p; p++) {
 		if (!isalnum((unsigned char)*p) && !strchr("/._-+,@", *p)) {
 			diag(s, O_USAGE, (struct srcpos){0},
-			     "TMPDIR '%s' has a character the module build cannot cope with: '%c'", t, *p);
+			     "%s '%s' has a character the module build cannot cope with: '%c'", what, t, *p);
 			return 1;
 		}
 	}
+	s->tmp_base = t;
 	return 0;
 }
 
@@ -203,7 +212,8 @@ int parse_options(struct session *s, int argc, char **argv)
 	       OPT_NO_TIME_LIMITS, OPT_CHECK_VERSION, OPT_DISABLE_CACHE, OPT_CLEAN_CACHE, OPT_LDD,
 	       OPT_ALL_MODULES, OPT_MONITOR, OPT_RLIMIT_AS, OPT_RLIMIT_CPU, OPT_RLIMIT_FSIZE,
 	       OPT_RLIMIT_NPROC, OPT_RLIMIT_STACK, OPT_DUMP_FUNCTIONS, OPT_DUMP_PROBE_TYPES,
-	       OPT_DUMP_PROBE_ALIASES, OPT_SUPPRESS_HANDLER_ERRORS };
+	       OPT_DUMP_PROBE_ALIASES, OPT_SUPPRESS_HANDLER_ERRORS, OPT_TMPDIR, OPT_PRIVILEGE,
+	       OPT_UNPRIVILEGED, OPT_SYSROOT };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -214,6 +224,10 @@ int parse_options(struct session *s, int argc, char **argv)
 		{ "skip-badvars", no_argument, NULL, OPT_SKIP_BADVARS },
 		{ "suppress-time-limits", no_argument, NULL, OPT_NO_TIME_LIMITS },
 		{ "suppress-handler-errors", no_argument, NULL, OPT_SUPPRESS_HANDLER_ERRORS },
+		{ "tmpdir", required_argument, NULL, OPT_TMPDIR },
+		{ "privilege", required_argument, NULL, OPT_PRIVILEGE },
+		{ "unprivileged", no_argument, NULL, OPT_UNPRIVILEGED },
+		{ "sysroot", required_argument, NULL, OPT_SYSROOT },
 		{ "check-version", no_argument, NULL, OPT_CHECK_VERSION },
 		/* SystemTap's: cstap keeps no module cache */
 		{ "disable-cache", no_argument, NULL, OPT_DISABLE_CACHE },
@@ -237,7 +251,7 @@ int parse_options(struct session *s, int argc, char **argv)
 	const char *mode = NULL;   /* -i / --monitor: SystemTap's own front ends */
 
 	opterr = 0;   /* our own messages, tagged like every diagnostic */
-	while ((c = getopt_long(argc, argv, ":hVp:vktguwWim:o:c:x:s:T:D:G:I:R:r:e:E:l:L:d:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":hVp:vktguwWim:o:c:x:s:T:D:G:I:R:r:e:E:l:L:d:a:B:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h': usage(stdout); return -1;
 		case 'V': printf("cstap (SystemTap-compatible) version " PACKAGE_VERSION "\n"); return -1;
@@ -323,6 +337,38 @@ int parse_options(struct session *s, int argc, char **argv)
 		case OPT_SKIP_BADVARS: s->skip_badvars = true; break;
 		case OPT_NO_TIME_LIMITS: s->no_time_limits = true; break;
 		case OPT_SUPPRESS_HANDLER_ERRORS: s->suppress_handler_errors = true; break;
+		case OPT_TMPDIR: s->tmp_base = optarg; break;
+		case 'a':   /* SystemTap's architecture names for this one */
+			if (strcmp(optarg, "x86_64") && strcmp(optarg, "amd64")) {
+				diag(s, O_USAGE, (struct srcpos){0}, "-a %s: cstap builds for x86_64 only", optarg);
+				return 1;
+			}
+			break;
+		case 'B':
+			if (!strchr(optarg, '=') || optarg[0] == '=') {
+				diag(s, O_USAGE, (struct srcpos){0}, "-B takes NAME=VALUE (a kbuild make variable), not '%s'", optarg);
+				return 1;
+			}
+			vec_push(&s->kbuild_vars, optarg);
+			break;
+		case OPT_UNPRIVILEGED:
+		case OPT_PRIVILEGE:
+			/* stapdev (full privilege, root) is what every cstap module
+			 * needs; the restricted levels are not built yet */
+			if (c == OPT_PRIVILEGE && !strcmp(optarg, "stapdev"))
+				break;
+			if (c == OPT_PRIVILEGE && strcmp(optarg, "stapusr") && strcmp(optarg, "stapsys")) {
+				diag(s, O_USAGE, (struct srcpos){0}, "--privilege takes stapusr, stapsys or stapdev, not '%s'", optarg);
+				return 1;
+			}
+			diag(s, O_USAGE, (struct srcpos){0}, "%s: modules for unprivileged users (stapusr, stapsys) are not "
+			     "supported by cstap yet; its modules need root (stapdev) to load",
+			     c == OPT_UNPRIVILEGED ? "--unprivileged" : "--privilege");
+			return 1;
+		case OPT_SYSROOT:
+			diag(s, O_USAGE, (struct srcpos){0}, "--sysroot: building for a system image under a directory "
+			     "is not supported by cstap yet");
+			return 1;
 		case OPT_CHECK_VERSION: s->check_version = true; break;
 		case OPT_DISABLE_CACHE: s->no_cache = true; break;
 		case 'i': mode = "-i (interactive mode)"; break;

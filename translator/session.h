@@ -42,6 +42,8 @@ struct session {
 	const char *remote;       /* --remote=qemu / NULL */
 	const char *runtime_dir;  /* -R DIR */
 	VEC(char *) defines;      /* -D NAME[=VALUE] */
+	VEC(char *) kbuild_vars;  /* -B NAME=VALUE: make variables for kbuild */
+	const char *tmp_base;     /* --tmpdir, else $TMPDIR, else /tmp */
 	VEC(char *) globals_set;  /* -G var=value */
 	VEC(char *) include_dirs; /* -I DIR, then the default tapset dir */
 	VEC(char *) args;         /* script arguments $1 ... */

@@ -92,14 +92,24 @@ int pass4_build(struct session *s)
 	char *log = xasprintf("%s/build.log", s->tmpdir);
 	/* the recipe is for any module name: keyed on the flags, not on obj-m */
 	struct recipe_key key = { .build = s->kernel_build, .flags = strchr(mk.buf, '\n') + 1 };
-	int rc = env_get(ENV_CSTAP_NO_RECIPE) ? 1 : recipe_replay(&key, s->tmpdir, s->module_name, log);
+	/* a recipe has no make variables: -B builds with kbuild itself */
+	int rc = env_get(ENV_CSTAP_NO_RECIPE) || s->kbuild_vars.len ? 1
+		 : recipe_replay(&key, s->tmpdir, s->module_name, log);
 	if (rc == 0 && s->verbose >= 2)
 		fprintf(stderr, "stap: built with the cached kbuild recipe\n");
 	if (rc != 0) {
-		char *mflag = xasprintf("M=%s", s->tmpdir);
-		char *argv[] = { "make", "-C", (char *)s->kernel_build, mflag, "modules", "-s", NULL };
-		rc = spawn_wait(argv, NULL, s->verbose >= 3 ? NULL : log);
-		if (rc == 0)
+		strvec argv = { 0 };
+		vec_push(&argv, "make");
+		vec_push(&argv, "-C");
+		vec_push(&argv, (char *)s->kernel_build);
+		vec_push(&argv, xasprintf("M=%s", s->tmpdir));
+		for (int i = 0; i < s->kbuild_vars.len; i++)
+			vec_push(&argv, s->kbuild_vars.items[i]);
+		vec_push(&argv, "modules");
+		vec_push(&argv, "-s");
+		vec_push(&argv, NULL);
+		rc = spawn_wait(argv.items, NULL, s->verbose >= 3 ? NULL : log);
+		if (rc == 0 && !s->kbuild_vars.len)
 			recipe_record(&key, s->tmpdir, s->module_name);
 	}
 	if (rc != 0) {

@@ -161,6 +161,7 @@ static char *run_key(struct session *s)
 	add_field(&sb, "cmd", s->cmd);
 	strbuf_addf(&sb, "pid=%ld\n", s->target_pid);
 	add_list(&sb, "define", s->defines.items, s->defines.len);
+	add_list(&sb, "kbuild", s->kbuild_vars.items, s->kbuild_vars.len);
 	add_list(&sb, "global", s->globals_set.items, s->globals_set.len);
 	add_list(&sb, "unwind", s->unwind_files.items, s->unwind_files.len);
 	add_field(&sb, "compatible", s->compatible);
@@ -359,6 +360,7 @@ static char *c_key(struct session *s)
 	add_tree(&sb, s->runtime_dir, 3);
 	add_field(&sb, "module", s->module_name_given ? s->module_name : NULL);
 	add_list(&sb, "define", s->defines.items, s->defines.len);
+	add_list(&sb, "kbuild-var", s->kbuild_vars.items, s->kbuild_vars.len);
 	add_field(&sb, "kbuild", tree);
 	free(tree);
 	char *key = hex_key('c', &sb);

@@ -2080,8 +2080,7 @@ int translate(struct session *s, struct strbuf *out)
 int pass3_translate(struct session *s)
 {
 	struct strbuf out = STRBUF_INIT;
-	const char *tmp = env_get(ENV_TMPDIR);
-	char *tmpl = xasprintf("%s/stapXXXXXX", tmp && *tmp ? tmp : "/tmp");
+	char *tmpl = xasprintf("%s/stapXXXXXX", s->tmp_base ? s->tmp_base : "/tmp");
 
 	/* first: the module's source may name files written next to it */
 	if (!mkdtemp(tmpl)) {
