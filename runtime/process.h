@@ -156,6 +156,8 @@ static bool stp_proc_matches(const struct stp_proc_probe *p, int event, struct t
 {
 	if (p->event != event || (p->pid && p->pid != task_tgid_nr(t)) || (p->path && (!exe || exe != p->inode)))
 		return false;
+	if (!stp_is_myproc(t))	/* --privilege: the user's own processes only */
+		return false;
 	return p->pid || p->path || !stp_target || stp_proc_in_target(t);
 }
 

@@ -50,6 +50,30 @@ static __maybe_unused int stp_init_fail(const char *why)
 	return -ENOMEM;
 }
 
+/*
+ * A module built with --privilege=stapusr or stapsys (STP_PRIVILEGE_USR) is
+ * loaded by staprun for a user of those groups, whose uid staprun passes as
+ * _stp_uid: its process probes fire only in that user's processes, and its
+ * functions that read a process's memory only run in them (stp_is_myproc).
+ */
+#ifdef STP_PRIVILEGE_USR
+#include <linux/moduleparam.h>
+#include <linux/cred.h>
+static unsigned int stp_user_uid = (unsigned int)-1;	/* nobody, until staprun says */
+module_param_named(_stp_uid, stp_user_uid, uint, 0444);	/* staprun -A/-d read it */
+
+static __maybe_unused bool stp_is_myproc(struct task_struct *t)
+{
+	return from_kuid(&init_user_ns, task_euid(t)) == stp_user_uid &&
+	       from_kuid(&init_user_ns, task_uid(t)) == stp_user_uid;
+}
+#else
+static inline __maybe_unused bool stp_is_myproc(struct task_struct *t)
+{
+	return true;
+}
+#endif
+
 /* Is t the -c/-x target process or a descendant of it? Process probes
  * that name no program see only those, as SystemTap's. */
 static __maybe_unused bool stp_proc_in_target(struct task_struct *t)

@@ -14,6 +14,12 @@
 #include "runtime.h"
 
 MODULE_LICENSE("GPL");		/* irq_work, kprobes etc. are GPL-only */
+/* who may load it: staprun checks the caller's groups against this */
+#ifdef STP_PRIVILEGE_USR
+MODULE_INFO(stap_privilege, "stapusr");
+#else
+MODULE_INFO(stap_privilege, "stapdev");
+#endif
 
 /* staprun -s N: output ring of N MiB (0 = STP_BUFFER_SIZE) */
 static unsigned int stp_bufsize_mb;

@@ -87,6 +87,8 @@ static inline bool stp_uprobe_wanted(const struct stp_uprobe *p)
 {
 	if ((p->flags & STP_UPF_TARGET) && stp_target && !stp_proc_in_target(current))
 		return false;
+	if (!stp_is_myproc(current))	/* --privilege: the user's own processes only */
+		return false;
 	if (p->pid && task_tgid_nr(current) != p->pid)
 		return false;
 #ifdef _STP_PERF_H_

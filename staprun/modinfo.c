@@ -94,6 +94,27 @@ static const char *modinfo_find(const char *mi, size_t size, const char *key,
 	return NULL;
 }
 
+/* The value of .modinfo's key=value into val[size]; 0, or -1 if absent. */
+int modinfo_value(const char *ko_path, const char *key, char *val, size_t size)
+{
+	size_t len, misize = 0, vlen = 0;
+	unsigned char *img = modinfo_read_file(ko_path, &len);
+	const char *mi, *v;
+
+	if (!img)
+		return -1;
+	mi = elf_modinfo(img, len, &misize);
+	v = modinfo_find(mi, misize, key, "", &vlen);
+	if (!v || vlen >= size) {
+		free(img);
+		return -1;
+	}
+	memcpy(val, v, vlen);
+	val[vlen] = '\0';
+	free(img);
+	return 0;
+}
+
 /* The module's name into name[size]; -1 with a message on failure. */
 int modinfo_module_name(const char *ko_path, char *name, size_t size)
 {

@@ -9,5 +9,6 @@
 void *modinfo_read_file(const char *path, size_t *len);
 int modinfo_module_name(const char *ko_path, char *name, size_t size);
 int modinfo_has_param(const char *ko_path, const char *param);
+int modinfo_value(const char *ko_path, const char *key, char *val, size_t size);
 
 #endif /* STAPRUN_MODINFO_H */

@@ -11,7 +11,8 @@
  * to it: the module keeps its output meanwhile (dropped, and counted, when
  * the buffer fills).
  *
- * usage: stapio [-v] [-L | -A] [-o FILE [-S MB[,N]]] [-c CMD] [-x PID] [-T SECS] [-s MB] MODULE_NAME
+ * usage: stapio [-v] [-L | -A] [-F FD] [-o FILE [-S MB[,N]]] [-c CMD] [-x PID] [-T SECS] [-s MB] MODULE_NAME
+ * (-F: the control file, opened by a setuid staprun for a user who cannot)
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -419,10 +420,11 @@ static void parse_args(struct relay *s, int argc, char **argv)
 {
 	int opt;
 
-	while ((opt = getopt(argc, argv, "+vLAo:c:x:T:s:S:")) != -1) {
+	while ((opt = getopt(argc, argv, "+vLAo:c:x:T:s:S:F:")) != -1) {
 		switch (opt) {
 		case 'v': s->verbose++; break;
 		case 'L': s->load_only = true; break;
+		case 'F': s->ctl = atoi(optarg); break;	/* opened by staprun (setuid) */
 		case 'A': s->attach = true; break;
 		case 'o': s->out_path = optarg; break;
 		case 'c': s->cmd = optarg; break;
@@ -516,7 +518,10 @@ int main(int argc, char **argv)
 			return 1;
 	}
 	snprintf(path, sizeof(path), "/proc/" STP_PROC_PREFIX "%s", s.modname);
-	s.ctl = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (s.ctl < 0)
+		s.ctl = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	else
+		fcntl(s.ctl, F_SETFD, FD_CLOEXEC);
 	if (s.ctl < 0) {
 		error_msg("cannot open %s: %s", path, strerror(errno));
 		return 1;

@@ -30,6 +30,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
+#include <grp.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -185,6 +186,131 @@ static void parse_args(struct options *o, int argc, char **argv)
 		usage_error("module parameters cannot be given with %s", o->attach ? "-A" : "-d");
 }
 
+/*
+ * Privilege, as SystemTap's staprun has it: root runs anything; so does a
+ * member of the group stapdev; a member of stapsys or stapusr runs only a
+ * module an administrator installed in /lib/modules/RELEASE/systemtap/ or
+ * one built with --privilege=stapusr|stapsys (its .modinfo says
+ * stap_privilege=stapusr), whose process probes then see only that user's
+ * processes (_stp_uid). staprun is installed setuid root for them; stapio
+ * runs as the user, with the control file opened for it.
+ */
+enum { GRP_STAPUSR = 1, GRP_STAPSYS = 2, GRP_STAPDEV = 4 };
+
+/* gid of group name in /etc/group, or -1 (no NSS in a static binary). */
+static long group_gid(const char *name)
+{
+	char line[1024];
+	size_t n = strlen(name);
+	long gid = -1;
+	FILE *f = fopen("/etc/group", "r");
+
+	if (!f)
+		return -1;
+	while (gid < 0 && fgets(line, sizeof(line), f))
+		if (!strncmp(line, name, n) && line[n] == ':') {
+			const char *g = strchr(line + n + 1, ':');
+
+			if (g)
+				gid = strtol(g + 1, NULL, 10);
+		}
+	fclose(f);
+	return gid;
+}
+
+/* GRP_* bits of the calling user's groups. */
+static int caller_groups(void)
+{
+	static const struct { const char *name; int bit; } g[] = {
+		{ "stapusr", GRP_STAPUSR }, { "stapsys", GRP_STAPSYS }, { "stapdev", GRP_STAPDEV },
+	};
+	gid_t list[256];
+	int n = getgroups(256, list), bits = 0;
+
+	for (size_t i = 0; i < sizeof(g) / sizeof(g[0]); i++) {
+		long gid = group_gid(g[i].name);
+
+		if (gid < 0)
+			continue;
+		if ((gid_t)gid == getgid())
+			bits |= g[i].bit;
+		for (int j = 0; j < n; j++)
+			if (list[j] == (gid_t)gid)
+				bits |= g[i].bit;
+	}
+	return bits;
+}
+
+static void __attribute__((format(printf, 1, 2), noreturn)) privilege_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("run error [R_PRIVILEGE]: staprun: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs(" (man staprun)\n", stderr);
+	exit(1);
+}
+
+/* Is the module file one an administrator installed for this kernel? */
+static bool installed_module(const char *ko)
+{
+	char real[PATH_MAX], dir[PATH_MAX + 64];
+	struct utsname u;
+
+	if (!realpath(ko, real) || uname(&u) < 0)
+		return false;
+	snprintf(dir, sizeof(dir), "/lib/modules/%s/systemtap/", u.release);
+	return !strncmp(real, dir, strlen(dir)) && !strchr(real + strlen(dir), '/');
+}
+
+/* May the caller load ko? Exits with R_PRIVILEGE if not. */
+static void check_load_privilege(const char *ko)
+{
+	char level[32] = "";
+	int groups;
+
+	if (getuid() == 0)
+		return;
+	groups = caller_groups();
+	if (!groups)
+		privilege_error("only root and the members of the groups stapdev, stapsys and stapusr may run "
+				"cstap modules (uid %d is in none of them)", (int)getuid());
+	if (geteuid() != 0)
+		privilege_error("staprun is not setuid root here, so it cannot load modules for uid %d "
+				"(an administrator installs it with chmod 4755)", (int)getuid());
+	if (groups & GRP_STAPDEV)
+		return;
+	modinfo_value(ko, "stap_privilege", level, sizeof(level));
+	if (installed_module(ko) || !strcmp(level, "stapusr") || ((groups & GRP_STAPSYS) && !strcmp(level, "stapsys")))
+		return;
+	privilege_error("%s needs the group stapdev: as a member of %s you may run modules built with "
+			"--privilege=stapusr, or installed in /lib/modules/RELEASE/systemtap/", ko,
+			groups & GRP_STAPSYS ? "stapsys" : "stapusr");
+}
+
+/* -A / -d by someone else than root: stapdev, or the user the module
+ * (built with --privilege) was loaded for. */
+static void check_attach_privilege(const char *modname)
+{
+	char path[128], buf[32] = "";
+	FILE *f;
+
+	if (getuid() == 0 || (caller_groups() & GRP_STAPDEV))
+		return;
+	snprintf(path, sizeof(path), "/sys/module/%s/parameters/_stp_uid", modname);
+	f = fopen(path, "r");
+	if (f) {
+		if (!fgets(buf, sizeof(buf), f))
+			buf[0] = '\0';
+		fclose(f);
+	}
+	if (!buf[0] || strtoul(buf, NULL, 10) != (unsigned long)getuid())
+		privilege_error("module %s was not loaded for uid %d: only root, stapdev and that user may "
+				"attach to or remove it", modname, (int)getuid());
+}
+
 /* tz_ctime(): our time zone's offset and name, for modules that take them. */
 static int tz_params(const struct options *o, char *p, bool space)
 {
@@ -203,7 +329,7 @@ static int tz_params(const struct options *o, char *p, bool space)
  */
 static char *param_string(const struct options *o)
 {
-	size_t len = 64 + 64;	/* _stp_bufsize, then the time zone */
+	size_t len = 64 + 64 + 32;	/* _stp_bufsize, the time zone, _stp_uid */
 	char *s, *p;
 	int i;
 
@@ -216,6 +342,10 @@ static char *param_string(const struct options *o)
 	for (i = 0; i < o->nparams; i++) {
 		const char *a = o->params[i], *eq = strchr(a, '=');
 
+		if (getuid() != 0 && !strncmp(a, "_stp_", 5)) {
+			fprintf(stderr, "ERROR: module parameter '%.*s' is staprun's own\n", (int)strcspn(a, "="), a);
+			exit(1);
+		}
 		if (modinfo_has_param(o->ko_path, a) == 0) {
 			fprintf(stderr, "ERROR: module %s has no parameter '%.*s' (not a global the script lets you set)\n",
 				o->ko_path, (int)strcspn(a, "="), a);
@@ -232,6 +362,8 @@ static char *param_string(const struct options *o)
 	}
 	if (o->bufsize_mb)
 		p += sprintf(p, "%s_stp_bufsize=%s", *s ? " " : "", o->bufsize_mb);
+	if (modinfo_has_param(o->ko_path, "_stp_uid") > 0)   /* --privilege: whose processes */
+		p += sprintf(p, "%s_stp_uid=%u", *s ? " " : "", (unsigned)getuid());
 	p += tz_params(o, p, *s != '\0');
 	return s;
 }
@@ -336,8 +468,10 @@ static void forward_signal(int sig)
 /* Run stapio and return its exit status in shell terms. */
 static int run_stapio(const struct options *o, const char *modname)
 {
-	const char *argv[20];
+	const char *argv[24];
 	const char *stapio = find_stapio();
+	char ctl_arg[16];
+	int ctl = -1;
 	struct sigaction sa;
 	int n = 0, status;
 
@@ -354,6 +488,19 @@ static int run_stapio(const struct options *o, const char *modname)
 	if (o->timeout) { argv[n++] = "-T"; argv[n++] = o->timeout; }
 	if (o->bufsize_mb) { argv[n++] = "-s"; argv[n++] = o->bufsize_mb; }
 	if (o->rotate) { argv[n++] = "-S"; argv[n++] = o->rotate; }
+	if (getuid() != 0) {	/* stapio runs as the user: the control file is opened here */
+		char path[128];
+
+		snprintf(path, sizeof(path), "/proc/" STP_PROC_PREFIX "%s", modname);
+		ctl = open(path, O_RDWR | O_NONBLOCK);
+		if (ctl < 0) {
+			fprintf(stderr, "ERROR: cannot open %s: %s\n", path, strerror(errno));
+			return 1;
+		}
+		snprintf(ctl_arg, sizeof(ctl_arg), "%d", ctl);
+		argv[n++] = "-F";
+		argv[n++] = ctl_arg;
+	}
 	argv[n++] = modname;
 	argv[n] = NULL;
 
@@ -371,6 +518,10 @@ static int run_stapio(const struct options *o, const char *modname)
 		return 1;
 	}
 	if (stapio_pid == 0) {
+		if (getuid() != 0 && (setgroups(0, NULL) < 0 || setgid(getgid()) < 0 || setuid(getuid()) < 0)) {
+			fprintf(stderr, "ERROR: cannot drop privileges for stapio: %s\n", strerror(errno));
+			_exit(127);
+		}
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGHUP, SIG_DFL);
@@ -378,6 +529,8 @@ static int run_stapio(const struct options *o, const char *modname)
 		fprintf(stderr, "ERROR: cannot run %s: %s (set CSTAP_STAPIO?)\n", stapio, strerror(errno));
 		_exit(127);
 	}
+	if (ctl >= 0)
+		close(ctl);	/* stapio has it */
 	while (waitpid(stapio_pid, &status, 0) < 0)
 		if (errno != EINTR) {
 			fprintf(stderr, "ERROR: waitpid: %s\n", strerror(errno));
@@ -480,15 +633,24 @@ int main(int argc, char **argv)
 	int rc;
 
 	parse_args(&o, argc, argv);
-	if (o.remove)
+	if (o.remove) {
+		if (getuid() != 0 && strcmp(o.ko_path, "*") == 0 && !(caller_groups() & GRP_STAPDEV))
+			privilege_error("-d '*' is for root and stapdev");
+		if (getuid() != 0 && strcmp(o.ko_path, "*") != 0) {
+			loaded_module_name(o.ko_path, modname, sizeof(modname));
+			check_attach_privilege(modname);
+		}
 		return remove_modules(&o);
+	}
 	if (o.attach) {
 		loaded_module_name(o.ko_path, modname, sizeof(modname));
+		check_attach_privilege(modname);
 		rc = run_stapio(&o, modname);
 	} else {
 		o.ko_path = module_file(o.ko_path);
 		if (modinfo_module_name(o.ko_path, modname, sizeof(modname)) < 0)
 			return 1;
+		check_load_privilege(o.ko_path);
 		params = param_string(&o);
 		if (!params) {
 			fprintf(stderr, "ERROR: out of memory\n");

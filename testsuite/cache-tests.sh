@@ -7,16 +7,9 @@
 # --disable-cache neither reads nor writes; --clean-cache bounds the size.
 # usage: cache-tests.sh    env: CSTAP_BUILD (build dir)
 set -u
-src=$(cd "$(dirname "$0")/.." && pwd)
-build=${CSTAP_BUILD:-$(pwd)}
-[ -x "$build/translator/stap" ] || build=$src
-STAP=$build/translator/stap
-work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+. "$(dirname "$0")/lib.sh"
 export XDG_CACHE_HOME=$work/cache
 cache=$XDG_CACHE_HOME/cstap/modules
-pass=0; fail=0
-ok() { echo "PASS: $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL: $1"; shift; printf '    %s\n' "$@"; fail=$((fail + 1)); }
 cd "$work" || exit 1
 
 # run NAME ARGS...: stap -v -p4 ARGS, stderr in NAME.err; "built" or
@@ -132,5 +125,4 @@ else
 	bad "--clean-cache" "rc=$crc entries $before -> $after, ${size} KiB, last used: $how" "$(cat clean.out)"
 fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish

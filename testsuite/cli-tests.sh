@@ -329,7 +329,7 @@ for d in "--rlimit-cpu=12X|--rlimit-cpu takes a number" "--rlimit-as=|--rlimit-a
 	"-T 0|-T takes a timeout" "-i --dump-probe-aliases|cannot be used with -l/-L/--dump-*" \
 	"--monitor --dump-functions|cannot be used with -l/-L/--dump-*" "-i|interactive mode) is not supported" \
 	"-a arm64|cstap builds for x86_64 only" "-B novalue|-B takes NAME=VALUE" \
-	"--privilege=stapusr|not supported by cstap yet" "--unprivileged|not supported by cstap yet" \
+	"--privilege=root|--privilege takes stapusr, stapsys or stapdev" "--sysroot=/x|not supported by cstap yet" \
 	"--tmpdir=/nonexistent|--tmpdir '/nonexistent' is not a writable directory"; do
 	args=${d%%|*}; want=${d#*|}
 	# shellcheck disable=SC2086 # the options are split on purpose
@@ -348,5 +348,22 @@ if grep -q "^Keeping temporary directory \"$td/stap" <<<"$out"; then ok "--tmpdi
 out=$(cd "$td" && "$STAP" -vv -p4 --disable-cache -B KBUILD_VERBOSE=0 -m cli_b -e 'probe begin { exit() }' 2>&1)
 if [ -s "$td/cli_b.ko" ] && ! grep -q "cached kbuild recipe" <<<"$out"; then ok "-B NAME=VALUE builds with kbuild"; else bad "-B" "$(tail -3 <<<"$out")"; fi
 rm -rf "$td"
+# --privilege=stapusr: no guru mode; what it allows builds, and says so in .modinfo
+out=$("$STAP" -p2 -g --privilege=stapusr -e 'probe begin {}' 2>&1)
+if [ $? != 0 ] && grep -q 'E_PRIVILEGE.*-g (guru mode) is not allowed' <<<"$out"; then ok "-g with --privilege=stapusr"; else bad "-g with --privilege" "$out"; fi
+td=$(mktemp -d)
+if (cd "$td" && "$STAP" -p4 --unprivileged -m cli_usr -e 'probe begin { printf("%d %s\n", uid(), execname()) } probe process.begin { exit() }' > /dev/null 2>&1) &&
+   strings "$td/cli_usr.ko" | grep -qx 'stap_privilege=stapusr'; then
+	ok "--unprivileged builds begin/process probes, modinfo stap_privilege=stapusr"
+else
+	bad "--unprivileged module"
+fi
+rm -rf "$td"
+# --example NAME: a script of examples/
+if out=$("$STAP" -p2 --example who_opens /etc 2>&1) && grep -q '^# probes' <<<"$out"; then
+	ok "--example NAME runs examples/NAME.stp"
+else
+	bad "--example" "$(head -3 <<<"$out")"
+fi
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -35,7 +35,7 @@ build=${CSTAP_BUILD:-$(pwd)}
 STAP=$build/translator/stap
 STAPVM=$build/translator/stap-vm
 ex=$src/examples
-work=$(mktemp -d "${TMPDIR:-/tmp}/cstap-examples.XXXXXX")
+work=$(mktemp -d "${TMPDIR:-/tmp}/cstap-own-examples.XXXXXX")
 [ "${KEEP:-0}" = 1 ] && echo "work dir: $work" || trap 'rm -rf "$work"' EXIT
 pass=0 fail=0
 ok() { echo "PASS: $1"; pass=$((pass + 1)); }

@@ -8,18 +8,9 @@
 # problem at all. One guest boot on the default kernel.
 # usage: exporter-tests.sh    env: CSTAP_BUILD (build dir)
 set -u
-src=$(cd "$(dirname "$0")/.." && pwd)
-build=${CSTAP_BUILD:-$(pwd)}
-[ -x "$build/translator/stap" ] || build=$src
-STAP=$build/translator/stap
-STAPVM=$build/translator/stap-vm
+. "$(dirname "$0")/lib.sh"
 command -v qemu-system-x86_64 >/dev/null || { echo "exporter-tests: SKIP: no qemu"; exit 77; }
 command -v promtool >/dev/null || { echo "exporter-tests: SKIP: no promtool (apt-get install prometheus)"; exit 77; }
-work=$(mktemp -d "${TMPDIR:-/tmp}/cstap-exporter.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-pass=0; fail=0
-ok() { echo "PASS: $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL: $1"; shift; printf '    %s\n' "$@"; fail=$((fail + 1)); }
 
 rel=$("$STAPVM" --default-release)
 if ! (cd "$work" && "$STAP" -p4 -r "$rel" -m prom_ex "$src/testsuite/exporter/prom_ex.stp") > "$work/build.log" 2>&1; then
@@ -59,5 +50,4 @@ if lint=$(promtool check metrics < "$work/metrics" 2>&1); then
 else
 	bad "promtool check metrics (rc=$?)" "$lint"
 fi
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish

@@ -5,8 +5,8 @@
 include testsuite/unit-parser.mk
 include testsuite/unit-runtime.mk
 
-TESTS += testsuite/cli-tests.sh testsuite/cache-tests.sh testsuite/man-tests.sh testsuite/exporter-tests.sh testsuite/staprun-tests.sh testsuite/list-tests.sh testsuite/debuginfod-tests.sh testsuite/conformance-parse.sh testsuite/conformance-sem.sh testsuite/conformance-build.sh testsuite/examples.sh testsuite/vm-smoke.sh testsuite/run-tests.sh testsuite/stress.sh
-EXTRA_DIST += testsuite/stress.sh testsuite/cache-tests.sh testsuite/man-tests.sh testsuite/exporter-tests.sh testsuite/exporter testsuite/staprun-tests.sh testsuite/staprun testsuite/stress testsuite/vm-smoke.sh testsuite/cli-tests.sh testsuite/list-tests.sh testsuite/debuginfod-tests.sh testsuite/list testsuite/conformance-parse.sh testsuite/conformance-sem.sh testsuite/conformance-build.sh testsuite/conformance-build-systemtap.txt testsuite/conformance-xfail.txt testsuite/examples.sh testsuite/examples testsuite/run-tests.sh \
+TESTS += testsuite/cli-tests.sh testsuite/cache-tests.sh testsuite/man-tests.sh testsuite/exporter-tests.sh testsuite/privilege-tests.sh testsuite/staprun-tests.sh testsuite/list-tests.sh testsuite/debuginfod-tests.sh testsuite/conformance-parse.sh testsuite/conformance-sem.sh testsuite/conformance-build.sh testsuite/examples.sh testsuite/vm-smoke.sh testsuite/run-tests.sh testsuite/stress.sh
+EXTRA_DIST += testsuite/lib.sh testsuite/stress.sh testsuite/cache-tests.sh testsuite/man-tests.sh testsuite/exporter-tests.sh testsuite/exporter testsuite/privilege-tests.sh testsuite/privilege testsuite/staprun-tests.sh testsuite/staprun testsuite/stress testsuite/vm-smoke.sh testsuite/cli-tests.sh testsuite/list-tests.sh testsuite/debuginfod-tests.sh testsuite/list testsuite/conformance-parse.sh testsuite/conformance-sem.sh testsuite/conformance-build.sh testsuite/conformance-build-systemtap.txt testsuite/conformance-xfail.txt testsuite/examples.sh testsuite/examples testsuite/run-tests.sh \
 	testsuite/run testsuite/semko
 # the run tests need stap, stap-vm, staprun and stapio built first
 check_SCRIPTS = translator/stap translator/stap-vm staprun/staprun staprun/stapio

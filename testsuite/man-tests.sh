@@ -7,15 +7,8 @@
 # make install puts the pages in their sections.
 # usage: man-tests.sh    env: CSTAP_BUILD (build dir)
 set -u
-src=$(cd "$(dirname "$0")/.." && pwd)
-build=${CSTAP_BUILD:-$(pwd)}
-[ -x "$build/translator/stap" ] || build=$src
-STAP=$build/translator/stap
+. "$(dirname "$0")/lib.sh"
 command -v groff >/dev/null && command -v man >/dev/null || { echo "man-tests: SKIP: no groff/man"; exit 77; }
-work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
-pass=0; fail=0
-ok() { echo "PASS: $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL: $1"; shift; printf '    %s\n' "$@"; fail=$((fail + 1)); }
 
 gen=$work/gen
 sh "$src/doc/man/gen-man.sh" "$src" "$gen" > /dev/null || { bad "gen-man.sh failed"; exit 1; }
@@ -91,5 +84,4 @@ if [ -f "$build/Makefile" ] && make -C "$build" -s install-data-local DESTDIR="$
 else
 	bad "make install-data-local failed" "$(tail -5 "$work/install.log")"
 fi
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish

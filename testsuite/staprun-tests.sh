@@ -8,17 +8,7 @@
 # usage errors, each tagged, are checked on the host.
 # usage: staprun-tests.sh    env: CSTAP_BUILD (build dir), RELEASES
 set -u
-src=$(cd "$(dirname "$0")/.." && pwd)
-build=${CSTAP_BUILD:-$(pwd)}
-[ -x "$build/translator/stap" ] || build=$src
-STAP=$build/translator/stap
-STAPVM=$build/translator/stap-vm
-STAPRUN=$build/staprun/staprun
-work=$(mktemp -d "${TMPDIR:-/tmp}/cstap-staprun.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-pass=0; fail=0
-ok() { echo "PASS: $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL: $1"; shift; printf '    %s\n' "$@"; fail=$((fail + 1)); }
+. "$(dirname "$0")/lib.sh"
 
 # usage errors: tagged, and for the reason given
 usage() {   # expected-words, then staprun's arguments
@@ -107,5 +97,4 @@ for rel in $releases; do
 		fi
 	done
 done
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish

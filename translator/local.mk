@@ -50,7 +50,7 @@ STAP_PASS_SOURCES = translator/passes.h translator/options.c translator/options.
 	translator/walk.c translator/walk.h translator/elaborate/analyze.c \
 	translator/elaborate/alias.c translator/elaborate/checks.c translator/elaborate/dump.c \
 	translator/elaborate/optimize.c translator/elaborate/context_funcs.c translator/elaborate/doubleglob.c \
-	translator/elaborate/listing.c translator/elaborate/listing.h translator/elaborate/dumps.c \
+	translator/elaborate/listing.c translator/elaborate/listing.h translator/elaborate/dumps.c translator/elaborate/privilege.c \
 	translator/translate/translate.c translator/translate/translate.h \
 	translator/build/build.c translator/build/recipe.c translator/build/recipe.h translator/build/kfeatures.c translator/build/kfeatures.h \
 	translator/run/run.c translator/cache/modcache.c translator/cache/modcache.h \

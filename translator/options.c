@@ -61,7 +61,9 @@ static void usage(FILE *f)
 	      "  -B NAME=VAL     pass a make variable to kbuild (pass 4)\n"
 	      "  -a ARCH         the target architecture: x86_64 (the only one)\n"
 	      "  --tmpdir=DIR    make build directories in DIR (default $TMPDIR, /tmp)\n"
-	      "  --privilege=stapdev  the privilege modules need (stapusr/stapsys: not yet)\n"
+	      "  --privilege=LEVEL  who may load the module: stapdev (root, the default),\n"
+	      "                  stapsys or stapusr (users of those groups; pass 2 then allows\n"
+	      "                  only what SystemTap marks unprivileged); --unprivileged: stapusr\n"
 	      "  --rlimit-as/cpu/fsize/nproc/stack=N  stap's own resource limits\n"
 	      "  --disable-cache neither use nor fill the module cache (~/.cache/cstap/modules)\n"
 	      "  --clean-cache   remove the least recently used modules beyond the cache's size\n"
@@ -70,6 +72,7 @@ static void usage(FILE *f)
 	      "                  newest installed one when modules run in a guest)\n"
 	      "  --remote=qemu   run pass 5 in a QEMU guest booting the target kernel\n"
 	      "                  (the default when this kernel cannot load modules)\n"
+	      "  --example NAME  run the example script NAME (see examples/README)\n"
 	      "  --list-tags     list the diagnostic tags with their meaning\n"
 	      "  -V, --version   print the version\n", f);
 }
@@ -80,6 +83,13 @@ void session_init(struct session *s)
 	s->last_pass = 5;
 	s->target_pid = 0;
 	s->arch = "x86_64";
+}
+
+static bool has_stp_suffix(const char *n)
+{
+	size_t len = strlen(n);
+
+	return len > 4 && !strcmp(n + len - 4, ".stp");
 }
 
 static bool is_dir(const char *p)
@@ -205,6 +215,26 @@ static int set_rlimit(struct session *s, int i, const char *v)
 	return 0;
 }
 
+/* --example NAME: the script is examples/NAME(.stp), from the build tree
+ * or the installed examples. */
+static int find_example(struct session *s)
+{
+	const char *name = s->script_files.len ? s->script_files.items[0] : NULL;
+	char *dir = locate(ENV_CSTAP_EXAMPLES, "examples", PKGDATADIR "/examples");
+
+	if (!name || s->script_text || strchr(name, '/')) {
+		diag(s, O_USAGE, (struct srcpos){0}, "--example takes the name of an example (ls %s)", dir);
+		return 1;
+	}
+	char *path = xasprintf("%s/%s%s", dir, name, has_stp_suffix(name) ? "" : ".stp");
+	if (access(path, R_OK) != 0) {
+		diag(s, O_FILE, (struct srcpos){0}, "no example '%s' in %s", name, dir);
+		return 1;
+	}
+	s->script_files.items[0] = path;
+	return 0;
+}
+
 /* Returns 0 to go on, -1 to exit successfully (help), >0 to fail. */
 int parse_options(struct session *s, int argc, char **argv)
 {
@@ -213,7 +243,7 @@ int parse_options(struct session *s, int argc, char **argv)
 	       OPT_ALL_MODULES, OPT_MONITOR, OPT_RLIMIT_AS, OPT_RLIMIT_CPU, OPT_RLIMIT_FSIZE,
 	       OPT_RLIMIT_NPROC, OPT_RLIMIT_STACK, OPT_DUMP_FUNCTIONS, OPT_DUMP_PROBE_TYPES,
 	       OPT_DUMP_PROBE_ALIASES, OPT_SUPPRESS_HANDLER_ERRORS, OPT_TMPDIR, OPT_PRIVILEGE,
-	       OPT_UNPRIVILEGED, OPT_SYSROOT };
+	       OPT_UNPRIVILEGED, OPT_SYSROOT, OPT_EXAMPLE };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -228,6 +258,7 @@ int parse_options(struct session *s, int argc, char **argv)
 		{ "privilege", required_argument, NULL, OPT_PRIVILEGE },
 		{ "unprivileged", no_argument, NULL, OPT_UNPRIVILEGED },
 		{ "sysroot", required_argument, NULL, OPT_SYSROOT },
+		{ "example", no_argument, NULL, OPT_EXAMPLE },
 		{ "check-version", no_argument, NULL, OPT_CHECK_VERSION },
 		/* SystemTap's: cstap keeps no module cache */
 		{ "disable-cache", no_argument, NULL, OPT_DISABLE_CACHE },
@@ -249,6 +280,7 @@ int parse_options(struct session *s, int argc, char **argv)
 	int c;
 	bool clean_cache = false;
 	const char *mode = NULL;   /* -i / --monitor: SystemTap's own front ends */
+	bool example = false;      /* --example: FILE names one of the examples */
 
 	opterr = 0;   /* our own messages, tagged like every diagnostic */
 	while ((c = getopt_long(argc, argv, ":hVp:vktguwWim:o:c:x:s:T:D:G:I:R:r:e:E:l:L:d:a:B:", longopts, NULL)) != -1) {
@@ -338,6 +370,7 @@ int parse_options(struct session *s, int argc, char **argv)
 		case OPT_NO_TIME_LIMITS: s->no_time_limits = true; break;
 		case OPT_SUPPRESS_HANDLER_ERRORS: s->suppress_handler_errors = true; break;
 		case OPT_TMPDIR: s->tmp_base = optarg; break;
+		case OPT_EXAMPLE: example = true; break;
 		case 'a':   /* SystemTap's architecture names for this one */
 			if (strcmp(optarg, "x86_64") && strcmp(optarg, "amd64")) {
 				diag(s, O_USAGE, (struct srcpos){0}, "-a %s: cstap builds for x86_64 only", optarg);
@@ -351,20 +384,16 @@ int parse_options(struct session *s, int argc, char **argv)
 			}
 			vec_push(&s->kbuild_vars, optarg);
 			break;
-		case OPT_UNPRIVILEGED:
+		case OPT_UNPRIVILEGED: s->privilege = PRIV_STAPUSR; break;
 		case OPT_PRIVILEGE:
-			/* stapdev (full privilege, root) is what every cstap module
-			 * needs; the restricted levels are not built yet */
-			if (c == OPT_PRIVILEGE && !strcmp(optarg, "stapdev"))
-				break;
-			if (c == OPT_PRIVILEGE && strcmp(optarg, "stapusr") && strcmp(optarg, "stapsys")) {
+			if (!strcmp(optarg, "stapdev")) s->privilege = PRIV_STAPDEV;
+			else if (!strcmp(optarg, "stapsys")) s->privilege = PRIV_STAPSYS;
+			else if (!strcmp(optarg, "stapusr")) s->privilege = PRIV_STAPUSR;
+			else {
 				diag(s, O_USAGE, (struct srcpos){0}, "--privilege takes stapusr, stapsys or stapdev, not '%s'", optarg);
 				return 1;
 			}
-			diag(s, O_USAGE, (struct srcpos){0}, "%s: modules for unprivileged users (stapusr, stapsys) are not "
-			     "supported by cstap yet; its modules need root (stapdev) to load",
-			     c == OPT_UNPRIVILEGED ? "--unprivileged" : "--privilege");
-			return 1;
+			break;
 		case OPT_SYSROOT:
 			diag(s, O_USAGE, (struct srcpos){0}, "--sysroot: building for a system image under a directory "
 			     "is not supported by cstap yet");
@@ -431,6 +460,8 @@ int parse_options(struct session *s, int argc, char **argv)
 		}
 		vec_push(&s->script_files, argv[optind++]);
 	}
+	if (example && find_example(s))
+		return 1;
 	for (; optind < argc; optind++)
 		vec_push(&s->args, argv[optind]);
 	if (s->no_time_limits && !s->guru) {

@@ -57,6 +57,10 @@ void check_semantics(struct session *s);
 /* --check-version: the used tapset constructs whose text depends on systemtap_v */
 void check_version_dependence(struct session *s);
 
+/* pass 2: --privilege=stapusr|stapsys: only what such users may run
+ * (elaborate/privilege.c) */
+void check_privilege(struct session *s);
+
 /* pass 2: leave out what has no effect, unless -u (elaborate/optimize.c) */
 void optimize_bodies(struct session *s);
 

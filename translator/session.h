@@ -19,6 +19,7 @@ struct session {
 	bool no_time_limits;      /* --suppress-time-limits (guru): no MAXACTION, no
 				   * MAXTRYLOCK give-up */
 	bool suppress_handler_errors; /* --suppress-handler-errors: counted, not printed */
+	enum { PRIV_STAPDEV, PRIV_STAPSYS, PRIV_STAPUSR } privilege; /* --privilege, --unprivileged */
 	bool keep_unused;         /* -u */
 	bool suppress_warnings;   /* -w */
 	int muted;                /* > 0: diag() drops everything (-l over a wildcard

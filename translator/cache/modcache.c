@@ -165,6 +165,7 @@ static char *run_key(struct session *s)
 	add_list(&sb, "global", s->globals_set.items, s->globals_set.len);
 	add_list(&sb, "unwind", s->unwind_files.items, s->unwind_files.len);
 	add_field(&sb, "compatible", s->compatible);
+	strbuf_addf(&sb, "privilege=%d\n", (int)s->privilege);
 	add_field(&sb, "arch", s->arch);
 	add_field(&sb, "release", s->kernel_release);
 	add_field(&sb, "kbuild", tree);

@@ -1397,6 +1397,7 @@ int pass2_elaborate(struct session *s)
 	if (!s->list_vars)   /* -L lists unknown types, as SystemTap */
 		check_resolved(s);
 	check_semantics(s);
+	check_privilege(s);
 	check_global_settings(s);
 	if (s->errors)
 		return 1;

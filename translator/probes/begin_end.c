@@ -113,4 +113,5 @@ const struct provider begin_end_provider = {
 	.emit_register = emit_register,
 	.emit_unregister = emit_unregister,
 	.shapes = shapes,
+	.unprivileged = true,
 };

@@ -207,4 +207,5 @@ const struct provider process_provider = {
 	.emit_unregister = emit_unregister,
 	.probe_type = probe_type,
 	.shapes = shapes,
+	.unprivileged = true,
 };

@@ -132,6 +132,10 @@ struct provider {
 	 * one; NULL-terminated), that a point with '**' is matched against
 	 * (elaborate/doubleglob.c). */
 	const char *const *shapes;
+	/* Pass 2: a module for unprivileged users (--privilege=stapusr or
+	 * stapsys) may have this family's probes (their handlers run only in
+	 * the user's own processes, or touch nothing of anyone's). */
+	bool unprivileged;
 };
 
 extern const struct provider *const providers[];

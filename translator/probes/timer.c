@@ -139,4 +139,5 @@ const struct provider timer_provider = {
 	.emit_register = emit_register,
 	.emit_unregister = emit_unregister,
 	.shapes = shapes,
+	.unprivileged = true,
 };

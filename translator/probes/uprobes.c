@@ -571,6 +571,7 @@ static const struct handler_abi uprobe_abi = {
 const struct provider uprobes_provider = {
 	.name = "uprobes",
 	.runtime_header = "uprobes.h",
+	.unprivileged = true,
 	.derive = derive,
 	.tvar_scope = tvar_scope,
 	.without_dwarf = without_dwarf,

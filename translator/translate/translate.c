@@ -1462,6 +1462,14 @@ static void declare_unmangled(struct strbuf *frame, const struct func *f)
 		strbuf_addstr(frame, "\tunion { int64_t ret; int64_t __retvalue; };\n");
 }
 
+static bool has_func_pragma(const struct func *f, const char *name)
+{
+	for (int i = 0; i < f->pragmas.len; i++)
+		if (!strcmp(f->pragmas.items[i], name))
+			return true;
+	return false;
+}
+
 static void gen_embedded_func(struct session *s, struct strbuf *types, struct strbuf *code, struct func *f)
 {
 	struct strbuf frame = STRBUF_INIT, init = STRBUF_INIT;
@@ -1497,6 +1505,9 @@ static void gen_embedded_func(struct session *s, struct strbuf *types, struct st
 		strbuf_addstr(code, "#define THIS f\n");
 	strbuf_addstr(code, "#define STAP_ERROR(...) do { snprintf(c->error_buf, MAXSTRINGLEN, __VA_ARGS__); "
 			    "c->last_error = c->error_buf; goto out; } while (0)\n");
+	if (s->privilege != PRIV_STAPDEV && has_func_pragma(f, "myproc-unprivileged"))
+		strbuf_addf(code, "\tif (!stp_is_myproc(current))\n\t\tSTAP_ERROR(\"%s: only the user's own "
+			    "processes may be read (--privilege)\");\n", f->name);
 	strbuf_addf(code, "\t{\n%s\n\t}\n", f->embedded);
 	if (unmangled)
 		strbuf_addstr(code, "#undef THIS\n");
@@ -1955,6 +1966,8 @@ int translate(struct session *s, struct strbuf *out)
 	gen_need_macros(s, out);
 	if (s->suppress_handler_errors)
 		strbuf_addstr(out, "#define STP_SUPPRESS_HANDLER_ERRORS 1\n");
+	if (s->privilege != PRIV_STAPDEV)   /* staprun reads stap_privilege (modinfo) */
+		strbuf_addstr(out, "#define STP_PRIVILEGE_USR 1\n");
 	if (s->no_time_limits)   /* a lock is waited for as long as it takes */
 		strbuf_addstr(out, "#define STAP_SUPPRESS_TIME_LIMITS_ENABLE 1\n#define MAXTRYLOCK 2000000000\n");
 	for (int i = 0; i < s->probes.len; i++) {
