@@ -31,7 +31,9 @@
 # (process(@1) in the script), as a user names a program by its path.
 # testsuite/run/uprogs/lib*.c are shared libraries ($UPROGS/lib*.so, -g -O0)
 # that the programs link as they need them (rpath $UPROGS).
-# usage: run-tests.sh [NAME ...]     env: CSTAP_BUILD (build dir), OUT
+# usage: run-tests.sh [NAME ...]     env: CSTAP_BUILD (build dir), OUT,
+#   RUN_DIR (where the NAME.* files are; default testsuite/run: `make
+#   check-slow` runs testsuite/slow, the tests too long for make check)
 set -u
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=${CSTAP_BUILD:-$(pwd)}
@@ -39,11 +41,13 @@ build=${CSTAP_BUILD:-$(pwd)}
 STAP=$build/translator/stap
 STAPVM=$build/translator/stap-vm
 releases=${RELEASES:-$("$STAPVM" --releases 2>/dev/null)}
+rundir=${RUN_DIR:-$src/testsuite/run}
+case $rundir in /*) ;; *) rundir=$(pwd)/$rundir ;; esac
 top=${OUT:-$build/testsuite/out}
 rm -rf "$top"
 
 if [ $# -gt 0 ]; then names=("$@"); else
-	names=(); for f in "$src"/testsuite/run/*.stp; do n=$(basename "$f" .stp); names+=("$n"); done
+	names=(); for f in "$rundir"/*.stp; do n=$(basename "$f" .stp); names+=("$n"); done
 fi
 
 # the workload programs, for every boot
@@ -92,8 +96,8 @@ mkdir -p "$out/ko" "$out/res"
 series=$(echo "$REL" | sed -E 's/^([0-9]+\.[0-9]+).*/\1/')
 # this kernel's view of the test files: NAME.EXT.SERIES over NAME.EXT
 spec=$out/spec; mkdir -p "$spec"
-cp "$src"/testsuite/run/*.* "$spec/"
-for f in "$src"/testsuite/run/*."$series"; do
+cp "$rundir"/*.* "$spec/"
+for f in "$rundir"/*."$series"; do
 	[ -f "$f" ] && cp "$f" "$spec/$(basename "$f" ".$series")"
 done
 
