@@ -34,12 +34,3 @@ testsuite_unit_elaborate_test_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/translator -
 	-DTAPSET_DIR='"$(abs_srcdir)/tapsets"'
 testsuite_unit_elaborate_test_LDADD = $(CUNIT_LIBS) -ldw -lelf $(DEBUGINFOD_LIBS)
 include testsuite/fuzz/local.mk
-
-# The guest tests too long for make check, in testsuite/slow (run-tests.sh's
-# format): kernel.function("*") with its inlined copies, about 10 min of
-# guest time per kernel. On every installed kernel, as make check.
-check-slow: all
-	RUN_DIR=$(srcdir)/testsuite/slow CSTAP_BUILD=$(abs_builddir) OUT=$(abs_builddir)/testsuite/out-slow \
-		$(srcdir)/testsuite/run-tests.sh
-.PHONY: check-slow
-EXTRA_DIST += testsuite/slow

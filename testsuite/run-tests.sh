@@ -32,8 +32,7 @@
 # testsuite/run/uprogs/lib*.c are shared libraries ($UPROGS/lib*.so, -g -O0)
 # that the programs link as they need them (rpath $UPROGS).
 # usage: run-tests.sh [NAME ...]     env: CSTAP_BUILD (build dir), OUT,
-#   RUN_DIR (where the NAME.* files are; default testsuite/run: `make
-#   check-slow` runs testsuite/slow, the tests too long for make check)
+#   RUN_DIR (where the NAME.* files are; default testsuite/run)
 set -u
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=${CSTAP_BUILD:-$(pwd)}

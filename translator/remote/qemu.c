@@ -205,6 +205,21 @@ static const char *find_tool(const char *given, enum env_var env, const char *na
 	return NULL;
 }
 
+/* 512 MiB, or more when the files are big: each is in the initramfs, and a
+ * module is read again by finit_module and then laid out (a module with
+ * 67,000 probes is 190 MiB): 256 MiB plus three times the files. */
+static int default_memory(const struct vm_config *c)
+{
+	long long bytes = 0;
+	struct stat st;
+
+	for (int i = 0; i < c->files.len; i++)
+		if (stat(c->files.items[i].host, &st) == 0)
+			bytes += st.st_size;
+	long long mb = 256 + 3 * (bytes >> 20);
+	return mb < 512 ? 512 : mb > 16384 ? 16384 : (int)mb;
+}
+
 /* Fill in the defaults of a copy of the caller's config; -1 after a message. */
 static int resolve(struct vm_config *c, int default_timeout)
 {
@@ -224,7 +239,7 @@ static int resolve(struct vm_config *c, int default_timeout)
 	if (c->cpus <= 0)
 		c->cpus = 1;
 	if (c->mem_mb <= 0)
-		c->mem_mb = 512;
+		c->mem_mb = default_memory(c);
 	if (c->timeout_s == 0)
 		c->timeout_s = default_timeout;
 	c->staprun = find_tool(c->staprun, ENV_CSTAP_STAPRUN, "staprun", NULL);

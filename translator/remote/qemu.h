@@ -28,7 +28,7 @@ struct vm_config {
 	const char *release;    /* kernel release; NULL = vm_default_release() */
 	const char *kernel;     /* vmlinuz path; NULL = /boot/vmlinuz-<release> */
 	int cpus;               /* default 1; >1 uses -accel tcg,thread=single */
-	int mem_mb;             /* default 512 */
+	int mem_mb;             /* default 512, more for big files (default_memory) */
 	int timeout_s;          /* whole-VM wall-clock limit; 0: default 60 + 60 per job
 	                           (batch: a job's share is max(60, its timeout + 10));
 	                           < 0: no limit */

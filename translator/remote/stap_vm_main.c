@@ -26,7 +26,7 @@ static const char usage_text[] =
 	"  -r REL           kernel release (default: stap-vm --default-release)\n"
 	"  -k FILE          kernel image (default /boot/vmlinuz-REL)\n"
 	"  -s CPUS          guest CPUs (default 1; more use single-threaded TCG)\n"
-	"  -m MB            guest memory (default 512)\n"
+	"  -m MB            guest memory (default 512, or 256 + 3 x the files copied in)\n"
 	"  -t SECS          time limit for the whole guest (default 60 + 60 per job; 0: none)\n"
 	"  -f HOST[:GUEST]  copy HOST into the guest at GUEST (default: HOST's absolute\n"
 	"                   path); programs get their shared libraries; repeatable\n"
