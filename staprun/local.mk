@@ -9,13 +9,13 @@ staprun_staprun_LDFLAGS = -static
 # stap-exporter: the running scripts' Prometheus metrics over HTTP (static too:
 # it runs where the modules run)
 bin_PROGRAMS += staprun/stap-exporter
-staprun_stap_exporter_SOURCES = staprun/stap_exporter.c
+staprun_stap_exporter_SOURCES = staprun/stap_exporter.c staprun/write_all.h
 staprun_stap_exporter_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/runtime
 staprun_stap_exporter_LDFLAGS = -static
 
 pkglibexec_PROGRAMS += staprun/stapio
 staprun_stapio_SOURCES = staprun/stapio.c staprun/stapio_cmd.c staprun/stapio_cmd.h \
-	staprun/stapio_system.c staprun/stapio_system.h
+	staprun/stapio_system.c staprun/stapio_system.h staprun/write_all.h
 staprun_stapio_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/runtime
 staprun_stapio_LDFLAGS = -static
 

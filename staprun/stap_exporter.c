@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "ctl_proto.h"
+#include "write_all.h"
 
 #define MAX_STARTED 64
 #define NAME_MAX_LEN 56
@@ -256,19 +257,6 @@ static void add_running_name(const char *name, void *p)
 	add_line(p, line);
 }
 
-static void write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return;
-		p += w;
-		n -= w;
-	}
-}
 
 static void respond(int fd, int code, const char *type, const char *body, size_t len)
 {

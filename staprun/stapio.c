@@ -33,6 +33,7 @@
 #include "ctl_proto.h"
 #include "stapio_cmd.h"
 #include "stapio_system.h"
+#include "write_all.h"
 
 #define READ_BUF_SIZE (4 * STP_MIN_READ)
 
@@ -105,20 +106,6 @@ static void error_msg(const char *fmt, ...)
 	}
 }
 
-/* write(2) everything: output records must not be reordered or buffered. */
-static void write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return;	/* reader gone (EPIPE): keep draining the module */
-		p += w;
-		n -= w;
-	}
-}
 
 /* Ask the module (once) to stop: it runs end probes and then sends DONE. */
 static void send_stop(struct relay *s, const char *why)

@@ -87,17 +87,24 @@ static void __attribute__((noreturn)) usage(void)
 	exit(2);
 }
 
-/* A command-line error, tagged as the translator tags its own. */
+/* "HEAD: staprun: MESSAGE (HINT)", tagged as the translator tags its own
+ * diagnostics, then exit 1. */
+static void __attribute__((noreturn)) tagged_exit(const char *head, const char *hint,
+						  const char *fmt, va_list ap)
+{
+	fprintf(stderr, "%s: staprun: ", head);
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, " (%s)\n", hint);
+	exit(1);
+}
+
+/* A command-line error. */
 static void __attribute__((format(printf, 1, 2), noreturn)) usage_error(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("usage error [O_USAGE]: staprun: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputs(" (staprun -h)\n", stderr);
-	exit(1);
+	tagged_exit("usage error [O_USAGE]", "staprun -h", fmt, ap);
 }
 
 /* A positive integer option value up to max, or a usage error. */
@@ -245,12 +252,8 @@ static void __attribute__((format(printf, 1, 2), noreturn)) privilege_error(cons
 {
 	va_list ap;
 
-	fputs("run error [R_PRIVILEGE]: staprun: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputs(" (man staprun)\n", stderr);
-	exit(1);
+	tagged_exit("run error [R_PRIVILEGE]", "man staprun", fmt, ap);
 }
 
 /* Is the module file one an administrator installed for this kernel? */

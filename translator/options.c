@@ -260,7 +260,7 @@ int parse_options(struct session *s, int argc, char **argv)
 		{ "sysroot", required_argument, NULL, OPT_SYSROOT },
 		{ "example", no_argument, NULL, OPT_EXAMPLE },
 		{ "check-version", no_argument, NULL, OPT_CHECK_VERSION },
-		/* SystemTap's: cstap keeps no module cache */
+		/* the module cache (cache/modcache.c) */
 		{ "disable-cache", no_argument, NULL, OPT_DISABLE_CACHE },
 		{ "clean-cache", no_argument, NULL, OPT_CLEAN_CACHE },
 		{ "interactive", no_argument, NULL, 'i' },

@@ -197,6 +197,16 @@ char *read_file(const char *path, size_t *lenp)
 	return strbuf_detach(&sb);
 }
 
+int copy_file(const char *from, const char *to)
+{
+	size_t len;
+	char *data = read_file(from, &len);
+	int rc = data ? write_file(to, data, len) : -1;
+
+	free(data);
+	return rc;
+}
+
 static int cmp_paths(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);

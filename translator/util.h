@@ -69,6 +69,8 @@ bool module_name_eq(const char *a, size_t alen, const char *b);
 
 char *read_file(const char *path, size_t *len);
 int write_file(const char *path, const char *data, size_t len);
+/* Copy the file from to the file to (created or truncated); 0 or -1. */
+int copy_file(const char *from, const char *to);
 /* "dir/name" of each entry of dir not starting with '.', sorted by name (so
  * that what is built from a directory is the same from run to run), added
  * to out; false if dir cannot be read. */

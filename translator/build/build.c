@@ -40,19 +40,6 @@ static void add_define(struct strbuf *mk, const char *def)
 	strbuf_addch(mk, '\'');
 }
 
-static int copy_file(const char *from, const char *to)
-{
-	size_t len;
-	char *data = read_file(from, &len);
-	int rc;
-
-	if (!data)
-		return -1;
-	rc = write_file(to, data, len);
-	free(data);
-	return rc;
-}
-
 /* Show the compiler's complaints, not kbuild's chatter. */
 static void show_build_errors(const char *log)
 {

@@ -397,16 +397,6 @@ void modcache_unkeyable(struct session *s, const char *why)
 		s->cache_unkeyable = why;
 }
 
-static int copy_to(const char *from, const char *to)
-{
-	size_t len;
-	char *data = read_file(from, &len);
-	int rc = data ? write_file(to, data, len) : -1;
-
-	free(data);
-	return rc;
-}
-
 static void rm_entry(const char *dir)
 {
 	DIR *d = opendir(dir);
@@ -436,7 +426,7 @@ static void store_entry(struct session *s, const char *top, const char *key, boo
 	if (mkdir(tmp, 0755) < 0)
 		goto out;
 	char *ko = xasprintf("%s/%s.ko", tmp, s->module_name), *c = xasprintf("%s/%s.c", tmp, s->module_name);
-	bool ok = copy_to(s->ko_file, ko) == 0 && copy_to(s->c_file, c) == 0;
+	bool ok = copy_file(s->ko_file, ko) == 0 && copy_file(s->c_file, c) == 0;
 	free(ko);
 	free(c);
 	run_guest_inputs(s, &mods, &files);
