@@ -11,7 +11,9 @@
 # libc6-dbg is libc's DWARF (process probes in libc), g++ builds the C++ test
 # program, python3.11-minimal's interpreter carries SDT markers (list tests);
 # man-db and groff render the manual pages (man-tests), prometheus's promtool
-# checks what stap-exporter serves (exporter-tests).
+# checks what stap-exporter serves (exporter-tests), dropbear-bin is the SSH
+# server of the guests stap --remote=ssh reaches (remote-ssh-tests; openssh-client
+# is the client).
 # A second kernel series ($CSTAP_SERIES, default 6.12: Debian 12's newer cloud
 # kernel, from bookworm-security) is installed too when apt has it: cstap
 # builds for every installed kernel and the tests run on each of them.
@@ -22,7 +24,7 @@ pkgs="gcc make autoconf automake libc6-dev libdw-dev libelf-dev libcunit1-dev pk
       gcc-multilib libc6-dbg g++ python3.11-minimal cpio gzip qemu-system-x86 busybox-static bc flex bison
       linux-image-cloud-amd64 linux-headers-cloud-amd64 linux-image-cloud-amd64-dbg
       libdebuginfod-dev debuginfod libarchive-tools systemtap-doc systemtap-sdt-dev xz-utils zstd
-      man-db groff-base prometheus"
+      man-db groff-base dropbear-bin openssh-client prometheus"
 series=${CSTAP_SERIES-6.12}
 optional=""
 for v in $series; do

@@ -51,6 +51,16 @@ static __maybe_unused int stp_init_fail(const char *why)
 }
 
 /*
+ * stap --remote: this host's index among the hosts and its URL, which
+ * staprun -r N:URI passes (remote_id(), remote_uri()); -1 and "" otherwise.
+ */
+#include <linux/moduleparam.h>
+static int stp_remote_id = -1;
+module_param_named(_stp_remote_id, stp_remote_id, int, 0444);
+static char *stp_remote_uri = "";
+module_param_named(_stp_remote_uri, stp_remote_uri, charp, 0444);
+
+/*
  * A module built with --privilege=stapusr or stapsys (STP_PRIVILEGE_USR) is
  * loaded by staprun for a user of those groups, whose uid staprun passes as
  * _stp_uid: its process probes fire only in that user's processes, and its

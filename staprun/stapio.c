@@ -47,6 +47,7 @@ struct relay {
 	unsigned bufsize_mb;	/* -s MB, for the dropped-output hint */
 	const char *modname;
 	bool load_only;		/* -L: start the session, then detach */
+	bool no_warnings;	/* -w: drop the script's WARNING: lines */
 	bool attach;		/* -A: the session runs already: no START */
 
 	int ctl;		/* /proc/cstap_<modname> */
@@ -198,8 +199,9 @@ static void handle_records(struct relay *s, const char *buf, size_t n)
 		case STP_MSG_OUT:
 			write_output(s, p, m.len);
 			break;
-		case STP_MSG_ERR:
-			write_all(2, p, m.len);
+		case STP_MSG_ERR:	/* -w: the script's warnings are dropped */
+			if (!(s->no_warnings && m.len >= 8 && !memcmp(p, "WARNING:", 8)))
+				write_all(2, p, m.len);
 			break;
 		case STP_MSG_EXIT:
 			send_stop(s, "the script called exit() or hit an error");
@@ -383,6 +385,8 @@ static int summarize(const struct relay *s)
 	char buf[256];
 	int n;
 
+	if (s->no_warnings)
+		return d->errors > d->suppressed;
 	if (d->dropped_bytes > 0) {
 		n = snprintf(buf, sizeof(buf),
 			     "WARNING: %" PRId64 " bytes of output were dropped (buffer full; try -s %u)\n",
@@ -399,7 +403,7 @@ static int summarize(const struct relay *s)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: stapio [-v] [-L | -A] [-o FILE [-S MB[,N]]] [-c CMD] [-x PID] [-T SECS] [-s MB] MODULE_NAME\n");
+	fprintf(stderr, "usage: stapio [-v] [-w] [-L | -A] [-o FILE [-S MB[,N]]] [-c CMD] [-x PID] [-T SECS] [-s MB] MODULE_NAME\n");
 	exit(2);
 }
 
@@ -407,9 +411,10 @@ static void parse_args(struct relay *s, int argc, char **argv)
 {
 	int opt;
 
-	while ((opt = getopt(argc, argv, "+vLAo:c:x:T:s:S:F:")) != -1) {
+	while ((opt = getopt(argc, argv, "+vwLAo:c:x:T:s:S:F:")) != -1) {
 		switch (opt) {
 		case 'v': s->verbose++; break;
+		case 'w': s->no_warnings = true; break;
 		case 'L': s->load_only = true; break;
 		case 'F': s->ctl = atoi(optarg); break;	/* opened by staprun (setuid) */
 		case 'A': s->attach = true; break;

@@ -1,13 +1,14 @@
 /* staprun: load a cstap module, run stapio for the session, unload.
  *
- * usage: staprun [-v] [-o FILE [-S MB[,N]]] [-c CMD | -x PID] [-s MB | -b MB] [-T SECS] [-D]
- *                MODULE.ko [name=value ...]
+ * usage: staprun [-v] [-w] [-o FILE [-S MB[,N]]] [-c CMD | -x PID] [-s MB | -b MB] [-T SECS] [-D]
+ *                [-r N:URI] MODULE.ko [name=value ...]
  *        staprun -L [options] MODULE.ko [name=value ...]   load, start, detach
  *        staprun -A [-o FILE] [-T SECS] MODULE             attach to a detached one
  *        staprun -d MODULE|'*'                             remove detached modules
  *
  * name=value arguments become the module parameter string (settable script
- * globals); -s/-b MB sizes the module's output buffer; -S MB,N writes the
+ * globals); -w drops the script's warnings; -r N:URI is what remote_id() and
+ * remote_uri() return (stap --remote passes it); -s/-b MB sizes the module's output buffer; -S MB,N writes the
  * output to FILE.0, FILE.1 ... of at most MB each, keeping the last N; -D runs the session
  * in the background (its output to -o FILE) and prints its pid. The exit
  * status is stapio's (1 if the script had run-time errors). A session left
@@ -45,7 +46,9 @@
 struct options {
 	int verbose;
 	const char *out_path, *cmd, *target, *bufsize_mb, *timeout, *rotate;
+	const char *remote_id, *remote_uri;	/* -r N:URI (remote_id(), remote_uri()) */
 	bool load_only, attach, remove, daemon;	/* -L -A -d -D */
+	bool no_warnings;	/* -w */
 	const char *ko_path;	/* the module's file, or its name with -A / -d */
 	char **params;
 	int nparams;
@@ -80,7 +83,8 @@ static const char *module_file(const char *arg)
 static void __attribute__((noreturn)) usage(void)
 {
 	fprintf(stderr,
-		"usage: staprun [-v] [-o FILE [-S MB[,N]]] [-c CMD | -x PID] [-s MB | -b MB] [-T SECS] [-D] MODULE.ko [name=value ...]\n"
+		"usage: staprun [-v] [-w] [-o FILE [-S MB[,N]]] [-c CMD | -x PID] [-s MB | -b MB] [-T SECS] [-D]\n"
+		"               [-r N:URI] MODULE.ko [name=value ...]\n"
 		"       staprun -L [options] MODULE.ko [name=value ...]   load, start and detach\n"
 		"       staprun -A [-o FILE] [-T SECS] MODULE             attach to a detached session\n"
 		"       staprun -d MODULE|'*'                             remove detached modules\n");
@@ -160,14 +164,29 @@ static void check_combinations(const struct options *o)
 		usage_error("-d takes no other option");
 }
 
+/* -r N:URI, as stap --remote passes it: the host's index and name */
+static void parse_remote(struct options *o, char *arg)
+{
+	char *colon = strchr(arg, ':');
+
+	if (!colon || colon == arg || strspn(arg, "0123456789") != (size_t)(colon - arg) ||
+	    colon - arg > 9 || strpbrk(colon + 1, "\"\n"))
+		usage_error("-r wants N:URI (a number, a colon, a name without '\"'), not '%s'", arg);
+	*colon = '\0';
+	o->remote_id = arg;
+	o->remote_uri = colon + 1;
+}
+
 static void parse_args(struct options *o, int argc, char **argv)
 {
 	int opt;
 
 	opterr = 0;   /* our own messages, tagged */
-	while ((opt = getopt(argc, argv, "+:vo:c:x:s:b:T:S:LAdDh")) != -1) {
+	while ((opt = getopt(argc, argv, "+:vwo:c:x:s:b:T:S:r:LAdDh")) != -1) {
 		switch (opt) {
 		case 'v': o->verbose++; break;
+		case 'w': o->no_warnings = true; break;
+		case 'r': parse_remote(o, optarg); break;
 		case 'o': o->out_path = optarg; break;
 		case 'c': o->cmd = optarg; break;
 		case 'x': o->target = check_number("-x", optarg, INT_MAX); break;
@@ -332,12 +351,14 @@ static int tz_params(const struct options *o, char *p, bool space)
  */
 static char *param_string(const struct options *o)
 {
-	size_t len = 64 + 64 + 32;	/* _stp_bufsize, the time zone, _stp_uid */
+	size_t len = 64 + 64 + 32 + 64;	/* _stp_bufsize, the time zone, _stp_uid, -r */
 	char *s, *p;
 	int i;
 
 	for (i = 0; i < o->nparams; i++)
 		len += strlen(o->params[i]) + 4;
+	if (o->remote_uri)
+		len += strlen(o->remote_uri);
 	s = p = malloc(len);
 	if (!s)
 		return NULL;
@@ -367,6 +388,9 @@ static char *param_string(const struct options *o)
 		p += sprintf(p, "%s_stp_bufsize=%s", *s ? " " : "", o->bufsize_mb);
 	if (modinfo_has_param(o->ko_path, "_stp_uid") > 0)   /* --privilege: whose processes */
 		p += sprintf(p, "%s_stp_uid=%u", *s ? " " : "", (unsigned)getuid());
+	if (o->remote_id && modinfo_has_param(o->ko_path, "_stp_remote_id") > 0)
+		p += sprintf(p, "%s_stp_remote_id=%s _stp_remote_uri=\"%s\"", *s ? " " : "", o->remote_id,
+			     o->remote_uri);
 	p += tz_params(o, p, *s != '\0');
 	return s;
 }
@@ -481,6 +505,8 @@ static int run_stapio(const struct options *o, const char *modname)
 	argv[n++] = "stapio";
 	if (o->verbose)
 		argv[n++] = "-v";
+	if (o->no_warnings)
+		argv[n++] = "-w";
 	if (o->load_only)
 		argv[n++] = "-L";
 	if (o->attach)

@@ -330,7 +330,10 @@ for d in "--rlimit-cpu=12X|--rlimit-cpu takes a number" "--rlimit-as=|--rlimit-a
 	"--monitor --dump-functions|cannot be used with -l/-L/--dump-*" "-i|interactive mode) is not supported" \
 	"-a arm64|cstap builds for x86_64 only" "-B novalue|-B takes NAME=VALUE" \
 	"--privilege=root|--privilege takes stapusr, stapsys or stapdev" "--sysroot=/x|not supported by cstap yet" \
-	"--tmpdir=/nonexistent|--tmpdir '/nonexistent' is not a writable directory"; do
+	"--tmpdir=/nonexistent|--tmpdir '/nonexistent' is not a writable directory" \
+	"-S 1,2|-S switches output files: it needs -o FILE" "-o x -S 0|-S takes MB[,N]" \
+	"--remote=libvirt://dom|--remote supports 'qemu' and ssh://" \
+	"--remote=qemu --remote=root@h|cannot be used together"; do
 	args=${d%%|*}; want=${d#*|}
 	# shellcheck disable=SC2086 # the options are split on purpose
 	out=$("$STAP" -p1 $args -e 'probe begin {}' 2>&1)
@@ -340,6 +343,22 @@ for d in "--rlimit-cpu=12X|--rlimit-cpu takes a number" "--rlimit-as=|--rlimit-a
 		bad "stap $args" "want a tagged '$want', got: $out"
 	fi
 done
+# pass 5 in a guest: -w reaches staprun (-vv shows its command) and drops the
+# script's warnings; -F (flight recorder) is refused, the guest powers off
+if [ ! -e /proc/modules ] && command -v qemu-system-x86_64 > /dev/null; then
+	out=$("$STAP" -vv -w -e 'probe begin { warn("boo"); println("x"); exit() }' 2>&1)
+	if grep -q '^Running staprun .*-w /ko/' <<<"$out" && ! grep -q 'WARNING: boo' <<<"$out" && grep -qx x <<<"$out"; then
+		ok "stap -w: staprun -w, the script's warning dropped"
+	else
+		bad "stap -w" "$(grep -v '^Pass\|^stap:' <<<"$out" | head -5)"
+	fi
+	out=$("$STAP" -F -e 'probe begin { exit() }' 2>&1)
+	if [ $? != 0 ] && grep -qF 'usage error [O_USAGE]: -F (flight recorder) needs a host that loads modules' <<<"$out"; then
+		ok "stap -F with a guest: refused, tagged"
+	else
+		bad "stap -F with a guest" "$out"
+	fi
+fi
 # --tmpdir: the build directory goes there; -B: a make variable for kbuild
 # (so kbuild runs: a replayed recipe has none); -a x86_64 is accepted
 td=$(mktemp -d)

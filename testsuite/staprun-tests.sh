@@ -26,6 +26,8 @@ usage "-b/-s cannot be used with -A" -A -b 2 m
 usage "-c cannot be used with -A" -A -c ls m
 usage "-c and -x cannot be used together" -c ls -x 1 m.ko
 usage "-D needs -o FILE" -D m.ko
+usage "-r wants N:URI" -r 1 m.ko
+usage "-r wants N:URI" -r x:y m.ko
 usage "-D cannot be used with -L" -L -D m.ko
 usage "-S needs -o FILE" -S 1,1 m.ko
 usage "-b wants a number from 1 to 4095" -b 0 m.ko

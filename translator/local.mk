@@ -53,7 +53,7 @@ STAP_PASS_SOURCES = translator/passes.h translator/options.c translator/options.
 	translator/elaborate/listing.c translator/elaborate/listing.h translator/elaborate/dumps.c translator/elaborate/privilege.c \
 	translator/translate/translate.c translator/translate/translate.h \
 	translator/build/build.c translator/build/recipe.c translator/build/recipe.h translator/build/kfeatures.c translator/build/kfeatures.h \
-	translator/run/run.c translator/cache/modcache.c translator/cache/modcache.h \
+	translator/run/run.c translator/run/ssh.c translator/cache/modcache.c translator/cache/modcache.h \
 	$(TARGET_SOURCES) $(PROBE_SOURCES)
 
 bin_PROGRAMS += translator/stap translator/stap-vm

@@ -126,6 +126,44 @@ static int run_pass(struct session *s, int pass, int (*fn)(struct session *))
 	return rc;
 }
 
+/* build() stopped the run early, as asked (-p1..-p3, -l, --dump-*) */
+#define STOPPED (-1)
+
+/* Passes 1-4: 0 with the module in s->ko_file, STOPPED, or the failing
+ * pass's status. The module cache skips what an earlier run did. */
+static int build(struct session *s)
+{
+	int rc;
+
+	/* the module of an earlier run with the same inputs skips passes 1-4 */
+	if (modcache_lookup(s))
+		return deliver_module(s);
+	if ((rc = run_pass(s, 1, pass1_parse)))
+		return rc;
+	if (s->dump)
+		return (rc = dump_lists(s)) ? rc : STOPPED;
+	if (s->last_pass == 1)
+		return print_pass1(s), STOPPED;
+	if ((rc = run_pass(s, 2, pass2_elaborate)))
+		return rc;
+	if (s->list_mode)
+		return (rc = list_probe_points(s)) ? rc : STOPPED;
+	if (s->last_pass == 2)
+		return print_pass2(s), STOPPED;
+	if ((rc = run_pass(s, 3, pass3_translate)))
+		return rc;
+	if (s->last_pass == 3)
+		return STOPPED;
+	/* one built from the same C skips pass 4 */
+	if (modcache_lookup_c(s))
+		rc = deliver_module(s);
+	else
+		rc = run_pass(s, 4, pass4_build);
+	if (rc == 0)
+		modcache_store(s);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct session s;
@@ -135,37 +173,14 @@ int main(int argc, char **argv)
 	if ((rc = parse_options(&s, argc, argv)) != 0)
 		return rc < 0 ? 0 : rc;
 
-	/* the module of an earlier run with the same inputs skips passes 1-4 */
-	if (!modcache_lookup(&s)) {
-		if ((rc = run_pass(&s, 1, pass1_parse)))
-			return rc;
-		if (s.dump)
-			return dump_lists(&s);
-		if (s.last_pass == 1)
-			return print_pass1(&s), 0;
-		if ((rc = run_pass(&s, 2, pass2_elaborate)))
-			return rc;
-		if (s.list_mode)
-			return list_probe_points(&s);
-		if (s.last_pass == 2)
-			return print_pass2(&s), 0;
-		if ((rc = run_pass(&s, 3, pass3_translate)))
-			return cleanup_session(&s), rc;
-		if (s.last_pass == 3)
-			return cleanup_session(&s), 0;
-		/* one built from the same C skips pass 4 */
-		if (modcache_lookup_c(&s))
-			rc = deliver_module(&s);
-		else
-			rc = run_pass(&s, 4, pass4_build);
-		if (rc)
-			return cleanup_session(&s), rc;
-		modcache_store(&s);
-	} else if ((rc = deliver_module(&s))) {
-		return cleanup_session(&s), rc;
-	}
-	if (s.last_pass == 4)
-		return cleanup_session(&s), 0;
+	/* --remote=ssh://HOST: passes 1-4 once per kernel the hosts run, then
+	 * pass 5 on every host at once */
+	if (s.ssh_remotes.len && s.last_pass == 5 && !s.dump && !s.list_mode)
+		return pass5_ssh(&s, build);
+
+	rc = build(&s);
+	if (rc || s.last_pass == 4)
+		return cleanup_session(&s), rc == STOPPED ? 0 : rc;
 	rc = run_pass(&s, 5, pass5_run);
 	cleanup_session(&s);
 	return rc;

@@ -72,6 +72,9 @@ static void usage(FILE *f)
 	      "                  newest installed one when modules run in a guest)\n"
 	      "  --remote=qemu   run pass 5 in a QEMU guest booting the target kernel\n"
 	      "                  (the default when this kernel cannot load modules)\n"
+	      "  --remote=ssh://[USER@]HOST[:PORT]  run pass 5 on HOST over ssh (repeatable:\n"
+	      "                  built once per kernel the hosts run, run on all at once)\n"
+	      "  --remote-prefix put \"N: \" (the host's index) before each line of its output\n"
 	      "  --example NAME  run the example script NAME (see examples/README)\n"
 	      "  --list-tags     list the diagnostic tags with their meaning\n"
 	      "  -V, --version   print the version\n", f);
@@ -243,11 +246,12 @@ int parse_options(struct session *s, int argc, char **argv)
 	       OPT_ALL_MODULES, OPT_MONITOR, OPT_RLIMIT_AS, OPT_RLIMIT_CPU, OPT_RLIMIT_FSIZE,
 	       OPT_RLIMIT_NPROC, OPT_RLIMIT_STACK, OPT_DUMP_FUNCTIONS, OPT_DUMP_PROBE_TYPES,
 	       OPT_DUMP_PROBE_ALIASES, OPT_SUPPRESS_HANDLER_ERRORS, OPT_TMPDIR, OPT_PRIVILEGE,
-	       OPT_UNPRIVILEGED, OPT_SYSROOT, OPT_EXAMPLE };
+	       OPT_UNPRIVILEGED, OPT_SYSROOT, OPT_EXAMPLE, OPT_REMOTE_PREFIX };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "remote", required_argument, NULL, OPT_REMOTE },
+		{ "remote-prefix", no_argument, NULL, OPT_REMOTE_PREFIX },
 		{ "list-tags", no_argument, NULL, OPT_LIST_TAGS },
 		{ "compatible", required_argument, NULL, OPT_COMPATIBLE },
 		{ "prologue-searching", optional_argument, NULL, OPT_PROLOGUE },
@@ -283,7 +287,7 @@ int parse_options(struct session *s, int argc, char **argv)
 	bool example = false;      /* --example: FILE names one of the examples */
 
 	opterr = 0;   /* our own messages, tagged like every diagnostic */
-	while ((c = getopt_long(argc, argv, ":hVp:vktguwWim:o:c:x:s:T:D:G:I:R:r:e:E:l:L:d:a:B:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":hVp:vktguwWim:o:c:x:s:S:FT:D:G:I:R:r:e:E:l:L:d:a:B:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h': usage(stdout); return -1;
 		case 'V': printf("cstap (SystemTap-compatible) version " PACKAGE_VERSION "\n"); return -1;
@@ -311,6 +315,19 @@ int parse_options(struct session *s, int argc, char **argv)
 			s->module_name_given = true;
 			break;
 		case 'o': s->output_file = optarg; break;
+		case 'S': {
+			char *end;
+			long mb = strtol(optarg, &end, 10), keep = 1;
+			if (*end == ',')
+				keep = strtol(end + 1, &end, 10);
+			if (!isdigit((unsigned char)*optarg) || *end || mb < 1 || mb > 4095 || keep < 1) {
+				diag(s, O_USAGE, (struct srcpos){0}, "-S takes MB[,N] (file size 1 to 4095 MiB, files kept), not '%s'", optarg);
+				return 1;
+			}
+			s->rotate = optarg;
+			break;
+		}
+		case 'F': s->flight = true; break;
 		case 'c': s->cmd = optarg; break;
 		case 'x': s->target_pid = atol(optarg); break;
 		case 's':
@@ -359,12 +376,18 @@ int parse_options(struct session *s, int argc, char **argv)
 			}
 			break;
 		case OPT_REMOTE:
-			if (strcmp(optarg, "qemu") != 0) {
-				diag(s, O_USAGE, (struct srcpos){0}, "--remote supports only 'qemu', not '%s'", optarg);
+			if (!strcmp(optarg, "qemu")) {
+				s->remote = "qemu";
+			} else if (!strncmp(optarg, "ssh://", 6) || (!strstr(optarg, "://") &&
+				   strncmp(optarg, "unix:", 5) && *optarg && *optarg != '-')) {
+				vec_push(&s->ssh_remotes, optarg);
+			} else {
+				diag(s, O_USAGE, (struct srcpos){0},
+				     "--remote supports 'qemu' and ssh://[USER@]HOST[:PORT] ([USER@]HOST), not '%s'", optarg);
 				return 1;
 			}
-			s->remote = "qemu";
 			break;
+		case OPT_REMOTE_PREFIX: s->remote_prefix = true; break;
 		case OPT_LIST_TAGS: diag_list_tags(); return -1;
 		case OPT_SKIP_BADVARS: s->skip_badvars = true; break;
 		case OPT_NO_TIME_LIMITS: s->no_time_limits = true; break;
@@ -466,6 +489,14 @@ int parse_options(struct session *s, int argc, char **argv)
 		vec_push(&s->args, argv[optind]);
 	if (s->no_time_limits && !s->guru) {
 		diag(s, O_USAGE, (struct srcpos){0}, "--suppress-time-limits requires guru mode (-g)");
+		return 1;
+	}
+	if (s->rotate && !s->output_file) {
+		diag(s, O_USAGE, (struct srcpos){0}, "-S switches output files: it needs -o FILE");
+		return 1;
+	}
+	if (s->remote && s->ssh_remotes.len) {
+		diag(s, O_USAGE, (struct srcpos){0}, "--remote=qemu and --remote=ssh://... cannot be used together");
 		return 1;
 	}
 	if (s->cmd && s->target_pid) {

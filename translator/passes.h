@@ -9,6 +9,13 @@ int pass2_elaborate(struct session *s);  /* elaborate/elaborate.c */
 int pass3_translate(struct session *s);  /* translate/translate.c */
 int pass4_build(struct session *s);      /* build/build.c */
 int pass5_run(struct session *s);        /* run/run.c */
+/* staprun's arguments (argv[0] "staprun", NULL-terminated); ko is the
+ * module's path where staprun runs, remote when that is not here (-o
+ * FILE is then ours to write) */
+void staprun_args(struct session *s, strvec *argv, const char *ko, const char *cmd, bool remote);
+/* --remote=ssh://...: asks each host its kernel, runs build (passes 1-4) in
+ * a child once per release, then the module on every host (run/ssh.c) */
+int pass5_ssh(struct session *s, int (*build)(struct session *));
 
 /* pass 4's result where the user wants it: with -m NAME or at -p4 the
  * module is copied to ./NAME.ko, as SystemTap does (build/build.c) */

@@ -34,6 +34,8 @@ struct session {
 	const char *module_name;  /* -m NAME, or stap_<hash>_<pid> */
 	bool module_name_given;   /* -m was used */
 	const char *output_file;  /* -o FILE */
+	const char *rotate;       /* -S MB[,N]: staprun switches output files */
+	bool flight;              /* -F: staprun -L (load, start, detach), with -o -D */
 	const char *cmd;          /* -c CMD */
 	long target_pid;          /* -x PID */
 	int bufsize_mb;           /* -s N */
@@ -41,6 +43,8 @@ struct session {
 	const char *kernel_release; /* -r RELEASE, then target_kernel(s)->release */
 	const char *kernel_build; /* target_kernel(s)->build: /lib/modules/REL/build */
 	const char *remote;       /* --remote=qemu / NULL */
+	VEC(char *) ssh_remotes;  /* --remote=ssh://[USER@]HOST[:PORT] or [USER@]HOST */
+	bool remote_prefix;       /* --remote-prefix: "N: " before each host's lines */
 	const char *runtime_dir;  /* -R DIR */
 	VEC(char *) defines;      /* -D NAME[=VALUE] */
 	VEC(char *) kbuild_vars;  /* -B NAME=VALUE: make variables for kbuild */

@@ -188,6 +188,19 @@ static int spawn_qemu(struct boot *b, const char *initrd, int guest_fd[NCH])
 	/* quiet hides KERN_WARNING (WARN()'s report); loglevel=5 shows it */
 	vec_push(&av, xasprintf("console=ttyS0 quiet loglevel=5 panic=-1 oops=panic%s%s",
 				cfg->append ? " " : "", cfg->append ? cfg->append : ""));
+	if (cfg->forwards.len) {
+		struct strbuf net = STRBUF_INIT;
+		strbuf_addstr(&net, "user,id=net0");
+		for (int i = 0; i < cfg->forwards.len; i++) {
+			const char *f = cfg->forwards.items[i];
+			strbuf_addf(&net, ",hostfwd=tcp:127.0.0.1:%.*s-:%s", (int)strcspn(f, ":"), f,
+				    strchr(f, ':') + 1);
+		}
+		vec_push(&av, (char *)"-netdev");
+		vec_push(&av, strbuf_detach(&net));
+		vec_push(&av, (char *)"-device");
+		vec_push(&av, (char *)"virtio-net-pci,netdev=net0");
+	}
 	for (int i = 0; i < NCH; i++) {
 		vec_push(&av, (char *)"-chardev");
 		vec_push(&av, xasprintf("socket,id=s%d,fd=%d", i, guest_fd[i]));

@@ -63,15 +63,55 @@ static int add_module(const char *dep, const char *rel, const char *name, strvec
 	return -1;
 }
 
+/* A module the kernel has built in (modules.builtin) needs no loading:
+ * drivers are modules in one release and built in in another. */
+static bool builtin_module(const char *rel, const char *name)
+{
+	char *path = xasprintf("/lib/modules/%s/modules.builtin", rel);
+	char *text = read_file(path, NULL);
+	bool found = false;
+
+	for (const char *l = text; l && *l && !found; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		found = names_module(l, (size_t)(strchrnul(l, '\n') - l), name);
+	free(text);
+	free(path);
+	return found;
+}
+
+/* The guest's network for port forwards: virtio-net's driver (and the
+ * PCI transport where it is a module), then lo and eth0 as QEMU's user
+ * network expects them. */
+static void add_network(struct vm_config *c, struct strbuf *after)
+{
+	static const char *const drivers[] = { "virtio_pci", "virtio_net" };
+
+	for (size_t i = 0; i < sizeof(drivers) / sizeof(drivers[0]); i++)
+		if (!builtin_module(c->release, drivers[i]))
+			vec_push(&c->modules, drivers[i]);
+	strbuf_addstr(after, "# network for port forwards (QEMU user networking)\n"
+		      "ip link set lo up\n"
+		      "ip link set eth0 up && ip addr add 10.0.2.15/24 dev eth0 && "
+		      "ip route add default via 10.0.2.2 || echo \"cstap-guest: no network\"\n");
+}
+
 char *vm_modules_prelude(struct vm_config *c)
 {
 	struct strbuf sb = STRBUF_INIT;
 	strvec order = { 0 };
 	char *dep = NULL;
+	struct strbuf net = STRBUF_INIT;
 	int rc = 0;
 
+	if (c->forwards.len && c->release) {
+		/* a private copy of the caller's vector, as for files below */
+		const char **mods = xcalloc((size_t)c->modules.len + 3, sizeof(*mods));
+		memcpy(mods, c->modules.items, (size_t)c->modules.len * sizeof(*mods));
+		c->modules.items = mods;
+		c->modules.cap = c->modules.len + 3;
+		add_network(c, &net);
+	}
 	if (!c->modules.len)
-		return xstrdup("");
+		return strbuf_detach(&net);
 	/* c is the caller's copy of a config: extend a private files vector */
 	struct vm_file *files = xcalloc((size_t)c->files.len + 1, sizeof(*files));
 	memcpy(files, c->files.items, (size_t)c->files.len * sizeof(*files));
@@ -88,7 +128,8 @@ char *vm_modules_prelude(struct vm_config *c)
 		rc = -1;
 	}
 	for (int i = 0; rc == 0 && i < c->modules.len; i++)
-		rc = add_module(dep, c->release, c->modules.items[i], &order);
+		if (!builtin_module(c->release, c->modules.items[i]))
+			rc = add_module(dep, c->release, c->modules.items[i], &order);
 	strbuf_addstr(&sb, "# modules of the guest kernel (-M), dependencies first\n");
 	for (int i = 0; rc == 0 && i < order.len; i++) {
 		const char *p = order.items[i];
@@ -111,6 +152,8 @@ char *vm_modules_prelude(struct vm_config *c)
 	free(order.items);
 	free(dep);
 	free(dep_path);
+	strbuf_addstr(&sb, net.buf);
+	strbuf_release(&net);
 	if (rc < 0) {
 		strbuf_release(&sb);
 		return NULL;

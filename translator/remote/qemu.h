@@ -47,6 +47,10 @@ struct vm_config {
 	                           removed after a clean run, kept and named on failure) */
 	const char *append;       /* extra kernel command line arguments, or NULL */
 	const char *qemu;         /* qemu binary; NULL = $CSTAP_QEMU or qemu-system-x86_64 */
+	VEC(const char *) forwards;  /* "HOSTPORT:GUESTPORT": TCP connections to
+	                           127.0.0.1:HOSTPORT on the host reach GUESTPORT in the
+	                           guest (QEMU user networking, virtio-net; the guest's
+	                           eth0 is 10.0.2.15/24, gateway 10.0.2.2). Needs .release */
 };
 
 /* The newest installed kernel we can boot and build for: the release that

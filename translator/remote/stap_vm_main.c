@@ -32,6 +32,8 @@ static const char usage_text[] =
 	"                   path); programs get their shared libraries; repeatable\n"
 	"  -M MODULE        load MODULE of the guest kernel (from /lib/modules/REL, with\n"
 	"                   its dependencies) before the command or jobs; repeatable\n"
+	"  -p HOST:GUEST    forward TCP port HOST of 127.0.0.1 here to port GUEST of the\n"
+	"                   guest (user networking; the guest is 10.0.2.15); repeatable\n"
 	"  -l FILE          keep the guest's kernel console log in FILE\n"
 	"  -a ARGS          extra kernel command line arguments\n"
 	"  -v               progress and timings on stderr (-vv: also the guest console)\n"
@@ -114,7 +116,7 @@ int main(int argc, char **argv)
 	const char *jobfile = NULL, *outdir = NULL;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "+r:k:s:m:t:f:M:l:a:b:O:vh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+r:k:s:m:t:f:M:p:l:a:b:O:vh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'r': cfg.release = optarg; break;
 		case 'k': cfg.kernel = optarg; break;
@@ -126,6 +128,14 @@ int main(int argc, char **argv)
 				cfg.timeout_s = -1;   /* no limit */
 			break;
 		case 'M': vec_push(&cfg.modules, optarg); break;
+		case 'p': {
+			unsigned h, g;
+			char end;
+			if (sscanf(optarg, "%u:%u%c", &h, &g, &end) != 2 || !h || !g || h > 65535 || g > 65535)
+				usage_error("-p wants HOSTPORT:GUESTPORT, not '%s'", optarg);
+			vec_push(&cfg.forwards, optarg);
+			break;
+		}
 		case 'l': cfg.console_log = optarg; break;
 		case 'a': cfg.append = optarg; break;
 		case 'b': jobfile = optarg; break;

@@ -52,16 +52,23 @@ static const char *guest_cmd(struct session *s, const strvec *ufiles, char **fil
 	return cmd;
 }
 
-/* staprun's arguments; ko is the module's path where staprun runs. */
-static void staprun_args(struct session *s, strvec *argv, const char *ko, const char *cmd, bool remote)
+void staprun_args(struct session *s, strvec *argv, const char *ko, const char *cmd, bool remote)
 {
 	vec_push(argv, (char *)"staprun");
 	for (int i = 1; i < s->verbose; i++)
 		vec_push(argv, (char *)"-v");
+	if (s->suppress_warnings)
+		vec_push(argv, (char *)"-w");
 	if (s->output_file && !remote) {
 		vec_push(argv, (char *)"-o");
 		vec_push(argv, (char *)s->output_file);
+		if (s->rotate) {
+			vec_push(argv, (char *)"-S");
+			vec_push(argv, (char *)s->rotate);
+		}
 	}
+	if (s->flight)   /* SystemTap's flight recorder: detached, or a daemon writing -o */
+		vec_push(argv, (char *)(s->output_file ? "-D" : "-L"));
 	if (cmd) {
 		vec_push(argv, (char *)"-c");
 		vec_push(argv, (char *)cmd);
@@ -82,6 +89,17 @@ static void staprun_args(struct session *s, strvec *argv, const char *ko, const 
 	for (int i = 0; i < s->globals_set.len; i++)
 		vec_push(argv, s->globals_set.items[i]);
 	vec_push(argv, NULL);
+}
+
+/* -vv: the staprun command, as SystemTap shows it ("Running ...") */
+static void show_command(struct session *s, char *const argv[])
+{
+	if (s->verbose < 2)
+		return;
+	fprintf(stderr, "Running");
+	for (int i = 0; argv[i]; i++)
+		fprintf(stderr, " %s", argv[i]);
+	fprintf(stderr, "\n");
 }
 
 static bool use_guest(struct session *s)
@@ -139,12 +157,20 @@ int pass5_run(struct session *s)
 	if (!use_guest(s)) {
 		staprun_args(s, &argv, s->ko_file, s->cmd, false);
 		argv.items[0] = (char *)find_staprun();
+		show_command(s, argv.items);
 		int rc = spawn_wait(argv.items, NULL, NULL);
 		if (rc < 0)
 			diag(s, R_RUN, (struct srcpos){0}, "cannot run staprun");
 		return rc < 0 ? 1 : rc;
 	}
 
+	/* the guest powers off after the run, and its files stay in it */
+	if (s->flight || s->rotate) {
+		diag(s, O_USAGE, (struct srcpos){0}, "%s needs a host that loads modules: the QEMU guest powers off "
+		     "after the run (build with -p4 and use staprun %s on the target host)",
+		     s->flight ? "-F (flight recorder)" : "-S (output file switching)", s->flight ? "-L or -D" : "-o FILE -S");
+		return 1;
+	}
 	/* no time limit: a script may run until exit() or Ctrl-C */
 	struct vm_config cfg = { .release = target_kernel(s)->release, .verbose = s->verbose > 1 ? s->verbose - 1 : 0, .timeout_s = -1 };
 	char *guest_ko = xasprintf("/ko/%s.ko", s->module_name);
@@ -168,6 +194,7 @@ int pass5_run(struct session *s)
 		vec_push(&cfg.files, cf);
 	}
 	staprun_args(s, &argv, guest_ko, cmd, true);
+	show_command(s, argv.items);
 	if (redirect_stdout(s))
 		return 1;
 	int rc = vm_run_interactive(&cfg, argv.items);

@@ -56,6 +56,16 @@ const struct target_kernel *target_kernel(struct session *s)
 	return k;
 }
 
+void target_kernel_retarget(struct session *s, const char *release)
+{
+	struct target *t = target_of(s);
+
+	memset(&t->kernel, 0, sizeof(t->kernel));
+	t->kernel_known = false;
+	s->kernel_release = release;
+	s->kernel_build = target_kernel(s)->build;
+}
+
 /* The -dbg packages and $CSTAP_DEBUGINFO_DIR mirror the target's files. */
 const char *dw_debug_root(void)
 {

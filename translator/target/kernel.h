@@ -26,6 +26,8 @@ struct target_kernel {
 /* The target kernel of s: -r, else the running kernel if this host loads
  * modules, else the newest installed kernel a guest can boot. */
 const struct target_kernel *target_kernel(struct session *s);
+/* Build for `release` from now on (a --remote host's kernel), before pass 1. */
+void target_kernel_retarget(struct session *s, const char *release);
 
 /* Where installed debuginfo is looked for: $CSTAP_DEBUGINFO_DIR, else
  * /usr/lib/debug (the -dbg packages' vmlinux, System.map and .ko files). */
