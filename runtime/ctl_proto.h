@@ -34,6 +34,8 @@ enum stp_msg_type {
 	STP_MSG_DONE = 5,	/* struct stp_msg_done, last record */
 	STP_MSG_SYSTEM = 6,	/* a command for /bin/sh -c (system() in a script) */
 	STP_MSG_SWITCH_FILE = 7,	/* no payload: -o FILE goes on in the next file */
+	STP_MSG_BULK_OUT = 8,	/* struct stp_msg_bulk, then bytes: stdout of one
+				 * CPU (stap -b), for its own file */
 	/* stapio -> module */
 	STP_MSG_START = 16,	/* struct stp_msg_start: run begin probes, register */
 	STP_MSG_STOP = 17,	/* no payload: unregister, run end probes, send DONE */
@@ -47,6 +49,13 @@ struct stp_msg {
 
 struct stp_msg_hello {
 	uint32_t proto_version;
+};
+
+/* SystemTap's per-CPU file record header is {sequence, length}: stapio
+ * writes seq and the payload's length before the bytes (stap-merge). */
+struct stp_msg_bulk {
+	uint32_t cpu;
+	uint32_t seq;		/* from 1, one per flush, over all CPUs */
 };
 
 struct stp_msg_start {

@@ -135,9 +135,9 @@ static void stp_ring_lock(unsigned long *flags)
 }
 
 /* Append one record of at most STP_MAX_PAYLOAD bytes, or count it dropped. */
-static __maybe_unused void stp_transport_record(u32 type, const void *data, size_t n)
+static void stp_transport_record_pfx(u32 type, const void *pfx, size_t pn, const void *data, size_t n)
 {
-	struct stp_msg h = { .type = type, .len = n };
+	struct stp_msg h = { .type = type, .len = pn + n };
 	unsigned long flags;
 	bool was_empty;
 
@@ -145,27 +145,57 @@ static __maybe_unused void stp_transport_record(u32 type, const void *data, size
 		atomic64_add(n, &stp_ring.dropped);
 		return;
 	}
-	if (!stp_ring.buf || stp_ring.size - stp_ring.used < sizeof(h) + n) {
+	if (!stp_ring.buf || stp_ring.size - stp_ring.used < sizeof(h) + pn + n) {
 		stp_ring_unlock(flags);
 		atomic64_add(n, &stp_ring.dropped);
 		return;
 	}
 	was_empty = stp_ring.used == 0;
 	stp_ring_put(stp_ring.used, &h, sizeof(h));
-	stp_ring_put(stp_ring.used + sizeof(h), data, n);
-	stp_ring.used += sizeof(h) + n;
+	if (pn)
+		stp_ring_put(stp_ring.used + sizeof(h), pfx, pn);
+	stp_ring_put(stp_ring.used + sizeof(h) + pn, data, n);
+	stp_ring.used += sizeof(h) + pn + n;
 	stp_ring_unlock(flags);
 	if (was_empty)
 		irq_work_queue(&stp_wake_work);
 }
 
+static __maybe_unused void stp_transport_record(u32 type, const void *data, size_t n)
+{
+	stp_transport_record_pfx(type, NULL, 0, data, n);
+}
+
+#ifdef STP_BULKMODE
+/* stap -b: each flush of stdout is a record of its CPU's file */
+static atomic_t stp_bulk_seq = ATOMIC_INIT(0);
+
+static void stp_transport_bulk(const char *data, size_t n)
+{
+	struct stp_msg_bulk b = {
+		.cpu = raw_smp_processor_id(),
+		.seq = (u32)atomic_inc_return(&stp_bulk_seq),
+	};
+
+	stp_transport_record_pfx(STP_MSG_BULK_OUT, &b, sizeof(b), data, n);
+}
+#define STP_OUT_CHUNK (STP_MAX_PAYLOAD - sizeof(struct stp_msg_bulk))
+#else
+#define STP_OUT_CHUNK STP_MAX_PAYLOAD
+#endif
+
 /* Send bytes to stapio's stdout (STP_MSG_OUT) or stderr (STP_MSG_ERR). */
 static __maybe_unused void stp_transport_write(u32 type, const char *data, size_t len)
 {
 	while (len) {
-		size_t n = min_t(size_t, len, STP_MAX_PAYLOAD);
+		size_t n = min_t(size_t, len, (size_t)STP_OUT_CHUNK);
 
-		stp_transport_record(type, data, n);
+#ifdef STP_BULKMODE
+		if (type == STP_MSG_OUT)
+			stp_transport_bulk(data, n);
+		else
+#endif
+			stp_transport_record(type, data, n);
 		data += n;
 		len -= n;
 	}

@@ -13,9 +13,14 @@ staprun_stap_exporter_SOURCES = staprun/stap_exporter.c staprun/write_all.h
 staprun_stap_exporter_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/runtime
 staprun_stap_exporter_LDFLAGS = -static
 
+# stap-merge: the per-CPU files of stap -b in one stream
+bin_PROGRAMS += staprun/stap-merge
+staprun_stap_merge_SOURCES = staprun/stap_merge.c
+
 pkglibexec_PROGRAMS += staprun/stapio
 staprun_stapio_SOURCES = staprun/stapio.c staprun/stapio_cmd.c staprun/stapio_cmd.h \
-	staprun/stapio_system.c staprun/stapio_system.h staprun/write_all.h
+	staprun/stapio_system.c staprun/stapio_system.h staprun/stapio_bulk.c staprun/stapio_bulk.h \
+	staprun/write_all.h
 staprun_stapio_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/runtime
 staprun_stapio_LDFLAGS = -static
 

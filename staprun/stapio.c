@@ -33,6 +33,7 @@
 #include "ctl_proto.h"
 #include "stapio_cmd.h"
 #include "stapio_system.h"
+#include "stapio_bulk.h"
 #include "write_all.h"
 
 #define READ_BUF_SIZE (4 * STP_MIN_READ)
@@ -60,6 +61,7 @@ struct relay {
 	bool stop_sent, done, detached;
 	struct stp_msg_done summary;
 	int stdin_file;		/* /proc/systemtap/<modname>/__stdin (input.*), or -1 */
+	struct bulk_files bulk;	/* stap -b: a file per CPU */
 };
 
 static int sig_pipe[2] = { -1, -1 };
@@ -199,6 +201,15 @@ static void handle_records(struct relay *s, const char *buf, size_t n)
 		case STP_MSG_OUT:
 			write_output(s, p, m.len);
 			break;
+		case STP_MSG_BULK_OUT: {	/* stap -b */
+			struct stp_msg_bulk b;
+
+			if (m.len < sizeof(b))
+				break;
+			memcpy(&b, p, sizeof(b));
+			bulk_write(&s->bulk, b.cpu, b.seq, p + sizeof(b), m.len - sizeof(b));
+			break;
+		}
 		case STP_MSG_ERR:	/* -w: the script's warnings are dropped */
 			if (!(s->no_warnings && m.len >= 8 && !memcmp(p, "WARNING:", 8)))
 				write_all(2, p, m.len);
@@ -529,7 +540,11 @@ int main(int argc, char **argv)
 	/* made by the script's start when it has input probes */
 	snprintf(path, sizeof(path), "/proc/systemtap/%s/__stdin", s.modname);
 	s.stdin_file = open(path, O_WRONLY | O_CLOEXEC);
+	s.bulk.base = s.out_path;
 	rc = relay(&s, buf);
+	if (s.bulk.nfd && s.out_path && !s.out_seq && !s.out_bytes)
+		unlink(s.out_path);	/* stap -b: FILE_N only, as SystemTap */
+	bulk_close(&s.bulk);
 	if (s.stdin_file >= 0)
 		close(s.stdin_file);
 	close(s.ctl);

@@ -346,18 +346,21 @@ done
 # pass 5 in a guest: -w reaches staprun (-vv shows its command) and drops the
 # script's warnings; -F (flight recorder) is refused, the guest powers off
 if [ ! -e /proc/modules ] && command -v qemu-system-x86_64 > /dev/null; then
-	out=$("$STAP" -vv -w -e 'probe begin { warn("boo"); println("x"); exit() }' 2>&1)
-	if grep -q '^Running staprun .*-w /ko/' <<<"$out" && ! grep -q 'WARNING: boo' <<<"$out" && grep -qx x <<<"$out"; then
+	out=$("$STAP" -vv -w -e 'probe begin { warn("boo"); println("x"); exit() }' 2> "$work/w.err")
+	# (stdout apart: -vv's lines would split the output's line)
+	if grep -q '^Running staprun .*-w /ko/' "$work/w.err" && ! grep -q 'WARNING: boo' "$work/w.err" && [ "$out" = x ]; then
 		ok "stap -w: staprun -w, the script's warning dropped"
 	else
-		bad "stap -w" "$(grep -v '^Pass\|^stap:' <<<"$out" | head -5)"
+		bad "stap -w" "$out" "$(grep -v "^Pass" "$work/w.err" | head -12)"
 	fi
-	out=$("$STAP" -F -e 'probe begin { exit() }' 2>&1)
-	if [ $? != 0 ] && grep -qF 'usage error [O_USAGE]: -F (flight recorder) needs a host that loads modules' <<<"$out"; then
-		ok "stap -F with a guest: refused, tagged"
-	else
-		bad "stap -F with a guest" "$out"
-	fi
+	for o in "-F|-F (flight recorder)" "-b|-b (per-CPU files)"; do
+		out=$("$STAP" "${o%%|*}" -e 'probe begin { exit() }' 2>&1)
+		if [ $? != 0 ] && grep -qF "usage error [O_USAGE]: ${o#*|} needs a host that loads modules" <<<"$out"; then
+			ok "stap ${o%%|*} with a guest: refused, tagged"
+		else
+			bad "stap ${o%%|*} with a guest" "$out"
+		fi
+	done
 fi
 # --tmpdir: the build directory goes there; -B: a make variable for kbuild
 # (so kbuild runs: a replayed recipe has none); -a x86_64 is accepted

@@ -78,6 +78,37 @@ numbered, consecutive, at most 1 MiB each: yes
 end 1
 last three of a sequence from r.out.0: yes
 EOF
+# The files of a stap -b run (bulk.out: base64 of /tmp/b_N after '== /tmp/b_N'):
+# FILE_0 and FILE_1 only; each holds its CPU's lines; stap-merge gives every
+# line once, as SystemTap's stap-merge does on the same files.
+check_bulk() {
+	local d=$1 rel=$2 f
+	head -2 "$d/res/bulk.out" > "$d/bulk.head"
+	if [ "$(cat "$d/bulk.head")" != "$(printf -- '-b: rc=0\nb_0 b_1 ')" ]; then
+		bad "staprun bulk (stap -b) on $rel: files" "$(cat "$d/bulk.head")" "$(cat "$d/res/bulk.err")"
+		return
+	fi
+	for f in 0 1; do
+		sed -n "/^== \/tmp\/b_$f\$/,/^==/p" "$d/res/bulk.out" | grep -v '^==' | base64 -d > "$d/b_$f"
+	done
+	local merged want
+	merged=$("$build/staprun/stap-merge" "$d/b_0" "$d/b_1" | sort)
+	want=$(printf 'cpu 0 tick 1\ncpu 0 tick 2\ncpu 0 tick 3\ncpu 1 tick 1\ncpu 1 tick 2\ncpu 1 tick 3\nend')
+	if [ "$merged" = "$want" ] && ! "$build/staprun/stap-merge" "$d/b_0" | grep -q 'cpu 1' &&
+	   ! "$build/staprun/stap-merge" "$d/b_1" | grep -q 'cpu 0'; then
+		ok "staprun bulk (stap -b) on $rel: a file per CPU, stap-merge"
+	else
+		bad "staprun bulk (stap -b) on $rel: content" "$merged"
+	fi
+	if [ -x /usr/bin/stap-merge ]; then   # SystemTap's, when installed: the same stream
+		if cmp -s <("$build/staprun/stap-merge" -v "$d/b_0" "$d/b_1") <(/usr/bin/stap-merge -v "$d/b_0" "$d/b_1"); then
+			ok "staprun bulk on $rel: SystemTap's stap-merge reads the files the same"
+		else
+			bad "staprun bulk on $rel: SystemTap's stap-merge differs" "$(/usr/bin/stap-merge -v "$d/b_0" "$d/b_1" | head -5)"
+		fi
+	fi
+}
+
 for rel in $releases; do
 	d=$work/$rel
 	mkdir -p "$d"
@@ -89,6 +120,15 @@ for rel in $releases; do
 	"$STAPVM" -r "$rel" -t 400 -f "$d/session.ko:/ko/session.ko" -f "$d/rotate.ko:/ko/rotate.ko" \
 		-f "$src/testsuite/staprun/guest.sh:/t/guest.sh" -b "$work/jobs" -O "$d/res" > "$d/vm.log" 2>&1 ||
 		bad "staprun sessions on $rel: guest" "$(tail -20 "$d/vm.log")"
+	# stap -b: a file per CPU, in a boot with 2 CPUs
+	printf 'bulk\t60\tsh /t/guest.sh bulk\n' > "$d/bulk.jobs"
+	if (cd "$d" && "$STAP" -p4 -b -r "$rel" -m bulk "$src/testsuite/staprun/bulk.stp") >> "$d/build.log" 2>&1 &&
+	   "$STAPVM" -r "$rel" -s 2 -t 200 -f "$d/bulk.ko:/ko/bulk.ko" -f "$src/testsuite/staprun/guest.sh:/t/guest.sh" \
+		-b "$d/bulk.jobs" -O "$d/res" > "$d/vm-bulk.log" 2>&1 && [ -f "$d/res/bulk.out" ]; then
+		check_bulk "$d" "$rel"
+	else
+		bad "staprun bulk (stap -b) on $rel" "$(tail -5 "$d/build.log")" "$(tail -10 "$d/vm-bulk.log")"
+	fi
 	for j in detach remove daemon rotate; do
 		if [ ! -f "$d/res/$j.out" ]; then
 			bad "staprun $j on $rel" "no result"

@@ -45,9 +45,14 @@ static void usage(FILE *f)
 	      "  --check-version warn of the tapset constructs used that depend on the version\n"
 	      "  -m NAME         name the module NAME (pass 4 leaves NAME.ko here)\n"
 	      "  -o FILE         send the script's output to FILE\n"
+	      "  -S MB[,N]       with -o: FILE.0, FILE.1 ... of at most MB each, the last N kept\n"
+	      "  -F              flight recorder: load, start and detach (staprun -L; with -o,\n"
+	      "                  in the background: staprun -D)\n"
 	      "  -c CMD          run CMD while the script runs, end with it; target() is its pid\n"
 	      "  -x PID          set target() to PID\n"
 	      "  -T SECS         end the script after SECS seconds (staprun -T)\n"
+	      "  -b              bulk mode: each CPU's output in a file of its own (-o FILE:\n"
+	      "                  FILE_N, else stpd_cpuN), merged by stap-merge\n"
 	      "  -s NUM          output buffer size in MiB\n"
 	      "  -D NAME[=VAL]   define a C macro for the module build (MAXACTION=...)\n"
 	      "  -G VAR=VAL      set a global variable's value at load time\n"
@@ -287,7 +292,7 @@ int parse_options(struct session *s, int argc, char **argv)
 	bool example = false;      /* --example: FILE names one of the examples */
 
 	opterr = 0;   /* our own messages, tagged like every diagnostic */
-	while ((c = getopt_long(argc, argv, ":hVp:vktguwWim:o:c:x:s:S:FT:D:G:I:R:r:e:E:l:L:d:a:B:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":hVp:vktguwWim:o:c:x:s:S:FbT:D:G:I:R:r:e:E:l:L:d:a:B:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h': usage(stdout); return -1;
 		case 'V': printf("cstap (SystemTap-compatible) version " PACKAGE_VERSION "\n"); return -1;
@@ -328,6 +333,11 @@ int parse_options(struct session *s, int argc, char **argv)
 			break;
 		}
 		case 'F': s->flight = true; break;
+		case 'b':   /* the runtime sends each CPU's output on its own (transport.h) */
+			if (!s->bulk)
+				vec_push(&s->defines, (char *)"STP_BULKMODE");
+			s->bulk = true;
+			break;
 		case 'c': s->cmd = optarg; break;
 		case 'x': s->target_pid = atol(optarg); break;
 		case 's':

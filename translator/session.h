@@ -36,6 +36,7 @@ struct session {
 	const char *output_file;  /* -o FILE */
 	const char *rotate;       /* -S MB[,N]: staprun switches output files */
 	bool flight;              /* -F: staprun -L (load, start, detach), with -o -D */
+	bool bulk;                /* -b: a file per CPU (STP_BULKMODE; stap-merge) */
 	const char *cmd;          /* -c CMD */
 	long target_pid;          /* -x PID */
 	int bufsize_mb;           /* -s N */

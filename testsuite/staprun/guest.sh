@@ -5,6 +5,8 @@
 #   remove  -L, then -d removes the running module
 #   daemon  -D -o FILE: the pid printed; SIGTERM ends the session
 #   rotate  -o FILE -S 1,3: the output files as SystemTap names them
+#   bulk    a stap -b module with -o FILE: FILE_0, FILE_1 (no FILE), sent
+#           back in base64 for stap-merge on the host (2 CPUs)
 ko=/ko/session.ko
 mod=session
 
@@ -23,6 +25,13 @@ attach_then() {
 }
 
 case $1 in
+bulk)
+	cd /tmp && staprun -o /tmp/b /ko/bulk.ko
+	echo "-b: rc=$?"
+	ls /tmp | grep '^b' | tr '\n' ' '
+	echo
+	for f in /tmp/b_*; do echo "== $f"; base64 "$f"; done
+	;;
 detach)
 	staprun -L $ko > /tmp/l.out 2> /tmp/l.err
 	echo "-L: rc=$?"

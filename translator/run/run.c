@@ -165,10 +165,11 @@ int pass5_run(struct session *s)
 	}
 
 	/* the guest powers off after the run, and its files stay in it */
-	if (s->flight || s->rotate) {
+	if (s->flight || s->rotate || s->bulk) {
 		diag(s, O_USAGE, (struct srcpos){0}, "%s needs a host that loads modules: the QEMU guest powers off "
 		     "after the run (build with -p4 and use staprun %s on the target host)",
-		     s->flight ? "-F (flight recorder)" : "-S (output file switching)", s->flight ? "-L or -D" : "-o FILE -S");
+		     s->flight ? "-F (flight recorder)" : s->rotate ? "-S (output file switching)" : "-b (per-CPU files)",
+		     s->flight ? "-L or -D" : s->rotate ? "-o FILE -S" : "[-o FILE]");
 		return 1;
 	}
 	/* no time limit: a script may run until exit() or Ctrl-C */

@@ -357,9 +357,9 @@ int pass5_ssh(struct session *s, int (*build)(struct session *))
 			return 1;
 		}
 	}
-	if (s->flight || s->rotate) {
+	if (s->flight || s->rotate || s->bulk) {
 		diag(s, O_USAGE, (struct srcpos){0}, "%s is not supported with --remote=ssh (build with -p4 and run "
-		     "staprun on each host)", s->flight ? "-F" : "-S");
+		     "staprun on each host)", s->flight ? "-F" : s->rotate ? "-S" : "-b");
 		return 1;
 	}
 	if (!mkdtemp(work)) {
