@@ -69,8 +69,5 @@
 #define STP_PRINT_BUF_SIZE 8192		/* per-context print buffer, bytes */
 #endif
 
-#ifndef STP_MODULE_NAME
-#define STP_MODULE_NAME KBUILD_MODNAME
-#endif
 
 #endif /* STP_CONFIG_H */

@@ -27,7 +27,8 @@ struct stp_procfs_file {
 	struct proc_dir_entry *pde;
 };
 
-#define STP_PROCFS_DIR "systemtap/" KBUILD_MODNAME
+/* /proc/systemtap/NAME, NAME as loaded (staprun -R renames modules) */
+static char stp_procfs_dir[16 + MODULE_NAME_LEN];
 
 /* What one open of a file read: the read probe's output. */
 struct stp_procfs_open {
@@ -108,7 +109,7 @@ static const struct proc_ops stp_procfs_ops = {
 
 static void stp_procfs_stop(struct stp_procfs_file *files, size_t n)
 {
-	remove_proc_subtree(STP_PROCFS_DIR, NULL);
+	remove_proc_subtree(stp_procfs_dir, NULL);
 }
 
 /* /proc/systemtap/MODULE, the directories of the paths, the files. */
@@ -123,17 +124,18 @@ static int stp_procfs_start(struct stp_procfs_file *files, size_t n)
 		path_put(&there);
 	else
 		proc_mkdir("systemtap", NULL);
-	if (!proc_mkdir(STP_PROCFS_DIR, NULL))
+	snprintf(stp_procfs_dir, sizeof(stp_procfs_dir), "systemtap/%s", THIS_MODULE->name);
+	if (!proc_mkdir(stp_procfs_dir, NULL))
 		return -EEXIST;
 	for (i = 0; i < n; i++) {
 		char *slash;
 
-		if (snprintf(path, sizeof(path), STP_PROCFS_DIR "/%s", files[i].path) >= (int)sizeof(path)) {
+		if (snprintf(path, sizeof(path), "%s/%s", stp_procfs_dir, files[i].path) >= (int)sizeof(path)) {
 			stp_procfs_stop(files, n);
 			return -ENAMETOOLONG;
 		}
 		/* the directories on the way (made once; NULL after) */
-		for (slash = strchr(path + sizeof(STP_PROCFS_DIR), '/'); slash; slash = strchr(slash + 1, '/')) {
+		for (slash = strchr(path + strlen(stp_procfs_dir) + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
 			*slash = '\0';
 			proc_mkdir(path, NULL);
 			*slash = '/';

@@ -34,7 +34,6 @@
 
 /* reader-side bounce buffer: records are copied here under the lock */
 #define STP_BOUNCE_SIZE (2 * STP_MIN_READ)
-#define STP_PROC_NAME STP_PROC_PREFIX KBUILD_MODNAME
 
 struct stp_ring {
 	raw_spinlock_t lock;
@@ -435,7 +434,11 @@ static int stp_transport_init(size_t bytes)
 /* Create the control file last: stapio may connect as soon as it exists. */
 static int stp_transport_open(void)
 {
-	stp_proc_entry = proc_create(STP_PROC_NAME, 0600, NULL, &stp_proc_ops);
+	char name[8 + MODULE_NAME_LEN];
+
+	/* the module's name as loaded: staprun -R renames it */
+	snprintf(name, sizeof(name), STP_PROC_PREFIX "%s", THIS_MODULE->name);
+	stp_proc_entry = proc_create(name, 0600, NULL, &stp_proc_ops);
 	return stp_proc_entry ? 0 : -ENOMEM;
 }
 

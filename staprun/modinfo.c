@@ -38,8 +38,8 @@ out:
 	return buf;
 }
 
-/* The .modinfo section (NUL-separated "key=value" strings), or NULL. */
-static const char *elf_modinfo(const unsigned char *img, size_t len, size_t *size)
+/* Section `want` of a module image, or NULL. */
+static const char *elf_section(const unsigned char *img, size_t len, const char *want, size_t *size)
 {
 	const Elf64_Ehdr *eh = (const void *)img;
 	const Elf64_Shdr *sh, *strsec;
@@ -62,7 +62,7 @@ static const char *elf_modinfo(const unsigned char *img, size_t len, size_t *siz
 			continue;
 		secname = (const char *)img + strsec->sh_offset + sh[i].sh_name;
 		room = strsec->sh_size - sh[i].sh_name;
-		if (strnlen(secname, room) == room || strcmp(secname, ".modinfo") ||
+		if (strnlen(secname, room) == room || strcmp(secname, want) ||
 		    sh[i].sh_offset > len ||
 		    sh[i].sh_size > len - sh[i].sh_offset)
 			continue;
@@ -70,6 +70,12 @@ static const char *elf_modinfo(const unsigned char *img, size_t len, size_t *siz
 		return (const char *)img + sh[i].sh_offset;
 	}
 	return NULL;
+}
+
+/* The .modinfo section (NUL-separated "key=value" strings), or NULL. */
+static const char *elf_modinfo(const unsigned char *img, size_t len, size_t *size)
+{
+	return elf_section(img, len, ".modinfo", size);
 }
 
 /* The value of the first "key=" entry whose value starts with vprefix. */
@@ -174,4 +180,34 @@ int modinfo_has_param(const char *ko_path, const char *param)
 	found = modinfo_find(mi, misize, "parmtype", prefix, &vlen) != NULL;
 	free(img);
 	return found;
+}
+
+/*
+ * staprun -R: the module image loads as `name`. The kernel takes a
+ * module's name from struct module in .gnu.linkonce.this_module (its name
+ * field follows the state and the list head: offset 24 on 64-bit, the same
+ * since 2.6) and, first, from .modinfo's "name=" entry, which is turned
+ * into another key so that the new name wins. The old name must be where
+ * it is expected, or nothing is changed: -1 with a message.
+ */
+int modinfo_rename(void *image, size_t len, const char *old, const char *name)
+{
+	const size_t name_off = 24, name_len = 56;	/* MODULE_NAME_LEN on 64-bit */
+	unsigned char *img = image;
+	size_t msize = 0, misize = 0, vlen = 0;
+	char *mod = (char *)elf_section(img, len, ".gnu.linkonce.this_module", &msize);
+	char *mi = (char *)elf_modinfo(img, len, &misize);
+	const char *v;
+
+	if (!mod || msize < name_off + name_len || strnlen(mod + name_off, name_len) == name_len ||
+	    strcmp(mod + name_off, old) || strlen(name) >= name_len) {
+		fprintf(stderr, "ERROR: cannot rename module %s: its struct module is not as expected\n", old);
+		return -1;
+	}
+	memset(mod + name_off, 0, name_len);
+	memcpy(mod + name_off, name, strlen(name));
+	v = modinfo_find(mi, misize, "name", "", &vlen);
+	if (v)
+		((char *)v)[-5] = '_';	/* "name=old" -> "_ame=old" */
+	return 0;
 }

@@ -1,13 +1,14 @@
 /* staprun: load a cstap module, run stapio for the session, unload.
  *
  * usage: staprun [-v] [-w] [-o FILE [-S MB[,N]]] [-c CMD | -x PID] [-s MB | -b MB] [-T SECS] [-D]
- *                [-r N:URI] MODULE.ko [name=value ...]
+ *                [-R] [-r N:URI] MODULE.ko [name=value ...]
  *        staprun -L [options] MODULE.ko [name=value ...]   load, start, detach
  *        staprun -A [-o FILE] [-T SECS] MODULE             attach to a detached one
  *        staprun -d MODULE|'*'                             remove detached modules
  *
  * name=value arguments become the module parameter string (settable script
- * globals); -w drops the script's warnings; -r N:URI is what remote_id() and
+ * globals); -w drops the script's warnings; -R loads the module under a
+ * name of its own (NAME_PID), so that several sessions of one module run; -r N:URI is what remote_id() and
  * remote_uri() return (stap --remote passes it); -s/-b MB sizes the module's output buffer; -S MB,N writes the
  * output to FILE.0, FILE.1 ... of at most MB each, keeping the last N; -D runs the session
  * in the background (its output to -o FILE) and prints its pid. The exit
@@ -49,6 +50,7 @@ struct options {
 	const char *remote_id, *remote_uri;	/* -r N:URI (remote_id(), remote_uri()) */
 	bool load_only, attach, remove, daemon;	/* -L -A -d -D */
 	bool no_warnings;	/* -w */
+	bool rename;		/* -R: load under a name of its own */
 	const char *ko_path;	/* the module's file, or its name with -A / -d */
 	char **params;
 	int nparams;
@@ -84,7 +86,7 @@ static void __attribute__((noreturn)) usage(void)
 {
 	fprintf(stderr,
 		"usage: staprun [-v] [-w] [-o FILE [-S MB[,N]]] [-c CMD | -x PID] [-s MB | -b MB] [-T SECS] [-D]\n"
-		"               [-r N:URI] MODULE.ko [name=value ...]\n"
+		"               [-R] [-r N:URI] MODULE.ko [name=value ...]\n"
 		"       staprun -L [options] MODULE.ko [name=value ...]   load, start and detach\n"
 		"       staprun -A [-o FILE] [-T SECS] MODULE             attach to a detached session\n"
 		"       staprun -d MODULE|'*'                             remove detached modules\n");
@@ -160,8 +162,10 @@ static void check_combinations(const struct options *o)
 		usage_error("-D needs -o FILE (a session in the background has no terminal)");
 	if (o->rotate && !o->out_path)
 		usage_error("-S needs -o FILE (it limits the size of the output files)");
-	if (o->remove && (o->load_only || o->attach || o->cmd || o->target || o->out_path))
+	if (o->remove && (o->load_only || o->attach || o->cmd || o->target || o->out_path || o->rename))
 		usage_error("-d takes no other option");
+	if (o->attach && o->rename)
+		usage_error("-R cannot be used with -A (it names a module when loading it)");
 }
 
 /* -r N:URI, as stap --remote passes it: the host's index and name */
@@ -182,10 +186,11 @@ static void parse_args(struct options *o, int argc, char **argv)
 	int opt;
 
 	opterr = 0;   /* our own messages, tagged */
-	while ((opt = getopt(argc, argv, "+:vwo:c:x:s:b:T:S:r:LAdDh")) != -1) {
+	while ((opt = getopt(argc, argv, "+:vwo:c:x:s:b:T:S:r:RLAdDh")) != -1) {
 		switch (opt) {
 		case 'v': o->verbose++; break;
 		case 'w': o->no_warnings = true; break;
+		case 'R': o->rename = true; break;
 		case 'r': parse_remote(o, optarg); break;
 		case 'o': o->out_path = optarg; break;
 		case 'c': o->cmd = optarg; break;
@@ -410,6 +415,28 @@ static const char *load_error_hint(int err)
 	case ENOMEM: return "out of memory (smaller -s?)";
 	default: return strerror(err);
 	}
+}
+
+/* -R: the module is loaded from memory as `name` (init_module) */
+static int load_renamed(const struct options *o, const char *params, const char *old, const char *name)
+{
+	size_t len;
+	void *image = modinfo_read_file(o->ko_path, &len);
+	long rc;
+
+	if (!image)
+		return -1;
+	if (modinfo_rename(image, len, old, name) < 0) {
+		free(image);
+		return -1;
+	}
+	rc = syscall(SYS_init_module, image, len, params);
+	free(image);
+	if (rc < 0) {
+		fprintf(stderr, "ERROR: cannot load module %s as %s: %s\n", o->ko_path, name, load_error_hint(errno));
+		return -1;
+	}
+	return 0;
 }
 
 /* finit_module, or init_module from memory where finit is missing. */
@@ -687,10 +714,22 @@ int main(int argc, char **argv)
 		}
 		if (o.daemon)
 			daemonize();
-		if (o.verbose)
-			fprintf(stderr, "staprun: loading %s as %s, parameters '%s'\n", o.ko_path, modname, params);
-		if (load_module(&o, params) < 0)
-			return 1;
+		if (o.rename) {	/* NAME_PID, cut to the kernel's limit */
+			char old[MODINFO_NAME_MAX], pid[16];
+
+			strcpy(old, modname);
+			snprintf(pid, sizeof(pid), "_%d", (int)getpid());
+			snprintf(modname, sizeof(modname), "%.*s%s", (int)(STP_MODULE_NAME_MAX - strlen(pid)), old, pid);
+			if (o.verbose)
+				fprintf(stderr, "staprun: loading %s as %s, parameters '%s'\n", o.ko_path, modname, params);
+			if (load_renamed(&o, params, old, modname) < 0)
+				return 1;
+		} else {
+			if (o.verbose)
+				fprintf(stderr, "staprun: loading %s as %s, parameters '%s'\n", o.ko_path, modname, params);
+			if (load_module(&o, params) < 0)
+				return 1;
+		}
 		free(params);
 		rc = run_stapio(&o, modname);
 	}

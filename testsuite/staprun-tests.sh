@@ -29,6 +29,7 @@ usage "-D needs -o FILE" -D m.ko
 usage "-r wants N:URI" -r 1 m.ko
 usage "-r wants N:URI" -r x:y m.ko
 usage "-D cannot be used with -L" -L -D m.ko
+usage "-R cannot be used with -A" -A -R m
 usage "-S needs -o FILE" -S 1,1 m.ko
 usage "-b wants a number from 1 to 4095" -b 0 m.ko
 usage "longer than 55 characters" stap_123456789012345678901234567890123456789012345678901234567890
@@ -42,6 +43,7 @@ detach${tab}120${tab}sh /t/guest.sh detach
 remove${tab}60${tab}sh /t/guest.sh remove
 daemon${tab}60${tab}sh /t/guest.sh daemon
 rotate${tab}120${tab}sh /t/guest.sh rotate
+rename${tab}60${tab}sh /t/guest.sh rename
 JOBS
 cat > "$work/detach.expect" <<'EOF'
 -L: rc=0
@@ -70,6 +72,13 @@ daemon running
 begin
 end: ticks many
 after SIGTERM: not loaded
+EOF
+cat > "$work/rename.expect" <<'EOF'
+loaded: 2
+control file: yes
+control file: yes
+-d: rc=0
+left: 0
 EOF
 cat > "$work/rotate.expect" <<'EOF'
 -S: rc=0
@@ -129,7 +138,7 @@ for rel in $releases; do
 	else
 		bad "staprun bulk (stap -b) on $rel" "$(tail -5 "$d/build.log")" "$(tail -10 "$d/vm-bulk.log")"
 	fi
-	for j in detach remove daemon rotate; do
+	for j in detach remove daemon rotate rename; do
 		if [ ! -f "$d/res/$j.out" ]; then
 			bad "staprun $j on $rel" "no result"
 		elif diff=$(diff "$work/$j.expect" "$d/res/$j.out"); then

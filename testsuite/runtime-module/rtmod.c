@@ -19,7 +19,6 @@
  *    any "dd" process (two of them on two CPUs with -smp 2): no line may be
  *    lost, torn or duplicated
  */
-#define STP_MODULE_NAME "rtmod"
 #define STP_NUM_PROBES 9
 #define MAXACTION 1000000	/* as with stap -DMAXACTION=1000000 */
 #define MAXSKIPPED 1000000	/* mode 6 under TCG: lock contention is not the test */

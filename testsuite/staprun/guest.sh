@@ -5,6 +5,7 @@
 #   remove  -L, then -d removes the running module
 #   daemon  -D -o FILE: the pid printed; SIGTERM ends the session
 #   rotate  -o FILE -S 1,3: the output files as SystemTap names them
+#   rename  -R -L twice: two sessions of one module under names of their own
 #   bulk    a stap -b module with -o FILE: FILE_0, FILE_1 (no FILE), sent
 #           back in base64 for stap-merge on the host (2 CPUs)
 ko=/ko/session.ko
@@ -25,6 +26,17 @@ attach_then() {
 }
 
 case $1 in
+rename)
+	staprun -R -L $ko > /dev/null 2>&1
+	staprun -R -L $ko > /dev/null 2>&1
+	echo "loaded: $(grep -c "^${mod}_[0-9]" /proc/modules)"
+	for m in $(grep -o "^${mod}_[0-9]*" /proc/modules); do
+		[ -e /proc/cstap_$m ] && echo "control file: yes"
+	done
+	staprun -d '*'
+	echo "-d: rc=$?"
+	echo "left: $(grep -c "^$mod" /proc/modules)"
+	;;
 bulk)
 	cd /tmp && staprun -o /tmp/b /ko/bulk.ko
 	echo "-b: rc=$?"
