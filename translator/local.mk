@@ -25,7 +25,7 @@ TARGET_SOURCES = translator/target/kernel.c translator/target/kernel.h translato
 	translator/target/debuginfo.c translator/target/debuginfo.h translator/target/cast_headers.c \
 	translator/target/uimage.c translator/target/uimage.h translator/target/sdt.c translator/target/sdt.h \
 	translator/target/debuginfod.c translator/target/debuginfod.h \
-	translator/target/ksyms.c translator/target/ksyms.h translator/target/kimage.c \
+	translator/target/ksyms.c translator/target/ksyms.h translator/target/kimage.c translator/target/btf.c translator/target/btf_chain.c translator/target/btf.h \
 	translator/target/blacklist.c translator/target/blacklist.h \
 	translator/target/ktracepoints.c translator/target/ktracepoints.h \
 	translator/target/kimage.h translator/target/dwarf_funcs.c translator/target/dwarf_funcs.h \
@@ -39,7 +39,7 @@ TARGET_SOURCES = translator/target/kernel.c translator/target/kernel.h translato
 
 # the probe families, one file each, behind struct provider (providers.c lists them)
 PROBE_SOURCES = translator/probes/provider.h translator/probes/providers.c \
-	translator/probes/begin_end.c translator/probes/timer.c translator/probes/perf.c translator/probes/procfs.c translator/probes/hwbkpt.c translator/probes/netfilter.c translator/probes/ctxvars.c translator/probes/kprobe.c \
+	translator/probes/begin_end.c translator/probes/timer.c translator/probes/perf.c translator/probes/procfs.c translator/probes/hwbkpt.c translator/probes/netfilter.c translator/probes/ctxvars.c translator/probes/kprobe.c translator/probes/kfunc_btf.c translator/probes/kfunc_btf.h \
 	translator/probes/dwarf.c translator/probes/tracepoint.c translator/probes/uprobes.c translator/probes/uprobes.h translator/probes/process.c \
 	translator/probes/kpoint.c translator/probes/kpoint.h translator/probes/kpsites.c \
 	translator/probes/kpsites.h

@@ -22,6 +22,7 @@
 #include "diag.h"
 #include "kpoint.h"
 #include "kpsites.h"
+#include "kfunc_btf.h"
 #include "target/blacklist.h"
 #include "target/dwarf_funcs.h"
 #include "target/dwarf_scope.h"
@@ -515,11 +516,17 @@ static int derive_in(struct session *s, struct probe *p, struct probe_point *pp,
 		img = module ? dw_module(s, module, &why) : dw_kernel(s, &why);
 		syms = img ? (module ? ksyms_module(s, module, NULL) : ksyms_kernel(s, &why)) : NULL;
 	}
+	/* a kernel without debuginfo: its functions through BTF, by name */
+	if (!img && !module && !uimg && rq->kind == RQ_FUNCTION && !pat.file && !pat.line && !rq->suf.exported)
+		return kfunc_btf_derive(s, p, pp, fn_comp, pat.func, rq->suf.ret, rq->suf.maxactive, why);
 	if (!img || (!module && !uimg && !syms)) {
 		if (pp->optional)
 			return 1;
 		char *t = pp_text(pp);
-		diag(s, E_PROBE_POINT, pp->pos, "cannot resolve %s: %s", t, why);
+		diag(s, E_PROBE_POINT, pp->pos, "cannot resolve %s: %s%s", t, why,
+		     !img && !module && !uimg ? "; without it, the kernel's BTF gives kernel.function(\"NAME\")"
+						"[.call|.return] probes only: no source files, lines, statements, "
+						"inlined copies or labels" : "");
 		free(t);
 		return -1;
 	}

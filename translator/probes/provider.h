@@ -83,8 +83,10 @@ struct provider {
 	const struct dw_scope *(*tvar_scope)(const struct derived_probe *dp);
 	/* Pass 2: dp's target variables that are not DWARF (an SDT marker's
 	 * $argN, $$name, $$parms): 1 with *code, a C expression of type
-	 * int64_t or (*pretty) statements appending to @@S@@ (tvars.h); -1
-	 * with *why (allocated); 0: not one of them (then tvar_scope's DWARF).
+	 * int64_t or (*pretty) statements appending to @@S@@ (tvars.h); 2 the
+	 * same, read when a return probe's function was entered (its entry
+	 * handler); -1 with *why (allocated); 0: not one of them (then
+	 * tvar_scope's DWARF).
 	 * No hook: all are DWARF. */
 	int (*tvar_code)(struct session *s, const struct derived_probe *dp, const struct expr *e,
 			 char **code, bool *pretty, char **why);

@@ -7,6 +7,7 @@ extern const struct provider begin_end_provider;
 extern const struct provider timer_provider;
 extern const struct provider kprobe_provider;
 extern const struct provider dwarf_provider;
+extern const struct provider kfunc_btf_provider;
 extern const struct provider tracepoint_provider;
 extern const struct provider perf_provider;
 extern const struct provider procfs_provider;
@@ -21,6 +22,7 @@ const struct provider *const providers[] = {
 	&timer_provider,
 	&kprobe_provider,
 	&dwarf_provider,
+	&kfunc_btf_provider,
 	&tracepoint_provider,
 	&perf_provider,
 	&procfs_provider,

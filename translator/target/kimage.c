@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "spawn.h"
 #include "util.h"
 
 static uint32_t le32(const unsigned char *p)
@@ -111,12 +112,62 @@ static bool lz4_legacy(const unsigned char *in, size_t n, struct strbuf *out)
 	return out->len > 0;
 }
 
-char *kimage_build_id(const char *vmlinuz)
+/* A bzImage payload libdwelf may not read (zstd: 6.12's cloud kernels),
+ * through the decompressor's program into *mem. The build appends the
+ * uncompressed size, which the programs see as trailing garbage: their
+ * status is not looked at, the ELF they wrote is. */
+static Elf *kimage_unpack(const unsigned char *img, size_t len, struct strbuf *mem)
+{
+	static const struct { const char *magic; size_t n; const char *prog; } fmts[] = {
+		{ "\x28\xb5\x2f\xfd", 4, "zstd -dcq" }, { "\xfd" "7zXZ", 5, "xz -dcq" },
+		{ "\x1f\x8b", 2, "gzip -dcq" }, { "BZh", 3, "bzip2 -dcq" },
+	};
+	size_t setup = ((size_t)(img[0x1f1] ? img[0x1f1] : 4) + 1) * 512;
+	size_t off = setup + le32(img + 0x248), plen = le32(img + 0x24c);
+	Elf *e = NULL;
+
+	if (off + plen > len || plen < 8)
+		return NULL;
+	for (size_t i = 0; i < sizeof(fmts) / sizeof(fmts[0]) && !e; i++) {
+		if (memcmp(img + off, fmts[i].magic, fmts[i].n))
+			continue;
+		const char *tmp = getenv("TMPDIR");
+		char *dir = xasprintf("%s/cstap-kimage.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+		if (!mkdtemp(dir)) {
+			free(dir);
+			return NULL;
+		}
+		char *payload = xasprintf("%s/payload", dir);
+		if (write_file(payload, (const char *)img + off, plen) == 0) {
+			char *cmd = xasprintf("%s %s 2>/dev/null; exit 0", fmts[i].prog, payload);
+			char *argv[] = { (char *)"sh", (char *)"-c", cmd, NULL };
+			size_t n = 0;
+			char *out = spawn_capture(argv, &n, false);
+			if (out && n > 64 && !memcmp(out, "\177ELF", 4)) {
+				strbuf_add(mem, out, n);
+				e = elf_memory(mem->buf, mem->len);
+			}
+			free(out);
+			free(cmd);
+		}
+		unlink(payload);
+		rmdir(dir);
+		free(payload);
+		free(dir);
+	}
+	return e;
+}
+
+/* The ELF vmlinux inside a bzImage: decompressed here into *mem (LZ4),
+ * else read by libdwelf through *fd (gzip, xz, bzip2, zstd). The caller
+ * ends the Elf, then releases *mem and closes *fd (-1 if unused). */
+static Elf *kimage_vmlinux(const char *vmlinuz, struct strbuf *mem, int *fd)
 {
 	size_t len;
 	unsigned char *img = (unsigned char *)read_file(vmlinuz, &len);
-	char *id = NULL;
+	Elf *e = NULL;
 
+	*fd = -1;
 	if (!img)
 		return NULL;
 	elf_version(EV_CURRENT);
@@ -125,27 +176,61 @@ char *kimage_build_id(const char *vmlinuz)
 	if (len > 0x250 && !memcmp(img + 0x202, "HdrS", 4)) {
 		size_t setup = ((size_t)(img[0x1f1] ? img[0x1f1] : 4) + 1) * 512;
 		size_t off = setup + le32(img + 0x248), plen = le32(img + 0x24c);
-		if (off + plen <= len && plen > 8 && le32(img + off) == 0x184C2102) {
-			struct strbuf out = STRBUF_INIT;
-			if (lz4_legacy(img + off, plen, &out)) {
-				Elf *e = elf_memory(out.buf, out.len);
-				id = hex_build_id(e);
-				if (e)
-					elf_end(e);
-			}
-			strbuf_release(&out);
-		}
+		if (off + plen <= len && plen > 8 && le32(img + off) == 0x184C2102 &&
+		    lz4_legacy(img + off, plen, mem))
+			e = elf_memory(mem->buf, mem->len);
 	}
+	if (!e && len > 0x250 && !memcmp(img + 0x202, "HdrS", 4))
+		e = kimage_unpack(img, len, mem);
 	free(img);
-	if (!id) {   /* other compressions: libdwelf reads bzImages itself */
-		int fd = open(vmlinuz, O_RDONLY | O_CLOEXEC);
-		if (fd >= 0) {
-			Elf *e = dwelf_elf_begin(fd);
-			id = hex_build_id(e);
-			if (e)
-				elf_end(e);
-			close(fd);
+	if (!e) {   /* other compressions: libdwelf reads bzImages itself */
+		*fd = open(vmlinuz, O_RDONLY | O_CLOEXEC);
+		if (*fd >= 0)
+			e = dwelf_elf_begin(*fd);
+	}
+	return e;
+}
+
+char *kimage_build_id(const char *vmlinuz)
+{
+	struct strbuf mem = STRBUF_INIT;
+	int fd;
+	Elf *e = kimage_vmlinux(vmlinuz, &mem, &fd);
+	char *id = hex_build_id(e);
+
+	if (e)
+		elf_end(e);
+	if (fd >= 0)
+		close(fd);
+	strbuf_release(&mem);
+	return id;
+}
+
+char *kimage_section(const char *vmlinuz, const char *name, size_t *len)
+{
+	struct strbuf mem = STRBUF_INIT;
+	int fd;
+	Elf *e = kimage_vmlinux(vmlinuz, &mem, &fd);
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	char *out = NULL;
+
+	if (e && elf_getshdrstrndx(e, &shstrndx) == 0) {
+		while (!out && (scn = elf_nextscn(e, scn))) {
+			GElf_Shdr sh;
+			const char *n = gelf_getshdr(scn, &sh) ? elf_strptr(e, shstrndx, sh.sh_name) : NULL;
+			Elf_Data *d = n && !strcmp(n, name) ? elf_getdata(scn, NULL) : NULL;
+			if (d && d->d_buf && d->d_size) {
+				out = xmalloc(d->d_size);
+				memcpy(out, d->d_buf, d->d_size);
+				*len = d->d_size;
+			}
 		}
 	}
-	return id;
+	if (e)
+		elf_end(e);
+	if (fd >= 0)
+		close(fd);
+	strbuf_release(&mem);
+	return out;
 }

@@ -14,6 +14,7 @@
 struct ksymtab;
 struct dw_image;
 struct ktp_module;
+struct btf;
 
 struct target {
 	bool kernel_known;             /* kernel.c: decided (on the first ask) */
@@ -39,6 +40,12 @@ struct target {
 		char *user_why;
 		strvec user_files;     /* their paths, for the guest */
 	} dw;
+
+	struct {                       /* btf.c: the kernel's BTF */
+		bool tried;
+		struct btf *kernel;
+		const char *why;
+	} btf;
 
 	char *debuginfod_why;          /* debuginfod.c: why the last fetch failed */
 	VEC(struct ktp_module *) tracepoints; /* ktracepoints.c: modules' tracepoints */

@@ -8,6 +8,7 @@
  * leaf, with "?" for what cannot be read, as SystemTap prints.
  */
 #include "tvars.h"
+#include "btf.h"
 
 #include <dwarf.h>
 #include <inttypes.h>
@@ -1168,6 +1169,35 @@ static bool typed_base(struct rctx *r, const struct expr *src, struct loc *l)
 	}
 }
 
+/* @cast(p, "type"[, "kernel"])->chain when the kernel has no debuginfo:
+ * its BTF types (btf_chain.c); a value or (&) an address, no pretty
+ * printing. */
+static bool btf_cast(struct rctx *r, const struct expr *e, bool addrof, struct loc *want, struct tvar *tv)
+{
+	const char *why = NULL;
+	const struct btf *b = btf_kernel(r->s, &why);
+	char *bwhy = NULL;
+
+	if (!b)
+		return fail(r, "no kernel debuginfo (and %s)", why);
+	if (want || e->suffix)
+		return fail(r, "no kernel debuginfo: through BTF, @cast gives values and addresses only (no "
+			    "pretty printing, no type to follow)");
+	uint32_t type = btf_type_named(b, e->str);
+	if (!type)
+		return fail(r, "type '%s' not found in the kernel's BTF (no kernel debuginfo)", e->str);
+	char *code = btf_chain_code(b, type, xstrdup("((int64_t)(@@P@@))"), true, e, addrof, &bwhy);
+	if (!code) {
+		fail(r, "%s", bwhy);
+		free(bwhy);
+		return false;
+	}
+	tv->kind = TV_VALUE;
+	tv->code = code;
+	tv->size = 8;
+	return true;
+}
+
 /* $name[chain], @cast(...)[chain], @var(...)[chain], optionally under & */
 static bool resolve_one(struct rctx *r, const struct expr *e, bool addrof, struct tvar *tv)
 {
@@ -1202,6 +1232,7 @@ static bool resolve_loc(struct rctx *r, const struct expr *e, bool addrof, struc
 				tv->kind = pretty ? TV_PRETTY : TV_VALUE;
 				tv->code = code;
 				tv->size = 8;
+				tv->at_entry = k == 2;   /* read when the function was entered */
 				return true;
 			}
 		}
@@ -1268,6 +1299,8 @@ static bool resolve_loc(struct rctx *r, const struct expr *e, bool addrof, struc
 			tv->code = xstrdup("((int64_t)(@@P@@))");
 			return true;
 		}
+		if (!img && (!mod || !strncmp(mod, "kernel", 6)))
+			return btf_cast(r, e, addrof, want, tv);
 		if (!img)
 			return fail(r, "no kernel debuginfo");
 		struct rctx saved = *r;

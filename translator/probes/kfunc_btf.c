@@ -1,0 +1,241 @@
+/* kfunc_btf.c - kernel.function("f")[.call|.return] without DWARF, through
+ * the kernel's BTF (target/btf.h): asked by the kernel.function family
+ * (dwarf.c) when the kernel has no debuginfo.
+ *
+ * Names (and wildcards) are matched against BTF's functions and the probes
+ * are registered by name (the kernel resolves it, as kprobe.function's), so
+ * System.map is not needed either. $param, $param->member[index]...,
+ * $return, $$parms/$$vars/$$return are read as the x86-64 calling
+ * convention places them at the function's entry (rdi, rsi, rdx, rcx, r8,
+ * r9; rax at return), typed by BTF; in a .return probe a parameter is its
+ * value at entry, as with DWARF. What BTF cannot give is an error saying
+ * so: local variables, source files and lines (@FILE:LINE, .statement,
+ * .inline, .label, -L's @file:line), parameters past the sixth or passed
+ * in a structure, and functions the compiler inlined everywhere.
+ */
+#include "provider.h"
+
+#include <string.h>
+
+#include "diag.h"
+#include "kpoint.h"
+#include "kpsites.h"
+#include "kfunc_btf.h"
+#include "target/blacklist.h"
+#include "target/btf.h"
+
+extern const struct provider kfunc_btf_provider;
+
+/* dp->data: the site first, as kpsites.h asks */
+struct kfunc_btf {
+	struct kp_site site;
+	const char *func;
+	uint32_t proto;
+};
+
+/* The System V x86-64 argument registers, as DWARF numbers them. */
+static const int arg_regs[] = { 5, 4, 1, 2, 8, 9 };
+
+int kfunc_btf_derive(struct session *s, struct probe *p, struct probe_point *pp, int fn_comp, const char *pat,
+		     bool ret, int maxactive, const char *no_dwarf)
+{
+	const char *why = NULL;
+	const struct btf *b = btf_kernel(s, &why);
+	strvec names = { 0 };
+
+	if (!b) {
+		if (pp->optional)
+			return 1;
+		char *t = pp_text(pp);
+		diag(s, E_PROBE_POINT, pp->pos, "cannot resolve %s: %s; %s", t, no_dwarf, why);
+		free(t);
+		return -1;
+	}
+	bool wild = kpoint_has_wildcard(pat);
+	if (wild) {
+		strvec all = { 0 };
+		btf_funcs_matching(b, pat, &all);
+		for (int i = 0; i < all.len; i++)
+			if (!blacklist_function_why(all.items[i], NULL))
+				vec_push(&names, all.items[i]);
+		free(all.items);
+	} else if (btf_func_proto(b, pat)) {
+		const char *bl = blacklist_function_why(pat, NULL);
+		if (bl && !pp->optional) {
+			char *t = pp_text(pp);
+			diag(s, E_BLACKLISTED, pp->pos, "%s is blacklisted: %s", t, bl);
+			free(t);
+			return -1;
+		}
+		if (!bl)
+			vec_push(&names, (char *)pat);
+	}
+	if (!names.len)
+		return kpoint_no_match(s, pp, NULL, wild ? NULL : pat);
+	for (int i = 0; i < names.len; i++) {
+		struct kfunc_btf *k = xcalloc(1, sizeof(*k));
+		k->site = (struct kp_site){ .symbol = xstrdup(names.items[i]), .ret = ret, .maxactive = maxactive,
+					    .optional = wild || pp->optional };
+		k->func = names.items[i];
+		k->proto = btf_func_proto(b, names.items[i]);
+		struct derived_probe *dp = derived_probe_add(s, p, pp, &kfunc_btf_provider, PK_NORMAL);
+		dp->pp = kpoint_text(pp, fn_comp, names.items[i]);
+		dp->data = k;
+	}
+	free(names.items);
+	return 1;
+}
+
+/* $$parms, $$vars (the same: BTF has no locals), $$return: "name=0x..."
+ * each, as SystemTap lists them */
+static char *pretty_list(const struct btf *b, const struct kfunc_btf *k, const char *n, bool ret)
+{
+	struct strbuf out = STRBUF_INIT;
+	bool first = true;
+
+	if (!strcmp(n, "$$return")) {
+		uint32_t rt = btf_return_type(b, k->proto);
+		if (ret && rt) {
+			char *v = btf_typed_value(b, rt, xasprintf("((int64_t)stp_dwarf_reg(c, 0))"));
+			strbuf_addf(&out, "stp_str_appendf(@@S@@, \"return=%%#llx\", (unsigned long long)%s);\n", v);
+			free(v);
+		}
+		return strbuf_detach(&out);
+	}
+	if (!strcmp(n, "$$locals"))
+		return strbuf_detach(&out);   /* BTF knows no locals */
+	for (int i = 0; i < btf_nparams(b, k->proto) && i < 6; i++) {
+		char *v = btf_typed_value(b, btf_param_type(b, k->proto, i),
+				      xasprintf("((int64_t)stp_dwarf_reg(c, %d))", arg_regs[i]));
+		strbuf_addf(&out, "stp_str_appendf(@@S@@, \"%s%s=%%#llx\", (unsigned long long)%s);\n", first ? "" : " ",
+			    btf_param_name(b, k->proto, i), v);
+		free(v);
+		first = false;
+	}
+	return strbuf_detach(&out);
+}
+
+static int tvar_code(struct session *s, const struct derived_probe *dp, const struct expr *e, char **code,
+		     bool *pretty, char **why)
+{
+	const struct kfunc_btf *k = dp->data;
+	const struct btf *b = btf_kernel(s, NULL);
+	const char *n = e->name;
+	bool ret = k->site.ret;
+	uint32_t type;
+	char *base;
+
+	*pretty = false;
+	if (!b || !k->proto) {
+		*why = xasprintf("no BTF type for %s", k->func);
+		return -1;
+	}
+	if (e->suffix) {
+		*why = xasprintf("'%s%s': pretty printing through BTF is not supported yet", n, e->suffix);
+		return -1;
+	}
+	if (!strncmp(n, "$$", 2)) {
+		if (strcmp(n, "$$parms") && strcmp(n, "$$vars") && strcmp(n, "$$locals") && strcmp(n, "$$return"))
+			return 0;
+		if (e->chain.len) {
+			*why = xasprintf("'%s' takes no '->' or '[]'", n);
+			return -1;
+		}
+		if (!strcmp(n, "$$return") && !ret) {
+			*why = xasprintf("$$return is only available in .return probes");
+			return -1;
+		}
+		*pretty = true;
+		*code = pretty_list(b, k, n, ret);
+		return ret && strcmp(n, "$$return") && strcmp(n, "$$locals") ? 2 : 1;
+	}
+	if (!strcmp(n, "$return")) {
+		if (!ret) {
+			*why = xasprintf("$return is only available in .return probes");
+			return -1;
+		}
+		type = btf_return_type(b, k->proto);
+		if (!type) {
+			*why = xasprintf("%s returns void", k->func);
+			return -1;
+		}
+		base = xasprintf("((int64_t)stp_dwarf_reg(c, 0))");
+	} else {
+		int i, np = btf_nparams(b, k->proto);
+		for (i = 0; i < np && strcmp(btf_param_name(b, k->proto, i), n + 1); i++)
+			;
+		if (i == np) {
+			*why = xasprintf("%s has no parameter '%s' (BTF knows parameters only: no local "
+					 "variables without debuginfo)", k->func, n + 1);
+			return -1;
+		}
+		if (i >= 6) {
+			*why = xasprintf("'%s' is parameter %d: past the six passed in registers", n, i + 1);
+			return -1;
+		}
+		uint32_t t = btf_resolve(b, btf_param_type(b, k->proto, i));
+		if (btf_kind(b, t) == BTFK_STRUCT || btf_kind(b, t) == BTFK_UNION || btf_size(b, t) > 8) {
+			*why = xasprintf("'%s' is passed by value as a structure: not readable through BTF", n);
+			return -1;
+		}
+		type = btf_param_type(b, k->proto, i);
+		base = xasprintf("((int64_t)stp_dwarf_reg(c, %d))", arg_regs[i]);
+	}
+	if (!(*code = btf_chain_code(b, type, base, false, e, false, why)))
+		return -1;
+	/* a parameter in a .return probe is its value at entry */
+	return ret && strcmp(n, "$return") ? 2 : 1;
+}
+
+/* -L: " $return:TYPE" first in a .return probe, then each parameter */
+static void list_vars(struct session *s, const struct derived_probe *dp, struct strbuf *out)
+{
+	const struct kfunc_btf *k = dp->data;
+	const struct btf *b = btf_kernel(s, NULL);
+
+	if (!b || !k->proto)
+		return;
+	uint32_t rt = btf_return_type(b, k->proto);
+	if (k->site.ret && rt) {
+		strbuf_addstr(out, " $return:");
+		btf_type_text(b, rt, out);
+	}
+	for (int i = 0; i < btf_nparams(b, k->proto); i++) {
+		strbuf_addf(out, " $%s:", btf_param_name(b, k->proto, i));
+		btf_type_text(b, btf_param_type(b, k->proto, i), out);
+	}
+}
+
+static int derive(struct session *s, struct probe *p, struct probe_point *pp)
+{
+	(void)s, (void)p, (void)pp;
+	return 0;   /* points come through kernel.function's family (dwarf.c) */
+}
+
+static void emit_decls(struct session *s, struct strbuf *out)
+{
+	kp_emit_decls(s, &kfunc_btf_provider, "btf", out);
+}
+
+static void emit_register(struct session *s, struct strbuf *out)
+{
+	kp_emit_register(s, &kfunc_btf_provider, "btf", out);
+}
+
+static void emit_unregister(struct session *s, struct strbuf *out)
+{
+	kp_emit_unregister(s, &kfunc_btf_provider, "btf", out);
+}
+
+const struct provider kfunc_btf_provider = {
+	.name = "kernel.function (BTF)",
+	.runtime_header = "kprobes.h",
+	.probe_type = kp_probe_type,
+	.is_return = kp_is_return,
+	.derive = derive,
+	.tvar_code = tvar_code,
+	.list_vars = list_vars,
+	.emit_decls = emit_decls,
+	.emit_register = emit_register,
+	.emit_unregister = emit_unregister,
+};
