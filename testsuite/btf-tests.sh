@@ -50,13 +50,14 @@ for rel in $releases; do
 	fi
 	tab=$(printf '\t')
 	cat > "$d/jobs" <<JOBS
-btf${tab}60${tab}staprun -c 'dd if=/init of=/dev/null bs=64 count=2' /ko/btf_params.ko
-dwarf${tab}60${tab}staprun -c 'dd if=/init of=/dev/null bs=64 count=2' /ko/dwarf_params.ko
+btf${tab}60${tab}staprun -c 'sh -c "dd if=/init of=/dev/null bs=64 count=2; /bin/true"' /ko/btf_params.ko
+dwarf${tab}60${tab}staprun -c 'sh -c "dd if=/init of=/dev/null bs=64 count=2; /bin/true"' /ko/dwarf_params.ko
 JOBS
-	"$STAPVM" -r "$rel" -t 200 -f "$d/btf_params.ko:/ko/btf_params.ko" -f "$d/dwarf_params.ko:/ko/dwarf_params.ko" \
+	"$STAPVM" -r "$rel" -t 200 -f /bin/true -f "$d/btf_params.ko:/ko/btf_params.ko" -f "$d/dwarf_params.ko:/ko/dwarf_params.ko" \
 		-b "$d/jobs" -O "$d/res" > "$d/vm.log" 2>&1 || bad "guest on $rel" "$(tail -5 "$d/vm.log")"
 	if [ -s "$d/res/btf.out" ] && [ "$(grep -c '^read 64 init len=4 parms=1$' "$d/res/btf.out")" = 2 ] &&
 	   grep -q '^return 64 count=64$' "$d/res/btf.out" && grep -q '^vfs.read ino=' "$d/res/btf.out" &&
+	   grep -q '^mmap len=[1-9].* populate=1 uf=1$' "$d/res/btf.out" &&
 	   cmp -s "$d/res/btf.out" "$d/res/dwarf.out"; then
 		ok "params.stp on $rel: through BTF as through DWARF ($(wc -l < "$d/res/btf.out") lines)"
 	else

@@ -10,8 +10,10 @@
  * r9; rax at return), typed by BTF; in a .return probe a parameter is its
  * value at entry, as with DWARF. What BTF cannot give is an error saying
  * so: local variables, source files and lines (@FILE:LINE, .statement,
- * .inline, .label, -L's @file:line), parameters past the sixth or passed
- * in a structure, and functions the compiler inlined everywhere.
+ * .inline, .label, -L's @file:line), parameters passed as a structure (and
+ * those after one), and functions the compiler inlined everywhere.
+ * Parameters past the sixth are read from the stack, above the return
+ * address.
  */
 #include "provider.h"
 
@@ -35,6 +37,15 @@ struct kfunc_btf {
 
 /* The System V x86-64 argument registers, as DWARF numbers them. */
 static const int arg_regs[] = { 5, 4, 1, 2, 8, 9 };
+
+/* Parameter i (from 0) at the function's entry: a register, or from the
+ * seventh on the stack above the return address. */
+static char *param_c(int i)
+{
+	if (i < 6)
+		return xasprintf("((int64_t)stp_dwarf_reg(c, %d))", arg_regs[i]);
+	return xasprintf("((int64_t)stp_kread(c, stp_dwarf_reg(c, 7) + %d, 8))", 8 * (i - 5));
+}
 
 int kfunc_btf_derive(struct session *s, struct probe *p, struct probe_point *pp, int fn_comp, const char *pat,
 		     bool ret, int maxactive, const char *no_dwarf)
@@ -104,9 +115,11 @@ static char *pretty_list(const struct btf *b, const struct kfunc_btf *k, const c
 	}
 	if (!strcmp(n, "$$locals"))
 		return strbuf_detach(&out);   /* BTF knows no locals */
-	for (int i = 0; i < btf_nparams(b, k->proto) && i < 6; i++) {
-		char *v = btf_typed_value(b, btf_param_type(b, k->proto, i),
-				      xasprintf("((int64_t)stp_dwarf_reg(c, %d))", arg_regs[i]));
+	for (int i = 0; i < btf_nparams(b, k->proto); i++) {
+		uint32_t t = btf_resolve(b, btf_param_type(b, k->proto, i));
+		if (btf_kind(b, t) == BTFK_STRUCT || btf_kind(b, t) == BTFK_UNION || btf_size(b, t) > 8)
+			break;   /* a structure by value: the rest are not where the convention says */
+		char *v = btf_typed_value(b, btf_param_type(b, k->proto, i), param_c(i));
 		strbuf_addf(&out, "stp_str_appendf(@@S@@, \"%s%s=%%#llx\", (unsigned long long)%s);\n", first ? "" : " ",
 			    btf_param_name(b, k->proto, i), v);
 		free(v);
@@ -169,17 +182,16 @@ static int tvar_code(struct session *s, const struct derived_probe *dp, const st
 					 "variables without debuginfo)", k->func, n + 1);
 			return -1;
 		}
-		if (i >= 6) {
-			*why = xasprintf("'%s' is parameter %d: past the six passed in registers", n, i + 1);
-			return -1;
-		}
-		uint32_t t = btf_resolve(b, btf_param_type(b, k->proto, i));
-		if (btf_kind(b, t) == BTFK_STRUCT || btf_kind(b, t) == BTFK_UNION || btf_size(b, t) > 8) {
-			*why = xasprintf("'%s' is passed by value as a structure: not readable through BTF", n);
-			return -1;
+		for (int j = 0; j <= i; j++) {   /* a structure shifts where the others are */
+			uint32_t t = btf_resolve(b, btf_param_type(b, k->proto, j));
+			if (btf_kind(b, t) == BTFK_STRUCT || btf_kind(b, t) == BTFK_UNION || btf_size(b, t) > 8) {
+				*why = xasprintf("'%s'%s is passed by value as a structure: not readable through BTF",
+						 j == i ? n : btf_param_name(b, k->proto, j), j == i ? "" : " (before it)");
+				return -1;
+			}
 		}
 		type = btf_param_type(b, k->proto, i);
-		base = xasprintf("((int64_t)stp_dwarf_reg(c, %d))", arg_regs[i]);
+		base = param_c(i);
 	}
 	if (!(*code = btf_chain_code(b, type, base, false, e, false, why)))
 		return -1;
