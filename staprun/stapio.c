@@ -4,15 +4,16 @@
  * /proc/cstap_<module> (records of runtime/ctl_proto.h): checks HELLO,
  * starts the -c command only after the begin probes ran, relays module
  * output to stdout (or -o FILE) and messages to stderr, turns signals, the
- * end of the -c command, -T and the module's EXIT into one STOP, and on
+ * end of the -c command and the module's EXIT into one STOP, and on
  * DONE prints the summary and exits (1 if there were run-time errors).
  * It can also leave the session running and exit (detach: -L once the
  * begin probes ran, or SIGQUIT at any time), and a later stapio -A attaches
  * to it: the module keeps its output meanwhile (dropped, and counted, when
  * the buffer fills).
  *
- * usage: stapio [-v] [-L | -A] [-F FD] [-o FILE [-S MB[,N]]] [-c CMD] [-x PID] [-T SECS] [-s MB] MODULE_NAME
- * (-F: the control file, opened by a setuid staprun for a user who cannot)
+ * usage: stapio [-v] [-L | -A] [-F FD] [-o FILE [-S MB[,N]]] [-c CMD] [-x PID] [-T MS] [-s MB] MODULE_NAME
+ * (-F: the control file, opened by a setuid staprun for a user who cannot;
+ * -T: the longest wait between reads, SystemTap's reader timeout)
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -44,7 +45,8 @@ struct relay {
 	const char *out_path;
 	const char *cmd;
 	pid_t target;		/* -x PID or the -c child */
-	unsigned timeout;	/* -T SECS, 0 = none */
+	int poll_ms;		/* -T MS: the longest wait before reading the module's
+				 * buffer (SystemTap's reader timeout) */
 	unsigned bufsize_mb;	/* -s MB, for the dropped-output hint */
 	const char *modname;
 	bool load_only;		/* -L: start the session, then detach */
@@ -324,9 +326,6 @@ static void handle_signal(struct relay *s, int sig)
 		if (cmd_child_reap(&s->child))
 			send_stop(s, "the -c command exited");
 		break;
-	case SIGALRM:
-		send_stop(s, "-T timeout");
-		break;
 	case SIGQUIT:		/* detach: the session goes on without us */
 		verbose(s, "detaching (SIGQUIT)");
 		s->detached = true;
@@ -362,7 +361,7 @@ static int relay(struct relay *s, char *buf)
 	bool got;
 
 	while (!s->done && !s->detached) {
-		if (poll(pfd, 3, 500) < 0 && errno != EINTR) {
+		if (poll(pfd, 3, s->poll_ms > 0 ? s->poll_ms : 500) < 0 && errno != EINTR) {
 			error_msg("poll: %s", strerror(errno));
 			return -1;
 		}
@@ -414,7 +413,7 @@ static int summarize(const struct relay *s)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: stapio [-v] [-w] [-L | -A] [-o FILE [-S MB[,N]]] [-c CMD] [-x PID] [-T SECS] [-s MB] MODULE_NAME\n");
+	fprintf(stderr, "usage: stapio [-v] [-w] [-L | -A] [-o FILE [-S MB[,N]]] [-c CMD] [-x PID] [-T MS] [-s MB] MODULE_NAME\n");
 	exit(2);
 }
 
@@ -432,7 +431,7 @@ static void parse_args(struct relay *s, int argc, char **argv)
 		case 'o': s->out_path = optarg; break;
 		case 'c': s->cmd = optarg; break;
 		case 'x': s->target = atoi(optarg); break;
-		case 'T': s->timeout = strtoul(optarg, NULL, 10); break;
+		case 'T': s->poll_ms = atoi(optarg); break;
 		case 's': s->bufsize_mb = strtoul(optarg, NULL, 10); break;
 		case 'S': {	/* SIZE[,N], checked by staprun */
 			char *end;
@@ -535,8 +534,6 @@ int main(int argc, char **argv)
 		return 1;
 	if (s.load_only && !s.done)
 		s.detached = true;
-	if (s.timeout)
-		alarm(s.timeout);
 	/* made by the script's start when it has input probes */
 	snprintf(path, sizeof(path), "/proc/systemtap/%s/__stdin", s.modname);
 	s.stdin_file = open(path, O_WRONLY | O_CLOEXEC);

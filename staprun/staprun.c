@@ -1,9 +1,9 @@
 /* staprun: load a cstap module, run stapio for the session, unload.
  *
- * usage: staprun [-v] [-w] [-o FILE [-S MB[,N]]] [-c CMD | -x PID] [-s MB | -b MB] [-T SECS] [-D]
+ * usage: staprun [-v] [-w] [-o FILE [-S MB[,N]]] [-c CMD | -x PID] [-s MB | -b MB] [-T MS] [-D]
  *                [-R] [-r N:URI] MODULE.ko [name=value ...]
  *        staprun -L [options] MODULE.ko [name=value ...]   load, start, detach
- *        staprun -A [-o FILE] [-T SECS] MODULE             attach to a detached one
+ *        staprun -A [-o FILE] [-T MS] MODULE               attach to a detached one
  *        staprun -d MODULE|'*'                             remove detached modules
  *
  * name=value arguments become the module parameter string (settable script
@@ -85,10 +85,10 @@ static const char *module_file(const char *arg)
 static void __attribute__((noreturn)) usage(void)
 {
 	fprintf(stderr,
-		"usage: staprun [-v] [-w] [-o FILE [-S MB[,N]]] [-c CMD | -x PID] [-s MB | -b MB] [-T SECS] [-D]\n"
+		"usage: staprun [-v] [-w] [-o FILE [-S MB[,N]]] [-c CMD | -x PID] [-s MB | -b MB] [-T MS] [-D]\n"
 		"               [-R] [-r N:URI] MODULE.ko [name=value ...]\n"
 		"       staprun -L [options] MODULE.ko [name=value ...]   load, start and detach\n"
-		"       staprun -A [-o FILE] [-T SECS] MODULE             attach to a detached session\n"
+		"       staprun -A [-o FILE] [-T MS] MODULE               attach to a detached session\n"
 		"       staprun -d MODULE|'*'                             remove detached modules\n");
 	exit(2);
 }

@@ -33,16 +33,16 @@ alice: staprun p_inst: rc=0
 reads yes
 alice: staprun /ko/p_usr.ko _stp_uid=0: rc=1
 ERROR: module parameter '_stp_uid' is staprun's own
-alice: staprun -T 3 /ko/p_usr.ko & sleep 1; sleep 0.5; wait: rc=0
+alice: timeout -s INT 3 staprun /ko/p_usr.ko & sleep 1; sleep 0.5; wait: rc=0
 begin
 sleep started by uid 1001
-bob: staprun -T 1 /ko/p_usr.ko: rc=0
+bob: timeout -s INT 1 staprun /ko/p_usr.ko: rc=0
 begin
 bob: staprun /ko/p_dev.ko: rc=1
 run error [R_PRIVILEGE]: staprun: /ko/p_dev.ko needs the group stapdev: as a member of stapsys you may run modules built with --privilege=stapusr, or installed in /lib/modules/RELEASE/systemtap/
 carol: staprun /ko/p_dev.ko: rc=0
 reads yes
-alice: staprun -T 1 -o /tmp/alice.out /ko/p_usr.ko: rc=0
+alice: timeout -s INT 1 staprun -o /tmp/alice.out /ko/p_usr.ko: rc=0
 output file owned by uid 1001
 alice: staprun /ko/p_usr.ko: rc=1
 run error [R_PRIVILEGE]: staprun: staprun is not setuid root here, so it cannot load modules for uid 1001 (an administrator installs it with chmod 4755)

@@ -50,7 +50,7 @@ static void usage(FILE *f)
 	      "                  in the background: staprun -D)\n"
 	      "  -c CMD          run CMD while the script runs, end with it; target() is its pid\n"
 	      "  -x PID          set target() to PID\n"
-	      "  -T SECS         end the script after SECS seconds (staprun -T)\n"
+	      "  -T SECS         end the script after SECS seconds\n"
 	      "  -b              bulk mode: each CPU's output in a file of its own (-o FILE:\n"
 	      "                  FILE_N, else stpd_cpuN), merged by stap-merge\n"
 	      "  -s NUM          output buffer size in MiB\n"
@@ -441,11 +441,13 @@ int parse_options(struct session *s, int argc, char **argv)
 		case 'T': {
 			char *end;
 			long t = strtol(optarg, &end, 10);
-			if (*optarg == '\0' || *end || t < 1 || t > INT_MAX) {
+			if (*optarg == '\0' || *end || t < 1 || t > INT_MAX / 1000) {
 				diag(s, O_USAGE, (struct srcpos){0}, "-T takes a timeout in seconds, not '%s'", optarg);
 				return 1;
 			}
-			s->timeout_s = (int)t;
+			/* as SystemTap: a probe of the script's own (staprun's -T is
+			 * something else: how long stapio waits between reads) */
+			vec_push(&s->extra_scripts, xasprintf("probe timer.ms(%ld) {exit()}", t * 1000));
 			break;
 		}
 		case OPT_RLIMIT_AS: case OPT_RLIMIT_CPU: case OPT_RLIMIT_FSIZE:

@@ -40,7 +40,6 @@ struct session {
 	const char *cmd;          /* -c CMD */
 	long target_pid;          /* -x PID */
 	int bufsize_mb;           /* -s N */
-	int timeout_s;            /* -T SECS: staprun ends the session then */
 	const char *kernel_release; /* -r RELEASE, then target_kernel(s)->release */
 	const char *kernel_build; /* target_kernel(s)->build: /lib/modules/REL/build */
 	const char *remote;       /* --remote=qemu / NULL */

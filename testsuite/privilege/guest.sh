@@ -41,12 +41,12 @@ as alice staprun /ko/p_dev.ko
 as alice staprun p_inst
 as alice staprun /ko/p_usr.ko _stp_uid=0
 (for i in 1 2 3 4 5 6; do sleep 0.3; done) &
-as alice "staprun -T 3 /ko/p_usr.ko & sleep 1; sleep 0.5; wait"
+as alice "timeout -s INT 3 staprun /ko/p_usr.ko & sleep 1; sleep 0.5; wait"
 wait
-as bob staprun -T 1 /ko/p_usr.ko
+as bob timeout -s INT 1 staprun /ko/p_usr.ko
 as bob staprun /ko/p_dev.ko
 as carol staprun /ko/p_dev.ko
-as alice staprun -T 1 -o /tmp/alice.out /ko/p_usr.ko
+as alice timeout -s INT 1 staprun -o /tmp/alice.out /ko/p_usr.ko
 ls -ln /tmp/alice.out | awk '{ print "output file owned by uid " $3 }'
 chmod 755 /usr/bin/staprun
 as alice staprun /ko/p_usr.ko

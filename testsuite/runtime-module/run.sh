@@ -110,7 +110,7 @@ run basic staprun -c 'echo cmd-ran' /ko/rtmod.ko mode=0
 run error staprun /ko/rtmod.ko mode=1
 run drop staprun -s 1 /ko/rtmod.ko mode=2
 run sigint sigint
-run timeout staprun -T 2 /ko/rtmod.ko mode=3
+run timeout timeout -s INT 2 staprun /ko/rtmod.ko mode=3
 run skip staprun -c 'echo x' /ko/rtmod.ko mode=4
 run printf ofile
 run exitcmd staprun -c 'echo should-not-run' /ko/rtmod.ko mode=5

@@ -44,9 +44,9 @@ check_unloaded() {
 	[ -z "$left" ] && echo "$1: unloaded" || echo "$1: still loaded$left"
 }
 
-# One timed run (-T 2); prints its output and status.
+# One timed run (2 s, then SIGINT); prints its output and status.
 timed_run() {
-	staprun -T 2 $ko > /tmp/run.out 2> /tmp/run.err
+	timeout -s INT 2 staprun $ko > /tmp/run.out 2> /tmp/run.err
 	rc=$?
 	echo "$1: rc=$rc"
 	cat /tmp/run.out /tmp/run.err

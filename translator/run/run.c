@@ -81,10 +81,6 @@ void staprun_args(struct session *s, strvec *argv, const char *ko, const char *c
 		vec_push(argv, (char *)"-s");
 		vec_push(argv, xasprintf("%d", s->bufsize_mb));
 	}
-	if (s->timeout_s) {
-		vec_push(argv, (char *)"-T");
-		vec_push(argv, xasprintf("%d", s->timeout_s));
-	}
 	vec_push(argv, (char *)ko);
 	for (int i = 0; i < s->globals_set.len; i++)
 		vec_push(argv, s->globals_set.items[i]);
