@@ -68,6 +68,13 @@ bool dw_file_matches(const char *pat, const char *file)
 	return file[lf - lp - 1] == '/' && !strcmp(file + lf - lp, pat);
 }
 
+bool dw_pattern_names_source(const char *pat)
+{
+	size_t n = strlen(pat);
+
+	return n > 2 && pat[n - 2] == '.' && strchr("cSs", pat[n - 1]);
+}
+
 /* "foo.isra.0" / "foo.constprop.0" are clones of foo: match them as foo. */
 static bool symbol_matches(const char *pat, const char *sym)
 {
@@ -398,8 +405,10 @@ void dw_find_functions(struct dw_image *img, const struct ksymtab *syms,
 				scan_unit(img, syms, p, &alias, &cu, out);
 		}
 	} else {
-		/* every unit; with a .c/.S file pattern only the units of that name */
-		bool by_name = p->file && !strstr(p->file, ".h");
+		/* every unit; with a pattern only a source file can match (".c",
+		 * ".S": not a header, whose functions are in other units) only
+		 * the units of that name */
+		bool by_name = p->file && dw_pattern_names_source(p->file);
 		Dwarf_Off off = 0, next;
 		size_t hsize;
 		while (dwarf_nextcu(img->dbg, off, &next, &hsize, NULL, NULL, NULL) == 0) {

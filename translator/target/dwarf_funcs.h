@@ -52,5 +52,8 @@ char *dw_source_relative(const char *f);
 char *dw_source_name(const struct dw_image *img, const char *f);
 /* Does a file pattern match the file (whole path, or its tail after '/')? */
 bool dw_file_matches(const char *pat, const char *file);
+/* Can only a source file (".c", ".S", ".s") match the pattern, not a
+ * header? Then only the units of that name need reading. */
+bool dw_pattern_names_source(const char *pat);
 
 #endif

@@ -283,7 +283,7 @@ static void inlines_under(struct dw_image *img, const struct ksymtab *syms, cons
 void dw_find_inlines(struct dw_image *img, const struct ksymtab *syms, const struct dw_pattern *p,
 		     dw_funcvec *out)
 {
-	bool by_name = p->file && !strstr(p->file, ".h");
+	bool by_name = p->file && dw_pattern_names_source(p->file);
 	Dwarf_Off off = 0, next;
 	size_t hsize;
 	int first = out->len;
