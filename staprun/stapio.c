@@ -505,6 +505,7 @@ int main(int argc, char **argv)
 	int rc;
 
 	parse_args(&s, argc, argv);
+	s.bulk.base = s.out_path;	/* records come from START on: begin's output too */
 	if (setup_signals() < 0) {
 		error_msg("signal pipe: %s", strerror(errno));
 		return 1;
@@ -537,7 +538,6 @@ int main(int argc, char **argv)
 	/* made by the script's start when it has input probes */
 	snprintf(path, sizeof(path), "/proc/systemtap/%s/__stdin", s.modname);
 	s.stdin_file = open(path, O_WRONLY | O_CLOEXEC);
-	s.bulk.base = s.out_path;
 	rc = relay(&s, buf);
 	if (s.bulk.nfd && s.out_path && !s.out_seq && !s.out_bytes)
 		unlink(s.out_path);	/* stap -b: FILE_N only, as SystemTap */

@@ -102,7 +102,7 @@ check_bulk() {
 	done
 	local merged want
 	merged=$("$build/staprun/stap-merge" "$d/b_0" "$d/b_1" | sort)
-	want=$(printf 'cpu 0 tick 1\ncpu 0 tick 2\ncpu 0 tick 3\ncpu 1 tick 1\ncpu 1 tick 2\ncpu 1 tick 3\nend')
+	want=$(printf 'begin\ncpu 0 tick 1\ncpu 0 tick 2\ncpu 0 tick 3\ncpu 1 tick 1\ncpu 1 tick 2\ncpu 1 tick 3\nend')
 	if [ "$merged" = "$want" ] && ! "$build/staprun/stap-merge" "$d/b_0" | grep -q 'cpu 1' &&
 	   ! "$build/staprun/stap-merge" "$d/b_1" | grep -q 'cpu 0'; then
 		ok "staprun bulk (stap -b) on $rel: a file per CPU, stap-merge"
