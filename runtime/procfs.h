@@ -13,7 +13,9 @@
 #ifndef _STP_PROCFS_H_
 #define _STP_PROCFS_H_
 
+#include <linux/moduleparam.h>
 #include <linux/namei.h>
+#include <linux/cred.h>
 #include <linux/proc_fs.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -29,6 +31,22 @@ struct stp_procfs_file {
 
 /* /proc/systemtap/NAME, NAME as loaded (staprun -R renames modules) */
 static char stp_procfs_dir[16 + MODULE_NAME_LEN];
+
+/*
+ * A non-root caller's uid and gid, which staprun passes: the directory and
+ * files are theirs, as SystemTap makes them, so that their stapio can write
+ * the script's input (__stdin) and they can use the files. 0: root's.
+ */
+static unsigned int stp_procfs_uid, stp_procfs_gid;
+module_param_named(_stp_procfs_uid, stp_procfs_uid, uint, 0444);
+module_param_named(_stp_procfs_gid, stp_procfs_gid, uint, 0444);
+
+static void stp_procfs_own(struct proc_dir_entry *pde)
+{
+	if (pde && (stp_procfs_uid || stp_procfs_gid))
+		proc_set_user(pde, make_kuid(&init_user_ns, stp_procfs_uid),
+			      make_kgid(&init_user_ns, stp_procfs_gid));
+}
 
 /* What one open of a file read: the read probe's output. */
 struct stp_procfs_open {
@@ -118,6 +136,7 @@ static int stp_procfs_start(struct stp_procfs_file *files, size_t n)
 	char path[256];
 	size_t i;
 	struct path there;
+	struct proc_dir_entry *pde;
 
 	/* made by another module (or an earlier run of this one): kept */
 	if (kern_path("/proc/systemtap", LOOKUP_DIRECTORY, &there) == 0)
@@ -125,8 +144,10 @@ static int stp_procfs_start(struct stp_procfs_file *files, size_t n)
 	else
 		proc_mkdir("systemtap", NULL);
 	snprintf(stp_procfs_dir, sizeof(stp_procfs_dir), "systemtap/%s", THIS_MODULE->name);
-	if (!proc_mkdir(stp_procfs_dir, NULL))
+	pde = proc_mkdir(stp_procfs_dir, NULL);
+	if (!pde)
 		return -EEXIST;
+	stp_procfs_own(pde);
 	for (i = 0; i < n; i++) {
 		char *slash;
 
@@ -137,10 +158,11 @@ static int stp_procfs_start(struct stp_procfs_file *files, size_t n)
 		/* the directories on the way (made once; NULL after) */
 		for (slash = strchr(path + strlen(stp_procfs_dir) + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
 			*slash = '\0';
-			proc_mkdir(path, NULL);
+			stp_procfs_own(proc_mkdir(path, NULL));
 			*slash = '/';
 		}
 		files[i].pde = proc_create_data(path, files[i].mode, NULL, &stp_procfs_ops, &files[i]);
+		stp_procfs_own(files[i].pde);
 		if (!files[i].pde) {
 			stp_err("procfs probe: cannot create /proc/%s", path);
 			stp_procfs_stop(files, n);

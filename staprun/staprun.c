@@ -356,7 +356,7 @@ static int tz_params(const struct options *o, char *p, bool space)
  */
 static char *param_string(const struct options *o)
 {
-	size_t len = 64 + 64 + 32 + 64;	/* _stp_bufsize, the time zone, _stp_uid, -r */
+	size_t len = 64 + 64 + 32 + 64 + 64;	/* _stp_bufsize, the time zone, _stp_uid, -r, procfs owner */
 	char *s, *p;
 	int i;
 
@@ -393,6 +393,9 @@ static char *param_string(const struct options *o)
 		p += sprintf(p, "%s_stp_bufsize=%s", *s ? " " : "", o->bufsize_mb);
 	if (modinfo_has_param(o->ko_path, "_stp_uid") > 0)   /* --privilege: whose processes */
 		p += sprintf(p, "%s_stp_uid=%u", *s ? " " : "", (unsigned)getuid());
+	if (getuid() != 0 && modinfo_has_param(o->ko_path, "_stp_procfs_uid") > 0)   /* the caller's files */
+		p += sprintf(p, "%s_stp_procfs_uid=%u _stp_procfs_gid=%u", *s ? " " : "", (unsigned)getuid(),
+			     (unsigned)getgid());
 	if (o->remote_id && modinfo_has_param(o->ko_path, "_stp_remote_id") > 0)
 		p += sprintf(p, "%s_stp_remote_id=%s _stp_remote_uri=\"%s\"", *s ? " " : "", o->remote_id,
 			     o->remote_uri);

@@ -7,6 +7,7 @@
 # refused to them, allowed to stapdev, and allowed to anyone in a group
 # when installed in /lib/modules/RELEASE/systemtap/; a user in no group is
 # refused; _stp_ parameters are staprun's; stapio writes -o as the user;
+# a stapdev user's stapio feeds the script's input probes (p_input.stp);
 # a staprun that is not setuid says so. Pass 2's refusals (E_PRIVILEGE)
 # are the semko tests. One guest boot on the default kernel.
 # usage: privilege-tests.sh    env: CSTAP_BUILD (build dir)
@@ -16,13 +17,14 @@ command -v qemu-system-x86_64 >/dev/null || { echo "privilege-tests: SKIP: no qe
 rel=$("$STAPVM" --default-release)
 d=$src/testsuite/privilege
 if ! (cd "$work" && "$STAP" -p4 -r "$rel" --privilege=stapusr -m p_usr "$d/p_usr.stp" &&
-	"$STAP" -p4 -r "$rel" -m p_dev "$d/p_dev.stp" && "$STAP" -p4 -r "$rel" -m p_inst "$d/p_dev.stp") \
+	"$STAP" -p4 -r "$rel" -m p_dev "$d/p_dev.stp" && "$STAP" -p4 -r "$rel" -m p_inst "$d/p_dev.stp" &&
+	"$STAP" -p4 -r "$rel" -m p_input "$d/p_input.stp") \
 	> "$work/build.log" 2>&1; then
 	echo "FAIL: build"; cat "$work/build.log"; exit 1
 fi
 printf 'priv\t200\tsh /t/guest.sh\n' > "$work/jobs"
 "$STAPVM" -r "$rel" -t 300 -f "$work/p_usr.ko:/ko/p_usr.ko" -f "$work/p_dev.ko:/ko/p_dev.ko" \
-	-f "$work/p_inst.ko:/ko/p_inst.ko" -f "$d/guest.sh:/t/guest.sh" -b "$work/jobs" -O "$work/res" \
+	-f "$work/p_inst.ko:/ko/p_inst.ko" -f "$work/p_input.ko:/ko/p_input.ko" -f "$d/guest.sh:/t/guest.sh" -b "$work/jobs" -O "$work/res" \
 	> "$work/vm.log" 2>&1 || { echo "FAIL: guest"; tail -20 "$work/vm.log"; exit 1; }
 cat > "$work/expect" <<'EXPECT'
 dave: staprun /ko/p_usr.ko: rc=1
@@ -42,6 +44,9 @@ bob: staprun /ko/p_dev.ko: rc=1
 run error [R_PRIVILEGE]: staprun: /ko/p_dev.ko needs the group stapdev: as a member of stapsys you may run modules built with --privilege=stapusr, or installed in /lib/modules/RELEASE/systemtap/
 carol: staprun /ko/p_dev.ko: rc=0
 reads yes
+carol: printf 'one\ntwo\n' | staprun /ko/p_input.ko: rc=0
+got one
+got two
 alice: timeout -s INT 1 staprun -o /tmp/alice.out /ko/p_usr.ko: rc=0
 output file owned by uid 1001
 alice: staprun /ko/p_usr.ko: rc=1

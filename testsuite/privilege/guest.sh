@@ -46,6 +46,7 @@ wait
 as bob timeout -s INT 1 staprun /ko/p_usr.ko
 as bob staprun /ko/p_dev.ko
 as carol staprun /ko/p_dev.ko
+as carol "printf 'one\ntwo\n' | staprun /ko/p_input.ko"
 as alice timeout -s INT 1 staprun -o /tmp/alice.out /ko/p_usr.ko
 ls -ln /tmp/alice.out | awk '{ print "output file owned by uid " $3 }'
 chmod 755 /usr/bin/staprun
