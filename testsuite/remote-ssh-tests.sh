@@ -4,7 +4,8 @@
 # (stap-vm -p HOSTPORT:22). The guests boot different kernels when two are
 # installed, so one command builds two modules. Checked: both hosts run the
 # script, each line gets its host's "N: " (--remote-prefix), remote_id() and
-# remote_uri() are the host's, -c runs on the host, Ctrl-C stops every host
+# remote_uri() are the host's, -c runs on the host, -o gathers the output
+# here, hosts named through ssh_config work, Ctrl-C stops every host
 # and their end probes still print, an unreachable host and an unsupported
 # URL fail with their tags.
 # usage: remote-ssh-tests.sh    env: CSTAP_BUILD (build dir), KEEP=1
@@ -46,6 +47,16 @@ while [ ! -e /tmp/stop ]; do sleep 1; done
 EOF
 port0=$((20000 + RANDOM % 20000))
 port1=$((port0 + 1))
+# the same hosts by ssh configuration names: [USER@]HOST, ssh://HOST
+cat >> "$work/ssh_config" <<EOF
+Host guest0
+  HostName 127.0.0.1
+  Port $port0
+Host guest1
+  HostName 127.0.0.1
+  Port $port1
+  User root
+EOF
 guest() {   # guest N RELEASE PORT
 	"$STAPVM" -r "$2" -t 900 -p "$3:22" -f "$dropbear" -f "$work/id.pub:/root/.ssh/authorized_keys" \
 		-f "$work/passwd:/etc/passwd" -f "$work/host.sh:/host.sh" -- sh /host.sh > "$work/guest$1.log" 2>&1 &
@@ -96,15 +107,26 @@ else
 	bad "builds: $builds for $nrel kernels" "$(grep '^stap:' "$work/1.err")"
 fi
 
-# 2. -c runs on each host; without --remote-prefix lines come bare
-"$STAP" --remote="$h0" --remote="$h1" -c 'uname -r' \
+# 2. -c runs on each host; without --remote-prefix lines come bare; hosts
+# named as ssh's configuration names them
+"$STAP" --remote=root@guest0 --remote=ssh://guest1 -c 'uname -r' \
 	-e 'probe begin { printf("target %d\n", target() > 0) }' > "$work/2.out" 2> "$work/2.err"
 rc=$?
 want=$(printf '%s\n%s\ntarget 1\ntarget 1' "$rel0" "$rel1" | sort)
 if [ "$rc" = 0 ] && [ "$(sort "$work/2.out")" = "$want" ]; then
-	ok "-c runs on every host, its kernel's release"
+	ok "-c runs on every host, its kernel's release (USER@HOST, ssh://HOST from ssh_config)"
 else
 	bad "-c on the hosts (rc=$rc)" "$(cat "$work/2.out")" "$(tail -5 "$work/2.err")"
+fi
+
+# -o FILE: every host's output lands in FILE here
+"$STAP" --remote="$h0" --remote="$h1" --remote-prefix -o "$work/o.txt" \
+	-e 'probe begin { printf("from %d\n", remote_id()); exit() }' > "$work/o.stdout" 2> "$work/o.err"
+rc=$?
+if [ "$rc" = 0 ] && [ "$(sort "$work/o.txt")" = "$(printf '0: from 0\n1: from 1')" ] && [ ! -s "$work/o.stdout" ]; then
+	ok "-o FILE gathers the hosts' output here"
+else
+	bad "-o FILE (rc=$rc)" "$(cat "$work/o.txt" "$work/o.err" 2>/dev/null)"
 fi
 
 # 3. Ctrl-C stops both; their end probes print
