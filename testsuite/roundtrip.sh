@@ -69,7 +69,7 @@ check() {
 		return
 	fi
 	# -T N added its timer probe to A already: not again
-	reopts=$(sed -E 's/(^|[[:space:]])-T[[:space:]]*[0-9]+/ /g' <<<"$opts")
+	reopts=$(printf '%s\n' "$opts" | sed -E 's/(^|[[:space:]])-T[[:space:]]*[0-9]+/ /g')
 	if ! eval "timeout 60 \"\$stap\" $reopts \"\$tmp/a.stp\"" >"$tmp/b.stp" 2>"$tmp/err" </dev/null; then
 		failed=$((failed + 1))
 		echo "FAIL: $name (its -p1 output does not parse)"
