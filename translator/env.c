@@ -3,6 +3,7 @@
 #include "util.h"
 
 #include <dirent.h>
+#include <stdio.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,4 +105,16 @@ void cache_prune(const char *dir, const char *prefix, const char *keep, int max_
 		free(v.items[i].path);
 	}
 	free(v.items);
+}
+
+void cache_store(const char *dir, const char *path, const void *data, size_t len, const char *prefix,
+		 int max_n, long max_age)
+{
+	const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	char *tmp = xasprintf("%s/.%s.%d", dir, name, (int)getpid());
+
+	if (write_file(tmp, data, len) != 0 || rename(tmp, path) != 0)
+		unlink(tmp);
+	free(tmp);
+	cache_prune(dir, prefix, name, max_n, max_age);
 }

@@ -5,6 +5,8 @@
 #ifndef CSTAP_ENV_H
 #define CSTAP_ENV_H
 
+#include <stddef.h>
+
 enum env_var {
 #define ENV(name, readers, what) ENV_##name,
 #include "env.def"
@@ -26,5 +28,10 @@ char *cache_dir(void);
  * those not used (mtime) for max_age seconds, and the oldest beyond max_n;
  * never keep (a name, or NULL). Using an entry should touch it. */
 void cache_prune(const char *dir, const char *prefix, const char *keep, int max_n, long max_age);
+/* Write the cache entry at path (in dir, named prefix...) whole or not at
+ * all (a hidden temporary file renamed), then bound that kind of entry as
+ * cache_prune does. */
+void cache_store(const char *dir, const char *path, const void *data, size_t len, const char *prefix,
+		 int max_n, long max_age);
 
 #endif

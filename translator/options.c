@@ -154,11 +154,8 @@ static int choose_kernel(struct session *s)
 /* stap_<hash>_<pid>: unique per run unless -m names it. */
 static char *default_module_name(struct session *s)
 {
-	uint64_t h = 1469598103934665603ULL;
 	const char *t = s->script_text ? s->script_text : (s->script_files.len ? s->script_files.items[0] : "");
-
-	for (const unsigned char *p = (const unsigned char *)t; *p; p++)
-		h = (h ^ *p) * 1099511628211ULL;
+	uint64_t h = hash64(t, strlen(t));
 	return xasprintf("stap_%012llx_%d", (unsigned long long)(h & 0xffffffffffffULL), (int)getpid());
 }
 

@@ -13,6 +13,10 @@ int pass5_run(struct session *s);        /* run/run.c */
  * module's path where staprun runs, remote when that is not here (-o
  * FILE is then ours to write) */
 void staprun_args(struct session *s, strvec *argv, const char *ko, const char *cmd, bool remote);
+/* The option asking for what only a staprun on this host gives (-F, -S,
+ * -b: the files stay, or the session outlives stap), with what it is and
+ * the staprun options that do it there; NULL if none. */
+const char *staprun_here_only(const struct session *s, const char **what, const char **use);
 /* --remote=ssh://...: asks each host its kernel, runs build (passes 1-4) in
  * a child once per release, then the module on every host (run/ssh.c) */
 int pass5_ssh(struct session *s, int (*build)(struct session *));

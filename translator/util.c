@@ -271,6 +271,18 @@ bool module_name_eq(const char *a, size_t alen, const char *b)
 	return true;
 }
 
+void strbuf_add_shell_quoted(struct strbuf *sb, const char *s)
+{
+	strbuf_addch(sb, '\'');
+	for (; *s; s++) {
+		if (*s == '\'')
+			strbuf_addstr(sb, "'\\''");
+		else
+			strbuf_addch(sb, *s);
+	}
+	strbuf_addch(sb, '\'');
+}
+
 void strbuf_add_cstr_literal(struct strbuf *sb, const char *s)
 {
 	if (!s) {

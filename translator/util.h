@@ -60,6 +60,8 @@ void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
 void strbuf_add_cstr_escaped(struct strbuf *sb, const char *s, size_t n);
 /* s as a C string literal (quoted, escaped); NULL as NULL. */
 void strbuf_add_cstr_literal(struct strbuf *sb, const char *s);
+/* s as one single-quoted POSIX shell word ('it'\''s'). */
+void strbuf_add_shell_quoted(struct strbuf *sb, const char *s);
 void strbuf_reset(struct strbuf *sb);
 
 /* Whole-file I/O. read_file returns NULL (errno set) on failure; *len may be NULL. */

@@ -259,16 +259,10 @@ char *kfeatures_header(struct session *s)
 	for (size_t i = 0; i < NFEATURES; i++)
 		strbuf_addf(&sb, failed[i] ? "/* #undef %s */\n" : "#define %s 1\n", features[i].macro);
 	strbuf_addstr(&sb, "#endif\n");
-	if (path) {
-		char *tmp = xasprintf("%s.%d", path, (int)getpid());
-		if (write_file(tmp, sb.buf, sb.len) == 0)
-			rename(tmp, path);
-		free(tmp);
-		char *dir = cache_dir();
-		if (dir)   /* one per kernel tree and version of the tests */
-			cache_prune(dir, "kfeatures-", strrchr(path, '/') + 1, 16, 180L * 86400);
-		free(dir);
-	}
+	char *kdir = path ? cache_dir() : NULL;
+	if (kdir)   /* one per kernel tree and version of the tests */
+		cache_store(kdir, path, sb.buf, sb.len, "kfeatures-", 16, 180L * 86400);
+	free(kdir);
 	if (s->verbose >= 2)
 		fprintf(stderr, "stap: kernel features of %s tested in %.0f ms\n", s->kernel_release,
 			now_ms() - t0);

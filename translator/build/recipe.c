@@ -157,16 +157,10 @@ void recipe_record(const struct recipe_key *k, const char *dir, const char *name
 		}
 		free(cmd);
 	}
-	if (ok) {
-		char *tmp = xasprintf("%s.%d", path, (int)getpid());
-		if (write_file(tmp, out.buf, out.len) == 0)
-			rename(tmp, path);
-		free(tmp);
-		char *dir = cache_dir();
-		if (dir)   /* one per kernel and set of -D flags: keep the 64 last used */
-			cache_prune(dir, "kbuild-", strrchr(path, '/') + 1, 64, 30L * 86400);
-		free(dir);
-	}
+	char *cdir = ok ? cache_dir() : NULL;
+	if (cdir)   /* one per kernel and set of -D flags: keep the 64 last used */
+		cache_store(cdir, path, out.buf, out.len, "kbuild-", 64, 30L * 86400);
+	free(cdir);
 	for (int i = 0; i < nfiles; i++)
 		free(files[i]);
 	free(path);

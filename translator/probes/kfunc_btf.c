@@ -38,6 +38,21 @@ struct kfunc_btf {
 /* The System V x86-64 argument registers, as DWARF numbers them. */
 static const int arg_regs[] = { 5, 4, 1, 2, 8, 9 };
 
+/* The first parameter passed by value as a structure (or one wider than
+ * a register), or the count: from it on the calling convention does not
+ * say where the parameters are. */
+static int first_by_value(const struct btf *b, uint32_t proto)
+{
+	int i, n = btf_nparams(b, proto);
+
+	for (i = 0; i < n; i++) {
+		uint32_t t = btf_resolve(b, btf_param_type(b, proto, i));
+		if (btf_kind(b, t) == BTFK_STRUCT || btf_kind(b, t) == BTFK_UNION || btf_size(b, t) > 8)
+			break;
+	}
+	return i;
+}
+
 /* Parameter i (from 0) at the function's entry: a register, or from the
  * seventh on the stack above the return address. */
 static char *param_c(int i)
@@ -115,10 +130,7 @@ static char *pretty_list(const struct btf *b, const struct kfunc_btf *k, const c
 	}
 	if (!strcmp(n, "$$locals"))
 		return strbuf_detach(&out);   /* BTF knows no locals */
-	for (int i = 0; i < btf_nparams(b, k->proto); i++) {
-		uint32_t t = btf_resolve(b, btf_param_type(b, k->proto, i));
-		if (btf_kind(b, t) == BTFK_STRUCT || btf_kind(b, t) == BTFK_UNION || btf_size(b, t) > 8)
-			break;   /* a structure by value: the rest are not where the convention says */
+	for (int i = 0; i < first_by_value(b, k->proto); i++) {
 		char *v = btf_typed_value(b, btf_param_type(b, k->proto, i), param_c(i));
 		strbuf_addf(&out, "stp_str_appendf(@@S@@, \"%s%s=%%#llx\", (unsigned long long)%s);\n", first ? "" : " ",
 			    btf_param_name(b, k->proto, i), v);
@@ -182,13 +194,11 @@ static int tvar_code(struct session *s, const struct derived_probe *dp, const st
 					 "variables without debuginfo)", k->func, n + 1);
 			return -1;
 		}
-		for (int j = 0; j <= i; j++) {   /* a structure shifts where the others are */
-			uint32_t t = btf_resolve(b, btf_param_type(b, k->proto, j));
-			if (btf_kind(b, t) == BTFK_STRUCT || btf_kind(b, t) == BTFK_UNION || btf_size(b, t) > 8) {
-				*why = xasprintf("'%s'%s is passed by value as a structure: not readable through BTF",
-						 j == i ? n : btf_param_name(b, k->proto, j), j == i ? "" : " (before it)");
-				return -1;
-			}
+		int j = first_by_value(b, k->proto);   /* a structure shifts where the others are */
+		if (j <= i) {
+			*why = xasprintf("'%s'%s is passed by value as a structure: not readable through BTF",
+					 j == i ? n : btf_param_name(b, k->proto, j), j == i ? "" : " (before it)");
+			return -1;
 		}
 		type = btf_param_type(b, k->proto, i);
 		base = param_c(i);

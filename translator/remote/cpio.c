@@ -349,25 +349,6 @@ static int copy_fd(int in, int out)
 	return 0;
 }
 
-/* Store a freshly built base archive in the cache (atomically: temp file,
- * then rename), so concurrent runs never see half a file. */
-static void store_base(const char *dir, const char *name, const struct strbuf *data)
-{
-	char *tmp = xasprintf("%s/.%s.XXXXXX", dir, name);
-	int fd = mkstemp(tmp);
-
-	if (fd < 0) {
-		free(tmp);
-		return;
-	}
-	fchmod(fd, 0644);
-	char *final = xasprintf("%s/%s", dir, name);
-	if (write_all(fd, data->buf, data->len) < 0 || close(fd) < 0 || rename(tmp, final) < 0)
-		unlink(tmp);
-	free(final);
-	free(tmp);
-}
-
 int vm_write_initrd(const char *path, const char *staprun, const char *stapio,
 		    const struct cpio *run, int verbose)
 {
@@ -405,9 +386,10 @@ int vm_write_initrd(const char *path, const char *staprun, const char *stapio,
 				       dir ? ", cached in " : "", dir ? dir : "");
 			if (write_all(out, base.buf.buf, base.buf.len) < 0)
 				rc = -1;
-			if (dir) {
-				store_base(dir, name, &base.buf);
-				cache_prune(dir, "base-", name, 8, 2 * 86400);   /* a staprun rebuild makes a new one */
+			if (dir) {   /* whole or not at all; a staprun rebuild makes a new one */
+				char *p = xasprintf("%s/%s", dir, name);
+				cache_store(dir, p, base.buf.buf, base.buf.len, "base-", 8, 2 * 86400);
+				free(p);
 			}
 		}
 		cpio_release(&base);

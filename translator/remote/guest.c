@@ -96,19 +96,6 @@ static const char batch_job_fn[] =
 	"}\n"
 	"\n";
 
-/* Append s as one single-quoted shell word. */
-static void shell_quote(struct strbuf *sb, const char *s)
-{
-	strbuf_addch(sb, '\'');
-	for (; *s; s++) {
-		if (*s == '\'')
-			strbuf_addstr(sb, "'\\''");
-		else
-			strbuf_addch(sb, *s);
-	}
-	strbuf_addch(sb, '\'');
-}
-
 char *vm_init_interactive(char *const argv[], const char *prelude)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -118,7 +105,7 @@ char *vm_init_interactive(char *const argv[], const char *prelude)
 	strbuf_addstr(&sb, "run 0 /dev/ttyS1 /dev/ttyS2");
 	for (int i = 0; argv[i]; i++) {
 		strbuf_addch(&sb, ' ');
-		shell_quote(&sb, argv[i]);
+		strbuf_add_shell_quoted(&sb, argv[i]);
 	}
 	strbuf_addstr(&sb, "\necho \"cstap-guest: command exited with status $rc\"\n"
 			   "echo \"RC $rc\" >&3\n");

@@ -63,31 +63,25 @@ static int add_module(const char *dep, const char *rel, const char *name, strvec
 	return -1;
 }
 
-/* A module the kernel has built in (modules.builtin) needs no loading:
- * drivers are modules in one release and built in in another. */
-static bool builtin_module(const char *rel, const char *name)
+/* A module the kernel has built in (listed in builtin, the text of
+ * modules.builtin) needs no loading: drivers are modules in one release
+ * and built in in another. */
+static bool builtin_module(const char *builtin, const char *name)
 {
-	char *path = xasprintf("/lib/modules/%s/modules.builtin", rel);
-	char *text = read_file(path, NULL);
 	bool found = false;
 
-	for (const char *l = text; l && *l && !found; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+	for (const char *l = builtin; l && *l && !found; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
 		found = names_module(l, (size_t)(strchrnul(l, '\n') - l), name);
-	free(text);
-	free(path);
 	return found;
 }
 
-/* The guest's network for port forwards: virtio-net's driver (and the
- * PCI transport where it is a module), then lo and eth0 as QEMU's user
+/* The guest's network for port forwards: virtio-net's driver and the PCI
+ * transport (skipped where built in), then lo and eth0 as QEMU's user
  * network expects them. */
 static void add_network(struct vm_config *c, struct strbuf *after)
 {
-	static const char *const drivers[] = { "virtio_pci", "virtio_net" };
-
-	for (size_t i = 0; i < sizeof(drivers) / sizeof(drivers[0]); i++)
-		if (!builtin_module(c->release, drivers[i]))
-			vec_push(&c->modules, drivers[i]);
+	vec_push(&c->modules, "virtio_pci");
+	vec_push(&c->modules, "virtio_net");
 	strbuf_addstr(after, "# network for port forwards (QEMU user networking)\n"
 		      "ip link set lo up\n"
 		      "ip link set eth0 up && ip addr add 10.0.2.15/24 dev eth0 && "
@@ -127,9 +121,13 @@ char *vm_modules_prelude(struct vm_config *c)
 		vm_msg("cannot read %s: %s", dep_path, strerror(errno));
 		rc = -1;
 	}
+	char *builtin_path = xasprintf("/lib/modules/%s/modules.builtin", c->release);
+	char *builtin = read_file(builtin_path, NULL);
 	for (int i = 0; rc == 0 && i < c->modules.len; i++)
-		if (!builtin_module(c->release, c->modules.items[i]))
+		if (!builtin_module(builtin, c->modules.items[i]))
 			rc = add_module(dep, c->release, c->modules.items[i], &order);
+	free(builtin);
+	free(builtin_path);
 	strbuf_addstr(&sb, "# modules of the guest kernel (-M), dependencies first\n");
 	for (int i = 0; rc == 0 && i < order.len; i++) {
 		const char *p = order.items[i];

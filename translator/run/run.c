@@ -87,6 +87,17 @@ void staprun_args(struct session *s, strvec *argv, const char *ko, const char *c
 	vec_push(argv, NULL);
 }
 
+const char *staprun_here_only(const struct session *s, const char **what, const char **use)
+{
+	if (s->flight)
+		return *what = "flight recorder", *use = "-L or -D", "-F";
+	if (s->rotate)
+		return *what = "output file switching", *use = "-o FILE -S", "-S";
+	if (s->bulk)
+		return *what = "per-CPU files", *use = "[-o FILE]", "-b";
+	return NULL;
+}
+
 /* -vv: the staprun command, as SystemTap shows it ("Running ...") */
 static void show_command(struct session *s, char *const argv[])
 {
@@ -161,11 +172,11 @@ int pass5_run(struct session *s)
 	}
 
 	/* the guest powers off after the run, and its files stay in it */
-	if (s->flight || s->rotate || s->bulk) {
-		diag(s, O_USAGE, (struct srcpos){0}, "%s needs a host that loads modules: the QEMU guest powers off "
-		     "after the run (build with -p4 and use staprun %s on the target host)",
-		     s->flight ? "-F (flight recorder)" : s->rotate ? "-S (output file switching)" : "-b (per-CPU files)",
-		     s->flight ? "-L or -D" : s->rotate ? "-o FILE -S" : "[-o FILE]");
+	const char *what, *use;
+	const char *opt = staprun_here_only(s, &what, &use);
+	if (opt) {
+		diag(s, O_USAGE, (struct srcpos){0}, "%s (%s) needs a host that loads modules: the QEMU guest powers "
+		     "off after the run (build with -p4 and use staprun %s on the target host)", opt, what, use);
 		return 1;
 	}
 	/* no time limit: a script may run until exit() or Ctrl-C */

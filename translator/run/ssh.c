@@ -87,18 +87,6 @@ static bool parse_url(struct host *h)
 	return true;
 }
 
-/* `cmd` quoted for a POSIX shell */
-static void shell_quote(struct strbuf *sb, const char *cmd)
-{
-	strbuf_addch(sb, '\'');
-	for (const char *p = cmd; *p; p++)
-		if (*p == '\'')
-			strbuf_addstr(sb, "'\\''");
-		else
-			strbuf_addch(sb, *p);
-	strbuf_addch(sb, '\'');
-}
-
 /* Start `ssh DEST CMD` for h, in its own process group (a terminal's Ctrl-C
  * is ours to pass on), stdout and stderr to pipes; stdin from in_file (a
  * path), else a pipe whose end h->in keeps. */
@@ -266,7 +254,7 @@ static char *copy_cmd(struct session *s, struct host *h)
 	char *ko = remote_ko(s);
 	struct strbuf sb = STRBUF_INIT;
 	strbuf_addstr(&sb, "cat > ");
-	shell_quote(&sb, ko);
+	strbuf_add_shell_quoted(&sb, ko);
 	free(ko);
 	return strbuf_detach(&sb);
 }
@@ -288,14 +276,14 @@ static char *run_cmd(struct session *s, struct host *h)
 
 	staprun_args(s, &argv, ko, s->cmd, true);
 	strbuf_addstr(&sb, "exec 3<&0; staprun -r ");
-	shell_quote(&sb, id);
+	strbuf_add_shell_quoted(&sb, id);
 	for (int i = 1; argv.items[i]; i++) {
 		strbuf_addch(&sb, ' ');
-		shell_quote(&sb, argv.items[i]);
+		strbuf_add_shell_quoted(&sb, argv.items[i]);
 	}
 	strbuf_addstr(&sb, " </dev/null & p=$!; (read x <&3; kill -TERM $p) 2>/dev/null & w=$!; "
 		      "wait $p; rc=$?; kill $w 2>/dev/null; rm -f ");
-	shell_quote(&sb, ko);
+	strbuf_add_shell_quoted(&sb, ko);
 	strbuf_addstr(&sb, "; exit $rc");
 	free(argv.items);
 	free(id);
@@ -357,9 +345,10 @@ int pass5_ssh(struct session *s, int (*build)(struct session *))
 			return 1;
 		}
 	}
-	if (s->flight || s->rotate || s->bulk) {
+	const char *what, *use, *opt = staprun_here_only(s, &what, &use);
+	if (opt) {
 		diag(s, O_USAGE, (struct srcpos){0}, "%s is not supported with --remote=ssh (build with -p4 and run "
-		     "staprun on each host)", s->flight ? "-F" : s->rotate ? "-S" : "-b");
+		     "staprun %s on each host)", opt, use);
 		return 1;
 	}
 	if (!mkdtemp(work)) {

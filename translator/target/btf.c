@@ -67,7 +67,8 @@ static int func_cmp(const void *a, const void *b)
 	return strcmp(((const struct btf_func *)a)->name, ((const struct btf_func *)b)->name);
 }
 
-struct btf *btf_parse(char *data, size_t len)
+/* A raw BTF blob (kept by the result); NULL if malformed. */
+static struct btf *btf_parse(char *data, size_t len)
 {
 	if (len < 24 || (rd32(data) & 0xffff) != BTF_MAGIC)
 		return NULL;
@@ -126,9 +127,7 @@ static char *cache_path(const char *vmlinuz)
 		return NULL;
 	}
 	char *key = xasprintf("%s|%lld|%lld", vmlinuz, (long long)st.st_size, (long long)st.st_mtime);
-	uint64_t h = 1469598103934665603ULL;
-	for (const unsigned char *p = (const unsigned char *)key; *p; p++)
-		h = (h ^ *p) * 1099511628211ULL;
+	uint64_t h = hash64(key, strlen(key));
 	char *path = xasprintf("%s/btf-%016llx.bin", dir, (unsigned long long)h);
 	free(key);
 	free(dir);
@@ -150,16 +149,10 @@ static char *load_raw(struct session *s, size_t *len, const char **why)
 		modcache_note_input(s, vmlinuz);
 	} else if ((data = kimage_section(vmlinuz, ".BTF", len))) {
 		modcache_note_input(s, vmlinuz);
-		if (cached) {
-			char *tmp = xasprintf("%s.%d", cached, (int)getpid());
-			if (write_file(tmp, data, *len) == 0)
-				rename(tmp, cached);
-			free(tmp);
-			char *dir = cache_dir();
-			if (dir)   /* one per kernel image */
-				cache_prune(dir, "btf-", strrchr(cached, '/') + 1, 8, 90L * 86400);
-			free(dir);
-		}
+		char *dir = cached ? cache_dir() : NULL;
+		if (dir)   /* one per kernel image */
+			cache_store(dir, cached, data, *len, "btf-", 8, 90L * 86400);
+		free(dir);
 	} else {
 		*why = access(vmlinuz, R_OK) ? xasprintf("no BTF: cannot read %s", vmlinuz)
 					     : xasprintf("no BTF: %s has no .BTF section (CONFIG_DEBUG_INFO_BTF)", vmlinuz);
@@ -375,13 +368,6 @@ bool btf_member(const struct btf *b, uint32_t sid, const char *name, uint64_t *b
 		}
 	}
 	return false;
-}
-
-bool btf_is_char(const struct btf *b, uint32_t id)
-{
-	const uint32_t *t = type_at(b, btf_resolve(b, id));
-	return t && kind_of(t) == BTFK_INT && t[2] == 1 && ((t[3] >> 24 & 2) || !strcmp(str_at(b, t[0]), "char") ||
-							    strstr(str_at(b, t[0]), "char"));
 }
 
 uint32_t btf_type_named(const struct btf *b, const char *name)

@@ -29,9 +29,6 @@ struct btf;
 /* The target kernel's BTF; NULL with *why (static text or allocated once). */
 const struct btf *btf_kernel(struct session *s, const char **why);
 
-/* Parse a raw BTF blob (kept by the result); NULL if malformed. */
-struct btf *btf_parse(char *data, size_t len);
-
 /* The names of the functions matching fnmatch pattern pat, each once,
  * sorted, appended to out (pointers into the BTF). */
 void btf_funcs_matching(const struct btf *b, const char *pat, strvec *out);
@@ -62,8 +59,6 @@ uint32_t btf_array_elem(const struct btf *b, uint32_t id, uint32_t *n);
  * false if none. */
 bool btf_member(const struct btf *b, uint32_t sid, const char *name, uint64_t *bitoff, uint32_t *type,
 		uint32_t *bitsize);
-/* char, signed char, unsigned char (or a typedef of one) */
-bool btf_is_char(const struct btf *b, uint32_t id);
 
 /* A type by name: "struct file", "file" (a struct, union or typedef),
  * "union u", "enum e"; 0 if BTF has none. */
