@@ -95,10 +95,13 @@ static void stp_ring_get(size_t off, void *dst, size_t n)
  * that fired inside the locked region on this CPU (an NMI, a kprobe on a
  * function the lock holder calls) must not wait for itself: it sees its
  * own CPU as the owner and gives up at once. Another CPU's holder is waited
- * for, but not forever (a guest vCPU can be descheduled for a long time).
+ * for, but not forever: up to a second, because a guest vCPU that holds it
+ * can be descheduled for a long time (QEMU's single-threaded TCG switches
+ * vCPUs every 100 ms; a 100 ms budget lost a record there), while on bare
+ * metal the holder, interrupts off, lets go within microseconds.
  * Interrupts are off on success; release with stp_ring_unlock().
  */
-#define STP_RING_SPIN_US 100000
+#define STP_RING_SPIN_US 1000000
 static int stp_ring_owner = -1;	/* CPU holding the lock, -1 none */
 
 static bool stp_ring_trylock(unsigned long *flags)

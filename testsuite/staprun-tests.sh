@@ -107,7 +107,7 @@ check_bulk() {
 	   ! "$build/staprun/stap-merge" "$d/b_1" | grep -q 'cpu 0'; then
 		ok "staprun bulk (stap -b) on $rel: a file per CPU, stap-merge"
 	else
-		bad "staprun bulk (stap -b) on $rel: content" "$merged"
+		bad "staprun bulk (stap -b) on $rel: content" "$merged" "$(cat "$d/res/bulk.err")"
 	fi
 	if [ -x /usr/bin/stap-merge ]; then   # SystemTap's, when installed: the same stream
 		if cmp -s <("$build/staprun/stap-merge" -v "$d/b_0" "$d/b_1") <(/usr/bin/stap-merge -v "$d/b_0" "$d/b_1"); then
