@@ -8,6 +8,7 @@
 # library, and the server (with bsdtar for .deb archives) the tests run;
 # gcc-multilib builds the run tests' 32-bit programs (a 32-bit task's system
 # calls); systemtap-sdt-dev's <sys/sdt.h> builds the SDT marker test program;
+# libbpf-dev is the static libbpf stapbpf links (with libelf and zlib);
 # libc6-dbg is libc's DWARF (process probes in libc), g++ builds the C++ test
 # program, python3.11-minimal's interpreter carries SDT markers (list tests);
 # man-db and groff render the manual pages (man-tests), prometheus's promtool
@@ -20,7 +21,7 @@
 # CSTAP_SERIES= (empty) installs the default kernel only.
 set -eu
 cd "$(dirname "$0")"
-pkgs="gcc make autoconf automake libc6-dev libdw-dev libelf-dev libcunit1-dev pkg-config
+pkgs="gcc make autoconf automake libc6-dev libdw-dev libelf-dev libcunit1-dev pkg-config libbpf-dev
       gcc-multilib libc6-dbg g++ python3.11-minimal cpio gzip qemu-system-x86 busybox-static bc flex bison
       linux-image-cloud-amd64 linux-headers-cloud-amd64 linux-image-cloud-amd64-dbg
       libdebuginfod-dev debuginfod libarchive-tools systemtap-doc systemtap-sdt-dev xz-utils zstd

@@ -2,7 +2,7 @@
 # man-tests.sh - the manual pages (doc/man): each written and generated page
 # renders with man -l without a groff warning; every diagnostic tag has its
 # error::TAG page and every "[man error::...]" stap prints names a page;
-# stap(1), staprun(8), stap-vm(1), stap-exporter(8) and stap-merge(1) document every option their --help
+# stap(1), staprun(8), stap-vm(1), stap-exporter(8), stap-merge(1) and stapbpf(8) document every option their --help
 # lists; every documented tapset function and probe alias has its page; and
 # make install puts the pages in their sections.
 # usage: man-tests.sh    env: CSTAP_BUILD (build dir)
@@ -12,7 +12,7 @@ command -v groff >/dev/null && command -v man >/dev/null || { echo "man-tests: S
 
 gen=$work/gen
 sh "$src/doc/man/gen-man.sh" "$src" "$gen" > /dev/null || { bad "gen-man.sh failed"; exit 1; }
-written="stap.1 staprun.8 stap-vm.1 stapprobes.3stap stapex.3stap stap-exporter.8 stap-merge.1"
+written="stap.1 staprun.8 stap-vm.1 stapprobes.3stap stapex.3stap stap-exporter.8 stap-merge.1 stapbpf.8"
 
 # every page renders, with no groff warning (two at a time)
 render() {   # one page: nothing printed when it renders cleanly
@@ -58,6 +58,7 @@ check_opts stap-vm.1 "$("$build/translator/stap-vm" --help 2>&1 | sed -n '/^opti
 check_opts staprun.8 "$("$build/staprun/staprun" -h 2>&1)"
 check_opts stap-exporter.8 "$("$build/staprun/stap-exporter" -h 2>&1)"
 check_opts stap-merge.1 "$("$build/staprun/stap-merge" -h 2>&1)"
+check_opts stapbpf.8 "$("$build/staprun/stapbpf" -h 2>&1)"
 
 # every documented tapset function and probe alias has its page
 missing=""

@@ -31,8 +31,11 @@
 # (process(@1) in the script), as a user names a program by its path.
 # testsuite/run/uprogs/lib*.c are shared libraries ($UPROGS/lib*.so, -g -O0)
 # that the programs link as they need them (rpath $UPROGS).
+# RUNTIME=bpf runs them with stap --runtime=bpf and stapbpf instead: a test
+# whose script BPF cannot run (stap says E_BPF_UNSUPPORTED in pass 2) is
+# left out and counted; every other must give the same output.
 # usage: run-tests.sh [NAME ...]     env: CSTAP_BUILD (build dir), OUT,
-#   RUN_DIR (where the NAME.* files are; default testsuite/run)
+#   RUN_DIR (where the NAME.* files are; default testsuite/run), RUNTIME
 set -u
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=${CSTAP_BUILD:-$(pwd)}
@@ -42,7 +45,9 @@ STAPVM=$build/translator/stap-vm
 releases=${RELEASES:-$("$STAPVM" --releases 2>/dev/null)}
 rundir=${RUN_DIR:-$src/testsuite/run}
 case $rundir in /*) ;; *) rundir=$(pwd)/$rundir ;; esac
-top=${OUT:-$build/testsuite/out}
+runtime=${RUNTIME:-kernel}
+ext=ko; runner=staprun; [ "$runtime" = bpf ] && ext=bo runner=stapbpf
+top=${OUT:-$build/testsuite/out$([ "$runtime" = bpf ] && echo -bpf)}
 rm -rf "$top"
 
 if [ $# -gt 0 ]; then names=("$@"); else
@@ -108,10 +113,10 @@ build_one() {
 	local opts=() args=()
 	[ -f "$t.opts" ] && eval "opts=($(cat "$t.opts"))"
 	[ -f "$t.args" ] && eval "args=($(cat "$t.args"))"
-	(cd "$d" && "$STAP" -p4 -r "$REL" -m "t_$n" "${opts[@]}" "$n.stp" "${args[@]}") > "$d/build.log" 2>&1 &&
-		cp "$d/t_$n.ko" "$out/ko/"
+	(cd "$d" && "$STAP" -p4 -r "$REL" --runtime="$runtime" -m "t_$n" "${opts[@]}" "$n.stp" "${args[@]}") > "$d/build.log" 2>&1 &&
+		cp "$d/t_$n.$ext" "$out/ko/"
 }
-export -f build_one; export out spec STAP REL UPROGS
+export -f build_one; export out spec STAP REL UPROGS runtime ext
 printf '%s\n' "${names[@]}" | xargs -P 2 -I{} bash -c 'build_one {}'
 
 # Run phase: one job per module that built; one boot per distinct NAME.boot.
@@ -127,12 +132,13 @@ vmfail=0	# a boot that failed (guest trouble: BUG, WARNING, stall ...) fails the
 for bi in "${!boots[@]}"; do
 boot=${boots[bi]}
 jobs=$out/jobs.$bi; : > "$jobs"; files=(); mods=()
+[ "$runtime" = bpf ] && files+=(-f "$build/staprun/stapbpf:/bin/stapbpf")
 for n in "${names[@]}"; do
-	[ -f "$out/ko/t_$n.ko" ] || continue
+	[ -f "$out/ko/t_$n.$ext" ] || continue
 	t=$spec/$n
 	b=""; [ -f "$t.boot" ] && b=$(cat "$t.boot")
 	[ "$b" = "$boot" ] || continue
-	cmd="exec staprun"
+	cmd="exec $runner"
 	opts=()
 	if [ -f "$t.opts" ]; then
 		eval "opts=($(cat "$t.opts"))"
@@ -143,19 +149,19 @@ for n in "${names[@]}"; do
 			esac
 		done
 	fi
-	cmd+=" /ko/t_$n.ko"
+	cmd+=" /ko/t_$n.$ext"
 	if [ -f "$t.stdin" ]; then
 		files+=(-f "$t.stdin:/stdin/$n")
 		cmd+=" < /stdin/$n"
 	fi
-	if [ -f "$t.opts" ]; then
+	if [ -f "$t.opts" ] && [ "$runtime" != bpf ]; then   # (bpf: -G is in the bundle)
 		for ((i = 0; i < ${#opts[@]}; i++)); do
 			[ "${opts[i]}" = -G ] && { cmd+=" $(printf %q "${opts[i+1]}")"; i=$((i + 1)); }
 		done
 	fi
 	timeout=30; [ -f "$t.timeout" ] && timeout=$(cat "$t.timeout")
 	printf '%s\t%s\t%s\n' "$n" "$timeout" "$cmd" >> "$jobs"
-	files+=(-f "$out/ko/t_$n.ko:/ko/t_$n.ko")
+	files+=(-f "$out/ko/t_$n.$ext:/ko/t_$n.$ext")
 	if [ -f "$t.modules" ]; then
 		while read -r m; do [ -n "$m" ] && mods+=(-M "$m"); done < "$t.modules"
 	fi
@@ -169,10 +175,15 @@ if [ -s "$jobs" ]; then
 fi
 done
 
-pass=0; fail=0
+pass=0; fail=0; nobpf=0
 for n in "${names[@]}"; do
 	t=$spec/$n r=$out/res/$n why=""
-	if [ ! -f "$out/ko/t_$n.ko" ]; then
+	if [ "$runtime" = bpf ] && [ ! -f "$out/ko/t_$n.$ext" ] &&
+	   grep -q '\[E_BPF_UNSUPPORTED\]' "$out/build/$n/build.log"; then
+		nobpf=$((nobpf + 1))   # the module runtime's only
+		continue
+	fi
+	if [ ! -f "$out/ko/t_$n.$ext" ]; then
 		why="build failed:"$'\n'"$(cat "$out/build/$n/build.log")"
 	elif [ ! -f "$r.rc" ]; then
 		why="no result from the guest"
@@ -200,7 +211,7 @@ for n in "${names[@]}"; do
 		echo "FAIL: $n"; printf '%s\n' "$why" | sed 's/^/    /'; fail=$((fail + 1)); failed+=("$n")
 	fi
 done
-echo "$pass passed, $fail failed (kernel $REL)$([ $vmfail = 0 ] || echo ", and a guest boot failed")"
+echo "$pass passed, $fail failed (kernel $REL$([ "$runtime" = bpf ] && echo ", --runtime=bpf: $pass of $((pass + fail + nobpf)) run tests run both ways, $nobpf not BPF's")$([ $vmfail = 0 ] || echo ", and a guest boot failed"))"
 [ "$fail" = 0 ] && [ "$vmfail" = 0 ]
 }
 

@@ -52,6 +52,9 @@ STAP_PASS_SOURCES = translator/passes.h translator/options.c translator/options.
 	translator/elaborate/optimize.c translator/elaborate/context_funcs.c translator/elaborate/doubleglob.c \
 	translator/elaborate/listing.c translator/elaborate/listing.h translator/elaborate/dumps.c translator/elaborate/privilege.c \
 	translator/translate/translate.c translator/translate/translate.h \
+	translator/translate/bpf/bpf.h translator/translate/bpf/gen.h translator/translate/bpf/insn.h \
+	translator/translate/bpf/prog.c translator/translate/bpf/expr.c translator/translate/bpf/stmt.c \
+	translator/translate/bpf/tvar.c \
 	translator/build/build.c translator/build/recipe.c translator/build/recipe.h translator/build/kfeatures.c translator/build/kfeatures.h \
 	translator/run/run.c translator/run/ssh.c translator/cache/modcache.c translator/cache/modcache.h \
 	$(TARGET_SOURCES) $(PROBE_SOURCES)

@@ -19,6 +19,7 @@
 #include "cache/modcache.h"
 #include "diag.h"
 #include "passes.h"
+#include "translate/bpf/bpf.h"
 #include "elaborate/listing.h"
 #include "options.h"
 #include "session.h"
@@ -126,6 +127,15 @@ static int run_pass(struct session *s, int pass, int (*fn)(struct session *))
 	return rc;
 }
 
+/* --runtime=bpf: pass 2, then the bundle, so that what BPF cannot do is
+ * refused in pass 2 */
+static int pass2_elaborate_bpf(struct session *s)
+{
+	int rc = pass2_elaborate(s);
+
+	return rc ? rc : bpf_translate(s) ? 1 : 0;
+}
+
 /* build() stopped the run early, as asked (-p1..-p3, -l, --dump-*) */
 #define STOPPED (-1)
 
@@ -144,7 +154,7 @@ static int build(struct session *s)
 		return (rc = dump_lists(s)) ? rc : STOPPED;
 	if (s->last_pass == 1)
 		return print_pass1(s), STOPPED;
-	if ((rc = run_pass(s, 2, pass2_elaborate)))
+	if ((rc = run_pass(s, 2, s->runtime_bpf ? pass2_elaborate_bpf : pass2_elaborate)))
 		return rc;
 	if (s->list_mode)
 		return (rc = list_probe_points(s)) ? rc : STOPPED;
@@ -154,6 +164,10 @@ static int build(struct session *s)
 		return rc;
 	if (s->last_pass == 3)
 		return STOPPED;
+	if (s->runtime_bpf) {   /* the bundle is the product: no pass 4 */
+		s->ko_file = s->c_file;
+		return deliver_module(s);
+	}
 	/* one built from the same C skips pass 4 */
 	if (modcache_lookup_c(s))
 		rc = deliver_module(s);

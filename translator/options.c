@@ -63,6 +63,8 @@ static void usage(FILE *f)
 	      "                  list the tapset functions, the probe point families, the\n"
 	      "                  tapset probe aliases, then stop\n"
 	      "  -R DIR          use the runtime in DIR\n"
+	      "  --runtime=MODE  kernel (a kernel module, the default) or bpf (eBPF programs\n"
+	      "                  run by stapbpf: no module, no kbuild; doc/bpf-bundle.md)\n"
 	      "  -B NAME=VAL     pass a make variable to kbuild (pass 4)\n"
 	      "  -a ARCH         the target architecture: x86_64 (the only one)\n"
 	      "  --tmpdir=DIR    make build directories in DIR (default $TMPDIR, /tmp)\n"
@@ -248,12 +250,13 @@ int parse_options(struct session *s, int argc, char **argv)
 	       OPT_ALL_MODULES, OPT_MONITOR, OPT_RLIMIT_AS, OPT_RLIMIT_CPU, OPT_RLIMIT_FSIZE,
 	       OPT_RLIMIT_NPROC, OPT_RLIMIT_STACK, OPT_DUMP_FUNCTIONS, OPT_DUMP_PROBE_TYPES,
 	       OPT_DUMP_PROBE_ALIASES, OPT_SUPPRESS_HANDLER_ERRORS, OPT_TMPDIR, OPT_PRIVILEGE,
-	       OPT_UNPRIVILEGED, OPT_SYSROOT, OPT_EXAMPLE, OPT_REMOTE_PREFIX };
+	       OPT_UNPRIVILEGED, OPT_SYSROOT, OPT_EXAMPLE, OPT_REMOTE_PREFIX, OPT_RUNTIME };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "remote", required_argument, NULL, OPT_REMOTE },
 		{ "remote-prefix", no_argument, NULL, OPT_REMOTE_PREFIX },
+		{ "runtime", required_argument, NULL, OPT_RUNTIME },
 		{ "list-tags", no_argument, NULL, OPT_LIST_TAGS },
 		{ "compatible", required_argument, NULL, OPT_COMPATIBLE },
 		{ "prologue-searching", optional_argument, NULL, OPT_PROLOGUE },
@@ -395,6 +398,14 @@ int parse_options(struct session *s, int argc, char **argv)
 			}
 			break;
 		case OPT_REMOTE_PREFIX: s->remote_prefix = true; break;
+		case OPT_RUNTIME:   /* kernel: a module (the default); bpf: stapbpf's programs */
+			if (strcmp(optarg, "kernel") && strcmp(optarg, "bpf")) {
+				diag(s, O_USAGE, (struct srcpos){0}, "--runtime takes kernel or bpf, not '%s'", optarg);
+				return 1;
+			}
+			s->runtime_bpf = !strcmp(optarg, "bpf");
+			s->no_cache |= s->runtime_bpf;   /* a bundle is made in milliseconds */
+			break;
 		case OPT_LIST_TAGS: diag_list_tags(); return -1;
 		case OPT_SKIP_BADVARS: s->skip_badvars = true; break;
 		case OPT_NO_TIME_LIMITS: s->no_time_limits = true; break;

@@ -46,6 +46,7 @@ struct session {
 	VEC(char *) ssh_remotes;  /* --remote=ssh://[USER@]HOST[:PORT] or [USER@]HOST */
 	bool remote_prefix;       /* --remote-prefix: "N: " before each host's lines */
 	const char *runtime_dir;  /* -R DIR */
+	bool runtime_bpf;         /* --runtime=bpf: eBPF programs for stapbpf, not a module */
 	VEC(char *) defines;      /* -D NAME[=VALUE] */
 	VEC(char *) kbuild_vars;  /* -B NAME=VALUE: make variables for kbuild */
 	const char *tmp_base;     /* --tmpdir, else $TMPDIR, else /tmp */
@@ -85,7 +86,8 @@ struct session {
 	/* pass 3/4 */
 	char *tmpdir;             /* build directory */
 	char *c_file;             /* generated source */
-	char *ko_file;            /* module built by pass 4 */
+	char *ko_file;            /* module built by pass 4 (--runtime=bpf: the bundle) */
+	char *bpf_bundle;         /* --runtime=bpf: the bundle's text, made at pass 2's end */
 
 	/* the module cache (cache/modcache.c). An option that changes what
 	 * passes 1-4 make must be part of its key (modcache.c, run_key). */

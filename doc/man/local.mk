@@ -1,11 +1,11 @@
-# doc/man/: the manual pages. stap.1, staprun.8, stap-vm.1, stapprobes.3stap
-# and stapex.3stap are written by hand; gen-man.sh makes the others at build
-# time, into doc/man/gen/: error::TAG.7stap (every diagnostic tag, and
-# error::pass1-5), function::NAME.3stap and probe::NAME.3stap (from the
-# tapsets' doc comments). make install puts each in $(mandir)/manN by its
+# doc/man/: the manual pages. stap.1, staprun.8, stapbpf.8, stap-vm.1,
+# stapprobes.3stap and stapex.3stap are written by hand; gen-man.sh makes the
+# others at build time, into doc/man/gen/: error::TAG.7stap (every diagnostic
+# tag, and error::pass1-5), function::NAME.3stap and probe::NAME.3stap (from
+# the tapsets' doc comments). make install puts each in $(mandir)/manN by its
 # section (the digit of its extension).
 MAN_WRITTEN = doc/man/stap.1 doc/man/staprun.8 doc/man/stap-vm.1 doc/man/stapprobes.3stap \
-	doc/man/stapex.3stap doc/man/stap-exporter.8 doc/man/stap-merge.1
+	doc/man/stapex.3stap doc/man/stap-exporter.8 doc/man/stap-merge.1 doc/man/stapbpf.8
 EXTRA_DIST += $(MAN_WRITTEN) doc/man/gen-man.sh
 
 doc/man/gen/.stamp: $(srcdir)/doc/man/gen-man.sh $(srcdir)/translator/diag_tags.def $(dist_tapset_DATA)

@@ -114,7 +114,7 @@ int pass4_build(struct session *s)
 int deliver_module(struct session *s)
 {
 	if (s->last_pass == 4 || s->module_name_given) {
-		char *here = xasprintf("%s.ko", s->module_name);
+		char *here = xasprintf("%s.%s", s->module_name, s->runtime_bpf ? "bo" : "ko");
 		if (copy_file(s->ko_file, here) != 0) {
 			diag(s, B_KBUILD, (struct srcpos){0}, "cannot copy the module to %s: %s", here, strerror(errno));
 			return 1;

@@ -103,6 +103,20 @@ static const char *probe_type(const struct derived_probe *dp)
 	return "begin_end";
 }
 
+static int64_t probe_order(const struct derived_probe *dp)
+{
+	return ((const struct begin_end_probe *)dp->data)->order;
+}
+
+/* --runtime=bpf: stapbpf runs these in its interpreter */
+static int bpf_section(const struct derived_probe *dp, struct strbuf *out, bool *optional,
+		       const char **why)
+{
+	strbuf_addstr(out, dp->kind == PK_BEGIN ? "begin" : dp->kind == PK_END ? "end" : "error");
+	(void)why;
+	return 0;
+}
+
 static const char *const shapes[] = { "begin", "end", "error", "never", NULL };
 
 const struct provider begin_end_provider = {
@@ -112,6 +126,8 @@ const struct provider begin_end_provider = {
 	.handler = &called_directly,
 	.emit_register = emit_register,
 	.emit_unregister = emit_unregister,
+	.bpf_section = bpf_section,
+	.probe_order = probe_order,
 	.shapes = shapes,
 	.unprivileged = true,
 };

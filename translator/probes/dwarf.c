@@ -960,6 +960,7 @@ static const char *const shapes[] = { "kernel.function()", "kernel.statement()",
 				      "process.function()", "process.statement()", "process.plt", NULL };
 
 const struct provider dwarf_provider = {
+	.bpf_section = kp_bpf_section,
 	.name = "dwarf",
 	.runtime_header = "kprobes.h",
 	.probe_type = kp_probe_type,

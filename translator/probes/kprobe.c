@@ -157,6 +157,7 @@ static void guest_modules(struct session *s, strvec *out)
 static const char *const shapes[] = { "kprobe.function()", "kprobe.statement()", "kprobe.module.function()", "kprobe.module.statement()", NULL };
 
 const struct provider kprobe_provider = {
+	.bpf_section = kp_bpf_section,
 	.name = "kprobe",
 	.runtime_header = "kprobes.h",
 	.probe_type = kp_probe_type,

@@ -34,6 +34,25 @@ bool kp_is_return(const struct derived_probe *dp)
 	return ((const struct kp_site *)dp->data)->ret;
 }
 
+/* --runtime=bpf: a kprobe on the same site, through the kprobe PMU */
+int kp_bpf_section(const struct derived_probe *dp, struct strbuf *out, bool *optional, const char **why)
+{
+	const struct kp_site *site = dp->data;
+
+	*optional = site->optional;
+	if (!site->symbol) {
+		*why = "a probe on an absolute address";
+		return -1;
+	}
+	if (site->maxactive) {   /* the kprobe PMU has no maxactive */
+		*why = ".maxactive";
+		return -1;
+	}
+	strbuf_addf(out, "%s %s %llu", site->ret ? "kretprobe" : "kprobe", site->symbol,
+		    (unsigned long long)(site->offset + (site->fentry ? site->fentry_delta : 0)));
+	return 0;
+}
+
 const char *kp_probe_type(const struct derived_probe *dp)
 {
 	return ((const struct kp_site *)dp->data)->ret ? "kretprobe" : "kprobe";

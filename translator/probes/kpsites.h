@@ -29,6 +29,8 @@ void kp_site_attach(struct derived_probe *dp, const struct kp_site *site);
 
 /* Is the site's probe a kretprobe? */
 bool kp_is_return(const struct derived_probe *dp);
+/* The provider's bpf_section hook for a site's probe. */
+int kp_bpf_section(const struct derived_probe *dp, struct strbuf *out, bool *optional, const char **why);
 /* probe_type() of a site's probe: "kprobe" or "kretprobe". */
 const char *kp_probe_type(const struct derived_probe *dp);
 

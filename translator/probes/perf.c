@@ -263,6 +263,21 @@ static void emit_unregister(struct session *s, struct strbuf *out)
 		strbuf_addstr(out, "\tstp_perf_counters_stop();\n");
 }
 
+/* --runtime=bpf: the same perf event, on every CPU */
+static int bpf_section(const struct derived_probe *dp, struct strbuf *out, bool *optional,
+		       const char **why)
+{
+	const struct perf_probe *p = dp->data;
+
+	if (p->process || p->counter) {
+		*why = p->process ? ".process" : ".counter";
+		return -1;
+	}
+	strbuf_addf(out, "perf %lld %lld %lld", (long long)p->type, (long long)p->config,
+		    (long long)(p->freq ? -p->period : p->period));
+	return 0;
+}
+
 static const char *const shapes[] = { "perf.type()", NULL };
 
 const struct provider perf_provider = {
@@ -273,5 +288,6 @@ const struct provider perf_provider = {
 	.emit_decls = emit_decls,
 	.emit_register = emit_register,
 	.emit_unregister = emit_unregister,
+	.bpf_section = bpf_section,
 	.shapes = shapes,
 };

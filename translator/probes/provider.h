@@ -134,6 +134,16 @@ struct provider {
 	 * one; NULL-terminated), that a point with '**' is matched against
 	 * (elaborate/doubleglob.c). */
 	const char *const *shapes;
+	/* --runtime=bpf, end of pass 2: append dp's program SECTION to out
+	 * ("kprobe SYMBOL OFFSET", "timer NS" ...: doc/bpf-bundle.md), set
+	 * *optional when failing to attach it is no error (a wildcard's
+	 * function the kernel refuses), or return -1 with *why (static text)
+	 * when dp has none. No hook: the family has no BPF form
+	 * (E_BPF_UNSUPPORTED). */
+	int (*bpf_section)(const struct derived_probe *dp, struct strbuf *out, bool *optional,
+			   const char **why);
+	/* begin(N), end(N), error(N): N, the order they run in (0 by default). */
+	int64_t (*probe_order)(const struct derived_probe *dp);
 	/* Pass 2: a module for unprivileged users (--privilege=stapusr or
 	 * stapsys) may have this family's probes (their handlers run only in
 	 * the user's own processes, or touch nothing of anyone's). */

@@ -122,6 +122,21 @@ static void emit_unregister(struct session *s, struct strbuf *out)
 		strbuf_addf(out, "\tfor (i = 0; i < %d; i++)\n\t\tstp_timer_stop(&stp_timers[i]);\n", n);
 }
 
+/* --runtime=bpf: a cpu-clock perf event on CPU 0 (jiffies at Debian's HZ,
+ * 250) */
+static int bpf_section(const struct derived_probe *dp, struct strbuf *out, bool *optional,
+		       const char **why)
+{
+	const struct timer_probe *t = dp->data;
+
+	if (t->randomize_ns) {
+		*why = "randomize";
+		return -1;
+	}
+	strbuf_addf(out, "timer %lld", (long long)(t->period_ns < 0 ? -t->period_ns * 4000000 : t->period_ns));
+	return 0;
+}
+
 /* A jiffies timer is SystemTap's "timer" kind; the others are hrtimers. */
 static const char *probe_type(const struct derived_probe *dp)
 {
@@ -138,6 +153,7 @@ const struct provider timer_provider = {
 	.emit_decls = emit_decls,
 	.emit_register = emit_register,
 	.emit_unregister = emit_unregister,
+	.bpf_section = bpf_section,
 	.shapes = shapes,
 	.unprivileged = true,
 };

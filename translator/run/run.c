@@ -17,17 +17,18 @@
 #include "target/kernel.h"
 #include "target/uimage.h"
 
-/* staprun of the build tree, else the installed one on PATH */
-static const char *find_staprun(void)
+/* staprun (or stapbpf) of the build tree, else the installed one on PATH */
+static const char *find_staprun(const struct session *s)
 {
-	const char *e = env_or(ENV_CSTAP_STAPRUN, NULL);
+	const char *e = s->runtime_bpf ? NULL : env_or(ENV_CSTAP_STAPRUN, NULL);
+	const char *name = s->runtime_bpf ? "stapbpf" : "staprun";
 
 	if (e)
 		return e;
-	char *p = xasprintf("%s/../staprun/staprun", self_dir());
+	char *p = xasprintf("%s/../staprun/%s", self_dir(), name);
 	if (access(p, X_OK) == 0)
 		return p;
-	return "staprun";
+	return name;
 }
 
 /* -c CMD as the guest runs it. Its program runs from its absolute host
@@ -52,8 +53,38 @@ static const char *guest_cmd(struct session *s, const strvec *ufiles, char **fil
 	return cmd;
 }
 
+/* --runtime=bpf: stapbpf's arguments (staprun's that it has) */
+static void stapbpf_args(struct session *s, strvec *argv, const char *bo, const char *cmd, bool remote)
+{
+	vec_push(argv, (char *)"stapbpf");
+	for (int i = 1; i < s->verbose; i++)
+		vec_push(argv, (char *)"-v");
+	if (s->output_file && !remote) {
+		vec_push(argv, (char *)"-o");
+		vec_push(argv, (char *)s->output_file);
+	}
+	if (cmd) {
+		vec_push(argv, (char *)"-c");
+		vec_push(argv, (char *)cmd);
+	}
+	if (s->target_pid) {
+		vec_push(argv, (char *)"-x");
+		vec_push(argv, xasprintf("%ld", s->target_pid));
+	}
+	if (s->bufsize_mb) {
+		vec_push(argv, (char *)"-s");
+		vec_push(argv, xasprintf("%d", s->bufsize_mb));
+	}
+	vec_push(argv, (char *)bo);
+	vec_push(argv, NULL);
+}
+
 void staprun_args(struct session *s, strvec *argv, const char *ko, const char *cmd, bool remote)
 {
+	if (s->runtime_bpf) {
+		stapbpf_args(s, argv, ko, cmd, remote);
+		return;
+	}
 	vec_push(argv, (char *)"staprun");
 	for (int i = 1; i < s->verbose; i++)
 		vec_push(argv, (char *)"-v");
@@ -115,14 +146,14 @@ static bool use_guest(struct session *s)
 
 	if (s->remote)
 		return true;
-	if (!k->host_loads_modules) {
+	if (!k->host_loads_modules && !s->runtime_bpf) {
 		fprintf(stderr, "stap: this kernel cannot load modules; running in a QEMU guest (kernel %s)\n",
 			k->release);
 		return true;
 	}
 	if (k->host_release && !k->running) {
-		fprintf(stderr, "stap: module built for kernel %s, not this one (%s); running in a QEMU guest\n",
-			k->release, k->host_release);
+		fprintf(stderr, "stap: %s for kernel %s, not this one (%s); running in a QEMU guest\n",
+			s->runtime_bpf ? "programs made" : "module built", k->release, k->host_release);
 		return true;
 	}
 	return false;
@@ -163,7 +194,7 @@ int pass5_run(struct session *s)
 
 	if (!use_guest(s)) {
 		staprun_args(s, &argv, s->ko_file, s->cmd, false);
-		argv.items[0] = (char *)find_staprun();
+		argv.items[0] = (char *)find_staprun(s);
 		show_command(s, argv.items);
 		int rc = spawn_wait(argv.items, NULL, NULL);
 		if (rc < 0)
@@ -181,9 +212,17 @@ int pass5_run(struct session *s)
 	}
 	/* no time limit: a script may run until exit() or Ctrl-C */
 	struct vm_config cfg = { .release = target_kernel(s)->release, .verbose = s->verbose > 1 ? s->verbose - 1 : 0, .timeout_s = -1 };
-	char *guest_ko = xasprintf("/ko/%s.ko", s->module_name);
+	char *guest_ko = xasprintf("/ko/%s.%s", s->module_name, s->runtime_bpf ? "bo" : "ko");
 	struct vm_file f = { .host = s->ko_file, .guest = guest_ko };
 	vec_push(&cfg.files, f);
+	if (s->runtime_bpf) {   /* stapbpf is not in the guest's base archive */
+		struct vm_file b = { .host = find_staprun(s), .guest = "/bin/stapbpf" };
+		if (!strchr(b.host, '/')) {
+			diag(s, R_RUN, (struct srcpos){0}, "cannot find stapbpf for the guest");
+			return 1;
+		}
+		vec_push(&cfg.files, b);
+	}
 	/* the guest boots with no modules: load those the probes are in; and
 	 * the files process probes are on, at the same paths (programs with
 	 * their shared libraries) */

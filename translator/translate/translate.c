@@ -71,11 +71,17 @@ static char *c_string(const char *s, size_t n)
 }
 
 /* "identifier 'x' at f.stp:3:5" for run-time error messages, as a C literal */
-static char *near(const char *what, const char *name, struct srcpos pos)
+char *near_text(const char *what, const char *name, struct srcpos pos)
 {
 	const char *file = pos.file ? pos.file->name : "?";
-	char *text = name ? xasprintf("%s '%s' at %s:%d:%d", what, name, file, pos.line, pos.col)
-			  : xasprintf("%s at %s:%d:%d", what, file, pos.line, pos.col);
+
+	return name ? xasprintf("%s '%s' at %s:%d:%d", what, name, file, pos.line, pos.col)
+		    : xasprintf("%s at %s:%d:%d", what, file, pos.line, pos.col);
+}
+
+static char *near(const char *what, const char *name, struct srcpos pos)
+{
+	char *text = near_text(what, name, pos);
 	char *lit = c_string(text, strlen(text));
 
 	free(text);
@@ -980,7 +986,7 @@ static void gen_block(struct gen *g, struct stmt *st)
 }
 
 /* How SystemTap names the first token of a statement in "near ..." */
-static char *stmt_near(const struct stmt *st)
+char *stmt_near_text(const struct stmt *st)
 {
 	const struct expr *e = st->kind == STMT_EXPR ? st->expr : NULL;
 
@@ -992,10 +998,19 @@ static char *stmt_near(const struct stmt *st)
 			e = e->args.items[0];
 	}
 	if (e && (e->kind == EXPR_VAR || e->kind == EXPR_INDEX || e->kind == EXPR_CALL))
-		return near("identifier", e->name, e->pos);
+		return near_text("identifier", e->name, e->pos);
 	if (st->kind == STMT_BLOCK)
-		return near("operator", "{", st->pos);
-	return near("keyword", NULL, st->pos);
+		return near_text("operator", "{", st->pos);
+	return near_text("keyword", NULL, st->pos);
+}
+
+static char *stmt_near(const struct stmt *st)
+{
+	char *text = stmt_near_text(st);
+	char *lit = c_string(text, strlen(text));
+
+	free(text);
+	return lit;
 }
 
 /* MAXACTION: every statement executed counts one, and so does every round
@@ -2101,9 +2116,11 @@ int pass3_translate(struct session *s)
 		return 1;
 	}
 	s->tmpdir = xstrdup(tmpl);
-	if (translate(s, &out))
+	if (s->runtime_bpf)   /* made at pass 2's end (translate/bpf/) */
+		strbuf_addstr(&out, s->bpf_bundle);
+	else if (translate(s, &out))
 		return 1;
-	s->c_file = xasprintf("%s/%s.c", s->tmpdir, s->module_name);
+	s->c_file = xasprintf("%s/%s.%s", s->tmpdir, s->module_name, s->runtime_bpf ? "bo" : "c");
 	if (write_file(s->c_file, out.buf, out.len) != 0) {
 		diag(s, T_INTERNAL, (struct srcpos){0}, "cannot write %s", s->c_file);
 		return 1;

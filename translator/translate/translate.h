@@ -6,6 +6,11 @@
 
 /* Write the module source for the elaborated session into out. */
 int translate(struct session *s, struct strbuf *out);
+/* What a run-time error is "near": "identifier 'x' at f.stp:3:5", as
+ * SystemTap says it (the BPF backend says the same). */
+char *near_text(const char *what, const char *name, struct srcpos pos);
+/* The same for the statement st whose MAXACTION count ran out. */
+char *stmt_near_text(const struct stmt *st);
 /* C name of a global variable. */
 char *global_cname(const struct sym *v);
 

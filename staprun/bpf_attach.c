@@ -1,0 +1,262 @@
+/* bpf_attach.c - perf events for a bundle's kernel programs. A kprobe or
+ * tracepoint program runs on every CPU through one event (on CPU 0: the
+ * program hangs off the probe, not the event); a timer is one cpu-clock
+ * event on CPU 0; profile and perf one event per online CPU. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+
+#include "bpf_attach.h"
+
+#define KPROBE_PMU "/sys/bus/event_source/devices/kprobe"
+
+/* The program type the section's events take. */
+enum bpf_prog_type attach_prog_type(const struct bundle_prog *p)
+{
+	switch (p->kind) {
+	case BP_TIMER:
+	case BP_PROFILE:
+	case BP_PERF:
+		return BPF_PROG_TYPE_PERF_EVENT;
+	case BP_TRACEPOINT:
+		return BPF_PROG_TYPE_TRACEPOINT;
+	default:
+		return BPF_PROG_TYPE_KPROBE;
+	}
+}
+
+/* Fill why (printf-style) and return -err. */
+static int failed(int err, char *why, size_t whylen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, whylen, fmt, ap);
+	va_end(ap);
+	return -err;
+}
+
+/* The first line of a small sysfs/tracefs file. 0 or -errno. */
+static int read_line(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+/* A decimal number from such a file. */
+static int read_number(const char *path, long *out)
+{
+	char buf[64], *end;
+	int rc = read_line(path, buf, sizeof(buf));
+
+	if (rc < 0)
+		return rc;
+	*out = strtol(buf, &end, 10);
+	return end == buf ? -EINVAL : 0;
+}
+
+/* One perf event with the program on it, not enabled yet; added to a. */
+static int open_event(struct perf_event_attr *attr, int cpu, int prog_fd, struct attachment *a,
+		      char *why, size_t whylen)
+{
+	int fd, *fds;
+
+	attr->size = sizeof(*attr);
+	attr->disabled = 1;
+	fd = (int)syscall(__NR_perf_event_open, attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return failed(errno, why, whylen, "perf_event_open on CPU %d: %s", cpu, strerror(errno));
+	fds = realloc(a->fds, (a->n + 1) * sizeof(*fds));
+	if (!fds) {
+		close(fd);
+		return failed(ENOMEM, why, whylen, "out of memory");
+	}
+	a->fds = fds;
+	a->fds[a->n++] = fd;
+	if (ioctl(fd, PERF_EVENT_IOC_SET_BPF, prog_fd) < 0)
+		return failed(errno, why, whylen, "PERF_EVENT_IOC_SET_BPF: %s", strerror(errno));
+	return 0;
+}
+
+int attach_enable(struct attachment *a)
+{
+	for (size_t i = 0; i < a->n; i++)
+		if (ioctl(a->fds[i], PERF_EVENT_IOC_ENABLE, 0) < 0)
+			return -errno;
+	return 0;
+}
+
+/* kprobe/kretprobe through the kprobe PMU: the symbol's name (MODULE:SYMBOL
+ * too) in config1, the offset in config2, the retprobe bit its format file
+ * names. */
+static int attach_kprobe(const struct bundle_prog *p, int prog_fd, struct attachment *a,
+			 char *why, size_t whylen)
+{
+	struct perf_event_attr attr;
+	char fmt[64];
+	long type;
+	int rc, bit;
+
+	memset(&attr, 0, sizeof(attr));
+	rc = read_number(KPROBE_PMU "/type", &type);
+	if (rc < 0)
+		return failed(-rc, why, whylen, "the kernel has no kprobe PMU (" KPROBE_PMU "/type: %s)",
+			      strerror(-rc));
+	attr.type = (uint32_t)type;
+	attr.config1 = (uint64_t)(uintptr_t)p->symbol;
+	attr.config2 = (uint64_t)p->offset;
+	if (p->kind == BP_KRETPROBE) {
+		rc = read_line(KPROBE_PMU "/format/retprobe", fmt, sizeof(fmt));
+		if (rc < 0)
+			return failed(-rc, why, whylen, KPROBE_PMU "/format/retprobe: %s", strerror(-rc));
+		if (sscanf(fmt, "config:%d", &bit) != 1 || bit < 0 || bit > 63)
+			return failed(EINVAL, why, whylen, KPROBE_PMU "/format/retprobe says '%s', not config:N",
+				      fmt);
+		attr.config |= 1ull << bit;
+	}
+	return open_event(&attr, 0, prog_fd, a, why, whylen);
+}
+
+/* The tracepoint's id from tracefs or debugfs's tracing, mounting tracefs
+ * if neither is there. */
+static int tracepoint_id(const struct bundle_prog *p, long *id, char *why, size_t whylen)
+{
+	static const char *const roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+	char path[512];
+	struct stat st;
+	int rc = -ENOENT;
+
+	if (strchr(p->symbol, '/') || strchr(p->event, '/') || !strcmp(p->symbol, "..") || !strcmp(p->event, ".."))
+		return failed(EINVAL, why, whylen, "bad tracepoint name %s:%s", p->symbol, p->event);
+	for (int tries = 0; tries < 2; tries++) {
+		for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
+			snprintf(path, sizeof(path), "%s/events/%s/%s/id", roots[i], p->symbol, p->event);
+			rc = read_number(path, id);
+			if (rc == 0)
+				return 0;
+		}
+		if (tries || stat("/sys/kernel/tracing/events", &st) == 0 ||
+		    stat("/sys/kernel/debug/tracing/events", &st) == 0)
+			break;
+		if (mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL) < 0)
+			return failed(errno, why, whylen, "no tracefs, and mounting it at "
+				      "/sys/kernel/tracing failed: %s", strerror(errno));
+	}
+	return failed(-rc, why, whylen, "tracepoint %s:%s (%s): %s", p->symbol, p->event, path, strerror(-rc));
+}
+
+/* The online CPUs, from /sys/devices/system/cpu/online ("0-3,5"). */
+static int online_cpus(int **cpus, size_t *n)
+{
+	char buf[4096], *s;
+	int rc = read_line("/sys/devices/system/cpu/online", buf, sizeof(buf));
+
+	*cpus = NULL;
+	*n = 0;
+	if (rc < 0)
+		return rc;
+	for (s = buf; *s;) {
+		char *end;
+		long lo = strtol(s, &end, 10), hi = lo;
+		int *c;
+
+		if (end == s)
+			return -EINVAL;
+		if (*end == '-')
+			hi = strtol(end + 1, &end, 10);
+		if (hi < lo || hi - lo > 65536)
+			return -EINVAL;
+		c = realloc(*cpus, (*n + (size_t)(hi - lo + 1)) * sizeof(int));
+		if (!c)
+			return -ENOMEM;
+		*cpus = c;
+		for (long k = lo; k <= hi; k++)
+			(*cpus)[(*n)++] = (int)k;
+		s = *end == ',' ? end + 1 : end;
+	}
+	return 0;
+}
+
+/* The events of p's section, each with the program on it. */
+int attach_prog(const struct bundle_prog *p, int prog_fd, struct attachment *a, char *why, size_t whylen)
+{
+	struct perf_event_attr attr;
+	int *cpus = NULL;
+	size_t ncpus = 0;
+	long id = 0;
+	int rc;
+
+	memset(&attr, 0, sizeof(attr));
+	why[0] = '\0';
+	switch (p->kind) {
+	case BP_KPROBE:
+	case BP_KRETPROBE:
+		return attach_kprobe(p, prog_fd, a, why, whylen);
+	case BP_TRACEPOINT:
+		rc = tracepoint_id(p, &id, why, whylen);
+		if (rc < 0)
+			return rc;
+		attr.type = PERF_TYPE_TRACEPOINT;
+		attr.config = (uint64_t)id;
+		attr.sample_period = 1;
+		attr.wakeup_events = 1;
+		return open_event(&attr, 0, prog_fd, a, why, whylen);
+	case BP_TIMER:
+	case BP_PROFILE:
+	case BP_PERF:
+		attr.type = p->kind == BP_PERF ? p->perf_type : PERF_TYPE_SOFTWARE;
+		attr.config = p->kind == BP_PERF ? p->perf_config : PERF_COUNT_SW_CPU_CLOCK;
+		if (p->period < 0) {	/* perf's -Hz */
+			attr.freq = 1;
+			attr.sample_freq = (uint64_t)-p->period;
+		} else {
+			attr.sample_period = (uint64_t)p->period;
+		}
+		if (p->kind == BP_TIMER)
+			return open_event(&attr, 0, prog_fd, a, why, whylen);
+		rc = online_cpus(&cpus, &ncpus);
+		if (rc < 0) {
+			free(cpus);
+			return failed(-rc, why, whylen, "/sys/devices/system/cpu/online: %s", strerror(-rc));
+		}
+		for (size_t i = 0; i < ncpus && rc == 0; i++)
+			rc = open_event(&attr, cpus[i], prog_fd, a, why, whylen);
+		free(cpus);
+		return rc;
+	default:
+		return failed(EINVAL, why, whylen, "section %s is not attached to the kernel", p->section);
+	}
+}
+
+/* Closing a perf event detaches its program. */
+void detach_prog(struct attachment *a)
+{
+	for (size_t i = 0; i < a->n; i++)
+		close(a->fds[i]);
+	free(a->fds);
+	a->fds = NULL;
+	a->n = 0;
+}

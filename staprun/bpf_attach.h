@@ -1,0 +1,32 @@
+/* bpf_attach.h - a bundle's kernel programs attached to their events
+ * through perf_event_open: kprobes and kretprobes (the kprobe PMU),
+ * timers and profile (software cpu-clock events), tracepoints. */
+#ifndef BPF_ATTACH_H
+#define BPF_ATTACH_H
+
+#include <stddef.h>
+#include <linux/bpf.h>
+
+#include "bpf_bundle.h"
+
+/* The perf events one program is attached through: closing them detaches it. */
+struct attachment {
+	int *fds;
+	size_t n;
+};
+
+/* The program type p is loaded as (KPROBE, PERF_EVENT or TRACEPOINT). */
+enum bpf_prog_type attach_prog_type(const struct bundle_prog *p);
+
+/* Attach the loaded program prog_fd where p's section says: 0, or -errno
+ * with the step that failed described in why. */
+int attach_prog(const struct bundle_prog *p, int prog_fd, struct attachment *a, char *why, size_t whylen);
+
+/* Enable a's events. Every program is attached first and then all are
+ * enabled: no probe counts what stapbpf itself does between two attaches
+ * (its reads of sysfs, say), so probes on one function agree. */
+int attach_enable(struct attachment *a);
+
+void detach_prog(struct attachment *a);
+
+#endif /* BPF_ATTACH_H */

@@ -1,0 +1,104 @@
+/* bpf_bundle.h - a BPF bundle (NAME.bo, doc/bpf-bundle.md) read into
+ * memory: its maps, printf formats and programs, checked well enough that
+ * the loader and the interpreter can trust the numbers in it (map IDs of
+ * map references, jump targets, argument types of formats). */
+#ifndef BPF_BUNDLE_H
+#define BPF_BUNDLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/bpf.h>
+
+#define BUNDLE_STRSZ 64		/* a string field: 63 bytes and a NUL */
+
+enum bundle_map_kind {
+	BM_HASH,
+	BM_ARRAY,
+	BM_PERCPU_HASH,
+	BM_PERCPU_ARRAY,
+	BM_RINGBUF,
+};
+
+struct bundle_map {
+	int id;
+	enum bundle_map_kind kind;
+	char *keyspec, *valspec;	/* field letters; "" for '-' */
+	uint32_t key_size, val_size;
+	uint32_t max_entries;		/* ringbuf: its size in bytes */
+	char *name;			/* g_count, @ring, @globals, @config, @scratch */
+};
+
+struct bundle_fmt {
+	bool defined;
+	char *argtypes;			/* 'l'/'s' per argument; "" for '-' */
+	char *text;			/* unescaped (may hold NUL bytes) */
+	size_t len;
+	size_t args_size;		/* bytes of arguments a record carries */
+};
+
+enum bundle_prog_kind {
+	BP_BEGIN,
+	BP_END,
+	BP_ERROR,
+	BP_KPROBE,
+	BP_KRETPROBE,
+	BP_TIMER,
+	BP_PROFILE,
+	BP_PERF,
+	BP_TRACEPOINT,
+};
+
+struct bundle_line {
+	uint32_t index;			/* first instruction at pos */
+	char *pos;			/* FILE:LINE:COL */
+};
+
+struct bundle_prog {
+	int id;
+	enum bundle_prog_kind kind;
+	char *section;			/* "SECTION ARGS" as written, for messages */
+	char *symbol;			/* kprobe/kretprobe symbol; tracepoint system */
+	char *event;			/* tracepoint name */
+	int64_t offset;			/* kprobe/kretprobe offset */
+	uint32_t perf_type;		/* perf: perf_event_attr's type and config */
+	uint64_t perf_config;
+	int64_t period;			/* timer/profile: ns; perf: events, or -Hz */
+	struct bpf_insn *insns;
+	size_t ninsns;
+	struct bundle_line *lines;	/* sorted by index */
+	size_t nlines;
+	int file_line;			/* the "prog" line in the bundle */
+	char *pp;			/* the probe point, for messages ("pp" line), or NULL */
+	bool optional;			/* an attach failure is skipped silently ("optional") */
+};
+
+struct bundle {
+	char *path;
+	char *module;
+	struct bundle_map *maps;
+	size_t nmaps;
+	struct bundle_fmt *fmts;	/* indexed by fmt ID */
+	size_t nfmts;
+	struct bundle_prog *progs;	/* sorted by ID */
+	size_t nprogs;
+};
+
+/* Read and check path; -1 (after a "stapbpf: FILE:LINE: ..." line on
+ * stderr) if it cannot be read or is malformed. */
+int bundle_parse(const char *path, struct bundle *b);
+void bundle_free(struct bundle *b);
+
+/* The script position the instruction at index came from, or NULL. */
+const char *bundle_pos_of(const struct bundle_prog *p, size_t index);
+
+/* True for the programs stapbpf runs itself (begin, end, error). */
+bool bundle_prog_is_user(const struct bundle_prog *p);
+
+/* The map named name ("@config"), or NULL. */
+const struct bundle_map *bundle_find_map(const struct bundle *b, const char *name);
+
+/* The format of ID id, or NULL when there is none. */
+const struct bundle_fmt *bundle_fmt_of(const struct bundle *b, uint64_t id);
+
+#endif /* BPF_BUNDLE_H */

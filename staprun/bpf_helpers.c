@@ -1,0 +1,414 @@
+/* bpf_helpers.c - the helpers an interpreted program calls
+ * (doc/bpf-bundle.md, "Helpers"), done in user space.
+ *
+ * map_lookup_elem gives a copy of the value (per-CPU maps merged). The
+ * copies stay valid for the rest of the run, as the kernel's pointers do;
+ * the ones written to are compared with their bytes when last in step and
+ * written back when they differ: before every helper call (so the helper,
+ * a later lookup included, sees them) and when the program ends. After a
+ * helper that changed a map, the copies of that map are read again. The
+ * copies of @scratch (working memory for one run) are never written back.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+
+#include "bpf_printf.h"
+#include "bpf_vm.h"
+
+enum {
+	H_MAP_LOOKUP = 1, H_MAP_UPDATE = 2, H_MAP_DELETE = 3, H_KTIME_NS = 5,
+	H_SMP_PROCESSOR_ID = 8, H_PID_TGID = 14, H_UID_GID = 15, H_COMM = 16,
+	H_READ_KERNEL = 113, H_READ_KERNEL_STR = 115, H_BOOT_NS = 125,
+	H_RB_OUTPUT = 130, H_RB_RESERVE = 131, H_RB_SUBMIT = 132, H_RB_DISCARD = 133,
+	HU_FOREACH_START = 0x1001, HU_FOREACH_NEXT = 0x1002, HU_MAP_CLEAR = 0x1003,
+	HU_MAP_COUNT = 0x1004, HU_REALTIME_NS = 0x1005, HU_SPRINTF = 0x1006,
+};
+
+/* A clock in ns, as the kernel's time helpers give it. */
+static uint64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* r1 as a map reference (&env->maps[ID], as the program's LD_IMM64 made it). */
+static struct umap *arg_map(struct vm *vm, uint64_t h, int32_t id)
+{
+	uintptr_t base = (uintptr_t)vm->env->maps, n = vm->env->b->nmaps;
+
+	if (h < base || h >= base + n * sizeof(struct umap) || (h - base) % sizeof(struct umap)) {
+		vm_fail(vm, "calls helper %d with 0x%llx, which is not a map", id, (unsigned long long)h);
+		return NULL;
+	}
+	return (struct umap *)(uintptr_t)h;
+}
+
+/* @scratch holds one run's strings: its copies need no write-back. */
+static bool is_scratch(const struct umap *u)
+{
+	return !strcmp(u->m->name, "@scratch");
+}
+
+/* Zeroed memory the program may use, newest first in the list. */
+static struct region *new_region(struct vm *vm, size_t size, bool reserved)
+{
+	struct region *r = calloc(1, sizeof(*r));
+
+	if (r && size && !(r->p = calloc(1, size))) {
+		free(r);
+		r = NULL;
+	}
+	if (!r) {
+		vm_fail(vm, "is out of memory");
+		return NULL;
+	}
+	r->size = size;
+	r->reserved = reserved;
+	r->next = vm->regions;
+	vm->regions = r;
+	return r;
+}
+
+/* A region unlinked and freed (a submitted record, the end of the run). */
+static void free_region(struct vm *vm, struct region *r)
+{
+	struct region **pp = &vm->regions;
+
+	while (*pp && *pp != r)
+		pp = &(*pp)->next;
+	if (*pp)
+		*pp = r->next;
+	if (vm->last_hit == r)
+		vm->last_hit = NULL;
+	free(r->p);
+	free(r->key);
+	free(r->orig);
+	free(r);
+}
+
+/* The touched copies that differ from their map written back (not @scratch). */
+void vm_flush(struct vm *vm)
+{
+	for (struct region *r = vm->regions; r; r = r->next) {
+		int rc;
+
+		if (r->reserved || r->dead || !r->touched)
+			continue;
+		r->touched = false;
+		if (is_scratch(r->map) || !memcmp(r->p, r->orig, r->size))
+			continue;
+		/* BPF_EXIST: a value whose entry was deleted meanwhile goes nowhere */
+		rc = umap_write(r->map, r->key, r->p, BPF_EXIST);
+		if (rc < 0 && rc != -ENOENT && vm->env->verbose)
+			fprintf(stderr, "stapbpf: program %d: writing back a value of map %d (%s): %s\n",
+				vm->prog->id, r->map->m->id, r->map->m->name, strerror(-rc));
+		memcpy(r->orig, r->p, r->size);
+	}
+}
+
+/* A helper changed map u: its copies show the map again; the ones whose
+ * entry is gone are dead (as a kernel pointer to a deleted element: a
+ * later lookup of the key does not find them). */
+static void refresh(struct vm *vm, const struct umap *u)
+{
+	for (struct region *r = vm->regions; r; r = r->next) {
+		int rc;
+
+		if (r->reserved || r->dead || r->map != u)
+			continue;
+		rc = umap_read(u, r->key, r->p);
+		if (rc == 0)
+			memcpy(r->orig, r->p, r->size);
+		else if (rc == -ENOENT)
+			r->dead = true;
+	}
+}
+
+/* map_lookup_elem: the copy of the value at key (the same copy for the
+ * same key, as the kernel gives the same address), or 0. */
+static uint64_t map_lookup(struct vm *vm, struct umap *u, uint64_t key_addr)
+{
+	size_t ks = u->m->key_size, vs = u->m->val_size;
+	const uint8_t *key = vm_mem(vm, key_addr, ks, false);
+	struct region *r;
+	int rc;
+
+	if (!key)
+		return 0;
+	for (r = vm->regions; r; r = r->next)
+		if (!r->reserved && !r->dead && r->map == u && !memcmp(r->key, key, ks))
+			return (uint64_t)(uintptr_t)r->p;
+	r = new_region(vm, vs, false);
+	if (!r)
+		return 0;
+	r->map = u;
+	r->key = malloc(ks);
+	r->orig = malloc(vs);
+	if (!r->key || !r->orig) {
+		free_region(vm, r);
+		vm_fail(vm, "is out of memory");
+		return 0;
+	}
+	memcpy(r->key, key, ks);
+	rc = umap_read(u, key, r->p);
+	if (rc < 0) {
+		if (rc != -ENOENT && vm->env->verbose)
+			fprintf(stderr, "stapbpf: program %d: reading map %d (%s): %s\n",
+				vm->prog->id, u->m->id, u->m->name, strerror(-rc));
+		free_region(vm, r);
+		return 0;
+	}
+	memcpy(r->orig, r->p, vs);
+	return (uint64_t)(uintptr_t)r->p;
+}
+
+/* probe_read_kernel_str: up to size-1 bytes until a NUL, then a NUL; the
+ * length with the NUL, or -EFAULT (dst zeroed) if src is not readable. */
+static uint64_t read_str(struct vm *vm, uint64_t dst_addr, uint64_t size, uint64_t src)
+{
+	uint8_t *dst = size ? vm_mem(vm, dst_addr, size, true) : NULL;
+	size_t n = 0;
+
+	if (!dst)
+		return size ? 0 : (uint64_t)-EINVAL;
+	while (n + 1 < size) {
+		const uint8_t *s = vm_find(vm, src + n, 1, false);
+
+		if (!s) {
+			memset(dst, 0, size);
+			return (uint64_t)-EFAULT;
+		}
+		if (!*s)
+			break;
+		dst[n++] = *s;
+	}
+	dst[n] = '\0';
+	return n + 1;
+}
+
+/* A record from a program: to stapbpf's handler at once, as a kernel one
+ * (the copies are already written back: vm_call flushed them). */
+static void record(struct vm *vm, const uint8_t *data, size_t size)
+{
+	vm->env->on_record(vm->env->ctx, data, size);
+}
+
+/* ringbuf_submit/discard: the reservation that starts at addr, or NULL. */
+static struct region *reservation(struct vm *vm, uint64_t addr, int32_t id)
+{
+	for (struct region *r = vm->regions; r; r = r->next)
+		if (r->reserved && (uint64_t)(uintptr_t)r->p == addr)
+			return r;
+	vm_fail(vm, "calls helper %d with 0x%llx, which ringbuf_reserve did not give",
+		id, (unsigned long long)addr);
+	return NULL;
+}
+
+/* foreach_start: the keys taken now, in order; the handle is their slot. */
+static uint64_t foreach_start(struct vm *vm, struct umap *u, uint64_t spec, int64_t limit)
+{
+	struct iter it = { .key_size = u->m->key_size, .used = true };
+	size_t h;
+	int rc = umap_sorted_keys(u, spec, limit, &it.keys, &it.n);
+
+	if (rc < 0) {
+		if (rc == -EINVAL)
+			vm_fail(vm, "starts a foreach on map %d (%s) with a bad spec 0x%llx",
+				u->m->id, u->m->name, (unsigned long long)spec);
+		return (uint64_t)(int64_t)rc;
+	}
+	for (h = 0; h < vm->niters && vm->iters[h].used; h++)
+		;
+	if (h == vm->niters) {
+		struct iter *n = realloc(vm->iters, (h + 1) * sizeof(*n));
+
+		if (!n) {
+			free(it.keys);
+			vm_fail(vm, "is out of memory");
+			return (uint64_t)-ENOMEM;
+		}
+		vm->iters = n;
+		vm->niters++;
+	}
+	vm->iters[h] = it;
+	return h;
+}
+
+/* foreach_next: the next key to key_out, or 0 (and the slot freed). */
+static uint64_t foreach_next(struct vm *vm, uint64_t h, uint64_t key_addr)
+{
+	struct iter *it = h < vm->niters ? &vm->iters[h] : NULL;
+	uint8_t *out;
+
+	if (!it || !it->used) {
+		vm_fail(vm, "calls foreach_next with %lld, which is not a foreach in progress", (long long)h);
+		return 0;
+	}
+	if (it->next == it->n) {
+		free(it->keys);
+		it->keys = NULL;
+		it->used = false;
+		return 0;
+	}
+	out = vm_mem(vm, key_addr, it->key_size, true);
+	if (!out)
+		return 0;
+	memcpy(out, it->keys + it->next++ * it->key_size, it->key_size);
+	return 1;
+}
+
+/* sprintf(dst, fmt, args): fmt applied to the values at args (a PRINTF
+ * record's after its tag) into the 64-byte string slot dst. */
+static uint64_t sprintf_slot(struct vm *vm, uint64_t dst_addr, uint64_t id, uint64_t args_addr)
+{
+	const struct bundle_fmt *f = bundle_fmt_of(vm->env->b, id);
+	uint8_t *dst = vm_mem(vm, dst_addr, BUNDLE_STRSZ, true);
+	const uint8_t *args;
+	char *text;
+	size_t n;
+
+	if (!dst)
+		return 0;
+	if (!f) {
+		vm_fail(vm, "calls sprintf with fmt %llu, which the bundle has not", (unsigned long long)id);
+		return 0;
+	}
+	args = f->args_size ? vm_mem(vm, args_addr, f->args_size, false) : NULL;
+	if (f->args_size && !args)
+		return 0;
+	text = bpf_format(f, args, f->args_size, &n);
+	memset(dst, 0, BUNDLE_STRSZ);
+	memcpy(dst, text, n < BUNDLE_STRSZ - 1 ? n : BUNDLE_STRSZ - 1);
+	free(text);
+	return 0;
+}
+
+/* One helper call: the copies flushed first, the map argument checked. */
+uint64_t vm_call(struct vm *vm, int32_t id)
+{
+	uint64_t *r = vm->r;
+	struct umap *u = NULL;
+	struct region *rg;
+	uint8_t *p, *q;
+	int64_t n;
+
+	vm_flush(vm);
+	switch (id) {	/* the helpers taking a map first */
+	case H_MAP_LOOKUP: case H_MAP_UPDATE: case H_MAP_DELETE: case H_RB_OUTPUT: case H_RB_RESERVE:
+	case HU_FOREACH_START: case HU_MAP_CLEAR: case HU_MAP_COUNT:
+		u = arg_map(vm, r[1], id);
+		if (!u)
+			return 0;
+		if ((id == H_RB_OUTPUT || id == H_RB_RESERVE) != (u->m->kind == BM_RINGBUF)) {
+			vm_fail(vm, "calls helper %d with map %d (%s)", id, u->m->id, u->m->name);
+			return 0;
+		}
+	}
+	switch (id) {
+	case H_MAP_LOOKUP:
+		return map_lookup(vm, u, r[2]);
+	case H_MAP_UPDATE:
+	case H_MAP_DELETE:
+		p = vm_mem(vm, r[2], u->m->key_size, false);
+		q = id == H_MAP_UPDATE && p ? vm_mem(vm, r[3], u->m->val_size, false) : NULL;
+		if (!p || (id == H_MAP_UPDATE && !q))
+			return 0;
+		n = id == H_MAP_UPDATE ? umap_write(u, p, q, r[4]) : umap_delete(u, p);
+		refresh(vm, u);
+		return (uint64_t)n;
+	case H_KTIME_NS:
+		return clock_ns(CLOCK_MONOTONIC);
+	case H_BOOT_NS:
+		return clock_ns(CLOCK_BOOTTIME);
+	case HU_REALTIME_NS:
+		return clock_ns(CLOCK_REALTIME);
+	case H_SMP_PROCESSOR_ID:
+		return (uint64_t)(uint32_t)sched_getcpu();
+	case H_PID_TGID:
+		return (uint64_t)getpid() << 32 | (uint32_t)gettid();
+	case H_UID_GID:
+		return (uint64_t)getgid() << 32 | (uint32_t)getuid();
+	case H_COMM: {
+		char comm[17] = "";
+
+		p = r[2] ? vm_mem(vm, r[1], r[2], true) : NULL;
+		if (!p)
+			return (uint64_t)-EINVAL;
+		prctl(PR_GET_NAME, comm);
+		memset(p, 0, r[2]);
+		memcpy(p, comm, strnlen(comm, r[2] - 1));
+		return 0;
+	}
+	case H_READ_KERNEL:
+		p = r[2] ? vm_mem(vm, r[1], r[2], true) : NULL;
+		if (!p)
+			return 0;
+		q = vm_find(vm, r[3], r[2], false);
+		if (!q) {
+			memset(p, 0, r[2]);
+			return (uint64_t)-EFAULT;
+		}
+		memmove(p, q, r[2]);
+		return 0;
+	case H_READ_KERNEL_STR:
+		return read_str(vm, r[1], r[2], r[3]);
+	case H_RB_OUTPUT:
+		p = vm_mem(vm, r[2], r[3], false);
+		if (p)
+			record(vm, p, r[3]);
+		return 0;
+	case H_RB_RESERVE:
+		if (r[2] == 0 || r[2] + 8 > u->m->max_entries)
+			return 0;	/* as the kernel: too big for the buffer with its header */
+		rg = new_region(vm, r[2], true);
+		return rg ? (uint64_t)(uintptr_t)rg->p : 0;
+	case H_RB_SUBMIT:
+	case H_RB_DISCARD:
+		rg = reservation(vm, r[1], id);
+		if (!rg)
+			return 0;
+		if (id == H_RB_SUBMIT)
+			record(vm, rg->p, rg->size);
+		free_region(vm, rg);
+		return 0;
+	case HU_FOREACH_START:
+		return foreach_start(vm, u, r[2], (int64_t)r[3]);
+	case HU_FOREACH_NEXT:
+		return foreach_next(vm, r[1], r[2]);
+	case HU_MAP_CLEAR:
+		n = umap_clear(u);
+		refresh(vm, u);
+		return (uint64_t)n;
+	case HU_MAP_COUNT:
+		return umap_count(u, &n) < 0 ? 0 : (uint64_t)n;
+	case HU_SPRINTF:
+		return sprintf_slot(vm, r[1], r[2], r[3]);
+	}
+	vm_fail(vm, "calls helper %d, which stapbpf's interpreter does not have", id);
+	return 0;
+}
+
+/* The end of a run: copies written back, regions and foreach slots freed. */
+void vm_release(struct vm *vm)
+{
+	vm_flush(vm);
+	while (vm->regions)
+		free_region(vm, vm->regions);
+	for (size_t i = 0; i < vm->niters; i++)
+		free(vm->iters[i].keys);
+	free(vm->iters);
+	vm->iters = NULL;
+	vm->niters = 0;
+}

@@ -1,0 +1,705 @@
+/* stapbpf: run a BPF bundle (NAME.bo, written by stap --runtime=bpf;
+ * doc/bpf-bundle.md). Creates the bundle's maps, loads its kernel
+ * programs, runs its begin programs in its own interpreter, attaches the
+ * kernel programs to their events, prints what they send through the ring
+ * buffer until exit(), an error, a signal, the end of the -c command or
+ * -T's time, then detaches them and runs the end programs (the error
+ * programs instead after a run-time error).
+ *
+ * usage: stapbpf [-v] [-o FILE] [-c CMD | -x PID] [-s MB] [-T SECONDS] BUNDLE.bo
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "bpf_attach.h"
+#include "bpf_bundle.h"
+#include "bpf_interp.h"
+#include "bpf_printf.h"
+#include "bpf_umap.h"
+#include "stapio_cmd.h"
+
+enum rec_kind { REC_PRINTF = 1, REC_EXIT = 2, REC_ERROR = 3, REC_WARN = 4 };
+
+/* One run: options, the bundle, what was created for it, how it goes. */
+struct session {
+	int verbose;
+	const char *out_path, *cmd, *path;
+	pid_t target;			/* -x PID or the -c child */
+	unsigned bufsize_mb;		/* -s MB: the ring buffer's size */
+	long time_limit;		/* -T SECONDS, 0: none */
+
+	struct bundle b;
+	FILE *out;
+	struct umap *maps;		/* by map ID */
+	int *prog_fds;			/* by program index; -1 for interpreted ones */
+	struct attachment *att;		/* by program index */
+	struct ring_buffer *rb;
+	struct interp_env env;
+	struct cmd_child child;
+
+	bool stop;			/* exit(), an error, a signal ... */
+	bool error_seen;		/* a run-time error: error programs, not end */
+	int errors;			/* run-time errors, for the closing warning */
+	bool failed;			/* exit status 1 */
+};
+
+static int sig_pipe[2] = { -1, -1 };
+
+/* Signals only note themselves; the main loop acts on them. */
+static void on_signal(int sig)
+{
+	int saved = errno;
+	unsigned char c = (unsigned char)sig;
+
+	if (write(sig_pipe[1], &c, 1) < 0) {
+		/* the pipe is full: a stop is noted already */
+	}
+	errno = saved;
+}
+
+/* -v: what stapbpf does, on stderr. */
+static void verbose(const struct session *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!s->verbose)
+		return;
+	va_start(ap, fmt);
+	fputs("stapbpf: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+/* Messages go after the output already printed, on a terminal too. */
+static void error_msg(struct session *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(s->out);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* The session stops (once; -v says why): the main loop ends at its next round. */
+static void request_stop(struct session *s, const char *why)
+{
+	if (!s->stop)
+		verbose(s, "stopping: %s", why);
+	s->stop = true;
+}
+
+/* A record's formatted text, for ERROR and WARN: prefix, text, newline. */
+static void message_record(struct session *s, const char *prefix, const struct bundle_fmt *f,
+			   const uint8_t *args, size_t len)
+{
+	size_t n;
+	char *text = bpf_format(f, args, len, &n);
+
+	if (!text) {
+		error_msg(s, "stapbpf: a %s record shorter than its format's arguments", prefix);
+		return;
+	}
+	fflush(s->out);
+	fputs(prefix, stderr);
+	fwrite(text, 1, n, stderr);
+	if (!n || text[n - 1] != '\n')
+		fputc('\n', stderr);
+	free(text);
+}
+
+/* One ring buffer record, from the kernel or from the interpreter. */
+static void handle_record(void *ctx, const void *data, size_t size)
+{
+	struct session *s = ctx;
+	const uint8_t *p = data;
+	const struct bundle_fmt *f;
+	uint64_t tag;
+	uint32_t kind;
+
+	if (size < 8) {
+		error_msg(s, "stapbpf: a ring buffer record of %zu bytes, shorter than its tag", size);
+		return;
+	}
+	memcpy(&tag, p, 8);
+	kind = (uint32_t)tag;
+	if (kind == REC_EXIT) {
+		request_stop(s, "the script called exit()");
+		return;
+	}
+	if (kind != REC_PRINTF && kind != REC_ERROR && kind != REC_WARN) {
+		verbose(s, "ignoring a record of unknown kind %u", kind);
+		return;
+	}
+	f = bundle_fmt_of(&s->b, tag >> 32);
+	if (!f) {
+		error_msg(s, "stapbpf: a record names fmt %llu, which %s has not",
+			  (unsigned long long)(tag >> 32), s->path);
+		return;
+	}
+	switch (kind) {
+	case REC_PRINTF:
+		if (bpf_printf(s->out, f, p + 8, size - 8) < 0)
+			error_msg(s, "stapbpf: a printf record (fmt %llu) shorter than its arguments",
+				  (unsigned long long)(tag >> 32));
+		break;
+	case REC_ERROR:
+		message_record(s, "ERROR: ", f, p + 8, size - 8);
+		s->errors++;
+		s->error_seen = s->failed = true;
+		request_stop(s, "a run-time error");
+		break;
+	case REC_WARN:
+		message_record(s, "WARNING: ", f, p + 8, size - 8);
+		break;
+	}
+}
+
+/* libbpf's ring buffer callback: the kernel's records go where the interpreter's do. */
+static int ringbuf_record(void *ctx, void *data, size_t size)
+{
+	handle_record(ctx, data, size);
+	return 0;
+}
+
+/* A kernel object name: letters, digits, '_' and '.', at most 15. */
+static void object_name(char *dst, const char *src)
+{
+	size_t n = 0;
+
+	for (; *src && n < BPF_OBJ_NAME_LEN - 1; src++)
+		if ((*src >= 'a' && *src <= 'z') || (*src >= 'A' && *src <= 'Z') ||
+		    (*src >= '0' && *src <= '9') || *src == '_' || *src == '.')
+			dst[n++] = *src;
+	dst[n] = '\0';
+}
+
+/* -s MB as a ring buffer size: a power of two of bytes. */
+static uint32_t ringbuf_size(const struct session *s, const struct bundle_map *m)
+{
+	uint64_t want = (uint64_t)s->bufsize_mb << 20, size = 4096;
+
+	if (!s->bufsize_mb)
+		return m->max_entries;
+	while (size < want)
+		size <<= 1;
+	return (uint32_t)size;
+}
+
+/* The bundle's maps in the kernel, in ID order (the programs name them by
+ * ID); the ring buffer sized by -s when given. */
+static int create_maps(struct session *s)
+{
+	static const enum bpf_map_type types[] = {
+		[BM_HASH] = BPF_MAP_TYPE_HASH, [BM_ARRAY] = BPF_MAP_TYPE_ARRAY,
+		[BM_PERCPU_HASH] = BPF_MAP_TYPE_PERCPU_HASH,
+		[BM_PERCPU_ARRAY] = BPF_MAP_TYPE_PERCPU_ARRAY, [BM_RINGBUF] = BPF_MAP_TYPE_RINGBUF,
+	};
+	int ncpus = libbpf_num_possible_cpus();
+
+	if (ncpus < 0) {
+		error_msg(s, "ERROR: cannot count the possible CPUs: %s", strerror(-ncpus));
+		return -1;
+	}
+	s->maps = calloc(s->b.nmaps ? s->b.nmaps : 1, sizeof(*s->maps));
+	if (!s->maps)
+		return -1;
+	for (size_t i = 0; i < s->b.nmaps; i++) {
+		const struct bundle_map *m = &s->b.maps[i];
+		uint32_t max = m->kind == BM_RINGBUF ? ringbuf_size(s, m) : m->max_entries;
+		char name[BPF_OBJ_NAME_LEN];
+		int fd;
+
+		object_name(name, m->name);
+		fd = bpf_map_create(types[m->kind], name, m->key_size, m->val_size, max, NULL);
+		if (fd < 0 && m->name[0] != '@') {   /* a script global: as the module runtime says it */
+			verbose(s, "map %d (%s, %u entries): %s", m->id, m->name, max, strerror(errno));
+			error_msg(s, "ERROR: global variable '__global_%s' allocation failed", m->name);
+			return -1;
+		}
+		if (fd < 0) {
+			error_msg(s, "ERROR: cannot create map %d (%s, %u entries): %s", m->id, m->name, max,
+				  strerror(errno));
+			return -1;
+		}
+		s->maps[i] = (struct umap){ .m = m, .fd = fd, .ncpus = ncpus };
+		verbose(s, "map %d (%s): %u entries, fd %d", m->id, m->name, max, fd);
+	}
+	return 0;
+}
+
+/* target() for the programs: @config's first field; its second, when it
+ * has one, says whether the kernel programs may run (1 once every one is
+ * attached, 0 again before any is detached: all start and stop together). */
+static int write_config(struct session *s, int64_t running)
+{
+	const struct bundle_map *m = bundle_find_map(&s->b, "@config");
+	uint8_t *key, *val;
+	int64_t pid = s->target;
+	int rc;
+
+	if (!m)
+		return 0;
+	key = calloc(1, m->key_size);
+	val = calloc(1, m->val_size);
+	if (!key || !val || m->val_size < 8) {
+		free(key);
+		free(val);
+		error_msg(s, "ERROR: cannot set @config (its value is not a number)");
+		return -1;
+	}
+	memcpy(val, &pid, 8);
+	if (m->val_size >= 16)
+		memcpy(val + 8, &running, 8);
+	rc = umap_write(&s->maps[m->id], key, val, BPF_ANY);
+	free(key);
+	free(val);
+	if (rc < 0) {
+		error_msg(s, "ERROR: cannot set @config: %s", strerror(-rc));
+		return -1;
+	}
+	return 0;
+}
+
+/* Where an instruction line of the verifier's log ("12: (85) call ...")
+ * starts, or NULL if l is not one. */
+static bool insn_line(const char *l, long *insn)
+{
+	char *end;
+
+	if (*l < '0' || *l > '9')
+		return false;
+	*insn = strtol(l, &end, 10);
+	return !strncmp(end, ": (", 3);
+}
+
+/* "ERROR [B_VERIFIER]" with the script position of the instruction the
+ * log names last (its "N: (..." line, else an "insn N" in its last
+ * words), and the log from that line on (the verifier state after "; "
+ * and the statistics left out; at most the last 4 lines). False, and
+ * nothing said, when the log has nothing but statistics: the verifier
+ * accepted the program and the load failed for another reason. */
+static bool report_verifier(struct session *s, const struct bundle_prog *p, char *log)
+{
+	const char *lines[4];
+	size_t nl = 0;
+	long insn = -1, n;
+	const char *pos, *w;
+
+	if (s->verbose)
+		fprintf(stderr, "stapbpf: the verifier's log for probe %d:\n%s\n", p->id, log);
+	for (char *l = strtok(log, "\n"), *cut; l; l = strtok(NULL, "\n")) {
+		if (!*l || !strncmp(l, "processed ", 10) || !strncmp(l, "verification time", 17) ||
+		    !strncmp(l, "stack depth", 11))
+			continue;
+		if (insn_line(l, &n)) {
+			insn = n;
+			nl = 0;
+			if ((cut = strstr(l, " ; ")) != NULL)
+				*cut = '\0';
+			for (cut = l + strlen(l); cut > l && cut[-1] == ' ';)
+				*--cut = '\0';
+		}
+		if (nl == sizeof(lines) / sizeof(lines[0])) {
+			memmove(lines, lines + 1, sizeof(lines) - sizeof(lines[0]));
+			nl--;
+		}
+		lines[nl++] = l;
+	}
+	if (nl == 0)
+		return false;
+	for (size_t i = nl; insn < 0 && i-- > 0;)	/* "back-edge from insn 7 to 3" */
+		for (w = strstr(lines[i], "insn "); w && insn < 0; w = strstr(w + 5, "insn "))
+			if (w[5] >= '0' && w[5] <= '9')
+				insn = strtol(w + 5, NULL, 10);
+	pos = insn >= 0 ? bundle_pos_of(p, (size_t)insn) : NULL;
+	fflush(s->out);
+	fprintf(stderr, "ERROR [B_VERIFIER]: the kernel's BPF verifier refused probe %d (%s):", p->id,
+		pos ? pos : p->section);
+	for (size_t i = 0; i < nl; i++)
+		fprintf(stderr, "%s%s", i ? " | " : " ", lines[i]);
+	fputc('\n', stderr);
+	return true;
+}
+
+/* Load one kernel program; when the kernel refuses it, again with the
+ * verifier's log (bigger buffers while the log does not fit). */
+static int load_prog(struct session *s, const struct bundle_prog *p)
+{
+	struct bpf_insn *insns = malloc(p->ninsns * sizeof(*insns));
+	char name[BPF_OBJ_NAME_LEN], buf[32];
+	char *log = NULL;
+	int fd, err;
+
+	if (!insns)
+		return -1;
+	memcpy(insns, p->insns, p->ninsns * sizeof(*insns));
+	for (size_t i = 0; i + 1 < p->ninsns; i++)	/* map IDs become fds */
+		if (insns[i].code == (BPF_LD | BPF_IMM | BPF_DW)) {
+			if (insns[i].src_reg == BPF_PSEUDO_MAP_FD)
+				insns[i].imm = s->maps[insns[i].imm].fd;
+			i++;
+		}
+	snprintf(buf, sizeof(buf), "stap_%d", p->id);
+	object_name(name, buf);
+	fd = bpf_prog_load(attach_prog_type(p), name, "GPL", insns, p->ninsns, NULL);
+	err = errno;
+	for (size_t size = 1 << 20; fd < 0 && size <= (256u << 20); size *= 16) {
+		LIBBPF_OPTS(bpf_prog_load_opts, opts, .log_level = 1, .log_size = (uint32_t)size);
+
+		free(log);
+		log = calloc(1, size);
+		if (!log)
+			break;
+		opts.log_buf = log;
+		fd = bpf_prog_load(attach_prog_type(p), name, "GPL", insns, p->ninsns, &opts);
+		err = errno;
+		if (fd >= 0 || err != ENOSPC)
+			break;
+	}
+	free(insns);
+	if (fd >= 0) {
+		free(log);
+		verbose(s, "loaded probe %d (%s), fd %d", p->id, p->section, fd);
+		return fd;
+	}
+	if (!log || !report_verifier(s, p, log))
+		error_msg(s, "ERROR: cannot load probe %d (%s): %s", p->id, p->section, strerror(err));
+	free(log);
+	return -1;
+}
+
+/* A program is an fd until it is attached: a bundle of many thousands
+ * of probes (a wildcard) needs the hard limit of open files. */
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+/* Every kernel program loaded before anything runs, so that a verifier
+ * rejection stops the session before its begin programs. */
+static int load_programs(struct session *s)
+{
+	s->prog_fds = malloc((s->b.nprogs ? s->b.nprogs : 1) * sizeof(int));
+	s->att = calloc(s->b.nprogs ? s->b.nprogs : 1, sizeof(*s->att));
+	if (!s->prog_fds || !s->att)
+		return -1;
+	for (size_t i = 0; i < s->b.nprogs; i++)
+		s->prog_fds[i] = -1;
+	raise_fd_limit();
+	for (size_t i = 0; i < s->b.nprogs; i++) {
+		if (bundle_prog_is_user(&s->b.progs[i]))
+			continue;
+		s->prog_fds[i] = load_prog(s, &s->b.progs[i]);
+		if (s->prog_fds[i] < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The interpreted programs of one kind, in ID order; begin ones stop
+ * once the session is stopping (exit() or an error in an earlier one). */
+static void run_programs(struct session *s, enum bundle_prog_kind kind)
+{
+	for (size_t i = 0; i < s->b.nprogs; i++) {
+		if (s->b.progs[i].kind != kind || (kind == BP_BEGIN && s->stop))
+			continue;
+		if (interp_run(&s->env, &s->b.progs[i]) < 0) {
+			s->failed = true;
+			if (kind == BP_BEGIN)
+				s->error_seen = true;
+			request_stop(s, "an interpreted program failed");
+		}
+	}
+	fflush(s->out);
+}
+
+/* A kprobe the kernel will not put on this site, as opposed to kprobes
+ * not working at all (no PMU: B_ATTACH). */
+static bool site_refused(const struct bundle_prog *p, int rc)
+{
+	return (p->kind == BP_KPROBE || p->kind == BP_KRETPROBE) &&
+	       (rc == -EINVAL || rc == -ENOENT || rc == -EBUSY || rc == -EEXIST || rc == -EILSEQ ||
+		rc == -EOPNOTSUPP);
+}
+
+/* The kernel programs on their events, after the begin programs ran. */
+static int attach_all(struct session *s)
+{
+	for (size_t i = 0; i < s->b.nprogs; i++) {
+		const struct bundle_prog *p = &s->b.progs[i];
+		char why[512];
+		int rc;
+
+		if (s->prog_fds[i] < 0)
+			continue;
+		rc = attach_prog(p, s->prog_fds[i], &s->att[i], why, sizeof(why));
+		if (rc < 0 && site_refused(p, rc)) {
+			/* as the module runtime: the kernel refuses this one
+			 * function (blacklisted, notrace): skipped, with a
+			 * warning unless the point was a wildcard's or '?' */
+			if (!p->optional)
+				fprintf(stderr, "WARNING: probe %s registration error (rc %d)\n",
+					p->pp ? p->pp : p->section, rc);
+			detach_prog(&s->att[i]);
+			close(s->prog_fds[i]);
+			s->prog_fds[i] = -1;
+			continue;
+		}
+		if (rc < 0) {
+			error_msg(s, "ERROR [B_ATTACH]: cannot attach probe %d (%s): %s", p->id, p->section,
+				  strerror(-rc));
+			if (why[0])
+				fprintf(stderr, "    %s\n", why);
+			return -1;
+		}
+		verbose(s, "attached probe %d (%s): %zu perf event(s)", p->id, p->section, s->att[i].n);
+		close(s->prog_fds[i]);	/* its events hold it: one fd less per probe */
+		s->prog_fds[i] = -1;
+	}
+	for (size_t i = 0; i < s->b.nprogs; i++) {
+		int rc = attach_enable(&s->att[i]);
+		if (rc < 0) {
+			error_msg(s, "ERROR [B_ATTACH]: cannot enable probe %d (%s): %s", (int)i,
+				  s->b.progs[i].section, strerror(-rc));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The events closed: no kernel program runs after this. */
+static void detach_all(struct session *s)
+{
+	for (size_t i = 0; s->att && i < s->b.nprogs; i++)
+		detach_prog(&s->att[i]);
+}
+
+/* SIGINT/SIGTERM/SIGHUP stop the session, SIGCHLD may (-c): all through a pipe. */
+static int setup_signals(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGCHLD };
+	struct sigaction sa;
+
+	if (pipe2(sig_pipe, O_NONBLOCK | O_CLOEXEC) < 0)
+		return -1;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;	/* no SA_RESTART: the poll returns */
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	return 0;
+}
+
+/* The signals noted since the last round. */
+static void handle_signals(struct session *s)
+{
+	unsigned char sig;
+
+	while (read(sig_pipe[0], &sig, 1) == 1) {
+		if (sig == SIGCHLD) {
+			if (cmd_child_reap(&s->child))
+				request_stop(s, "the -c command exited");
+		} else {
+			request_stop(s, strsignal(sig));
+		}
+	}
+}
+
+/* Monotonic seconds, for -T. */
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* The kernel programs' records until something stops the session. */
+static void relay(struct session *s)
+{
+	double deadline = s->time_limit ? now() + s->time_limit : 0;
+	struct pollfd pfd = { .fd = sig_pipe[0], .events = POLLIN };
+
+	while (!s->stop) {
+		int n = s->rb ? ring_buffer__poll(s->rb, 100) : poll(&pfd, 1, 100);
+
+		if (n < 0 && n != -EINTR && errno != EINTR) {
+			error_msg(s, "ERROR: polling the ring buffer: %s", strerror(s->rb ? -n : errno));
+			s->failed = true;
+			break;
+		}
+		if (n > 0)
+			fflush(s->out);
+		handle_signals(s);
+		if (deadline && now() >= deadline)
+			request_stop(s, "the -T time is over");
+	}
+}
+
+/* The usage line (-h: status 0; mistakes: 2). */
+static void usage(int status)
+{
+	fprintf(stderr, "usage: stapbpf [-v] [-o FILE] [-c CMD | -x PID] [-s MB] [-T SECONDS] BUNDLE.bo\n");
+	exit(status);
+}
+
+/* A positive number option, or a usage error. */
+static long option_number(const char *opt, const char *arg, long max)
+{
+	char *end;
+	long v = strtol(arg, &end, 10);
+
+	if (end == arg || *end || v < 1 || v > max) {
+		fprintf(stderr, "stapbpf: %s wants a number from 1 to %ld, not '%s'\n", opt, max, arg);
+		usage(2);
+	}
+	return v;
+}
+
+/* The options into s; usage errors exit with status 2. */
+static void parse_args(struct session *s, int argc, char **argv)
+{
+	int opt;
+
+	while ((opt = getopt(argc, argv, "+vo:c:x:s:T:h")) != -1) {
+		switch (opt) {
+		case 'v': s->verbose++; break;
+		case 'o': s->out_path = optarg; break;
+		case 'c': s->cmd = optarg; break;
+		case 'x': s->target = (pid_t)option_number("-x", optarg, 0x7fffffff); break;
+		case 's': s->bufsize_mb = (unsigned)option_number("-s", optarg, 2048); break;
+		case 'T': s->time_limit = option_number("-T", optarg, 100000000); break;
+		case 'h': usage(0); break;
+		default: usage(2);
+		}
+	}
+	if (s->cmd && s->target) {
+		fprintf(stderr, "stapbpf: -c and -x cannot be used together\n");
+		usage(2);
+	}
+	if (optind != argc - 1)
+		usage(2);
+	s->path = argv[optind];
+}
+
+/* Everything before the kernel programs run: maps, @config (the -c child
+ * made, held), programs loaded, the ring buffer opened. */
+static int prepare(struct session *s)
+{
+	if (create_maps(s) < 0)
+		return -1;
+	if (s->cmd) {
+		if (cmd_child_spawn(&s->child, s->cmd) < 0)
+			return -1;
+		s->target = s->child.pid;
+		verbose(s, "-c command is pid %d", (int)s->target);
+	}
+	if (write_config(s, 0) < 0 || load_programs(s) < 0)
+		return -1;
+	if (s->b.nmaps && s->b.maps[0].kind == BM_RINGBUF) {
+		s->rb = ring_buffer__new(s->maps[0].fd, ringbuf_record, s, NULL);
+		if (!s->rb) {
+			error_msg(s, "ERROR: cannot map the ring buffer: %s", strerror(errno));
+			return -1;
+		}
+	}
+	s->env = (struct interp_env){ .b = &s->b, .maps = s->maps, .on_record = handle_record,
+				      .ctx = s, .verbose = s->verbose };
+	return 0;
+}
+
+/* Close what the run made (the kernel frees maps and programs with their
+ * last fd). */
+static void cleanup(struct session *s)
+{
+	detach_all(s);
+	ring_buffer__free(s->rb);
+	for (size_t i = 0; s->prog_fds && i < s->b.nprogs; i++)
+		if (s->prog_fds[i] >= 0)
+			close(s->prog_fds[i]);
+	for (size_t i = 0; s->maps && i < s->b.nmaps; i++)
+		if (s->maps[i].m)
+			close(s->maps[i].fd);
+	free(s->prog_fds);
+	free(s->att);
+	free(s->maps);
+	bundle_free(&s->b);
+}
+
+/* Prepare, begin, attach, relay, detach, drain, end: see the comment at the top. */
+int main(int argc, char **argv)
+{
+	struct session s = { .child = { .go_fd = -1 } };
+	int rc;
+
+	parse_args(&s, argc, argv);
+	s.out = stdout;
+	if (bundle_parse(s.path, &s.b) < 0)
+		return 1;
+	if (s.out_path && !(s.out = fopen(s.out_path, "we"))) {
+		fprintf(stderr, "ERROR: cannot open output file %s: %s\n", s.out_path, strerror(errno));
+		return 1;
+	}
+	if (setup_signals() < 0) {
+		fprintf(stderr, "ERROR: signal pipe: %s\n", strerror(errno));
+		return 1;
+	}
+	if (prepare(&s) < 0) {
+		cmd_child_abort(&s.child);
+		cleanup(&s);
+		return 1;
+	}
+	run_programs(&s, BP_BEGIN);
+	handle_signals(&s);	/* Ctrl-C while loading: nothing attached */
+	if (!s.stop && attach_all(&s) < 0) {
+		/* as in the module runtime: a failed registration is a run-time error */
+		s.error_seen = s.failed = true;
+		request_stop(&s, "a probe could not be attached");
+	}
+	if (!s.stop && write_config(&s, 1) < 0)   /* every probe armed: now they run */
+		request_stop(&s, "@config could not be written");
+	if (s.stop)
+		cmd_child_abort(&s.child);	/* it never runs */
+	else
+		cmd_child_release(&s.child);
+	relay(&s);
+	write_config(&s, 0);   /* none runs while they are detached one by one */
+	detach_all(&s);
+	if (s.rb && ring_buffer__consume(s.rb) > 0)
+		fflush(s.out);
+	run_programs(&s, s.error_seen ? BP_ERROR : BP_END);
+	cmd_child_finish(&s.child);
+	if (s.errors)   /* as stapio closes a session that had errors */
+		fprintf(stderr, "WARNING: Number of errors: %d, skipped probes: 0\n", s.errors);
+	rc = s.failed ? 1 : 0;
+	if (fflush(s.out) != 0 || (s.out != stdout && fclose(s.out) != 0)) {
+		fprintf(stderr, "ERROR: cannot write the output: %s\n", strerror(errno));
+		rc = 1;
+	}
+	cleanup(&s);
+	return rc;
+}

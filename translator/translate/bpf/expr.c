@@ -1,0 +1,1151 @@
+/* expr.c - expressions for the BPF backend: a long ends in r0, a string in
+ * a 64-byte slot (gen.h). Functions with embedded C have a BPF form here
+ * or are refused (E_BPF_UNSUPPORTED); functions in the script language
+ * are inlined at each call. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "probes/provider.h"
+#include "translate/bpf/gen.h"
+
+static void mov(struct bgen *g, int dst, int src)
+{
+	bg_emit(g, B_ALU64 | A_MOV | B_X, dst, src, 0, 0);
+}
+
+static void alu_k(struct bgen *g, int op, int reg, int32_t imm)
+{
+	bg_emit(g, B_ALU64 | op | B_K, reg, 0, 0, imm);
+}
+
+static void ldx(struct bgen *g, int dst, int base, int off)
+{
+	bg_emit(g, B_LDX | B_MEM | B_DW, dst, base, off, 0);
+}
+
+static void stx(struct bgen *g, int base, int off, int src)
+{
+	bg_emit(g, B_STX | B_MEM | B_DW, base, src, off, 0);
+}
+
+/* r = the address of a string slot (an argument to a helper) */
+static void str_addr(struct bgen *g, int reg, struct bstr s)
+{
+	mov(g, reg, s.base);
+	alu_k(g, A_ADD, reg, s.off);
+}
+
+static struct bstr scratch_str(struct bgen *g)
+{
+	return (struct bstr){ R7, bg_scratch(g, BPF_STRSZ) };
+}
+
+static void error_near(struct bgen *g, const char *msg, const char *what, const char *name,
+		       struct srcpos pos)
+{
+	char *f = bg_near_fmt(msg, what, name, pos);
+
+	bg_error(g, f);
+	free(f);
+}
+
+/* After a map update (r0 its result): a full map is the script's error,
+ * in the module runtime's words. */
+static void overflow_check(struct bgen *g, const struct expr *arr)
+{
+	int ok = bg_label(g);
+	char *msg = arr->sym->max_entries > 0
+		    ? xasprintf("Array overflow, check size limit (%lld)", (long long)arr->sym->max_entries)
+		    : xstrdup("Array overflow, check MAXMAPENTRIES");
+
+	bg_jmp(g, J_EQ, R0, -1, 0, ok);
+	error_near(g, msg, "identifier", arr->name, arr->pos);
+	bg_place(g, ok);
+	free(msg);
+}
+
+static bool user_only(struct bgen *g, struct srcpos pos, const char *what)
+{
+	if (g->user)
+		return true;
+	bg_fail(g, pos, "%s: BPF can do it only in begin and end probes", what);
+	return false;
+}
+
+/* ---- variables ------------------------------------------------------- */
+
+struct bloc *bg_local(struct bgen *g, const struct sym *v)
+{
+	for (int i = g->locs.len - 1; i >= 0; i--)
+		if (g->locs.items[i]->sym == v)
+			return g->locs.items[i];
+	return bg_local_new(g, v);
+}
+
+struct bloc *bg_local_new(struct bgen *g, const struct sym *v)
+{
+	struct bloc *l = xcalloc(1, sizeof(*l));
+
+	l->sym = v;
+	l->str = v->type == TYPE_STRING;
+	l->off = l->str ? bg_scratch(g, BPF_STRSZ) : bg_stack(g);
+	vec_push(&g->locs, l);
+	return l;
+}
+
+void bg_local_zero(struct bgen *g, struct bloc *l)
+{
+	if (l->str)
+		bg_str_zero(g, (struct bstr){ R7, l->off });
+	else
+		bg_emit(g, B_ST | B_MEM | B_DW, R10, 0, l->off, 0);
+}
+
+static bool is_global(const struct sym *v)
+{
+	return v && v->kind == SYM_GLOBAL;
+}
+
+/* The key of arr[keys] built in scratch: its r7 offset. */
+static int build_key(struct bgen *g, const struct sym *arr, struct expr **keys, int n)
+{
+	int size = 0, off, at;
+
+	for (int i = 0; i < n; i++)
+		size += keys[i]->type == TYPE_STRING ? BPF_STRSZ : 8;
+	off = at = bg_scratch(g, size);
+	for (int i = 0; i < n; i++) {
+		if (keys[i]->kind == EXPR_STAR) {
+			bg_fail(g, keys[i]->pos, "an array slice ([*]) has no BPF form yet");
+			return off;
+		}
+		if (keys[i]->type == TYPE_STRING) {
+			struct bstr k = bg_str(g, keys[i]);
+			bg_str_copy(g, (struct bstr){ R7, at }, k);
+			at += BPF_STRSZ;
+		} else {
+			bg_long(g, keys[i]);
+			stx(g, R7, at, R0);
+			at += 8;
+		}
+	}
+	(void)arr;
+	return off;
+}
+
+/* r0 = the element's value address, or 0: a lookup of arr[keys] */
+static void lookup(struct bgen *g, const struct sym *arr, int key)
+{
+	bg_ld_map(g, R1, g->gmap[arr->index]);
+	str_addr(g, R2, (struct bstr){ R7, key });
+	bg_call(g, H_MAP_LOOKUP);
+}
+
+/* Scalar aggregates are a per-CPU array of one entry: key 0 at r10-8. */
+static void lookup_stat_scalar(struct bgen *g, const struct sym *v)
+{
+	bg_ld_map(g, R1, g->gmap[v->index]);
+	mov(g, R2, R10);
+	alu_k(g, A_ADD, R2, -8);
+	bg_call(g, H_MAP_LOOKUP);
+}
+
+/* ---- reading values -------------------------------------------------- */
+
+static void read_var_long(struct bgen *g, struct expr *e)
+{
+	const struct sym *v = e->sym;
+
+	if (is_global(v))
+		ldx(g, R0, R8, g->goff[v->index]);
+	else
+		ldx(g, R0, R10, bg_local(g, v)->off);
+}
+
+static struct bstr var_str(struct bgen *g, struct expr *e)
+{
+	const struct sym *v = e->sym;
+
+	if (is_global(v))
+		return (struct bstr){ R8, g->goff[v->index] };
+	return (struct bstr){ R7, bg_local(g, v)->off };
+}
+
+static void read_index_long(struct bgen *g, struct expr *e)
+{
+	int key = build_key(g, e->sym, e->args.items, e->args.len);
+	int found = bg_label(g), done = bg_label(g);
+
+	lookup(g, e->sym, key);
+	bg_jmp(g, J_NE, R0, -1, 0, found);
+	bg_mov_imm(g, R0, 0);
+	bg_ja(g, done);
+	bg_place(g, found);
+	ldx(g, R0, R0, 0);
+	bg_place(g, done);
+}
+
+static struct bstr read_index_str(struct bgen *g, struct expr *e)
+{
+	int key = build_key(g, e->sym, e->args.items, e->args.len);
+	struct bstr d = scratch_str(g);
+	int found = bg_label(g), done = bg_label(g);
+
+	lookup(g, e->sym, key);
+	bg_jmp(g, J_NE, R0, -1, 0, found);
+	bg_str_zero(g, d);
+	bg_ja(g, done);
+	bg_place(g, found);
+	bg_str_copy(g, d, (struct bstr){ R0, 0 });
+	bg_place(g, done);
+	return d;
+}
+
+/* @count(x) @sum @min @max @avg of an aggregate (begin/end only: the
+ * interpreter's lookup merges the CPUs' values); an empty one gives 0 to
+ * @count and @sum and is an error for the rest, as in the module runtime */
+static void statop(struct bgen *g, struct expr *e)
+{
+	struct expr *x = e->lhs;
+	const char *op = e->name;
+	int empty = bg_label(g), done = bg_label(g);
+
+	if (!user_only(g, e->pos, "reading an aggregate"))
+		return;
+	if (x->kind == EXPR_INDEX) {
+		int key = build_key(g, x->sym, x->args.items, x->args.len);
+		lookup(g, x->sym, key);
+	} else {
+		lookup_stat_scalar(g, x->sym);
+	}
+	bg_jmp(g, J_EQ, R0, -1, 0, empty);
+	ldx(g, R1, R0, 0);
+	bg_jmp(g, J_EQ, R1, -1, 0, empty);
+	if (!strcmp(op, "count")) {
+		mov(g, R0, R1);
+	} else if (!strcmp(op, "sum")) {
+		ldx(g, R0, R0, 8);
+	} else if (!strcmp(op, "min")) {
+		ldx(g, R0, R0, 16);
+	} else if (!strcmp(op, "max")) {
+		ldx(g, R0, R0, 24);
+	} else if (!strcmp(op, "avg")) {   /* sum / count, signed */
+		int pos = bg_label(g);
+		ldx(g, R0, R0, 8);
+		bg_jmp(g, J_SGE, R0, -1, 0, pos);
+		alu_k(g, A_NEG, R0, 0);
+		bg_emit(g, B_ALU64 | A_DIV | B_X, R0, R1, 0, 0);
+		alu_k(g, A_NEG, R0, 0);
+		bg_ja(g, done);
+		bg_place(g, pos);
+		bg_emit(g, B_ALU64 | A_DIV | B_X, R0, R1, 0, 0);
+	} else {
+		bg_fail(g, e->pos, "@%s has no BPF form yet", op);
+	}
+	bg_ja(g, done);
+	bg_place(g, empty);
+	if (!strcmp(op, "count") || !strcmp(op, "sum")) {
+		bg_mov_imm(g, R0, 0);
+	} else {
+		char *at = xasprintf("@%s", op);
+		error_near(g, "empty aggregate", "operator", at, e->pos);
+		free(at);
+	}
+	bg_place(g, done);
+}
+
+/* ---- writing values -------------------------------------------------- */
+
+/* dst(r0) = r0 OP r1 for a compound assignment's operator; division is
+ * signed (BPF's is not) and checks for zero */
+static void arith(struct bgen *g, const char *op, struct srcpos pos)
+{
+	switch (op[0]) {
+	case '+': bg_emit(g, B_ALU64 | A_ADD | B_X, R0, R1, 0, 0); return;
+	case '-': bg_emit(g, B_ALU64 | A_SUB | B_X, R0, R1, 0, 0); return;
+	case '*': bg_emit(g, B_ALU64 | A_MUL | B_X, R0, R1, 0, 0); return;
+	case '&': bg_emit(g, B_ALU64 | A_AND | B_X, R0, R1, 0, 0); return;
+	case '|': bg_emit(g, B_ALU64 | A_OR | B_X, R0, R1, 0, 0); return;
+	case '^': bg_emit(g, B_ALU64 | A_XOR | B_X, R0, R1, 0, 0); return;
+	case '<': bg_emit(g, B_ALU64 | A_LSH | B_X, R0, R1, 0, 0); return;
+	case '>':
+		bg_emit(g, B_ALU64 | (!strncmp(op, ">>>", 3) ? A_RSH : A_ARSH) | B_X, R0, R1, 0, 0);
+		return;
+	case '/':
+	case '%': {
+		int nz = bg_label(g), a_pos = bg_label(g), b_pos = bg_label(g), fix = bg_label(g);
+		char o[2] = { op[0], 0 };
+		bg_jmp(g, J_NE, R1, -1, 0, nz);
+		error_near(g, "division by 0", "operator", o, pos);
+		bg_place(g, nz);
+		bg_mov_imm(g, R2, 0);           /* r2: negate the result */
+		bg_jmp(g, J_SGE, R0, -1, 0, a_pos);
+		alu_k(g, A_NEG, R0, 0);
+		bg_mov_imm(g, R2, 1);
+		bg_place(g, a_pos);
+		bg_jmp(g, J_SGE, R1, -1, 0, b_pos);
+		alu_k(g, A_NEG, R1, 0);
+		if (op[0] == '/')
+			alu_k(g, A_XOR, R2, 1);
+		bg_place(g, b_pos);
+		bg_emit(g, B_ALU64 | (op[0] == '/' ? A_DIV : A_MOD) | B_X, R0, R1, 0, 0);
+		bg_jmp(g, J_EQ, R2, -1, 0, fix);
+		alu_k(g, A_NEG, R0, 0);
+		bg_place(g, fix);
+		return;
+	}
+	}
+	bg_fail(g, pos, "operator '%s' has no BPF form", op);
+}
+
+/* The operator of a compound assignment "+=" -> "+", "<<=" -> "<<". */
+static char *base_op(const char *op)
+{
+	size_t n = strlen(op);
+	return n > 1 && op[n - 1] == '=' ? xasprintf("%.*s", (int)n - 1, op) : xstrdup(op);
+}
+
+/* Store r0 into the long lvalue e (a local or a scalar global). */
+static void store_long(struct bgen *g, struct expr *e)
+{
+	if (is_global(e->sym))
+		stx(g, R8, g->goff[e->sym->index], R0);
+	else
+		stx(g, R10, bg_local(g, e->sym)->off, R0);
+}
+
+/* x <<< v on an aggregate (scalar or element): count, sum, min, max on
+ * this CPU's record; v in r0 */
+static void stat_add(struct bgen *g, struct expr *lhs)
+{
+	int v = bg_stack(g), have = bg_label(g), first = bg_label(g), nomin = bg_label(g),
+	    nomax = bg_label(g), done = bg_label(g);
+	int key = -1;
+
+	stx(g, R10, v, R0);
+	if (lhs->kind == EXPR_INDEX) {
+		key = build_key(g, lhs->sym, lhs->args.items, lhs->args.len);
+		lookup(g, lhs->sym, key);
+	} else {
+		lookup_stat_scalar(g, lhs->sym);
+	}
+	bg_jmp(g, J_NE, R0, -1, 0, have);
+	if (key >= 0) {   /* a new element: {1, v, v, v} */
+		int rec = bg_scratch(g, 32);
+		ldx(g, R1, R10, v);
+		bg_emit(g, B_ST | B_MEM | B_DW, R7, 0, rec, 1);
+		for (int i = 1; i < 4; i++)
+			stx(g, R7, rec + 8 * i, R1);
+		bg_ld_map(g, R1, g->gmap[lhs->sym->index]);
+		str_addr(g, R2, (struct bstr){ R7, key });
+		str_addr(g, R3, (struct bstr){ R7, rec });
+		bg_mov_imm(g, R4, 0);
+		bg_call(g, H_MAP_UPDATE);
+		overflow_check(g, lhs);
+	}
+	bg_ja(g, done);
+	bg_place(g, have);
+	ldx(g, R2, R10, v);
+	ldx(g, R1, R0, 0);
+	bg_jmp(g, J_EQ, R1, -1, 0, first);
+	alu_k(g, A_ADD, R1, 1);
+	stx(g, R0, 0, R1);
+	ldx(g, R1, R0, 8);
+	bg_emit(g, B_ALU64 | A_ADD | B_X, R1, R2, 0, 0);
+	stx(g, R0, 8, R1);
+	ldx(g, R1, R0, 16);
+	bg_jmp(g, J_SLE, R1, R2, 0, nomin);
+	stx(g, R0, 16, R2);
+	bg_place(g, nomin);
+	ldx(g, R1, R0, 24);
+	bg_jmp(g, J_SGE, R1, R2, 0, nomax);
+	stx(g, R0, 24, R2);
+	bg_place(g, nomax);
+	bg_ja(g, done);
+	bg_place(g, first);
+	bg_emit(g, B_ST | B_MEM | B_DW, R0, 0, 0, 1);
+	for (int i = 1; i < 4; i++)
+		stx(g, R0, 8 * i, R2);
+	bg_place(g, done);
+	ldx(g, R0, R10, v);
+}
+
+/* lhs OP= value for an array element; the new value in r0 (longs).
+ * += and -= on an element that exists are atomic adds. */
+static void update_index_long(struct bgen *g, struct expr *lhs, const char *op, int vslot)
+{
+	int key = build_key(g, lhs->sym, lhs->args.items, lhs->args.len);
+	int have = bg_label(g), done = bg_label(g), nv = bg_stack(g);
+	bool plain = !strcmp(op, "=");
+	bool add = !strcmp(op, "+=") || !strcmp(op, "-=");
+	char *bop = base_op(op);
+
+	if (!plain) {
+		lookup(g, lhs->sym, key);
+		bg_jmp(g, J_NE, R0, -1, 0, have);
+	}
+	/* a new element (or plain =): old value 0 */
+	if (plain) {
+		ldx(g, R0, R10, vslot);
+	} else {
+		bg_mov_imm(g, R0, 0);
+		ldx(g, R1, R10, vslot);
+		arith(g, bop, lhs->pos);
+	}
+	stx(g, R10, nv, R0);
+	bg_ld_map(g, R1, g->gmap[lhs->sym->index]);
+	str_addr(g, R2, (struct bstr){ R7, key });
+	mov(g, R3, R10);
+	alu_k(g, A_ADD, R3, nv);
+	bg_mov_imm(g, R4, 0);
+	bg_call(g, H_MAP_UPDATE);
+	overflow_check(g, lhs);
+	ldx(g, R0, R10, nv);
+	if (!plain) {
+		bg_ja(g, done);
+		bg_place(g, have);
+		if (add) {
+			ldx(g, R1, R10, vslot);
+			if (op[0] == '-')
+				alu_k(g, A_NEG, R1, 0);
+			mov(g, R2, R1);
+			bg_emit(g, B_STX | B_ATOMIC | B_DW, R0, R1, 0, AT_ADD | AT_FETCH);
+			bg_emit(g, B_ALU64 | A_ADD | B_X, R1, R2, 0, 0);
+			mov(g, R0, R1);
+		} else {
+			mov(g, R3, R0);
+			stx(g, R10, nv, R3);     /* keep the element's address */
+			ldx(g, R0, R3, 0);
+			ldx(g, R1, R10, vslot);
+			arith(g, bop, lhs->pos);
+			ldx(g, R3, R10, nv);
+			stx(g, R3, 0, R0);
+		}
+		bg_place(g, done);
+	}
+	free(bop);
+}
+
+/* e = lhs OP rhs (any assignment operator); longs end in r0 */
+static void assign(struct bgen *g, struct expr *e, struct bstr *out)
+{
+	struct expr *lhs = e->lhs, *rhs = e->rhs;
+	const char *op = e->op;
+
+	if (!strcmp(op, "<<<")) {
+		bg_long(g, rhs);
+		stat_add(g, lhs);
+		return;
+	}
+	if (lhs->kind == EXPR_TARGET || lhs->kind == EXPR_CAST || lhs->kind == EXPR_ATVAR) {
+		bg_fail(g, e->pos, "writing a target variable has no BPF form");
+		return;
+	}
+	if (lhs->type == TYPE_STRING) {
+		struct bstr v, d;
+		if (!strcmp(op, ".=")) {
+			struct expr cat = *e;
+			cat.kind = EXPR_BINARY;
+			cat.op = ".";
+			v = bg_str(g, &cat);
+		} else if (!strcmp(op, "=")) {
+			v = bg_str(g, rhs);
+		} else {
+			bg_fail(g, e->pos, "operator '%s' on a string", op);
+			return;
+		}
+		if (lhs->kind == EXPR_INDEX) {
+			int key;
+			struct bstr t = scratch_str(g);
+			bg_str_copy(g, t, v);
+			key = build_key(g, lhs->sym, lhs->args.items, lhs->args.len);
+			bg_ld_map(g, R1, g->gmap[lhs->sym->index]);
+			str_addr(g, R2, (struct bstr){ R7, key });
+			str_addr(g, R3, t);
+			bg_mov_imm(g, R4, 0);
+			bg_call(g, H_MAP_UPDATE);
+			overflow_check(g, lhs);
+			d = t;
+		} else {
+			d = var_str(g, lhs);
+			bg_str_copy(g, d, v);
+		}
+		if (out)
+			*out = d;
+		return;
+	}
+	if (lhs->kind == EXPR_INDEX) {
+		int vslot = bg_stack(g);
+		bg_long(g, rhs);
+		stx(g, R10, vslot, R0);
+		update_index_long(g, lhs, op, vslot);
+		return;
+	}
+	if (lhs->kind != EXPR_VAR) {
+		bg_fail(g, e->pos, "this assignment has no BPF form");
+		return;
+	}
+	if (!strcmp(op, "=")) {
+		bg_long(g, rhs);
+		store_long(g, lhs);
+		return;
+	}
+	if (is_global(lhs->sym) && (!strcmp(op, "+=") || !strcmp(op, "-="))) {
+		bg_long(g, rhs);           /* atomic on the shared value */
+		if (op[0] == '-')
+			alu_k(g, A_NEG, R0, 0);
+		mov(g, R1, R0);
+		mov(g, R2, R0);
+		bg_emit(g, B_STX | B_ATOMIC | B_DW, R8, R1, g->goff[lhs->sym->index], AT_ADD | AT_FETCH);
+		bg_emit(g, B_ALU64 | A_ADD | B_X, R1, R2, 0, 0);
+		mov(g, R0, R1);
+		return;
+	}
+	char *bop = base_op(op);
+	int t = bg_stack(g);
+	bg_long(g, rhs);
+	stx(g, R10, t, R0);
+	read_var_long(g, lhs);
+	ldx(g, R1, R10, t);
+	arith(g, bop, e->pos);
+	store_long(g, lhs);
+	free(bop);
+}
+
+/* ++x, x++, --x, x-- */
+static void incdec(struct bgen *g, struct expr *e)
+{
+	struct expr *x = e->lhs;
+	bool post = e->kind == EXPR_POSTINC;
+	int d = !strcmp(e->op, "++") ? 1 : -1;
+
+	if (x->kind == EXPR_INDEX) {
+		int vslot = bg_stack(g);
+		bg_mov_imm(g, R0, d);
+		stx(g, R10, vslot, R0);
+		update_index_long(g, x, "+=", vslot);
+		if (post)
+			alu_k(g, A_ADD, R0, -d);
+		return;
+	}
+	if (x->kind != EXPR_VAR) {
+		bg_fail(g, e->pos, "'%s' on this has no BPF form", e->op);
+		return;
+	}
+	if (is_global(x->sym)) {
+		bg_mov_imm(g, R0, d);
+		bg_emit(g, B_STX | B_ATOMIC | B_DW, R8, R0, g->goff[x->sym->index], AT_ADD | AT_FETCH);
+		if (!post)
+			alu_k(g, A_ADD, R0, d);
+		return;
+	}
+	read_var_long(g, x);
+	alu_k(g, A_ADD, R0, d);
+	store_long(g, x);
+	if (post)
+		alu_k(g, A_ADD, R0, -d);
+}
+
+/* ---- operators --------------------------------------------------------- */
+
+/* r0 = strcmp-like order of two strings: -1, 0, 1 (NUL-padded slots
+ * compare as big-endian words) */
+static void str_order(struct bgen *g, struct bstr a, struct bstr b)
+{
+	int diff = bg_label(g), done = bg_label(g);
+
+	for (int i = 0; i < BPF_STRSZ; i += 8) {
+		ldx(g, R1, a.base, a.off + i);
+		ldx(g, R2, b.base, b.off + i);
+		bg_jmp(g, J_NE, R1, R2, 0, diff);
+	}
+	bg_mov_imm(g, R0, 0);
+	bg_ja(g, done);
+	bg_place(g, diff);
+	bg_emit(g, B_ALU | A_END | 0x08, R1, 0, 0, 64);
+	bg_emit(g, B_ALU | A_END | 0x08, R2, 0, 0, 64);
+	bg_mov_imm(g, R0, -1);
+	bg_jmp(g, J_LT, R1, R2, 0, done);
+	bg_mov_imm(g, R0, 1);
+	bg_place(g, done);
+}
+
+static int cmp_op(const char *op)
+{
+	if (!strcmp(op, "==")) return J_EQ;
+	if (!strcmp(op, "!=")) return J_NE;
+	if (!strcmp(op, "<")) return J_SLT;
+	if (!strcmp(op, "<=")) return J_SLE;
+	if (!strcmp(op, ">")) return J_SGT;
+	if (!strcmp(op, ">=")) return J_SGE;
+	return -1;
+}
+
+/* r0 = (r0 OP r1) as 0 or 1 */
+static void compare(struct bgen *g, int jop)
+{
+	int yes = bg_label(g);
+
+	mov(g, R2, R0);
+	bg_mov_imm(g, R0, 1);
+	bg_jmp(g, jop, R2, R1, 0, yes);
+	bg_mov_imm(g, R0, 0);
+	bg_place(g, yes);
+}
+
+/* a . b: a copied, then b after it, both with probe_read_kernel_str (its
+ * length bounds what the verifier must allow) */
+static struct bstr concat(struct bgen *g, struct expr *e)
+{
+	struct bstr a = bg_str(g, e->lhs);
+	struct bstr ta = scratch_str(g);
+	bg_str_copy(g, ta, a);
+	struct bstr b = bg_str(g, e->rhs);
+	struct bstr d = scratch_str(g);
+	int pos = bg_label(g);
+
+	bg_scratch(g, BPF_STRSZ);   /* room the verifier counts past d */
+	bg_str_zero(g, d);
+	str_addr(g, R1, d);
+	bg_mov_imm(g, R2, BPF_STRSZ);
+	str_addr(g, R3, ta);
+	bg_call(g, H_READ_KERNEL_STR);
+	bg_jmp(g, J_SGT, R0, -1, 0, pos);
+	bg_mov_imm(g, R0, 1);
+	bg_place(g, pos);
+	alu_k(g, A_ADD, R0, -1);
+	alu_k(g, A_AND, R0, BPF_STRSZ - 1);
+	str_addr(g, R1, d);
+	bg_emit(g, B_ALU64 | A_ADD | B_X, R1, R0, 0, 0);
+	bg_mov_imm(g, R2, BPF_STRSZ);
+	bg_emit(g, B_ALU64 | A_SUB | B_X, R2, R0, 0, 0);
+	str_addr(g, R3, b);
+	bg_call(g, H_READ_KERNEL_STR);
+	return d;
+}
+
+static void binary(struct bgen *g, struct expr *e)
+{
+	const char *op = e->op;
+	int jop = cmp_op(op);
+
+	if (!strcmp(op, "&&") || !strcmp(op, "||")) {
+		int short_c = bg_label(g), done = bg_label(g);
+		bool and = op[0] == '&';
+		bg_long(g, e->lhs);
+		bg_jmp(g, and ? J_EQ : J_NE, R0, -1, 0, short_c);
+		bg_long(g, e->rhs);
+		bg_jmp(g, and ? J_EQ : J_NE, R0, -1, 0, short_c);
+		bg_mov_imm(g, R0, and ? 1 : 0);
+		bg_ja(g, done);
+		bg_place(g, short_c);
+		bg_mov_imm(g, R0, and ? 0 : 1);
+		bg_place(g, done);
+		return;
+	}
+	if (jop >= 0 && e->lhs->type == TYPE_STRING) {
+		struct bstr a = bg_str(g, e->lhs), ta = scratch_str(g);
+		bg_str_copy(g, ta, a);
+		struct bstr b = bg_str(g, e->rhs);
+		str_order(g, ta, b);
+		bg_mov_imm(g, R1, 0);
+		compare(g, jop);
+		return;
+	}
+	int t = bg_stack(g);
+	bg_long(g, e->lhs);
+	stx(g, R10, t, R0);
+	bg_long(g, e->rhs);
+	mov(g, R1, R0);
+	ldx(g, R0, R10, t);
+	if (jop >= 0)
+		compare(g, jop);
+	else
+		arith(g, op, e->pos);
+}
+
+static void unary(struct bgen *g, struct expr *e)
+{
+	bg_long(g, e->lhs);
+	switch (e->op[0]) {
+	case '-': alu_k(g, A_NEG, R0, 0); break;
+	case '~': alu_k(g, A_XOR, R0, -1); break;
+	case '!': {
+		int z = bg_label(g), done = bg_label(g);
+		bg_jmp(g, J_EQ, R0, -1, 0, z);
+		bg_mov_imm(g, R0, 0);
+		bg_ja(g, done);
+		bg_place(g, z);
+		bg_mov_imm(g, R0, 1);
+		bg_place(g, done);
+		break;
+	}
+	}
+}
+
+/* ---- calls ------------------------------------------------------------- */
+
+/* print, println, printf, printd, printdln: a record the loader formats;
+ * their s- forms (begin/end only) the same values formatted into a string
+ * by the interpreter */
+static void print(struct bgen *g, struct expr *e, struct bstr *out)
+{
+	const char *n = e->name;
+	struct expr **args = e->args.items;
+	int nargs = e->args.len, first = 0;
+	struct strbuf fmt = STRBUF_INIT, types = STRBUF_INIT;
+	int lv[32], nl = 0, ns = 0;
+	struct bstr sv[32];
+
+	bool to_str = n[0] == 's';
+
+	if (to_str) {
+		if (!user_only(g, e->pos, xasprintf("%s() (stapbpf formats)", n)))
+			return;
+		n++;
+	}
+	if (!strcmp(n, "printf")) {
+		strbuf_add(&fmt, args[0]->str, args[0]->str_len);
+		first = 1;
+	} else {
+		bool delim = !strncmp(n, "printd", 6);
+		struct strbuf d = STRBUF_INIT;
+		if (delim) {
+			if (args[0]->kind != EXPR_STR) {
+				bg_fail(g, args[0]->pos, "the delimiter of %s() must be a literal", n);
+				return;
+			}
+			for (size_t i = 0; i < args[0]->str_len; i++) {
+				if (args[0]->str[i] == '%')
+					strbuf_addch(&d, '%');
+				strbuf_addch(&d, args[0]->str[i]);
+			}
+			first = 1;
+		}
+		for (int i = first; i < nargs; i++) {
+			if (i > first)
+				strbuf_addstr(&fmt, d.buf);
+			strbuf_addstr(&fmt, args[i]->type == TYPE_STRING ? "%s" : "%d");
+		}
+		if (!strcmp(n + strlen(n) - 2, "ln"))
+			strbuf_addch(&fmt, '\n');
+		strbuf_release(&d);
+	}
+	if (nargs - first > 32) {
+		bg_fail(g, e->pos, "more than 32 values in one print");
+		return;
+	}
+	for (int i = first; i < nargs; i++) {
+		if (args[i]->kind == EXPR_HIST || args[i]->type == TYPE_STATS) {
+			bg_fail(g, args[i]->pos, "printing a histogram has no BPF form yet");
+			return;
+		}
+		if (args[i]->type == TYPE_STRING) {
+			struct bstr s = bg_str(g, args[i]);
+			sv[ns] = scratch_str(g);
+			bg_str_copy(g, sv[ns++], s);
+			strbuf_addch(&types, 's');
+		} else {
+			bg_long(g, args[i]);
+			lv[nl] = bg_stack(g);
+			stx(g, R10, lv[nl++], R0);
+			strbuf_addch(&types, 'l');
+		}
+	}
+	if (to_str) {   /* the values laid out as in a record, then formatted */
+		int size = 0, at, li = 0, si = 0;
+		struct bstr d = scratch_str(g);
+		for (const char *t = types.buf; *t; t++)
+			size += *t == 's' ? BPF_STRSZ : 8;
+		at = bg_scratch(g, size ? size : 8);
+		for (const char *t = types.buf, *p0 = types.buf; *t; t++) {
+			int o = at;
+			for (const char *u = p0; u < t; u++)
+				o += *u == 's' ? BPF_STRSZ : 8;
+			if (*t == 's') {
+				bg_str_copy(g, (struct bstr){ R7, o }, sv[si++]);
+			} else {
+				ldx(g, R1, R10, lv[li++]);
+				stx(g, R7, o, R1);
+			}
+		}
+		str_addr(g, R1, d);
+		bg_mov_imm(g, R2, bg_fmt(g, types.buf, fmt.buf, fmt.len));
+		str_addr(g, R3, (struct bstr){ R7, at });
+		bg_call(g, HU_SPRINTF);
+		*out = d;
+	} else {
+		bg_record(g, REC_PRINTF, bg_fmt(g, types.buf, fmt.buf, fmt.len), types.buf, lv, sv);
+	}
+	strbuf_release(&fmt);
+	strbuf_release(&types);
+}
+
+/* A call of a function in the script language: its body inlined, its
+ * parameters and locals fresh slots, return a jump to its end. */
+static void inline_call(struct bgen *g, struct expr *e, struct bstr *out)
+{
+	struct func *f = e->func;
+	struct binline *in;
+	int mark = g->locs.len;
+	struct bloc *params[16];
+
+	for (int i = 0; i < g->inl.len; i++)
+		if (g->inl.items[i]->f == f) {
+			bg_fail(g, e->pos, "'%s' calls itself: BPF has no recursion", f->name);
+			return;
+		}
+	if (g->inl.len >= 8 || e->args.len > 16) {
+		bg_fail(g, e->pos, "calls nested too deep for BPF");
+		return;
+	}
+	/* the arguments, in the caller's frame */
+	for (int i = 0; i < e->args.len; i++) {
+		struct sym *p = f->params.items[i];
+		struct bloc *l = xcalloc(1, sizeof(*l));
+		l->sym = p;
+		l->str = p->type == TYPE_STRING;
+		l->off = l->str ? bg_scratch(g, BPF_STRSZ) : bg_stack(g);
+		if (l->str)
+			bg_str_copy(g, (struct bstr){ R7, l->off }, bg_str(g, e->args.items[i]));
+		else {
+			bg_long(g, e->args.items[i]);
+			stx(g, R10, l->off, R0);
+		}
+		params[i] = l;
+	}
+	for (int i = 0; i < e->args.len; i++)
+		vec_push(&g->locs, params[i]);
+	for (int i = 0; i < f->locals.len; i++)
+		bg_local_zero(g, bg_local_new(g, f->locals.items[i]));
+	in = xcalloc(1, sizeof(*in));
+	in->f = f;
+	in->ret_label = bg_label(g);
+	in->ret.str = f->ret == TYPE_STRING;
+	in->ret.off = in->ret.str ? bg_scratch(g, BPF_STRSZ) : bg_stack(g);
+	if (in->ret.str)
+		bg_str_zero(g, (struct bstr){ R7, in->ret.off });
+	else
+		bg_emit(g, B_ST | B_MEM | B_DW, R10, 0, in->ret.off, 0);
+	vec_push(&g->inl, in);
+	bg_stmt(g, f->body);
+	g->inl.len--;
+	bg_place(g, in->ret_label);
+	g->locs.len = mark;
+	if (in->ret.str) {
+		if (out)
+			*out = (struct bstr){ R7, in->ret.off };
+	} else {
+		ldx(g, R0, R10, in->ret.off);
+	}
+}
+
+/* kernel_string(addr[, err]), kernel_string_n(addr, n), user_string ...:
+ * a string read with bpf_probe_read_{kernel,user}_str; a fault is the
+ * script's error (or err, when given) */
+static void read_string(struct bgen *g, struct expr *e, struct bstr d, bool user, bool has_n)
+{
+	struct expr **a = e->args.items;
+	int addr = bg_stack(g), ok = bg_label(g), size = bg_stack(g);
+	bool has_err = !has_n && e->args.len == 2;
+
+	bg_long(g, a[0]);
+	stx(g, R10, addr, R0);
+	bg_mov_imm(g, R0, BPF_STRSZ);
+	if (has_n) {   /* at most n bytes and the NUL: n + 1 in 1..64 */
+		int lo = bg_label(g), hi = bg_label(g);
+		bg_long(g, a[1]);
+		bg_jmp(g, J_SGE, R0, -1, 0, lo);
+		bg_mov_imm(g, R0, 0);
+		bg_place(g, lo);
+		bg_jmp(g, J_SLT, R0, -1, BPF_STRSZ - 1, hi);
+		bg_mov_imm(g, R0, BPF_STRSZ - 1);
+		bg_place(g, hi);
+		alu_k(g, A_ADD, R0, 1);
+	}
+	stx(g, R10, size, R0);
+	bg_str_zero(g, d);
+	str_addr(g, R1, d);
+	ldx(g, R2, R10, size);
+	alu_k(g, A_AND, R2, 127);    /* the verifier's bound: 1..64 */
+	ldx(g, R3, R10, addr);
+	bg_call(g, user ? 114 : H_READ_KERNEL_STR);
+	bg_jmp(g, J_SGE, R0, -1, 0, ok);
+	if (has_err) {
+		bg_str_copy(g, d, bg_str(g, a[1]));
+	} else {
+		char *f = bg_near_fmt(user ? "user string copy fault at 0x%x [man error::fault]"
+				      : "kernel string copy fault at 0x%x [man error::fault]",
+				      "identifier", e->name, e->pos);
+		int lv[1] = { addr };
+		bg_record(g, REC_ERROR, bg_fmt(g, "l", f, strlen(f)), "l", lv, NULL);
+		bg_ja(g, g->exit_label);
+		free(f);
+	}
+	bg_place(g, ok);
+}
+
+static struct bstr ctx_str(struct bgen *g, struct expr *e, const char *n, bool *done)
+{
+	struct bstr d = scratch_str(g);
+
+	*done = true;
+	bg_scratch(g, BPF_STRSZ);   /* room past d for the verifier's bound */
+	if (!strcmp(n, "kernel_string") || !strcmp(n, "kernel_string_n") ||
+	    !strcmp(n, "user_string") || !strcmp(n, "user_string_n")) {
+		read_string(g, e, d, n[0] == 'u', !strcmp(n + strlen(n) - 2, "_n"));
+	} else if (!strcmp(n, "execname")) {
+		bg_str_zero(g, d);
+		str_addr(g, R1, d);
+		bg_mov_imm(g, R2, 16);
+		bg_call(g, H_COMM);
+	} else if (!strcmp(n, "pp") || !strcmp(n, "pn")) {
+		const char *pp = g->dp->pp;
+		bg_str_literal(g, d, pp, strlen(pp));
+	} else {
+		*done = false;
+	}
+	(void)e;
+	return d;
+}
+
+/* The embedded-C functions BPF has a form of; false if n is not one. */
+static bool ctx_long(struct bgen *g, struct expr *e, const char *n)
+{
+	if (!strcmp(n, "pid") || !strcmp(n, "tid")) {
+		bg_call(g, H_PID_TGID);
+		if (n[0] == 'p')
+			alu_k(g, A_RSH, R0, 32);
+		else
+			bg_emit(g, B_ALU | A_MOV | B_X, R0, R0, 0, 0);   /* the low 32 bits */
+	} else if (!strcmp(n, "uid") || !strcmp(n, "gid")) {
+		bg_call(g, H_UID_GID);
+		if (n[0] == 'g')
+			alu_k(g, A_RSH, R0, 32);
+		else
+			bg_emit(g, B_ALU | A_MOV | B_X, R0, R0, 0, 0);
+	} else if (!strcmp(n, "cpu")) {
+		bg_call(g, H_SMP_PROCESSOR_ID);
+	} else if (!strcmp(n, "local_clock_ns") || !strcmp(n, "cpu_clock_ns") ||
+		   !strcmp(n, "local_clock_us") || !strcmp(n, "local_clock_ms") ||
+		   !strcmp(n, "local_clock_s")) {
+		bg_call(g, H_KTIME_NS);
+		if (!strcmp(n, "local_clock_us"))
+			alu_k(g, A_DIV, R0, 1000);
+		else if (!strcmp(n, "local_clock_ms"))
+			alu_k(g, A_DIV, R0, 1000000);
+		else if (!strcmp(n, "local_clock_s"))
+			alu_k(g, A_DIV, R0, 1000000000);
+	} else if (!strncmp(n, "gettimeofday_", 13)) {
+		if (!user_only(g, e->pos, "the time of day (BPF has no wall clock on this kernel)"))
+			return true;
+		bg_call(g, HU_REALTIME_NS);
+		if (!strcmp(n + 13, "us"))
+			alu_k(g, A_DIV, R0, 1000);
+		else if (!strcmp(n + 13, "ms"))
+			alu_k(g, A_DIV, R0, 1000000);
+		else if (!strcmp(n + 13, "s"))
+			alu_k(g, A_DIV, R0, 1000000000);
+	} else if (!strcmp(n, "target")) {
+		int found = bg_label(g);
+		bg_ld_map(g, R1, g->config_map);
+		mov(g, R2, R10);
+		alu_k(g, A_ADD, R2, -8);
+		bg_call(g, H_MAP_LOOKUP);
+		bg_jmp(g, J_EQ, R0, -1, 0, found);
+		ldx(g, R0, R0, 0);
+		bg_place(g, found);
+	} else if (!strcmp(n, "exit")) {
+		bg_record(g, REC_EXIT, 0, "", NULL, NULL);
+	} else if (!strcmp(n, "error") || !strcmp(n, "warn")) {
+		struct bstr m = bg_str(g, e->args.items[0]);
+		struct bstr sv[1] = { m };
+		if (n[0] == 'e') {   /* error(msg): the message alone, as SystemTap */
+			bg_record(g, REC_ERROR, bg_fmt(g, "s", "%s\n", 3), "s", NULL, sv);
+			bg_ja(g, g->exit_label);
+		} else {
+			bg_record(g, REC_WARN, bg_fmt(g, "s", "%s\n", 3), "s", NULL, sv);
+		}
+	} else if (!strcmp(n, "strlen")) {
+		struct bstr s = bg_str(g, e->args.items[0]), t = scratch_str(g);
+		int pos = bg_label(g);
+		str_addr(g, R1, t);
+		bg_mov_imm(g, R2, BPF_STRSZ);
+		str_addr(g, R3, s);
+		bg_call(g, H_READ_KERNEL_STR);
+		alu_k(g, A_ADD, R0, -1);
+		bg_jmp(g, J_SGE, R0, -1, 0, pos);
+		bg_mov_imm(g, R0, 0);
+		bg_place(g, pos);
+	} else {
+		return false;
+	}
+	return true;
+}
+
+static void call(struct bgen *g, struct expr *e, struct bstr *out)
+{
+	struct func *f = e->func;
+
+	if (!f) {
+		print(g, e, out);
+		return;
+	}
+	if (f->embedded) {
+		if (f->ret == TYPE_STRING) {
+			bool done;
+			struct bstr s = ctx_str(g, e, f->name, &done);
+			if (done) {
+				if (out)
+					*out = s;
+				return;
+			}
+		} else if (ctx_long(g, e, f->name)) {
+			return;
+		}
+		bg_fail(g, e->pos, "%s() is embedded C, which BPF cannot run", f->name);
+		return;
+	}
+	inline_call(g, e, out);
+}
+
+/* ---- the entry points --------------------------------------------------- */
+
+static void ternary(struct bgen *g, struct expr *e, struct bstr *out)
+{
+	int els = bg_label(g), done = bg_label(g);
+	struct bstr d = { R7, 0 };
+
+	if (out)
+		d = scratch_str(g);
+	bg_long(g, e->args.items[0]);
+	bg_jmp(g, J_EQ, R0, -1, 0, els);
+	if (out)
+		bg_str_copy(g, d, bg_str(g, e->args.items[1]));
+	else
+		bg_long(g, e->args.items[1]);
+	bg_ja(g, done);
+	bg_place(g, els);
+	if (out)
+		bg_str_copy(g, d, bg_str(g, e->args.items[2]));
+	else
+		bg_long(g, e->args.items[2]);
+	bg_place(g, done);
+	if (out)
+		*out = d;
+}
+
+static void gen(struct bgen *g, struct expr *e, struct bstr *out)
+{
+	bg_pos(g, e->pos);
+	switch (e->kind) {
+	case EXPR_NUM:
+		bg_mov_imm(g, R0, e->num);
+		return;
+	case EXPR_STR:
+		*out = scratch_str(g);
+		bg_str_literal(g, *out, e->str, e->str_len);
+		return;
+	case EXPR_VAR:
+		if (e->sym && (e->sym->is_array || e->sym->type == TYPE_STATS)) {
+			bg_fail(g, e->pos, "'%s' used as a value", e->name);
+			return;
+		}
+		if (e->type == TYPE_STRING)
+			*out = var_str(g, e);
+		else
+			read_var_long(g, e);
+		return;
+	case EXPR_INDEX:
+		if (!e->sym || e->sym->type == TYPE_STATS) {
+			bg_fail(g, e->pos, "this index has no BPF form yet");
+			return;
+		}
+		if (e->type == TYPE_STRING)
+			*out = read_index_str(g, e);
+		else
+			read_index_long(g, e);
+		return;
+	case EXPR_CALL:
+		call(g, e, out);
+		return;
+	case EXPR_UNARY:
+		unary(g, e);
+		return;
+	case EXPR_BINARY:
+		if (!strcmp(e->op, "."))
+			*out = concat(g, e);
+		else
+			binary(g, e);
+		return;
+	case EXPR_PREINC:
+	case EXPR_POSTINC:
+		incdec(g, e);
+		return;
+	case EXPR_ASSIGN:
+		assign(g, e, out);
+		return;
+	case EXPR_TERNARY:
+		ternary(g, e, e->type == TYPE_STRING ? out : NULL);
+		return;
+	case EXPR_IN: {
+		if (!e->lhs || !e->lhs->sym || e->lhs->kind == EXPR_HIST) {
+			bg_fail(g, e->pos, "a histogram's buckets have no BPF form yet");
+			return;
+		}
+		int key = build_key(g, e->lhs->sym, e->args.items, e->args.len);
+		int no = bg_label(g);
+		lookup(g, e->lhs->sym, key);
+		bg_jmp(g, J_EQ, R0, -1, 0, no);
+		bg_mov_imm(g, R0, 1);
+		bg_place(g, no);
+		return;
+	}
+	case EXPR_STATOP:
+		statop(g, e);
+		return;
+	case EXPR_TARGET:
+	case EXPR_CAST:
+	case EXPR_ATVAR:
+	case EXPR_ADDROF:
+		bg_tvar(g, e);
+		return;
+	case EXPR_DEFINED:
+		bg_mov_imm(g, R0, bg_tvar_defined(g, e));
+		return;
+	case EXPR_CHOOSE:
+		gen(g, e->args.items[bg_tvar_defined(g, e) ? 0 : 1], out);
+		return;
+	case EXPR_ENTRY:
+		if (g->dp && g->dp->has_entry) {
+			bg_fail(g, e->pos, "@entry has no BPF form yet");
+			return;
+		}
+		gen(g, e->lhs, out);
+		return;
+	default:
+		bg_fail(g, e->pos, "this expression has no BPF form yet");
+	}
+}
+
+void bg_long(struct bgen *g, struct expr *e)
+{
+	struct bstr s = { R7, 0 };
+
+	gen(g, e, &s);
+}
+
+struct bstr bg_str(struct bgen *g, struct expr *e)
+{
+	struct bstr s = { R7, 0 };
+
+	gen(g, e, &s);
+	return s;
+}
+
+void bg_effect(struct bgen *g, struct expr *e)
+{
+	struct bstr s = { R7, 0 };
+
+	gen(g, e, &s);
+}

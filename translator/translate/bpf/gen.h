@@ -1,0 +1,128 @@
+/* gen.h - the BPF backend's generator state, shared by its files:
+ *   prog.c   instructions, labels, stack and scratch slots, maps, formats,
+ *            the bundle's text (doc/bpf-bundle.md)
+ *   expr.c   expressions, and the functions BPF has its own form of
+ *   stmt.c   statements, probes, the entry points (bpf.h)
+ *
+ * Registers while a program runs: r6 the context (r1 at entry), r7 the
+ * @scratch value (strings and keys, per CPU), r8 the @globals value (every
+ * scalar global), r9 the ring buffer record being filled. A long value is
+ * in r0; a string value is a 64-byte slot at a constant offset from r7 or
+ * r8 (struct bstr), NUL-padded so that equal strings are equal bytes.
+ */
+#ifndef CSTAP_BPF_GEN_H
+#define CSTAP_BPF_GEN_H
+
+#include "ast.h"
+#include "session.h"
+#include "translate/bpf/insn.h"
+
+struct derived_probe;
+
+struct bstr {           /* where a string value is */
+	int base;       /* R7 (scratch) or R8 (globals) */
+	int off;
+};
+
+struct bloc {           /* where a local lives in the program being made */
+	const struct sym *sym;
+	bool str;
+	int off;        /* long: r10-relative (negative); string: r7-relative */
+};
+
+struct bmap {
+	const char *kind;       /* hash, array, percpu_hash, percpu_array, ringbuf */
+	char *keyspec, *valspec;
+	int64_t max;
+	char *name;
+};
+
+struct binline {        /* a function call being inlined */
+	const struct func *f;
+	int ret_label;
+	struct bloc ret;
+};
+
+struct bgen {
+	struct session *s;
+	bool failed;
+	/* the bundle */
+	VEC(struct bmap *) maps;
+	struct strbuf fmts;     /* "fmt ID TYPES TEXT\n" lines */
+	int nfmts;
+	struct strbuf progs;    /* "prog ..." and its insn/line lines */
+	int nprogs;
+	int *gmap;              /* per s->globals: its map (arrays, aggregates), or -1 */
+	int *goff;              /* per s->globals: its offset in @globals (scalars) */
+	int globals_map, scratch_map, config_map;
+	struct strbuf globals_spec;
+	int globals_size, scratch_size;
+	/* the program being made */
+	const struct derived_probe *dp;
+	bool user;              /* begin/end/error: run by stapbpf's interpreter */
+	struct binsn *insn;
+	int n, cap;
+	struct strbuf lines;
+	struct srcpos last_pos;
+	int *label_at;          /* per label: its instruction, -1 not placed yet */
+	int nlabels;
+	intvec fix_insn, fix_label;
+	int stack, scratch;     /* bytes in use */
+	VEC(struct bloc *) locs;
+	intvec brk, cont;       /* enclosing loops' labels */
+	VEC(struct binline *) inl;
+	int exit_label;
+	int act_slot, act_label;   /* MAXACTION: the count's slot; the error's code */
+	bool act_used;
+	int64_t maxaction;
+	int64_t maxmapentries;
+};
+
+/* prog.c */
+void bg_emit(struct bgen *g, uint8_t code, int dst, int src, int off, int32_t imm);
+void bg_pos(struct bgen *g, struct srcpos pos);
+void bg_mov_imm(struct bgen *g, int reg, int64_t v);
+void bg_ld_map(struct bgen *g, int reg, int map);
+void bg_call(struct bgen *g, int helper);
+int bg_label(struct bgen *g);
+void bg_place(struct bgen *g, int label);
+void bg_jmp(struct bgen *g, int op, int reg, int src, int64_t imm, int label); /* src < 0: imm */
+void bg_ja(struct bgen *g, int label);
+int bg_stack(struct bgen *g);           /* an 8-byte slot: its r10 offset */
+int bg_scratch(struct bgen *g, int n);  /* n bytes of scratch: their r7 offset */
+void bg_fail(struct bgen *g, struct srcpos pos, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int bg_map(struct bgen *g, const char *kind, const char *key, const char *val, int64_t max, const char *name);
+int bg_fmt(struct bgen *g, const char *types, const char *text, size_t len);
+void bg_prog_start(struct bgen *g, const struct derived_probe *dp, bool user);
+void bg_prog_end(struct bgen *g, const char *section);
+char *bg_bundle(struct bgen *g);
+/* string slots */
+void bg_str_zero(struct bgen *g, struct bstr d);
+void bg_str_copy(struct bgen *g, struct bstr d, struct bstr src);
+void bg_str_literal(struct bgen *g, struct bstr d, const char *s, size_t n);
+/* a record on the ring buffer: fmt id with the values at slots (long: r10
+ * offsets in lv, strings in sv, in the order types gives) */
+void bg_record(struct bgen *g, int kind, int fmt, const char *types, const int *lv, const struct bstr *sv);
+/* an ERROR record with text, then the program ends */
+void bg_error(struct bgen *g, const char *text);
+/* text with its % doubled (a format that prints it as it is) */
+char *bg_fmt_quote(const char *text);
+/* "MSG near WHAT 'NAME' at POS\n", %-quoted, as a format */
+char *bg_near_fmt(const char *msg, const char *what, const char *name, struct srcpos pos);
+/* MAXACTION: one more action, named by st; the error when there are too many */
+void bg_action(struct bgen *g, const struct stmt *st);
+
+/* expr.c */
+void bg_long(struct bgen *g, struct expr *e);           /* value in r0 */
+struct bstr bg_str(struct bgen *g, struct expr *e);     /* value in a slot */
+void bg_effect(struct bgen *g, struct expr *e);         /* for its effects */
+struct bloc *bg_local(struct bgen *g, const struct sym *v);
+struct bloc *bg_local_new(struct bgen *g, const struct sym *v);
+void bg_local_zero(struct bgen *g, struct bloc *l);
+/* tvar.c: $target variables and @cast in r0 (false: refused) */
+bool bg_tvar(struct bgen *g, struct expr *e);
+bool bg_tvar_defined(struct bgen *g, struct expr *e);
+/* stmt.c */
+void bg_stmt(struct bgen *g, struct stmt *st);
+
+#endif

@@ -1,0 +1,444 @@
+/* prog.c - the BPF backend's instruction buffer: labels, slots, maps,
+ * printf formats, ring buffer records, and the bundle's text
+ * (doc/bpf-bundle.md). */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "translate/bpf/gen.h"
+#include "translate/translate.h"
+
+#define SCRATCH_MAX 16384
+
+/* Every instruction after a position change is listed against it, so that
+ * a verifier rejection names the script's line. */
+void bg_pos(struct bgen *g, struct srcpos pos)
+{
+	if (!pos.file || (pos.file == g->last_pos.file && pos.line == g->last_pos.line &&
+			  pos.col == g->last_pos.col))
+		return;
+	g->last_pos = pos;
+	strbuf_addf(&g->lines, "line %d %s:%d:%d\n", g->n, pos.file->name, pos.line, pos.col);
+}
+
+void bg_emit(struct bgen *g, uint8_t code, int dst, int src, int off, int32_t imm)
+{
+	if (g->n == g->cap) {
+		g->cap = g->cap ? 2 * g->cap : 256;
+		g->insn = xrealloc(g->insn, g->cap * sizeof(*g->insn));
+	}
+	g->insn[g->n++] = (struct binsn){ code, (uint8_t)dst, (uint8_t)src, (int16_t)off, imm };
+}
+
+/* A 64-bit constant: one instruction when it fits 32 signed bits. */
+void bg_mov_imm(struct bgen *g, int reg, int64_t v)
+{
+	if (v == (int64_t)(int32_t)v) {
+		bg_emit(g, B_ALU64 | A_MOV | B_K, reg, 0, 0, (int32_t)v);
+		return;
+	}
+	bg_emit(g, B_LD | B_DW | B_IMM, reg, 0, 0, (int32_t)(uint32_t)v);
+	bg_emit(g, 0, 0, 0, 0, (int32_t)(uint32_t)((uint64_t)v >> 32));
+}
+
+void bg_ld_map(struct bgen *g, int reg, int map)
+{
+	bg_emit(g, B_LD | B_DW | B_IMM, reg, B_PSEUDO_MAP_FD, 0, map);
+	bg_emit(g, 0, 0, 0, 0, 0);
+}
+
+void bg_call(struct bgen *g, int helper)
+{
+	bg_emit(g, B_JMP | J_CALL, 0, 0, 0, helper);
+}
+
+int bg_label(struct bgen *g)
+{
+	g->label_at = xrealloc(g->label_at, (g->nlabels + 1) * sizeof(int));
+	g->label_at[g->nlabels] = -1;
+	return g->nlabels++;
+}
+
+void bg_place(struct bgen *g, int label)
+{
+	g->label_at[label] = g->n;
+}
+
+/* A conditional jump to label: reg OP src-register (src >= 0) or imm. */
+void bg_jmp(struct bgen *g, int op, int reg, int src, int64_t imm, int label)
+{
+	vec_push(&g->fix_insn, g->n);
+	vec_push(&g->fix_label, label);
+	if (src >= 0)
+		bg_emit(g, B_JMP | op | B_X, reg, src, 0, 0);
+	else
+		bg_emit(g, B_JMP | op | B_K, reg, 0, 0, (int32_t)imm);
+}
+
+void bg_ja(struct bgen *g, int label)
+{
+	vec_push(&g->fix_insn, g->n);
+	vec_push(&g->fix_label, label);
+	bg_emit(g, B_JMP | J_JA, 0, 0, 0, 0);
+}
+
+void bg_fail(struct bgen *g, struct srcpos pos, const char *fmt, ...)
+{
+	va_list ap;
+	struct strbuf sb = STRBUF_INIT;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	diag(g->s, E_BPF_UNSUPPORTED, pos, "%s", sb.buf);
+	strbuf_release(&sb);
+	g->failed = true;
+}
+
+/* 8 bytes of the program's stack; BPF gives a program 512. */
+int bg_stack(struct bgen *g)
+{
+	if (g->stack + 8 > BPF_STACK) {
+		if (!g->failed)
+			bg_fail(g, g->last_pos, "the probe needs more than BPF's 512 bytes of stack "
+				"(fewer local variables or simpler expressions)");
+		return -8;
+	}
+	g->stack += 8;
+	return -g->stack;
+}
+
+int bg_scratch(struct bgen *g, int n)
+{
+	int off = g->scratch;
+
+	if (g->scratch + n > SCRATCH_MAX) {
+		if (!g->failed)
+			bg_fail(g, g->last_pos, "the probe needs more than %d bytes of strings and keys",
+				SCRATCH_MAX);
+		return 0;
+	}
+	g->scratch += n;
+	if (g->scratch > g->scratch_size)
+		g->scratch_size = g->scratch;
+	return off;
+}
+
+int bg_map(struct bgen *g, const char *kind, const char *key, const char *val, int64_t max, const char *name)
+{
+	struct bmap *m = xcalloc(1, sizeof(*m));
+
+	m->kind = kind;
+	m->keyspec = xstrdup(key);
+	m->valspec = xstrdup(val);
+	m->max = max;
+	m->name = xstrdup(name);
+	vec_push(&g->maps, m);
+	return g->maps.len - 1;
+}
+
+/* A printf format for the loader: its number. */
+int bg_fmt(struct bgen *g, const char *types, const char *text, size_t len)
+{
+	strbuf_addf(&g->fmts, "fmt %d %s ", g->nfmts, *types ? types : "-");
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)text[i];
+		switch (c) {
+		case '\n': strbuf_addstr(&g->fmts, "\\n"); break;
+		case '\t': strbuf_addstr(&g->fmts, "\\t"); break;
+		case '\\': strbuf_addstr(&g->fmts, "\\\\"); break;
+		case '"': strbuf_addstr(&g->fmts, "\\\""); break;
+		default:
+			if (c < 0x20 || c >= 0x7f)
+				strbuf_addf(&g->fmts, "\\x%02x", c);
+			else
+				strbuf_addch(&g->fmts, c);
+		}
+	}
+	strbuf_addch(&g->fmts, '\n');
+	return g->nfmts++;
+}
+
+/* The program's prologue: the context kept in r6, the scratch value in r7
+ * and the globals in r8 (a lookup of key 0 each, which cannot fail but
+ * the verifier wants checked). */
+void bg_prog_start(struct bgen *g, const struct derived_probe *dp, bool user)
+{
+	g->dp = dp;
+	g->user = user;
+	g->n = 0;
+	g->nlabels = 0;
+	g->fix_insn.len = g->fix_label.len = 0;
+	g->stack = 8;
+	g->scratch = 0;
+	g->locs.len = 0;
+	g->brk.len = g->cont.len = 0;
+	g->inl.len = 0;
+	g->last_pos = (struct srcpos){ 0 };
+	strbuf_reset(&g->lines);
+	g->exit_label = bg_label(g);
+	g->act_label = bg_label(g);
+	g->act_used = false;
+	g->act_slot = bg_stack(g);
+	bg_emit(g, B_ALU64 | A_MOV | B_X, R6, R1, 0, 0);
+	bg_emit(g, B_ST | B_MEM | B_W, R10, 0, -8, 0);
+	bg_emit(g, B_ST | B_MEM | B_DW, R10, 0, g->act_slot, 0);
+	for (int i = 0; i < 2; i++) {
+		int map = i ? g->globals_map : g->scratch_map;
+		if (map < 0)
+			continue;
+		bg_ld_map(g, R1, map);
+		bg_emit(g, B_ALU64 | A_MOV | B_X, R2, R10, 0, 0);
+		bg_emit(g, B_ALU64 | A_ADD | B_K, R2, 0, 0, -8);
+		bg_call(g, H_MAP_LOOKUP);
+		bg_jmp(g, J_EQ, R0, -1, 0, g->exit_label);
+		bg_emit(g, B_ALU64 | A_MOV | B_X, i ? R8 : R7, R0, 0, 0);
+	}
+	if (!user) {   /* a kernel probe runs only while every one is armed (@config) */
+		bg_ld_map(g, R1, g->config_map);
+		bg_emit(g, B_ALU64 | A_MOV | B_X, R2, R10, 0, 0);
+		bg_emit(g, B_ALU64 | A_ADD | B_K, R2, 0, 0, -8);
+		bg_call(g, H_MAP_LOOKUP);
+		bg_jmp(g, J_EQ, R0, -1, 0, g->exit_label);
+		bg_emit(g, B_LDX | B_MEM | B_DW, R1, R0, 8, 0);
+		bg_jmp(g, J_EQ, R1, -1, 0, g->exit_label);
+	}
+}
+
+/* The epilogue, the jumps resolved, and the program's lines in the bundle. */
+/* Drop the instructions no path reaches (code after an error's jump, or
+ * after next and return): the verifier refuses a program with any. */
+static void drop_unreachable(struct bgen *g)
+{
+	bool *seen = xcalloc(g->n + 1, 1);
+	int *stack = xcalloc(g->n + 1, sizeof(int)), sp = 0, *map = xcalloc(g->n + 1, sizeof(int));
+	int n = 0;
+
+	stack[sp++] = 0;
+	while (sp) {
+		int i = stack[--sp];
+		while (i < g->n && !seen[i]) {
+			struct binsn *x = &g->insn[i];
+			int cls = x->code & 7, op = x->code & 0xf0;
+			seen[i] = true;
+			if (x->code == (B_LD | B_DW | B_IMM)) {
+				seen[i + 1] = true;
+				i += 2;
+				continue;
+			}
+			if (cls == B_JMP && op == J_EXIT)
+				break;
+			if (cls == B_JMP && op != J_CALL) {
+				int to = i + 1 + x->off;
+				if (op == J_JA) {
+					i = to;
+					continue;
+				}
+				if (!seen[to])
+					stack[sp++] = to;
+			}
+			i++;
+		}
+	}
+	for (int i = 0; i <= g->n; i++) {
+		map[i] = n;
+		if (i < g->n && seen[i])
+			n++;
+	}
+	for (int i = 0; i < g->n; i++) {
+		struct binsn *x = &g->insn[i];
+		int cls = x->code & 7, op = x->code & 0xf0;
+		if (!seen[i])
+			continue;
+		if (cls == B_JMP && op != J_CALL && op != J_EXIT)
+			x->off = (int16_t)(map[i + 1 + x->off] - map[i] - 1);
+		g->insn[map[i]] = *x;
+	}
+	/* the line table follows the instructions: "line IDX POS" */
+	{
+		struct strbuf l = STRBUF_INIT;
+		for (char *p = g->lines.buf, *nl; *p; p = nl + 1) {
+			char *pos = strchr(p + 5, ' ');
+			nl = strchr(p, '\n');
+			strbuf_addf(&l, "line %d %.*s\n", map[atoi(p + 5)], (int)(nl - pos - 1), pos + 1);
+		}
+		strbuf_reset(&g->lines);
+		strbuf_addstr(&g->lines, l.buf);
+		strbuf_release(&l);
+	}
+	g->n = n;
+	free(seen);
+	free(stack);
+	free(map);
+}
+
+void bg_prog_end(struct bgen *g, const char *section)
+{
+	if (g->act_used) {   /* MAXACTION's error: its format is in r2 */
+		int skip = bg_label(g);
+		bg_ja(g, g->exit_label);
+		bg_place(g, g->act_label);
+		bg_emit(g, B_ALU64 | A_LSH | B_K, R2, 0, 0, 32);
+		bg_emit(g, B_ALU64 | A_OR | B_K, R2, 0, 0, REC_ERROR);
+		bg_emit(g, B_STX | B_MEM | B_DW, R10, R2, g->act_slot, 0);
+		bg_ld_map(g, R1, 0);
+		bg_mov_imm(g, R2, 8);
+		bg_mov_imm(g, R3, 0);
+		bg_call(g, H_RB_RESERVE);
+		bg_jmp(g, J_EQ, R0, -1, 0, skip);
+		bg_emit(g, B_LDX | B_MEM | B_DW, R1, R10, g->act_slot, 0);
+		bg_emit(g, B_STX | B_MEM | B_DW, R0, R1, 0, 0);
+		bg_emit(g, B_ALU64 | A_MOV | B_X, R1, R0, 0, 0);
+		bg_mov_imm(g, R2, 0);
+		bg_call(g, H_RB_SUBMIT);
+		bg_place(g, skip);
+	}
+	bg_place(g, g->exit_label);
+	bg_emit(g, B_ALU64 | A_MOV | B_K, R0, 0, 0, 0);
+	bg_emit(g, B_JMP | J_EXIT, 0, 0, 0, 0);
+	for (int i = 0; i < g->fix_insn.len; i++) {
+		int at = g->fix_insn.items[i], to = g->label_at[g->fix_label.items[i]];
+		g->insn[at].off = (int16_t)(to - at - 1);
+		if (to - at - 1 != g->insn[at].off)
+			bg_fail(g, g->last_pos, "the probe is too long for a BPF jump");
+	}
+	drop_unreachable(g);
+	strbuf_addf(&g->progs, "prog %d %s\n", g->nprogs++, section);
+	strbuf_addstr(&g->progs, g->lines.buf);
+	for (int i = 0; i < g->n; i++) {
+		struct binsn *x = &g->insn[i];
+		strbuf_addf(&g->progs, "insn %u %u %u %d %d\n", x->code, x->dst, x->src, x->off, x->imm);
+	}
+}
+
+char *bg_bundle(struct bgen *g)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_addf(&sb, "cstap-bpf 1\nmodule %s\n", g->s->module_name);
+	for (int i = 0; i < g->maps.len; i++) {
+		struct bmap *m = g->maps.items[i];
+		strbuf_addf(&sb, "map %d %s %s %s %lld %s\n", i, m->kind, m->keyspec, m->valspec,
+			    (long long)m->max, m->name);
+	}
+	strbuf_addstr(&sb, g->fmts.buf);
+	strbuf_addstr(&sb, g->progs.buf);
+	strbuf_addstr(&sb, "end\n");
+	return strbuf_detach(&sb);
+}
+
+void bg_str_zero(struct bgen *g, struct bstr d)
+{
+	for (int i = 0; i < BPF_STRSZ; i += 8)
+		bg_emit(g, B_ST | B_MEM | B_DW, d.base, 0, d.off + i, 0);
+}
+
+void bg_str_copy(struct bgen *g, struct bstr d, struct bstr src)
+{
+	if (d.base == src.base && d.off == src.off)
+		return;
+	for (int i = 0; i < BPF_STRSZ; i += 8) {
+		bg_emit(g, B_LDX | B_MEM | B_DW, R1, src.base, src.off + i, 0);
+		bg_emit(g, B_STX | B_MEM | B_DW, d.base, R1, d.off + i, 0);
+	}
+}
+
+void bg_str_literal(struct bgen *g, struct bstr d, const char *s, size_t n)
+{
+	if (n > BPF_STRSZ - 1)
+		n = BPF_STRSZ - 1;
+	for (int i = 0; i < BPF_STRSZ; i += 8) {
+		uint64_t v = 0;
+		for (int j = 0; j < 8 && (size_t)(i + j) < n; j++)
+			v |= (uint64_t)(unsigned char)s[i + j] << (8 * j);
+		if ((int64_t)v == (int64_t)(int32_t)(int64_t)v) {
+			bg_emit(g, B_ST | B_MEM | B_DW, d.base, 0, d.off + i, (int32_t)(int64_t)v);
+		} else {
+			bg_mov_imm(g, R1, (int64_t)v);
+			bg_emit(g, B_STX | B_MEM | B_DW, d.base, R1, d.off + i, 0);
+		}
+	}
+}
+
+/* Reserve, fill and submit one record; nothing if the buffer is full. */
+void bg_record(struct bgen *g, int kind, int fmt, const char *types, const int *lv, const struct bstr *sv)
+{
+	int size = 8, skip = bg_label(g), off = 8, li = 0, si = 0;
+
+	for (const char *t = types; *t; t++)
+		size += *t == 's' ? BPF_STRSZ : 8;
+	bg_ld_map(g, R1, 0);
+	bg_mov_imm(g, R2, size);
+	bg_mov_imm(g, R3, 0);
+	bg_call(g, H_RB_RESERVE);
+	bg_jmp(g, J_EQ, R0, -1, 0, skip);
+	bg_emit(g, B_ALU64 | A_MOV | B_X, R9, R0, 0, 0);
+	bg_mov_imm(g, R1, (int64_t)((uint64_t)fmt << 32 | (uint32_t)kind));
+	bg_emit(g, B_STX | B_MEM | B_DW, R9, R1, 0, 0);
+	for (const char *t = types; *t; t++) {
+		if (*t == 's') {
+			bg_str_copy(g, (struct bstr){ R9, off }, sv[si++]);
+			off += BPF_STRSZ;
+		} else {
+			bg_emit(g, B_LDX | B_MEM | B_DW, R1, R10, lv[li++], 0);
+			bg_emit(g, B_STX | B_MEM | B_DW, R9, R1, off, 0);
+			off += 8;
+		}
+	}
+	bg_emit(g, B_ALU64 | A_MOV | B_X, R1, R9, 0, 0);
+	bg_mov_imm(g, R2, 0);
+	bg_call(g, H_RB_SUBMIT);
+	bg_place(g, skip);
+}
+
+char *bg_fmt_quote(const char *text)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	for (const char *p = text; *p; p++) {
+		if (*p == '%')
+			strbuf_addch(&sb, '%');
+		strbuf_addch(&sb, *p);
+	}
+	return strbuf_detach(&sb);
+}
+
+char *bg_near_fmt(const char *msg, const char *what, const char *name, struct srcpos pos)
+{
+	char *n = near_text(what, name, pos), *q = bg_fmt_quote(n);
+	char *f = xasprintf("%s near %s\n", msg, q);
+
+	free(n);
+	free(q);
+	return f;
+}
+
+/* As the module runtime counts: every statement run and every round of a
+ * loop; the count is checked against MAXACTION_INTERRUPTIBLE. The error's
+ * format goes to the shared code in r2 (made by bg_prog_end). */
+void bg_action(struct bgen *g, const struct stmt *st)
+{
+	char *n, *q, *f;
+
+	if (g->s->no_time_limits)
+		return;
+	n = stmt_near_text(st);
+	q = bg_fmt_quote(n);
+	f = xasprintf("MAXACTION exceeded near %s\n", q);
+	bg_emit(g, B_LDX | B_MEM | B_DW, R1, R10, g->act_slot, 0);
+	bg_emit(g, B_ALU64 | A_ADD | B_K, R1, 0, 0, 1);
+	bg_emit(g, B_STX | B_MEM | B_DW, R10, R1, g->act_slot, 0);
+	bg_mov_imm(g, R2, bg_fmt(g, "", f, strlen(f)));
+	bg_jmp(g, J_SGT, R1, -1, g->maxaction, g->act_label);
+	g->act_used = true;
+	free(n);
+	free(q);
+	free(f);
+}
+
+void bg_error(struct bgen *g, const char *text)
+{
+	bg_record(g, REC_ERROR, bg_fmt(g, "", text, strlen(text)), "", NULL, NULL);
+	bg_ja(g, g->exit_label);
+}

@@ -1,0 +1,500 @@
+/* stmt.c - statements and probes for the BPF backend, and its entry:
+ * bpf_translate() makes the bundle at the end of pass 2, so that what BPF
+ * cannot do is refused there (E_BPF_UNSUPPORTED). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "probes/provider.h"
+#include "target/tvars.h"
+#include "translate/bpf/bpf.h"
+#include "translate/bpf/gen.h"
+
+static void block(struct bgen *g, struct stmt *st)
+{
+	for (int i = 0; i < st->stmts.len; i++)
+		bg_stmt(g, st->stmts.items[i]);
+}
+
+/* A loop body with no statement of its own still counts one action a
+ * round, so that `while (1) {}` ends too (as the module runtime counts). */
+static bool has_statements(const struct stmt *st)
+{
+	if (!st)
+		return false;
+	if (st->kind != STMT_BLOCK)
+		return st->kind != STMT_NULL;
+	for (int i = 0; i < st->stmts.len; i++)
+		if (has_statements(st->stmts.items[i]))
+			return true;
+	return false;
+}
+
+/* The body of a loop; a round that ends normally counts one action more. */
+static void loop_body(struct bgen *g, struct stmt *st, int brk, int cont)
+{
+	vec_push(&g->brk, brk);
+	vec_push(&g->cont, cont);
+	bg_stmt(g, st->body);
+	if (has_statements(st->body))
+		bg_action(g, st->body);
+	g->brk.len--;
+	g->cont.len--;
+}
+
+static void loop(struct bgen *g, struct stmt *st)
+{
+	int top = bg_label(g), cont = bg_label(g), brk = bg_label(g);
+
+	if (st->init)
+		bg_effect(g, st->init);
+	bg_place(g, top);
+	if (!has_statements(st->body))
+		bg_action(g, st);
+	if (st->expr) {
+		bg_long(g, st->expr);
+		bg_jmp(g, J_EQ, R0, -1, 0, brk);
+	}
+	loop_body(g, st, brk, cont);
+	bg_place(g, cont);
+	if (st->step)
+		bg_effect(g, st->step);
+	bg_ja(g, top);
+	bg_place(g, brk);
+}
+
+static int aggr_code(const char *a)
+{
+	static const char *const names[] = { "count", "sum", "min", "max", "avg" };
+
+	for (int i = 0; a && i < 5; i++)
+		if (!strcmp(a, names[i]))
+			return i;
+	return 0;
+}
+
+/* foreach over a global array, in the interpreter only: stapbpf's
+ * foreach_start/foreach_next give the keys in the order asked for */
+static void foreach(struct bgen *g, struct stmt *st)
+{
+	struct expr *arr = st->array;
+	const struct sym *a = arr->sym;
+	int h = bg_stack(g), key, size = 0, top = bg_label(g), brk = bg_label(g);
+	int dir = st->sort_dir > 0 ? 1 : st->sort_dir < 0 ? 2 : 0;
+
+	if (!g->user) {
+		bg_fail(g, st->pos, "foreach: BPF can do it only in begin and end probes");
+		return;
+	}
+	if (arr->kind != EXPR_VAR || !a || !a->is_array) {
+		bg_fail(g, st->pos, "foreach over this has no BPF form yet");
+		return;
+	}
+	for (int i = 0; i < a->nkeys; i++)
+		size += a->key_types[i] == TYPE_STRING ? BPF_STRSZ : 8;
+	key = bg_scratch(g, size);
+	if (st->limit)
+		bg_long(g, st->limit);
+	else
+		bg_mov_imm(g, R0, 0);
+	bg_emit(g, B_ALU64 | A_MOV | B_X, R3, R0, 0, 0);
+	bg_ld_map(g, R1, g->gmap[a->index]);
+	bg_mov_imm(g, R2, (st->sort_column < 0 ? 0 : st->sort_column) | dir << 8 |
+		   aggr_code(st->sort_aggr) << 16);
+	bg_call(g, HU_FOREACH_START);
+	bg_emit(g, B_STX | B_MEM | B_DW, R10, R0, h, 0);
+	bg_place(g, top);
+	bg_emit(g, B_LDX | B_MEM | B_DW, R1, R10, h, 0);
+	bg_emit(g, B_ALU64 | A_MOV | B_X, R2, R7, 0, 0);
+	bg_emit(g, B_ALU64 | A_ADD | B_K, R2, 0, 0, key);
+	bg_call(g, HU_FOREACH_NEXT);
+	bg_jmp(g, J_EQ, R0, -1, 0, brk);
+	if (!has_statements(st->body))
+		bg_action(g, st);
+	for (int i = 0, at = key; i < st->keys.len && i < a->nkeys; i++) {
+		struct bloc *l = bg_local(g, st->keys.items[i]->sym);
+		if (l->str) {
+			bg_str_copy(g, (struct bstr){ R7, l->off }, (struct bstr){ R7, at });
+			at += BPF_STRSZ;
+		} else {
+			bg_emit(g, B_LDX | B_MEM | B_DW, R1, R7, at, 0);
+			bg_emit(g, B_STX | B_MEM | B_DW, R10, R1, l->off, 0);
+			at += 8;
+		}
+	}
+	if (st->value) {
+		struct bloc *l = bg_local(g, st->value->sym);
+		int none = bg_label(g), have = bg_label(g);
+		if (a->type == TYPE_STATS) {
+			bg_fail(g, st->value->pos, "foreach's value of an aggregate has no BPF form yet");
+			return;
+		}
+		bg_ld_map(g, R1, g->gmap[a->index]);
+		bg_emit(g, B_ALU64 | A_MOV | B_X, R2, R7, 0, 0);
+		bg_emit(g, B_ALU64 | A_ADD | B_K, R2, 0, 0, key);
+		bg_call(g, H_MAP_LOOKUP);
+		bg_jmp(g, J_EQ, R0, -1, 0, none);
+		if (l->str) {
+			bg_str_copy(g, (struct bstr){ R7, l->off }, (struct bstr){ R0, 0 });
+		} else {
+			bg_emit(g, B_LDX | B_MEM | B_DW, R1, R0, 0, 0);
+			bg_emit(g, B_STX | B_MEM | B_DW, R10, R1, l->off, 0);
+		}
+		bg_ja(g, have);
+		bg_place(g, none);
+		bg_local_zero(g, l);
+		bg_place(g, have);
+	}
+	loop_body(g, st, brk, top);
+	bg_ja(g, top);
+	bg_place(g, brk);
+}
+
+static void delete(struct bgen *g, struct stmt *st)
+{
+	struct expr *e = st->expr;
+	const struct sym *v = e->sym;
+
+	if (e->kind == EXPR_INDEX && v && v->kind == SYM_GLOBAL) {
+		int size = 0, key, at;
+		for (int i = 0; i < e->args.len; i++)
+			size += e->args.items[i]->type == TYPE_STRING ? BPF_STRSZ : 8;
+		key = at = bg_scratch(g, size);
+		for (int i = 0; i < e->args.len; i++) {
+			if (e->args.items[i]->type == TYPE_STRING) {
+				bg_str_copy(g, (struct bstr){ R7, at }, bg_str(g, e->args.items[i]));
+				at += BPF_STRSZ;
+			} else {
+				bg_long(g, e->args.items[i]);
+				bg_emit(g, B_STX | B_MEM | B_DW, R7, R0, at, 0);
+				at += 8;
+			}
+		}
+		bg_ld_map(g, R1, g->gmap[v->index]);
+		bg_emit(g, B_ALU64 | A_MOV | B_X, R2, R7, 0, 0);
+		bg_emit(g, B_ALU64 | A_ADD | B_K, R2, 0, 0, key);
+		bg_call(g, H_MAP_DELETE);
+		return;
+	}
+	if (e->kind == EXPR_VAR && v && (v->is_array || v->type == TYPE_STATS)) {
+		if (!g->user) {
+			bg_fail(g, st->pos, "deleting a whole array or aggregate: BPF can do it only in begin "
+				"and end probes");
+			return;
+		}
+		if (!v->is_array) {   /* a scalar aggregate: its one record zeroed */
+			int rec = bg_scratch(g, 32);
+			for (int i = 0; i < 32; i += 8)
+				bg_emit(g, B_ST | B_MEM | B_DW, R7, 0, rec + i, 0);
+			bg_ld_map(g, R1, g->gmap[v->index]);
+			bg_emit(g, B_ALU64 | A_MOV | B_X, R2, R10, 0, 0);
+			bg_emit(g, B_ALU64 | A_ADD | B_K, R2, 0, 0, -8);
+			bg_emit(g, B_ALU64 | A_MOV | B_X, R3, R7, 0, 0);
+			bg_emit(g, B_ALU64 | A_ADD | B_K, R3, 0, 0, rec);
+			bg_mov_imm(g, R4, 0);
+			bg_call(g, H_MAP_UPDATE);
+			return;
+		}
+		bg_ld_map(g, R1, g->gmap[v->index]);
+		bg_call(g, HU_MAP_CLEAR);
+		return;
+	}
+	if (e->kind == EXPR_VAR && v) {
+		if (v->kind == SYM_GLOBAL) {
+			if (v->type == TYPE_STRING)
+				bg_str_zero(g, (struct bstr){ R8, g->goff[v->index] });
+			else
+				bg_emit(g, B_ST | B_MEM | B_DW, R8, 0, g->goff[v->index], 0);
+		} else {
+			bg_local_zero(g, bg_local(g, v));
+		}
+		return;
+	}
+	bg_fail(g, st->pos, "this delete has no BPF form yet");
+}
+
+/* Each statement's temporaries (stack and scratch) are free after it. */
+void bg_stmt(struct bgen *g, struct stmt *st)
+{
+	int stack = g->stack, scratch = g->scratch;
+
+	if (!st)
+		return;
+	bg_pos(g, st->pos);
+	if (st->kind != STMT_BLOCK && st->kind != STMT_NULL)
+		bg_action(g, st);
+	switch (st->kind) {
+	case STMT_BLOCK:
+		block(g, st);
+		break;
+	case STMT_EXPR:
+		bg_effect(g, st->expr);
+		break;
+	case STMT_NULL:
+		break;
+	case STMT_IF: {
+		int els = bg_label(g), done = bg_label(g);
+		int live = tvars_static_cond(g->s, g->dp, st->expr);
+		if (live >= 0) {   /* @defined decided it: the other branch is not made */
+			bg_stmt(g, live ? st->body : st->els);
+			break;
+		}
+		bg_long(g, st->expr);
+		bg_jmp(g, J_EQ, R0, -1, 0, els);
+		bg_stmt(g, st->body);
+		bg_ja(g, done);
+		bg_place(g, els);
+		bg_stmt(g, st->els);
+		bg_place(g, done);
+		break;
+	}
+	case STMT_WHILE:
+	case STMT_FOR:
+		loop(g, st);
+		break;
+	case STMT_FOREACH:
+		foreach(g, st);
+		break;
+	case STMT_BREAK:
+	case STMT_CONTINUE:
+		if ((st->kind == STMT_BREAK ? g->brk.len : g->cont.len) == 0)
+			bg_fail(g, st->pos, "break or continue outside a loop");
+		else
+			bg_ja(g, st->kind == STMT_BREAK ? g->brk.items[g->brk.len - 1]
+				: g->cont.items[g->cont.len - 1]);
+		break;
+	case STMT_NEXT:
+		bg_ja(g, g->exit_label);
+		break;
+	case STMT_RETURN: {
+		struct binline *in = g->inl.len ? g->inl.items[g->inl.len - 1] : NULL;
+		if (!in) {
+			bg_ja(g, g->exit_label);
+			break;
+		}
+		if (st->expr) {
+			if (in->ret.str) {
+				bg_str_copy(g, (struct bstr){ R7, in->ret.off }, bg_str(g, st->expr));
+			} else {
+				bg_long(g, st->expr);
+				bg_emit(g, B_STX | B_MEM | B_DW, R10, R0, in->ret.off, 0);
+			}
+		}
+		bg_ja(g, in->ret_label);
+		break;
+	}
+	case STMT_DELETE:
+		delete(g, st);
+		break;
+	case STMT_TRY:
+		bg_fail(g, st->pos, "try/catch has no BPF form yet");
+		break;
+	case STMT_EMBEDDED:
+		bg_fail(g, st->pos, "embedded C, which BPF cannot run");
+		break;
+	}
+	g->stack = stack;
+	g->scratch = scratch;
+}
+
+/* ---- the maps -------------------------------------------------------- */
+
+static char spec_letter(enum type t)
+{
+	return t == TYPE_STRING ? 's' : t == TYPE_STATS ? 'S' : 'l';
+}
+
+/* A map for each array and aggregate; every scalar in @globals. */
+static void layout_globals(struct bgen *g)
+{
+	struct session *s = g->s;
+	int n = s->globals.len;
+
+	g->gmap = xcalloc(n ? n : 1, sizeof(int));
+	g->goff = xcalloc(n ? n : 1, sizeof(int));
+	bg_map(g, "ringbuf", "-", "-", 1 << 18, "@ring");
+	for (int i = 0; i < n; i++) {
+		struct sym *v = s->globals.items[i];
+		char key[16] = "", val[2] = { spec_letter(v->type), 0 };
+		int64_t max = v->max_entries > 0 ? v->max_entries : g->maxmapentries;
+
+		v->index = i;
+		g->gmap[i] = -1;
+		if (v->wrap) {
+			diag(s, E_BPF_UNSUPPORTED, v->pos, "a wrapping array ('%s%%') has no BPF form", v->name);
+			g->failed = true;
+			continue;
+		}
+		if (v->is_array) {
+			for (int k = 0; k < v->nkeys && k < 9; k++)
+				key[k] = spec_letter(v->key_types[k]);
+			if (!key[0]) {
+				diag(s, E_BPF_UNSUPPORTED, v->pos, "array '%s' has no keys BPF can type", v->name);
+				g->failed = true;
+				continue;
+			}
+			g->gmap[i] = bg_map(g, v->type == TYPE_STATS ? "percpu_hash" : "hash", key, val, max,
+					    v->name);
+		} else if (v->type == TYPE_STATS) {
+			g->gmap[i] = bg_map(g, "percpu_array", "i", "S", 1, v->name);
+		} else {
+			g->goff[i] = g->globals_size;
+			g->globals_size += v->type == TYPE_STRING ? BPF_STRSZ : 8;
+			strbuf_addch(&g->globals_spec, val[0]);
+		}
+	}
+	g->globals_map = g->globals_size ? bg_map(g, "array", "i", g->globals_spec.buf, 1, "@globals") : -1;
+	g->config_map = bg_map(g, "array", "i", "ll", 1, "@config");
+	g->scratch_map = bg_map(g, "percpu_array", "i", "s", 1, "@scratch");
+}
+
+/* The global initialisers (global x = 5, -G x=5): a begin program that
+ * runs before every other. */
+static void init_program(struct bgen *g)
+{
+	struct session *s = g->s;
+	bool any = false;
+
+	bg_prog_start(g, NULL, true);
+	for (int i = 0; i < s->globals.len; i++) {
+		struct sym *v = s->globals.items[i];
+		struct expr *init = v->init;
+		const char *set = NULL;
+		size_t nl = strlen(v->name);
+
+		for (int k = 0; k < s->globals_set.len; k++)
+			if (!strncmp(s->globals_set.items[k], v->name, nl) && s->globals_set.items[k][nl] == '=')
+				set = s->globals_set.items[k] + nl + 1;
+		if ((!init && !set) || v->is_array || v->type == TYPE_STATS)
+			continue;
+		any = true;
+		if (v->type == TYPE_STRING) {
+			const char *t = set ? set : init->str;
+			bg_str_literal(g, (struct bstr){ R8, g->goff[i] }, t, set ? strlen(t) : init->str_len);
+		} else {
+			bg_mov_imm(g, R0, set ? strtoll(set, NULL, 0) : init->num);
+			bg_emit(g, B_STX | B_MEM | B_DW, R8, R0, g->goff[i], 0);
+		}
+	}
+	if (any)
+		bg_prog_end(g, "begin");
+}
+
+/* One derived probe as one program. */
+static void probe_program(struct bgen *g, struct derived_probe *dp)
+{
+	struct strbuf sec = STRBUF_INIT;
+	const char *why = NULL;
+	bool user = dp->kind == PK_BEGIN || dp->kind == PK_END || dp->kind == PK_ERROR, optional = false;
+
+	if (dp->kind == PK_NEVER)
+		return;
+	if (!dp->prov->bpf_section || dp->prov->bpf_section(dp, &sec, &optional, &why) < 0) {
+		diag(g->s, E_BPF_UNSUPPORTED, dp->point ? dp->point->pos : dp->probe->pos,
+		     "probe point '%s' has no BPF form%s%s", dp->pp, why ? ": " : " yet", why ? why : "");
+		g->failed = true;
+		strbuf_release(&sec);
+		return;
+	}
+	bg_prog_start(g, dp, user);
+	for (int i = 0; i < dp->probe->locals.len; i++)
+		bg_local_zero(g, bg_local_new(g, dp->probe->locals.items[i]));
+	if (dp->probe->cond) {
+		bg_long(g, dp->probe->cond);
+		bg_jmp(g, J_EQ, R0, -1, 0, g->exit_label);
+	}
+	bg_stmt(g, dp->probe->body);
+	strbuf_addf(&sec, "\npp %s%s", dp->pp, optional ? "\noptional" : "");
+	bg_prog_end(g, sec.buf);
+	strbuf_release(&sec);
+}
+
+/* -D NAME=VALUE: the limits BPF honours, and a refusal of the rest (they
+ * tune the module runtime). */
+static bool defines(struct bgen *g)
+{
+	static const char *const mine[] = { "MAXACTION", "MAXMAPENTRIES", "MAXSTRINGLEN", "MAXNESTING",
+					    "MAXTRYLOCK", "TRYLOCKDELAY", NULL };
+	bool ok = true;
+
+	g->maxaction = 1000;
+	g->maxmapentries = 2048;
+	for (int i = 0; i < g->s->defines.len; i++) {
+		const char *d = g->s->defines.items[i], *eq = strchr(d, '=');
+		size_t n = eq ? (size_t)(eq - d) : strlen(d);
+		int64_t v = eq ? strtoll(eq + 1, NULL, 0) : 1;
+		int k;
+		for (k = 0; mine[k] && (strlen(mine[k]) != n || strncmp(d, mine[k], n)); k++)
+			;
+		if (!mine[k] || (k == 2 && v < BPF_STRSZ)) {
+			diag(g->s, E_BPF_UNSUPPORTED, (struct srcpos){0},
+			     "-D %.*s tunes the module runtime; BPF has no such setting%s", (int)n, d,
+			     k == 2 ? " below its own 64-byte strings" : "");
+			ok = false;
+		} else if (k == 0 && v > 1000) {
+			diag(g->s, E_BPF_UNSUPPORTED, (struct srcpos){0},
+			     "-D MAXACTION=%lld: the BPF verifier walks every round of a loop, and cannot "
+			     "walk more than MAXACTION 1000 allows", (long long)v);
+			ok = false;
+		} else if (k == 0) {
+			g->maxaction = v;
+		} else if (k == 1) {
+			g->maxmapentries = v;
+		}
+	}
+	g->maxaction *= 10;   /* MAXACTION_INTERRUPTIBLE, as the module runtime's handlers */
+	return ok;
+}
+
+/* begin and end programs run in the order of their begin(N)/end(N), then
+ * of the script; the rest as derived */
+static int64_t probe_order(const struct derived_probe *dp)
+{
+	return (dp->kind == PK_BEGIN || dp->kind == PK_END || dp->kind == PK_ERROR) && dp->prov->probe_order
+	       ? dp->prov->probe_order(dp) : 0;
+}
+
+int bpf_translate(struct session *s)
+{
+	struct bgen g = { .s = s, .fmts = STRBUF_INIT, .progs = STRBUF_INIT, .lines = STRBUF_INIT,
+			  .globals_spec = STRBUF_INIT };
+	int n = s->probes.len;
+	struct derived_probe **order = xcalloc(n ? n : 1, sizeof(*order));
+
+	if (s->timing || s->suppress_handler_errors) {
+		diag(s, E_BPF_UNSUPPORTED, (struct srcpos){0}, "%s has no BPF form yet",
+		     s->timing ? "-t (probe timing)" : "--suppress-handler-errors");
+		return -1;
+	}
+	if (!defines(&g))
+		return -1;
+	layout_globals(&g);
+	if (g.failed)
+		return -1;
+	init_program(&g);
+	/* a stable insertion sort by begin(N)/end(N) */
+	for (int i = 0; i < n; i++) {
+		int j = i;
+		while (j > 0 && probe_order(order[j - 1]) > probe_order(s->probes.items[i])) {
+			order[j] = order[j - 1];
+			j--;
+		}
+		order[j] = s->probes.items[i];
+	}
+	for (int i = 0; i < n; i++)
+		probe_program(&g, order[i]);
+	free(order);
+	if (g.failed)
+		return -1;
+	/* the scratch value: the most any program used, and a string's room
+	 * past it (the verifier's bound on a concatenation's copy) */
+	{
+		int slots = (g.scratch_size + BPF_STRSZ - 1) / BPF_STRSZ + 1;
+		struct bmap *m = g.maps.items[g.scratch_map];
+		free(m->valspec);
+		m->valspec = xcalloc(slots + 1, 1);
+		memset(m->valspec, 's', slots);
+	}
+	s->bpf_bundle = bg_bundle(&g);
+	return 0;
+}

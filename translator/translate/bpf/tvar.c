@@ -1,0 +1,302 @@
+/* tvar.c - $target variables and @cast for the BPF backend. Pass 2
+ * resolves them through DWARF or BTF into a small C expression over the
+ * module runtime's reads (target/tvars.h): registers (stp_dwarf_reg),
+ * kernel or user memory (stp_kread, stp_uread), sign extension (stp_sext),
+ * constants, casts and arithmetic. That C is read here and compiled to
+ * BPF: registers from the probe's pt_regs (r6), memory through
+ * bpf_probe_read_kernel/user. Anything else in it (pretty printing, module
+ * symbols ...) is refused. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "target/tvars.h"
+#include "translate/bpf/gen.h"
+
+/* x86-64 DWARF register numbers -> offsets in struct pt_regs */
+static const int dwarf_pt_regs[] = { 80, 96, 88, 40, 104, 112, 32, 152, 72, 64, 56, 48, 24, 16, 8, 0, 128 };
+
+struct cparse {
+	struct bgen *g;
+	const char *p;
+	bool bad;
+	struct expr *te;        /* for messages, and @@P@@ / @@I@@ operands */
+	struct expr **ops;      /* @cast's pointer, then the [index] values */
+	int nops;
+	bool has_ptr;
+};
+
+static void skip_ws(struct cparse *c)
+{
+	while (isspace((unsigned char)*c->p))
+		c->p++;
+}
+
+static bool eat(struct cparse *c, const char *tok)
+{
+	size_t n = strlen(tok);
+
+	skip_ws(c);
+	if (strncmp(c->p, tok, n))
+		return false;
+	c->p += n;
+	return true;
+}
+
+static void cexpr(struct cparse *c, int prec);
+
+/* r0 = the value of a read of size bytes at address r0; a fault is the
+ * script's error, as the module runtime reports it */
+static void read_mem(struct cparse *c, int size, bool user)
+{
+	struct bgen *g = c->g;
+	int slot = bg_stack(g), addr = bg_stack(g), ok = bg_label(g);
+	static const int sz[] = { [1] = B_B, [2] = B_H, [4] = B_W, [8] = B_DW };
+
+	if (size != 1 && size != 2 && size != 4 && size != 8) {
+		c->bad = true;
+		return;
+	}
+	bg_emit(g, B_STX | B_MEM | B_DW, R10, R0, addr, 0);
+	bg_emit(g, B_ST | B_MEM | B_DW, R10, 0, slot, 0);
+	bg_emit(g, B_ALU64 | A_MOV | B_X, R1, R10, 0, 0);
+	bg_emit(g, B_ALU64 | A_ADD | B_K, R1, 0, 0, slot);
+	bg_mov_imm(g, R2, size);
+	bg_emit(g, B_ALU64 | A_MOV | B_X, R3, R0, 0, 0);
+	bg_call(g, user ? 112 : H_READ_KERNEL);
+	bg_jmp(g, J_EQ, R0, -1, 0, ok);
+	{
+		const struct expr *te = c->te;
+		const char *what = te->kind == EXPR_TARGET ? "identifier" : "operator";
+		const char *name = te->kind == EXPR_TARGET ? te->name : te->kind == EXPR_CAST ? "@cast" : "@var";
+		char *f = bg_near_fmt("read fault [man error::fault] at 0x%x", what, name, te->pos);
+		int lv[1] = { addr };
+		bg_record(g, REC_ERROR, bg_fmt(g, "l", f, strlen(f)), "l", lv, NULL);
+		bg_ja(g, g->exit_label);
+		free(f);
+	}
+	bg_place(g, ok);
+	bg_emit(g, B_LDX | B_MEM | sz[size], R0, R10, slot, 0);
+}
+
+static void sext(struct bgen *g, int bits)
+{
+	if (bits <= 0 || bits >= 64)
+		return;
+	bg_emit(g, B_ALU64 | A_LSH | B_K, R0, 0, 0, 64 - bits);
+	bg_emit(g, B_ALU64 | A_ARSH | B_K, R0, 0, 0, 64 - bits);
+}
+
+static void zext(struct bgen *g, int bits)
+{
+	if (bits == 32)
+		bg_emit(g, B_ALU | A_MOV | B_X, R0, R0, 0, 0);
+	else if (bits < 32)
+		bg_emit(g, B_ALU64 | A_AND | B_K, R0, 0, 0, (int32_t)((1u << bits) - 1));
+}
+
+static int64_t number(struct cparse *c)
+{
+	char *end;
+	int64_t v = (int64_t)strtoull(c->p, &end, 0);
+
+	c->p = end;
+	while (*c->p == 'U' || *c->p == 'L' || *c->p == 'u' || *c->p == 'l')
+		c->p++;
+	return v;
+}
+
+/* A cast's type: bits and signedness; false if it is not a type we know. */
+static bool cast_type(struct cparse *c, int *bits, bool *sign)
+{
+	static const struct { const char *name; int bits; bool sign; } types[] = {
+		{ "int64_t", 64, true }, { "uint64_t", 64, false }, { "int32_t", 32, true },
+		{ "uint32_t", 32, false }, { "int16_t", 16, true }, { "uint16_t", 16, false },
+		{ "int8_t", 8, true }, { "uint8_t", 8, false }, { "unsigned long long", 64, false },
+		{ "unsigned long", 64, false }, { "long long", 64, true }, { "long", 64, true },
+		{ "u64", 64, false }, { "s64", 64, true }, { "u32", 32, false }, { "s32", 32, true },
+	};
+	const char *save = c->p;
+
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		c->p = save;
+		if (eat(c, "(") && eat(c, types[i].name) && eat(c, ")")) {
+			*bits = types[i].bits;
+			*sign = types[i].sign;
+			return true;
+		}
+	}
+	c->p = save;
+	return false;
+}
+
+static void primary(struct cparse *c)
+{
+	struct bgen *g = c->g;
+	int bits;
+	bool sign;
+
+	skip_ws(c);
+	if (cast_type(c, &bits, &sign)) {
+		cexpr(c, 11);
+		if (bits < 64)
+			sign ? sext(g, bits) : zext(g, bits);
+		return;
+	}
+	if (eat(c, "(")) {
+		cexpr(c, 0);
+		if (!eat(c, ")"))
+			c->bad = true;
+		return;
+	}
+	if (eat(c, "-")) {
+		primary(c);
+		bg_emit(g, B_ALU64 | A_NEG | B_K, R0, 0, 0, 0);
+		return;
+	}
+	if (eat(c, "~")) {
+		primary(c);
+		bg_emit(g, B_ALU64 | A_XOR | B_K, R0, 0, 0, -1);
+		return;
+	}
+	if (isdigit((unsigned char)*c->p)) {
+		bg_mov_imm(g, R0, number(c));
+		return;
+	}
+	if (eat(c, "@@P@@")) {
+		if (!c->has_ptr)
+			c->bad = true;
+		else
+			bg_long(g, c->ops[0]);
+		return;
+	}
+	if (eat(c, "@@I")) {
+		int i = (int)number(c) + (c->has_ptr ? 1 : 0);
+		if (!eat(c, "@@") || i >= c->nops)
+			c->bad = true;
+		else
+			bg_long(g, c->ops[i]);
+		return;
+	}
+	if (eat(c, "stp_dwarf_reg(c,")) {
+		int64_t r = (skip_ws(c), number(c));
+		if (!eat(c, ")") || r < 0 || r >= (int64_t)(sizeof(dwarf_pt_regs) / sizeof(int))) {
+			c->bad = true;
+			return;
+		}
+		if (g->user) {   /* begin/end have no registers */
+			c->bad = true;
+			return;
+		}
+		bg_emit(g, B_LDX | B_MEM | B_DW, R0, R6, dwarf_pt_regs[r], 0);
+		return;
+	}
+	bool user = false;
+	if (eat(c, "stp_kread(c,") || (user = eat(c, "stp_uread(c,"))) {
+		int size;
+		cexpr(c, 0);
+		if (!eat(c, ","))
+			c->bad = true;
+		skip_ws(c);
+		size = (int)number(c);
+		if (!eat(c, ")"))
+			c->bad = true;
+		if (!c->bad)
+			read_mem(c, size, user);
+		return;
+	}
+	if (eat(c, "stp_sext(")) {
+		int b;
+		cexpr(c, 0);
+		if (!eat(c, ","))
+			c->bad = true;
+		skip_ws(c);
+		b = (int)number(c);
+		if (!eat(c, ")"))
+			c->bad = true;
+		sext(g, b);
+		return;
+	}
+	c->bad = true;
+}
+
+static int binop(struct cparse *c, int *op)
+{
+	static const struct { const char *tok; int prec, op; } ops[] = {
+		{ "<<", 8, A_LSH }, { ">>", 8, A_ARSH }, { "*", 10, A_MUL }, { "+", 9, A_ADD },
+		{ "-", 9, A_SUB }, { "&", 7, A_AND }, { "^", 6, A_XOR }, { "|", 5, A_OR },
+	};
+
+	skip_ws(c);
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		if (!strncmp(c->p, ops[i].tok, strlen(ops[i].tok)) &&
+		    !(ops[i].tok[0] == '&' && c->p[1] == '&') && !(ops[i].tok[0] == '|' && c->p[1] == '|')) {
+			*op = ops[i].op;
+			return ops[i].prec;
+		}
+	return -1;
+}
+
+/* precedence climbing over the binary operators; the value in r0 */
+static void cexpr(struct cparse *c, int min)
+{
+	struct bgen *g = c->g;
+	int op = 0, prec;
+
+	primary(c);
+	while (!c->bad && (prec = binop(c, &op)) > min) {
+		int t = bg_stack(g);
+		c->p += op == A_LSH || op == A_ARSH ? 2 : 1;
+		bg_emit(g, B_STX | B_MEM | B_DW, R10, R0, t, 0);
+		cexpr(c, prec);
+		bg_emit(g, B_ALU64 | A_MOV | B_X, R1, R0, 0, 0);
+		bg_emit(g, B_LDX | B_MEM | B_DW, R0, R10, t, 0);
+		bg_emit(g, B_ALU64 | op | B_X, R0, R1, 0, 0);
+	}
+}
+
+/* e ($x, $p->f, @cast(p, "t")->f, &$x ...) in r0; false when it has no BPF
+ * form (reported) */
+bool bg_tvar(struct bgen *g, struct expr *e)
+{
+	struct expr *te = e->kind == EXPR_ADDROF ? e->lhs : e;
+	const struct tvar *tv = tvar_find(g->s, g->dp, e);
+	struct cparse c = { .g = g, .te = te };
+	VEC(struct expr *) ops = { 0 };
+
+	if (!tv || tv->kind != TV_VALUE || !tv->code) {
+		bg_fail(g, e->pos, "%s", tv && tv->kind == TV_PRETTY ? "pretty-printing a target variable has no BPF form yet"
+		      : "this target expression has no BPF form");
+		return false;
+	}
+	if (tv->at_entry) {
+		bg_fail(g, e->pos, "a parameter in a .return probe (the value at entry) has no BPF form yet");
+		return false;
+	}
+	if (te->kind == EXPR_CAST) {
+		vec_push(&ops, te->lhs);
+		c.has_ptr = true;
+	}
+	for (int i = 0; i < te->chain.len; i++)
+		if (te->chain.items[i]->kind == TS_INDEX)
+			vec_push(&ops, te->chain.items[i]->index);
+	c.ops = ops.items;
+	c.nops = ops.len;
+	c.p = tv->code;
+	cexpr(&c, 0);
+	skip_ws(&c);
+	if (c.bad || *c.p) {
+		bg_fail(g, e->pos, "this target expression has no BPF form yet (%s)", tv->code);
+		return false;
+	}
+	free(ops.items);
+	return true;
+}
+
+/* @defined(e) / @choose_defined(a, b): as pass 2 decided for this probe */
+bool bg_tvar_defined(struct bgen *g, struct expr *e)
+{
+	const struct tvar *tv = tvar_find(g->s, g->dp, e);
+
+	return tv && tv->defined;
+}
