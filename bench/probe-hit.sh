@@ -20,7 +20,9 @@
 # the loop can trip under TCG), so that no run stops early; skipped probes are reported. overhead = median - base
 # median = the cost of one hit. Under TCG absolute numbers are inflated: only
 # the ratio between the two implementations in one run means anything: the
-# last line gives each case's cstap/SystemTap ratio of overheads.
+# last line gives each case's cstap/SystemTap ratio of overheads. Each case
+# BPF can run is also built with --runtime=bpf and run by stapbpf ("bpf"
+# rows; the bpf/module line compares it with cstap's module).
 #
 # usage: bench/probe-hit.sh [-N CALLS] [-r ROUNDS] [-s CPUS] [-i]
 #   -s 2 runs two loops at once on a 2-vCPU guest (single-threaded TCG).
@@ -70,12 +72,17 @@ if [ -x "$systemtap" ] && "$systemtap" -V 2>&1 | grep -qi "systemtap translator"
 	cp -a /usr/share/systemtap/runtime "$work/st-runtime"
 	patch -s -d "$work/st-runtime" -p1 < "$anchor/patches/runtime-task_work_cancel_func.patch" || true
 fi
-files=(-f "$work/syscall_loop:/opt/bench/syscall_loop" -f "$work/ucall_loop")
+files=(-f "$work/syscall_loop:/opt/bench/syscall_loop" -f "$work/ucall_loop"
+	-f "$build/staprun/stapbpf:/bin/stapbpf")
 for c in $cases; do
 	[ -f "$work/$c.stp" ] || cp "$anchor/bench/$c.stp" "$work/"
 	(cd "$work" && "$build/translator/stap" -p4 -DSTP_NO_OVERLOAD -DMAXSKIPPED=100000000 -m "c_$c" "$c.stp" > /dev/null) ||
 		{ echo "cstap build of $c failed" >&2; exit 1; }
 	files+=(-f "$work/c_$c.ko:/ko/c_$c.ko")
+	if (cd "$work" && "$build/translator/stap" --runtime=bpf -p4 -m "b_$c" "$c.stp" > /dev/null 2>&1); then
+		files+=(-f "$work/b_$c.bo:/ko/b_$c.bo")
+		eval "bpf_$c=1"
+	fi
 	if [ $have_st = 1 ]; then
 		(cd "$work" && "$systemtap" -p4 -r "$rel" -R "$work/st-runtime" -DSTP_NO_OVERLOAD \
 			-DMAXSKIPPED=100000000 -m "s_$c" "$c.stp" > /dev/null 2>&1) ||
@@ -103,6 +110,8 @@ for r in $(seq "$R"); do
 	for c in $cases; do
 		l=loop; [ "${c#uprobe}" != "$c" ] && l=uloop
 		printf 'cstap_%s.%d\t%d\texec staprun -c "sh /opt/bench/%s.sh" /ko/c_%s.ko\n' "$c" "$r" "$tmo" "$l" "$c" >> "$jobs"
+		[ "$(eval echo "\${bpf_$c:-0}")" = 1 ] &&
+			printf 'bpf_%s.%d\t%d\texec stapbpf -c "sh /opt/bench/%s.sh" /ko/b_%s.bo\n' "$c" "$r" "$tmo" "$l" "$c" >> "$jobs"
 		[ $have_st = 1 ] &&
 			printf 'systemtap_%s.%d\t%d\t/opt/st/staprun -c "sh /opt/bench/%s.sh" /ko/s_%s.ko; rc=$?; rmmod s_%s 2>/dev/null; exit $rc\n' \
 				"$c" "$r" "$tmo" "$l" "$c" "$c" >> "$jobs"
@@ -128,14 +137,21 @@ printf '%-26s %12s %12s %14s\n' "base (no module)" "$base" 0 -
 printf '%-26s %12s %12s %14s\n' "ubase (no module)" "$ubase" 0 -
 for c in $cases; do
 	b0=$base; [ "${c#uprobe}" != "$c" ] && b0=$ubase
-	for impl in cstap systemtap; do
+	for impl in cstap bpf systemtap; do
 		[ $impl = systemtap ] && [ $have_st = 0 ] && continue
+		[ $impl = bpf ] && [ "$(eval echo "\${bpf_$c:-0}")" != 1 ] && continue
 		m=$(median "${impl}_$c")
 		o=$(awk -v a="$m" -v b="$b0" 'BEGIN { printf "%.1f", a - b }')
 		eval "ov_${impl}_$c=$o"
 		printf '%-26s %12s %12s %14s\n' "${impl} $c" "$m" "$o" "$(hits "${impl}_$c")"
 		k=$(skips "${impl}_$c"); [ -n "$k" ] && echo "    ($k)"
 	done
+	if [ "$(eval echo "\${bpf_$c:-0}")" = 1 ]; then
+		a=$(eval echo "\$ov_bpf_$c"); b=$(eval echo "\$ov_cstap_$c")
+		r=$(awk -v a="$a" -v b="$b" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "nan" }')
+		printf '%-26s %12s %12s\n' "bpf/module $c" "" "$r"
+		bratios="${bratios:-}${bratios:+ }$c=$r"
+	fi
 	if [ $have_st = 1 ]; then
 		a=$(eval echo "\$ov_cstap_$c"); b=$(eval echo "\$ov_systemtap_$c")
 		r=$(awk -v a="$a" -v b="$b" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "nan" }')
@@ -143,6 +159,7 @@ for c in $cases; do
 		ratios="${ratios:-}${ratios:+ }$c=$r"
 	fi
 done
+[ -n "${bratios:-}" ] && echo "bpf ratios ($SMP CPU(s), --runtime=bpf overhead / module overhead): $bratios"
 if [ $have_st = 1 ]; then
 	echo "ratios ($SMP CPU(s), cstap overhead / SystemTap overhead): $ratios"
 else

@@ -18,6 +18,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
+#include <bpf/bpf.h>
 
 #include "bpf_attach.h"
 
@@ -33,6 +34,8 @@ enum bpf_prog_type attach_prog_type(const struct bundle_prog *p)
 		return BPF_PROG_TYPE_PERF_EVENT;
 	case BP_TRACEPOINT:
 		return BPF_PROG_TYPE_TRACEPOINT;
+	case BP_RAW_TRACEPOINT:
+		return BPF_PROG_TYPE_RAW_TRACEPOINT;
 	default:
 		return BPF_PROG_TYPE_KPROBE;
 	}
@@ -103,7 +106,7 @@ static int open_event(struct perf_event_attr *attr, int cpu, int prog_fd, struct
 
 int attach_enable(struct attachment *a)
 {
-	for (size_t i = 0; i < a->n; i++)
+	for (size_t i = 0; i < a->n && !a->no_enable; i++)
 		if (ioctl(a->fds[i], PERF_EVENT_IOC_ENABLE, 0) < 0)
 			return -errno;
 	return 0;
@@ -224,6 +227,21 @@ int attach_prog(const struct bundle_prog *p, int prog_fd, struct attachment *a, 
 		attr.sample_period = 1;
 		attr.wakeup_events = 1;
 		return open_event(&attr, 0, prog_fd, a, why, whylen);
+	case BP_RAW_TRACEPOINT: {   /* attached at once; @config's run flag holds it */
+		int fd = bpf_raw_tracepoint_open(p->event, prog_fd), *fds;
+		if (fd < 0)
+			return failed(errno, why, whylen, "BPF_RAW_TRACEPOINT_OPEN %s: %s", p->event,
+				      strerror(errno));
+		fds = realloc(a->fds, (a->n + 1) * sizeof(*fds));
+		if (!fds) {
+			close(fd);
+			return failed(ENOMEM, why, whylen, "out of memory");
+		}
+		a->fds = fds;
+		a->fds[a->n++] = fd;
+		a->no_enable = true;
+		return 0;
+	}
 	case BP_TIMER:
 	case BP_PROFILE:
 	case BP_PERF:

@@ -4,6 +4,7 @@
 #ifndef BPF_ATTACH_H
 #define BPF_ATTACH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <linux/bpf.h>
 
@@ -13,6 +14,7 @@
 struct attachment {
 	int *fds;
 	size_t n;
+	bool no_enable;		/* a raw tracepoint's link fd: no perf event to enable */
 };
 
 /* The program type p is loaded as (KPROBE, PERF_EVENT or TRACEPOINT). */

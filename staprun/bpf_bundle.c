@@ -411,6 +411,7 @@ static int parse_prog(struct parser *ps, char *rest)
 		[BP_BEGIN] = "begin", [BP_END] = "end", [BP_ERROR] = "error",
 		[BP_KPROBE] = "kprobe", [BP_KRETPROBE] = "kretprobe", [BP_TIMER] = "timer",
 		[BP_PROFILE] = "profile", [BP_PERF] = "perf", [BP_TRACEPOINT] = "tracepoint",
+		[BP_RAW_TRACEPOINT] = "raw_tracepoint",
 	};
 	struct bundle *b = ps->b;
 	struct bundle_prog p = { .file_line = ps->line };
@@ -461,6 +462,14 @@ static int parse_prog(struct parser *ps, char *rest)
 				goto missing;
 			p.event = xstrdup(a);
 		}
+		break;
+	case BP_RAW_TRACEPOINT:
+		a = next_field(&rest);
+		if (!a) {
+			perr(ps, "%s wants NAME", sec);
+			goto fail;
+		}
+		p.event = xstrdup(a);
 		break;
 	case BP_TIMER:
 		if (number(ps, next_field(&rest), "the timer's NS", 1, INT64_MAX, &v) < 0)

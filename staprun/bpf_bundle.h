@@ -47,6 +47,7 @@ enum bundle_prog_kind {
 	BP_PROFILE,
 	BP_PERF,
 	BP_TRACEPOINT,
+	BP_RAW_TRACEPOINT,
 };
 
 struct bundle_line {

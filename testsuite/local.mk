@@ -21,6 +21,7 @@ bench: all
 	CSTAP_BUILD=$(abs_builddir) $(srcdir)/bench/pass2-dwarf.sh
 	CSTAP_BUILD=$(abs_builddir) $(srcdir)/bench/probe-hit.sh
 	CSTAP_BUILD=$(abs_builddir) $(srcdir)/bench/probe-hit.sh -s 2 -N 300000
+	CSTAP_BUILD=$(abs_builddir) $(srcdir)/bench/first-event.sh
 	@if [ -n "$(CSTAP_BASE_BUILD)" ]; then \
 		CSTAP_BUILD=$(abs_builddir) $(srcdir)/bench/compare-builds.sh $(CSTAP_BASE_BUILD); fi
 .PHONY: bench

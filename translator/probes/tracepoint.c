@@ -386,6 +386,22 @@ static const char *probe_type(const struct derived_probe *dp)
 	return "kernel_tracepoint";
 }
 
+/* --runtime=bpf: a raw tracepoint, whose context is the arguments the
+ * module's handler gets after __data (its pt_regs si, dx, cx, r8, r9) */
+static int bpf_section(const struct derived_probe *dp, struct strbuf *out, bool *optional,
+		       const char **why)
+{
+	const struct tp_probe *t = dp->data;
+
+	if (t->nargs > 5) {
+		*why = "a tracepoint of more than 5 arguments";
+		return -1;
+	}
+	strbuf_addf(out, "raw_tracepoint %s", t->name);
+	(void)optional;
+	return 0;
+}
+
 static const char *const shapes[] = { "kernel.trace()", NULL };
 
 const struct provider tracepoint_provider = {
@@ -401,5 +417,6 @@ const struct provider tracepoint_provider = {
 	.emit_unregister = emit_unregister,
 	.in_irq = in_irq,
 	.guest_modules = guest_modules,
+	.bpf_section = bpf_section,
 	.shapes = shapes,
 };

@@ -60,6 +60,7 @@ struct bgen {
 	/* the program being made */
 	const struct derived_probe *dp;
 	bool user;              /* begin/end/error: run by stapbpf's interpreter */
+	bool ctx_args;          /* the context is u64 args[] (a raw tracepoint), not pt_regs */
 	struct binsn *insn;
 	int n, cap;
 	struct strbuf lines;

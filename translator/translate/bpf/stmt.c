@@ -397,6 +397,7 @@ static void probe_program(struct bgen *g, struct derived_probe *dp)
 		return;
 	}
 	bg_prog_start(g, dp, user);
+	g->ctx_args = !strncmp(sec.buf, "raw_tracepoint ", 15);
 	for (int i = 0; i < dp->probe->locals.len; i++)
 		bg_local_zero(g, bg_local_new(g, dp->probe->locals.items[i]));
 	if (dp->probe->cond) {

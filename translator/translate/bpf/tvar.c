@@ -188,6 +188,16 @@ static void primary(struct cparse *c)
 			c->bad = true;
 			return;
 		}
+		if (g->ctx_args) {   /* a raw tracepoint: si, dx, cx, r8, r9 are args[0..4] */
+			static const int arg_of[] = { [4] = 1, [1] = 2, [2] = 3, [8] = 4, [9] = 5 };
+			int a = r < 10 ? arg_of[r] : 0;
+			if (!a) {
+				c->bad = true;
+				return;
+			}
+			bg_emit(g, B_LDX | B_MEM | B_DW, R0, R6, 8 * (a - 1), 0);
+			return;
+		}
 		bg_emit(g, B_LDX | B_MEM | B_DW, R0, R6, dwarf_pt_regs[r], 0);
 		return;
 	}
