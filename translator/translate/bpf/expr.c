@@ -847,7 +847,8 @@ static void read_string(struct bgen *g, struct expr *e, struct bstr d, bool user
 {
 	struct expr **a = e->args.items;
 	int addr = bg_stack(g), ok = bg_label(g), size = bg_stack(g);
-	bool has_err = !has_n && e->args.len == 2;
+	int erri = has_n ? 2 : 1;
+	bool has_err = e->args.len > erri;
 
 	bg_long(g, a[0]);
 	stx(g, R10, addr, R0);
@@ -872,7 +873,7 @@ static void read_string(struct bgen *g, struct expr *e, struct bstr d, bool user
 	bg_call(g, user ? 114 : H_READ_KERNEL_STR);
 	bg_jmp(g, J_SGE, R0, -1, 0, ok);
 	if (has_err) {
-		bg_str_copy(g, d, bg_str(g, a[1]));
+		bg_str_copy(g, d, bg_str(g, a[erri]));
 	} else {
 		char *f = bg_near_fmt(user ? "user string copy fault at 0x%x [man error::fault]"
 				      : "kernel string copy fault at 0x%x [man error::fault]",
@@ -991,7 +992,9 @@ static void call(struct bgen *g, struct expr *e, struct bstr *out)
 		print(g, e, out);
 		return;
 	}
-	if (f->embedded) {
+	/* the tapset's functions BPF has a form of, in embedded C or not
+	 * (user_string() calls embedded helpers of its own) */
+	if (f->embedded || (f->file && f->file->is_tapset)) {
 		if (f->ret == TYPE_STRING) {
 			bool done;
 			struct bstr s = ctx_str(g, e, f->name, &done);
@@ -1003,8 +1006,10 @@ static void call(struct bgen *g, struct expr *e, struct bstr *out)
 		} else if (ctx_long(g, e, f->name)) {
 			return;
 		}
-		bg_fail(g, e->pos, "%s() is embedded C, which BPF cannot run", f->name);
-		return;
+		if (f->embedded) {
+			bg_fail(g, e->pos, "%s() is embedded C, which BPF cannot run", f->name);
+			return;
+		}
 	}
 	inline_call(g, e, out);
 }
