@@ -886,6 +886,42 @@ static void read_string(struct bgen *g, struct expr *e, struct bstr d, bool user
 	bg_place(g, ok);
 }
 
+/* substr(str, start, length): the bytes from start, at most length, as
+ * the tapset's (nothing for a start outside the string); the copy is a
+ * probe_read_kernel_str from inside the source slot, bounded for the
+ * verifier */
+static void substr(struct bgen *g, struct expr *e, struct bstr d)
+{
+	struct expr **a = e->args.items;
+	struct bstr s = bg_str(g, a[0]), ts = scratch_str(g);
+	int start = bg_stack(g), n = bg_stack(g), done = bg_label(g);
+
+	bg_str_copy(g, ts, s);
+	bg_long(g, a[1]);
+	stx(g, R10, start, R0);
+	bg_long(g, a[2]);
+	stx(g, R10, n, R0);
+	bg_str_zero(g, d);
+	ldx(g, R1, R10, start);
+	bg_jmp(g, J_SLT, R1, -1, 0, done);
+	bg_jmp(g, J_SGE, R1, -1, BPF_STRSZ - 1, done);
+	ldx(g, R2, R10, n);
+	bg_jmp(g, J_SLE, R2, -1, 0, done);
+	{
+		int fits = bg_label(g);
+		bg_jmp(g, J_SLT, R2, -1, BPF_STRSZ, fits);
+		bg_mov_imm(g, R2, BPF_STRSZ - 1);
+		bg_place(g, fits);
+	}
+	alu_k(g, A_ADD, R2, 1);             /* the NUL: 2..64 */
+	alu_k(g, A_AND, R2, 127);
+	str_addr(g, R3, ts);
+	bg_emit(g, B_ALU64 | A_ADD | B_X, R3, R1, 0, 0);
+	str_addr(g, R1, d);
+	bg_call(g, H_READ_KERNEL_STR);
+	bg_place(g, done);
+}
+
 static struct bstr ctx_str(struct bgen *g, struct expr *e, const char *n, bool *done)
 {
 	struct bstr d = scratch_str(g);
@@ -903,6 +939,15 @@ static struct bstr ctx_str(struct bgen *g, struct expr *e, const char *n, bool *
 	} else if (!strcmp(n, "pp") || !strcmp(n, "pn")) {
 		const char *pp = g->dp->pp;
 		bg_str_literal(g, d, pp, strlen(pp));
+	} else if (!strcmp(n, "ppfunc")) {   /* the function the point names: a constant */
+		const char *pp = g->dp->pp, *p = strstr(pp, "function(\"");
+		if (!p)
+			p = strstr(pp, "statement(\"");
+		p = p ? strchr(p, '"') : strchr(pp, '"');
+		p = p ? p + 1 : "";
+		bg_str_literal(g, d, p, strcspn(p, "\"@"));
+	} else if (!strcmp(n, "substr")) {
+		substr(g, e, d);
 	} else {
 		*done = false;
 	}
@@ -1120,6 +1165,22 @@ static void gen(struct bgen *g, struct expr *e, struct bstr *out)
 		return;
 	case EXPR_CHOOSE:
 		gen(g, e->args.items[bg_tvar_defined(g, e) ? 0 : 1], out);
+		return;
+	case EXPR_EMBEDDED:   /* the tapset's task_current(): @task(%{ (long)current %}) */
+		if (e->str && !strcmp(e->str + strspn(e->str, " "), "/* pure */ /* unprivileged */ (long)current ")) {
+			bg_call(g, H_CURRENT_TASK);
+			return;
+		}
+		bg_fail(g, e->pos, "embedded C, which BPF cannot run");
+		return;
+	case EXPR_REGEX:
+		bg_fail(g, e->pos, "a regular expression match (%s) has no BPF form yet", e->op);
+		return;
+	case EXPR_HIST:
+		bg_fail(g, e->pos, "a histogram has no BPF form yet");
+		return;
+	case EXPR_PERF:
+		bg_fail(g, e->pos, "@perf has no BPF form yet");
 		return;
 	case EXPR_ENTRY:
 		if (g->dp && g->dp->has_entry) {

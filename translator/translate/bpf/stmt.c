@@ -9,6 +9,7 @@
 #include "target/tvars.h"
 #include "translate/bpf/bpf.h"
 #include "translate/bpf/gen.h"
+#include "walk.h"
 
 static void block(struct bgen *g, struct stmt *st)
 {
@@ -30,6 +31,59 @@ static bool has_statements(const struct stmt *st)
 	return false;
 }
 
+/* Does this read kernel data ($target, @cast, @var, a string reader), itself
+ * or in a function it calls? */
+struct kread_walk {
+	int depth;
+	bool found;
+};
+
+static enum walk_action kread_expr(struct expr *e, void *ctx)
+{
+	struct kread_walk *k = ctx;
+	static const char *const readers[] = { "kernel_string", "kernel_string_n", "user_string",
+					       "user_string_n", NULL };
+
+	if (e->kind == EXPR_TARGET || e->kind == EXPR_CAST || e->kind == EXPR_ATVAR)
+		return k->found = true, WALK_STOP;
+	if (e->kind == EXPR_CALL && e->func) {
+		for (int i = 0; readers[i]; i++)
+			if (!strcmp(e->func->name, readers[i]))
+				return k->found = true, WALK_STOP;
+		if (e->func->body && k->depth < 8) {
+			struct walker w = { .expr = kread_expr, .ctx = k };
+			k->depth++;
+			walk_stmt(&w, e->func->body);
+			k->depth--;
+			if (k->found)
+				return WALK_STOP;
+		}
+	}
+	return WALK_DESCEND;
+}
+
+/* A kernel probe's loop that chases kernel data (a list, a path) is
+ * refused: the verifier walks every round up to MAXACTION's and gives up
+ * ("too large") after a long time. Loops over the script's own values
+ * (counters) it follows and accepts. */
+static bool loop_ok(struct bgen *g, struct stmt *st)
+{
+	struct kread_walk k = { 0 };
+	struct walker w = { .expr = kread_expr, .ctx = &k };
+
+	if (g->user)
+		return true;
+	walk_expr(&w, st->expr);
+	if (!k.found)
+		walk_stmt(&w, st->body);
+	if (!k.found)
+		walk_expr(&w, st->step);
+	if (k.found)
+		bg_fail(g, st->pos, "a loop over kernel data in a kernel probe: the BPF verifier would "
+			"have to walk every round of it");
+	return !k.found;
+}
+
 /* The body of a loop; a round that ends normally counts one action more. */
 static void loop_body(struct bgen *g, struct stmt *st, int brk, int cont)
 {
@@ -46,6 +100,8 @@ static void loop(struct bgen *g, struct stmt *st)
 {
 	int top = bg_label(g), cont = bg_label(g), brk = bg_label(g);
 
+	if (!loop_ok(g, st))
+		return;
 	if (st->init)
 		bg_effect(g, st->init);
 	bg_place(g, top);
