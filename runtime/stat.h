@@ -24,20 +24,7 @@
 #include "map.h"
 #include "lock.h"
 
-enum { STP_HIST_NONE = 0, STP_HIST_LOG = 1, STP_HIST_LINEAR = 2 };
-
-#define STP_HIST_LOG_BUCKETS 129	/* -2^62 .. -1, 0, 1 .. 2^62 */
-#define STP_HIST_LOG_ZERO 64
-#define STP_HIST_WIDTH 50
-
-/* What is collected for one aggregate variable (const, generated). */
-struct stp_stat_desc {
-	int hist;
-	int64_t lo, hi, step;		/* linear */
-	int nbuckets;			/* log: 129; linear: regular + 2 */
-	int shift;			/* variance */
-	int variance;			/* @variance is used: keep mean and m2 */
-};
+#include "hist.h"
 
 struct stp_stat {
 	int64_t count, sum, min, max;
@@ -57,24 +44,6 @@ struct stp_stat {
 static inline size_t stp_stat_size(const struct stp_stat_desc *d)
 {
 	return sizeof(struct stp_stat) + (size_t)d->nbuckets * sizeof(int64_t);
-}
-
-/* Bucket of v: log buckets by the position of the highest bit, linear by
- * (v - lo) / step with underflow first and overflow last. */
-static inline int stp_stat_bucket(const struct stp_stat_desc *d, int64_t v)
-{
-	if (d->hist == STP_HIST_LOG) {
-		if (v == 0)
-			return STP_HIST_LOG_ZERO;
-		if (v > 0)
-			return STP_HIST_LOG_ZERO + fls64((u64)v);
-		return STP_HIST_LOG_ZERO - fls64(0 - (u64)v);
-	}
-	if (v < d->lo)
-		return 0;
-	if ((v - d->lo) / d->step >= d->nbuckets - 2)
-		return d->nbuckets - 1;
-	return 1 + (int)((v - d->lo) / d->step);
 }
 
 static inline void stp_stat_add(struct stp_stat *st, const struct stp_stat_desc *d, int64_t v)
@@ -172,68 +141,6 @@ static inline int64_t stp_stat_variance(const struct stp_stat *st, const struct 
 /* Buckets a script can index or iterate: SystemTap numbers log buckets
  * 0..127 (our last one, 2^63 and up, no 64-bit value reaches), linear ones
  * underflow, regular buckets, overflow. */
-static inline int stp_hist_nbuckets(const struct stp_stat_desc *d)
-{
-	return d->hist == STP_HIST_LOG ? STP_HIST_LOG_BUCKETS - 1 : d->nbuckets;
-}
-
-/* ---- histogram printing --------------------------------------------------- */
-
-/* Label of bucket b ("<lo" and ">hi" for linear under/overflow). */
-static __maybe_unused void stp_hist_label(char *buf, size_t n, const struct stp_stat_desc *d, int b)
-{
-	if (d->hist == STP_HIST_LOG) {
-		int k = b - STP_HIST_LOG_ZERO;
-
-		if (k == 0)
-			snprintf(buf, n, "0");
-		else if (k > 0)
-			snprintf(buf, n, "%lld", 1LL << (k - 1));
-		else
-			snprintf(buf, n, "%lld", -(1LL << (-k - 1)));
-	} else if (b == 0) {
-		snprintf(buf, n, "<%lld", (long long)d->lo);
-	} else if (b == d->nbuckets - 1) {
-		snprintf(buf, n, ">%lld", (long long)d->hi);
-	} else {
-		snprintf(buf, n, "%lld", (long long)(d->lo + (int64_t)(b - 1) * d->step));
-	}
-}
-
-/* Rows shown: from two before the first non-empty bucket to two after the
- * last; a log histogram shows negative rows only for negative data (and
- * positive ones only for data >= 0); linear under/overflow rows only when
- * they are non-empty. */
-static __maybe_unused void stp_hist_range(const struct stp_stat *st, const struct stp_stat_desc *d,
-			   int *first, int *last)
-{
-	int lo_clip = 0, hi_clip = d->nbuckets - 1, b, f = -1, l = -1;
-
-	for (b = 0; b < d->nbuckets; b++) {
-		if (st->buckets[b]) {
-			if (f < 0)
-				f = b;
-			l = b;
-		}
-	}
-	if (d->hist == STP_HIST_LOG) {
-		if (f >= STP_HIST_LOG_ZERO)
-			lo_clip = STP_HIST_LOG_ZERO;
-		if (l >= 0 && l < STP_HIST_LOG_ZERO)
-			hi_clip = STP_HIST_LOG_ZERO - 1;
-	} else {
-		if (!st->buckets[0])
-			lo_clip = 1;
-		if (!st->buckets[d->nbuckets - 1])
-			hi_clip = d->nbuckets - 2;
-	}
-	if (f < 0) {			/* no data: the first rows */
-		f = l = lo_clip;
-	}
-	*first = f - 2 < lo_clip ? lo_clip : f - 2;
-	*last = l + 2 > hi_clip ? hi_clip : l + 2;
-}
-
 /* A histogram goes to the output (print) or, when dst is set, onto the end
  * of a script string (sprint), cut at MAXSTRINGLEN as any string. */
 static inline void stp_hist_put(struct stp_context *c, char *dst, const char *s)
@@ -245,60 +152,20 @@ static inline void stp_hist_put(struct stp_context *c, char *dst, const char *s)
 }
 
 /* print(@hist_log(x)) / print(@hist_linear(x, ...)), sprint(...) with dst */
+static void stp_hist_put_cb(void *arg, const char *s)
+{
+	struct { struct stp_context *c; char *dst; } *to = arg;
+
+	stp_hist_put(to->c, to->dst, s);
+}
+
 static __maybe_unused void stp_stat_print_hist(struct stp_context *c, char *dst,
 					       const struct stp_stat *st,
 					       const struct stp_stat_desc *d)
 {
-	char label[32], line[160];
-	int first, last, b, width = 5, cwidth = 1, i;
-	int64_t maxc = 0;
+	struct { struct stp_context *c; char *dst; } to = { c, dst };
 
-	if (!d->hist)
-		return;
-	stp_hist_range(st, d, &first, &last);
-	for (b = first; b <= last; b++) {
-		stp_hist_label(label, sizeof(label), d, b);
-		if ((int)strlen(label) > width)
-			width = strlen(label);
-		if (st->buckets[b] > maxc)
-			maxc = st->buckets[b];
-	}
-	cwidth = snprintf(label, sizeof(label), "%lld", (long long)maxc);
-	snprintf(line, sizeof(line), "%*s |", width, "value");
-	stp_hist_put(c, dst, line);
-	for (i = 0; i < STP_HIST_WIDTH; i++)
-		stp_hist_put(c, dst, "-");
-	stp_hist_put(c, dst, " count\n");
-
-	for (b = first; b <= last; b++) {
-		int64_t n = st->buckets[b];
-		int bar = maxc <= STP_HIST_WIDTH ? (int)n : (int)div64_s64(n * STP_HIST_WIDTH, maxc);
-
-		if (!n) {	/* inside a run of empty rows longer than 4: elide */
-			int s = b, e = b;
-
-			while (s > first && !st->buckets[s - 1])
-				s--;
-			while (e < last && !st->buckets[e + 1])
-				e++;
-			if (e - s + 1 > 4 && b >= s + 2 && b <= e - 2) {
-				if (b == s + 2) {
-					snprintf(line, sizeof(line), "%*s ~\n", width, "");
-					stp_hist_put(c, dst, line);
-				}
-				continue;
-			}
-		}
-		stp_hist_label(label, sizeof(label), d, b);
-		snprintf(line, sizeof(line), "%*s |", width, label);
-		stp_hist_put(c, dst, line);
-		for (i = 0; i < STP_HIST_WIDTH; i++)
-			line[i] = i < bar ? '@' : ' ';
-		snprintf(line + STP_HIST_WIDTH, sizeof(line) - STP_HIST_WIDTH, " %*lld\n",
-			 cwidth, (long long)n);
-		stp_hist_put(c, dst, line);
-	}
-	stp_hist_put(c, dst, "\n");
+	stp_hist_print(st->buckets, d, stp_hist_put_cb, &to);
 }
 
 /* ---- scalars: one record per CPU ------------------------------------------ */

@@ -24,6 +24,7 @@
 
 #include "bpf_printf.h"
 #include "bpf_vm.h"
+#include "hist.h"
 
 enum {
 	H_MAP_LOOKUP = 1, H_MAP_UPDATE = 2, H_MAP_DELETE = 3, H_KTIME_NS = 5,
@@ -31,8 +32,34 @@ enum {
 	H_READ_KERNEL = 113, H_READ_KERNEL_STR = 115, H_BOOT_NS = 125,
 	H_RB_OUTPUT = 130, H_RB_RESERVE = 131, H_RB_SUBMIT = 132, H_RB_DISCARD = 133,
 	HU_FOREACH_START = 0x1001, HU_FOREACH_NEXT = 0x1002, HU_MAP_CLEAR = 0x1003,
-	HU_MAP_COUNT = 0x1004, HU_REALTIME_NS = 0x1005, HU_SPRINTF = 0x1006,
+	HU_MAP_COUNT = 0x1004, HU_REALTIME_NS = 0x1005, HU_SPRINTF = 0x1006, HU_PRINT_HIST = 0x1007,
 };
+
+static void hist_put(void *arg, const char *s)
+{
+	fputs(s, arg);
+}
+
+/* print_hist(record, kind, lo, hi, step): an aggregate's histogram (its
+ * buckets after count, sum, min, max) as the module runtime prints it */
+static uint64_t print_hist(struct vm *vm, const uint64_t *r)
+{
+	struct stp_stat_desc d = { .hist = (int)r[2], .lo = (int64_t)r[3], .hi = (int64_t)r[4],
+				   .step = (int64_t)r[5] };
+	const uint8_t *rec;
+
+	if (d.hist == STP_HIST_LOG)
+		d.nbuckets = STP_HIST_LOG_BUCKETS;
+	else if (d.hist == STP_HIST_LINEAR && d.step > 0 && d.hi > d.lo)
+		d.nbuckets = (int)((d.hi - d.lo) / d.step) + 3;
+	else
+		return vm_fail(vm, "print_hist of an unknown histogram (%d)", d.hist), 0;
+	rec = vm_mem(vm, r[1], 32 + (size_t)d.nbuckets * 8, false);
+	if (!rec)
+		return 0;
+	stp_hist_print((const int64_t *)(rec + 32), &d, hist_put, vm->env->out ? vm->env->out : stdout);
+	return 0;
+}
 
 /* A clock in ns, as the kernel's time helpers give it. */
 static uint64_t clock_ns(clockid_t id)
@@ -397,6 +424,8 @@ uint64_t vm_call(struct vm *vm, int32_t id)
 		return umap_count(u, &n) < 0 ? 0 : (uint64_t)n;
 	case HU_SPRINTF:
 		return sprintf_slot(vm, r[1], r[2], r[3]);
+	case HU_PRINT_HIST:
+		return print_hist(vm, r);
 	}
 	vm_fail(vm, "calls helper %d, which stapbpf's interpreter does not have", id);
 	return 0;

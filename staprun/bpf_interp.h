@@ -5,6 +5,7 @@
 #define BPF_INTERP_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "bpf_bundle.h"
 #include "bpf_umap.h"
@@ -19,6 +20,7 @@ struct interp_env {
 	void (*on_record)(void *ctx, const void *data, size_t size);
 	void *ctx;
 	int verbose;
+	FILE *out;			/* where print_hist writes (the records' output) */
 };
 
 /* Run p once with r1 = 0: 0 when it returned, -1 when it was stopped

@@ -627,7 +627,7 @@ static int prepare(struct session *s)
 			return -1;
 		}
 	}
-	s->env = (struct interp_env){ .b = &s->b, .maps = s->maps, .on_record = handle_record,
+	s->env = (struct interp_env){ .b = &s->b, .maps = s->maps, .on_record = handle_record, .out = s->out,
 				      .ctx = s, .verbose = s->verbose };
 	return 0;
 }

@@ -314,13 +314,86 @@ static void store_long(struct bgen *g, struct expr *e)
 		stx(g, R10, bg_local(g, e->sym)->off, R0);
 }
 
-/* x <<< v on an aggregate (scalar or element): count, sum, min, max on
- * this CPU's record; v in r0 */
+/* The buckets of an aggregate's histogram after its count, sum, min, max:
+ * 129 for @hist_log, (hi - lo) / step + 3 for @hist_linear, else none
+ * (runtime/hist.h lays them out). */
+int bg_hist_buckets(const struct sym *v)
+{
+	if (v->hist_kind == 1)
+		return 129;
+	if (v->hist_kind == 2 && v->hist_step > 0)
+		return (int)((v->hist_hi - v->hist_lo) / v->hist_step) + 3;
+	return 0;
+}
+
+/* r3 = the bucket of the value at r10+v, as stp_stat_bucket() (hist.h)
+ * finds it, bounded for the verifier */
+static void hist_bucket(struct bgen *g, const struct sym *a, int v)
+{
+	int nb = bg_hist_buckets(a), clamp = bg_label(g), ok = bg_label(g);
+
+	ldx(g, R2, R10, v);
+	if (a->hist_kind == 1) {   /* 64 +- fls64(|v|) */
+		int pos = bg_label(g), posidx = bg_label(g);
+		bg_mov_imm(g, R3, 64);
+		bg_jmp(g, J_EQ, R2, -1, 0, clamp);
+		mov(g, R5, R2);
+		bg_jmp(g, J_SGT, R2, -1, 0, pos);
+		alu_k(g, A_NEG, R5, 0);
+		bg_place(g, pos);
+		bg_mov_imm(g, R4, 0);
+		for (int sh = 32; sh >= 1; sh /= 2) {
+			int skip = bg_label(g);
+			mov(g, R1, R5);
+			alu_k(g, A_RSH, R1, sh);
+			bg_jmp(g, J_EQ, R1, -1, 0, skip);
+			alu_k(g, A_ADD, R4, sh);
+			mov(g, R5, R1);
+			bg_place(g, skip);
+		}
+		bg_emit(g, B_ALU64 | A_ADD | B_X, R4, R5, 0, 0);
+		bg_jmp(g, J_SGT, R2, -1, 0, posidx);
+		bg_mov_imm(g, R3, 64);
+		bg_emit(g, B_ALU64 | A_SUB | B_X, R3, R4, 0, 0);
+		bg_ja(g, clamp);
+		bg_place(g, posidx);
+		bg_mov_imm(g, R3, 64);
+		bg_emit(g, B_ALU64 | A_ADD | B_X, R3, R4, 0, 0);
+	} else {                   /* underflow 0, 1 + (v - lo) / step, overflow last */
+		bg_mov_imm(g, R3, 0);
+		bg_mov_imm(g, R1, a->hist_lo);
+		bg_jmp(g, J_SLT, R2, R1, 0, clamp);
+		bg_emit(g, B_ALU64 | A_SUB | B_X, R2, R1, 0, 0);
+		bg_mov_imm(g, R1, a->hist_step);
+		bg_emit(g, B_ALU64 | A_DIV | B_X, R2, R1, 0, 0);
+		bg_mov_imm(g, R3, nb - 1);
+		bg_jmp(g, J_GE, R2, -1, nb - 2, clamp);
+		mov(g, R3, R2);
+		alu_k(g, A_ADD, R3, 1);
+	}
+	bg_place(g, clamp);
+	bg_jmp(g, J_LE, R3, -1, nb - 1, ok);
+	bg_mov_imm(g, R3, nb - 1);
+	bg_place(g, ok);
+}
+
+/* bucket r3 of the record at base+off, one more */
+static void hist_bump(struct bgen *g, int base, int off)
+{
+	alu_k(g, A_LSH, R3, 3);
+	bg_emit(g, B_ALU64 | A_ADD | B_X, R3, base, 0, 0);
+	ldx(g, R1, R3, off + 32);
+	alu_k(g, A_ADD, R1, 1);
+	stx(g, R3, off + 32, R1);
+}
+
+/* x <<< v on an aggregate (scalar or element): count, sum, min, max and
+ * its histogram's bucket on this CPU's record; v in r0 */
 static void stat_add(struct bgen *g, struct expr *lhs)
 {
 	int v = bg_stack(g), have = bg_label(g), first = bg_label(g), nomin = bg_label(g),
-	    nomax = bg_label(g), done = bg_label(g);
-	int key = -1;
+	    nomax = bg_label(g), bump = bg_label(g), done = bg_label(g);
+	int key = -1, nb = bg_hist_buckets(lhs->sym);
 
 	stx(g, R10, v, R0);
 	if (lhs->kind == EXPR_INDEX) {
@@ -330,12 +403,18 @@ static void stat_add(struct bgen *g, struct expr *lhs)
 		lookup_stat_scalar(g, lhs->sym);
 	}
 	bg_jmp(g, J_NE, R0, -1, 0, have);
-	if (key >= 0) {   /* a new element: {1, v, v, v} */
-		int rec = bg_scratch(g, 32);
+	if (key >= 0) {   /* a new element: {1, v, v, v}, its bucket 1 */
+		int rec = bg_scratch(g, 32 + 8 * nb);
+		for (int i = 32; i < 32 + 8 * nb; i += 8)
+			bg_emit(g, B_ST | B_MEM | B_DW, R7, 0, rec + i, 0);
 		ldx(g, R1, R10, v);
 		bg_emit(g, B_ST | B_MEM | B_DW, R7, 0, rec, 1);
 		for (int i = 1; i < 4; i++)
 			stx(g, R7, rec + 8 * i, R1);
+		if (nb) {
+			hist_bucket(g, lhs->sym, v);
+			hist_bump(g, R7, rec);
+		}
 		bg_ld_map(g, R1, g->gmap[lhs->sym->index]);
 		str_addr(g, R2, (struct bstr){ R7, key });
 		str_addr(g, R3, (struct bstr){ R7, rec });
@@ -361,13 +440,94 @@ static void stat_add(struct bgen *g, struct expr *lhs)
 	bg_jmp(g, J_SGE, R1, R2, 0, nomax);
 	stx(g, R0, 24, R2);
 	bg_place(g, nomax);
-	bg_ja(g, done);
+	bg_ja(g, bump);
 	bg_place(g, first);
 	bg_emit(g, B_ST | B_MEM | B_DW, R0, 0, 0, 1);
 	for (int i = 1; i < 4; i++)
 		stx(g, R0, 8 * i, R2);
+	bg_place(g, bump);
+	if (nb) {
+		mov(g, R9, R0);
+		hist_bucket(g, lhs->sym, v);
+		hist_bump(g, R9, 0);
+	}
 	bg_place(g, done);
 	ldx(g, R0, R10, v);
+}
+
+/* r0 = the merged record of the aggregate operand x (x or x[keys]), or 0 */
+static void stat_record(struct bgen *g, struct expr *x)
+{
+	if (x->kind == EXPR_INDEX) {
+		int key = build_key(g, x->sym, x->args.items, x->args.len);
+		lookup(g, x->sym, key);
+	} else {
+		lookup_stat_scalar(g, x->sym);
+	}
+}
+
+/* print(@hist_log(x)): the interpreter prints it (an empty one is an
+ * error, as in the module runtime) */
+static void print_hist(struct bgen *g, struct expr *h, const char *fn, struct srcpos pos)
+{
+	const struct sym *a = h->lhs->sym;
+	int empty = bg_label(g), ok = bg_label(g);
+
+	stat_record(g, h->lhs);
+	bg_jmp(g, J_EQ, R0, -1, 0, empty);
+	ldx(g, R1, R0, 0);
+	bg_jmp(g, J_NE, R1, -1, 0, ok);
+	bg_place(g, empty);
+	error_near(g, "empty aggregate", "identifier", fn, pos);
+	bg_place(g, ok);
+	mov(g, R1, R0);
+	bg_mov_imm(g, R2, a->hist_kind);
+	bg_mov_imm(g, R3, a->hist_lo);
+	bg_mov_imm(g, R4, a->hist_hi);
+	bg_mov_imm(g, R5, a->hist_step);
+	bg_call(g, HU_PRINT_HIST);
+}
+
+/* @hist_log(x)[i] (and i in @hist_log(x)): bucket i's count; an empty
+ * aggregate is an error outside a foreach over its buckets, and so is an
+ * index SystemTap has no bucket of */
+static void hist_index(struct bgen *g, struct expr *h, struct expr *idx, struct srcpos pos)
+{
+	const struct sym *a = h->lhs->sym;
+	int i = bg_stack(g), empty = bg_label(g), have = bg_label(g), bad = bg_label(g), done = bg_label(g);
+	int nbh = a->hist_kind == 1 ? 128 : bg_hist_buckets(a);
+	bool walked = false;
+	char *at = xasprintf("@%s", h->name);
+
+	if (!user_only(g, pos, "reading a histogram"))
+		return;
+	for (int k = 0; k < g->hist_walks.len; k++)
+		walked |= g->hist_walks.items[k] == a->index;
+	bg_long(g, idx);
+	stx(g, R10, i, R0);
+	stat_record(g, h->lhs);
+	bg_jmp(g, J_EQ, R0, -1, 0, empty);
+	ldx(g, R1, R0, 0);
+	bg_jmp(g, J_NE, R1, -1, 0, have);
+	bg_place(g, empty);
+	if (walked) {   /* a foreach over its buckets: every one 0 */
+		bg_mov_imm(g, R0, 0);
+		bg_ja(g, done);
+	} else {
+		error_near(g, "empty aggregate", "operator", at, h->pos);
+	}
+	bg_place(g, have);
+	ldx(g, R1, R10, i);
+	bg_jmp(g, J_SLT, R1, -1, 0, bad);
+	bg_jmp(g, J_SGE, R1, -1, nbh, bad);
+	alu_k(g, A_LSH, R1, 3);
+	bg_emit(g, B_ALU64 | A_ADD | B_X, R1, R0, 0, 0);
+	ldx(g, R0, R1, 32);
+	bg_ja(g, done);
+	bg_place(g, bad);
+	error_near(g, "histogram index out of range", "operator", at, h->pos);
+	bg_place(g, done);
+	free(at);
 }
 
 /* lhs OP= value for an array element; the new value in r0 (longs).
@@ -736,8 +896,32 @@ static void print(struct bgen *g, struct expr *e, struct bstr *out)
 		return;
 	}
 	for (int i = first; i < nargs; i++) {
-		if (args[i]->kind == EXPR_HIST || args[i]->type == TYPE_STATS) {
-			bg_fail(g, args[i]->pos, "printing a histogram has no BPF form yet");
+		if (args[i]->kind != EXPR_HIST)
+			continue;
+		/* a histogram among the values: each value printed on its own */
+		if (to_str || first || !user_only(g, args[i]->pos, "printing a histogram")) {
+			if (to_str || first)
+				bg_fail(g, args[i]->pos, "%s of a histogram has no BPF form yet", n);
+			return;
+		}
+		for (int k = 0; k < nargs; k++) {
+			if (args[k]->kind == EXPR_HIST) {
+				print_hist(g, args[k], e->name, e->pos);
+			} else {
+				struct expr one = *e;
+				one.name = "print";
+				one.args.items = &args[k];
+				one.args.len = 1;
+				print(g, &one, out);
+			}
+		}
+		if (!strcmp(n + strlen(n) - 2, "ln"))
+			bg_record(g, REC_PRINTF, bg_fmt(g, "", "\n", 1), "", NULL, NULL);
+		return;
+	}
+	for (int i = first; i < nargs; i++) {
+		if (args[i]->type == TYPE_STATS) {
+			bg_fail(g, args[i]->pos, "printing an aggregate has no BPF form yet");
 			return;
 		}
 		if (args[i]->type == TYPE_STRING) {
@@ -1107,6 +1291,10 @@ static void gen(struct bgen *g, struct expr *e, struct bstr *out)
 			read_var_long(g, e);
 		return;
 	case EXPR_INDEX:
+		if (!e->name && e->lhs && e->lhs->kind == EXPR_HIST && e->args.len == 1) {
+			hist_index(g, e->lhs, e->args.items[0], e->pos);
+			return;
+		}
 		if (!e->sym || e->sym->type == TYPE_STATS) {
 			bg_fail(g, e->pos, "this index has no BPF form yet");
 			return;
@@ -1139,6 +1327,10 @@ static void gen(struct bgen *g, struct expr *e, struct bstr *out)
 		ternary(g, e, e->type == TYPE_STRING ? out : NULL);
 		return;
 	case EXPR_IN: {
+		if (e->lhs && e->lhs->kind == EXPR_HIST && e->args.len == 1) {   /* its bucket's count */
+			hist_index(g, e->lhs, e->args.items[0], e->pos);
+			return;
+		}
 		if (!e->lhs || !e->lhs->sym || e->lhs->kind == EXPR_HIST) {
 			bg_fail(g, e->pos, "a histogram's buckets have no BPF form yet");
 			return;

@@ -71,6 +71,7 @@ struct bgen {
 	int stack, scratch;     /* bytes in use */
 	VEC(struct bloc *) locs;
 	intvec brk, cont;       /* enclosing loops' labels */
+	intvec hist_walks;      /* aggregates (global index) a foreach walks the buckets of */
 	VEC(struct binline *) inl;
 	int exit_label;
 	int act_slot, act_label;   /* MAXACTION: the count's slot; the error's code */
@@ -123,6 +124,8 @@ void bg_local_zero(struct bgen *g, struct bloc *l);
 /* tvar.c: $target variables and @cast in r0 (false: refused) */
 bool bg_tvar(struct bgen *g, struct expr *e);
 bool bg_tvar_defined(struct bgen *g, struct expr *e);
+/* the buckets after an aggregate's count, sum, min, max (0: no histogram) */
+int bg_hist_buckets(const struct sym *v);
 /* stmt.c */
 void bg_stmt(struct bgen *g, struct stmt *st);
 

@@ -129,6 +129,52 @@ static int aggr_code(const char *a)
 	return 0;
 }
 
+/* foreach ([v =] b in @hist_log(s)): every bucket number in order, empty
+ * ones too, as the module runtime walks them (a sort is ignored there as
+ * in SystemTap 4.8); v is the bucket's count */
+static void foreach_hist(struct bgen *g, struct stmt *st)
+{
+	struct expr *h = st->array;
+	const struct sym *a = h->lhs->sym;
+	int b = bg_stack(g), lim = bg_stack(g), top = bg_label(g), cont = bg_label(g), brk = bg_label(g);
+	int nbh = a->hist_kind == 1 ? 128 : bg_hist_buckets(a);
+	struct bloc *k = bg_local(g, st->keys.items[0]->sym);
+
+	if (st->limit)
+		bg_long(g, st->limit);
+	else
+		bg_mov_imm(g, R0, nbh);
+	bg_emit(g, B_STX | B_MEM | B_DW, R10, R0, lim, 0);
+	bg_emit(g, B_ST | B_MEM | B_DW, R10, 0, b, 0);
+	bg_place(g, top);
+	bg_emit(g, B_LDX | B_MEM | B_DW, R1, R10, b, 0);
+	bg_jmp(g, J_SGE, R1, -1, nbh, brk);
+	bg_emit(g, B_LDX | B_MEM | B_DW, R2, R10, lim, 0);
+	bg_jmp(g, J_SGE, R1, R2, 0, brk);
+	if (!has_statements(st->body))
+		bg_action(g, st);
+	bg_emit(g, B_STX | B_MEM | B_DW, R10, R1, k->off, 0);
+	vec_push(&g->hist_walks, a->index);
+	if (st->value) {   /* @hist_log(s)[b], read as the body would */
+		struct expr idx = { .kind = EXPR_VAR, .pos = st->pos, .type = TYPE_LONG,
+				    .name = st->keys.items[0]->name, .sym = st->keys.items[0]->sym };
+		struct expr ix = { .kind = EXPR_INDEX, .pos = st->pos, .type = TYPE_LONG, .lhs = h };
+		struct expr *ip = &idx;
+		ix.args.items = &ip;
+		ix.args.len = 1;
+		bg_long(g, &ix);
+		bg_emit(g, B_STX | B_MEM | B_DW, R10, R0, bg_local(g, st->value->sym)->off, 0);
+	}
+	loop_body(g, st, brk, cont);
+	g->hist_walks.len--;
+	bg_place(g, cont);
+	bg_emit(g, B_LDX | B_MEM | B_DW, R1, R10, b, 0);
+	bg_emit(g, B_ALU64 | A_ADD | B_K, R1, 0, 0, 1);
+	bg_emit(g, B_STX | B_MEM | B_DW, R10, R1, b, 0);
+	bg_ja(g, top);
+	bg_place(g, brk);
+}
+
 /* foreach over a global array, in the interpreter only: stapbpf's
  * foreach_start/foreach_next give the keys in the order asked for */
 static void foreach(struct bgen *g, struct stmt *st)
@@ -140,6 +186,10 @@ static void foreach(struct bgen *g, struct stmt *st)
 
 	if (!g->user) {
 		bg_fail(g, st->pos, "foreach: BPF can do it only in begin and end probes");
+		return;
+	}
+	if (arr->kind == EXPR_HIST && arr->lhs && arr->lhs->sym && st->keys.len == 1) {
+		foreach_hist(g, st);
 		return;
 	}
 	if (arr->kind != EXPR_VAR || !a || !a->is_array) {
@@ -371,7 +421,9 @@ static void layout_globals(struct bgen *g)
 	bg_map(g, "ringbuf", "-", "-", 1 << 18, "@ring");
 	for (int i = 0; i < n; i++) {
 		struct sym *v = s->globals.items[i];
-		char key[16] = "", val[2] = { spec_letter(v->type), 0 };
+		char key[16] = "", *val = xcalloc(2 + bg_hist_buckets(v), 1);
+		val[0] = spec_letter(v->type);
+		memset(val + 1, 'l', bg_hist_buckets(v));   /* S, then the histogram's buckets */
 		int64_t max = v->max_entries > 0 ? v->max_entries : g->maxmapentries;
 
 		v->index = i;
@@ -392,7 +444,7 @@ static void layout_globals(struct bgen *g)
 			g->gmap[i] = bg_map(g, v->type == TYPE_STATS ? "percpu_hash" : "hash", key, val, max,
 					    v->name);
 		} else if (v->type == TYPE_STATS) {
-			g->gmap[i] = bg_map(g, "percpu_array", "i", "S", 1, v->name);
+			g->gmap[i] = bg_map(g, "percpu_array", "i", val, 1, v->name);
 		} else {
 			g->goff[i] = g->globals_size;
 			g->globals_size += v->type == TYPE_STRING ? BPF_STRSZ : 8;
