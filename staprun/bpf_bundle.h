@@ -10,7 +10,8 @@
 #include <stdint.h>
 #include <linux/bpf.h>
 
-#define BUNDLE_STRSZ 64		/* a string field: 63 bytes and a NUL */
+#include "bpf_proto.h"
+#define BUNDLE_STRSZ BPF_STRSZ	/* a string field: 63 bytes and a NUL */
 
 enum bundle_map_kind {
 	BM_HASH,

@@ -24,16 +24,9 @@
 
 #include "bpf_printf.h"
 #include "bpf_vm.h"
+#include "bpf_proto.h"
 #include "hist.h"
 
-enum {
-	H_MAP_LOOKUP = 1, H_MAP_UPDATE = 2, H_MAP_DELETE = 3, H_KTIME_NS = 5,
-	H_SMP_PROCESSOR_ID = 8, H_PID_TGID = 14, H_UID_GID = 15, H_COMM = 16, H_CURRENT_TASK = 35,
-	H_READ_KERNEL = 113, H_READ_KERNEL_STR = 115, H_BOOT_NS = 125,
-	H_RB_OUTPUT = 130, H_RB_RESERVE = 131, H_RB_SUBMIT = 132, H_RB_DISCARD = 133,
-	HU_FOREACH_START = 0x1001, HU_FOREACH_NEXT = 0x1002, HU_MAP_CLEAR = 0x1003,
-	HU_MAP_COUNT = 0x1004, HU_REALTIME_NS = 0x1005, HU_SPRINTF = 0x1006, HU_PRINT_HIST = 0x1007,
-};
 
 static void hist_put(void *arg, const char *s)
 {

@@ -28,12 +28,12 @@
 
 #include "bpf_attach.h"
 #include "bpf_bundle.h"
+#include "bpf_proto.h"
 #include "bpf_interp.h"
 #include "bpf_printf.h"
 #include "bpf_umap.h"
 #include "stapio_cmd.h"
 
-enum rec_kind { REC_PRINTF = 1, REC_EXIT = 2, REC_ERROR = 3, REC_WARN = 4 };
 
 /* One run: options, the bundle, what was created for it, how it goes. */
 struct session {

@@ -1054,7 +1054,7 @@ static void read_string(struct bgen *g, struct expr *e, struct bstr d, bool user
 	ldx(g, R2, R10, size);
 	alu_k(g, A_AND, R2, 127);    /* the verifier's bound: 1..64 */
 	ldx(g, R3, R10, addr);
-	bg_call(g, user ? 114 : H_READ_KERNEL_STR);
+	bg_call(g, user ? H_READ_USER_STR : H_READ_KERNEL_STR);
 	bg_jmp(g, J_SGE, R0, -1, 0, ok);
 	if (has_err) {
 		bg_str_copy(g, d, bg_str(g, a[erri]));

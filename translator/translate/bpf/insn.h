@@ -36,20 +36,8 @@ enum { AT_ADD = 0x00, AT_FETCH = 0x01 };
 /* registers */
 enum { R0, R1, R2, R3, R4, R5, R6, R7, R8, R9, R10 };
 
-/* helpers (kernel numbers), and the interpreter's own (doc/bpf-bundle.md) */
-enum {
-	H_MAP_LOOKUP = 1, H_MAP_UPDATE = 2, H_MAP_DELETE = 3, H_KTIME_NS = 5,
-	H_SMP_PROCESSOR_ID = 8, H_PID_TGID = 14, H_UID_GID = 15, H_COMM = 16, H_CURRENT_TASK = 35,
-	H_READ_KERNEL = 113, H_READ_KERNEL_STR = 115, H_RB_OUTPUT = 130,
-	H_RB_RESERVE = 131, H_RB_SUBMIT = 132, H_RB_DISCARD = 133,
-	HU_FOREACH_START = 0x1001, HU_FOREACH_NEXT = 0x1002, HU_MAP_CLEAR = 0x1003,
-	HU_MAP_COUNT = 0x1004, HU_REALTIME_NS = 0x1005, HU_SPRINTF = 0x1006, HU_PRINT_HIST = 0x1007,
-};
+#include "bpf_proto.h"   /* helpers, record kinds, BPF_STRSZ: shared with stapbpf */
 
-/* ring buffer record kinds */
-enum { REC_PRINTF = 1, REC_EXIT = 2, REC_ERROR = 3, REC_WARN = 4 };
-
-#define BPF_STRSZ 64    /* a string: 63 bytes and a NUL, NUL-padded */
 #define BPF_STACK 512
 
 #endif

@@ -63,7 +63,7 @@ static void read_mem(struct cparse *c, int size, bool user)
 	bg_emit(g, B_ALU64 | A_ADD | B_K, R1, 0, 0, slot);
 	bg_mov_imm(g, R2, size);
 	bg_emit(g, B_ALU64 | A_MOV | B_X, R3, R0, 0, 0);
-	bg_call(g, user ? 112 : H_READ_KERNEL);
+	bg_call(g, user ? H_READ_USER : H_READ_KERNEL);
 	bg_jmp(g, J_EQ, R0, -1, 0, ok);
 	{
 		const struct expr *te = c->te;
