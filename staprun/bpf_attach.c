@@ -81,24 +81,33 @@ static int read_number(const char *path, long *out)
 	return end == buf ? -EINVAL : 0;
 }
 
-/* One perf event with the program on it, not enabled yet; added to a. */
-static int open_event(struct perf_event_attr *attr, int cpu, int prog_fd, struct attachment *a,
-		      char *why, size_t whylen)
+/* fd (a perf event or a link) joins a's: closing it detaches. */
+static int add_fd(struct attachment *a, int fd, char *why, size_t whylen)
 {
-	int fd, *fds;
+	int *fds = realloc(a->fds, (a->n + 1) * sizeof(*fds));
 
-	attr->size = sizeof(*attr);
-	attr->disabled = 1;
-	fd = (int)syscall(__NR_perf_event_open, attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-	if (fd < 0)
-		return failed(errno, why, whylen, "perf_event_open on CPU %d: %s", cpu, strerror(errno));
-	fds = realloc(a->fds, (a->n + 1) * sizeof(*fds));
 	if (!fds) {
 		close(fd);
 		return failed(ENOMEM, why, whylen, "out of memory");
 	}
 	a->fds = fds;
 	a->fds[a->n++] = fd;
+	return 0;
+}
+
+/* One perf event with the program on it, not enabled yet; added to a. */
+static int open_event(struct perf_event_attr *attr, int cpu, int prog_fd, struct attachment *a,
+		      char *why, size_t whylen)
+{
+	int fd;
+
+	attr->size = sizeof(*attr);
+	attr->disabled = 1;
+	fd = (int)syscall(__NR_perf_event_open, attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return failed(errno, why, whylen, "perf_event_open on CPU %d: %s", cpu, strerror(errno));
+	if (add_fd(a, fd, why, whylen) < 0)
+		return -ENOMEM;
 	if (ioctl(fd, PERF_EVENT_IOC_SET_BPF, prog_fd) < 0)
 		return failed(errno, why, whylen, "PERF_EVENT_IOC_SET_BPF: %s", strerror(errno));
 	return 0;
@@ -228,19 +237,12 @@ int attach_prog(const struct bundle_prog *p, int prog_fd, struct attachment *a, 
 		attr.wakeup_events = 1;
 		return open_event(&attr, 0, prog_fd, a, why, whylen);
 	case BP_RAW_TRACEPOINT: {   /* attached at once; @config's run flag holds it */
-		int fd = bpf_raw_tracepoint_open(p->event, prog_fd), *fds;
+		int fd = bpf_raw_tracepoint_open(p->event, prog_fd);
 		if (fd < 0)
 			return failed(errno, why, whylen, "BPF_RAW_TRACEPOINT_OPEN %s: %s", p->event,
 				      strerror(errno));
-		fds = realloc(a->fds, (a->n + 1) * sizeof(*fds));
-		if (!fds) {
-			close(fd);
-			return failed(ENOMEM, why, whylen, "out of memory");
-		}
-		a->fds = fds;
-		a->fds[a->n++] = fd;
 		a->no_enable = true;
-		return 0;
+		return add_fd(a, fd, why, whylen);
 	}
 	case BP_TIMER:
 	case BP_PROFILE:

@@ -53,52 +53,26 @@ static const char *guest_cmd(struct session *s, const strvec *ufiles, char **fil
 	return cmd;
 }
 
-/* --runtime=bpf: stapbpf's arguments (staprun's that it has) */
-static void stapbpf_args(struct session *s, strvec *argv, const char *bo, const char *cmd, bool remote)
-{
-	vec_push(argv, (char *)"stapbpf");
-	for (int i = 1; i < s->verbose; i++)
-		vec_push(argv, (char *)"-v");
-	if (s->output_file && !remote) {
-		vec_push(argv, (char *)"-o");
-		vec_push(argv, (char *)s->output_file);
-	}
-	if (cmd) {
-		vec_push(argv, (char *)"-c");
-		vec_push(argv, (char *)cmd);
-	}
-	if (s->target_pid) {
-		vec_push(argv, (char *)"-x");
-		vec_push(argv, xasprintf("%ld", s->target_pid));
-	}
-	if (s->bufsize_mb) {
-		vec_push(argv, (char *)"-s");
-		vec_push(argv, xasprintf("%d", s->bufsize_mb));
-	}
-	vec_push(argv, (char *)bo);
-	vec_push(argv, NULL);
-}
-
+/* (--runtime=bpf: stapbpf, which takes the options of staprun's but -w,
+ * -S, -F and -G: those its bundle has or it has no use for) */
 void staprun_args(struct session *s, strvec *argv, const char *ko, const char *cmd, bool remote)
 {
-	if (s->runtime_bpf) {
-		stapbpf_args(s, argv, ko, cmd, remote);
-		return;
-	}
-	vec_push(argv, (char *)"staprun");
+	bool bpf = s->runtime_bpf;
+
+	vec_push(argv, (char *)(bpf ? "stapbpf" : "staprun"));
 	for (int i = 1; i < s->verbose; i++)
 		vec_push(argv, (char *)"-v");
-	if (s->suppress_warnings)
+	if (s->suppress_warnings && !bpf)
 		vec_push(argv, (char *)"-w");
 	if (s->output_file && !remote) {
 		vec_push(argv, (char *)"-o");
 		vec_push(argv, (char *)s->output_file);
-		if (s->rotate) {
+		if (s->rotate && !bpf) {
 			vec_push(argv, (char *)"-S");
 			vec_push(argv, (char *)s->rotate);
 		}
 	}
-	if (s->flight)   /* SystemTap's flight recorder: detached, or a daemon writing -o */
+	if (s->flight && !bpf)   /* SystemTap's flight recorder: detached, or a daemon writing -o */
 		vec_push(argv, (char *)(s->output_file ? "-D" : "-L"));
 	if (cmd) {
 		vec_push(argv, (char *)"-c");
@@ -113,7 +87,7 @@ void staprun_args(struct session *s, strvec *argv, const char *ko, const char *c
 		vec_push(argv, xasprintf("%d", s->bufsize_mb));
 	}
 	vec_push(argv, (char *)ko);
-	for (int i = 0; i < s->globals_set.len; i++)
+	for (int i = 0; i < s->globals_set.len && !bpf; i++)
 		vec_push(argv, s->globals_set.items[i]);
 	vec_push(argv, NULL);
 }

@@ -1024,7 +1024,7 @@ static void gen_action_check(struct gen *g, const struct stmt *st)
 
 /* A loop body with no statement of its own still counts once a round, so
  * that `while (1) {}` ends too. */
-static bool has_statements(const struct stmt *st)
+bool has_statements(const struct stmt *st)
 {
 	if (!st)
 		return false;

@@ -11,6 +11,9 @@ int translate(struct session *s, struct strbuf *out);
 char *near_text(const char *what, const char *name, struct srcpos pos);
 /* The same for the statement st whose MAXACTION count ran out. */
 char *stmt_near_text(const struct stmt *st);
+/* Does a loop body have a statement of its own? (One without counts one
+ * MAXACTION action a round, so that `while (1) {}` ends too.) */
+bool has_statements(const struct stmt *st);
 /* C name of a global variable. */
 char *global_cname(const struct sym *v);
 

@@ -9,26 +9,13 @@
 #include "target/tvars.h"
 #include "translate/bpf/bpf.h"
 #include "translate/bpf/gen.h"
+#include "translate/translate.h"
 #include "walk.h"
 
 static void block(struct bgen *g, struct stmt *st)
 {
 	for (int i = 0; i < st->stmts.len; i++)
 		bg_stmt(g, st->stmts.items[i]);
-}
-
-/* A loop body with no statement of its own still counts one action a
- * round, so that `while (1) {}` ends too (as the module runtime counts). */
-static bool has_statements(const struct stmt *st)
-{
-	if (!st)
-		return false;
-	if (st->kind != STMT_BLOCK)
-		return st->kind != STMT_NULL;
-	for (int i = 0; i < st->stmts.len; i++)
-		if (has_statements(st->stmts.items[i]))
-			return true;
-	return false;
 }
 
 /* Does this read kernel data ($target, @cast, @var, a string reader), itself
