@@ -1186,7 +1186,17 @@ static bool ctx_long(struct bgen *g, struct expr *e, const char *n)
 		ldx(g, R0, R0, 0);
 		bg_place(g, found);
 	} else if (!strcmp(n, "exit")) {
+		int none = bg_label(g);
 		bg_record(g, REC_EXIT, 0, "", NULL, NULL);
+		if (!g->user) {   /* no kernel probe runs after it, as in the module runtime */
+			bg_ld_map(g, R1, g->config_map);
+			mov(g, R2, R10);
+			alu_k(g, A_ADD, R2, -8);
+			bg_call(g, H_MAP_LOOKUP);
+			bg_jmp(g, J_EQ, R0, -1, 0, none);
+			bg_emit(g, B_ST | B_MEM | B_DW, R0, 0, 8, 0);
+			bg_place(g, none);
+		}
 	} else if (!strcmp(n, "error") || !strcmp(n, "warn")) {
 		struct bstr m = bg_str(g, e->args.items[0]);
 		struct bstr sv[1] = { m };
