@@ -14,6 +14,14 @@
  * code the handler itself calls is counted as skipped, as a kprobe's
  * nmissed is. Sites ftrace refuses (notrace code) fall back to kprobes.
  *
+ * x86 patches a filter's sites in one loop that never reschedules: tens of
+ * thousands of sites at once kept one CPU from the RCU kthread for over
+ * 21 s under TCG (an RCU stall at unregister). So the ops is registered
+ * with STP_FENTRY_CHUNK sites, the others are added a chunk at a time, and
+ * at unregister removed a chunk at a time, with cond_resched() between.
+ * The first chunk stays until unregister_ftrace_function(): an ops whose
+ * filter is empty would trace every function.
+ *
  * Included by kprobes.h, after struct stp_kprobe and the helpers it uses
  * (stp_kprobe_addr_ok, stp_kprobe_misplaced, stp_kprobe_at_fentry).
  */
@@ -38,11 +46,14 @@ struct stp_fentry_set {
 	struct stp_kprobe *table;
 	struct stp_fentry_ent *ents;	/* sorted by ip */
 	int n;
+	unsigned long *ips;		/* the distinct sites in the filter */
+	int nips;
 	atomic_t missed;
 	bool armed;		/* the handler runs the probes (stp_fentry_arm) */
 };
 
 #define STP_FENTRY_SETS 4
+#define STP_FENTRY_CHUNK 1024
 static struct stp_fentry_set *stp_fentry_sets[STP_FENTRY_SETS];
 
 /* The ftrace callback: every probe at call site ip. */
@@ -111,6 +122,25 @@ static int stp_fentry_filter(struct ftrace_ops *ops, unsigned long *ips, bool *r
 }
 
 /*
+ * Add (remove == 0) or remove sites ips[from..to) in chunks, rescheduling
+ * between them: each chunk is one patching pass.
+ */
+static int stp_fentry_chunks(struct ftrace_ops *ops, unsigned long *ips, int from, int to,
+			     int remove)
+{
+	int rc = 0;
+
+	while (from < to && !rc) {
+		int k = min(to - from, STP_FENTRY_CHUNK);
+
+		rc = ftrace_set_filter_ips(ops, ips + from, k, remove, 0);
+		from += k;
+		cond_resched();
+	}
+	return rc;
+}
+
+/*
  * Register the STP_KPF_FENTRY probes of table t through one ftrace_ops,
  * disarmed until stp_fentry_arm(); those taken get p->fentry set. 0 if
  * done (or nothing to do: the probes then go to kprobes), -EFAULT if a
@@ -166,7 +196,7 @@ static __maybe_unused int stp_fentry_register(struct stp_kprobe *t, int n)
 	rc = stp_fentry_filter(&set->ops, ips, refused, nu);
 	if (rc)
 		goto fail_filter;
-	/* drop the probes of refused sites: they go to kprobes */
+	/* drop the probes of refused sites (they go to kprobes), and the sites */
 	for (i = 0, k = 0, ne = 0; i < set->n; i++) {
 		while (ips[k] != set->ents[i].ip)
 			k++;
@@ -174,17 +204,31 @@ static __maybe_unused int stp_fentry_register(struct stp_kprobe *t, int n)
 			set->ents[ne++] = set->ents[i];
 	}
 	set->n = ne;
+	for (i = 0, k = 0; i < nu; i++)
+		if (!refused[i])
+			ips[k++] = ips[i];
+	nu = k;
 	rc = -ENOENT;
 	if (!ne)
 		goto fail_filter;
-	rc = register_ftrace_function(&set->ops);
+	/* register with the first chunk only, then add the others */
+	rc = stp_fentry_chunks(&set->ops, ips, STP_FENTRY_CHUNK, nu, 1);
+	if (!rc)
+		rc = register_ftrace_function(&set->ops);
 	if (rc)
 		goto fail_filter;
+	rc = stp_fentry_chunks(&set->ops, ips, STP_FENTRY_CHUNK, nu, 0);
+	if (rc) {
+		stp_fentry_chunks(&set->ops, ips, STP_FENTRY_CHUNK, nu, 1);
+		unregister_ftrace_function(&set->ops);
+		goto fail_filter;
+	}
 	for (i = 0; i < set->n; i++)
 		set->ents[i].p->fentry = true;
 	set->table = t;
+	set->ips = ips;
+	set->nips = nu;
 	stp_fentry_sets[slot] = set;
-	kvfree(ips);
 	kvfree(refused);
 	return 0;
 fail_filter:
@@ -217,11 +261,14 @@ static __maybe_unused void stp_fentry_unregister(struct stp_kprobe *t)
 
 		if (!set || set->table != t)
 			continue;
+		WRITE_ONCE(set->armed, false);
+		stp_fentry_chunks(&set->ops, set->ips, STP_FENTRY_CHUNK, set->nips, 1);
 		unregister_ftrace_function(&set->ops);
 		ftrace_free_filter(&set->ops);
 		for (i = 0; i < set->n; i++)
 			set->ents[i].p->fentry = false;
 		atomic_add(atomic_read(&set->missed), &stp_skipped_count);
+		kvfree(set->ips);
 		kvfree(set->ents);
 		kfree(set);
 		stp_fentry_sets[slot] = NULL;
