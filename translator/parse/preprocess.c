@@ -421,7 +421,8 @@ static int cond_compare(struct cev *c)
 		if (!strcmp(name, "arch") || !strcmp(name, "runtime") ||
 		    !strcmp(name, "systemtap_privilege")) {
 			const char *v = !strcmp(name, "arch") ? arch_name(pp->s)
-					: !strcmp(name, "runtime") ? "kernel" : "stapdev";
+					: !strcmp(name, "runtime") ? (pp->s && pp->s->runtime_bpf ? "bpf" : "kernel")
+					: "stapdev";
 
 			WANT_STRING(name);
 			WANT_EQNE(name);

@@ -3,6 +3,7 @@
  * or are refused (E_BPF_UNSUPPORTED); functions in the script language
  * are inlined at each call. */
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "probes/provider.h"
@@ -1024,6 +1025,57 @@ static void inline_call(struct bgen *g, struct expr *e, struct bstr *out)
 	}
 }
 
+bool bg_read_mem(struct bgen *g, int size, bool user, const char *fault_fmt)
+{
+	int slot = bg_stack(g), addr = bg_stack(g), ok = bg_label(g);
+	static const int sz[] = { [1] = B_B, [2] = B_H, [4] = B_W, [8] = B_DW };
+	int lv[1] = { addr };
+
+	if (size != 1 && size != 2 && size != 4 && size != 8)
+		return false;
+	stx(g, R10, addr, R0);
+	bg_emit(g, B_ST | B_MEM | B_DW, R10, 0, slot, 0);
+	mov(g, R1, R10);
+	alu_k(g, A_ADD, R1, slot);
+	bg_mov_imm(g, R2, size);
+	mov(g, R3, R0);
+	bg_call(g, user ? H_READ_USER : H_READ_KERNEL);
+	bg_jmp(g, J_EQ, R0, -1, 0, ok);
+	bg_record(g, REC_ERROR, bg_fmt(g, "l", fault_fmt, strlen(fault_fmt)), "l", lv, NULL);
+	bg_ja(g, g->exit_label);
+	bg_place(g, ok);
+	bg_emit(g, B_LDX | B_MEM | sz[size], R0, R10, slot, 0);
+	return true;
+}
+
+/* kernel_long(addr) and its kin: one read of the type's size,
+ * sign-extended but for the pointer's, as the tapset's STP_KREAD */
+static bool kernel_read(struct bgen *g, struct expr *e, const char *type)
+{
+	static const struct { const char *type; int size; } t[] = {
+		{ "long", 8 }, { "int", 4 }, { "short", 2 }, { "char", 1 }, { "pointer", 8 },
+	};
+	char msg[64];
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]) && strcmp(t[i].type, type); i++)
+		;
+	if (i == sizeof(t) / sizeof(t[0]) || e->args.len != 1)
+		return false;
+	snprintf(msg, sizeof(msg), "kernel %s copy fault at 0x%%x [man error::fault]", type);
+	{
+		char *f = bg_near_fmt(msg, "identifier", e->name, e->pos);
+		bg_long(g, e->args.items[0]);
+		bg_read_mem(g, t[i].size, false, f);
+		free(f);
+	}
+	if (t[i].size < 8) {
+		alu_k(g, A_LSH, R0, 64 - 8 * t[i].size);
+		alu_k(g, A_ARSH, R0, 64 - 8 * t[i].size);
+	}
+	return true;
+}
+
 /* kernel_string(addr[, err]), kernel_string_n(addr, n), user_string ...:
  * a string read with bpf_probe_read_{kernel,user}_str; a fault is the
  * script's error (or err, when given) */
@@ -1206,6 +1258,8 @@ static bool ctx_long(struct bgen *g, struct expr *e, const char *n)
 		} else {
 			bg_record(g, REC_WARN, bg_fmt(g, "s", "%s\n", 3), "s", NULL, sv);
 		}
+	} else if (!strncmp(n, "kernel_", 7) && kernel_read(g, e, n + 7)) {
+		;
 	} else if (!strcmp(n, "strlen")) {
 		struct bstr s = bg_str(g, e->args.items[0]), t = scratch_str(g);
 		int pos = bg_label(g);

@@ -111,6 +111,10 @@ void bg_error(struct bgen *g, const char *text);
 char *bg_fmt_quote(const char *text);
 /* "MSG near WHAT 'NAME' at POS\n", %-quoted, as a format */
 char *bg_near_fmt(const char *msg, const char *what, const char *name, struct srcpos pos);
+/* r0 = size (1, 2, 4 or 8) bytes read at address r0, zero-extended; a
+ * fault records fault_fmt (one %x: the address) as the probe's error.
+ * false for another size */
+bool bg_read_mem(struct bgen *g, int size, bool user, const char *fault_fmt);
 /* MAXACTION: one more action, named by st; the error when there are too many */
 void bg_action(struct bgen *g, const struct stmt *st);
 

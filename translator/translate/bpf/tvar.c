@@ -49,34 +49,14 @@ static void cexpr(struct cparse *c, int prec);
  * script's error, as the module runtime reports it */
 static void read_mem(struct cparse *c, int size, bool user)
 {
-	struct bgen *g = c->g;
-	int slot = bg_stack(g), addr = bg_stack(g), ok = bg_label(g);
-	static const int sz[] = { [1] = B_B, [2] = B_H, [4] = B_W, [8] = B_DW };
+	const struct expr *te = c->te;
+	const char *what = te->kind == EXPR_TARGET ? "identifier" : "operator";
+	const char *name = te->kind == EXPR_TARGET ? te->name : te->kind == EXPR_CAST ? "@cast" : "@var";
+	char *f = bg_near_fmt("read fault [man error::fault] at 0x%x", what, name, te->pos);
 
-	if (size != 1 && size != 2 && size != 4 && size != 8) {
+	if (!bg_read_mem(c->g, size, user, f))
 		c->bad = true;
-		return;
-	}
-	bg_emit(g, B_STX | B_MEM | B_DW, R10, R0, addr, 0);
-	bg_emit(g, B_ST | B_MEM | B_DW, R10, 0, slot, 0);
-	bg_emit(g, B_ALU64 | A_MOV | B_X, R1, R10, 0, 0);
-	bg_emit(g, B_ALU64 | A_ADD | B_K, R1, 0, 0, slot);
-	bg_mov_imm(g, R2, size);
-	bg_emit(g, B_ALU64 | A_MOV | B_X, R3, R0, 0, 0);
-	bg_call(g, user ? H_READ_USER : H_READ_KERNEL);
-	bg_jmp(g, J_EQ, R0, -1, 0, ok);
-	{
-		const struct expr *te = c->te;
-		const char *what = te->kind == EXPR_TARGET ? "identifier" : "operator";
-		const char *name = te->kind == EXPR_TARGET ? te->name : te->kind == EXPR_CAST ? "@cast" : "@var";
-		char *f = bg_near_fmt("read fault [man error::fault] at 0x%x", what, name, te->pos);
-		int lv[1] = { addr };
-		bg_record(g, REC_ERROR, bg_fmt(g, "l", f, strlen(f)), "l", lv, NULL);
-		bg_ja(g, g->exit_label);
-		free(f);
-	}
-	bg_place(g, ok);
-	bg_emit(g, B_LDX | B_MEM | sz[size], R0, R10, slot, 0);
+	free(f);
 }
 
 static void sext(struct bgen *g, int bits)
