@@ -7,8 +7,8 @@
  * ftrace record of the kernel (tens of thousands) per probe, at register
  * and again at unregister. A wildcard over thousands of functions then
  * takes minutes to arm. Here all the entry probes of a table share one
- * ftrace_ops: their call sites go into its filter at once and one
- * register_ftrace_function() patches them in one batch. The handler finds
+ * ftrace_ops: their call sites go into its filter together and are
+ * patched in a few large batches (see below). The handler finds
  * the probes of a call site by binary search and runs them as the
  * kprobes core would (regs->ip one byte past the probe address); a hit in
  * code the handler itself calls is counted as skipped, as a kprobe's
