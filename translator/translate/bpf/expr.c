@@ -145,10 +145,7 @@ static void lookup(struct bgen *g, const struct sym *arr, int key)
 /* Scalar aggregates are a per-CPU array of one entry: key 0 at r10-8. */
 static void lookup_stat_scalar(struct bgen *g, const struct sym *v)
 {
-	bg_ld_map(g, R1, g->gmap[v->index]);
-	mov(g, R2, R10);
-	alu_k(g, A_ADD, R2, -8);
-	bg_call(g, H_MAP_LOOKUP);
+	bg_lookup0(g, g->gmap[v->index]);
 }
 
 /* ---- reading values -------------------------------------------------- */
@@ -1069,10 +1066,7 @@ static bool kernel_read(struct bgen *g, struct expr *e, const char *type)
 		bg_read_mem(g, t[i].size, false, f);
 		free(f);
 	}
-	if (t[i].size < 8) {
-		alu_k(g, A_LSH, R0, 64 - 8 * t[i].size);
-		alu_k(g, A_ARSH, R0, 64 - 8 * t[i].size);
-	}
+	bg_sext(g, 8 * t[i].size);   /* 64 bits: nothing */
 	return true;
 }
 
@@ -1230,10 +1224,7 @@ static bool ctx_long(struct bgen *g, struct expr *e, const char *n)
 			alu_k(g, A_DIV, R0, 1000000000);
 	} else if (!strcmp(n, "target")) {
 		int found = bg_label(g);
-		bg_ld_map(g, R1, g->config_map);
-		mov(g, R2, R10);
-		alu_k(g, A_ADD, R2, -8);
-		bg_call(g, H_MAP_LOOKUP);
+		bg_lookup0(g, g->config_map);
 		bg_jmp(g, J_EQ, R0, -1, 0, found);
 		ldx(g, R0, R0, 0);
 		bg_place(g, found);
@@ -1241,10 +1232,7 @@ static bool ctx_long(struct bgen *g, struct expr *e, const char *n)
 		int none = bg_label(g);
 		bg_record(g, REC_EXIT, 0, "", NULL, NULL);
 		if (!g->user) {   /* no kernel probe runs after it, as in the module runtime */
-			bg_ld_map(g, R1, g->config_map);
-			mov(g, R2, R10);
-			alu_k(g, A_ADD, R2, -8);
-			bg_call(g, H_MAP_LOOKUP);
+			bg_lookup0(g, g->config_map);
 			bg_jmp(g, J_EQ, R0, -1, 0, none);
 			bg_emit(g, B_ST | B_MEM | B_DW, R0, 0, 8, 0);
 			bg_place(g, none);

@@ -86,6 +86,8 @@ void bg_pos(struct bgen *g, struct srcpos pos);
 void bg_mov_imm(struct bgen *g, int reg, int64_t v);
 void bg_ld_map(struct bgen *g, int reg, int map);
 void bg_call(struct bgen *g, int helper);
+void bg_lookup0(struct bgen *g, int map);   /* r0 = &map[0] (or NULL); key 0 at r10-8 */
+void bg_sext(struct bgen *g, int bits);     /* r0 = its low bits, sign-extended */
 int bg_label(struct bgen *g);
 void bg_place(struct bgen *g, int label);
 void bg_jmp(struct bgen *g, int op, int reg, int src, int64_t imm, int label); /* src < 0: imm */

@@ -53,6 +53,22 @@ void bg_call(struct bgen *g, int helper)
 	bg_emit(g, B_JMP | J_CALL, 0, 0, 0, helper);
 }
 
+void bg_lookup0(struct bgen *g, int map)
+{
+	bg_ld_map(g, R1, map);
+	bg_emit(g, B_ALU64 | A_MOV | B_X, R2, R10, 0, 0);
+	bg_emit(g, B_ALU64 | A_ADD | B_K, R2, 0, 0, -8);
+	bg_call(g, H_MAP_LOOKUP);
+}
+
+void bg_sext(struct bgen *g, int bits)
+{
+	if (bits <= 0 || bits >= 64)
+		return;
+	bg_emit(g, B_ALU64 | A_LSH | B_K, R0, 0, 0, 64 - bits);
+	bg_emit(g, B_ALU64 | A_ARSH | B_K, R0, 0, 0, 64 - bits);
+}
+
 int bg_label(struct bgen *g)
 {
 	g->label_at = xrealloc(g->label_at, (g->nlabels + 1) * sizeof(int));
@@ -188,18 +204,12 @@ void bg_prog_start(struct bgen *g, const struct derived_probe *dp, bool user)
 		int map = i ? g->globals_map : g->scratch_map;
 		if (map < 0)
 			continue;
-		bg_ld_map(g, R1, map);
-		bg_emit(g, B_ALU64 | A_MOV | B_X, R2, R10, 0, 0);
-		bg_emit(g, B_ALU64 | A_ADD | B_K, R2, 0, 0, -8);
-		bg_call(g, H_MAP_LOOKUP);
+		bg_lookup0(g, map);
 		bg_jmp(g, J_EQ, R0, -1, 0, g->exit_label);
 		bg_emit(g, B_ALU64 | A_MOV | B_X, i ? R8 : R7, R0, 0, 0);
 	}
 	if (!user) {   /* a kernel probe runs only while every one is armed (@config) */
-		bg_ld_map(g, R1, g->config_map);
-		bg_emit(g, B_ALU64 | A_MOV | B_X, R2, R10, 0, 0);
-		bg_emit(g, B_ALU64 | A_ADD | B_K, R2, 0, 0, -8);
-		bg_call(g, H_MAP_LOOKUP);
+		bg_lookup0(g, g->config_map);
 		bg_jmp(g, J_EQ, R0, -1, 0, g->exit_label);
 		bg_emit(g, B_LDX | B_MEM | B_DW, R1, R0, 8, 0);
 		bg_jmp(g, J_EQ, R1, -1, 0, g->exit_label);

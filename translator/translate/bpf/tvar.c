@@ -59,14 +59,6 @@ static void read_mem(struct cparse *c, int size, bool user)
 	free(f);
 }
 
-static void sext(struct bgen *g, int bits)
-{
-	if (bits <= 0 || bits >= 64)
-		return;
-	bg_emit(g, B_ALU64 | A_LSH | B_K, R0, 0, 0, 64 - bits);
-	bg_emit(g, B_ALU64 | A_ARSH | B_K, R0, 0, 0, 64 - bits);
-}
-
 static void zext(struct bgen *g, int bits)
 {
 	if (bits == 32)
@@ -120,7 +112,7 @@ static void primary(struct cparse *c)
 	if (cast_type(c, &bits, &sign)) {
 		cexpr(c, 11);
 		if (bits < 64)
-			sign ? sext(g, bits) : zext(g, bits);
+			sign ? bg_sext(g, bits) : zext(g, bits);
 		return;
 	}
 	if (eat(c, "(")) {
@@ -204,7 +196,7 @@ static void primary(struct cparse *c)
 		b = (int)number(c);
 		if (!eat(c, ")"))
 			c->bad = true;
-		sext(g, b);
+		bg_sext(g, b);
 		return;
 	}
 	c->bad = true;
