@@ -33,8 +33,15 @@ metrics: rc=0
 index: rc=0
 unknown module: rc=1
 exporter: rc=0
-module removed with the exporter'
-[ "$steps" = "$want" ] && ok "scrape starts the module, /metrics, /, 404, stop removes it" ||
+module removed with the exporter
+idle exporter, first scrape: rc=0
+module started
+idle module removed
+exporter still running
+scrape after removal: rc=0
+module started again
+idle exporter: rc=0'
+[ "$steps" = "$want" ] && ok "scrape starts the module, /metrics, /, 404, stop removes it, -t removes an idle one" ||
 	bad "the exporter's steps" "$(diff <(echo "$want") <(echo "$steps"))"
 index=$(sed -n '/^== index$/,/^== metrics$/p' "$out" | sed '1d;$d')
 [ "$index" = "prom_ex running" ] && ok "/ lists the running module" || bad "/ lists" "$index"
