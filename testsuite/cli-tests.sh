@@ -329,7 +329,8 @@ for d in "--rlimit-cpu=12X|--rlimit-cpu takes a number" "--rlimit-as=|--rlimit-a
 	"-T 0|-T takes a timeout" "-i --dump-probe-aliases|cannot be used with -l/-L/--dump-*" \
 	"--monitor --dump-functions|cannot be used with -l/-L/--dump-*" "-i|interactive mode) is not supported" \
 	"-a arm64|cstap builds for x86_64 only" "-B novalue|-B takes NAME=VALUE" \
-	"--privilege=root|--privilege takes stapusr, stapsys or stapdev" "--sysroot=/x|not supported by cstap yet" \
+	"--privilege=root|--privilege takes stapusr, stapsys or stapdev" "--sysroot=/nonexistent|--sysroot: '/nonexistent' is not a directory" \
+	"--sysenv=PATH|--sysenv takes VAR=VALUE" "--sysenv=PATH=/bin|it needs --sysroot=DIR" \
 	"--tmpdir=/nonexistent|--tmpdir '/nonexistent' is not a writable directory" \
 	"-S 1,2|-S switches output files: it needs -o FILE" "-o x -S 0|-S takes MB[,N]" \
 	"--remote=libvirt://dom|--remote supports 'qemu' and ssh://" \

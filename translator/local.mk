@@ -23,7 +23,7 @@ REMOTE_SOURCES = translator/remote/qemu.c translator/remote/qemu.h translator/re
 # the image, DWARF functions, lines and locations, the syscall tapset generator
 TARGET_SOURCES = translator/target/kernel.c translator/target/kernel.h translator/target/target.h \
 	translator/target/debuginfo.c translator/target/debuginfo.h translator/target/cast_headers.c \
-	translator/target/uimage.c translator/target/uimage.h translator/target/sdt.c translator/target/sdt.h \
+	translator/target/uimage.c translator/target/uimage.h translator/target/sysroot.c translator/target/sysroot.h translator/target/sdt.c translator/target/sdt.h \
 	translator/target/debuginfod.c translator/target/debuginfod.h \
 	translator/target/ksyms.c translator/target/ksyms.h translator/target/kimage.c translator/target/btf.c translator/target/btf_chain.c translator/target/btf.h \
 	translator/target/blacklist.c translator/target/blacklist.h \

@@ -68,6 +68,11 @@ static void usage(FILE *f)
 	      "  -B NAME=VAL     pass a make variable to kbuild (pass 4)\n"
 	      "  -a ARCH         the target architecture: x86_64 (the only one)\n"
 	      "  --tmpdir=DIR    make build directories in DIR (default $TMPDIR, /tmp)\n"
+	      "  --sysroot=DIR   build for the system whose files are under DIR: its kernel\n"
+	      "                  (DIR/lib/modules/REL, DIR/usr/lib/debug, DIR/boot), its\n"
+	      "                  programs (process(\"/bin/ls\") reads DIR/bin/ls)\n"
+	      "  --sysenv=VAR=VALUE  the target's environment (PATH for bare program names,\n"
+	      "                  LD_LIBRARY_PATH for their libraries) with --sysroot\n"
 	      "  --privilege=LEVEL  who may load the module: stapdev (root, the default),\n"
 	      "                  stapsys or stapusr (users of those groups; pass 2 then allows\n"
 	      "                  only what SystemTap marks unprivileged); --unprivileged: stapusr\n"
@@ -142,6 +147,11 @@ static int choose_kernel(struct session *s)
 {
 	const struct target_kernel *k = target_kernel(s);
 
+	if (!k->release && s->sysroot) {
+		diag(s, B_NO_KERNEL, (struct srcpos){0}, "no kernel to build for under the sysroot %s: it has no "
+		     "boot/vmlinuz-REL with lib/modules/REL/build (or give -r REL)", s->sysroot);
+		return 1;
+	}
 	if (!k->release) {
 		diag(s, B_NO_KERNEL, (struct srcpos){0},
 		     "no kernel to build for: this kernel cannot load modules and no other kernel with "
@@ -250,7 +260,7 @@ int parse_options(struct session *s, int argc, char **argv)
 	       OPT_ALL_MODULES, OPT_MONITOR, OPT_RLIMIT_AS, OPT_RLIMIT_CPU, OPT_RLIMIT_FSIZE,
 	       OPT_RLIMIT_NPROC, OPT_RLIMIT_STACK, OPT_DUMP_FUNCTIONS, OPT_DUMP_PROBE_TYPES,
 	       OPT_DUMP_PROBE_ALIASES, OPT_SUPPRESS_HANDLER_ERRORS, OPT_TMPDIR, OPT_PRIVILEGE,
-	       OPT_UNPRIVILEGED, OPT_SYSROOT, OPT_EXAMPLE, OPT_REMOTE_PREFIX, OPT_RUNTIME };
+	       OPT_UNPRIVILEGED, OPT_SYSROOT, OPT_SYSENV, OPT_EXAMPLE, OPT_REMOTE_PREFIX, OPT_RUNTIME };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -267,6 +277,7 @@ int parse_options(struct session *s, int argc, char **argv)
 		{ "privilege", required_argument, NULL, OPT_PRIVILEGE },
 		{ "unprivileged", no_argument, NULL, OPT_UNPRIVILEGED },
 		{ "sysroot", required_argument, NULL, OPT_SYSROOT },
+		{ "sysenv", required_argument, NULL, OPT_SYSENV },
 		{ "example", no_argument, NULL, OPT_EXAMPLE },
 		{ "check-version", no_argument, NULL, OPT_CHECK_VERSION },
 		/* the module cache (cache/modcache.c) */
@@ -435,10 +446,22 @@ int parse_options(struct session *s, int argc, char **argv)
 				return 1;
 			}
 			break;
-		case OPT_SYSROOT:
-			diag(s, O_USAGE, (struct srcpos){0}, "--sysroot: building for a system image under a directory "
-			     "is not supported by cstap yet");
-			return 1;
+		case OPT_SYSROOT: {
+			char real[PATH_MAX];
+			if (!realpath(optarg, real) || !is_dir(real)) {
+				diag(s, O_USAGE, (struct srcpos){0}, "--sysroot: '%s' is not a directory", optarg);
+				return 1;
+			}
+			s->sysroot = strcmp(real, "/") ? xstrdup(real) : NULL;   /* "/" is the host */
+			break;
+		}
+		case OPT_SYSENV:
+			if (!strchr(optarg, '=') || *optarg == '=') {
+				diag(s, O_USAGE, (struct srcpos){0}, "--sysenv takes VAR=VALUE, not '%s'", optarg);
+				return 1;
+			}
+			vec_push(&s->sysenv, optarg);
+			break;
 		case OPT_CHECK_VERSION: s->check_version = true; break;
 		case OPT_DISABLE_CACHE: s->no_cache = true; break;
 		case 'i': mode = "-i (interactive mode)"; break;
@@ -521,6 +544,11 @@ int parse_options(struct session *s, int argc, char **argv)
 	}
 	if (s->cmd && s->target_pid) {
 		diag(s, O_USAGE, (struct srcpos){0}, "-c and -x cannot be used together");
+		return 1;
+	}
+	if (s->sysenv.len && !s->sysroot) {
+		diag(s, O_USAGE, (struct srcpos){0}, "--sysenv sets the environment of a --sysroot's system: "
+		     "it needs --sysroot=DIR");
 		return 1;
 	}
 	if (check_tmpdir(s))

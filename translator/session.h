@@ -42,6 +42,8 @@ struct session {
 	int bufsize_mb;           /* -s N */
 	const char *kernel_release; /* -r RELEASE, then target_kernel(s)->release */
 	const char *kernel_build; /* target_kernel(s)->build: /lib/modules/REL/build */
+	const char *sysroot;      /* --sysroot=DIR (its realpath), or NULL: target/sysroot.h */
+	VEC(char *) sysenv;       /* --sysenv=VAR=VALUE: the target's environment */
 	const char *remote;       /* --remote=qemu / NULL */
 	VEC(char *) ssh_remotes;  /* --remote=ssh://[USER@]HOST[:PORT] or [USER@]HOST */
 	bool remote_prefix;       /* --remote-prefix: "N: " before each host's lines */

@@ -167,6 +167,15 @@ void strbuf_reset(struct strbuf *sb)
 		sb->buf[0] = 0;
 }
 
+void strbuf_setlen(struct strbuf *sb, size_t len)
+{
+	if (len > sb->len)
+		len = sb->len;
+	sb->len = len;
+	if (sb->alloc)
+		sb->buf[len] = 0;
+}
+
 char *read_file(const char *path, size_t *lenp)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);

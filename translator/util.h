@@ -63,6 +63,8 @@ void strbuf_add_cstr_literal(struct strbuf *sb, const char *s);
 /* s as one single-quoted POSIX shell word ('it'\''s'). */
 void strbuf_add_shell_quoted(struct strbuf *sb, const char *s);
 void strbuf_reset(struct strbuf *sb);
+/* Cut the string to its first len bytes (len <= sb->len). */
+void strbuf_setlen(struct strbuf *sb, size_t len);
 
 /* Whole-file I/O. read_file returns NULL (errno set) on failure; *len may be NULL. */
 /* Do the first alen bytes of a and all of b name the same kernel module?

@@ -42,6 +42,7 @@
 #include "env.h"
 #include "passes.h"
 #include "build/recipe.h"
+#include "target/sysroot.h"
 
 #define MODCACHE_VERSION "1"
 #define DEFAULT_LIMIT_MB 256
@@ -169,7 +170,9 @@ static char *run_key(struct session *s)
 	add_field(&sb, "arch", s->arch);
 	add_field(&sb, "release", s->kernel_release);
 	add_field(&sb, "kbuild", tree);
-	char *image = xasprintf("/boot/vmlinuz-%s", s->kernel_release);
+	add_field(&sb, "sysroot", s->sysroot);
+	add_list(&sb, "sysenv", s->sysenv.items, s->sysenv.len);
+	char *image = xasprintf("%s/boot/vmlinuz-%s", sysroot_dir(s), s->kernel_release);
 	add_identity(&sb, image);
 	free(image);
 	add_environment(&sb);

@@ -91,7 +91,7 @@ static int derive(struct session *s, struct probe *p, struct probe_point *pp)
 		}
 		if (!kpoint_str_arg(s, pp, i, &arg))
 			return -1;
-		if (!(pr.process = uimage_resolve(arg, &why))) {
+		if (!(pr.process = uimage_resolve(s, arg, &why))) {
 			diag(s, E_PROBE_POINT, pp->comps.items[i]->pos, "cannot resolve %s: %s", pp_text(pp), why);
 			return -1;
 		}

@@ -100,7 +100,7 @@ static int derive(struct session *s, struct probe *p, struct probe_point *pp)
 	a = pp->comps.items[0]->arg;
 	if (a && a->kind == EXPR_STR) {
 		char *why = NULL, *arg = xstrndup(a->str, a->str_len);
-		path = uimage_resolve(arg, &why);
+		path = uimage_resolve(s, arg, &why);
 		/* a program not here (yet) is no error, as in SystemTap: no
 		 * process runs it while it is missing */
 		if (path) {

@@ -30,6 +30,7 @@ extern const struct provider uprobes_provider;
 /* A derived probe of this family (dp->data). */
 struct uprobe_probe {
 	const char *path;        /* the probed file, as the kernel finds it */
+	const char *host;        /* where it is read here (under --sysroot) */
 	uint64_t vaddr, offset;  /* link-time address, and where it is in the file */
 	uint64_t func;           /* entry of the function probed (vaddr may be past
 				    its prologue) */
@@ -67,6 +68,7 @@ static struct uprobe_probe *add(struct session *s, struct probe *p, struct probe
 	struct derived_probe *dp = derived_probe_add(s, p, pp, &uprobes_provider, PK_NORMAL);
 	struct uprobe_probe *u = xcalloc(1, sizeof(*u));
 	u->path = img->user;
+	u->host = img->path;
 	u->vaddr = vaddr;
 	u->func = func;
 	u->offset = off;
@@ -200,14 +202,14 @@ bool uprobe_process_files(struct session *s, struct probe_point *pp, bool librar
 	}
 	if (!library && kpoint_has_wildcard(arg)) {   /* every file matching */
 		modcache_unkeyable(s, "a wildcard over files");
-		uimage_glob(arg, files);
+		uimage_glob(s, arg, files);
 		if (!files->len && !pp->optional)
 			diag(s, E_PROBE_POINT, pp->pos, "no match for probe point %s: no file matches '%s'",
 			     pp_text(pp), arg);
 		*exe = files->len ? xstrdup(files->items[0]) : NULL;
 		return files->len > 0;
 	}
-	if ((library && !kpoint_str_arg(s, pp, 1, &lib)) || !(*exe = uimage_resolve(arg, &why))) {
+	if ((library && !kpoint_str_arg(s, pp, 1, &lib)) || !(*exe = uimage_resolve(s, arg, &why))) {
 		if (why && !pp->optional) {
 			char *t = pp_text(pp);
 			diag(s, E_PROBE_POINT, pp->pos, "cannot resolve %s: %s", t, why);
@@ -220,7 +222,7 @@ bool uprobe_process_files(struct session *s, struct probe_point *pp, bool librar
 	if (!library) {
 		vec_push(files, xstrdup(*exe));
 	} else {   /* the program too: the guest runs it (-c NAME) */
-		uimage_libraries(*exe, lib, files);
+		uimage_libraries(s, *exe, lib, files);
 		uimage_add_file(s, *exe);
 	}
 	if (!files->len && !pp->optional) {
@@ -270,7 +272,7 @@ static int derive_marks(struct session *s, struct probe *p, struct probe_point *
 	struct dw_image *img = dw_user(s, file, &dwhy);
 	int n = 0;
 
-	if (!img || !sdt_markers(file, &marks, &why)) {
+	if (!img || !sdt_markers(img->path, &marks, &why)) {
 		if (!pp->optional) {
 			char *t = pp_text(pp);
 			diag(s, E_PROBE_POINT, pp->pos, "cannot resolve %s: %s", t, why ? why : dwhy);
@@ -449,7 +451,7 @@ static int tvar_code(struct session *s, const struct derived_probe *dp, const st
 		return -1;
 	}
 	if (argno) {
-		*code = sdt_arg_c(u->path, u->args, argno, why);
+		*code = sdt_arg_c(u->host, u->args, argno, why);
 		return *code ? 1 : -1;
 	}
 	struct strbuf out = STRBUF_INIT;
@@ -462,7 +464,7 @@ static int tvar_code(struct session *s, const struct derived_probe *dp, const st
 		return 1;
 	}
 	for (int i = 1; i <= u->nargs; i++) {
-		char *v = sdt_arg_c(u->path, u->args, i, why);
+		char *v = sdt_arg_c(u->host, u->args, i, why);
 		if (!v) {
 			strbuf_release(&out);
 			return -1;

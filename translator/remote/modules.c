@@ -115,13 +115,14 @@ char *vm_modules_prelude(struct vm_config *c)
 		vm_msg("loading modules needs a kernel release (-r)");
 		return NULL;
 	}
-	char *dep_path = xasprintf("/lib/modules/%s/modules.dep", c->release);
+	const char *root = c->root ? c->root : "";
+	char *dep_path = xasprintf("%s/lib/modules/%s/modules.dep", root, c->release);
 	dep = read_file(dep_path, NULL);
 	if (!dep) {
 		vm_msg("cannot read %s: %s", dep_path, strerror(errno));
 		rc = -1;
 	}
-	char *builtin_path = xasprintf("/lib/modules/%s/modules.builtin", c->release);
+	char *builtin_path = xasprintf("%s/lib/modules/%s/modules.builtin", root, c->release);
 	char *builtin = read_file(builtin_path, NULL);
 	for (int i = 0; rc == 0 && i < c->modules.len; i++)
 		if (!builtin_module(builtin, c->modules.items[i]))
@@ -139,7 +140,7 @@ char *vm_modules_prelude(struct vm_config *c)
 			break;
 		}
 		/* a compressed module goes in decompressed (vm_cpio_host_file) */
-		char *path = xasprintf("/lib/modules/%s/%s", c->release, p);
+		char *path = xasprintf("%s/lib/modules/%s/%s", root, c->release, p);
 		char *guest = xasprintf("/lib/modules/%s/%.*s", c->release, (int)(ko + 3 - p), p);
 		struct vm_file f = { .host = path, .guest = guest };
 		vec_push(&c->files, f);

@@ -91,20 +91,23 @@ static int cmp_release(const void *a, const void *b)
 	return strverscmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Every /boot/vmlinuz-REL that has /lib/modules/REL/build, oldest first. */
-static strvec boot_releases(void)
+/* Every ROOT/boot/vmlinuz-REL that has ROOT/lib/modules/REL/build, oldest
+ * first (root "": this system's). */
+static strvec boot_releases(const char *root)
 {
-	DIR *d = opendir("/boot");
+	char *boot = xasprintf("%s/boot", root);
+	DIR *d = opendir(boot);
 	struct dirent *e;
 	strvec v = { 0 };
 
+	free(boot);
 	if (!d)
 		return v;
 	while ((e = readdir(d))) {
 		if (strncmp(e->d_name, "vmlinuz-", 8) || !e->d_name[8])
 			continue;
 		const char *rel = e->d_name + 8;
-		char *build = xasprintf("/lib/modules/%s/build", rel);
+		char *build = xasprintf("%s/lib/modules/%s/build", root, rel);
 		if (is_dir(build))
 			vec_push(&v, xstrdup(rel));
 		free(build);
@@ -115,9 +118,9 @@ static strvec boot_releases(void)
 	return v;
 }
 
-static char *newest_boot_release(void)
+char *vm_newest_release(const char *root)
 {
-	strvec v = boot_releases();
+	strvec v = boot_releases(root);
 	char *best = v.len ? xstrdup(v.items[v.len - 1]) : NULL;
 
 	for (int i = 0; i < v.len; i++)
@@ -128,7 +131,7 @@ static char *newest_boot_release(void)
 
 strvec vm_releases(void)
 {
-	strvec v = boot_releases(), out = { 0 };
+	strvec v = boot_releases(""), out = { 0 };
 	const char *def = vm_default_release();
 
 	if (def)
@@ -157,7 +160,7 @@ const char *vm_default_release(void)
 		rel = NULL;
 	}
 	if (!rel)
-		rel = newest_boot_release();
+		rel = vm_newest_release("");
 	return rel;
 }
 
@@ -230,8 +233,10 @@ static int resolve(struct vm_config *c, int default_timeout)
 			return -1;
 		}
 	}
+	if (!c->root)
+		c->root = "";
 	if (!c->kernel)
-		c->kernel = xasprintf("/boot/vmlinuz-%s", c->release);
+		c->kernel = xasprintf("%s/boot/vmlinuz-%s", c->root, c->release);
 	if (access(c->kernel, R_OK) != 0) {
 		vm_msg("cannot read the guest kernel %s: %s", c->kernel, strerror(errno));
 		return -1;

@@ -26,7 +26,9 @@ struct vm_file { const char *host, *guest; };
 
 struct vm_config {
 	const char *release;    /* kernel release; NULL = vm_default_release() */
-	const char *kernel;     /* vmlinuz path; NULL = /boot/vmlinuz-<release> */
+	const char *kernel;     /* vmlinuz path; NULL = ROOT/boot/vmlinuz-<release> */
+	const char *root;       /* the system's files under this directory (--sysroot):
+	                           its kernel image and modules; NULL = this system's */
 	int cpus;               /* default 1; >1 uses -accel tcg,thread=single */
 	int mem_mb;             /* default 512, more for big files (default_memory) */
 	int timeout_s;          /* whole-VM wall-clock limit; 0: default 60 + 60 per job
@@ -57,6 +59,9 @@ struct vm_config {
  * linux-image-cloud-amd64 depends on if installed (dpkg), else the highest
  * /boot/vmlinuz-* that has /lib/modules/<rel>/build; NULL if none. */
 const char *vm_default_release(void);
+/* The highest release under root ("": this system; a --sysroot) with
+ * ROOT/boot/vmlinuz-REL and ROOT/lib/modules/REL/build; NULL if none. */
+char *vm_newest_release(const char *root);
 
 /* Every kernel release a guest can boot and modules be built for (a
  * /boot/vmlinuz-REL with /lib/modules/REL/build), the default first, then

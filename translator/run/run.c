@@ -15,6 +15,7 @@
 #include "remote/qemu.h"
 #include "spawn.h"
 #include "target/kernel.h"
+#include "target/sysroot.h"
 #include "target/uimage.h"
 
 /* staprun (or stapbpf) of the build tree, else the installed one on PATH */
@@ -39,7 +40,7 @@ static const char *guest_cmd(struct session *s, const strvec *ufiles, char **fil
 {
 	const char *c = s->cmd + strspn(s->cmd, " \t");
 	char *word = xstrndup(c, strcspn(c, " \t;|&<>")), *why = NULL;
-	char *path = uimage_resolve(word, &why);
+	char *path = uimage_resolve(s, word, &why);
 	bool use = path && strchr(word, '/');
 
 	for (int i = 0; path && !use && i < ufiles->len; i++)
@@ -185,7 +186,7 @@ int pass5_run(struct session *s)
 		return 1;
 	}
 	/* no time limit: a script may run until exit() or Ctrl-C */
-	struct vm_config cfg = { .release = target_kernel(s)->release, .verbose = s->verbose > 1 ? s->verbose - 1 : 0, .timeout_s = -1 };
+	struct vm_config cfg = { .release = target_kernel(s)->release, .root = s->sysroot, .verbose = s->verbose > 1 ? s->verbose - 1 : 0, .timeout_s = -1 };
 	char *guest_ko = xasprintf("/ko/%s.%s", s->module_name, s->runtime_bpf ? "bo" : "ko");
 	struct vm_file f = { .host = s->ko_file, .guest = guest_ko };
 	vec_push(&cfg.files, f);
@@ -204,14 +205,14 @@ int pass5_run(struct session *s)
 	run_guest_inputs(s, &mods, &ufiles);
 	for (int i = 0; i < mods.len; i++)
 		vec_push(&cfg.modules, mods.items[i]);
-	for (int i = 0; i < ufiles.len; i++) {
-		struct vm_file uf = { .host = ufiles.items[i] };
+	for (int i = 0; i < ufiles.len; i++) {   /* the target's path; read under --sysroot */
+		struct vm_file uf = { .host = sysroot_host(s, ufiles.items[i]), .guest = ufiles.items[i] };
 		vec_push(&cfg.files, uf);
 	}
 	char *cmd_file = NULL;
 	const char *cmd = s->cmd ? guest_cmd(s, &ufiles, &cmd_file) : NULL;
 	if (cmd_file) {
-		struct vm_file cf = { .host = cmd_file };
+		struct vm_file cf = { .host = sysroot_host(s, cmd_file), .guest = cmd_file };
 		vec_push(&cfg.files, cf);
 	}
 	staprun_args(s, &argv, guest_ko, cmd, true);

@@ -142,7 +142,7 @@ static char *load_raw(struct session *s, size_t *len, const char **why)
 
 	if (k->running && (data = read_file("/sys/kernel/btf/vmlinux", len)))
 		return data;
-	char *vmlinuz = xasprintf("/boot/vmlinuz-%s", k->release);
+	char *vmlinuz = xstrdup(k->image);
 	char *cached = cache_path(vmlinuz);
 	if (cached && (data = read_file(cached, len))) {
 		utimensat(AT_FDCWD, cached, NULL, 0);   /* used, for cache_prune */

@@ -11,6 +11,7 @@
 #include "debuginfod.h"
 #include "kernel.h"
 #include "kimage.h"
+#include "sysroot.h"
 #include "target.h"
 #include "uimage.h"
 #include "cache/modcache.h"
@@ -75,7 +76,7 @@ static strvec kernel_candidates(struct session *s, char **kb_id)
 {
 	const struct target_kernel *k = target_kernel(s);
 	strvec v = { 0 };
-	const char *root = dw_debug_root();
+	const char *root = dw_debug_root(s);
 	char *kb = xasprintf("%s/vmlinux", k->build);
 	char *id = access(kb, R_OK) == 0 ? elf_file_build_id(kb) : NULL;
 
@@ -83,7 +84,7 @@ static strvec kernel_candidates(struct session *s, char **kb_id)
 		vec_push(&v, xasprintf("%s/.build-id/%.2s/%s.debug", root, id, id + 2));
 	vec_push(&v, xasprintf("%s/boot/vmlinux-%s", root, k->release));
 	vec_push(&v, xasprintf("%s/lib/modules/%s/vmlinux", root, k->release));
-	vec_push(&v, xasprintf("/boot/vmlinux-%s", k->release));
+	vec_push(&v, xasprintf("%s/boot/vmlinux-%s", sysroot_dir(s), k->release));
 	free(kb);
 	*kb_id = id;
 	return v;
@@ -139,11 +140,8 @@ static struct dw_image *open_kernel(struct session *s)
 		img = try_kernel(s, c.items[i], want);
 	if (!img) {
 		char *id = want ? xstrdup(want) : kb_id ? xstrdup(kb_id) : NULL;
-		if (!id) {
-			char *z = xasprintf("/boot/vmlinuz-%s", rel);
-			id = kimage_build_id(z);
-			free(z);
-		}
+		if (!id)
+			id = kimage_build_id(k->image);
 		const char *dwhy = "the kernel's build-id is unknown";
 		char *what = xasprintf("kernel %s", rel);
 		char *path = id ? debuginfod_fetch(s, id, what, &dwhy) : NULL;
@@ -182,7 +180,7 @@ const Dwfl_Callbacks *dw_offline_callbacks(struct session *s)
 	struct target *t = target_of(s);
 
 	if (!t->dw.path) {
-		t->dw.path = xasprintf(":.debug:%s", dw_debug_root());
+		t->dw.path = xasprintf(":.debug:%s", dw_debug_root(s));
 		t->dw.offline = (Dwfl_Callbacks){
 			.find_debuginfo = dwfl_standard_find_debuginfo,
 			.section_address = dwfl_offline_section_address,
@@ -254,7 +252,7 @@ struct dw_image *dw_module(struct session *s, const char *module, const char **w
 
 	if (strchr(module, '/') && !dw_is_header_module(module)) {
 		/* a user file's (@cast(p, "struct x", "/usr/bin/prog"), @var) */
-		char *uwhy = NULL, *upath = uimage_resolve(module, &uwhy);
+		char *uwhy = NULL, *upath = uimage_resolve(s, module, &uwhy);
 		struct dw_image *u = upath ? dw_user(s, upath, why) : NULL;
 		if (!upath)
 			*why = t->dw.module_why = uwhy;

@@ -10,6 +10,7 @@
 
 #include "env.h"
 #include "remote/qemu.h"
+#include "sysroot.h"
 #include "target.h"
 
 /* A kernel without /proc/modules, or with modules_disabled set, cannot
@@ -45,14 +46,19 @@ const struct target_kernel *target_kernel(struct session *s)
 		k->host_release = xstrdup(u.release);
 	k->host_loads_modules = host_can_load_modules();
 	k->release = s->kernel_release ? s->kernel_release : env_get(ENV_CSTAP_RELEASE);
-	if (!k->release || !*k->release)
+	if ((!k->release || !*k->release) && s->sysroot)
+		k->release = vm_newest_release(s->sysroot);
+	else if (!k->release || !*k->release)
 		k->release = k->host_loads_modules ? (k->host_release ? k->host_release : "")
 						   : vm_default_release();
 	if (!k->release)
 		return k;
-	k->running = k->host_release && !strcmp(k->host_release, k->release);
-	k->build = xasprintf("/lib/modules/%s/build", k->release);
-	k->modules = xasprintf("/lib/modules/%s", k->release);
+	/* a system under a sysroot is not this one, whatever its release */
+	k->running = !s->sysroot && k->host_release && !strcmp(k->host_release, k->release);
+	k->modules = xasprintf("%s/lib/modules/%s", sysroot_dir(s), k->release);
+	k->build = xasprintf("%s/build", k->modules);
+	k->image = xasprintf("%s/boot/vmlinuz-%s", sysroot_dir(s), k->release);
+	k->debug_root = xasprintf("%s%s", sysroot_dir(s), env_or(ENV_CSTAP_DEBUGINFO_DIR, "/usr/lib/debug"));
 	return k;
 }
 
@@ -67,9 +73,11 @@ void target_kernel_retarget(struct session *s, const char *release)
 }
 
 /* The -dbg packages and $CSTAP_DEBUGINFO_DIR mirror the target's files. */
-const char *dw_debug_root(void)
+const char *dw_debug_root(struct session *s)
 {
-	return env_or(ENV_CSTAP_DEBUGINFO_DIR, "/usr/lib/debug");
+	const char *r = target_kernel(s)->debug_root;
+
+	return r ? r : env_or(ENV_CSTAP_DEBUGINFO_DIR, "/usr/lib/debug");
 }
 
 /* "xfs" and "nf-nat" name the same modules as "xfs.ko" and "nf_nat.ko". */
@@ -212,6 +220,6 @@ char *kernel_module_debug_path(struct session *s, const char *ko)
 	if (!rel)
 		return NULL;
 	const char *end = strstr(rel, ".ko");
-	return xasprintf("%s/lib/modules/%s%.*s.ko", dw_debug_root(), target_kernel(s)->release,
+	return xasprintf("%s/lib/modules/%s%.*s.ko", dw_debug_root(s), target_kernel(s)->release,
 			 (int)(end ? end - rel : (long)strlen(rel)), rel);
 }

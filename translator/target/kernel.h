@@ -18,20 +18,24 @@ struct target_kernel {
 	const char *release;      /* -r RELEASE, or the chosen one; NULL: none */
 	char *build;              /* /lib/modules/REL/build (kbuild tree, .config) */
 	char *modules;            /* /lib/modules/REL (modules.dep, the .ko files) */
+	char *image;              /* /boot/vmlinuz-REL (build-id, BTF) */
+	char *debug_root;         /* dw_debug_root() */
 	const char *host_release; /* the running kernel's (uname -r); NULL if unknown */
 	bool running;             /* release is the running kernel's */
 	bool host_loads_modules;  /* this host can load modules (pass 5 runs here) */
 };
 
 /* The target kernel of s: -r, else the running kernel if this host loads
- * modules, else the newest installed kernel a guest can boot. */
+ * modules, else the newest installed kernel a guest can boot (with
+ * --sysroot: the newest the root holds). Its paths are under the sysroot. */
 const struct target_kernel *target_kernel(struct session *s);
 /* Build for `release` from now on (a --remote host's kernel), before pass 1. */
 void target_kernel_retarget(struct session *s, const char *release);
 
 /* Where installed debuginfo is looked for: $CSTAP_DEBUGINFO_DIR, else
- * /usr/lib/debug (the -dbg packages' vmlinux, System.map and .ko files). */
-const char *dw_debug_root(void);
+ * /usr/lib/debug (the -dbg packages' vmlinux, System.map and .ko files),
+ * under the sysroot. */
+const char *dw_debug_root(struct session *s);
 
 /* The path of a module's .ko for the target kernel (modules.dep), or NULL. */
 char *kernel_module_path(struct session *s, const char *module);

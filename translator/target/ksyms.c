@@ -4,6 +4,7 @@
 #include "blacklist.h"
 #include "debuginfo.h"
 #include "kernel.h"
+#include "sysroot.h"
 #include "target.h"
 #include "cache/modcache.h"
 
@@ -216,13 +217,13 @@ const struct ksymtab *ksyms_kernel(struct session *s, const char **why)
 		if (k->running)
 			kernel_tab = load_map("/proc/kallsyms");
 		if (!kernel_tab) {
-			p = xasprintf("%s/boot/System.map-%s", dw_debug_root(), rel);
+			p = xasprintf("%s/boot/System.map-%s", dw_debug_root(s), rel);
 			if ((kernel_tab = load_map(p)))
 				modcache_note_input(s, p);
 			free(p);
 		}
 		if (!kernel_tab) {
-			p = xasprintf("/boot/System.map-%s", rel);
+			p = xasprintf("%s/boot/System.map-%s", sysroot_dir(s), rel);
 			if ((kernel_tab = load_map(p)))
 				modcache_note_input(s, p);
 			free(p);

@@ -15,66 +15,197 @@
 #include "env.h"
 #include "kimage.h"
 #include "spawn.h"
+#include "sysroot.h"
 #include "target.h"
 #include "cache/modcache.h"
 
-char *uimage_resolve(const char *arg, char **why)
+/* Is the target's file there, readable (X_OK: runnable) here? */
+static bool target_access(struct session *s, const char *path, int mode)
 {
-	char buf[PATH_MAX];
+	char *host = sysroot_host(s, path);
+	bool ok = access(host, mode) == 0;
+
+	free(host);
+	return ok;
+}
+
+char *uimage_resolve(struct session *s, const char *arg, char **why)
+{
+	char *real;
 
 	if (!*arg) {
 		*why = xstrdup("empty process name");
 		return NULL;
 	}
 	if (strchr(arg, '/')) {
-		if (realpath(arg, buf) && access(buf, R_OK) == 0)
-			return xstrdup(buf);
-		*why = xasprintf("cannot find executable '%s'", arg);
+		char *rwhy = NULL;
+		if ((real = sysroot_realpath(s, arg, &rwhy)) && target_access(s, real, R_OK)) {
+			free(rwhy);
+			return real;
+		}
+		free(real);
+		*why = s->sysroot && rwhy ? rwhy : xasprintf("cannot find executable '%s'", arg);
+		if (*why != rwhy)
+			free(rwhy);
 		return NULL;
 	}
-	/* a bare name: the first executable of that name on $PATH */
-	const char *path = env_or(ENV_PATH, "/usr/local/bin:/usr/bin:/bin");
+	/* a bare name: the first executable of that name on the target's $PATH */
+	const char *path = sysroot_env(s, "PATH");
+	if (!path)
+		path = env_or(ENV_PATH, "/usr/local/bin:/usr/bin:/bin");
 	for (const char *p = path; *p; ) {
 		size_t n = strcspn(p, ":");
-		char *cand = xasprintf("%.*s/%s", (int)n, n ? p : ".", arg);
-		if (access(cand, X_OK) == 0 && realpath(cand, buf)) {
-			free(cand);
-			return xstrdup(buf);
-		}
+		char *cand = xasprintf("%.*s/%s", (int)n, n ? p : ".", arg), *rwhy = NULL;
+		real = sysroot_realpath(s, cand, &rwhy);
 		free(cand);
+		free(rwhy);
+		if (real && target_access(s, real, X_OK))
+			return real;
+		free(real);
 		p += n + (p[n] == ':');
 	}
 	*why = xasprintf("cannot find executable '%s' on $PATH", arg);
 	return NULL;
 }
 
-void uimage_glob(const char *pattern, strvec *out)
+/* Add the target path once. */
+static void add_path(strvec *out, char *path)
 {
-	glob_t g;
-	char buf[PATH_MAX];
+	for (int k = 0; k < out->len; k++)
+		if (!strcmp(out->items[k], path)) {
+			free(path);
+			return;
+		}
+	vec_push(out, path);
+}
 
-	if (glob(pattern, 0, NULL, &g) != 0)
+void uimage_glob(struct session *s, const char *pattern, strvec *out)
+{
+	char *host_pattern = sysroot_host(s, pattern);
+	size_t root = strlen(sysroot_dir(s));
+	glob_t g;
+
+	if (glob(host_pattern, 0, NULL, &g) != 0) {
+		free(host_pattern);
 		return;
+	}
+	free(host_pattern);
 	for (size_t i = 0; i < g.gl_pathc; i++) {
 		struct stat st;
-		bool dup = false;
-		if (stat(g.gl_pathv[i], &st) || !S_ISREG(st.st_mode) || !realpath(g.gl_pathv[i], buf))
+		char *why = NULL, *real;
+		if (stat(g.gl_pathv[i], &st) || !S_ISREG(st.st_mode) ||
+		    !(real = sysroot_realpath(s, g.gl_pathv[i] + root, &why))) {
+			free(why);
 			continue;
-		for (int k = 0; k < out->len && !dup; k++)
-			dup = !strcmp(out->items[k], buf);
-		if (!dup)
-			vec_push(out, xstrdup(buf));
+		}
+		add_path(out, real);
 	}
 	globfree(&g);
 }
 
-void uimage_libraries(const char *exe, const char *lib, strvec *out)
+/* Under a sysroot ldd would ask this system's loader: follow the
+ * DT_NEEDED entries instead, looked up as the target's loader would
+ * (--sysenv's LD_LIBRARY_PATH, DT_RUNPATH/DT_RPATH with $ORIGIN, the
+ * usual directories), breadth first, each library once. */
+static void needed_libraries(struct session *s, const char *exe, strvec *found)
+{
+	strvec todo = { 0 };
+	static const char *const std_dirs = "/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu:/lib64:/usr/lib64:/lib:/usr/lib";
+
+	vec_push(&todo, xstrdup(exe));
+	for (int t = 0; t < todo.len; t++) {
+		char *host = sysroot_host(s, todo.items[t]);
+		int fd;
+		Elf *e = elf_file_open(host, &fd);
+		Elf_Scn *scn = NULL;
+		GElf_Shdr sh;
+		strvec needed = { 0 };
+		char *runpath = NULL;
+
+		free(host);
+		while (e && (scn = elf_nextscn(e, scn)))
+			if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_DYNAMIC) {
+				Elf_Data *d = elf_getdata(scn, NULL);
+				GElf_Dyn dyn;
+				for (int i = 0; d && gelf_getdyn(d, i, &dyn); i++) {
+					const char *str = elf_strptr(e, sh.sh_link, dyn.d_un.d_val);
+					if (str && dyn.d_tag == DT_NEEDED)
+						vec_push(&needed, xstrdup(str));
+					else if (str && (dyn.d_tag == DT_RUNPATH || dyn.d_tag == DT_RPATH) && !runpath)
+						runpath = xstrdup(str);
+				}
+			}
+		elf_file_close(e, fd);
+		char *origin = xstrdup(todo.items[t]);
+		*strrchr(origin, '/') = 0;
+		const char *env = sysroot_env(s, "LD_LIBRARY_PATH");
+		struct strbuf dirs = STRBUF_INIT;
+		strbuf_addf(&dirs, "%s:%s:%s", env ? env : "", runpath ? runpath : "", std_dirs);
+		for (int n = 0; n < needed.len; n++) {
+			const char *name = needed.items[n];
+			char *real = NULL;
+			for (const char *p = dirs.buf; *p && !real; ) {
+				size_t l = strcspn(p, ":");
+				if (l) {
+					char *dir = xstrndup(p, l), *why = NULL, *cand;
+					if (!strncmp(dir, "$ORIGIN", 7))
+						cand = xasprintf("%s%s/%s", origin, dir + 7, name);
+					else
+						cand = xasprintf("%s/%s", dir, name);
+					if (cand[0] == '/' && (real = sysroot_realpath(s, cand, &why)) &&
+					    !target_access(s, real, R_OK)) {
+						free(real);
+						real = NULL;
+					}
+					free(why);
+					free(cand);
+					free(dir);
+				}
+				p += l + (p[l] == ':');
+			}
+			bool seen = false;
+			for (int k = 0; real && k < todo.len && !seen; k++)
+				seen = !strcmp(todo.items[k], real);
+			if (real && !seen) {
+				vec_push(&todo, real);
+				vec_push(found, xstrdup(real));
+			} else {
+				free(real);
+			}
+			free(needed.items[n]);
+		}
+		free(needed.items);
+		strbuf_release(&dirs);
+		free(runpath);
+		free(origin);
+	}
+	for (int t = 0; t < todo.len; t++)
+		free(todo.items[t]);
+	free(todo.items);
+}
+
+void uimage_libraries(struct session *s, const char *exe, const char *lib, strvec *out)
 {
 	char buf[PATH_MAX];
 
 	if (lib[0] == '/') {
-		if (realpath(lib, buf))
-			vec_push(out, xstrdup(buf));
+		char *why = NULL, *real = sysroot_realpath(s, lib, &why);
+		if (real)
+			vec_push(out, real);
+		free(why);
+		return;
+	}
+	if (s->sysroot) {
+		strvec libs = { 0 };
+		needed_libraries(s, exe, &libs);
+		for (int i = 0; i < libs.len; i++) {
+			const char *base = strrchr(libs.items[i], '/') + 1;
+			if (fnmatch(lib, libs.items[i], 0) == 0 || fnmatch(lib, base, 0) == 0)
+				add_path(out, libs.items[i]);
+			else
+				free(libs.items[i]);
+		}
+		free(libs.items);
 		return;
 	}
 	char *argv[] = { (char *)"ldd", (char *)exe, NULL };
@@ -115,10 +246,12 @@ struct dw_image *dw_user(struct session *s, const char *path, const char **why)
 			return img;
 		}
 	elf_version(EV_CURRENT);
-	modcache_note_input(s, path);
+	char *host = sysroot_host(s, path);   /* read here; path is the target's */
+	modcache_note_input(s, host);
 	Dwfl *dwfl = dwfl_begin(dw_offline_callbacks(s));
-	Dwfl_Module *mod = dwfl ? dwfl_report_offline(dwfl, path, path, -1) : NULL;
+	Dwfl_Module *mod = dwfl ? dwfl_report_offline(dwfl, path, host, -1) : NULL;
 	if (!mod) {
+		free(host);
 		free(t->dw.user_why);
 		t->dw.user_why = xasprintf("cannot read %s as an ELF file: %s", path, dwfl_errmsg(-1));
 		*why = t->dw.user_why;
@@ -128,14 +261,14 @@ struct dw_image *dw_user(struct session *s, const char *path, const char **why)
 	}
 	dwfl_report_end(dwfl, NULL, NULL);
 	struct dw_image *img = xcalloc(1, sizeof(*img));
-	img->path = xstrdup(path);
+	img->path = host;
 	img->user = xstrdup(path);
 	img->dwfl = dwfl;
 	img->mod = mod;
 	img->dbg = dwfl_module_getdwarf(mod, &img->bias);
 	const char *dwhy = "not asked";
 	if (!img->dbg) {   /* none installed: debuginfod by build-id */
-		char *id = elf_file_build_id(path);
+		char *id = elf_file_build_id(host);
 		char *got = id ? debuginfod_fetch(s, id, path, &dwhy) : NULL;
 		if (!id)
 			dwhy = "the file has no build-id";
@@ -168,7 +301,7 @@ struct dw_image *dw_user(struct session *s, const char *path, const char **why)
 bool uimage_file_offset(struct dw_image *img, uint64_t vaddr, uint64_t *off)
 {
 	int fd;   /* the file itself, not its debuginfo */
-	Elf *e = elf_file_open(img->user, &fd);
+	Elf *e = elf_file_open(img->path, &fd);
 	size_t n;
 	bool found = false;
 
@@ -268,7 +401,7 @@ static char *unversioned(const char *name)
 void uimage_plt(struct dw_image *img, const char *pattern, usymvec *out)
 {
 	int fd;
-	Elf *e = elf_file_open(img->user, &fd);
+	Elf *e = elf_file_open(img->path, &fd);
 	Elf_Scn *scn = NULL, *rela = NULL;
 	GElf_Addr plt = 0, plt_sec = 0;
 	size_t shstrndx;

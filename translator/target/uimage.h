@@ -16,18 +16,21 @@
 #include "debuginfo.h"
 
 /* process("ARG"): the absolute path of the program (realpath; a name
- * without '/' through $PATH), or NULL with *why (allocated). */
-char *uimage_resolve(const char *arg, char **why);
+ * without '/' through $PATH), or NULL with *why (allocated). Paths here
+ * are the target's: under --sysroot they are read at sysroot_host(). */
+char *uimage_resolve(struct session *s, const char *arg, char **why);
 /* process("PATTERN") with wildcards: the regular files matching it (their
  * real paths, each once), appended to out. */
-void uimage_glob(const char *pattern, strvec *out);
+void uimage_glob(struct session *s, const char *pattern, strvec *out);
 /* process("EXE").library("LIB"): the shared libraries of exe (as ldd
- * lists them) whose path or file name matches the fnmatch pattern lib, or
- * lib itself when it is a path; appended to out (allocated). */
-void uimage_libraries(const char *exe, const char *lib, strvec *out);
+ * lists them; under --sysroot, its DT_NEEDED as the target's loader finds
+ * them) whose path or file name matches the fnmatch pattern lib, or lib
+ * itself when it is a path; appended to out (allocated). */
+void uimage_libraries(struct session *s, const char *exe, const char *lib, strvec *out);
 /* The user file's image (cached): its DWARF in img->dbg when it has any
- * (else NULL: symbols only, *why says why), img->user its path. NULL with
- * *why if the file is not an ELF file libdwfl can read. */
+ * (else NULL: symbols only, *why says why), img->user its (target) path,
+ * img->path where it is read. NULL with *why if the file is not an ELF
+ * file libdwfl can read. */
 struct dw_image *dw_user(struct session *s, const char *path, const char **why);
 /* Is it ET_DYN (a PIE program, a shared library: loaded anywhere)? */
 bool uimage_is_dyn(struct dw_image *img);

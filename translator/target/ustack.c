@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <elfutils/libdw.h>
 
+#include "sysroot.h"
 #include "uimage.h"
 
 static void add_unique(strvec *out, const char *path)
@@ -23,18 +24,21 @@ static void add_unique(strvec *out, const char *path)
 void ustack_files(struct session *s, strvec *out)
 {
 	const strvec *probed = uimage_files(s);
-	char buf[PATH_MAX];
 
 	for (int i = 0; i < probed->len; i++)
 		add_unique(out, probed->items[i]);
-	for (int i = 0; i < s->unwind_files.len; i++)
-		if (realpath(s->unwind_files.items[i], buf))
-			add_unique(out, buf);
+	for (int i = 0; i < s->unwind_files.len; i++) {
+		char *why = NULL, *p = sysroot_realpath(s, s->unwind_files.items[i], &why);
+		if (p)
+			add_unique(out, p);
+		free(p);
+		free(why);
+	}
 	if (!s->ldd)
 		return;
 	for (int i = 0, n = out->len; i < n; i++) {
 		strvec libs = { 0 };
-		uimage_libraries(out->items[i], "*", &libs);
+		uimage_libraries(s, out->items[i], "*", &libs);
 		for (int k = 0; k < libs.len; k++) {
 			add_unique(out, libs.items[k]);
 			free(libs.items[k]);
@@ -330,8 +334,8 @@ static bool add_file(struct session *s, const char *path, struct strbuf *blob, s
 {
 	const char *dwhy;
 	struct dw_image *img = dw_user(s, path, &dwhy);
-	int fd;
-	Elf *e = elf_file_open(path, &fd);
+	int fd = -1;
+	Elf *e = img ? elf_file_open(img->path, &fd) : NULL;
 	size_t nph;
 
 	if (!img || !e || elf_getphdrnum(e, &nph) != 0) {
