@@ -201,6 +201,7 @@ static int field_spec(struct parser *ps, const char *spec, bool key, char **out,
 		case 'l': n += 8; break;
 		case 's': n += BUNDLE_STRSZ; break;
 		case 'S': n += 32; break;
+		case 'V': n += 64; break;
 		case 'i':
 			if (key && !strcmp(spec, "i")) {
 				n += 4;

@@ -54,6 +54,25 @@ static uint64_t print_hist(struct vm *vm, const uint64_t *r)
 	return 0;
 }
 
+/* reread(value): the copy at value read again from its map, merged over
+ * the CPUs (written back first, as before every helper): a V's variance
+ * is what user space puts there when it merges; 0, or -ENOENT when the
+ * entry is gone. */
+static uint64_t reread(struct vm *vm, uint64_t addr)
+{
+	for (struct region *r = vm->regions; r; r = r->next) {
+		int rc;
+
+		if (r->reserved || r->dead || (uint64_t)(uintptr_t)r->p != addr)
+			continue;
+		rc = umap_read(r->map, r->key, r->p);
+		if (rc == 0)
+			memcpy(r->orig, r->p, r->size);
+		return (uint64_t)(int64_t)rc;
+	}
+	return vm_fail(vm, "reread of a value that is no map's copy"), 0;
+}
+
 /* A clock in ns, as the kernel's time helpers give it. */
 static uint64_t clock_ns(clockid_t id)
 {
@@ -419,6 +438,8 @@ uint64_t vm_call(struct vm *vm, int32_t id)
 		return sprintf_slot(vm, r[1], r[2], r[3]);
 	case HU_PRINT_HIST:
 		return print_hist(vm, r);
+	case HU_REREAD:
+		return reread(vm, r[1]);
 	}
 	vm_fail(vm, "calls helper %d, which stapbpf's interpreter does not have", id);
 	return 0;

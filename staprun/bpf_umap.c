@@ -26,7 +26,7 @@ static size_t cpu_stride(const struct umap *u)
 /* The bytes of one KEYSPEC/VALSPEC field. */
 static size_t field_size(char f)
 {
-	return f == 's' ? BUNDLE_STRSZ : f == 'S' ? 32 : f == 'i' ? 4 : 8;
+	return f == 's' ? BUNDLE_STRSZ : f == 'S' ? 32 : f == 'V' ? 64 : f == 'i' ? 4 : 8;
 }
 
 /* Fields may be unaligned in a value: memcpy. */
@@ -44,9 +44,69 @@ static void put64(uint8_t *p, int64_t v)
 	memcpy(p, &v, 8);
 }
 
+/* Signed 64-bit division truncating toward zero, as the kernel's
+ * div64_s64 (and with INT64_MIN / -1 wrapping, not trapping). */
+static int64_t sdiv64(int64_t a, int64_t b)
+{
+	if (b == -1)
+		return (int64_t)(0 - (uint64_t)a);
+	return a / b;
+}
+
+/*
+ * A V's variance over the CPUs, as the module runtime computes it
+ * (runtime/stat.h: SystemTap 4.8's "total variance" in its integer
+ * arithmetic): with each CPU's count c, mean m and m2, t1 = sum c m,
+ * t2 = sum c m^2, s2 = sum (c - 1) (m2 / (c - 1)), A = (sum << shift) /
+ * count, variance = (t2 - 2 A t1 + A^2 count + s2) / (count - 1) >> 2 shift.
+ * The merged record keeps the one CPU's mean and m2 when only one counted
+ * (so that user space adding to it goes on as that CPU would), else the
+ * overall mean and (count - 1) variance.
+ */
+static void merge_variance(const struct umap *u, const uint8_t *cpus, size_t off, uint8_t *o)
+{
+	size_t stride = cpu_stride(u);
+	uint64_t t1 = 0, t2 = 0, s2 = 0;
+	int64_t shift = 0, count = get64(o), var = 0;
+	int ncounted = 0;
+
+	for (int c = 0; c < u->ncpus; c++) {
+		const uint8_t *v = cpus + c * stride + off;
+		int64_t n = get64(v), m = get64(v + 32), m2 = get64(v + 40);
+		uint64_t cm = (uint64_t)n * (uint64_t)m;
+
+		if (!n)
+			continue;
+		if (!ncounted++) {
+			put64(o + 32, m);
+			put64(o + 40, m2);
+		}
+		shift = get64(v + 48) > shift ? get64(v + 48) : shift;
+		t1 += cm;
+		t2 += cm * (uint64_t)m;
+		if (n > 1)
+			s2 += (uint64_t)(n - 1) * (uint64_t)sdiv64(m2, n - 1);
+	}
+	if (shift < 0 || shift > 16)
+		shift = 0;
+	if (count > 1) {
+		uint64_t a = (uint64_t)sdiv64((int64_t)((uint64_t)get64(o + 8) << shift), count);
+		uint64_t s1 = t2 - 2 * a * t1 + a * a * (uint64_t)count;
+
+		var = sdiv64((int64_t)(s1 + s2), count - 1) >> (2 * shift);
+		if (ncounted > 1) {
+			put64(o + 32, (int64_t)a);
+			put64(o + 40, (int64_t)((uint64_t)(count - 1) * (uint64_t)(var << (2 * shift))));
+		}
+	}
+	put64(o + 48, shift);
+	put64(o + 56, var);
+}
+
 /* The CPUs' values in one, field by field: l added; S counts and sums
- * added, min and max over the CPUs that counted something; s from the
- * first CPU whose string is not all zero. */
+ * added, min and max over the CPUs that counted something (a V too, and
+ * its variance: merge_variance); s from the first CPU whose string is not
+ * all zero. */
 static void merge_cpus(const struct umap *u, const uint8_t *cpus, uint8_t *out)
 {
 	size_t stride = cpu_stride(u), off = 0;
@@ -64,7 +124,7 @@ static void merge_cpus(const struct umap *u, const uint8_t *cpus, uint8_t *out)
 
 				if (!memcmp(o, zero, BUNDLE_STRSZ) && memcmp(v, zero, BUNDLE_STRSZ))
 					memcpy(o, v, BUNDLE_STRSZ);
-			} else if (*f == 'S' && get64(v) != 0) {
+			} else if ((*f == 'S' || *f == 'V') && get64(v) != 0) {
 				bool first = get64(o) == 0;
 
 				put64(o, get64(o) + get64(v));
@@ -75,6 +135,8 @@ static void merge_cpus(const struct umap *u, const uint8_t *cpus, uint8_t *out)
 					put64(o + 24, get64(v + 24));
 			}
 		}
+		if (*f == 'V')   /* once the counts and sums are in */
+			merge_variance(u, cpus, off, out + off);
 	}
 }
 
@@ -230,6 +292,7 @@ static int cmp_field(char t, const uint8_t *a, const uint8_t *b, int aggr)
 		return (p > q) - (p < q);
 	}
 	case 'S':
+	case 'V':
 		x = stat_of(a, aggr);
 		y = stat_of(b, aggr);
 		break;
@@ -290,7 +353,11 @@ static int sort_column(const struct umap *u, unsigned col, struct order *o)
 	return -EINVAL;
 }
 
-/* foreach_start's keys: sorted when dir says so (values read merged), cut to limit. */
+/* foreach_start's keys: sorted when dir says so (values read merged), cut
+ * to limit. Unsorted, they come in ascending order: the module runtime
+ * walks them in insertion order, which a BPF hash map does not keep (its
+ * own order changes from run to run with its hash seed); ascending is the
+ * same order whenever the keys were added in ascending order. */
 int umap_sorted_keys(const struct umap *u, uint64_t spec, int64_t limit, uint8_t **keys, size_t *n)
 {
 	struct order o = { .u = u, .dir = (int)((spec >> 8) & 0xff), .aggr = (int)((spec >> 16) & 0xff) };
@@ -304,6 +371,8 @@ int umap_sorted_keys(const struct umap *u, uint64_t spec, int64_t limit, uint8_t
 	rc = all_keys(u, &k, &count);
 	if (rc < 0)
 		return rc;
+	if (!o.dir && sort_column(u, 1, &o) == 0)
+		o.dir = 1;
 	if (o.dir && count > 1) {
 		idx = malloc(count * sizeof(*idx));
 		sorted = malloc(count * ks);

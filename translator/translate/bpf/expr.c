@@ -237,6 +237,13 @@ static void statop(struct bgen *g, struct expr *e)
 		bg_ja(g, done);
 		bg_place(g, pos);
 		bg_emit(g, B_ALU64 | A_DIV | B_X, R0, R1, 0, 0);
+	} else if (!strcmp(op, "variance") && x->sym->var_used) {
+		int rec = bg_stack(g);   /* read again: user space merges it */
+		stx(g, R10, rec, R0);
+		mov(g, R1, R0);
+		bg_call(g, HU_REREAD);
+		ldx(g, R0, R10, rec);
+		ldx(g, R0, R0, 56);
 	} else {
 		bg_fail(g, e->pos, "@%s has no BPF form yet", op);
 	}
@@ -312,6 +319,15 @@ static void store_long(struct bgen *g, struct expr *e)
 		stx(g, R10, bg_local(g, e->sym)->off, R0);
 }
 
+/* The bytes of an aggregate's record before its buckets: an S (count,
+ * sum, min, max), or a V when @variance is read (then also Welford's mean
+ * and m2 on this CPU, the shift, and the variance user space puts there
+ * when it merges the CPUs: doc/bpf-bundle.md). */
+int bg_stat_bytes(const struct sym *v)
+{
+	return v->var_used ? 64 : 32;
+}
+
 /* The buckets of an aggregate's histogram after its count, sum, min, max:
  * 129 for @hist_log, (hi - lo) / step + 3 for @hist_linear, else none
  * (runtime/hist.h lays them out). */
@@ -375,23 +391,66 @@ static void hist_bucket(struct bgen *g, const struct sym *a, int v)
 	bg_place(g, ok);
 }
 
-/* bucket r3 of the record at base+off, one more */
-static void hist_bump(struct bgen *g, int base, int off)
+/* bucket r3 of the record of a at base+off, one more */
+static void hist_bump(struct bgen *g, const struct sym *a, int base, int off)
 {
 	alu_k(g, A_LSH, R3, 3);
 	bg_emit(g, B_ALU64 | A_ADD | B_X, R3, base, 0, 0);
-	ldx(g, R1, R3, off + 32);
+	ldx(g, R1, R3, off + bg_stat_bytes(a));
 	alu_k(g, A_ADD, R1, 1);
-	stx(g, R3, off + 32, R1);
+	stx(g, R3, off + bg_stat_bytes(a), R1);
+}
+
+/* Welford's step of the V record at r0, whose count already has the value
+ * at r10+v, as runtime/stat.h's stp_stat_add: x = v << shift, delta the
+ * low 32 bits of x - mean (signed, as SystemTap 4.8 has it), mean +=
+ * delta / count (signed division, which BPF has not: on |delta|), m2 +=
+ * delta * (x - mean). Uses r1-r5. */
+static void welford(struct bgen *g, const struct sym *a, int v)
+{
+	int first = bg_label(g), pos = bg_label(g), div = bg_label(g), done = bg_label(g);
+
+	ldx(g, R2, R10, v);
+	alu_k(g, A_LSH, R2, a->var_shift);
+	ldx(g, R1, R0, 0);
+	bg_jmp(g, J_EQ, R1, -1, 1, first);
+	ldx(g, R3, R0, 32);
+	mov(g, R4, R2);
+	bg_emit(g, B_ALU64 | A_SUB | B_X, R4, R3, 0, 0);
+	alu_k(g, A_LSH, R4, 32);
+	alu_k(g, A_ARSH, R4, 32);
+	mov(g, R5, R4);
+	bg_jmp(g, J_SGE, R5, -1, 0, pos);
+	alu_k(g, A_NEG, R5, 0);
+	bg_emit(g, B_ALU64 | A_DIV | B_X, R5, R1, 0, 0);
+	alu_k(g, A_NEG, R5, 0);
+	bg_ja(g, div);
+	bg_place(g, pos);
+	bg_emit(g, B_ALU64 | A_DIV | B_X, R5, R1, 0, 0);
+	bg_place(g, div);
+	bg_emit(g, B_ALU64 | A_ADD | B_X, R3, R5, 0, 0);
+	stx(g, R0, 32, R3);
+	bg_emit(g, B_ALU64 | A_SUB | B_X, R2, R3, 0, 0);
+	bg_emit(g, B_ALU64 | A_MUL | B_X, R2, R4, 0, 0);
+	ldx(g, R1, R0, 40);
+	bg_emit(g, B_ALU64 | A_ADD | B_X, R1, R2, 0, 0);
+	stx(g, R0, 40, R1);
+	bg_ja(g, done);
+	bg_place(g, first);
+	stx(g, R0, 32, R2);
+	bg_emit(g, B_ST | B_MEM | B_DW, R0, 0, 40, 0);
+	bg_place(g, done);
+	bg_emit(g, B_ST | B_MEM | B_DW, R0, 0, 48, a->var_shift);
 }
 
 /* x <<< v on an aggregate (scalar or element): count, sum, min, max and
  * its histogram's bucket on this CPU's record; v in r0 */
 static void stat_add(struct bgen *g, struct expr *lhs)
 {
+	const struct sym *a = lhs->sym;
 	int v = bg_stack(g), have = bg_label(g), first = bg_label(g), nomin = bg_label(g),
 	    nomax = bg_label(g), bump = bg_label(g), done = bg_label(g);
-	int key = -1, nb = bg_hist_buckets(lhs->sym);
+	int key = -1, nb = bg_hist_buckets(a), sb = bg_stat_bytes(a);
 
 	stx(g, R10, v, R0);
 	if (lhs->kind == EXPR_INDEX) {
@@ -402,16 +461,21 @@ static void stat_add(struct bgen *g, struct expr *lhs)
 	}
 	bg_jmp(g, J_NE, R0, -1, 0, have);
 	if (key >= 0) {   /* a new element: {1, v, v, v}, its bucket 1 */
-		int rec = bg_scratch(g, 32 + 8 * nb);
-		for (int i = 32; i < 32 + 8 * nb; i += 8)
+		int rec = bg_scratch(g, sb + 8 * nb);
+		for (int i = 32; i < sb + 8 * nb; i += 8)
 			bg_emit(g, B_ST | B_MEM | B_DW, R7, 0, rec + i, 0);
 		ldx(g, R1, R10, v);
 		bg_emit(g, B_ST | B_MEM | B_DW, R7, 0, rec, 1);
 		for (int i = 1; i < 4; i++)
 			stx(g, R7, rec + 8 * i, R1);
+		if (a->var_used) {   /* mean x, m2 0 */
+			mov(g, R0, R7);
+			alu_k(g, A_ADD, R0, rec);
+			welford(g, a, v);
+		}
 		if (nb) {
-			hist_bucket(g, lhs->sym, v);
-			hist_bump(g, R7, rec);
+			hist_bucket(g, a, v);
+			hist_bump(g, a, R7, rec);
 		}
 		bg_ld_map(g, R1, g->gmap[lhs->sym->index]);
 		str_addr(g, R2, (struct bstr){ R7, key });
@@ -444,10 +508,12 @@ static void stat_add(struct bgen *g, struct expr *lhs)
 	for (int i = 1; i < 4; i++)
 		stx(g, R0, 8 * i, R2);
 	bg_place(g, bump);
+	if (a->var_used)
+		welford(g, a, v);
 	if (nb) {
 		mov(g, R9, R0);
-		hist_bucket(g, lhs->sym, v);
-		hist_bump(g, R9, 0);
+		hist_bucket(g, a, v);
+		hist_bump(g, a, R9, 0);
 	}
 	bg_place(g, done);
 	ldx(g, R0, R10, v);
@@ -478,7 +544,8 @@ static void print_hist(struct bgen *g, struct expr *h, const char *fn, struct sr
 	bg_place(g, empty);
 	error_near(g, "empty aggregate", "identifier", fn, pos);
 	bg_place(g, ok);
-	mov(g, R1, R0);
+	mov(g, R1, R0);   /* the helper finds the buckets 32 bytes on */
+	alu_k(g, A_ADD, R1, bg_stat_bytes(a) - 32);
 	bg_mov_imm(g, R2, a->hist_kind);
 	bg_mov_imm(g, R3, a->hist_lo);
 	bg_mov_imm(g, R4, a->hist_hi);
@@ -520,7 +587,7 @@ static void hist_index(struct bgen *g, struct expr *h, struct expr *idx, struct 
 	bg_jmp(g, J_SGE, R1, -1, nbh, bad);
 	alu_k(g, A_LSH, R1, 3);
 	bg_emit(g, B_ALU64 | A_ADD | B_X, R1, R0, 0, 0);
-	ldx(g, R0, R1, 32);
+	ldx(g, R0, R1, bg_stat_bytes(a));
 	bg_ja(g, done);
 	bg_place(g, bad);
 	error_near(g, "histogram index out of range", "operator", at, h->pos);

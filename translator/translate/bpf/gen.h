@@ -132,6 +132,7 @@ bool bg_tvar(struct bgen *g, struct expr *e);
 bool bg_tvar_defined(struct bgen *g, struct expr *e);
 /* the buckets after an aggregate's count, sum, min, max (0: no histogram) */
 int bg_hist_buckets(const struct sym *v);
+int bg_stat_bytes(const struct sym *v);
 /* stmt.c */
 void bg_stmt(struct bgen *g, struct stmt *st);
 

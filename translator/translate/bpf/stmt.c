@@ -392,9 +392,15 @@ void bg_stmt(struct bgen *g, struct stmt *st)
 
 /* ---- the maps -------------------------------------------------------- */
 
-static char spec_letter(enum type t)
+static char type_letter(enum type t)
 {
 	return t == TYPE_STRING ? 's' : t == TYPE_STATS ? 'S' : 'l';
+}
+
+/* A value's letter: an aggregate whose @variance is read is a V */
+static char spec_letter(const struct sym *v)
+{
+	return v->type == TYPE_STATS && v->var_used ? 'V' : type_letter(v->type);
 }
 
 /* A map for each array and aggregate; every scalar in @globals. */
@@ -409,7 +415,7 @@ static void layout_globals(struct bgen *g)
 	for (int i = 0; i < n; i++) {
 		struct sym *v = s->globals.items[i];
 		char key[16] = "", *val = xcalloc(2 + bg_hist_buckets(v), 1);
-		val[0] = spec_letter(v->type);
+		val[0] = spec_letter(v);
 		memset(val + 1, 'l', bg_hist_buckets(v));   /* S, then the histogram's buckets */
 		int64_t max = v->max_entries > 0 ? v->max_entries : g->maxmapentries;
 
@@ -422,7 +428,7 @@ static void layout_globals(struct bgen *g)
 		}
 		if (v->is_array) {
 			for (int k = 0; k < v->nkeys && k < 9; k++)
-				key[k] = spec_letter(v->key_types[k]);
+				key[k] = type_letter(v->key_types[k]);
 			if (!key[0]) {
 				diag(s, E_BPF_UNSUPPORTED, v->pos, "array '%s' has no keys BPF can type", v->name);
 				g->failed = true;
