@@ -68,7 +68,14 @@ int pass4_build(struct session *s)
 	write_file(fpath, features, strlen(features));
 	free(fpath);
 	free(features);
-	strbuf_addf(&mk, "obj-m := %s.o\nccflags-y := -I%s -Wno-declaration-after-statement -g0",
+	/* Not built for ftrace: the kernel would check each of the module's
+	 * mcount records at load with a lookup that scans every symbol of the
+	 * module (test_for_valid_rec: quadratic, hours for the 280,000
+	 * handlers of kernel.function("*") under TCG, holding ftrace_lock), a
+	 * function tracer would trace the handlers, and each entry would pay
+	 * for the nop. */
+	strbuf_addf(&mk, "obj-m := %s.o\nccflags-remove-y := $(CC_FLAGS_FTRACE)\n"
+		    "ccflags-y := -I%s -Wno-declaration-after-statement -g0",
 		    s->module_name, s->runtime_dir);
 	for (int i = 0; i < s->defines.len; i++)
 		add_define(&mk, s->defines.items[i]);
