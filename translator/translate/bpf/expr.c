@@ -46,7 +46,7 @@ static void error_near(struct bgen *g, const char *msg, const char *what, const 
 {
 	char *f = bg_near_fmt(msg, what, name, pos);
 
-	bg_error(g, f);
+	bg_error(g, msg, f);
 	free(f);
 }
 
@@ -1089,7 +1089,8 @@ static void inline_call(struct bgen *g, struct expr *e, struct bstr *out)
 	}
 }
 
-bool bg_read_mem(struct bgen *g, int size, bool user, const char *fault_fmt)
+bool bg_read_mem(struct bgen *g, int size, bool user, const char *fault_msg, const char *what,
+		 const char *name, struct srcpos pos)
 {
 	int slot = bg_stack(g), addr = bg_stack(g), ok = bg_label(g);
 	static const int sz[] = { [1] = B_B, [2] = B_H, [4] = B_W, [8] = B_DW };
@@ -1105,8 +1106,11 @@ bool bg_read_mem(struct bgen *g, int size, bool user, const char *fault_fmt)
 	mov(g, R3, R0);
 	bg_call(g, user ? H_READ_USER : H_READ_KERNEL);
 	bg_jmp(g, J_EQ, R0, -1, 0, ok);
-	bg_record(g, REC_ERROR, bg_fmt(g, "l", fault_fmt, strlen(fault_fmt)), "l", lv, NULL);
-	bg_ja(g, g->exit_label);
+	{
+		char *f = bg_near_fmt(fault_msg, what, name, pos);
+		bg_raise(g, fault_msg, bg_fmt(g, "l", f, strlen(f)), "l", lv, NULL);
+		free(f);
+	}
 	bg_place(g, ok);
 	bg_emit(g, B_LDX | B_MEM | sz[size], R0, R10, slot, 0);
 	return true;
@@ -1127,12 +1131,8 @@ static bool kernel_read(struct bgen *g, struct expr *e, const char *type)
 	if (i == sizeof(t) / sizeof(t[0]) || e->args.len != 1)
 		return false;
 	snprintf(msg, sizeof(msg), "kernel %s copy fault at 0x%%x [man error::fault]", type);
-	{
-		char *f = bg_near_fmt(msg, "identifier", e->name, e->pos);
-		bg_long(g, e->args.items[0]);
-		bg_read_mem(g, t[i].size, false, f);
-		free(f);
-	}
+	bg_long(g, e->args.items[0]);
+	bg_read_mem(g, t[i].size, false, msg, "identifier", e->name, e->pos);
 	bg_sext(g, 8 * t[i].size);   /* 64 bits: nothing */
 	return true;
 }
@@ -1172,12 +1172,11 @@ static void read_string(struct bgen *g, struct expr *e, struct bstr d, bool user
 	if (has_err) {
 		bg_str_copy(g, d, bg_str(g, a[erri]));
 	} else {
-		char *f = bg_near_fmt(user ? "user string copy fault at 0x%x [man error::fault]"
-				      : "kernel string copy fault at 0x%x [man error::fault]",
-				      "identifier", e->name, e->pos);
+		const char *m = user ? "user string copy fault at 0x%x [man error::fault]"
+				     : "kernel string copy fault at 0x%x [man error::fault]";
+		char *f = bg_near_fmt(m, "identifier", e->name, e->pos);
 		int lv[1] = { addr };
-		bg_record(g, REC_ERROR, bg_fmt(g, "l", f, strlen(f)), "l", lv, NULL);
-		bg_ja(g, g->exit_label);
+		bg_raise(g, m, bg_fmt(g, "l", f, strlen(f)), "l", lv, NULL);
 		free(f);
 	}
 	bg_place(g, ok);
@@ -1295,7 +1294,13 @@ static bool ctx_long(struct bgen *g, struct expr *e, const char *n)
 		bg_jmp(g, J_EQ, R0, -1, 0, found);
 		ldx(g, R0, R0, 0);
 		bg_place(g, found);
-	} else if (!strcmp(n, "exit")) {
+	} else if (!strcmp(n, "returnval") && !e->args.len) {   /* rax, of the context's pt_regs */
+		if (g->user || g->ctx_args)
+			error_near(g, "cannot access function return value (no registers)", "identifier",
+				   n, e->pos);
+		else
+			ldx(g, R0, R6, 80);
+	} else if (!strcmp(n, "exit") || !strcmp(n, "abort")) {
 		int none = bg_label(g);
 		bg_record(g, REC_EXIT, 0, "", NULL, NULL);
 		if (!g->user) {   /* no kernel probe runs after it, as in the module runtime */
@@ -1304,12 +1309,13 @@ static bool ctx_long(struct bgen *g, struct expr *e, const char *n)
 			bg_emit(g, B_ST | B_MEM | B_DW, R0, 0, 8, 0);
 			bg_place(g, none);
 		}
+		if (n[0] == 'a')   /* abort(): this handler ends too; no catch stops it */
+			bg_ja(g, g->exit_label);
 	} else if (!strcmp(n, "error") || !strcmp(n, "warn")) {
 		struct bstr m = bg_str(g, e->args.items[0]);
 		struct bstr sv[1] = { m };
 		if (n[0] == 'e') {   /* error(msg): the message alone, as SystemTap */
-			bg_record(g, REC_ERROR, bg_fmt(g, "s", "%s\n", 3), "s", NULL, sv);
-			bg_ja(g, g->exit_label);
+			bg_raise(g, "%s", bg_fmt(g, "s", "%s\n", 3), "s", NULL, sv);
 		} else {
 			bg_record(g, REC_WARN, bg_fmt(g, "s", "%s\n", 3), "s", NULL, sv);
 		}

@@ -43,6 +43,11 @@ struct binline {        /* a function call being inlined */
 	struct bloc ret;
 };
 
+struct btry {           /* a try being made: where its errors go */
+	int catch_label;
+	struct bloc *var;       /* catch (var): gets the message; or NULL */
+};
+
 struct bgen {
 	struct session *s;
 	bool failed;
@@ -73,6 +78,7 @@ struct bgen {
 	intvec brk, cont;       /* enclosing loops' labels */
 	intvec hist_walks;      /* aggregates (global index) a foreach walks the buckets of */
 	VEC(struct binline *) inl;
+	VEC(struct btry) tries; /* innermost last */
 	int exit_label;
 	int act_slot, act_label;   /* MAXACTION: the count's slot; the error's code */
 	bool act_used;
@@ -107,16 +113,23 @@ void bg_str_literal(struct bgen *g, struct bstr d, const char *s, size_t n);
 /* a record on the ring buffer: fmt id with the values at slots (long: r10
  * offsets in lv, strings in sv, in the order types gives) */
 void bg_record(struct bgen *g, int kind, int fmt, const char *types, const int *lv, const struct bstr *sv);
-/* an ERROR record with text, then the program ends */
-void bg_error(struct bgen *g, const char *text);
+/* The script's error. Outside a try: an ERROR record (fmt with the values
+ * types, lv and sv give, as bg_record) and the end of the program. Inside
+ * one: its catch runs, and its variable, if any, gets the message alone:
+ * bare, a format of the same values without the "near ..." part. */
+void bg_raise(struct bgen *g, const char *bare, int fmt, const char *types, const int *lv,
+	      const struct bstr *sv);
+/* bg_raise of a message with no values: bare, and text (bare near ...) */
+void bg_error(struct bgen *g, const char *bare, const char *text);
 /* text with its % doubled (a format that prints it as it is) */
 char *bg_fmt_quote(const char *text);
 /* "MSG near WHAT 'NAME' at POS\n", %-quoted, as a format */
 char *bg_near_fmt(const char *msg, const char *what, const char *name, struct srcpos pos);
 /* r0 = size (1, 2, 4 or 8) bytes read at address r0, zero-extended; a
- * fault records fault_fmt (one %x: the address) as the probe's error.
- * false for another size */
-bool bg_read_mem(struct bgen *g, int size, bool user, const char *fault_fmt);
+ * fault is the script's error fault_msg (one %x: the address) near what
+ * 'name' at pos. false for another size */
+bool bg_read_mem(struct bgen *g, int size, bool user, const char *fault_msg, const char *what,
+		 const char *name, struct srcpos pos);
 /* MAXACTION: one more action, named by st; the error when there are too many */
 void bg_action(struct bgen *g, const struct stmt *st);
 

@@ -447,8 +447,37 @@ void bg_action(struct bgen *g, const struct stmt *st)
 	free(f);
 }
 
-void bg_error(struct bgen *g, const char *text)
+void bg_raise(struct bgen *g, const char *bare, int fmt, const char *types, const int *lv,
+	      const struct bstr *sv)
 {
-	bg_record(g, REC_ERROR, bg_fmt(g, "", text, strlen(text)), "", NULL, NULL);
-	bg_ja(g, g->exit_label);
+	const struct btry *t = g->tries.len ? &g->tries.items[g->tries.len - 1] : NULL;
+
+	if (!t) {
+		bg_record(g, REC_ERROR, fmt, types, lv, sv);
+		bg_ja(g, g->exit_label);
+		return;
+	}
+	if (t->var && !*types) {
+		bg_str_literal(g, (struct bstr){ R7, t->var->off }, bare, strlen(bare));
+	} else if (t->var && !strcmp(types, "s")) {   /* error(msg): msg */
+		bg_str_copy(g, (struct bstr){ R7, t->var->off }, sv[0]);
+	} else if (t->var && !strcmp(types, "l") && g->user) {   /* formatted by stapbpf */
+		int at = bg_scratch(g, 8);
+		bg_emit(g, B_LDX | B_MEM | B_DW, R1, R10, lv[0], 0);
+		bg_emit(g, B_STX | B_MEM | B_DW, R7, R1, at, 0);
+		bg_emit(g, B_ALU64 | A_MOV | B_X, R1, R7, 0, 0);
+		bg_emit(g, B_ALU64 | A_ADD | B_K, R1, 0, 0, t->var->off);
+		bg_mov_imm(g, R2, bg_fmt(g, "l", bare, strlen(bare)));
+		bg_emit(g, B_ALU64 | A_MOV | B_X, R3, R7, 0, 0);
+		bg_emit(g, B_ALU64 | A_ADD | B_K, R3, 0, 0, at);
+		bg_call(g, HU_SPRINTF);
+	} else if (t->var) {
+		bg_fail(g, g->last_pos, "the message of a fault caught in a kernel probe has no BPF form yet");
+	}
+	bg_ja(g, t->catch_label);
+}
+
+void bg_error(struct bgen *g, const char *bare, const char *text)
+{
+	bg_raise(g, bare, bg_fmt(g, "", text, strlen(text)), "", NULL, NULL);
 }

@@ -379,9 +379,21 @@ void bg_stmt(struct bgen *g, struct stmt *st)
 	case STMT_DELETE:
 		delete(g, st);
 		break;
-	case STMT_TRY:
-		bg_fail(g, st->pos, "try/catch has no BPF form yet");
+	case STMT_TRY: {   /* the errors of its body (bg_raise) go to the catch */
+		struct btry t = { .catch_label = bg_label(g) };
+		int done = bg_label(g);
+		if (st->catch_var && st->catch_var->sym && st->catch_var->sym->type == TYPE_STRING)
+			t.var = bg_local(g, st->catch_var->sym);
+		vec_push(&g->tries, t);
+		bg_stmt(g, st->body);
+		g->tries.len--;
+		bg_ja(g, done);
+		bg_place(g, t.catch_label);
+		if (st->els)
+			bg_stmt(g, st->els);
+		bg_place(g, done);
 		break;
+	}
 	case STMT_EMBEDDED:
 		bg_fail(g, st->pos, "embedded C, which BPF cannot run");
 		break;

@@ -52,11 +52,8 @@ static void read_mem(struct cparse *c, int size, bool user)
 	const struct expr *te = c->te;
 	const char *what = te->kind == EXPR_TARGET ? "identifier" : "operator";
 	const char *name = te->kind == EXPR_TARGET ? te->name : te->kind == EXPR_CAST ? "@cast" : "@var";
-	char *f = bg_near_fmt("read fault [man error::fault] at 0x%x", what, name, te->pos);
-
-	if (!bg_read_mem(c->g, size, user, f))
+	if (!bg_read_mem(c->g, size, user, "read fault [man error::fault] at 0x%x", what, name, te->pos))
 		c->bad = true;
-	free(f);
 }
 
 static void zext(struct bgen *g, int bits)
