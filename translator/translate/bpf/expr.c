@@ -1244,6 +1244,21 @@ static struct bstr ctx_str(struct bgen *g, struct expr *e, const char *n, bool *
 		bg_str_literal(g, d, p, strcspn(p, "\"@"));
 	} else if (!strcmp(n, "substr")) {
 		substr(g, e, d);
+	} else if (!strcmp(n, "module_name") && !e->args.len) {   /* the bundle's name */
+		bg_str_literal(g, d, g->s->module_name, strlen(g->s->module_name));
+	} else if ((!strcmp(n, "tolower") || !strcmp(n, "toupper")) && e->args.len == 1) {
+		/* a copy, then each byte in range flipped: no loop for the verifier */
+		int lo = n[2] == 'l' ? 'A' : 'a';
+		bg_str_copy(g, d, bg_str(g, e->args.items[0]));
+		for (int i = 0; i < BPF_STRSZ - 1; i++) {
+			int skip = bg_label(g);
+			bg_emit(g, B_LDX | B_MEM | B_B, R1, d.base, d.off + i, 0);
+			bg_jmp(g, J_LT, R1, -1, lo, skip);
+			bg_jmp(g, J_GT, R1, -1, lo + 25, skip);
+			alu_k(g, A_XOR, R1, 0x20);
+			bg_emit(g, B_STX | B_MEM | B_B, d.base, R1, d.off + i, 0);
+			bg_place(g, skip);
+		}
 	} else {
 		*done = false;
 	}
@@ -1294,6 +1309,55 @@ static bool ctx_long(struct bgen *g, struct expr *e, const char *n)
 		bg_jmp(g, J_EQ, R0, -1, 0, found);
 		ldx(g, R0, R0, 0);
 		bg_place(g, found);
+	} else if (!strcmp(n, "isinstr") && e->args.len == 2) {
+		/* is b in a: for each start i in a (a loop of one bound, r1), b's
+		 * bytes compared with a's from there without a branch (a branch
+		 * per byte is more paths than the verifier walks): the XOR of the
+		 * two, kept where b's byte is not NUL ((c + 255) >> 8), ORed into
+		 * r5. a is copied before 64 zero bytes, so that a[i + j] stays in
+		 * the slot. */
+		struct bstr a = bg_str(g, e->args.items[0]), b = bg_str(g, e->args.items[1]);
+		struct bstr t = { R7, bg_scratch(g, 2 * BPF_STRSZ) };
+		int outer = bg_label(g), yes = bg_label(g), no = bg_label(g), done = bg_label(g);
+		bg_str_copy(g, t, a);
+		for (int k = BPF_STRSZ; k < 2 * BPF_STRSZ; k += 8)
+			bg_emit(g, B_ST | B_MEM | B_DW, R7, 0, t.off + k, 0);
+		bg_mov_imm(g, R1, 0);
+		bg_place(g, outer);
+		bg_jmp(g, J_GE, R1, -1, BPF_STRSZ - 1, no);
+		mov(g, R3, R7);
+		bg_emit(g, B_ALU64 | A_ADD | B_X, R3, R1, 0, 0);
+		bg_mov_imm(g, R5, 0);
+		for (int j = 0; j < BPF_STRSZ - 1; j++) {
+			bg_emit(g, B_LDX | B_MEM | B_B, R4, b.base, b.off + j, 0);
+			bg_emit(g, B_LDX | B_MEM | B_B, R0, R3, t.off + j, 0);
+			bg_emit(g, B_ALU64 | A_XOR | B_X, R0, R4, 0, 0);
+			alu_k(g, A_ADD, R4, 255);
+			alu_k(g, A_RSH, R4, 8);
+			bg_emit(g, B_ALU64 | A_MUL | B_X, R0, R4, 0, 0);
+			bg_emit(g, B_ALU64 | A_OR | B_X, R5, R0, 0, 0);
+		}
+		bg_jmp(g, J_EQ, R5, -1, 0, yes);
+		bg_emit(g, B_LDX | B_MEM | B_B, R0, R3, t.off, 0);
+		bg_jmp(g, J_EQ, R0, -1, 0, no);
+		alu_k(g, A_ADD, R1, 1);
+		bg_ja(g, outer);
+		/* the answer goes through memory: with r0 = 1 on one way and 0 on
+		 * the other the verifier walks the rest of the program twice
+		 * for each isinstr, 2^n times for n of them */
+		bg_place(g, yes);
+		bg_emit(g, B_ST | B_MEM | B_B, R7, 0, t.off, 1);
+		bg_ja(g, done);
+		bg_place(g, no);
+		bg_emit(g, B_ST | B_MEM | B_B, R7, 0, t.off, 0);
+		bg_place(g, done);
+		bg_emit(g, B_LDX | B_MEM | B_B, R0, R7, t.off, 0);
+	} else if (!strcmp(n, "jiffies") && !e->args.len) {
+		bg_call(g, H_JIFFIES64);
+	} else if (!strcmp(n, "log") && e->args.len == 1) {   /* the message and a newline */
+		struct bstr sv[1] = { bg_str(g, e->args.items[0]) };
+		bg_record(g, REC_PRINTF, bg_fmt(g, "s", "%s\n", 3), "s", NULL, sv);
+		bg_mov_imm(g, R0, 0);
 	} else if (!strcmp(n, "returnval") && !e->args.len) {   /* rax, of the context's pt_regs */
 		if (g->user || g->ctx_args)
 			error_near(g, "cannot access function return value (no registers)", "identifier",

@@ -52,6 +52,12 @@ static void read_mem(struct cparse *c, int size, bool user)
 	const struct expr *te = c->te;
 	const char *what = te->kind == EXPR_TARGET ? "identifier" : "operator";
 	const char *name = te->kind == EXPR_TARGET ? te->name : te->kind == EXPR_CAST ? "@cast" : "@var";
+
+	if (c->g->user && !user) {   /* stapbpf's interpreter cannot read the kernel */
+		bg_fail(c->g, te->pos, "reading kernel memory in a begin, end or error probe "
+			"(stapbpf runs them in user space)");
+		return;
+	}
 	if (!bg_read_mem(c->g, size, user, "read fault [man error::fault] at 0x%x", what, name, te->pos))
 		c->bad = true;
 }
