@@ -25,14 +25,7 @@
 #include "lock.h"
 
 #include "hist.h"
-
-struct stp_stat {
-	int64_t count, sum, min, max;
-	int64_t avg;			/* filled by stp_stat_finish */
-	int64_t mean, m2;		/* one CPU's Welford, on values << shift */
-	int64_t t1, t2, s2;		/* merged: sums over CPUs for the variance */
-	int64_t buckets[];
-};
+#include "variance.h"	/* struct stp_stat, the merge of the variance */
 
 /* offsets to sort an array of aggregates on (foreach ... @count+) */
 #define STP_STAT_SORT_COUNT offsetof(struct stp_stat, count)
@@ -70,27 +63,6 @@ static inline void stp_stat_add(struct stp_stat *st, const struct stp_stat_desc 
 		st->buckets[stp_stat_bucket(d, v)]++;
 }
 
-/*
- * SystemTap 4.8's variance across CPUs is the "total variance": with each
- * CPU's count c, running mean m and variance m2 / (c - 1) (integer
- * division), and the overall mean A = sum / count,
- *   ( sum c (m - A)^2 + sum (c - 1) var ) / (count - 1).
- * A is only known once every CPU is merged, so the merge keeps
- * t1 = sum c m, t2 = sum c m^2 and s2 = sum (c - 1) var, and
- * stp_stat_variance expands the square (exact in 64-bit wrapping
- * arithmetic, as the direct sum is).
- */
-static inline void stp_stat_merge_variance(struct stp_stat *dst, const struct stp_stat *src)
-{
-	u64 cm = (u64)src->count * (u64)src->mean;
-
-	dst->t1 = (int64_t)((u64)dst->t1 + cm);
-	dst->t2 = (int64_t)((u64)dst->t2 + cm * (u64)src->mean);
-	if (src->count > 1)
-		dst->s2 = (int64_t)((u64)dst->s2 + (u64)(src->count - 1) *
-				    (u64)div64_s64(src->m2, src->count - 1));
-}
-
 /* dst += src (one CPU's record into the merge). */
 static __maybe_unused void stp_stat_merge(struct stp_stat *dst, const struct stp_stat *src,
 			   const struct stp_stat_desc *d)
@@ -126,17 +98,6 @@ static inline void stp_stat_finish(struct stp_stat *st)
 	st->avg = st->count ? div64_s64(st->sum, st->count) : 0;
 }
 
-/* @variance of a merged record (see stp_stat_merge_variance). */
-static inline int64_t stp_stat_variance(const struct stp_stat *st, const struct stp_stat_desc *d)
-{
-	u64 a, s1;
-
-	if (st->count < 2)
-		return 0;
-	a = (u64)div64_s64((int64_t)((u64)st->sum << d->shift), st->count);
-	s1 = (u64)st->t2 - 2 * a * (u64)st->t1 + a * a * (u64)st->count;
-	return div64_s64((int64_t)(s1 + (u64)st->s2), st->count - 1) >> (2 * d->shift);
-}
 
 /* Buckets a script can index or iterate: SystemTap numbers log buckets
  * 0..127 (our last one, 2^63 and up, no 64-bit value reaches), linear ones

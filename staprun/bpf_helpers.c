@@ -54,22 +54,28 @@ static uint64_t print_hist(struct vm *vm, const uint64_t *r)
 	return 0;
 }
 
+/* A map value's copy read again from its map: in step with it, or dead
+ * when its entry is gone (-ENOENT). */
+static int read_again(struct region *r)
+{
+	int rc = umap_read(r->map, r->key, r->p);
+
+	if (rc == 0)
+		memcpy(r->orig, r->p, r->size);
+	else if (rc == -ENOENT)
+		r->dead = true;
+	return rc;
+}
+
 /* reread(value): the copy at value read again from its map, merged over
  * the CPUs (written back first, as before every helper): a V's variance
  * is what user space puts there when it merges; 0, or -ENOENT when the
  * entry is gone. */
 static uint64_t reread(struct vm *vm, uint64_t addr)
 {
-	for (struct region *r = vm->regions; r; r = r->next) {
-		int rc;
-
-		if (r->reserved || r->dead || (uint64_t)(uintptr_t)r->p != addr)
-			continue;
-		rc = umap_read(r->map, r->key, r->p);
-		if (rc == 0)
-			memcpy(r->orig, r->p, r->size);
-		return (uint64_t)(int64_t)rc;
-	}
+	for (struct region *r = vm->regions; r; r = r->next)
+		if (!r->reserved && !r->dead && (uint64_t)(uintptr_t)r->p == addr)
+			return (uint64_t)(int64_t)read_again(r);
 	return vm_fail(vm, "reread of a value that is no map's copy"), 0;
 }
 
@@ -178,17 +184,9 @@ void vm_flush(struct vm *vm)
  * later lookup of the key does not find them). */
 static void refresh(struct vm *vm, const struct umap *u)
 {
-	for (struct region *r = vm->regions; r; r = r->next) {
-		int rc;
-
-		if (r->reserved || r->dead || r->map != u)
-			continue;
-		rc = umap_read(u, r->key, r->p);
-		if (rc == 0)
-			memcpy(r->orig, r->p, r->size);
-		else if (rc == -ENOENT)
-			r->dead = true;
-	}
+	for (struct region *r = vm->regions; r; r = r->next)
+		if (!r->reserved && !r->dead && r->map == u)
+			read_again(r);
 }
 
 /* map_lookup_elem: the copy of the value at key (the same copy for the

@@ -10,6 +10,7 @@
 #include <bpf/bpf.h>
 
 #include "bpf_umap.h"
+#include "variance.h"
 
 /* Per-CPU maps give and take one value per possible CPU. */
 static bool is_percpu(const struct umap *u)
@@ -44,62 +45,43 @@ static void put64(uint8_t *p, int64_t v)
 	memcpy(p, &v, 8);
 }
 
-/* Signed 64-bit division truncating toward zero, as the kernel's
- * div64_s64 (and with INT64_MIN / -1 wrapping, not trapping). */
-static int64_t sdiv64(int64_t a, int64_t b)
-{
-	if (b == -1)
-		return (int64_t)(0 - (uint64_t)a);
-	return a / b;
-}
-
 /*
- * A V's variance over the CPUs, as the module runtime computes it
- * (runtime/stat.h: SystemTap 4.8's "total variance" in its integer
- * arithmetic): with each CPU's count c, mean m and m2, t1 = sum c m,
- * t2 = sum c m^2, s2 = sum (c - 1) (m2 / (c - 1)), A = (sum << shift) /
- * count, variance = (t2 - 2 A t1 + A^2 count + s2) / (count - 1) >> 2 shift.
- * The merged record keeps the one CPU's mean and m2 when only one counted
- * (so that user space adding to it goes on as that CPU would), else the
- * overall mean and (count - 1) variance.
+ * A V's variance over the CPUs, with the module runtime's own code
+ * (runtime/variance.h: SystemTap 4.8's "total variance" in its integer
+ * arithmetic) on each CPU's count, mean and m2; o already holds the merged
+ * count and sum. The merged record keeps the one CPU's mean and m2 when only
+ * one counted (so that user space adding to it goes on as that CPU would),
+ * else the overall mean and (count - 1) variance.
  */
 static void merge_variance(const struct umap *u, const uint8_t *cpus, size_t off, uint8_t *o)
 {
 	size_t stride = cpu_stride(u);
-	uint64_t t1 = 0, t2 = 0, s2 = 0;
-	int64_t shift = 0, count = get64(o), var = 0;
+	struct stp_stat m = { .count = get64(o), .sum = get64(o + 8) };
+	struct stp_stat_desc d = { .variance = 1 };
+	int64_t var;
 	int ncounted = 0;
 
 	for (int c = 0; c < u->ncpus; c++) {
 		const uint8_t *v = cpus + c * stride + off;
-		int64_t n = get64(v), m = get64(v + 32), m2 = get64(v + 40);
-		uint64_t cm = (uint64_t)n * (uint64_t)m;
+		struct stp_stat one = { .count = get64(v), .mean = get64(v + 32), .m2 = get64(v + 40) };
 
-		if (!n)
+		if (!one.count)
 			continue;
 		if (!ncounted++) {
-			put64(o + 32, m);
-			put64(o + 40, m2);
+			put64(o + 32, one.mean);
+			put64(o + 40, one.m2);
 		}
-		shift = get64(v + 48) > shift ? get64(v + 48) : shift;
-		t1 += cm;
-		t2 += cm * (uint64_t)m;
-		if (n > 1)
-			s2 += (uint64_t)(n - 1) * (uint64_t)sdiv64(m2, n - 1);
+		d.shift = get64(v + 48) > d.shift ? (int)get64(v + 48) : d.shift;
+		stp_stat_merge_variance(&m, &one);
 	}
-	if (shift < 0 || shift > 16)
-		shift = 0;
-	if (count > 1) {
-		uint64_t a = (uint64_t)sdiv64((int64_t)((uint64_t)get64(o + 8) << shift), count);
-		uint64_t s1 = t2 - 2 * a * t1 + a * a * (uint64_t)count;
-
-		var = sdiv64((int64_t)(s1 + s2), count - 1) >> (2 * shift);
-		if (ncounted > 1) {
-			put64(o + 32, (int64_t)a);
-			put64(o + 40, (int64_t)((uint64_t)(count - 1) * (uint64_t)(var << (2 * shift))));
-		}
+	if (d.shift < 0 || d.shift > 16)
+		d.shift = 0;
+	var = stp_stat_variance(&m, &d);
+	if (m.count > 1 && ncounted > 1) {
+		put64(o + 32, stp_div64_s64((int64_t)((uint64_t)m.sum << d.shift), m.count));
+		put64(o + 40, (int64_t)((uint64_t)(m.count - 1) * ((uint64_t)var << (2 * d.shift))));
 	}
-	put64(o + 48, shift);
+	put64(o + 48, d.shift);
 	put64(o + 56, var);
 }
 

@@ -42,7 +42,7 @@
 #include "env.h"
 #include "passes.h"
 #include "build/recipe.h"
-#include "target/sysroot.h"
+#include "target/kernel.h"
 
 #define MODCACHE_VERSION "1"
 #define DEFAULT_LIMIT_MB 256
@@ -172,9 +172,7 @@ static char *run_key(struct session *s)
 	add_field(&sb, "kbuild", tree);
 	add_field(&sb, "sysroot", s->sysroot);
 	add_list(&sb, "sysenv", s->sysenv.items, s->sysenv.len);
-	char *image = xasprintf("%s/boot/vmlinuz-%s", sysroot_dir(s), s->kernel_release);
-	add_identity(&sb, image);
-	free(image);
+	add_identity(&sb, target_kernel(s)->image);
 	add_environment(&sb);
 	char *key = hex_key('s', &sb);
 	strbuf_release(&sb);

@@ -68,15 +68,21 @@ char *uimage_resolve(struct session *s, const char *arg, char **why)
 	return NULL;
 }
 
-/* Add the target path once. */
+static bool has_path(const strvec *v, const char *path)
+{
+	for (int k = 0; k < v->len; k++)
+		if (!strcmp(v->items[k], path))
+			return true;
+	return false;
+}
+
+/* Add the (allocated) path once. */
 static void add_path(strvec *out, char *path)
 {
-	for (int k = 0; k < out->len; k++)
-		if (!strcmp(out->items[k], path)) {
-			free(path);
-			return;
-		}
-	vec_push(out, path);
+	if (has_path(out, path))
+		free(path);
+	else
+		vec_push(out, path);
 }
 
 void uimage_glob(struct session *s, const char *pattern, strvec *out)
@@ -101,6 +107,33 @@ void uimage_glob(struct session *s, const char *pattern, strvec *out)
 		add_path(out, real);
 	}
 	globfree(&g);
+}
+
+/* The library name as the target's loader finds it on dirs (a
+ * colon-separated list; $ORIGIN is the directory of the object that
+ * needs it): its target path, or NULL. */
+static char *find_library(struct session *s, const char *name, const char *dirs, const char *origin)
+{
+	char *real = NULL;
+
+	for (const char *p = dirs; *p && !real; ) {
+		size_t l = strcspn(p, ":");
+		char *why = NULL, *cand = NULL;
+
+		if (l && !strncmp(p, "$ORIGIN", 7))
+			cand = xasprintf("%s%.*s/%s", origin, (int)l - 7, p + 7, name);
+		else if (l)
+			cand = xasprintf("%.*s/%s", (int)l, p, name);
+		if (cand && cand[0] == '/' && (real = sysroot_realpath(s, cand, &why)) &&
+		    !target_access(s, real, R_OK)) {
+			free(real);
+			real = NULL;
+		}
+		free(why);
+		free(cand);
+		p += l + (p[l] == ':');
+	}
+	return real;
 }
 
 /* Under a sysroot ldd would ask this system's loader: follow the
@@ -142,31 +175,8 @@ static void needed_libraries(struct session *s, const char *exe, strvec *found)
 		struct strbuf dirs = STRBUF_INIT;
 		strbuf_addf(&dirs, "%s:%s:%s", env ? env : "", runpath ? runpath : "", std_dirs);
 		for (int n = 0; n < needed.len; n++) {
-			const char *name = needed.items[n];
-			char *real = NULL;
-			for (const char *p = dirs.buf; *p && !real; ) {
-				size_t l = strcspn(p, ":");
-				if (l) {
-					char *dir = xstrndup(p, l), *why = NULL, *cand;
-					if (!strncmp(dir, "$ORIGIN", 7))
-						cand = xasprintf("%s%s/%s", origin, dir + 7, name);
-					else
-						cand = xasprintf("%s/%s", dir, name);
-					if (cand[0] == '/' && (real = sysroot_realpath(s, cand, &why)) &&
-					    !target_access(s, real, R_OK)) {
-						free(real);
-						real = NULL;
-					}
-					free(why);
-					free(cand);
-					free(dir);
-				}
-				p += l + (p[l] == ':');
-			}
-			bool seen = false;
-			for (int k = 0; real && k < todo.len && !seen; k++)
-				seen = !strcmp(todo.items[k], real);
-			if (real && !seen) {
+			char *real = find_library(s, needed.items[n], dirs.buf, origin);
+			if (real && !has_path(&todo, real)) {
 				vec_push(&todo, real);
 				vec_push(found, xstrdup(real));
 			} else {
@@ -221,13 +231,8 @@ void uimage_libraries(struct session *s, const char *exe, const char *lib, strve
 			continue;
 		p[strcspn(p, " (")] = 0;
 		const char *base = strrchr(p, '/') + 1;
-		if ((fnmatch(lib, p, 0) == 0 || fnmatch(lib, base, 0) == 0) && realpath(p, buf)) {
-			bool dup = false;
-			for (int i = 0; i < out->len && !dup; i++)
-				dup = !strcmp(out->items[i], buf);
-			if (!dup)
-				vec_push(out, xstrdup(buf));
-		}
+		if ((fnmatch(lib, p, 0) == 0 || fnmatch(lib, base, 0) == 0) && realpath(p, buf))
+			add_path(out, xstrdup(buf));
 	}
 	free(text);
 }

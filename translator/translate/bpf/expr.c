@@ -199,6 +199,23 @@ static struct bstr read_index_str(struct bgen *g, struct expr *e)
 	return d;
 }
 
+/* dst /= div, truncating toward zero, for a div known to be positive (a
+ * count): BPF's division is unsigned, so it divides |dst| and puts the
+ * sign back. Uses no other register. */
+static void sdiv_by_count(struct bgen *g, int dst, int div)
+{
+	int pos = bg_label(g), done = bg_label(g);
+
+	bg_jmp(g, J_SGE, dst, -1, 0, pos);
+	alu_k(g, A_NEG, dst, 0);
+	bg_emit(g, B_ALU64 | A_DIV | B_X, dst, div, 0, 0);
+	alu_k(g, A_NEG, dst, 0);
+	bg_ja(g, done);
+	bg_place(g, pos);
+	bg_emit(g, B_ALU64 | A_DIV | B_X, dst, div, 0, 0);
+	bg_place(g, done);
+}
+
 /* @count(x) @sum @min @max @avg of an aggregate (begin/end only: the
  * interpreter's lookup merges the CPUs' values); an empty one gives 0 to
  * @count and @sum and is an error for the rest, as in the module runtime */
@@ -228,15 +245,8 @@ static void statop(struct bgen *g, struct expr *e)
 	} else if (!strcmp(op, "max")) {
 		ldx(g, R0, R0, 24);
 	} else if (!strcmp(op, "avg")) {   /* sum / count, signed */
-		int pos = bg_label(g);
 		ldx(g, R0, R0, 8);
-		bg_jmp(g, J_SGE, R0, -1, 0, pos);
-		alu_k(g, A_NEG, R0, 0);
-		bg_emit(g, B_ALU64 | A_DIV | B_X, R0, R1, 0, 0);
-		alu_k(g, A_NEG, R0, 0);
-		bg_ja(g, done);
-		bg_place(g, pos);
-		bg_emit(g, B_ALU64 | A_DIV | B_X, R0, R1, 0, 0);
+		sdiv_by_count(g, R0, R1);
 	} else if (!strcmp(op, "variance") && x->sym->var_used) {
 		int rec = bg_stack(g);   /* read again: user space merges it */
 		stx(g, R10, rec, R0);
@@ -404,11 +414,11 @@ static void hist_bump(struct bgen *g, const struct sym *a, int base, int off)
 /* Welford's step of the V record at r0, whose count already has the value
  * at r10+v, as runtime/stat.h's stp_stat_add: x = v << shift, delta the
  * low 32 bits of x - mean (signed, as SystemTap 4.8 has it), mean +=
- * delta / count (signed division, which BPF has not: on |delta|), m2 +=
+ * delta / count (sdiv_by_count: BPF has no signed division), m2 +=
  * delta * (x - mean). Uses r1-r5. */
 static void welford(struct bgen *g, const struct sym *a, int v)
 {
-	int first = bg_label(g), pos = bg_label(g), div = bg_label(g), done = bg_label(g);
+	int first = bg_label(g), done = bg_label(g);
 
 	ldx(g, R2, R10, v);
 	alu_k(g, A_LSH, R2, a->var_shift);
@@ -420,14 +430,7 @@ static void welford(struct bgen *g, const struct sym *a, int v)
 	alu_k(g, A_LSH, R4, 32);
 	alu_k(g, A_ARSH, R4, 32);
 	mov(g, R5, R4);
-	bg_jmp(g, J_SGE, R5, -1, 0, pos);
-	alu_k(g, A_NEG, R5, 0);
-	bg_emit(g, B_ALU64 | A_DIV | B_X, R5, R1, 0, 0);
-	alu_k(g, A_NEG, R5, 0);
-	bg_ja(g, div);
-	bg_place(g, pos);
-	bg_emit(g, B_ALU64 | A_DIV | B_X, R5, R1, 0, 0);
-	bg_place(g, div);
+	sdiv_by_count(g, R5, R1);
 	bg_emit(g, B_ALU64 | A_ADD | B_X, R3, R5, 0, 0);
 	stx(g, R0, 32, R3);
 	bg_emit(g, B_ALU64 | A_SUB | B_X, R2, R3, 0, 0);
