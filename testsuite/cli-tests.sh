@@ -128,6 +128,13 @@ if [ "$out" = cli_hello.ko ] && [ -s cli_hello.ko ] && modinfo=$(strings cli_hel
 else
 	bad "-v -p4 -m NAME" "stdout: $out" "$(cat err)"
 fi
+# no ftrace entry calls in the module: the kernel checks each at load with a
+# scan of all the module's symbols (quadratic: kernel.function("*") never loaded)
+if [ -s cli_hello.ko ] && ! readelf -SW cli_hello.ko | grep -q '__mcount_loc\|__patchable_function_entries'; then
+	ok "modules are built without ftrace's entry calls (no __mcount_loc)"
+else
+	bad "ftrace entry calls in the module" "$(readelf -SW cli_hello.ko | grep -i mcount)"
+fi
 if "$STAP" --list-tags | grep -q '^E_UNRESOLVED_FUNC *semantic error: '; then
 	ok "--list-tags"
 else
