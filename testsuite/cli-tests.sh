@@ -135,6 +135,22 @@ if [ -s cli_hello.ko ] && ! readelf -SW cli_hello.ko | grep -q '__mcount_loc\|__
 else
 	bad "ftrace entry calls in the module" "$(readelf -SW cli_hello.ko | grep -i mcount)"
 fi
+# MAXKPROBES (semko/E_TOO_MANY_KPROBES.*): -D raises it; with --runtime=bpf a
+# .call entry is a kprobe too (BPF attaches all through the kprobe PMU)
+rw='probe kernel.function("*@fs/read_write.c") { }'
+if "$STAP" -p2 -DMAXKPROBES=200 -e "$rw" > /dev/null 2>&1 &&
+   ! out=$("$STAP" -p2 -DMAXKPROBES=100 -e "$rw" 2>&1) && grep -q 'E_TOO_MANY_KPROBES' <<< "$out"; then
+	ok "-DMAXKPROBES=N sets the kprobe limit"
+else
+	bad "-DMAXKPROBES=N" "$out"
+fi
+rw='probe kernel.function("*@fs/read_write.c").call { }'
+if "$STAP" -p2 -DMAXKPROBES=20 -e "$rw" > /dev/null 2>&1 &&
+   ! out=$("$STAP" -p2 --runtime=bpf -DMAXKPROBES=20 -e "$rw" 2>&1) && grep -q 'E_TOO_MANY_KPROBES' <<< "$out"; then
+	ok "MAXKPROBES counts ftrace entries only with --runtime=bpf"
+else
+	bad "MAXKPROBES and .call" "$out"
+fi
 if "$STAP" --list-tags | grep -q '^E_UNRESOLVED_FUNC *semantic error: '; then
 	ok "--list-tags"
 else

@@ -587,6 +587,18 @@ static int rm_tree(const char *path)
 	return rmdir(path);
 }
 
+long long session_define(const struct session *s, const char *name, long long dflt)
+{
+	size_t n = strlen(name);
+
+	for (int i = 0; i < s->defines.len; i++) {
+		const char *d = s->defines.items[i];
+		if (!strncmp(d, name, n) && (d[n] == '=' || !d[n]))
+			dflt = d[n] ? strtoll(d + n + 1, NULL, 0) : 1;
+	}
+	return dflt;
+}
+
 void cleanup_session(struct session *s)
 {
 	if (!s->tmpdir)

@@ -48,6 +48,7 @@ struct session {
 	VEC(char *) ssh_remotes;  /* --remote=ssh://[USER@]HOST[:PORT] or [USER@]HOST */
 	bool remote_prefix;       /* --remote-prefix: "N: " before each host's lines */
 	const char *runtime_dir;  /* -R DIR */
+	int kprobes;              /* pass 2: kernel kprobe table entries the probes take */
 	bool runtime_bpf;         /* --runtime=bpf: eBPF programs for stapbpf, not a module */
 	VEC(char *) defines;      /* -D NAME[=VALUE] */
 	VEC(char *) kbuild_vars;  /* -B NAME=VALUE: make variables for kbuild */

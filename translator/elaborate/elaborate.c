@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "diag.h"
+#include "options.h"
 #include "passes.h"
 #include "format.h"
 #include "probes/provider.h"
@@ -997,6 +998,35 @@ static void add_user_script(struct session *s, struct script *sc)
 	}
 }
 
+/* The kernel keeps kprobes in a table of 64 chains, walked at each
+ * registration and at each hit: 250,000 (kernel.function("*") with its
+ * inlined copies) took more than half an hour to arm in the guest and made
+ * every kernel call crawl. Past MAXKPROBES a script is refused at the point
+ * that crossed it, as SystemTap refuses kernel.function("*"). */
+static void count_kprobes(struct session *s, struct probe_point *pp, int from)
+{
+	long long limit = session_define(s, "MAXKPROBES", 50000);
+	int mine = 0;
+
+	for (int i = from; i < s->probes.len; i++) {
+		const struct derived_probe *dp = s->probes.items[i];
+		mine += dp->prov->takes_kprobe && dp->prov->takes_kprobe(s, dp);
+	}
+	s->kprobes += mine;
+	if (mine && s->kprobes > limit && s->kprobes - mine <= limit) {
+		char *t = pp_text(pp);
+		char *all = mine < s->kprobes ? xasprintf(" (%d with the points before it)", s->kprobes)
+					       : xstrdup("");
+		diag(s, E_TOO_MANY_KPROBES, pp->pos,
+		     "probe point %s needs %d kprobes%s, more than MAXKPROBES (%lld): the kernel's kprobe "
+		     "table cannot arm so many at a usable speed; a .call point puts function entries on "
+		     "ftrace instead, a narrower pattern needs fewer, -DMAXKPROBES=N raises the limit",
+		     t, mine, all, limit);
+		free(all);
+		free(t);
+	}
+}
+
 /* A probe point names an alias (expanded into new probes), or is offered
  * to each provider in turn. */
 static void derive_point(struct session *s, struct probe *p, struct probe_point *pp, int depth)
@@ -1042,6 +1072,8 @@ static void derive_point(struct session *s, struct probe *p, struct probe_point 
 	}
 	for (int i = 0; providers[i]; i++) {
 		int r = providers[i]->derive(s, p, pp);
+		if (r > 0)
+			count_kprobes(s, pp, before);
 		if (r)
 			return;
 	}

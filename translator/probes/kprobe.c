@@ -158,6 +158,7 @@ static const char *const shapes[] = { "kprobe.function()", "kprobe.statement()",
 
 const struct provider kprobe_provider = {
 	.bpf_section = kp_bpf_section,
+	.takes_kprobe = kp_takes_kprobe,
 	.name = "kprobe",
 	.runtime_header = "kprobes.h",
 	.probe_type = kp_probe_type,

@@ -34,6 +34,11 @@ bool kp_is_return(const struct derived_probe *dp)
 	return ((const struct kp_site *)dp->data)->ret;
 }
 
+bool kp_takes_kprobe(const struct session *s, const struct derived_probe *dp)
+{
+	return s->runtime_bpf || !((const struct kp_site *)dp->data)->fentry;
+}
+
 /* --runtime=bpf: a kprobe on the same site, through the kprobe PMU */
 int kp_bpf_section(const struct derived_probe *dp, struct strbuf *out, bool *optional, const char **why)
 {

@@ -29,6 +29,10 @@ void kp_site_attach(struct derived_probe *dp, const struct kp_site *site);
 
 /* Is the site's probe a kretprobe? */
 bool kp_is_return(const struct derived_probe *dp);
+/* The provider's takes_kprobe hook: every site is a kprobe, except an
+ * entry on runtime/fentry.h's ftrace_ops in a module (BPF attaches all
+ * through the kprobe PMU). */
+bool kp_takes_kprobe(const struct session *s, const struct derived_probe *dp);
 /* The provider's bpf_section hook for a site's probe. */
 int kp_bpf_section(const struct derived_probe *dp, struct strbuf *out, bool *optional, const char **why);
 /* probe_type() of a site's probe: "kprobe" or "kretprobe". */

@@ -142,6 +142,10 @@ struct provider {
 	 * (E_BPF_UNSUPPORTED). */
 	int (*bpf_section)(const struct derived_probe *dp, struct strbuf *out, bool *optional,
 			   const char **why);
+	/* Pass 2: does dp take an entry of the kernel's kprobe table (a
+	 * kprobe or kretprobe, not a site on the module's own ftrace_ops)?
+	 * No hook: none of the family's probes do. */
+	bool (*takes_kprobe)(const struct session *s, const struct derived_probe *dp);
 	/* begin(N), end(N), error(N): N, the order they run in (0 by default). */
 	int64_t (*probe_order)(const struct derived_probe *dp);
 	/* Pass 2: a module for unprivileged users (--privilege=stapusr or

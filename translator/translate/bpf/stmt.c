@@ -528,7 +528,7 @@ static void probe_program(struct bgen *g, struct derived_probe *dp)
 static bool defines(struct bgen *g)
 {
 	static const char *const mine[] = { "MAXACTION", "MAXMAPENTRIES", "MAXSTRINGLEN", "MAXNESTING",
-					    "MAXTRYLOCK", "TRYLOCKDELAY", NULL };
+					    "MAXTRYLOCK", "TRYLOCKDELAY", "MAXKPROBES", NULL };
 	bool ok = true;
 
 	g->maxaction = 1000;
