@@ -9,38 +9,6 @@
 #include "probes/provider.h"
 #include "translate/bpf/gen.h"
 
-static void mov(struct bgen *g, int dst, int src)
-{
-	bg_emit(g, B_ALU64 | A_MOV | B_X, dst, src, 0, 0);
-}
-
-static void alu_k(struct bgen *g, int op, int reg, int32_t imm)
-{
-	bg_emit(g, B_ALU64 | op | B_K, reg, 0, 0, imm);
-}
-
-static void ldx(struct bgen *g, int dst, int base, int off)
-{
-	bg_emit(g, B_LDX | B_MEM | B_DW, dst, base, off, 0);
-}
-
-static void stx(struct bgen *g, int base, int off, int src)
-{
-	bg_emit(g, B_STX | B_MEM | B_DW, base, src, off, 0);
-}
-
-/* r = the address of a string slot (an argument to a helper) */
-static void str_addr(struct bgen *g, int reg, struct bstr s)
-{
-	mov(g, reg, s.base);
-	alu_k(g, A_ADD, reg, s.off);
-}
-
-static struct bstr scratch_str(struct bgen *g)
-{
-	return (struct bstr){ R7, bg_scratch(g, BPF_STRSZ) };
-}
-
 static void error_near(struct bgen *g, const char *msg, const char *what, const char *name,
 		       struct srcpos pos)
 {
@@ -927,11 +895,8 @@ static void print(struct bgen *g, struct expr *e, struct bstr *out)
 
 	bool to_str = n[0] == 's';
 
-	if (to_str) {
-		if (!user_only(g, e->pos, xasprintf("%s() (stapbpf formats)", n)))
-			return;
+	if (to_str)
 		n++;
-	}
 	if (!strcmp(n, "printf")) {
 		strbuf_add(&fmt, args[0]->str, args[0]->str_len);
 		first = 1;
@@ -1004,7 +969,11 @@ static void print(struct bgen *g, struct expr *e, struct bstr *out)
 			strbuf_addch(&types, 'l');
 		}
 	}
-	if (to_str) {   /* the values laid out as in a record, then formatted */
+	if (to_str && !g->user) {   /* made by BPF code */
+		struct bstr d = scratch_str(g);
+		if (bg_kformat(g, fmt.buf, fmt.len, types.buf, lv, sv, d, e->pos))
+			*out = d;
+	} else if (to_str) {   /* the values laid out as in a record, then formatted by stapbpf */
 		int size = 0, at, li = 0, si = 0;
 		struct bstr d = scratch_str(g);
 		for (const char *t = types.buf; *t; t++)

@@ -133,6 +133,50 @@ bool bg_read_mem(struct bgen *g, int size, bool user, const char *fault_msg, con
 /* MAXACTION: one more action, named by st; the error when there are too many */
 void bg_action(struct bgen *g, const struct stmt *st);
 
+/* One-instruction shorthands, and the slots strings live in. */
+static inline void mov(struct bgen *g, int dst, int src)
+{
+	bg_emit(g, B_ALU64 | A_MOV | B_X, dst, src, 0, 0);
+}
+
+static inline void alu_k(struct bgen *g, int op, int reg, int32_t imm)
+{
+	bg_emit(g, B_ALU64 | op | B_K, reg, 0, 0, imm);
+}
+
+static inline void alu_x(struct bgen *g, int op, int dst, int src)
+{
+	bg_emit(g, B_ALU64 | op | B_X, dst, src, 0, 0);
+}
+
+static inline void ldx(struct bgen *g, int dst, int base, int off)
+{
+	bg_emit(g, B_LDX | B_MEM | B_DW, dst, base, off, 0);
+}
+
+static inline void stx(struct bgen *g, int base, int off, int src)
+{
+	bg_emit(g, B_STX | B_MEM | B_DW, base, src, off, 0);
+}
+
+/* r = the address of a string slot (an argument to a helper) */
+static inline void str_addr(struct bgen *g, int reg, struct bstr s)
+{
+	mov(g, reg, s.base);
+	alu_k(g, A_ADD, reg, s.off);
+}
+
+static inline struct bstr scratch_str(struct bgen *g)
+{
+	return (struct bstr){ R7, bg_scratch(g, BPF_STRSZ) };
+}
+
+/* kfmt.c: in a kernel probe, d = fmt (a checked format) of the values
+ * (long: r10 offsets in lv, strings in sv, in the order types gives), made
+ * by BPF code; false after reporting a conversion it has no form of */
+bool bg_kformat(struct bgen *g, const char *fmt, size_t len, const char *types, const int *lv,
+		const struct bstr *sv, struct bstr d, struct srcpos pos);
+
 /* expr.c */
 void bg_long(struct bgen *g, struct expr *e);           /* value in r0 */
 struct bstr bg_str(struct bgen *g, struct expr *e);     /* value in a slot */

@@ -307,13 +307,16 @@ void bg_prog_end(struct bgen *g, const char *section)
 	bg_place(g, g->exit_label);
 	bg_emit(g, B_ALU64 | A_MOV | B_K, R0, 0, 0, 0);
 	bg_emit(g, B_JMP | J_EXIT, 0, 0, 0, 0);
+	bool too_long = false;
 	for (int i = 0; i < g->fix_insn.len; i++) {
 		int at = g->fix_insn.items[i], to = g->label_at[g->fix_label.items[i]];
 		g->insn[at].off = (int16_t)(to - at - 1);
-		if (to - at - 1 != g->insn[at].off)
-			bg_fail(g, g->last_pos, "the probe is too long for a BPF jump");
+		too_long |= to - at - 1 != g->insn[at].off;
 	}
-	drop_unreachable(g);
+	if (too_long)   /* the jumps go astray: no walk of them */
+		bg_fail(g, g->last_pos, "the probe is too long for a BPF jump (more than 32767 instructions)");
+	else
+		drop_unreachable(g);
 	strbuf_addf(&g->progs, "prog %d %s\n", g->nprogs++, section);
 	strbuf_addstr(&g->progs, g->lines.buf);
 	for (int i = 0; i < g->n; i++) {
@@ -471,8 +474,10 @@ void bg_raise(struct bgen *g, const char *bare, int fmt, const char *types, cons
 		bg_emit(g, B_ALU64 | A_MOV | B_X, R3, R7, 0, 0);
 		bg_emit(g, B_ALU64 | A_ADD | B_K, R3, 0, 0, at);
 		bg_call(g, HU_SPRINTF);
+	} else if (t->var && !strcmp(types, "l")) {   /* a fault's address, formatted here */
+		bg_kformat(g, bare, strlen(bare), types, lv, sv, (struct bstr){ R7, t->var->off }, g->last_pos);
 	} else if (t->var) {
-		bg_fail(g, g->last_pos, "the message of a fault caught in a kernel probe has no BPF form yet");
+		bg_fail(g, g->last_pos, "the message of this error caught in a kernel probe has no BPF form yet");
 	}
 	bg_ja(g, t->catch_label);
 }

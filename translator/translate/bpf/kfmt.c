@@ -1,0 +1,296 @@
+/* kfmt.c - sprintf() and the sprint family in a kernel probe: the string
+ * made by BPF code. printf hands its values to stapbpf, which formats
+ * them (runtime/format.h) in user space; a string the probe keeps (a key,
+ * a comparison, a value stored) has to exist in the kernel.
+ *
+ * The format is walked here: its widths, precisions and flags are
+ * constants, so each conversion becomes straight-line code with
+ * runtime/format.h's meaning. The result is built by appends: each copies
+ * a source (a literal, a run of 63 spaces or zeros, a string value, the
+ * digits of a number) behind the length so far with
+ * bpf_probe_read_kernel_str, bounded by the room left, which keeps the
+ * string NUL-padded as every string slot is. The length so far and the
+ * counts computed at run time live in scratch memory: a value read back
+ * from a map is one unknown to the verifier, so the paths through a
+ * conversion (one per digit count, per sign) meet again after it.
+ */
+#include <string.h>
+
+#include "format.h"
+#include "translate/bpf/gen.h"
+
+struct kfmt {
+	struct bgen *g;
+	struct bstr d;          /* the string being made */
+	int len;                /* r7 offset: its length so far */
+	struct bstr spaces, zeros;
+	bool have_spaces, have_zeros;
+};
+
+static void st_byte(struct bgen *g, int base, int off, int32_t v)
+{
+	bg_emit(g, B_ST | B_MEM | B_B, base, 0, off, v);
+}
+
+/* Append what r3 points at, at most r4 bytes (r4 may be anything: cut to
+ * 0..63); r3 and r4 are set by the caller. */
+static void append(struct kfmt *k)
+{
+	struct bgen *g = k->g;
+	int fits = bg_label(g), room = bg_label(g), none = bg_label(g), kept = bg_label(g);
+
+	bg_jmp(g, J_SLE, R4, -1, 0, none);
+	bg_jmp(g, J_SLE, R4, -1, BPF_STRSZ - 1, fits);
+	bg_mov_imm(g, R4, BPF_STRSZ - 1);
+	bg_place(g, fits);
+	alu_k(g, A_ADD, R4, 1);                 /* with the NUL: 2..64 */
+	ldx(g, R0, R7, k->len);
+	alu_k(g, A_AND, R0, BPF_STRSZ - 1);
+	str_addr(g, R1, k->d);
+	alu_x(g, A_ADD, R1, R0);
+	bg_mov_imm(g, R2, BPF_STRSZ);
+	alu_x(g, A_SUB, R2, R0);                /* room left with the NUL: 1..64 */
+	bg_jmp(g, J_LE, R2, R4, 0, room);
+	mov(g, R2, R4);
+	bg_place(g, room);
+	bg_call(g, H_READ_KERNEL_STR);
+	bg_jmp(g, J_SLE, R0, -1, 1, none);      /* nothing copied, or a fault */
+	alu_k(g, A_ADD, R0, -1);
+	ldx(g, R1, R7, k->len);
+	alu_x(g, A_ADD, R1, R0);
+	bg_jmp(g, J_SLE, R1, -1, BPF_STRSZ - 1, kept);
+	bg_mov_imm(g, R1, BPF_STRSZ - 1);
+	bg_place(g, kept);
+	stx(g, R7, k->len, R1);
+	bg_place(g, none);
+}
+
+/* Append text, a constant. */
+static void append_literal(struct kfmt *k, const char *s, size_t n)
+{
+	struct bgen *g = k->g;
+
+	while (n > 0) {
+		size_t part = n < BPF_STRSZ - 1 ? n : BPF_STRSZ - 1;
+		struct bstr t = scratch_str(g);
+		bg_str_literal(g, t, s, part);
+		str_addr(g, R3, t);
+		bg_mov_imm(g, R4, (int64_t)part);
+		append(k);
+		s += part;
+		n -= part;
+	}
+}
+
+/* Append as many c (' ' or '0') as the slot at count says; none if it
+ * says <= 0. */
+static void append_fill(struct kfmt *k, char c, int count)
+{
+	struct bgen *g = k->g;
+	bool *have = c == ' ' ? &k->have_spaces : &k->have_zeros;
+	struct bstr *run = c == ' ' ? &k->spaces : &k->zeros;
+
+	if (!*have) {
+		char buf[BPF_STRSZ - 1];
+		memset(buf, c, sizeof(buf));
+		*run = scratch_str(g);
+		bg_str_literal(g, *run, buf, sizeof(buf));
+		*have = true;
+	}
+	str_addr(g, R3, *run);
+	ldx(g, R4, R7, count);
+	append(k);
+}
+
+/* A new count slot = width - minus - (the slot at off, a length). Kept in
+ * memory: the paths that reach here may each have their own constants. */
+static int pad_count(struct bgen *g, int width, int off, int minus)
+{
+	int count = bg_scratch(g, 8);
+
+	bg_mov_imm(g, R0, width - minus);
+	ldx(g, R1, R7, off);
+	alu_x(g, A_SUB, R0, R1);
+	stx(g, R7, count, R0);
+	return count;
+}
+
+/* %d %i %u %o %x %X %p: stp_fmt_number's layout, sign, prefix, padding */
+static void number(struct kfmt *k, const struct stp_fmt_spec *sp, int lv)
+{
+	struct bgen *g = k->g;
+	int base = sp->conv == 'o' ? 8 : (sp->conv == 'x' || sp->conv == 'X' || sp->conv == 'p') ? 16 : 10;
+	int maxdig = base == 8 ? 22 : base == 16 ? 16 : 20;
+	int flags = sp->flags, width = sp->width, prec = sp->prec;
+	const char *prefix = !(flags & STP_FMT_SPECIAL) ? "" : base == 16 ? (flags & STP_FMT_LARGE) ? "0X" : "0x"
+			   : base == 8 ? "0" : "";
+	int sign = bg_scratch(g, 8), ndig = bg_scratch(g, 8), body = bg_scratch(g, 8), pad = 0;
+	struct bstr t = scratch_str(g);
+	int join = bg_label(g);
+
+	if (flags & STP_FMT_LEFT)
+		flags &= ~STP_FMT_ZEROPAD;
+	bg_emit(g, B_ST | B_MEM | B_DW, R7, 0, sign, 0);
+	ldx(g, R1, R10, lv);
+	if (flags & STP_FMT_SIGN) {
+		int pos = bg_label(g), done = bg_label(g);
+		bg_jmp(g, J_SGE, R1, -1, 0, pos);
+		alu_k(g, A_NEG, R1, 0);
+		st_byte(g, R7, sign, '-');
+		bg_ja(g, done);
+		bg_place(g, pos);
+		if (flags & (STP_FMT_PLUS | STP_FMT_SPACE))
+			st_byte(g, R7, sign, flags & STP_FMT_PLUS ? '+' : ' ');
+		bg_place(g, done);
+	}
+	/* the digits, last first, ending at t[62]; t[63] the NUL */
+	st_byte(g, t.base, t.off + BPF_STRSZ - 1, 0);
+	for (int i = 0; i < maxdig; i++) {
+		int digit = bg_label(g);
+		mov(g, R2, R1);
+		if (base == 10) {
+			alu_k(g, A_MOD, R2, 10);
+			alu_k(g, A_DIV, R1, 10);
+		} else {
+			alu_k(g, A_AND, R2, base - 1);
+			alu_k(g, A_RSH, R1, base == 16 ? 4 : 3);
+		}
+		if (base == 16) {
+			bg_jmp(g, J_LE, R2, -1, 9, digit);
+			alu_k(g, A_ADD, R2, ((flags & STP_FMT_LARGE) ? 'A' : 'a') - 10 - '0');
+		}
+		bg_place(g, digit);
+		alu_k(g, A_ADD, R2, '0');
+		bg_emit(g, B_STX | B_MEM | B_B, t.base, R2, t.off + BPF_STRSZ - 2 - i, 0);
+		bg_mov_imm(g, R3, i + 1);
+		if (i < maxdig - 1)
+			bg_jmp(g, J_EQ, R1, -1, 0, join);
+	}
+	bg_place(g, join);
+	stx(g, R7, ndig, R3);
+	/* body = max(prec, ndig) */
+	{
+		int more = bg_label(g);
+		bg_jmp(g, J_SGE, R3, -1, prec, more);
+		bg_mov_imm(g, R3, prec);
+		bg_place(g, more);
+		stx(g, R7, body, R3);
+	}
+	if (width > 0) {   /* pad = width - body - prefix - sign */
+		int none = bg_label(g);
+		pad = pad_count(g, width, body, (int)strlen(prefix));
+		ldx(g, R0, R7, sign);
+		bg_jmp(g, J_EQ, R0, -1, 0, none);
+		ldx(g, R0, R7, pad);
+		alu_k(g, A_ADD, R0, -1);
+		stx(g, R7, pad, R0);
+		bg_place(g, none);
+		if (!(flags & (STP_FMT_ZEROPAD | STP_FMT_LEFT)))
+			append_fill(k, ' ', pad);
+	}
+	str_addr(g, R3, (struct bstr){ R7, sign });
+	bg_mov_imm(g, R4, 1);
+	append(k);
+	if (*prefix)
+		append_literal(k, prefix, strlen(prefix));
+	if (width > 0 && (flags & STP_FMT_ZEROPAD))
+		append_fill(k, '0', pad);
+	if (prec > 0)
+		append_fill(k, '0', pad_count(g, prec, ndig, 0));
+	/* the digits: t + 63 - ndig */
+	ldx(g, R0, R7, ndig);
+	alu_k(g, A_AND, R0, 31);                /* 1..22: a bound the verifier knows */
+	str_addr(g, R3, t);
+	alu_k(g, A_ADD, R3, BPF_STRSZ - 1);
+	alu_x(g, A_SUB, R3, R0);
+	bg_mov_imm(g, R4, BPF_STRSZ - 1);
+	append(k);
+	if (width > 0 && (flags & STP_FMT_LEFT))
+		append_fill(k, ' ', pad);
+}
+
+/* %s and %c: a piece at src (or the byte of the long at lv), cut to prec,
+ * padded with spaces to width */
+static void text(struct kfmt *k, const struct stp_fmt_spec *sp, const struct bstr *src, int lv)
+{
+	struct bgen *g = k->g;
+	struct bstr piece = scratch_str(g);
+	int n = bg_scratch(g, 8), pad = 0;
+
+	if (src) {   /* piece = the string cut to prec; n its length */
+		bg_str_zero(g, piece);
+		str_addr(g, R1, piece);
+		bg_mov_imm(g, R2, sp->prec >= 0 && sp->prec < BPF_STRSZ - 1 ? sp->prec + 1 : BPF_STRSZ);
+		str_addr(g, R3, *src);
+		bg_call(g, H_READ_KERNEL_STR);
+		alu_k(g, A_ADD, R0, -1);
+	} else {     /* one byte */
+		ldx(g, R1, R10, lv);
+		alu_k(g, A_AND, R1, 0xff);
+		stx(g, piece.base, piece.off, R1);
+		bg_mov_imm(g, R0, 1);
+	}
+	stx(g, R7, n, R0);
+	if (sp->width > 0) {
+		pad = pad_count(g, sp->width, n, 0);
+		if (!(sp->flags & STP_FMT_LEFT))
+			append_fill(k, ' ', pad);
+	}
+	str_addr(g, R3, piece);
+	bg_mov_imm(g, R4, BPF_STRSZ - 1);
+	append(k);
+	if (sp->width > 0 && (sp->flags & STP_FMT_LEFT))
+		append_fill(k, ' ', pad);
+}
+
+bool bg_kformat(struct bgen *g, const char *fmt, size_t len, const char *types, const int *lv,
+		const struct bstr *sv, struct bstr d, struct srcpos pos)
+{
+	struct kfmt k = { .g = g, .d = scratch_str(g) };
+	const char *p = fmt, *end = fmt + len;
+	int li = 0, si = 0;
+
+	bg_scratch(g, BPF_STRSZ);   /* room the verifier counts past k.d */
+	k.len = bg_scratch(g, 8);
+	bg_str_zero(g, k.d);
+	bg_emit(g, B_ST | B_MEM | B_DW, R7, 0, k.len, 0);
+	while (p < end) {
+		const char *lit = p;
+		struct stp_fmt_spec sp;
+		while (p < end && *p != '%')
+			p++;
+		if (p > lit)
+			append_literal(&k, lit, (size_t)(p - lit));
+		if (p == end)
+			break;
+		int n = stp_format_parse_spec(p + 1, &sp);
+		if (n < 0) {   /* refused in pass 2 */
+			bg_fail(g, pos, "a bad format conversion");
+			return false;
+		}
+		p += 1 + n;
+		if (sp.conv == '%') {
+			append_literal(&k, "%", 1);
+			continue;
+		}
+		if (sp.width_star || sp.prec_star || strchr("bmM", sp.conv) ||
+		    (sp.conv == 'c' && (sp.flags & STP_FMT_SPECIAL))) {
+			bg_fail(g, pos, "sprintf's %%%.*s in a kernel probe has no BPF form yet (printf has)", n,
+				p - n);
+			return false;
+		}
+		char type = types[li + si];
+		if (sp.conv == 's' && type == 's')
+			text(&k, &sp, &sv[si++], 0);
+		else if (sp.conv == 'c' && type == 'l')
+			text(&k, &sp, NULL, lv[li++]);
+		else if (type == 'l')
+			number(&k, &sp, lv[li++]);
+		else {   /* a string for a number: refused in pass 2 */
+			bg_fail(g, pos, "a string value for %%%c", sp.conv);
+			return false;
+		}
+	}
+	bg_str_copy(g, d, k.d);
+	return true;
+}
