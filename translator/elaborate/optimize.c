@@ -30,6 +30,20 @@ static bool is_own_var(const struct expr *e)
 	       (e->sym->kind == SYM_LOCAL || e->sym->kind == SYM_PARAM);
 }
 
+/* sprintf and the sprint family make a string and print nothing: no effect,
+ * as in SystemTap (its print_format is one only when it prints). */
+static bool is_sprint(const struct expr *e)
+{
+	return !e->func && e->name && !strncmp(e->name, "sprint", 6);
+}
+
+/* An embedded-C expression that says it is pure (SystemTap's / * pure * /
+ * pragma, as task_current()'s %{ (long)current %}). */
+static bool is_pure_embedded(const struct expr *e)
+{
+	return e->str && strstr(e->str, "/* pure */");
+}
+
 /* Inside a called function's body, as SystemTap's side-effect analysis:
  * stores into its own locals are no effect; anything else that writes,
  * prints, calls an impure function or runs embedded C is. */
@@ -41,8 +55,9 @@ static enum walk_action callee_effect_expr(struct expr *e, void *ctx)
 	case EXPR_POSTINC:
 		return is_own_var(e->lhs) ? WALK_DESCEND : WALK_STOP;
 	case EXPR_CALL:
-		return e->func && func_effect_free(e->func, ctx) ? WALK_DESCEND : WALK_STOP;
+		return is_sprint(e) || (e->func && func_effect_free(e->func, ctx)) ? WALK_DESCEND : WALK_STOP;
 	case EXPR_EMBEDDED:
+		return is_pure_embedded(e) ? WALK_DESCEND : WALK_STOP;
 	case EXPR_ENTRY:
 	case EXPR_REGEX:
 	case EXPR_STATOP:
@@ -111,10 +126,13 @@ static enum walk_action effect_expr(struct expr *e, void *ctx)
 	case EXPR_PREINC:
 	case EXPR_POSTINC:
 	case EXPR_CALL:        /* print family, impure functions: kept */
+		if (e->kind == EXPR_CALL && is_sprint(e))
+			return WALK_DESCEND;
 		if (e->func && call_effect_free(e->func))
 			return WALK_DESCEND;
 		return WALK_STOP;
 	case EXPR_EMBEDDED:
+		return is_pure_embedded(e) ? WALK_DESCEND : WALK_STOP;
 	case EXPR_ENTRY:
 	case EXPR_REGEX:
 		return WALK_STOP;
