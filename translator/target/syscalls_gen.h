@@ -15,4 +15,19 @@ char *syscalls_tapset(struct session *s, const char **why);
  * target kernel's headers, as SystemTap source; NULL with *why set. */
 char *syscalls_decoders(struct session *s, const char **why);
 
+/* One decoding table: __sc_t_NAME's constants, in the order it prints
+ * their bits (runtime/syscall_decode.h's stp_sc_decode). */
+struct sc_dec_entry {
+	char *name;
+	int64_t v;
+};
+struct sc_dec_table {
+	const char *name;
+	struct sc_dec_entry *e;
+	int n;
+};
+/* The target kernel's table NAME, or NULL (no such table, or no headers):
+ * the same the generated tapset holds. */
+const struct sc_dec_table *syscalls_decoder_table(struct session *s, const char *name);
+
 #endif

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "probes/provider.h"
+#include "target/syscalls_gen.h"
 #include "translate/bpf/gen.h"
 
 static void error_near(struct bgen *g, const char *msg, const char *what, const char *name,
@@ -1216,6 +1217,16 @@ static struct bstr ctx_str(struct bgen *g, struct expr *e, const char *n, bool *
 		bg_str_literal(g, d, p, strcspn(p, "\"@"));
 	} else if (!strcmp(n, "substr")) {
 		substr(g, e, d);
+	} else if ((!strcmp(n, "text_str") && e->args.len == 1) ||
+		   (!strcmp(n, "text_strn") && e->args.len == 3 && e->args.items[1]->kind == EXPR_NUM &&
+		    !e->args.items[1]->num && e->args.items[2]->kind == EXPR_NUM)) {
+		bg_text_str(g, bg_str(g, e->args.items[0]), e->args.len == 3 && e->args.items[2]->num, d);
+	} else if (!strncmp(n, "__sc_t_", 7) && e->args.len == 2 && e->args.items[1]->kind == EXPR_NUM &&
+		   syscalls_decoder_table(g->s, n + 7)) {   /* a decoding table, walked in BPF */
+		int v = bg_stack(g);
+		bg_long(g, e->args.items[0]);
+		stx(g, R10, v, R0);
+		bg_sc_decode(g, syscalls_decoder_table(g->s, n + 7), v, e->args.items[1]->num, d);
 	} else if (!strcmp(n, "module_name") && !e->args.len) {   /* the bundle's name */
 		bg_str_literal(g, d, g->s->module_name, strlen(g->s->module_name));
 	} else if ((!strcmp(n, "tolower") || !strcmp(n, "toupper")) && e->args.len == 1) {

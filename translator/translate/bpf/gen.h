@@ -177,6 +177,16 @@ static inline struct bstr scratch_str(struct bgen *g)
 bool bg_kformat(struct bgen *g, const char *fmt, size_t len, const char *types, const int *lv,
 		const struct bstr *sv, struct bstr d, struct srcpos pos);
 
+/* kfmt.c: d = text_str(in) (quoted: string_quoted(in)), as runtime/strings.h
+ * escapes, cut to BPF's 63 bytes ("..." after a quoted one); d has 64
+ * bytes of room after it */
+void bg_text_str(struct bgen *g, struct bstr in, bool quoted, struct bstr d);
+
+/* kfmt.c: d = __sc_t_NAME(v, bits) of table t (runtime/syscall_decode.h's
+ * stp_sc_decode), v the r10 offset of the value */
+struct sc_dec_table;
+void bg_sc_decode(struct bgen *g, const struct sc_dec_table *t, int v, bool bits, struct bstr d);
+
 /* expr.c */
 void bg_long(struct bgen *g, struct expr *e);           /* value in r0 */
 struct bstr bg_str(struct bgen *g, struct expr *e);     /* value in a slot */

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "format.h"
+#include "target/syscalls_gen.h"
 #include "translate/bpf/gen.h"
 
 struct kfmt {
@@ -293,4 +294,186 @@ bool bg_kformat(struct bgen *g, const char *fmt, size_t len, const char *types, 
 	}
 	bg_str_copy(g, d, k.d);
 	return true;
+}
+
+/* text_str()'s two-character escapes (runtime/strings.h), byte and letter */
+static const char escape_letters[][2] = { { '\n', 'n' }, { '\t', 't' }, { '\r', 'r' }, { '\v', 'v' },
+					  { '\f', 'f' }, { '\a', 'a' }, { '\b', 'b' }, { '"', '"' },
+					  { '\\', '\\' } };
+
+void bg_text_str(struct bgen *g, struct bstr in, bool quoted, struct bstr d)
+{
+	struct bstr t = scratch_str(g);
+	int pos = bg_scratch(g, 8), room = bg_scratch(g, 8), cut = bg_scratch(g, 8);
+	int loop = bg_label(g), end = bg_label(g), letter = bg_label(g), octal = bg_label(g),
+	    plain = bg_label(g), put = bg_label(g), next = bg_label(g);
+
+	bg_str_copy(g, t, in);
+	bg_str_zero(g, d);
+	bg_emit(g, B_ST | B_MEM | B_DW, R7, 0, pos, quoted);
+	bg_emit(g, B_ST | B_MEM | B_DW, R7, 0, room, BPF_STRSZ - 1 - (quoted ? 5 : 0));
+	bg_emit(g, B_ST | B_MEM | B_DW, R7, 0, cut, 0);
+	if (quoted)
+		st_byte(g, d.base, d.off, '"');
+	bg_mov_imm(g, R1, 0);   /* the input's index: a loop of one bound */
+	bg_place(g, loop);
+	bg_jmp(g, J_GE, R1, -1, BPF_STRSZ - 1, end);
+	mov(g, R3, R7);
+	alu_x(g, A_ADD, R3, R1);
+	bg_emit(g, B_LDX | B_MEM | B_B, R2, R3, t.off, 0);
+	bg_jmp(g, J_EQ, R2, -1, 0, end);
+	/* r4 = the escape's length, r5 its letter */
+	for (size_t i = 0; i < sizeof(escape_letters) / sizeof(escape_letters[0]); i++) {
+		bg_mov_imm(g, R5, escape_letters[i][1]);
+		bg_jmp(g, J_EQ, R2, -1, escape_letters[i][0], letter);
+	}
+	bg_mov_imm(g, R4, 4);
+	bg_jmp(g, J_LT, R2, -1, 32, put);
+	bg_jmp(g, J_GE, R2, -1, 127, put);
+	bg_mov_imm(g, R4, 1);
+	bg_ja(g, put);
+	bg_place(g, letter);
+	bg_mov_imm(g, R4, 2);
+	bg_place(g, put);
+	/* no room for it: the end (quoted, with "...") */
+	ldx(g, R0, R7, room);
+	{
+		int fits = bg_label(g);
+		bg_jmp(g, J_LE, R4, R0, 0, fits);
+		if (quoted)
+			bg_emit(g, B_ST | B_MEM | B_DW, R7, 0, cut, 1);
+		bg_ja(g, end);
+		bg_place(g, fits);
+	}
+	alu_x(g, A_SUB, R0, R4);
+	stx(g, R7, room, R0);
+	ldx(g, R0, R7, pos);
+	alu_k(g, A_AND, R0, BPF_STRSZ - 1);
+	mov(g, R3, R7);
+	alu_x(g, A_ADD, R3, R0);        /* r3 + d.off: where it goes */
+	alu_x(g, A_ADD, R0, R4);
+	stx(g, R7, pos, R0);
+	bg_jmp(g, J_EQ, R4, -1, 1, plain);
+	bg_jmp(g, J_EQ, R4, -1, 4, octal);
+	st_byte(g, R3, d.off, '\\');
+	bg_emit(g, B_STX | B_MEM | B_B, R3, R5, d.off + 1, 0);
+	bg_ja(g, next);
+	bg_place(g, octal);
+	st_byte(g, R3, d.off, '\\');
+	for (int k = 0; k < 3; k++) {
+		mov(g, R5, R2);
+		alu_k(g, A_RSH, R5, 6 - 3 * k);
+		alu_k(g, A_AND, R5, 7);
+		alu_k(g, A_ADD, R5, '0');
+		bg_emit(g, B_STX | B_MEM | B_B, R3, R5, d.off + 1 + k, 0);
+	}
+	bg_ja(g, next);
+	bg_place(g, plain);
+	bg_emit(g, B_STX | B_MEM | B_B, R3, R2, d.off, 0);
+	bg_place(g, next);
+	alu_k(g, A_ADD, R1, 1);
+	bg_ja(g, loop);
+	bg_place(g, end);
+	if (quoted) {   /* the closing quote, and "..." if the input did not fit */
+		int whole = bg_label(g);
+		ldx(g, R0, R7, pos);
+		alu_k(g, A_AND, R0, BPF_STRSZ - 1);
+		mov(g, R3, R7);
+		alu_x(g, A_ADD, R3, R0);
+		st_byte(g, R3, d.off, '"');
+		ldx(g, R1, R7, cut);
+		bg_jmp(g, J_EQ, R1, -1, 0, whole);
+		for (int k = 1; k <= 3; k++)
+			st_byte(g, R3, d.off + k, '.');
+		bg_place(g, whole);
+	}
+	st_byte(g, d.base, d.off + BPF_STRSZ - 1, 0);
+}
+
+void bg_sc_decode(struct bgen *g, const struct sc_dec_table *t, int v, bool bits, struct bstr d)
+{
+	if (!bits) {   /* the name of the first entry of the value */
+		int end = bg_label(g);
+		bg_str_zero(g, d);
+		ldx(g, R2, R10, v);
+		for (int i = 0; i < t->n; i++) {
+			int next = bg_label(g);
+			bg_mov_imm(g, R3, t->e[i].v);
+			bg_jmp(g, J_NE, R2, R3, 0, next);
+			bg_str_literal(g, d, t->e[i].name, strlen(t->e[i].name));
+			bg_ja(g, end);
+			bg_place(g, next);
+		}
+		bg_place(g, end);
+		return;
+	}
+	/* the names of the entries whose bits are all in v and not all named
+	 * already, '|' between, then what is left in hex (stp_sc_decode) */
+	struct kfmt k = { .g = g, .d = scratch_str(g) };
+	int vm = bg_scratch(g, 8), left = bg_scratch(g, 8), *said = xcalloc(t->n, sizeof(int));
+
+	bg_scratch(g, BPF_STRSZ);   /* room the verifier counts past k.d */
+	k.len = bg_scratch(g, 8);
+	bg_str_zero(g, k.d);
+	bg_emit(g, B_ST | B_MEM | B_DW, R7, 0, k.len, 0);
+	ldx(g, R1, R10, v);
+	stx(g, R7, vm, R1);
+	stx(g, R7, left, R1);
+	for (int i = 0; i < t->n; i++) {
+		int skip = bg_label(g), first = i;
+		if (!t->e[i].v)
+			continue;
+		/* a name two entries share is printed once: a flag for it */
+		for (int j = 0; j < i; j++)
+			if (!strcmp(t->e[j].name, t->e[i].name)) {
+				first = j;
+				break;
+			}
+		bool shared = first != i;
+		for (int j = i + 1; j < t->n && !shared; j++)
+			shared = !strcmp(t->e[j].name, t->e[i].name);
+		if (shared && !said[first])
+			said[first] = bg_scratch(g, 8), bg_emit(g, B_ST | B_MEM | B_DW, R7, 0, said[first], 0);
+		bg_mov_imm(g, R2, t->e[i].v);
+		ldx(g, R1, R7, vm);
+		alu_x(g, A_AND, R1, R2);
+		bg_jmp(g, J_NE, R1, R2, 0, skip);
+		ldx(g, R1, R7, left);
+		alu_x(g, A_AND, R1, R2);
+		bg_jmp(g, J_EQ, R1, -1, 0, skip);
+		ldx(g, R1, R7, left);
+		alu_k(g, A_XOR, R2, -1);
+		alu_x(g, A_AND, R1, R2);
+		stx(g, R7, left, R1);
+		if (shared) {
+			ldx(g, R1, R7, said[first]);
+			bg_jmp(g, J_NE, R1, -1, 0, skip);
+			bg_emit(g, B_ST | B_MEM | B_DW, R7, 0, said[first], 1);
+		}
+		{
+			int alone = bg_label(g);
+			ldx(g, R1, R7, k.len);
+			bg_jmp(g, J_EQ, R1, -1, 0, alone);
+			append_literal(&k, "|", 1);
+			bg_place(g, alone);
+		}
+		append_literal(&k, t->e[i].name, strlen(t->e[i].name));
+		bg_place(g, skip);
+	}
+	free(said);
+	{   /* what no entry covers, in hex */
+		int none = bg_label(g), alone = bg_label(g), slot = bg_stack(g);
+		struct stp_fmt_spec hex = { .width = -1, .prec = -1, .conv = 'x' };
+		ldx(g, R1, R7, left);
+		bg_jmp(g, J_EQ, R1, -1, 0, none);
+		stx(g, R10, slot, R1);
+		ldx(g, R1, R7, k.len);
+		bg_jmp(g, J_EQ, R1, -1, 0, alone);
+		append_literal(&k, "|", 1);
+		bg_place(g, alone);
+		append_literal(&k, "0x", 2);
+		number(&k, &hex, slot);
+		bg_place(g, none);
+	}
+	bg_str_copy(g, d, k.d);
 }
