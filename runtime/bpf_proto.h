@@ -12,7 +12,7 @@
 /* the kernel's helper numbers the programs call (include/uapi/linux/bpf.h),
  * and the interpreter's own, which only begin/end/error programs call */
 enum {
-	H_MAP_LOOKUP = 1, H_MAP_UPDATE = 2, H_MAP_DELETE = 3, H_KTIME_NS = 5,
+	H_MAP_LOOKUP = 1, H_MAP_UPDATE = 2, H_MAP_DELETE = 3, H_KTIME_NS = 5, H_PRANDOM_U32 = 7,
 	H_SMP_PROCESSOR_ID = 8, H_PID_TGID = 14, H_UID_GID = 15, H_COMM = 16, H_CURRENT_TASK = 35,
 	H_JIFFIES64 = 118,
 	H_READ_USER = 112, H_READ_KERNEL = 113, H_READ_USER_STR = 114, H_READ_KERNEL_STR = 115,

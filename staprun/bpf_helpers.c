@@ -12,6 +12,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <sys/random.h>
 #include <errno.h>
 #include <sched.h>
 #include <stdio.h>
@@ -385,6 +386,13 @@ uint64_t vm_call(struct vm *vm, int32_t id)
 		return 0;
 	case H_KTIME_NS:
 		return clock_ns(CLOCK_MONOTONIC);
+	case H_PRANDOM_U32: {
+		uint32_t v = 0;
+
+		if (getrandom(&v, sizeof(v), 0) != sizeof(v))
+			v = (uint32_t)random();
+		return v;
+	}
 	case H_BOOT_NS:
 		return clock_ns(CLOCK_BOOTTIME);
 	case H_JIFFIES64:

@@ -159,6 +159,8 @@ extern const struct provider *const providers[];
 struct derived_probe *derived_probe_add(struct session *s, struct probe *p,
 					struct probe_point *pp,
 					const struct provider *prov, enum probe_kind kind);
+/* probe_type(): the low-level handler type of dp ("kprobe", "hrtimer" ...). */
+const char *probe_type_name(const struct derived_probe *dp);
 /* How many derived probes the family has in this run. */
 int provider_probes(const struct session *s, const struct provider *prov);
 /* The family's state for this run: size zeroed bytes on first use. */

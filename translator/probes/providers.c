@@ -42,6 +42,11 @@ static int provider_index(const struct provider *prov)
 	return i;
 }
 
+const char *probe_type_name(const struct derived_probe *dp)
+{
+	return dp->prov->probe_type ? dp->prov->probe_type(dp) : dp->prov->type_name ? dp->prov->type_name : "";
+}
+
 int provider_probes(const struct session *s, const struct provider *prov)
 {
 	int n = 0;

@@ -2079,8 +2079,7 @@ int translate(struct session *s, struct strbuf *out)
 	for (int i = 0; i < s->probes.len; i++) {
 		struct derived_probe *dp = s->probes.items[i];
 		char *pos = probe_pos(dp);
-		const char *type = dp->prov->probe_type ? dp->prov->probe_type(dp) :
-				   dp->prov->type_name ? dp->prov->type_name : "";
+		const char *type = probe_type_name(dp);
 		const char *pn = dp->probe->alias_pp;
 
 		strbuf_addf(out, "\t{ .pp = %s, .pos = %s, .kind = %s, .index = %d, .type = \"%s\"",

@@ -1227,6 +1227,9 @@ static struct bstr ctx_str(struct bgen *g, struct expr *e, const char *n, bool *
 		bg_long(g, e->args.items[0]);
 		stx(g, R10, v, R0);
 		bg_sc_decode(g, syscalls_decoder_table(g->s, n + 7), v, e->args.items[1]->num, d);
+	} else if (!strcmp(n, "probe_type") && !e->args.len) {   /* a constant of the probe */
+		const char *type = probe_type_name(g->dp);
+		bg_str_literal(g, d, type, strlen(type));
 	} else if (!strcmp(n, "module_name") && !e->args.len) {   /* the bundle's name */
 		bg_str_literal(g, d, g->s->module_name, strlen(g->s->module_name));
 	} else if ((!strcmp(n, "tolower") || !strcmp(n, "toupper")) && e->args.len == 1) {
@@ -1250,6 +1253,66 @@ static struct bstr ctx_str(struct bgen *g, struct expr *e, const char *n, bool *
 }
 
 /* The embedded-C functions BPF has a form of; false if n is not one. */
+/* An error without a "near" part, the module's when its code clears
+ * last_stmt: msg, its one %d the long in slot v. */
+static void error_value(struct bgen *g, const char *msg, int v)
+{
+	char *text = xasprintf("%s\n", msg);
+	int lv[1] = { v };
+
+	bg_raise(g, msg, bg_fmt(g, "l", text, strlen(text)), "l", lv, NULL);
+	free(text);
+}
+
+/* __reg_arg(n): argument n of a kernel function, as regargs.stp's
+ * stp_reg_arg on x86_64: di si dx cx r8 r9 of the probe's pt_regs, then
+ * the stack above the return address. A kprobe's, not a process probe's
+ * (a 32-bit task's conventions) or a tracepoint's (no registers). */
+static void reg_arg(struct bgen *g, struct expr *e)
+{
+	static const int regs[] = { 112, 104, 96, 88, 72, 64 };   /* offsets in pt_regs */
+	int v = bg_stack(g), done = bg_label(g), bad = bg_label(g);
+
+	if (g->user || g->ctx_args) {
+		bg_error(g, "cannot access function args in this context",
+			 "cannot access function args in this context\n");
+		return;
+	}
+	if (strcmp(g->dp->prov->name, "dwarf") && strcmp(g->dp->prov->name, "kprobe")) {
+		bg_fail(g, e->pos, "function arguments of a %s probe have no BPF form yet", g->dp->prov->name);
+		return;
+	}
+	bg_long(g, e->args.items[0]);
+	stx(g, R10, v, R0);
+	bg_jmp(g, J_SLT, R0, -1, 1, bad);
+	for (int i = 0; i < 6; i++) {
+		int next = bg_label(g);
+		bg_jmp(g, J_NE, R0, -1, i + 1, next);
+		ldx(g, R0, R6, regs[i]);
+		bg_ja(g, done);
+		bg_place(g, next);
+	}
+	ldx(g, R1, R6, 152);   /* sp */
+	ldx(g, R0, R10, v);
+	alu_k(g, A_ADD, R0, -6);
+	alu_k(g, A_LSH, R0, 3);
+	alu_x(g, A_ADD, R0, R1);
+	{   /* the stack above the return address */
+		int r = bg_stack(g);
+		mov(g, R3, R0);
+		mov(g, R1, R10);
+		alu_k(g, A_ADD, R1, r);
+		bg_mov_imm(g, R2, 8);
+		bg_call(g, H_READ_KERNEL);
+		bg_jmp(g, J_NE, R0, -1, 0, bad);
+		ldx(g, R0, R10, r);
+		bg_ja(g, done);
+	}
+	bg_place(g, bad);
+	error_value(g, "cannot access arg(%d)", v);
+	bg_place(g, done);
+}
+
 static bool ctx_long(struct bgen *g, struct expr *e, const char *n)
 {
 	if (!strcmp(n, "pid") || !strcmp(n, "tid")) {
@@ -1292,7 +1355,7 @@ static bool ctx_long(struct bgen *g, struct expr *e, const char *n)
 		bg_jmp(g, J_EQ, R0, -1, 0, found);
 		ldx(g, R0, R0, 0);
 		bg_place(g, found);
-	} else if (!strcmp(n, "isinstr") && e->args.len == 2) {
+	} else if ((!strcmp(n, "isinstr") || !strcmp(n, "strpos")) && e->args.len == 2) {
 		/* is b in a: for each start i in a (a loop of one bound, r1), b's
 		 * bytes compared with a's from there without a branch (a branch
 		 * per byte is more paths than the verifier walks): the XOR of the
@@ -1328,18 +1391,88 @@ static bool ctx_long(struct bgen *g, struct expr *e, const char *n)
 		/* the answer goes through memory: with r0 = 1 on one way and 0 on
 		 * the other the verifier walks the rest of the program twice
 		 * for each isinstr, 2^n times for n of them */
-		bg_place(g, yes);
-		bg_emit(g, B_ST | B_MEM | B_B, R7, 0, t.off, 1);
+		bg_place(g, yes);   /* strpos: where it starts */
+		if (n[0] == 's')
+			stx(g, R7, t.off, R1);
+		else
+			bg_emit(g, B_ST | B_MEM | B_DW, R7, 0, t.off, 1);
 		bg_ja(g, done);
 		bg_place(g, no);
-		bg_emit(g, B_ST | B_MEM | B_B, R7, 0, t.off, 0);
+		bg_emit(g, B_ST | B_MEM | B_DW, R7, 0, t.off, n[0] == 's' ? -1 : 0);
 		bg_place(g, done);
-		bg_emit(g, B_LDX | B_MEM | B_B, R0, R7, t.off, 0);
+		ldx(g, R0, R7, t.off);
 	} else if (!strcmp(n, "jiffies") && !e->args.len) {
 		bg_call(g, H_JIFFIES64);
 	} else if (!strcmp(n, "log") && e->args.len == 1) {   /* the message and a newline */
 		struct bstr sv[1] = { bg_str(g, e->args.items[0]) };
 		bg_record(g, REC_PRINTF, bg_fmt(g, "s", "%s\n", 3), "s", NULL, sv);
+		bg_mov_imm(g, R0, 0);
+	} else if (!strcmp(n, "isdigit") && e->args.len == 1) {   /* its first byte */
+		struct bstr s = bg_str(g, e->args.items[0]);
+		int yes = bg_label(g);
+		bg_emit(g, B_LDX | B_MEM | B_B, R0, s.base, s.off, 0);
+		alu_k(g, A_ADD, R0, -'0');
+		bg_mov_imm(g, R1, 1);
+		bg_jmp(g, J_LT, R0, -1, 10, yes);
+		bg_mov_imm(g, R1, 0);
+		bg_place(g, yes);
+		mov(g, R0, R1);
+	} else if (!strcmp(n, "stringat") && e->args.len == 2) {
+		/* a byte before the string's NUL: the slot is NUL-padded, so a
+		 * non-zero byte is one */
+		struct bstr s = bg_str(g, e->args.items[0]), ts = scratch_str(g);
+		int bad = bg_label(g), done = bg_label(g);
+		bg_str_copy(g, ts, s);
+		bg_long(g, e->args.items[1]);
+		bg_jmp(g, J_SLT, R0, -1, 0, bad);
+		bg_jmp(g, J_SGT, R0, -1, BPF_STRSZ - 1, bad);
+		alu_k(g, A_AND, R0, BPF_STRSZ - 1);
+		mov(g, R1, R7);
+		alu_x(g, A_ADD, R1, R0);
+		bg_emit(g, B_LDX | B_MEM | B_B, R0, R1, ts.off, 0);
+		bg_jmp(g, J_NE, R0, -1, 0, done);
+		bg_place(g, bad);
+		error_near(g, "Position out of bounds", "identifier", n, e->pos);
+		bg_place(g, done);
+	} else if (!strcmp(n, "user_mode") && !e->args.len) {   /* the pt_regs' cs: ring 3 */
+		if (g->user || g->ctx_args) {
+			bg_mov_imm(g, R0, 0);
+		} else {
+			int yes = bg_label(g);
+			ldx(g, R0, R6, 136);
+			alu_k(g, A_AND, R0, 3);
+			bg_mov_imm(g, R1, 1);
+			bg_jmp(g, J_NE, R0, -1, 0, yes);
+			bg_mov_imm(g, R1, 0);
+			bg_place(g, yes);
+			mov(g, R0, R1);
+		}
+	} else if (!strcmp(n, "randint") && e->args.len == 1) {
+		/* as random.stp: 32 random bits times n, the high half; n at
+		 * most 2^20 (unsigned: a negative n is too wide too) */
+		int v = bg_stack(g), fine = bg_label(g);
+		bg_long(g, e->args.items[0]);
+		stx(g, R10, v, R0);
+		bg_jmp(g, J_LE, R0, -1, 1048576, fine);
+		error_near(g, "range too wide", "identifier", n, e->pos);
+		bg_place(g, fine);
+		bg_call(g, H_PRANDOM_U32);
+		ldx(g, R1, R10, v);
+		alu_x(g, A_MUL, R0, R1);
+		alu_k(g, A_RSH, R0, 32);
+	} else if (!strcmp(n, "__reg_arg") && e->args.len == 1) {
+		reg_arg(g, e);
+	} else if ((!strcmp(n, "asmlinkage") || !strcmp(n, "fastcall")) && !e->args.len) {
+		bg_mov_imm(g, R0, 0);   /* a 32-bit task's conventions: nothing in a kernel probe */
+	} else if (!strcmp(n, "regparm") && e->args.len == 1) {
+		int v = bg_stack(g), fine = bg_label(g), bad = bg_label(g);
+		bg_long(g, e->args.items[0]);
+		stx(g, R10, v, R0);
+		bg_jmp(g, J_SLT, R0, -1, 0, bad);
+		bg_jmp(g, J_SLE, R0, -1, 3, fine);
+		bg_place(g, bad);
+		error_value(g, "regparm value out of range: %d", v);
+		bg_place(g, fine);
 		bg_mov_imm(g, R0, 0);
 	} else if (!strcmp(n, "returnval") && !e->args.len) {   /* rax, of the context's pt_regs */
 		if (g->user || g->ctx_args)

@@ -396,11 +396,23 @@ void bg_sc_decode(struct bgen *g, const struct sc_dec_table *t, int v, bool bits
 		int end = bg_label(g);
 		bg_str_zero(g, d);
 		ldx(g, R2, R10, v);
-		for (int i = 0; i < t->n; i++) {
+		for (int i = 0; i < t->n; i++) {   /* the slot is zero: only the name's words */
 			int next = bg_label(g);
-			bg_mov_imm(g, R3, t->e[i].v);
-			bg_jmp(g, J_NE, R2, R3, 0, next);
-			bg_str_literal(g, d, t->e[i].name, strlen(t->e[i].name));
+			const char *name = t->e[i].name;
+			size_t n = strlen(name) < BPF_STRSZ - 1 ? strlen(name) : BPF_STRSZ - 1;
+			if (t->e[i].v == (int32_t)t->e[i].v) {
+				bg_jmp(g, J_NE, R2, -1, t->e[i].v, next);
+			} else {
+				bg_mov_imm(g, R3, t->e[i].v);
+				bg_jmp(g, J_NE, R2, R3, 0, next);
+			}
+			for (size_t w = 0; w < n; w += 8) {
+				uint64_t word = 0;
+				for (size_t j = 0; j < 8 && w + j < n; j++)
+					word |= (uint64_t)(unsigned char)name[w + j] << (8 * j);
+				bg_mov_imm(g, R1, (int64_t)word);
+				stx(g, d.base, d.off + (int)w, R1);
+			}
 			bg_ja(g, end);
 			bg_place(g, next);
 		}
