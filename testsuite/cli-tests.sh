@@ -151,6 +151,16 @@ if "$STAP" -p2 -DMAXKPROBES=20 -e "$rw" > /dev/null 2>&1 &&
 else
 	bad "MAXKPROBES and .call" "$out"
 fi
+# a kernel without a kbuild tree (a host that runs BPF has none, often): the
+# syscall tapset's decoding tables come from this system's uapi headers
+# (linux-libc-dev), and the decoders build into BPF
+out=$(CSTAP_DUMP_SYSCALLS=1 "$STAP" --runtime=bpf -p4 -r 9.9.9-nokbuild -m nokbuild \
+	-e 'probe timer.s(1) { println(_sys_open_flag_str(0x241), errno_str(-2)) }' 2>&1 >/dev/null)
+if [ -s nokbuild.bo ] && grep -q '{ "O_CREAT", 64LL }' <<< "$out" && grep -q '{ "ENOENT", 2LL }' <<< "$out"; then
+	ok "decoding tables without a kbuild tree, from /usr/include"
+else
+	bad "decoding tables without a kbuild tree" "$(tail -5 <<< "$out")"
+fi
 if "$STAP" --list-tags | grep -q '^E_UNRESOLVED_FUNC *semantic error: '; then
 	ok "--list-tags"
 else

@@ -13,8 +13,10 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
+#include "target/sysroot.h"
 #include "kernel.h"
 #include "uapi.h"
 
@@ -33,6 +35,8 @@ struct uapi {
 	struct cdef **tab;         /* open-addressing index by name (latest wins) */
 	size_t tabsize;
 	strvec roots;              /* the header tree's top folders */
+	char *system;              /* no kbuild tree: the target system's root, whose
+				      /usr/include has the uapi headers; else NULL */
 	strvec seen;               /* files read (each once: include guards aside) */
 	struct strbuf code;        /* the text outside directives, for enums */
 };
@@ -299,8 +303,25 @@ static char *find_header(struct uapi *u, const char *rel, bool kernel)
 	static const char *const uapi_dirs[] = { "arch/" ARCH "/include/generated/uapi", "arch/" ARCH "/include/uapi",
 		"include/generated/uapi", "include/uapi", NULL };
 	static const char *const kernel_dirs[] = { "arch/" ARCH "/include", "include", NULL };
+	/* this system's copy of the kernel's uapi headers (linux-libc-dev),
+	 * and the C library's for the two kernel-only ones */
+	static const char *const system_dirs[] = { "/usr/include/x86_64-linux-gnu", "/usr/include", NULL };
+	static const char *const system_for[][2] = { { "linux/socket.h", "bits/socket.h" },
+						     { "linux/net.h", "bits/socket_type.h" } };
 	struct stat st;
 
+	if (u->system) {
+		for (size_t i = 0; kernel && i < sizeof(system_for) / sizeof(system_for[0]); i++)
+			if (!strcmp(rel, system_for[i][0]))
+				rel = system_for[i][1];
+		for (const char *const *d = system_dirs; *d; d++) {
+			char *p = xasprintf("%s%s/%s", u->system, *d, rel);
+			if (!stat(p, &st))
+				return p;
+			free(p);
+		}
+		return NULL;
+	}
 	for (int pass = kernel; pass < 2; pass++)
 		for (int r = 0; r < u->roots.len; r++)
 			for (const char *const *d = pass ? kernel_dirs : uapi_dirs; *d; d++) {
@@ -543,12 +564,19 @@ struct uapi *uapi_load(struct session *s, const char *const *headers, const char
 {
 	struct uapi *u = xcalloc(1, sizeof(*u));
 
-	if (!target_kernel(s)->build) {
+	/* without the target kernel's kbuild tree (a host that runs BPF has
+	 * none, often), the uapi headers this system has: the values are the
+	 * kernel's ABI */
+	const char *build = target_kernel(s)->build;
+	if (!build) {
 		*why = "no target kernel";
 		uapi_free(u);
 		return NULL;
 	}
-	find_roots(s, u);
+	if (!access(build, F_OK))
+		find_roots(s, u);
+	else
+		u->system = xstrdup(sysroot_dir(s));
 	static const char *const predef[][2] = { { "__x86_64__", "1" }, { "__BITS_PER_LONG", "64" },
 		{ "__LITTLE_ENDIAN", "1234" }, { "__LITTLE_ENDIAN_BITFIELD", "1" },
 		/* <limits.h>'s, which netfilter_ipv4.h's NF_IP_PRI_FIRST/LAST use */
@@ -615,6 +643,7 @@ void uapi_free(struct uapi *u)
 	for (int i = 0; i < u->roots.len; i++)
 		free(u->roots.items[i]);
 	free(u->roots.items);
+	free(u->system);
 	for (int i = 0; i < u->seen.len; i++)
 		free(u->seen.items[i]);
 	free(u->seen.items);
