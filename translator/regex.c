@@ -14,19 +14,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { RE_CHAR = 1, RE_ANY, RE_CLASS, RE_SPLIT, RE_JMP, RE_SAVE, RE_BOL, RE_EOL, RE_MATCH };
+enum { RE_CHAR = REGEX_CHAR, RE_ANY = REGEX_ANY, RE_CLASS = REGEX_CLASS, RE_SPLIT = REGEX_SPLIT,
+       RE_JMP = REGEX_JMP, RE_SAVE = REGEX_SAVE, RE_BOL = REGEX_BOL, RE_EOL = REGEX_EOL, RE_MATCH = REGEX_MATCH };
 
 #define RE_MAX_INSNS 4096
 #define RE_MAX_CLASSES 255
 #define RE_MAX_GROUPS 9
 
-struct rinsn {
-	unsigned char op, arg;
-	int x, y;
-};
 
 struct frag {
-	struct rinsn *v;
+	struct regex_insn *v;
 	int n, cap;
 };
 
@@ -43,7 +40,7 @@ static void emit(struct frag *f, int op, int arg, int x, int y)
 		f->cap = f->cap ? 2 * f->cap : 8;
 		f->v = xrealloc(f->v, (size_t)f->cap * sizeof(*f->v));
 	}
-	f->v[f->n++] = (struct rinsn){ (unsigned char)op, (unsigned char)arg, x, y };
+	f->v[f->n++] = (struct regex_insn){ (unsigned char)op, (unsigned char)arg, x, y };
 }
 
 static void append(struct frag *to, const struct frag *from)
@@ -301,17 +298,19 @@ bool regex_compile(const char *re, struct regex_prog *out, const char **err)
 	}
 	for (int i = 0; i < f.n; i++)
 		strbuf_addf(&out->insns, "\t{ %d, %d, %d, %d },\n", f.v[i].op, f.v[i].arg, f.v[i].x, f.v[i].y);
+	out->cls = xcalloc((size_t)r.classes.len + 1, sizeof(*out->cls));
 	for (int i = 0; i < r.classes.len; i++) {
 		strbuf_addstr(&out->classes, "\t{");
 		for (int b = 0; b < 32; b++)
 			strbuf_addf(&out->classes, "%s0x%02x", b ? "," : " ", r.classes.items[i][b]);
 		strbuf_addstr(&out->classes, " },\n");
+		memcpy(out->cls[i], r.classes.items[i], 32);
 		free(r.classes.items[i]);
 	}
 	out->ninsns = f.n;
 	out->nclasses = r.classes.len;
 	out->ngroups = r.groups;
+	out->prog = f.v;   /* kept: the BPF backend runs it its own way */
 	free(r.classes.items);
-	free(f.v);
 	return true;
 }

@@ -11,7 +11,18 @@
 
 #include "util.h"
 
+/* One instruction, as runtime/regex.h's struct stp_re_insn: x and y are
+ * relative jump targets. */
+struct regex_insn {
+	unsigned char op, arg;
+	int x, y;
+};
+enum { REGEX_CHAR = 1, REGEX_ANY, REGEX_CLASS, REGEX_SPLIT, REGEX_JMP, REGEX_SAVE, REGEX_BOL, REGEX_EOL,
+       REGEX_MATCH };
+
 struct regex_prog {
+	struct regex_insn *prog;        /* the program, ninsns of them */
+	unsigned char (*cls)[32];       /* its class bitmaps, nclasses of them */
 	struct strbuf insns;    /* C initialisers of struct stp_re_insn, one a line */
 	struct strbuf classes;  /* C initialisers of the 32-byte class bitmaps */
 	int ninsns, nclasses;

@@ -1671,7 +1671,8 @@ static void gen(struct bgen *g, struct expr *e, struct bstr *out)
 		bg_fail(g, e->pos, "embedded C, which BPF cannot run");
 		return;
 	case EXPR_REGEX:
-		bg_fail(g, e->pos, "a regular expression match (%s) has no BPF form yet", e->op);
+		if (bg_regex(g, e->regex, bg_str(g, e->lhs), e->pos) && e->op[0] == '!')
+			alu_k(g, A_XOR, R0, 1);
 		return;
 	case EXPR_HIST:
 		bg_fail(g, e->pos, "a histogram has no BPF form yet");

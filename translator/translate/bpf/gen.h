@@ -187,6 +187,11 @@ void bg_text_str(struct bgen *g, struct bstr in, bool quoted, struct bstr d);
 struct sc_dec_table;
 void bg_sc_decode(struct bgen *g, const struct sc_dec_table *t, int v, bool bits, struct bstr d);
 
+/* rematch.c: r0 = 1 if the string s matches re, else 0 (false after
+ * reporting one it cannot run) */
+struct regex_prog;
+bool bg_regex(struct bgen *g, const struct regex_prog *re, struct bstr s, struct srcpos pos);
+
 /* expr.c */
 void bg_long(struct bgen *g, struct expr *e);           /* value in r0 */
 struct bstr bg_str(struct bgen *g, struct expr *e);     /* value in a slot */
