@@ -20,7 +20,7 @@ enum {
 	H_RB_DISCARD = 133,
 	HU_FOREACH_START = 0x1001, HU_FOREACH_NEXT = 0x1002, HU_MAP_CLEAR = 0x1003,
 	HU_MAP_COUNT = 0x1004, HU_REALTIME_NS = 0x1005, HU_SPRINTF = 0x1006, HU_PRINT_HIST = 0x1007,
-	HU_REREAD = 0x1008,
+	HU_REREAD = 0x1008, HU_PID_PARENT = 0x1009,
 };
 
 /* a ring buffer record's kind: the low 32 bits of its first u64 */

@@ -80,6 +80,29 @@ static uint64_t reread(struct vm *vm, uint64_t addr)
 	return vm_fail(vm, "reread of a value that is no map's copy"), 0;
 }
 
+/* The parent of process pid, from /proc/PID/stat (its 4th field, after
+ * the command in parentheses); -1 if there is no such process. */
+static int64_t pid_parent(int64_t pid)
+{
+	char path[64], buf[512];
+	FILE *f;
+	size_t n;
+	const char *close;
+	long long ppid;
+
+	snprintf(path, sizeof(path), "/proc/%lld/stat", (long long)pid);
+	f = pid > 0 ? fopen(path, "r") : NULL;
+	if (!f)
+		return -1;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	close = strrchr(buf, ')');
+	if (!close || sscanf(close + 1, " %*c %lld", &ppid) != 1)
+		return -1;
+	return ppid;
+}
+
 /* jiffies64: the kernel's jiffies, as /proc/timer_list shows them (its
  * first "jiffies: N" line); 0 if it cannot be read. */
 static uint64_t jiffies64(void)
@@ -464,6 +487,8 @@ uint64_t vm_call(struct vm *vm, int32_t id)
 		return print_hist(vm, r);
 	case HU_REREAD:
 		return reread(vm, r[1]);
+	case HU_PID_PARENT:
+		return (uint64_t)pid_parent((int64_t)r[1]);
 	}
 	vm_fail(vm, "calls helper %d, which stapbpf's interpreter does not have", id);
 	return 0;

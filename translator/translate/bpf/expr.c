@@ -1407,6 +1407,12 @@ static bool ctx_long(struct bgen *g, struct expr *e, const char *n)
 		struct bstr sv[1] = { bg_str(g, e->args.items[0]) };
 		bg_record(g, REC_PRINTF, bg_fmt(g, "s", "%s\n", 3), "s", NULL, sv);
 		bg_mov_imm(g, R0, 0);
+	} else if (!strcmp(n, "__pid_parent") && e->args.len == 1) {   /* stapbpf reads /proc */
+		if (user_only(g, e->pos, "the parent of a pid")) {
+			bg_long(g, e->args.items[0]);
+			mov(g, R1, R0);
+			bg_call(g, HU_PID_PARENT);
+		}
 	} else if (!strcmp(n, "isdigit") && e->args.len == 1) {   /* its first byte */
 		struct bstr s = bg_str(g, e->args.items[0]);
 		int yes = bg_label(g);
