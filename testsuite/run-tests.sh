@@ -5,6 +5,8 @@
 # empty if absent) and NAME.rc (exit status, 0 if absent).
 #   NAME.opts  stap options, shell-quoted (-G VAR=VAL, -c CMD and -o FILE also go to staprun)
 #   NAME.args  script arguments ($1, @2 ...), shell-quoted
+#   NAME.nobpf why the test, which builds with --runtime=bpf, is not run so
+#              (counted among the module runtime's only)
 #   NAME.modules  modules of the guest kernel loaded at boot (stap-vm -M), one a line
 #   NAME.boot  extra guest kernel arguments (stap-vm -a): such tests get a boot of
 #              their own per distinct NAME.boot (e.g. "nokaslr" for .absolute addresses)
@@ -114,6 +116,10 @@ build_one() {
 	local opts=() args=()
 	[ -f "$t.opts" ] && eval "opts=($(cat "$t.opts"))"
 	[ -f "$t.args" ] && eval "args=($(cat "$t.args"))"
+	if [ "$runtime" = bpf ] && [ -f "$t.nobpf" ]; then   # builds, but cannot run in the guest's time
+		echo "[E_BPF_UNSUPPORTED] not run with --runtime=bpf: $(cat "$t.nobpf")" > "$d/build.log"
+		return 1
+	fi
 	(cd "$d" && "$STAP" -p4 -r "$REL" --runtime="$runtime" -m "t_$n" "${opts[@]}" "$n.stp" "${args[@]}") > "$d/build.log" 2>&1 &&
 		cp "$d/t_$n.$ext" "$out/ko/"
 }
