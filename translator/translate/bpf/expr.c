@@ -1433,9 +1433,7 @@ static bool ctx_long(struct bgen *g, struct expr *e, const char *n)
 		bg_jmp(g, J_SLT, R0, -1, 0, bad);
 		bg_jmp(g, J_SGT, R0, -1, BPF_STRSZ - 1, bad);
 		alu_k(g, A_AND, R0, BPF_STRSZ - 1);
-		mov(g, R1, R7);
-		alu_x(g, A_ADD, R1, R0);
-		bg_emit(g, B_LDX | B_MEM | B_B, R0, R1, ts.off, 0);
+		str_byte(g, R0, R1, ts, R0);
 		bg_jmp(g, J_NE, R0, -1, 0, done);
 		bg_place(g, bad);
 		error_near(g, "Position out of bounds", "identifier", n, e->pos);

@@ -166,6 +166,15 @@ static inline void str_addr(struct bgen *g, int reg, struct bstr s)
 	alu_k(g, A_ADD, reg, s.off);
 }
 
+/* dst = byte idx (a register the verifier bounds) of scratch string s,
+ * addressed through tmp */
+static inline void str_byte(struct bgen *g, int dst, int tmp, struct bstr s, int idx)
+{
+	mov(g, tmp, R7);
+	alu_x(g, A_ADD, tmp, idx);
+	bg_emit(g, B_LDX | B_MEM | B_B, dst, tmp, s.off, 0);
+}
+
 static inline struct bstr scratch_str(struct bgen *g)
 {
 	return (struct bstr){ R7, bg_scratch(g, BPF_STRSZ) };

@@ -318,9 +318,7 @@ void bg_text_str(struct bgen *g, struct bstr in, bool quoted, struct bstr d)
 	bg_mov_imm(g, R1, 0);   /* the input's index: a loop of one bound */
 	bg_place(g, loop);
 	bg_jmp(g, J_GE, R1, -1, BPF_STRSZ - 1, end);
-	mov(g, R3, R7);
-	alu_x(g, A_ADD, R3, R1);
-	bg_emit(g, B_LDX | B_MEM | B_B, R2, R3, t.off, 0);
+	str_byte(g, R2, R3, t, R1);
 	bg_jmp(g, J_EQ, R2, -1, 0, end);
 	/* r4 = the escape's length, r5 its letter */
 	for (size_t i = 0; i < sizeof(escape_letters) / sizeof(escape_letters[0]); i++) {

@@ -143,9 +143,7 @@ bool bg_regex(struct bgen *g, const struct regex_prog *re, struct bstr s, struct
 	/* positions 1 to 62: a loop of one bound, the states in r3 */
 	bg_place(g, loop);
 	bg_jmp(g, J_GE, R1, -1, BPF_STRSZ - 1, last);
-	mov(g, R5, R7);
-	alu_x(g, A_ADD, R5, R1);
-	bg_emit(g, B_LDX | B_MEM | B_B, R2, R5, t.off, 0);
+	str_byte(g, R2, R5, t, R1);
 	bg_jmp(g, J_EQ, R2, -1, 0, last);
 	/* the states read back from memory: to the verifier one unknown
 	 * value, so that one walk of each round covers every path into it */
