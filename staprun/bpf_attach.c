@@ -23,6 +23,7 @@
 #include "bpf_attach.h"
 
 #define KPROBE_PMU "/sys/bus/event_source/devices/kprobe"
+#define UPROBE_PMU "/sys/bus/event_source/devices/uprobe"
 
 /* The program type the section's events take. */
 enum bpf_prog_type attach_prog_type(const struct bundle_prog *p)
@@ -95,15 +96,18 @@ static int add_fd(struct attachment *a, int fd, char *why, size_t whylen)
 	return 0;
 }
 
-/* One perf event with the program on it, not enabled yet; added to a. */
-static int open_event(struct perf_event_attr *attr, int cpu, int prog_fd, struct attachment *a,
-		      char *why, size_t whylen)
+/* One perf event with the program on it, not enabled yet; added to a.
+ * pid -1: every task, on cpu; else that process, on any CPU. */
+static int open_pid_event(struct perf_event_attr *attr, pid_t pid, int cpu, int prog_fd,
+			  struct attachment *a, char *why, size_t whylen)
 {
 	int fd;
 
 	attr->size = sizeof(*attr);
 	attr->disabled = 1;
-	fd = (int)syscall(__NR_perf_event_open, attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	fd = (int)syscall(__NR_perf_event_open, attr, pid, pid < 0 ? cpu : -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0 && pid >= 0)
+		return failed(errno, why, whylen, "perf_event_open on pid %d: %s", (int)pid, strerror(errno));
 	if (fd < 0)
 		return failed(errno, why, whylen, "perf_event_open on CPU %d: %s", cpu, strerror(errno));
 	if (add_fd(a, fd, why, whylen) < 0)
@@ -111,6 +115,12 @@ static int open_event(struct perf_event_attr *attr, int cpu, int prog_fd, struct
 	if (ioctl(fd, PERF_EVENT_IOC_SET_BPF, prog_fd) < 0)
 		return failed(errno, why, whylen, "PERF_EVENT_IOC_SET_BPF: %s", strerror(errno));
 	return 0;
+}
+
+static int open_event(struct perf_event_attr *attr, int cpu, int prog_fd, struct attachment *a,
+		      char *why, size_t whylen)
+{
+	return open_pid_event(attr, -1, cpu, prog_fd, a, why, whylen);
 }
 
 int attach_enable(struct attachment *a)
@@ -121,35 +131,58 @@ int attach_enable(struct attachment *a)
 	return 0;
 }
 
+/* The first bit of a PMU's config field (format/NAME: "config:N" or
+ * "config:N-M"); -errno. */
+static int format_bit(const char *pmu, const char *name, char *why, size_t whylen)
+{
+	char path[128], fmt[64];
+	int rc, bit;
+
+	snprintf(path, sizeof(path), "%s/format/%s", pmu, name);
+	rc = read_line(path, fmt, sizeof(fmt));
+	if (rc < 0)
+		return failed(-rc, why, whylen, "%s: %s", path, strerror(-rc));
+	if (sscanf(fmt, "config:%d", &bit) != 1 || bit < 0 || bit > 63)
+		return failed(EINVAL, why, whylen, "%s says '%s', not config:N", path, fmt);
+	return bit;
+}
+
 /* kprobe/kretprobe through the kprobe PMU: the symbol's name (MODULE:SYMBOL
  * too) in config1, the offset in config2, the retprobe bit its format file
- * names. */
-static int attach_kprobe(const struct bundle_prog *p, int prog_fd, struct attachment *a,
-			 char *why, size_t whylen)
+ * names; uprobe/uretprobe through the uprobe PMU the same way, with the
+ * file's path, the offset in it, and an SDT semaphore's offset in the
+ * bits format/ref_ctr_offset names (the kernel counts it up while the
+ * probe is on); process(PID)'s on that process alone. */
+static int attach_kuprobe(const struct bundle_prog *p, int prog_fd, struct attachment *a,
+			  char *why, size_t whylen)
 {
+	bool user = p->kind == BP_UPROBE || p->kind == BP_URETPROBE;
+	const char *pmu = user ? UPROBE_PMU : KPROBE_PMU;
 	struct perf_event_attr attr;
-	char fmt[64];
+	char path[128];
 	long type;
 	int rc, bit;
 
 	memset(&attr, 0, sizeof(attr));
-	rc = read_number(KPROBE_PMU "/type", &type);
+	snprintf(path, sizeof(path), "%s/type", pmu);
+	rc = read_number(path, &type);
 	if (rc < 0)
-		return failed(-rc, why, whylen, "the kernel has no kprobe PMU (" KPROBE_PMU "/type: %s)",
-			      strerror(-rc));
+		return failed(-rc, why, whylen, "the kernel has no %s PMU (%s: %s)", user ? "uprobe" : "kprobe",
+			      path, strerror(-rc));
 	attr.type = (uint32_t)type;
 	attr.config1 = (uint64_t)(uintptr_t)p->symbol;
 	attr.config2 = (uint64_t)p->offset;
-	if (p->kind == BP_KRETPROBE) {
-		rc = read_line(KPROBE_PMU "/format/retprobe", fmt, sizeof(fmt));
-		if (rc < 0)
-			return failed(-rc, why, whylen, KPROBE_PMU "/format/retprobe: %s", strerror(-rc));
-		if (sscanf(fmt, "config:%d", &bit) != 1 || bit < 0 || bit > 63)
-			return failed(EINVAL, why, whylen, KPROBE_PMU "/format/retprobe says '%s', not config:N",
-				      fmt);
+	if (p->kind == BP_KRETPROBE || p->kind == BP_URETPROBE) {
+		if ((bit = format_bit(pmu, "retprobe", why, whylen)) < 0)
+			return bit;
 		attr.config |= 1ull << bit;
 	}
-	return open_event(&attr, 0, prog_fd, a, why, whylen);
+	if (p->ref_ctr) {
+		if ((bit = format_bit(pmu, "ref_ctr_offset", why, whylen)) < 0)
+			return bit;
+		attr.config |= (uint64_t)p->ref_ctr << bit;
+	}
+	return open_pid_event(&attr, p->pid ? (pid_t)p->pid : -1, 0, prog_fd, a, why, whylen);
 }
 
 /* The tracepoint's id from tracefs or debugfs's tracing, mounting tracefs
@@ -226,7 +259,9 @@ int attach_prog(const struct bundle_prog *p, int prog_fd, struct attachment *a, 
 	switch (p->kind) {
 	case BP_KPROBE:
 	case BP_KRETPROBE:
-		return attach_kprobe(p, prog_fd, a, why, whylen);
+	case BP_UPROBE:
+	case BP_URETPROBE:
+		return attach_kuprobe(p, prog_fd, a, why, whylen);
 	case BP_TRACEPOINT:
 		rc = tracepoint_id(p, &id, why, whylen);
 		if (rc < 0)

@@ -223,7 +223,7 @@ static int parse_map(struct parser *ps, char *rest)
 {
 	static const char *const kinds[] = {
 		[BM_HASH] = "hash", [BM_ARRAY] = "array", [BM_PERCPU_HASH] = "percpu_hash",
-		[BM_PERCPU_ARRAY] = "percpu_array", [BM_RINGBUF] = "ringbuf",
+		[BM_PERCPU_ARRAY] = "percpu_array", [BM_RINGBUF] = "ringbuf", [BM_LRU_HASH] = "lru_hash",
 	};
 	struct bundle *b = ps->b;
 	struct bundle_map m = { 0 };
@@ -244,7 +244,7 @@ static int parse_map(struct parser *ps, char *rest)
 		if (!strcmp(kind, kinds[k]))
 			break;
 	if (k == sizeof(kinds) / sizeof(kinds[0]))
-		return perr(ps, "unknown map kind '%s' (hash, array, percpu_hash, percpu_array, ringbuf)", kind);
+		return perr(ps, "unknown map kind '%s' (hash, array, percpu_hash, percpu_array, ringbuf, lru_hash)", kind);
 	m.kind = (enum bundle_map_kind)k;
 	if (field_spec(ps, next_field(&rest), true, &m.keyspec, &m.key_size) < 0)
 		return -1;
@@ -412,7 +412,7 @@ static int parse_prog(struct parser *ps, char *rest)
 		[BP_BEGIN] = "begin", [BP_END] = "end", [BP_ERROR] = "error",
 		[BP_KPROBE] = "kprobe", [BP_KRETPROBE] = "kretprobe", [BP_TIMER] = "timer",
 		[BP_PROFILE] = "profile", [BP_PERF] = "perf", [BP_TRACEPOINT] = "tracepoint",
-		[BP_RAW_TRACEPOINT] = "raw_tracepoint",
+		[BP_RAW_TRACEPOINT] = "raw_tracepoint", [BP_UPROBE] = "uprobe", [BP_URETPROBE] = "uretprobe",
 	};
 	struct bundle *b = ps->b;
 	struct bundle_prog p = { .file_line = ps->line };
@@ -464,6 +464,26 @@ static int parse_prog(struct parser *ps, char *rest)
 			p.event = xstrdup(a);
 		}
 		break;
+	case BP_UPROBE:
+	case BP_URETPROBE:   /* FILE OFFSET [REFCTR [PID]] */
+		a = next_field(&rest);
+		if (!a)
+			goto missing;
+		p.symbol = xstrdup(a);
+		if (number(ps, next_field(&rest), "the probe's OFFSET", 0, INT64_MAX, &v) < 0)
+			goto fail;
+		p.offset = v;
+		if ((a = next_field(&rest))) {
+			if (number(ps, a, "the probe's REFCTR", 0, INT64_MAX, &v) < 0)
+				goto fail;
+			p.ref_ctr = v;
+		}
+		if ((a = next_field(&rest))) {
+			if (number(ps, a, "the probe's PID", 0, INT32_MAX, &v) < 0)
+				goto fail;
+			p.pid = v;
+		}
+		break;
 	case BP_RAW_TRACEPOINT:
 		a = next_field(&rest);
 		if (!a) {
@@ -511,7 +531,8 @@ static int parse_prog(struct parser *ps, char *rest)
 	return 0;
 missing:
 	perr(ps, "%s wants %s", sec, p.kind == BP_TRACEPOINT ? "SYSTEM NAME" :
-	     p.kind == BP_KPROBE ? "SYMBOL OFFSET" : "SYMBOL [OFFSET]");
+	     p.kind == BP_KPROBE ? "SYMBOL OFFSET" : p.kind == BP_KRETPROBE ? "SYMBOL [OFFSET]" :
+	     "FILE OFFSET [REFCTR [PID]]");
 fail:
 	free(p.section);
 	free(p.symbol);

@@ -19,6 +19,7 @@ enum bundle_map_kind {
 	BM_PERCPU_HASH,
 	BM_PERCPU_ARRAY,
 	BM_RINGBUF,
+	BM_LRU_HASH,
 };
 
 struct bundle_map {
@@ -49,6 +50,8 @@ enum bundle_prog_kind {
 	BP_PERF,
 	BP_TRACEPOINT,
 	BP_RAW_TRACEPOINT,
+	BP_UPROBE,
+	BP_URETPROBE,
 };
 
 struct bundle_line {
@@ -60,9 +63,12 @@ struct bundle_prog {
 	int id;
 	enum bundle_prog_kind kind;
 	char *section;			/* "SECTION ARGS" as written, for messages */
-	char *symbol;			/* kprobe/kretprobe symbol; tracepoint system */
+	char *symbol;			/* kprobe/kretprobe symbol; tracepoint system;
+					   uprobe/uretprobe file */
 	char *event;			/* tracepoint name */
-	int64_t offset;			/* kprobe/kretprobe offset */
+	int64_t offset;			/* kprobe/kretprobe offset; uprobe file offset */
+	int64_t ref_ctr;		/* uprobe: its semaphore's file offset, or 0 */
+	int64_t pid;			/* uprobe: the one process it fires in, or 0 */
 	uint32_t perf_type;		/* perf: perf_event_attr's type and config */
 	uint64_t perf_config;
 	int64_t period;			/* timer/profile: ns; perf: events, or -Hz */

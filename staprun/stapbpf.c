@@ -211,6 +211,7 @@ static int create_maps(struct session *s)
 		[BM_HASH] = BPF_MAP_TYPE_HASH, [BM_ARRAY] = BPF_MAP_TYPE_ARRAY,
 		[BM_PERCPU_HASH] = BPF_MAP_TYPE_PERCPU_HASH,
 		[BM_PERCPU_ARRAY] = BPF_MAP_TYPE_PERCPU_ARRAY, [BM_RINGBUF] = BPF_MAP_TYPE_RINGBUF,
+		[BM_LRU_HASH] = BPF_MAP_TYPE_LRU_HASH,
 	};
 	int ncpus = libbpf_num_possible_cpus();
 
@@ -440,7 +441,8 @@ static void run_programs(struct session *s, enum bundle_prog_kind kind)
  * not working at all (no PMU: B_ATTACH). */
 static bool site_refused(const struct bundle_prog *p, int rc)
 {
-	return (p->kind == BP_KPROBE || p->kind == BP_KRETPROBE) &&
+	return (p->kind == BP_KPROBE || p->kind == BP_KRETPROBE || p->kind == BP_UPROBE ||
+		p->kind == BP_URETPROBE) &&
 	       (rc == -EINVAL || rc == -ENOENT || rc == -EBUSY || rc == -EEXIST || rc == -EILSEQ ||
 		rc == -EOPNOTSUPP);
 }

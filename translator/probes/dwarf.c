@@ -961,6 +961,7 @@ static const char *const shapes[] = { "kernel.function()", "kernel.statement()",
 
 const struct provider dwarf_provider = {
 	.bpf_section = kp_bpf_section,
+	.bpf_entry_section = kp_bpf_entry_section,
 	.takes_kprobe = kp_takes_kprobe,
 	.name = "dwarf",
 	.runtime_header = "kprobes.h",

@@ -251,6 +251,7 @@ static void emit_unregister(struct session *s, struct strbuf *out)
 
 const struct provider kfunc_btf_provider = {
 	.bpf_section = kp_bpf_section,
+	.bpf_entry_section = kp_bpf_entry_section,
 	.name = "kernel.function (BTF)",
 	.runtime_header = "kprobes.h",
 	.probe_type = kp_probe_type,

@@ -158,6 +158,7 @@ static const char *const shapes[] = { "kprobe.function()", "kprobe.statement()",
 
 const struct provider kprobe_provider = {
 	.bpf_section = kp_bpf_section,
+	.bpf_entry_section = kp_bpf_entry_section,
 	.takes_kprobe = kp_takes_kprobe,
 	.name = "kprobe",
 	.runtime_header = "kprobes.h",

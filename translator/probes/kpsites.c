@@ -58,6 +58,26 @@ int kp_bpf_section(const struct derived_probe *dp, struct strbuf *out, bool *opt
 	return 0;
 }
 
+/* At the kprobe on the function's first instruction the frame address is
+ * the stack pointer + 8 (the return address is on the stack); the
+ * kretprobe's handler sees the stack pointer after the return. */
+int kp_bpf_entry_section(struct session *s, const struct derived_probe *dp, struct strbuf *out, int *reg,
+			 int64_t *off, int64_t *ret_off, const char **why)
+{
+	const struct kp_site *site = dp->data;
+	bool opt;
+
+	(void)s;
+	if (kp_bpf_section(dp, out, &opt, why) < 0)
+		return -1;
+	strbuf_reset(out);
+	strbuf_addf(out, "kprobe %s %llu", site->symbol, (unsigned long long)site->offset);
+	*reg = 7;
+	*off = 8;
+	*ret_off = 0;
+	return 0;
+}
+
 const char *kp_probe_type(const struct derived_probe *dp)
 {
 	return ((const struct kp_site *)dp->data)->ret ? "kretprobe" : "kprobe";

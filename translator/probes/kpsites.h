@@ -35,6 +35,9 @@ bool kp_is_return(const struct derived_probe *dp);
 bool kp_takes_kprobe(const struct session *s, const struct derived_probe *dp);
 /* The provider's bpf_section hook for a site's probe. */
 int kp_bpf_section(const struct derived_probe *dp, struct strbuf *out, bool *optional, const char **why);
+/* The provider's bpf_entry_section hook: a kprobe where the kretprobe is. */
+int kp_bpf_entry_section(struct session *s, const struct derived_probe *dp, struct strbuf *out, int *reg,
+			 int64_t *off, int64_t *ret_off, const char **why);
 /* probe_type() of a site's probe: "kprobe" or "kretprobe". */
 const char *kp_probe_type(const struct derived_probe *dp);
 

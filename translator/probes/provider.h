@@ -142,6 +142,14 @@ struct provider {
 	 * (E_BPF_UNSUPPORTED). */
 	int (*bpf_section)(const struct derived_probe *dp, struct strbuf *out, bool *optional,
 			   const char **why);
+	/* --runtime=bpf, a .return probe reading values at entry (@entry,
+	 * $parameters, a file's load bias): append the SECTION of the program
+	 * that reads them, and say where the call's frame address is there
+	 * (DWARF register *reg + *off) and at the return (the stack pointer
+	 * + *ret_off): the two programs meet on it. -1 with *why (static
+	 * text) when dp has none. */
+	int (*bpf_entry_section)(struct session *s, const struct derived_probe *dp, struct strbuf *out,
+				 int *reg, int64_t *off, int64_t *ret_off, const char **why);
 	/* Pass 2: does dp take an entry of the kernel's kprobe table (a
 	 * kprobe or kretprobe, not a site on the module's own ftrace_ops)?
 	 * No hook: none of the family's probes do. */

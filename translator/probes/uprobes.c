@@ -519,6 +519,79 @@ static const char *probe_type(const struct derived_probe *dp)
 	return ((const struct uprobe_probe *)dp->data)->ret ? "uretprobe" : "uprobe";
 }
 
+/* --runtime=bpf: a uprobe or uretprobe through the uprobe PMU at the file's
+ * offset, with the semaphore the kernel counts (REFCTR) and process(PID)'s
+ * pid. */
+static int bpf_section(const struct derived_probe *dp, struct strbuf *out, bool *optional, const char **why)
+{
+	const struct uprobe_probe *u = dp->data;
+
+	*optional = u->optional;
+	if (u->target_only) {
+		*why = "a point that names no program (the -c/-x target's process tree)";
+		return -1;
+	}
+	if (strpbrk(u->path, " \t\n")) {
+		*why = "a file whose path has a space";
+		return -1;
+	}
+	strbuf_addf(out, "%s %s %llu %llu %ld", u->ret ? "uretprobe" : "uprobe", u->path,
+		    (unsigned long long)u->offset, (unsigned long long)u->ref_ctr, u->pid);
+	return 0;
+}
+
+/* A uretprobe's values at entry are read by a uprobe past the prologue
+ * (the scope's entry), as the module's (runtime/uprobes.h); the frame
+ * address there is what the call frame information says, and the stack
+ * pointer after the return. */
+static int bpf_entry_section(struct session *s, const struct derived_probe *dp, struct strbuf *out, int *reg,
+			     int64_t *off, int64_t *ret_off, const char **why)
+{
+	const struct uprobe_probe *u = dp->data;
+	bool opt;
+
+	if (bpf_section(dp, out, &opt, why) < 0)
+		return -1;
+	if (!tvars_cfa(s, dp, reg, off)) {
+		*why = "no call frame information where the values at entry are read";
+		return -1;
+	}
+	strbuf_reset(out);
+	strbuf_addf(out, "uprobe %s %llu %llu %ld", u->path, (unsigned long long)u->body_offset,
+		    (unsigned long long)u->ref_ctr, u->pid);
+	*ret_off = 0;
+	return 0;
+}
+
+uint64_t uprobe_vaddr(const struct derived_probe *dp, bool entry)
+{
+	const struct uprobe_probe *u = dp->data;
+
+	return entry ? u->body : u->vaddr;
+}
+
+bool uprobe_mark(const struct derived_probe *dp, int *nargs)
+{
+	const struct uprobe_probe *u = dp && dp->prov == &uprobes_provider ? dp->data : NULL;
+
+	if (!u || !u->mark)
+		return false;
+	*nargs = u->nargs;
+	return true;
+}
+
+char *uprobe_mark_arg_c(const struct derived_probe *dp, int n, char **why)
+{
+	const struct uprobe_probe *u = dp->data;
+
+	return sdt_arg_c(u->host, u->args, n, why);
+}
+
+bool uprobe_is_return(const struct derived_probe *dp)
+{
+	return dp && dp->prov == &uprobes_provider && ((const struct uprobe_probe *)dp->data)->ret;
+}
+
 static void emit_decls(struct session *s, struct strbuf *out)
 {
 	strbuf_addf(out, "static struct stp_uprobe stp_up[%d] = {\n", provider_probes(s, &uprobes_provider));
@@ -586,4 +659,6 @@ const struct provider uprobes_provider = {
 	.probe_type = probe_type,
 	.shows_origin = true,
 	.dump_note = dump_note,
+	.bpf_section = bpf_section,
+	.bpf_entry_section = bpf_entry_section,
 };

@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "format.h"
 #include "probes/provider.h"
+#include "probes/uprobes.h"
 #include "target/syscalls_gen.h"
 #include "translate/bpf/gen.h"
 
@@ -885,6 +887,116 @@ static void unary(struct bgen *g, struct expr *e)
 /* print, println, printf, printd, printdln: a record the loader formats;
  * their s- forms (begin/end only) the same values formatted into a string
  * by the interpreter */
+/* A constant string of n bytes as a value: BPF's strings hold 63 (printf
+ * of one prints it whole: fold_consts). Longer is refused, not cut. */
+static bool fits(struct bgen *g, size_t n, const char *what, struct srcpos pos)
+{
+	if (n < BPF_STRSZ)
+		return true;
+	bg_fail(g, pos, "%s is %zu bytes here, and a BPF string value holds 63 (printf prints it whole)", what, n);
+	return false;
+}
+
+/* The name in a .plt("NAME") point (the last one in pp), or NULL. */
+static const char *plt_name(const char *pp, size_t *n)
+{
+	const char *p = NULL, *q;
+
+	for (q = strstr(pp, ".plt(\""); q; q = strstr(q + 1, ".plt(\""))
+		p = q + 6;
+	if (!p)
+		return NULL;
+	*n = strcspn(p, "\"");
+	return p;
+}
+
+/* A string known in pass 3: a literal, pp(), $$name ... (text allocated). */
+static bool const_str(struct bgen *g, struct expr *e, char **s, size_t *n)
+{
+	const char *t = NULL;
+
+	if (e->kind == EXPR_STR) {
+		t = e->str;
+		*n = e->str_len;
+	} else if (e->kind == EXPR_TARGET) {
+		return bg_tvar_const(g, e, s, n);
+	} else if (e->kind == EXPR_CALL && e->func && e->func->file && e->func->file->is_tapset && !e->args.len &&
+		   g->dp) {
+		if (!strcmp(e->func->name, "pp") || !strcmp(e->func->name, "pn")) {
+			t = g->dp->pp;
+			*n = strlen(t);
+		} else if (!strcmp(e->func->name, "__uprobe_plt_name")) {
+			t = plt_name(g->dp->pp, n);
+		}
+	}
+	if (!t || memchr(t, '\0', *n))
+		return false;
+	*s = xstrndup(t, *n);
+	return true;
+}
+
+/* The %s conversions of fmt whose value is a constant string made part of
+ * the format (so that it is not cut to a BPF string's 63 bytes): each
+ * formatted here as runtime/format.h does, its argument marked folded (1);
+ * a plain %s of a marker's $$parms becomes "$arg1=%s $arg2=%s ...", its
+ * argument marked 2 (each argument a string of its own). */
+static void fold_consts(struct bgen *g, struct strbuf *fmt, struct expr **args, int n, int *folded)
+{
+	struct strbuf out = STRBUF_INIT;
+	const char *p = fmt->buf, *end = fmt->buf + fmt->len;
+	int k = 0;
+
+	while (p < end) {
+		struct stp_fmt_spec sp;
+		char *cs = NULL;
+		size_t cn;
+		int len, nparms, np;
+
+		if (*p != '%') {
+			strbuf_addch(&out, *p++);
+			continue;
+		}
+		len = stp_format_parse_spec(p + 1, &sp);
+		if (len < 0) {   /* refused in pass 2 */
+			strbuf_add(&out, p, (size_t)(end - p));
+			break;
+		}
+		if (sp.conv == 's' && !sp.width_star && !sp.prec_star && !(sp.flags & STP_FMT_ZEROPAD) && k < n &&
+		    const_str(g, args[k], &cs, &cn)) {
+			char *conv = xasprintf("%%%.*s", len, p + 1), *buf;
+			union stp_val v = { .s = cs };
+			size_t m = stp_format(NULL, 0, conv, 1, &v);
+			buf = xmalloc(m + 1);
+			stp_format(buf, m + 1, conv, 1, &v);
+			for (size_t i = 0; i < m; i++) {
+				if (buf[i] == '%')
+					strbuf_addch(&out, '%');
+				strbuf_addch(&out, buf[i]);
+			}
+			folded[k] = 1;
+			free(buf);
+			free(conv);
+			free(cs);
+		} else if (sp.conv == 's' && !sp.flags && sp.width < 0 && sp.prec < 0 && !sp.width_star &&
+			   !sp.prec_star && k < n && bg_mark_parms(g, args[k], &nparms) && nparms <= 12) {
+			for (int i = 1; i <= nparms; i++)
+				strbuf_addf(&out, "%s$arg%d=%%s", i > 1 ? " " : "", i);
+			folded[k] = 2;
+		} else if (sp.conv == 's' && !sp.flags && sp.width < 0 && sp.prec < 0 && !sp.width_star &&
+			   !sp.prec_star && k < n && (np = bg_pretty_pieces(g, args[k], NULL)) >= 0 &&
+			   np + n <= 32) {
+			bg_pretty_pieces(g, args[k], &out);
+			folded[k] = 3;
+		} else {
+			strbuf_add(&out, p, (size_t)(1 + len));
+		}
+		k += stp_fmt_spec_nargs(&sp);
+		p += 1 + len;
+	}
+	strbuf_release(fmt);
+	*fmt = out;
+}
+
 static void print(struct bgen *g, struct expr *e, struct bstr *out)
 {
 	const char *n = e->name;
@@ -953,7 +1065,37 @@ static void print(struct bgen *g, struct expr *e, struct bstr *out)
 			bg_record(g, REC_PRINTF, bg_fmt(g, "", "\n", 1), "", NULL, NULL);
 		return;
 	}
+	int folded[32] = { 0 };
+	fold_consts(g, &fmt, args + first, nargs - first, folded);
 	for (int i = first; i < nargs; i++) {
+		if (folded[i - first] == 1)
+			continue;
+		if (folded[i - first] == 3) {   /* $x$ ..., a piece at a time */
+			int np = bg_pretty_pieces(g, args[i], NULL);
+			if (ns + np > 32) {
+				bg_fail(g, e->pos, "more than 32 values in one print");
+				return;
+			}
+			bg_pretty_values(g, args[i], &sv[ns]);
+			for (int k = 0; k < np; k++)
+				strbuf_addch(&types, 's');
+			ns += np;
+			continue;
+		}
+		if (folded[i - first] == 2) {   /* $$parms, an argument at a time */
+			int np = 0;
+			bg_mark_parms(g, args[i], &np);
+			for (int k = 1; k <= np; k++) {
+				if (ns >= 32) {
+					bg_fail(g, e->pos, "more than 32 values in one print");
+					return;
+				}
+				sv[ns] = scratch_str(g);
+				bg_mark_arg_str(g, args[i], k, sv[ns++]);
+				strbuf_addch(&types, 's');
+			}
+			continue;
+		}
 		if (args[i]->type == TYPE_STATS) {
 			bg_fail(g, args[i]->pos, "printing an aggregate has no BPF form yet");
 			return;
@@ -1144,9 +1286,15 @@ static void read_string(struct bgen *g, struct expr *e, struct bstr d, bool user
 	bg_jmp(g, J_SGE, R0, -1, 0, ok);
 	if (has_err) {
 		bg_str_copy(g, d, bg_str(g, a[erri]));
+	} else if (user) {   /* the tapset's message, with the helper's -errno */
+		const char *m = "user string copy fault %d at 0x%x [man error::fault]";
+		char *f = bg_near_fmt(m, "identifier", e->name, e->pos);
+		int lv[2] = { size, addr };
+		stx(g, R10, size, R0);
+		bg_raise(g, m, bg_fmt(g, "ll", f, strlen(f)), "ll", lv, NULL);
+		free(f);
 	} else {
-		const char *m = user ? "user string copy fault at 0x%x [man error::fault]"
-				     : "kernel string copy fault at 0x%x [man error::fault]";
+		const char *m = "kernel string copy fault at 0x%x [man error::fault]";
 		char *f = bg_near_fmt(m, "identifier", e->name, e->pos);
 		int lv[1] = { addr };
 		bg_raise(g, m, bg_fmt(g, "l", f, strlen(f)), "l", lv, NULL);
@@ -1197,8 +1345,7 @@ static struct bstr ctx_str(struct bgen *g, struct expr *e, const char *n, bool *
 
 	*done = true;
 	bg_scratch(g, BPF_STRSZ);   /* room past d for the verifier's bound */
-	if (!strcmp(n, "kernel_string") || !strcmp(n, "kernel_string_n") ||
-	    !strcmp(n, "user_string") || !strcmp(n, "user_string_n")) {
+	if (!strcmp(n, "kernel_string") || !strcmp(n, "kernel_string_n") || !strcmp(n, "user_string_n")) {
 		read_string(g, e, d, n[0] == 'u', !strcmp(n + strlen(n) - 2, "_n"));
 	} else if (!strcmp(n, "execname")) {
 		bg_str_zero(g, d);
@@ -1207,7 +1354,13 @@ static struct bstr ctx_str(struct bgen *g, struct expr *e, const char *n, bool *
 		bg_call(g, H_COMM);
 	} else if (!strcmp(n, "pp") || !strcmp(n, "pn")) {
 		const char *pp = g->dp->pp;
-		bg_str_literal(g, d, pp, strlen(pp));
+		if (fits(g, strlen(pp), n[1] == 'p' ? "pp()" : "pn()", e->pos))
+			bg_str_literal(g, d, pp, strlen(pp));
+	} else if (!strcmp(n, "__uprobe_plt_name") && !e->args.len && g->dp) {
+		size_t len = 0;
+		const char *p = plt_name(g->dp->pp, &len);
+		if (fits(g, len, "$$name", e->pos))
+			bg_str_literal(g, d, p ? p : "", len);
 	} else if (!strcmp(n, "ppfunc")) {   /* the function the point names: a constant */
 		const char *pp = g->dp->pp, *p = strstr(pp, "function(\"");
 		if (!p)
@@ -1264,27 +1417,47 @@ static void error_value(struct bgen *g, const char *msg, int v)
 	free(text);
 }
 
-/* __reg_arg(n): argument n of a kernel function, as regargs.stp's
+/* __reg_arg(n): argument n of the probed function, as regargs.stp's
  * stp_reg_arg on x86_64: di si dx cx r8 r9 of the probe's pt_regs, then
- * the stack above the return address. A kprobe's, not a process probe's
- * (a 32-bit task's conventions) or a tracepoint's (no registers). */
+ * the stack above the return address (a process probe's in user memory);
+ * in a 32-bit task (a process probe's, user code segment 0x23) every one
+ * on the stack, 4 bytes each. Not a tracepoint's (no registers). */
 static void reg_arg(struct bgen *g, struct expr *e)
 {
 	static const int regs[] = { 112, 104, 96, 88, 72, 64 };   /* offsets in pt_regs */
-	int v = bg_stack(g), done = bg_label(g), bad = bg_label(g);
+	int v = bg_stack(g), done = bg_label(g), bad = bg_label(g), wide = bg_label(g), r = bg_stack(g);
+	bool user = g->dp && uprobe_path(g->dp);
 
 	if (g->user || g->ctx_args) {
 		bg_error(g, "cannot access function args in this context",
 			 "cannot access function args in this context\n");
 		return;
 	}
-	if (strcmp(g->dp->prov->name, "dwarf") && strcmp(g->dp->prov->name, "kprobe")) {
+	if (strcmp(g->dp->prov->name, "dwarf") && strcmp(g->dp->prov->name, "kprobe") && !user) {
 		bg_fail(g, e->pos, "function arguments of a %s probe have no BPF form yet", g->dp->prov->name);
 		return;
 	}
 	bg_long(g, e->args.items[0]);
 	stx(g, R10, v, R0);
 	bg_jmp(g, J_SLT, R0, -1, 1, bad);
+	if (user) {   /* a 32-bit task: sp + 4n */
+		ldx(g, R1, R6, 136);   /* cs */
+		bg_jmp(g, J_NE, R1, -1, 0x23, wide);
+		ldx(g, R3, R6, 152);
+		ldx(g, R0, R10, v);
+		alu_k(g, A_LSH, R0, 2);
+		alu_x(g, A_ADD, R3, R0);
+		bg_emit(g, B_ST | B_MEM | B_DW, R10, 0, r, 0);
+		mov(g, R1, R10);
+		alu_k(g, A_ADD, R1, r);
+		bg_mov_imm(g, R2, 4);
+		bg_call(g, H_READ_USER);
+		bg_jmp(g, J_NE, R0, -1, 0, bad);
+		ldx(g, R0, R10, r);
+		bg_ja(g, done);
+		bg_place(g, wide);
+		ldx(g, R0, R10, v);
+	}
 	for (int i = 0; i < 6; i++) {
 		int next = bg_label(g);
 		bg_jmp(g, J_NE, R0, -1, i + 1, next);
@@ -1297,17 +1470,15 @@ static void reg_arg(struct bgen *g, struct expr *e)
 	alu_k(g, A_ADD, R0, -6);
 	alu_k(g, A_LSH, R0, 3);
 	alu_x(g, A_ADD, R0, R1);
-	{   /* the stack above the return address */
-		int r = bg_stack(g);
-		mov(g, R3, R0);
-		mov(g, R1, R10);
-		alu_k(g, A_ADD, R1, r);
-		bg_mov_imm(g, R2, 8);
-		bg_call(g, H_READ_KERNEL);
-		bg_jmp(g, J_NE, R0, -1, 0, bad);
-		ldx(g, R0, R10, r);
-		bg_ja(g, done);
-	}
+	/* the stack above the return address */
+	mov(g, R3, R0);
+	mov(g, R1, R10);
+	alu_k(g, A_ADD, R1, r);
+	bg_mov_imm(g, R2, 8);
+	bg_call(g, user ? H_READ_USER : H_READ_KERNEL);
+	bg_jmp(g, J_NE, R0, -1, 0, bad);
+	ldx(g, R0, R10, r);
+	bg_ja(g, done);
 	bg_place(g, bad);
 	error_value(g, "cannot access arg(%d)", v);
 	bg_place(g, done);
@@ -1467,7 +1638,14 @@ static bool ctx_long(struct bgen *g, struct expr *e, const char *n)
 	} else if (!strcmp(n, "__reg_arg") && e->args.len == 1) {
 		reg_arg(g, e);
 	} else if ((!strcmp(n, "asmlinkage") || !strcmp(n, "fastcall")) && !e->args.len) {
-		bg_mov_imm(g, R0, 0);   /* a 32-bit task's conventions: nothing in a kernel probe */
+		/* a 32-bit task's conventions: nothing in a kernel probe; a
+		 * process probe reads every argument on the stack (asmlinkage) */
+		if (n[0] == 'f' && g->dp && uprobe_path(g->dp))
+			bg_fail(g, e->pos, "fastcall() in a process probe has no BPF form yet");
+		bg_mov_imm(g, R0, 0);
+	} else if (!strcmp(n, "regparm") && e->args.len == 1 && g->dp && uprobe_path(g->dp) &&
+		   !(e->args.items[0]->kind == EXPR_NUM && !e->args.items[0]->num)) {
+		bg_fail(g, e->pos, "regparm() in a process probe has no BPF form yet");
 	} else if (!strcmp(n, "regparm") && e->args.len == 1) {
 		int v = bg_stack(g), fine = bg_label(g), bad = bg_label(g);
 		bg_long(g, e->args.items[0]);
@@ -1485,14 +1663,8 @@ static bool ctx_long(struct bgen *g, struct expr *e, const char *n)
 		else
 			ldx(g, R0, R6, 80);
 	} else if (!strcmp(n, "exit") || !strcmp(n, "abort")) {
-		int none = bg_label(g);
 		bg_record(g, REC_EXIT, 0, "", NULL, NULL);
-		if (!g->user) {   /* no kernel probe runs after it, as in the module runtime */
-			bg_lookup0(g, g->config_map);
-			bg_jmp(g, J_EQ, R0, -1, 0, none);
-			bg_emit(g, B_ST | B_MEM | B_DW, R0, 0, 8, 0);
-			bg_place(g, none);
-		}
+		bg_stop_kernel(g);
 		if (n[0] == 'a')   /* abort(): this handler ends too; no catch stops it */
 			bg_ja(g, g->exit_label);
 	} else if (!strcmp(n, "error") || !strcmp(n, "warn")) {
@@ -1587,7 +1759,8 @@ static void gen(struct bgen *g, struct expr *e, struct bstr *out)
 		return;
 	case EXPR_STR:
 		*out = scratch_str(g);
-		bg_str_literal(g, *out, e->str, e->str_len);
+		if (fits(g, e->str_len, "this string literal", e->pos))
+			bg_str_literal(g, *out, e->str, e->str_len);
 		return;
 	case EXPR_VAR:
 		if (e->sym && (e->sym->is_array || e->sym->type == TYPE_STATS)) {
@@ -1659,7 +1832,14 @@ static void gen(struct bgen *g, struct expr *e, struct bstr *out)
 	case EXPR_CAST:
 	case EXPR_ATVAR:
 	case EXPR_ADDROF:
-		bg_tvar(g, e);
+		if (bg_entry_value(g, e, out)) {   /* read at entry of a .return probe */
+			;
+		} else if (e->type == TYPE_STRING && e->kind != EXPR_ADDROF) {   /* $$name, $x$ ... */
+			*out = scratch_str(g);
+			bg_tvar_str(g, e, *out);
+		} else {
+			bg_tvar(g, e);
+		}
 		return;
 	case EXPR_DEFINED:
 		bg_mov_imm(g, R0, bg_tvar_defined(g, e));
@@ -1684,12 +1864,9 @@ static void gen(struct bgen *g, struct expr *e, struct bstr *out)
 	case EXPR_PERF:
 		bg_fail(g, e->pos, "@perf has no BPF form yet");
 		return;
-	case EXPR_ENTRY:
-		if (g->dp && g->dp->has_entry) {
-			bg_fail(g, e->pos, "@entry has no BPF form yet");
-			return;
-		}
-		gen(g, e->lhs, out);
+	case EXPR_ENTRY:   /* in a .return probe, its copy (entry.c) */
+		if (!bg_entry_value(g, e, out))
+			gen(g, e->lhs, out);
 		return;
 	default:
 		bg_fail(g, e->pos, "this expression has no BPF form yet");

@@ -43,6 +43,13 @@ struct binline {        /* a function call being inlined */
 	struct bloc ret;
 };
 
+struct bentry {         /* a value read at entry of a .return probe */
+	struct expr *e;         /* @entry(...) or an at_entry target expression */
+	bool str;
+	int voff;               /* in the entry map's value */
+	int off;                /* the return program's copy: r10 (long), r7 (string) */
+};
+
 struct btry {           /* a try being made: where its errors go */
 	int catch_label;
 	struct bloc *var;       /* catch (var): gets the message; or NULL */
@@ -84,6 +91,12 @@ struct bgen {
 	bool act_used;
 	int64_t maxaction;
 	int64_t maxmapentries;
+	/* entry.c: the .return probe being made reads these at entry */
+	VEC(struct bentry) entries;
+	int entry_map;          /* -1: none */
+	int bias_voff, bias_off;   /* the load bias in the map's value (-1: none), its copy */
+	int64_t entry_ret_off;  /* the frame address at return: the stack pointer + it */
+	bool in_entry;          /* making the program on the function's entry */
 };
 
 /* prog.c */
@@ -119,6 +132,9 @@ void bg_record(struct bgen *g, int kind, int fmt, const char *types, const int *
  * bare, a format of the same values without the "near ..." part. */
 void bg_raise(struct bgen *g, const char *bare, int fmt, const char *types, const int *lv,
 	      const struct bstr *sv);
+/* A kernel probe's exit() or error: no kernel probe runs after it (the run
+ * state in @config), as in the module runtime */
+void bg_stop_kernel(struct bgen *g);
 /* bg_raise of a message with no values: bare, and text (bare near ...) */
 void bg_error(struct bgen *g, const char *bare, const char *text);
 /* text with its % doubled (a format that prints it as it is) */
@@ -186,6 +202,16 @@ static inline struct bstr scratch_str(struct bgen *g)
 bool bg_kformat(struct bgen *g, const char *fmt, size_t len, const char *types, const int *lv,
 		const struct bstr *sv, struct bstr d, struct srcpos pos);
 
+/* kfmt.c: a string made piece by piece in a kernel probe: a literal, a
+ * number (conv: one of %d %u %x %#x ...; the value at r10 offset lv; false
+ * for another), a string slot; done gives where it is */
+struct kfmt;
+struct kfmt *bg_kfmt_start(struct bgen *g);
+void bg_kfmt_lit(struct kfmt *k, const char *s, size_t n);
+bool bg_kfmt_conv(struct kfmt *k, const char *conv, int lv);
+void bg_kfmt_str(struct kfmt *k, struct bstr s);
+struct bstr bg_kfmt_done(struct kfmt *k);
+
 /* kfmt.c: d = text_str(in) (quoted: string_quoted(in)), as runtime/strings.h
  * escapes, cut to BPF's 63 bytes ("..." after a quoted one); d has 64
  * bytes of room after it */
@@ -210,6 +236,38 @@ struct bloc *bg_local_new(struct bgen *g, const struct sym *v);
 void bg_local_zero(struct bgen *g, struct bloc *l);
 /* tvar.c: $target variables and @cast in r0 (false: refused) */
 bool bg_tvar(struct bgen *g, struct expr *e);
+int bg_pt_regs_off(int dwarf_reg);      /* where struct pt_regs holds it */
+/* r0 = the C expression of pass 2 at *p (moved past it) for te; an
+ * identifier names[i] reads r10 slot slots[i]. false: not one it knows */
+bool bg_cexpr(struct bgen *g, const char **p, struct expr *te, const char *const *names, const int *slots, int n);
+/* the text of the C string literal at p (allocated; *end at its closing
+ * quote), or NULL */
+char *bg_c_literal(const char *p, const char **end, size_t *n);
+/* a string-valued one ($$name, $$parms ...) into d (false: refused); a
+ * constant one's text (allocated) */
+bool bg_tvar_str(struct bgen *g, struct expr *e, struct bstr d);
+bool bg_tvar_const(struct bgen *g, struct expr *e, char **s, size_t *n);
+/* is e an SDT marker's $$parms ($$vars)? of *nargs arguments; argument i
+ * of it as $$parms shows it ("0x..", "?" when it faults) into d */
+bool bg_mark_parms(struct bgen *g, struct expr *e, int *nargs);
+bool bg_mark_arg_str(struct bgen *g, struct expr *e, int i, struct bstr d);
+/* pretty.c: a pretty-printed target variable ($x$, $$parms ...): its text
+ * into d, cut to 63 bytes (false: refused, reported); or as printf's
+ * pieces: pieces appends its format (a %s per value) to fmt (may be NULL)
+ * and says how many values (-1: it has no pieces), values makes them into
+ * sv[0 ..] */
+bool bg_pretty_value(struct bgen *g, struct expr *e, struct bstr d);
+int bg_pretty_pieces(struct bgen *g, struct expr *e, struct strbuf *fmt);
+bool bg_pretty_values(struct bgen *g, struct expr *e, struct bstr *sv);
+/* entry.c: before a probe's program, the program reading its values at
+ * entry, if it has any (false: refused, reported); in the return program,
+ * after bg_prog_start, their copies (the body is skipped without them);
+ * bg_entry_value: e's copy (r0, or *out for a string), false if e is
+ * none; bg_ubias: r0 = the process probe's load bias */
+bool bg_entry_prepare(struct bgen *g, const struct derived_probe *dp);
+void bg_entry_load(struct bgen *g);
+bool bg_entry_value(struct bgen *g, struct expr *e, struct bstr *out);
+void bg_ubias(struct bgen *g);
 bool bg_tvar_defined(struct bgen *g, struct expr *e);
 /* the buckets after an aggregate's count, sum, min, max (0: no histogram) */
 int bg_hist_buckets(const struct sym *v);

@@ -14,6 +14,7 @@
  * from a map is one unknown to the verifier, so the paths through a
  * conversion (one per digit count, per sign) meet again after it.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "format.h"
@@ -244,17 +245,63 @@ static void text(struct kfmt *k, const struct stp_fmt_spec *sp, const struct bst
 		append_fill(k, ' ', pad);
 }
 
+/* A string being made: empty, with its length 0. */
+static void kfmt_init(struct kfmt *k, struct bgen *g)
+{
+	*k = (struct kfmt){ .g = g, .d = scratch_str(g) };
+	bg_scratch(g, BPF_STRSZ);   /* room the verifier counts past k.d */
+	k->len = bg_scratch(g, 8);
+	bg_str_zero(g, k->d);
+	bg_emit(g, B_ST | B_MEM | B_DW, R7, 0, k->len, 0);
+}
+
+struct kfmt *bg_kfmt_start(struct bgen *g)
+{
+	struct kfmt *k = xmalloc(sizeof(*k));
+
+	kfmt_init(k, g);
+	return k;
+}
+
+void bg_kfmt_lit(struct kfmt *k, const char *s, size_t n)
+{
+	append_literal(k, s, n);
+}
+
+bool bg_kfmt_conv(struct kfmt *k, const char *conv, int lv)
+{
+	struct stp_fmt_spec sp;
+
+	if (conv[0] != '%' || stp_format_parse_spec(conv + 1, &sp) < 0 || sp.width_star || sp.prec_star ||
+	    !strchr("diuoxXp", sp.conv))
+		return false;
+	number(k, &sp, lv);
+	return true;
+}
+
+void bg_kfmt_str(struct kfmt *k, struct bstr s)
+{
+	str_addr(k->g, R3, s);
+	bg_mov_imm(k->g, R4, BPF_STRSZ - 1);
+	append(k);
+}
+
+struct bstr bg_kfmt_done(struct kfmt *k)
+{
+	struct bstr d = k->d;
+
+	free(k);
+	return d;
+}
+
 bool bg_kformat(struct bgen *g, const char *fmt, size_t len, const char *types, const int *lv,
 		const struct bstr *sv, struct bstr d, struct srcpos pos)
 {
-	struct kfmt k = { .g = g, .d = scratch_str(g) };
+	struct kfmt k;
 	const char *p = fmt, *end = fmt + len;
 	int li = 0, si = 0;
 
-	bg_scratch(g, BPF_STRSZ);   /* room the verifier counts past k.d */
-	k.len = bg_scratch(g, 8);
-	bg_str_zero(g, k.d);
-	bg_emit(g, B_ST | B_MEM | B_DW, R7, 0, k.len, 0);
+	kfmt_init(&k, g);
 	while (p < end) {
 		const char *lit = p;
 		struct stp_fmt_spec sp;

@@ -457,6 +457,7 @@ void bg_raise(struct bgen *g, const char *bare, int fmt, const char *types, cons
 
 	if (!t) {
 		bg_record(g, REC_ERROR, fmt, types, lv, sv);
+		bg_stop_kernel(g);
 		bg_ja(g, g->exit_label);
 		return;
 	}
@@ -474,12 +475,24 @@ void bg_raise(struct bgen *g, const char *bare, int fmt, const char *types, cons
 		bg_emit(g, B_ALU64 | A_MOV | B_X, R3, R7, 0, 0);
 		bg_emit(g, B_ALU64 | A_ADD | B_K, R3, 0, 0, at);
 		bg_call(g, HU_SPRINTF);
-	} else if (t->var && !strcmp(types, "l")) {   /* a fault's address, formatted here */
+	} else if (t->var && !g->user) {   /* a fault's address ..., formatted here */
 		bg_kformat(g, bare, strlen(bare), types, lv, sv, (struct bstr){ R7, t->var->off }, g->last_pos);
 	} else if (t->var) {
 		bg_fail(g, g->last_pos, "the message of this error caught in a kernel probe has no BPF form yet");
 	}
 	bg_ja(g, t->catch_label);
+}
+
+void bg_stop_kernel(struct bgen *g)
+{
+	int none = bg_label(g);
+
+	if (g->user)
+		return;
+	bg_lookup0(g, g->config_map);
+	bg_jmp(g, J_EQ, R0, -1, 0, none);
+	bg_emit(g, B_ST | B_MEM | B_DW, R0, 0, 8, 0);
+	bg_place(g, none);
 }
 
 void bg_error(struct bgen *g, const char *bare, const char *text)

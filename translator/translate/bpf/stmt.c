@@ -509,8 +509,13 @@ static void probe_program(struct bgen *g, struct derived_probe *dp)
 		strbuf_release(&sec);
 		return;
 	}
-	bg_prog_start(g, dp, user);
 	g->ctx_args = !strncmp(sec.buf, "raw_tracepoint ", 15);
+	if (!bg_entry_prepare(g, dp)) {
+		strbuf_release(&sec);
+		return;
+	}
+	bg_prog_start(g, dp, user);
+	bg_entry_load(g);
 	for (int i = 0; i < dp->probe->locals.len; i++)
 		bg_local_zero(g, bg_local_new(g, dp->probe->locals.items[i]));
 	if (dp->probe->cond) {
@@ -523,13 +528,26 @@ static void probe_program(struct bgen *g, struct derived_probe *dp)
 	strbuf_release(&sec);
 }
 
+/* Is -D name (with or without a value) given? */
+static bool defined(const struct session *s, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (int i = 0; i < s->defines.len; i++)
+		if (!strncmp(s->defines.items[i], name, n) && (!s->defines.items[i][n] || s->defines.items[i][n] == '='))
+			return true;
+	return false;
+}
+
 /* -D NAME=VALUE: the limits BPF honours, and a refusal of the rest (they
- * tune the module runtime). */
+ * tune the module runtime). BPF has no overload processing: STP_NO_OVERLOAD
+ * says so, and with it the overload's tunables mean nothing either way. */
 static bool defines(struct bgen *g)
 {
 	static const char *const mine[] = { "MAXACTION", "MAXMAPENTRIES", "MAXSTRINGLEN", "MAXNESTING",
-					    "MAXTRYLOCK", "TRYLOCKDELAY", "MAXKPROBES", NULL };
-	bool ok = true;
+					    "MAXTRYLOCK", "TRYLOCKDELAY", "MAXKPROBES", "STP_NO_OVERLOAD",
+					    "STP_OVERLOAD_THRESHOLD", "STP_OVERLOAD_INTERVAL", NULL };
+	bool ok = true, no_overload = defined(g->s, "STP_NO_OVERLOAD");
 
 	g->maxaction = 1000;
 	g->maxmapentries = 2048;
@@ -540,10 +558,11 @@ static bool defines(struct bgen *g)
 		int k;
 		for (k = 0; mine[k] && (strlen(mine[k]) != n || strncmp(d, mine[k], n)); k++)
 			;
-		if (!mine[k] || (k == 2 && v < BPF_STRSZ)) {
+		if (!mine[k] || (k == 2 && v < BPF_STRSZ) || (k >= 8 && !no_overload)) {
 			diag(g->s, E_BPF_UNSUPPORTED, (struct srcpos){0},
 			     "-D %.*s tunes the module runtime; BPF has no such setting%s", (int)n, d,
-			     k == 2 ? " below its own 64-byte strings" : "");
+			     k == 2 ? " below its own 64-byte strings"
+			     : mine[k] && k >= 8 ? " (it has no overload processing: -DSTP_NO_OVERLOAD says so)" : "");
 			ok = false;
 		} else if (k == 0 && v > 1000) {
 			diag(g->s, E_BPF_UNSUPPORTED, (struct srcpos){0},
@@ -571,7 +590,7 @@ static int64_t probe_order(const struct derived_probe *dp)
 int bpf_translate(struct session *s)
 {
 	struct bgen g = { .s = s, .fmts = STRBUF_INIT, .progs = STRBUF_INIT, .lines = STRBUF_INIT,
-			  .globals_spec = STRBUF_INIT };
+			  .globals_spec = STRBUF_INIT, .entry_map = -1, .bias_voff = -1 };
 	int n = s->probes.len;
 	struct derived_probe **order = xcalloc(n ? n : 1, sizeof(*order));
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "probes/uprobes.h"
 #include "target/tvars.h"
 #include "translate/bpf/gen.h"
 
@@ -24,7 +25,15 @@ struct cparse {
 	struct expr **ops;      /* @cast's pointer, then the [index] values */
 	int nops;
 	bool has_ptr;
+	const char *const *names;   /* the pretty printer's v_ ...: r10 slots */
+	const int *slots;
+	int nnames;
 };
+
+int bg_pt_regs_off(int dwarf_reg)
+{
+	return dwarf_reg >= 0 && dwarf_reg < (int)(sizeof(dwarf_pt_regs) / sizeof(int)) ? dwarf_pt_regs[dwarf_reg] : 0;
+}
 
 static void skip_ws(struct cparse *c)
 {
@@ -153,6 +162,13 @@ static void primary(struct cparse *c)
 			bg_long(g, c->ops[i]);
 		return;
 	}
+	if (eat(c, "c->ubias")) {   /* a process probe's load bias */
+		if (g->user)
+			c->bad = true;
+		else
+			bg_ubias(g);
+		return;
+	}
 	if (eat(c, "stp_dwarf_reg(c,")) {
 		int64_t r = (skip_ws(c), number(c));
 		if (!eat(c, ")") || r < 0 || r >= (int64_t)(sizeof(dwarf_pt_regs) / sizeof(int))) {
@@ -202,6 +218,14 @@ static void primary(struct cparse *c)
 		bg_sext(g, b);
 		return;
 	}
+	for (int i = 0; i < c->nnames; i++) {
+		size_t n = strlen(c->names[i]);
+		if (!strncmp(c->p, c->names[i], n) && !isalnum((unsigned char)c->p[n]) && c->p[n] != '_') {
+			c->p += n;
+			ldx(g, R0, R10, c->slots[i]);
+			return;
+		}
+	}
 	c->bad = true;
 }
 
@@ -240,42 +264,214 @@ static void cexpr(struct cparse *c, int min)
 	}
 }
 
+/* r0 = the value of code (pass 2's C, see the top) for te, with @cast's
+ * pointer and the [index] values ops; false after reporting */
+static bool compile_code(struct bgen *g, const char *code, struct expr *te, struct expr **ops, int nops,
+			 bool has_ptr)
+{
+	struct cparse c = { .g = g, .te = te, .ops = ops, .nops = nops, .has_ptr = has_ptr, .p = code };
+
+	cexpr(&c, 0);
+	skip_ws(&c);
+	if (c.bad || *c.p) {
+		bg_fail(g, te->pos, "this target expression has no BPF form yet (%s)", code);
+		return false;
+	}
+	return true;
+}
+
+/* te's operands the code names: @cast's pointer (@@P@@), then the [index]
+ * values (@@I0@@ ...); free ops->items */
+static void operands(struct expr *te, struct cparse *c, void *vec)
+{
+	VEC(struct expr *) *ops = vec;
+
+	if (te->kind == EXPR_CAST)
+		vec_push(ops, te->lhs);
+	for (int i = 0; i < te->chain.len; i++)
+		if (te->chain.items[i]->kind == TS_INDEX)
+			vec_push(ops, te->chain.items[i]->index);
+	c->ops = ops->items;
+	c->nops = ops->len;
+	c->has_ptr = te->kind == EXPR_CAST;
+}
+
+bool bg_cexpr(struct bgen *g, const char **p, struct expr *te, const char *const *names, const int *slots, int n)
+{
+	struct cparse c = { .g = g, .te = te, .p = *p, .names = names, .slots = slots, .nnames = n };
+	VEC(struct expr *) ops = { 0 };
+
+	operands(te, &c, &ops);
+	cexpr(&c, 0);
+	skip_ws(&c);
+	*p = c.p;
+	free(ops.items);
+	return !c.bad;
+}
+
 /* e ($x, $p->f, @cast(p, "t")->f, &$x ...) in r0; false when it has no BPF
  * form (reported) */
 bool bg_tvar(struct bgen *g, struct expr *e)
 {
 	struct expr *te = e->kind == EXPR_ADDROF ? e->lhs : e;
 	const struct tvar *tv = tvar_find(g->s, g->dp, e);
-	struct cparse c = { .g = g, .te = te };
 	VEC(struct expr *) ops = { 0 };
+	bool ok;
 
 	if (!tv || tv->kind != TV_VALUE || !tv->code) {
 		bg_fail(g, e->pos, "%s", tv && tv->kind == TV_PRETTY ? "pretty-printing a target variable has no BPF form yet"
 		      : "this target expression has no BPF form");
 		return false;
 	}
-	if (tv->at_entry) {
-		bg_fail(g, e->pos, "a parameter in a .return probe (the value at entry) has no BPF form yet");
+	if (tv->at_entry && !g->in_entry) {   /* its copy, read by the entry program */
+		if (bg_entry_value(g, e, NULL))
+			return true;
+		bg_fail(g, e->pos, "a parameter in a .return probe (the value at entry) has no BPF form here");
 		return false;
 	}
-	if (te->kind == EXPR_CAST) {
-		vec_push(&ops, te->lhs);
-		c.has_ptr = true;
-	}
-	for (int i = 0; i < te->chain.len; i++)
-		if (te->chain.items[i]->kind == TS_INDEX)
-			vec_push(&ops, te->chain.items[i]->index);
-	c.ops = ops.items;
-	c.nops = ops.len;
-	c.p = tv->code;
-	cexpr(&c, 0);
-	skip_ws(&c);
-	if (c.bad || *c.p) {
-		bg_fail(g, e->pos, "this target expression has no BPF form yet (%s)", tv->code);
-		return false;
-	}
+	struct cparse c = { 0 };
+	operands(te, &c, &ops);
+	ok = compile_code(g, tv->code, te, c.ops, c.nops, c.has_ptr);
 	free(ops.items);
+	return ok;
+}
+
+char *bg_c_literal(const char *p, const char **end, size_t *n)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	if (*p++ != '"')
+		return NULL;
+	while (*p && *p != '"') {
+		if (*p != '\\') {
+			strbuf_addch(&sb, *p++);
+			continue;
+		}
+		p++;
+		switch (*p) {
+		case 'n': strbuf_addch(&sb, '\n'); p++; break;
+		case 't': strbuf_addch(&sb, '\t'); p++; break;
+		case 'r': strbuf_addch(&sb, '\r'); p++; break;
+		case 'x': {
+			char *e;
+			strbuf_addch(&sb, (char)strtol(p + 1, &e, 16));
+			p = e;
+			break;
+		}
+		default:
+			if (*p >= '0' && *p <= '7') {
+				int v = 0;
+				for (int i = 0; i < 3 && *p >= '0' && *p <= '7'; i++)
+					v = v * 8 + *p++ - '0';
+				strbuf_addch(&sb, (char)v);
+			} else if (*p) {
+				strbuf_addch(&sb, *p++);
+			}
+		}
+	}
+	if (*p != '"') {
+		strbuf_release(&sb);
+		return NULL;
+	}
+	*end = p;
+	*n = sb.len;
+	return strbuf_detach(&sb);
+}
+
+bool bg_tvar_const(struct bgen *g, struct expr *e, char **s, size_t *n)
+{
+	const struct tvar *tv = e->kind == EXPR_TARGET ? tvar_find(g->s, g->dp, e) : NULL;
+	const char *p, *end;
+	char *t;
+
+	if (!tv || tv->kind != TV_PRETTY || !tv->code || strncmp(tv->code, "stp_str_append(@@S@@, ", 22))
+		return false;
+	p = tv->code + 22;
+	if (!(t = bg_c_literal(p, &end, n)))
+		return false;
+	if (strcmp(end, "\");\n")) {
+		free(t);
+		return false;
+	}
+	*s = t;
 	return true;
+}
+
+bool bg_mark_parms(struct bgen *g, struct expr *e, int *nargs)
+{
+	const struct tvar *tv = e->kind == EXPR_TARGET ? tvar_find(g->s, g->dp, e) : NULL;
+
+	return tv && tv->kind == TV_PRETTY && (!strcmp(e->name, "$$parms") || !strcmp(e->name, "$$vars")) &&
+	       !e->suffix && uprobe_mark(g->dp, nargs);
+}
+
+bool bg_mark_arg_str(struct bgen *g, struct expr *e, int i, struct bstr d)
+{
+	char *why = NULL, *code = uprobe_mark_arg_c(g->dp, i, &why);
+	int v = bg_stack(g), fault = bg_label(g), done = bg_label(g);
+	bool ok;
+
+	if (!code) {
+		bg_fail(g, e->pos, "%s: %s", e->name, why ? why : "an argument has no value");
+		free(why);
+		return false;
+	}
+	vec_push(&g->tries, ((struct btry){ .catch_label = fault }));
+	ok = compile_code(g, code, e, NULL, 0, false);
+	g->tries.len--;
+	free(code);
+	stx(g, R10, v, R0);
+	ok = ok && bg_kformat(g, "%#x", 3, "l", &v, NULL, d, e->pos);
+	bg_ja(g, done);
+	bg_place(g, fault);
+	bg_str_literal(g, d, "?", 1);
+	bg_place(g, done);
+	return ok;
+}
+
+/* $$parms of an SDT marker as a string value: cut to BPF's 63 bytes
+ * (printf splices it whole) */
+static bool mark_parms(struct bgen *g, struct expr *e, int nargs, struct bstr d)
+{
+	struct strbuf fmt = STRBUF_INIT, types = STRBUF_INIT;
+	struct bstr sv[12];
+	bool ok = true;
+
+	if (nargs > 12) {
+		bg_fail(g, e->pos, "%s of a marker of more than 12 arguments has no BPF form", e->name);
+		return false;
+	}
+	for (int i = 1; i <= nargs && ok; i++) {
+		sv[i - 1] = scratch_str(g);
+		ok = bg_mark_arg_str(g, e, i, sv[i - 1]);
+		strbuf_addf(&fmt, "%s$arg%d=%%s", i > 1 ? " " : "", i);
+		strbuf_addch(&types, 's');
+	}
+	if (ok)
+		ok = bg_kformat(g, fmt.buf, fmt.len, types.buf, NULL, sv, d, e->pos);
+	strbuf_release(&fmt);
+	strbuf_release(&types);
+	return ok;
+}
+
+bool bg_tvar_str(struct bgen *g, struct expr *e, struct bstr d)
+{
+	char *s;
+	size_t n;
+	int nargs;
+
+	if (bg_tvar_const(g, e, &s, &n)) {   /* longer than a BPF string: refused, not cut */
+		bool ok = n < BPF_STRSZ;
+		if (ok)
+			bg_str_literal(g, d, s, n);
+		else
+			bg_fail(g, e->pos, "%s is %zu bytes here, and a BPF string value holds 63", e->name, n);
+		free(s);
+		return ok;
+	}
+	if (bg_mark_parms(g, e, &nargs))
+		return mark_parms(g, e, nargs, d);
+	return bg_pretty_value(g, e, d);
 }
 
 /* @defined(e) / @choose_defined(a, b): as pass 2 decided for this probe */
