@@ -650,13 +650,28 @@ static int parse_item(struct parser *ps, char *text)
 		ps->b->module = xstrdup(name);
 		return 0;
 	}
+	if (!strcmp(kw, "kaslr")) {   /* kaslr SYMBOL ADDR */
+		char *sym = next_field(&rest), *addr = next_field(&rest), *end;
+
+		if (!sym || !addr)
+			return perr(ps, "kaslr wants SYMBOL ADDR");
+		errno = 0;
+		ps->b->kaslr_addr = strtoull(addr, &end, 0);
+		if (errno || *end)
+			return perr(ps, "kaslr's ADDR '%s' is not a number", addr);
+		if (no_more(ps, &rest, "kaslr") < 0)
+			return -1;
+		free(ps->b->kaslr_sym);
+		ps->b->kaslr_sym = xstrdup(sym);
+		return 0;
+	}
 	if (!strcmp(kw, "end")) {
 		if (no_more(ps, &rest, "end") < 0 || finish_prog(ps) < 0)
 			return -1;
 		ps->seen_end = true;
 		return 0;
 	}
-	return perr(ps, "unknown item '%s' (map, fmt, prog, insn, line, module or end)", kw);
+	return perr(ps, "unknown item '%s' (map, fmt, prog, insn, line, module, kaslr or end)", kw);
 }
 
 /* qsort: programs by ID, the order the interpreted ones run in. */
@@ -732,6 +747,8 @@ int bundle_parse(const char *path, struct bundle *b)
 /* Everything bundle_parse allocated. */
 void bundle_free(struct bundle *b)
 {
+	free(b->kaslr_sym);
+	b->kaslr_sym = NULL;
 	for (size_t i = 0; i < b->nmaps; i++) {
 		free(b->maps[i].keyspec);
 		free(b->maps[i].valspec);

@@ -84,6 +84,8 @@ struct bundle_prog {
 struct bundle {
 	char *path;
 	char *module;
+	char *kaslr_sym;		/* "kaslr SYMBOL ADDR": the kernel's load offset is */
+	uint64_t kaslr_addr;		/* SYMBOL's address in /proc/kallsyms - ADDR */
 	struct bundle_map *maps;
 	size_t nmaps;
 	struct bundle_fmt *fmts;	/* indexed by fmt ID */

@@ -40,6 +40,7 @@ struct session {
 	int verbose;
 	const char *out_path, *cmd, *path;
 	pid_t target;			/* -x PID or the -c child */
+	int64_t kaslr;			/* the kernel's load offset (@config's third field) */
 	unsigned bufsize_mb;		/* -s MB: the ring buffer's size */
 	long time_limit;		/* -T SECONDS, 0: none */
 
@@ -249,6 +250,37 @@ static int create_maps(struct session *s)
 /* target() for the programs: @config's first field; its second, when it
  * has one, says whether the kernel programs may run (1 once every one is
  * attached, 0 again before any is detached: all start and stop together). */
+/* The kernel's load offset (KASLR) the bundle's addresses of kernel data
+ * need: where /proc/kallsyms has the bundle's symbol, minus its link-time
+ * address; 0 when the bundle names none. */
+static int kaslr_offset(struct session *s, int64_t *off)
+{
+	FILE *f;
+	char line[512], name[256], type;
+	unsigned long long addr;
+	bool found = false;
+
+	*off = 0;
+	if (!s->b.kaslr_sym)
+		return 0;
+	f = fopen("/proc/kallsyms", "re");
+	if (!f) {
+		error_msg(s, "ERROR: cannot read /proc/kallsyms: %s", strerror(errno));
+		return -1;
+	}
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "%llx %c %255s", &addr, &type, name) == 3 && !strcmp(name, s->b.kaslr_sym);
+	fclose(f);
+	if (!found || !addr) {
+		error_msg(s, "ERROR: cannot find the kernel's '%s' in /proc/kallsyms%s", s->b.kaslr_sym,
+			  found ? " (its address reads 0: kernel.kptr_restrict)" : "");
+		return -1;
+	}
+	*off = (int64_t)(addr - s->b.kaslr_addr);
+	verbose(s, "kernel load offset 0x%llx (%s)", (unsigned long long)*off, s->b.kaslr_sym);
+	return 0;
+}
+
 static int write_config(struct session *s, int64_t running)
 {
 	const struct bundle_map *m = bundle_find_map(&s->b, "@config");
@@ -269,6 +301,8 @@ static int write_config(struct session *s, int64_t running)
 	memcpy(val, &pid, 8);
 	if (m->val_size >= 16)
 		memcpy(val + 8, &running, 8);
+	if (m->val_size >= 24)
+		memcpy(val + 16, &s->kaslr, 8);
 	rc = umap_write(&s->maps[m->id], key, val, BPF_ANY);
 	free(key);
 	free(val);
@@ -620,7 +654,7 @@ static int prepare(struct session *s)
 		s->target = s->child.pid;
 		verbose(s, "-c command is pid %d", (int)s->target);
 	}
-	if (write_config(s, 0) < 0 || load_programs(s) < 0)
+	if (kaslr_offset(s, &s->kaslr) < 0 || write_config(s, 0) < 0 || load_programs(s) < 0)
 		return -1;
 	if (s->b.nmaps && s->b.maps[0].kind == BM_RINGBUF) {
 		s->rb = ring_buffer__new(s->maps[0].fd, ringbuf_record, s, NULL);

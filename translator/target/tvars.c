@@ -1714,6 +1714,21 @@ void tvars_use_kaslr(struct session *s)
 	table(s)->uses_kaslr = true;
 }
 
+bool tvars_kaslr_ref(struct session *s, uint64_t *addr)
+{
+	const char *why;
+	const struct ksymtab *t;
+
+	if (!table(s)->uses_kaslr || !(t = ksyms_kernel(s, &why)))
+		return false;
+	for (size_t i = 0; i < t->n; i++)
+		if (!strcmp(t->syms[i].name, "kfree")) {
+			*addr = t->syms[i].addr;
+			return true;
+		}
+	return false;
+}
+
 char *tvars_kaslr_init(struct session *s)
 {
 	const char *why;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "diag.h"
+#include "target/tvars.h"
 #include "translate/bpf/gen.h"
 #include "translate/translate.h"
 
@@ -329,7 +330,11 @@ char *bg_bundle(struct bgen *g)
 {
 	struct strbuf sb = STRBUF_INIT;
 
+	uint64_t kfree;
+
 	strbuf_addf(&sb, "cstap-bpf 1\nmodule %s\n", g->s->module_name);
+	if (tvars_kaslr_ref(g->s, &kfree))   /* stapbpf puts the load offset in @config */
+		strbuf_addf(&sb, "kaslr kfree 0x%llx\n", (unsigned long long)kfree);
 	for (int i = 0; i < g->maps.len; i++) {
 		struct bmap *m = g->maps.items[i];
 		strbuf_addf(&sb, "map %d %s %s %s %lld %s\n", i, m->kind, m->keyspec, m->valspec,

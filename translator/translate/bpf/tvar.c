@@ -162,6 +162,14 @@ static void primary(struct cparse *c)
 			bg_long(g, c->ops[i]);
 		return;
 	}
+	if (eat(c, "stp_kaslr_offset")) {   /* the kernel's load offset: @config's third field */
+		int none = bg_label(g);
+		bg_lookup0(g, g->config_map);
+		bg_jmp(g, J_EQ, R0, -1, 0, none);
+		ldx(g, R0, R0, 16);
+		bg_place(g, none);
+		return;
+	}
 	if (eat(c, "c->ubias")) {   /* a process probe's load bias */
 		if (g->user)
 			c->bad = true;
