@@ -24,7 +24,7 @@ enum {
 };
 
 /* a ring buffer record's kind: the low 32 bits of its first u64 */
-enum { REC_PRINTF = 1, REC_EXIT = 2, REC_ERROR = 3, REC_WARN = 4 };
+enum { REC_PRINTF = 1, REC_EXIT = 2, REC_ERROR = 3, REC_WARN = 4, REC_SYSTEM = 5 };
 
 #define BPF_STRSZ 64    /* a string: 63 bytes and a NUL, NUL-padded */
 

@@ -31,6 +31,7 @@
 #include "bpf_proto.h"
 #include "bpf_interp.h"
 #include "bpf_printf.h"
+#include "stapio_system.h"
 #include "bpf_umap.h"
 #include "stapio_cmd.h"
 
@@ -126,6 +127,22 @@ static void message_record(struct session *s, const char *prefix, const struct b
 	free(text);
 }
 
+/* system(cmd): run after the output before it, as stapio runs it, with
+ * its standard output where the script's goes; waited for. */
+static void system_record(struct session *s, const struct bundle_fmt *f, const uint8_t *args, size_t len)
+{
+	size_t n;
+	char *cmd = bpf_format(f, args, len, &n);
+
+	if (!cmd) {
+		error_msg(s, "stapbpf: a system record shorter than its format's arguments");
+		return;
+	}
+	fflush(s->out);
+	system_run(cmd, n, fileno(s->out));
+	free(cmd);
+}
+
 /* One ring buffer record, from the kernel or from the interpreter. */
 static void handle_record(void *ctx, const void *data, size_t size)
 {
@@ -145,7 +162,7 @@ static void handle_record(void *ctx, const void *data, size_t size)
 		request_stop(s, "the script called exit()");
 		return;
 	}
-	if (kind != REC_PRINTF && kind != REC_ERROR && kind != REC_WARN) {
+	if (kind != REC_PRINTF && kind != REC_ERROR && kind != REC_WARN && kind != REC_SYSTEM) {
 		verbose(s, "ignoring a record of unknown kind %u", kind);
 		return;
 	}
@@ -169,6 +186,9 @@ static void handle_record(void *ctx, const void *data, size_t size)
 		break;
 	case REC_WARN:
 		message_record(s, "WARNING: ", f, p + 8, size - 8);
+		break;
+	case REC_SYSTEM:
+		system_record(s, f, p + 8, size - 8);
 		break;
 	}
 }

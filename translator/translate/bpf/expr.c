@@ -1667,6 +1667,9 @@ static bool ctx_long(struct bgen *g, struct expr *e, const char *n)
 		bg_stop_kernel(g);
 		if (n[0] == 'a')   /* abort(): this handler ends too; no catch stops it */
 			bg_ja(g, g->exit_label);
+	} else if (!strcmp(n, "system") && e->args.len == 1) {   /* stapbpf runs it (REC_SYSTEM) */
+		struct bstr sv[1] = { bg_str(g, e->args.items[0]) };
+		bg_record(g, REC_SYSTEM, bg_fmt(g, "s", "%s", 2), "s", NULL, sv);
 	} else if (!strcmp(n, "error") || !strcmp(n, "warn")) {
 		struct bstr m = bg_str(g, e->args.items[0]);
 		struct bstr sv[1] = { m };
