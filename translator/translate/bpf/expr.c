@@ -10,6 +10,7 @@
 #include "probes/provider.h"
 #include "probes/uprobes.h"
 #include "target/syscalls_gen.h"
+#include "target/tvars.h"
 #include "translate/bpf/gen.h"
 
 static void error_near(struct bgen *g, const char *msg, const char *what, const char *name,
@@ -1635,6 +1636,15 @@ static bool ctx_long(struct bgen *g, struct expr *e, const char *n)
 		ldx(g, R1, R10, v);
 		alu_x(g, A_MUL, R0, R1);
 		alu_k(g, A_RSH, R0, 32);
+	} else if (!strcmp(n, "addr") && !e->args.len && (g->user || g->ctx_args)) {
+		bg_mov_imm(g, R0, 0);   /* no registers: as the module's */
+	} else if (!strcmp(n, "addr") && !e->args.len && g->dp &&
+		   (!strcmp(probe_type_name(g->dp), "kprobe") || !strcmp(probe_type_name(g->dp), "kretprobe") ||
+		    !strcmp(probe_type_name(g->dp), "uprobe") || !strcmp(probe_type_name(g->dp), "uretprobe"))) {
+		/* the probed address: a kprobe's ip is past its breakpoint */
+		ldx(g, R0, R6, 128);
+		if (!strcmp(probe_type_name(g->dp), "kprobe"))
+			alu_k(g, A_ADD, R0, -1);
 	} else if (!strcmp(n, "__reg_arg") && e->args.len == 1) {
 		reg_arg(g, e);
 	} else if ((!strcmp(n, "asmlinkage") || !strcmp(n, "fastcall")) && !e->args.len) {
@@ -1729,11 +1739,18 @@ static void call(struct bgen *g, struct expr *e, struct bstr *out)
 
 /* ---- the entry points --------------------------------------------------- */
 
+static void gen(struct bgen *g, struct expr *e, struct bstr *out);
+
 static void ternary(struct bgen *g, struct expr *e, struct bstr *out)
 {
 	int els = bg_label(g), done = bg_label(g);
+	int live = g->dp ? tvars_static_cond(g->s, g->dp, e->args.items[0]) : -1;
 	struct bstr d = { R7, 0 };
 
+	if (live >= 0) {   /* @defined decided it: the other branch is not made (pass 2 resolved only this one) */
+		gen(g, e->args.items[live ? 1 : 2], out ? out : &d);
+		return;
+	}
 	if (out)
 		d = scratch_str(g);
 	bg_long(g, e->args.items[0]);
