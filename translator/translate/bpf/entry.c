@@ -151,7 +151,7 @@ bool bg_entry_prepare(struct bgen *g, const struct derived_probe *dp)
 		if (g->bias_voff >= 0)
 			strbuf_addch(&spec, 'l');
 		g->entry_map = bg_map(g, "lru_hash", "ll", spec.buf, g->maxmapentries, "@entry");
-		strbuf_addf(&sec, "\npp %s", dp->pp);
+		strbuf_addf(&sec, "\npp %s\noptional", dp->pp);   /* the return program reports a refusal */
 		entry_program(g, sec.buf, reg, off, w.vsize);
 		strbuf_release(&spec);
 	}
