@@ -519,14 +519,11 @@ static const char *probe_type(const struct derived_probe *dp)
 	return ((const struct uprobe_probe *)dp->data)->ret ? "uretprobe" : "uprobe";
 }
 
-/* --runtime=bpf: a uprobe or uretprobe through the uprobe PMU at the file's
- * offset, with the semaphore the kernel counts (REFCTR) and process(PID)'s
- * pid. */
-static int bpf_section(const struct derived_probe *dp, struct strbuf *out, bool *optional, const char **why)
+/* --runtime=bpf: a uprobe (ret: uretprobe) through the uprobe PMU at
+ * offset in u's file, with the semaphore the kernel counts (REFCTR) and
+ * process(PID)'s pid; -1 with *why when u has none. */
+static int section(const struct uprobe_probe *u, bool ret, uint64_t offset, struct strbuf *out, const char **why)
 {
-	const struct uprobe_probe *u = dp->data;
-
-	*optional = u->optional;
 	if (u->target_only) {
 		*why = "a point that names no program (the -c/-x target's process tree)";
 		return -1;
@@ -535,9 +532,17 @@ static int bpf_section(const struct derived_probe *dp, struct strbuf *out, bool 
 		*why = "a file whose path has a space";
 		return -1;
 	}
-	strbuf_addf(out, "%s %s %llu %llu %ld", u->ret ? "uretprobe" : "uprobe", u->path,
-		    (unsigned long long)u->offset, (unsigned long long)u->ref_ctr, u->pid);
+	strbuf_addf(out, "%s %s %llu %llu %ld", ret ? "uretprobe" : "uprobe", u->path, (unsigned long long)offset,
+		    (unsigned long long)u->ref_ctr, u->pid);
 	return 0;
+}
+
+static int bpf_section(const struct derived_probe *dp, struct strbuf *out, bool *optional, const char **why)
+{
+	const struct uprobe_probe *u = dp->data;
+
+	*optional = u->optional;
+	return section(u, u->ret, u->offset, out, why);
 }
 
 /* A uretprobe's values at entry are read by a uprobe past the prologue
@@ -548,19 +553,13 @@ static int bpf_entry_section(struct session *s, const struct derived_probe *dp, 
 			     int64_t *off, int64_t *ret_off, const char **why)
 {
 	const struct uprobe_probe *u = dp->data;
-	bool opt;
 
-	if (bpf_section(dp, out, &opt, why) < 0)
-		return -1;
 	if (!tvars_cfa(s, dp, reg, off)) {
 		*why = "no call frame information where the values at entry are read";
 		return -1;
 	}
-	strbuf_reset(out);
-	strbuf_addf(out, "uprobe %s %llu %llu %ld", u->path, (unsigned long long)u->body_offset,
-		    (unsigned long long)u->ref_ctr, u->pid);
 	*ret_off = 0;
-	return 0;
+	return section(u, false, u->body_offset, out, why);
 }
 
 uint64_t uprobe_vaddr(const struct derived_probe *dp, bool entry)

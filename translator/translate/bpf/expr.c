@@ -885,12 +885,7 @@ static void unary(struct bgen *g, struct expr *e)
 
 /* ---- calls ------------------------------------------------------------- */
 
-/* print, println, printf, printd, printdln: a record the loader formats;
- * their s- forms (begin/end only) the same values formatted into a string
- * by the interpreter */
-/* A constant string of n bytes as a value: BPF's strings hold 63 (printf
- * of one prints it whole: fold_consts). Longer is refused, not cut. */
-static bool fits(struct bgen *g, size_t n, const char *what, struct srcpos pos)
+bool bg_str_fits(struct bgen *g, size_t n, const char *what, struct srcpos pos)
 {
 	if (n < BPF_STRSZ)
 		return true;
@@ -952,6 +947,7 @@ static void fold_consts(struct bgen *g, struct strbuf *fmt, struct expr **args, 
 		char *cs = NULL;
 		size_t cn;
 		int len, nparms, np;
+		bool plain;   /* "%s": no flag, width or precision */
 
 		if (*p != '%') {
 			strbuf_addch(&out, *p++);
@@ -962,6 +958,7 @@ static void fold_consts(struct bgen *g, struct strbuf *fmt, struct expr **args, 
 			strbuf_add(&out, p, (size_t)(end - p));
 			break;
 		}
+		plain = sp.conv == 's' && !sp.flags && sp.width < 0 && sp.prec < 0 && !sp.width_star && !sp.prec_star;
 		if (sp.conv == 's' && !sp.width_star && !sp.prec_star && !(sp.flags & STP_FMT_ZEROPAD) && k < n &&
 		    const_str(g, args[k], &cs, &cn)) {
 			char *conv = xasprintf("%%%.*s", len, p + 1), *buf;
@@ -978,14 +975,10 @@ static void fold_consts(struct bgen *g, struct strbuf *fmt, struct expr **args, 
 			free(buf);
 			free(conv);
 			free(cs);
-		} else if (sp.conv == 's' && !sp.flags && sp.width < 0 && sp.prec < 0 && !sp.width_star &&
-			   !sp.prec_star && k < n && bg_mark_parms(g, args[k], &nparms) && nparms <= 12) {
-			for (int i = 1; i <= nparms; i++)
-				strbuf_addf(&out, "%s$arg%d=%%s", i > 1 ? " " : "", i);
+		} else if (plain && k < n && bg_mark_parms(g, args[k], &nparms) && nparms <= 12) {
+			bg_mark_parms_fmt(&out, nparms);
 			folded[k] = 2;
-		} else if (sp.conv == 's' && !sp.flags && sp.width < 0 && sp.prec < 0 && !sp.width_star &&
-			   !sp.prec_star && k < n && (np = bg_pretty_pieces(g, args[k], NULL)) >= 0 &&
-			   np + n <= 32) {
+		} else if (plain && k < n && (np = bg_pretty_pieces(g, args[k], NULL)) >= 0 && np + n <= 32) {
 			bg_pretty_pieces(g, args[k], &out);
 			folded[k] = 3;
 		} else {
@@ -998,6 +991,9 @@ static void fold_consts(struct bgen *g, struct strbuf *fmt, struct expr **args, 
 	*fmt = out;
 }
 
+/* print, println, printf, printd, printdln: a record the loader formats;
+ * their s- forms (begin/end only) the same values formatted into a string
+ * by the interpreter */
 static void print(struct bgen *g, struct expr *e, struct bstr *out)
 {
 	const char *n = e->name;
@@ -1355,12 +1351,12 @@ static struct bstr ctx_str(struct bgen *g, struct expr *e, const char *n, bool *
 		bg_call(g, H_COMM);
 	} else if (!strcmp(n, "pp") || !strcmp(n, "pn")) {
 		const char *pp = g->dp->pp;
-		if (fits(g, strlen(pp), n[1] == 'p' ? "pp()" : "pn()", e->pos))
+		if (bg_str_fits(g, strlen(pp), n[1] == 'p' ? "pp()" : "pn()", e->pos))
 			bg_str_literal(g, d, pp, strlen(pp));
 	} else if (!strcmp(n, "__uprobe_plt_name") && !e->args.len && g->dp) {
 		size_t len = 0;
 		const char *p = plt_name(g->dp->pp, &len);
-		if (fits(g, len, "$$name", e->pos))
+		if (bg_str_fits(g, len, "$$name", e->pos))
 			bg_str_literal(g, d, p ? p : "", len);
 	} else if (!strcmp(n, "ppfunc")) {   /* the function the point names: a constant */
 		const char *pp = g->dp->pp, *p = strstr(pp, "function(\"");
@@ -1483,6 +1479,17 @@ static void reg_arg(struct bgen *g, struct expr *e)
 	bg_place(g, bad);
 	error_value(g, "cannot access arg(%d)", v);
 	bg_place(g, done);
+}
+
+/* addr() of dp: its context's ip minus this (a kprobe's ip is past its
+ * breakpoint); -1 for a probe whose ip is not the probed address */
+static int probe_addr_back(const struct derived_probe *dp)
+{
+	const char *t = probe_type_name(dp);
+
+	if (!strcmp(t, "kprobe"))
+		return 1;
+	return !strcmp(t, "kretprobe") || !strcmp(t, "uprobe") || !strcmp(t, "uretprobe") ? 0 : -1;
 }
 
 static bool ctx_long(struct bgen *g, struct expr *e, const char *n)
@@ -1638,12 +1645,10 @@ static bool ctx_long(struct bgen *g, struct expr *e, const char *n)
 		alu_k(g, A_RSH, R0, 32);
 	} else if (!strcmp(n, "addr") && !e->args.len && (g->user || g->ctx_args)) {
 		bg_mov_imm(g, R0, 0);   /* no registers: as the module's */
-	} else if (!strcmp(n, "addr") && !e->args.len && g->dp &&
-		   (!strcmp(probe_type_name(g->dp), "kprobe") || !strcmp(probe_type_name(g->dp), "kretprobe") ||
-		    !strcmp(probe_type_name(g->dp), "uprobe") || !strcmp(probe_type_name(g->dp), "uretprobe"))) {
+	} else if (!strcmp(n, "addr") && !e->args.len && g->dp && probe_addr_back(g->dp) >= 0) {
 		/* the probed address: a kprobe's ip is past its breakpoint */
 		ldx(g, R0, R6, 128);
-		if (!strcmp(probe_type_name(g->dp), "kprobe"))
+		if (probe_addr_back(g->dp))
 			alu_k(g, A_ADD, R0, -1);
 	} else if (!strcmp(n, "__reg_arg") && e->args.len == 1) {
 		reg_arg(g, e);
@@ -1779,7 +1784,7 @@ static void gen(struct bgen *g, struct expr *e, struct bstr *out)
 		return;
 	case EXPR_STR:
 		*out = scratch_str(g);
-		if (fits(g, e->str_len, "this string literal", e->pos))
+		if (bg_str_fits(g, e->str_len, "this string literal", e->pos))
 			bg_str_literal(g, *out, e->str, e->str_len);
 		return;
 	case EXPR_VAR:

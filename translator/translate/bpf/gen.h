@@ -229,6 +229,10 @@ bool bg_regex(struct bgen *g, const struct regex_prog *re, struct bstr s, struct
 
 /* expr.c */
 void bg_long(struct bgen *g, struct expr *e);           /* value in r0 */
+/* a constant string of n bytes as a value (what names it): BPF's strings
+ * hold 63 bytes; a longer one is refused, not cut (printf of one prints
+ * it whole) */
+bool bg_str_fits(struct bgen *g, size_t n, const char *what, struct srcpos pos);
 struct bstr bg_str(struct bgen *g, struct expr *e);     /* value in a slot */
 void bg_effect(struct bgen *g, struct expr *e);         /* for its effects */
 struct bloc *bg_local(struct bgen *g, const struct sym *v);
@@ -251,6 +255,8 @@ bool bg_tvar_const(struct bgen *g, struct expr *e, char **s, size_t *n);
  * of it as $$parms shows it ("0x..", "?" when it faults) into d */
 bool bg_mark_parms(struct bgen *g, struct expr *e, int *nargs);
 bool bg_mark_arg_str(struct bgen *g, struct expr *e, int i, struct bstr d);
+/* the format of a marker's $$parms: "$arg1=%s $arg2=%s ..." */
+void bg_mark_parms_fmt(struct strbuf *fmt, int nargs);
 /* pretty.c: a pretty-printed target variable ($x$, $$parms ...): its text
  * into d, cut to 63 bytes (false: refused, reported); or as printf's
  * pieces: pieces appends its format (a %s per value) to fmt (may be NULL)

@@ -1,6 +1,7 @@
 /* stmt.c - statements and probes for the BPF backend, and its entry:
  * bpf_translate() makes the bundle at the end of pass 2, so that what BPF
  * cannot do is refused there (E_BPF_UNSUPPORTED). */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,6 +9,7 @@
 #include "probes/provider.h"
 #include "target/tvars.h"
 #include "translate/bpf/bpf.h"
+#include "options.h"
 #include "translate/bpf/gen.h"
 #include "translate/translate.h"
 #include "walk.h"
@@ -528,17 +530,6 @@ static void probe_program(struct bgen *g, struct derived_probe *dp)
 	strbuf_release(&sec);
 }
 
-/* Is -D name (with or without a value) given? */
-static bool defined(const struct session *s, const char *name)
-{
-	size_t n = strlen(name);
-
-	for (int i = 0; i < s->defines.len; i++)
-		if (!strncmp(s->defines.items[i], name, n) && (!s->defines.items[i][n] || s->defines.items[i][n] == '='))
-			return true;
-	return false;
-}
-
 /* -D NAME=VALUE: the limits BPF honours, and a refusal of the rest (they
  * tune the module runtime). BPF has no overload processing: STP_NO_OVERLOAD
  * says so, and with it the overload's tunables mean nothing either way. */
@@ -547,7 +538,7 @@ static bool defines(struct bgen *g)
 	static const char *const mine[] = { "MAXACTION", "MAXMAPENTRIES", "MAXSTRINGLEN", "MAXNESTING",
 					    "MAXTRYLOCK", "TRYLOCKDELAY", "MAXKPROBES", "STP_NO_OVERLOAD",
 					    "STP_OVERLOAD_THRESHOLD", "STP_OVERLOAD_INTERVAL", NULL };
-	bool ok = true, no_overload = defined(g->s, "STP_NO_OVERLOAD");
+	bool ok = true, no_overload = session_define(g->s, "STP_NO_OVERLOAD", LLONG_MIN) != LLONG_MIN;
 
 	g->maxaction = 1000;
 	g->maxmapentries = 2048;

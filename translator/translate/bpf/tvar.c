@@ -413,6 +413,12 @@ bool bg_mark_parms(struct bgen *g, struct expr *e, int *nargs)
 	       !e->suffix && uprobe_mark(g->dp, nargs);
 }
 
+void bg_mark_parms_fmt(struct strbuf *fmt, int nargs)
+{
+	for (int i = 1; i <= nargs; i++)
+		strbuf_addf(fmt, "%s$arg%d=%%s", i > 1 ? " " : "", i);
+}
+
 bool bg_mark_arg_str(struct bgen *g, struct expr *e, int i, struct bstr d)
 {
 	char *why = NULL, *code = uprobe_mark_arg_c(g->dp, i, &why);
@@ -452,9 +458,9 @@ static bool mark_parms(struct bgen *g, struct expr *e, int nargs, struct bstr d)
 	for (int i = 1; i <= nargs && ok; i++) {
 		sv[i - 1] = scratch_str(g);
 		ok = bg_mark_arg_str(g, e, i, sv[i - 1]);
-		strbuf_addf(&fmt, "%s$arg%d=%%s", i > 1 ? " " : "", i);
 		strbuf_addch(&types, 's');
 	}
+	bg_mark_parms_fmt(&fmt, nargs);
 	if (ok)
 		ok = bg_kformat(g, fmt.buf, fmt.len, types.buf, NULL, sv, d, e->pos);
 	strbuf_release(&fmt);
@@ -468,12 +474,10 @@ bool bg_tvar_str(struct bgen *g, struct expr *e, struct bstr d)
 	size_t n;
 	int nargs;
 
-	if (bg_tvar_const(g, e, &s, &n)) {   /* longer than a BPF string: refused, not cut */
-		bool ok = n < BPF_STRSZ;
+	if (bg_tvar_const(g, e, &s, &n)) {
+		bool ok = bg_str_fits(g, n, e->name, e->pos);
 		if (ok)
 			bg_str_literal(g, d, s, n);
-		else
-			bg_fail(g, e->pos, "%s is %zu bytes here, and a BPF string value holds 63", e->name, n);
 		free(s);
 		return ok;
 	}
