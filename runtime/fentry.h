@@ -85,7 +85,7 @@ static void notrace stp_fentry_hit(unsigned long ip, unsigned long parent_ip,
 	orig_ip = instruction_pointer(regs);
 	instruction_pointer_set(regs, ip + sizeof(kprobe_opcode_t));
 	for (; lo < set->n && set->ents[lo].ip == ip; lo++)
-		set->ents[lo].p->handler(regs);
+		stp_kprobe_run(set->ents[lo].p, regs);
 	instruction_pointer_set(regs, orig_ip);
 out:
 	ftrace_test_recursion_unlock(bit);
@@ -241,14 +241,25 @@ fail:
 	return rc;
 }
 
-/* Let table t's ftrace_ops run its probes. */
-static __maybe_unused void stp_fentry_arm(struct stp_kprobe *t)
+/* Let table t's ftrace_ops run its probes (on), or stop them (off). */
+static void stp_fentry_set_armed(struct stp_kprobe *t, bool on)
 {
 	int slot;
 
 	for (slot = 0; slot < STP_FENTRY_SETS; slot++)
 		if (stp_fentry_sets[slot] && stp_fentry_sets[slot]->table == t)
-			WRITE_ONCE(stp_fentry_sets[slot]->armed, true);
+			WRITE_ONCE(stp_fentry_sets[slot]->armed, on);
+}
+
+static __maybe_unused void stp_fentry_arm(struct stp_kprobe *t)
+{
+	stp_fentry_set_armed(t, true);
+}
+
+/* Stop the probes first, while the table's kprobes are removed. */
+static __maybe_unused void stp_fentry_disarm(struct stp_kprobe *t)
+{
+	stp_fentry_set_armed(t, false);
 }
 
 /* Unregister table t's ftrace_ops; its callers have all returned after. */
@@ -279,6 +290,7 @@ static __maybe_unused void stp_fentry_unregister(struct stp_kprobe *t)
 
 static inline int stp_fentry_register(struct stp_kprobe *t, int n) { return 0; }
 static inline void stp_fentry_arm(struct stp_kprobe *t) { }
+static inline void stp_fentry_disarm(struct stp_kprobe *t) { }
 static inline void stp_fentry_unregister(struct stp_kprobe *t) { }
 
 #endif

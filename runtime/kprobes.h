@@ -33,8 +33,11 @@ struct stp_kprobe {
 	unsigned int fentry_delta; /* STP_KPF_FENTRY: call site - function start */
 	unsigned long addr;	/* absolute address (kprobe.statement) */
 	const char *verify;	/* symbol expected at the probe address, or NULL */
-	const char *pp;		/* for messages */
+	const struct stp_probe *probe;	/* its pp() names it in messages */
+	/* the body: the probe's own handler, or the one it shares with the
+	 * other probes of its body (a wildcard's), given the probe */
 	void (*handler)(struct pt_regs *regs);
+	void (*shared)(const struct stp_probe *sp, struct pt_regs *regs);
 	int flags;		/* STP_KPF_* */
 	int maxactive;		/* kretprobe instances; 0: the kernel's default */
 	/* kretprobe: runs at function entry, saving values (@entry) in
@@ -49,12 +52,21 @@ struct stp_kprobe {
 	} u;
 };
 
+/* Run probe p's body. */
+static inline void stp_kprobe_run(const struct stp_kprobe *p, struct pt_regs *regs)
+{
+	if (p->shared)
+		p->shared(p->probe, regs);
+	else
+		p->handler(regs);
+}
+
 /* kprobe pre-handler: the probe's body. 0 = let the probed code run. */
 static __maybe_unused int stp_kprobe_pre(struct kprobe *kp, struct pt_regs *regs)
 {
 	struct stp_kprobe *p = container_of(kp, struct stp_kprobe, u.kp);
 
-	p->handler(regs);
+	stp_kprobe_run(p, regs);
 	return 0;
 }
 
@@ -79,7 +91,7 @@ static __maybe_unused int stp_kretprobe_ret(struct kretprobe_instance *ri, struc
 		return 0;
 	p = container_of(krp, struct stp_kprobe, u.krp);
 	*this_cpu_ptr(&stp_kret_data) = p->entry ? (void *)ri->data : NULL;
-	p->handler(regs);
+	stp_kprobe_run(p, regs);
 	*this_cpu_ptr(&stp_kret_data) = NULL;
 	return 0;
 }
@@ -118,7 +130,7 @@ static __maybe_unused bool stp_kprobe_addr_ok(struct stp_kprobe *p, unsigned lon
 static void stp_kprobe_misplaced(const struct stp_kprobe *p)
 {
 	stp_err("probe %s: the kernel has another function at its address "
-		"(the debuginfo or System.map used does not match the running kernel)", p->pp);
+		"(the debuginfo or System.map used does not match the running kernel)", p->probe->pp);
 }
 
 /* An entry probe fentry.h may take (a kretprobe stays one). */
@@ -179,7 +191,7 @@ static int stp_kprobe_register_reported(struct stp_kprobe *p)
 	if (rc == -EFAULT)
 		stp_kprobe_misplaced(p);
 	else if (rc && !(p->flags & STP_KPF_OPTIONAL))
-		stp_warn("probe %s registration error (rc %d)", p->pp, rc);
+		stp_warn("probe %s registration error (rc %d)", p->probe->pp, rc);
 	return rc == -EFAULT ? rc : 0;
 }
 
@@ -217,7 +229,11 @@ static __maybe_unused int stp_kprobes_register(struct stp_kprobe *t, int n)
 /*
  * Unregister every registered probe of the table with one call per kind,
  * and count kretprobe instances the kernel missed (maxactive too small)
- * and reentrant kprobe hits as skipped probes, as SystemTap does.
+ * and reentrant kprobe hits as skipped probes, as SystemTap does. The
+ * kprobes go before the ftrace sites, the reverse of registration: the
+ * ftrace core's own code is notrace, so a wildcard put kprobes on it, and
+ * removing the sites with those still armed trapped on every one (2.5 min
+ * instead of 3 s for kernel.function("*") under TCG).
  */
 static __maybe_unused void stp_kprobes_unregister(struct stp_kprobe *t, int n)
 {
@@ -225,7 +241,7 @@ static __maybe_unused void stp_kprobes_unregister(struct stp_kprobe *t, int n)
 	struct kretprobe **krps = kmalloc_array(n, sizeof(*krps), GFP_KERNEL);
 	int i, nk = 0, nr = 0, missed = 0;
 
-	stp_fentry_unregister(t);
+	stp_fentry_disarm(t);
 	for (i = 0; i < n; i++) {
 		struct stp_kprobe *p = &t[i];
 
@@ -247,6 +263,7 @@ static __maybe_unused void stp_kprobes_unregister(struct stp_kprobe *t, int n)
 		unregister_kprobes(kps, nk);
 	if (nr)
 		unregister_kretprobes(krps, nr);
+	stp_fentry_unregister(t);
 	for (i = 0; i < n; i++) {
 		struct stp_kprobe *p = &t[i];
 

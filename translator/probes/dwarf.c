@@ -960,6 +960,7 @@ static const char *const shapes[] = { "kernel.function()", "kernel.statement()",
 				      "process.function()", "process.statement()", "process.plt", NULL };
 
 const struct provider dwarf_provider = {
+	.calls_shared = true,
 	.bpf_section = kp_bpf_section,
 	.bpf_entry_section = kp_bpf_entry_section,
 	.takes_kprobe = kp_takes_kprobe,

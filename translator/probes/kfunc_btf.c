@@ -250,6 +250,7 @@ static void emit_unregister(struct session *s, struct strbuf *out)
 }
 
 const struct provider kfunc_btf_provider = {
+	.calls_shared = true,
 	.bpf_section = kp_bpf_section,
 	.bpf_entry_section = kp_bpf_entry_section,
 	.name = "kernel.function (BTF)",

@@ -157,6 +157,7 @@ static void guest_modules(struct session *s, strvec *out)
 static const char *const shapes[] = { "kprobe.function()", "kprobe.statement()", "kprobe.module.function()", "kprobe.module.statement()", NULL };
 
 const struct provider kprobe_provider = {
+	.calls_shared = true,
 	.bpf_section = kp_bpf_section,
 	.bpf_entry_section = kp_bpf_entry_section,
 	.takes_kprobe = kp_takes_kprobe,

@@ -83,7 +83,8 @@ const char *kp_probe_type(const struct derived_probe *dp)
 	return ((const struct kp_site *)dp->data)->ret ? "kretprobe" : "kprobe";
 }
 
-/* One initialiser per site; the handlers dp_N come before. */
+/* One initialiser per site; the handlers dp_N (or the dh_N they share)
+ * come before. */
 void kp_emit_decls(struct session *s, const struct provider *prov, const char *tag, struct strbuf *out)
 {
 	int n = provider_probes(s, prov);
@@ -101,9 +102,12 @@ void kp_emit_decls(struct session *s, const struct provider *prov, const char *t
 		strbuf_addf(out, ", .offset = 0x%llxU, .addr = 0x%llxUL, .verify = ",
 			    (unsigned long long)k->offset, (unsigned long long)k->addr);
 		strbuf_add_cstr_literal(out, k->verify);
-		strbuf_addstr(out, ", .pp = ");
-		strbuf_add_cstr_literal(out, dp->pp);
-		strbuf_addf(out, ",\n\t  .handler = dp_%d, .flags = 0%s%s%s, .maxactive = %d", dp->index,
+		strbuf_addf(out, ", .probe = &stp_probes[%d],\n\t  ", dp->index);
+		if (dp->sharer)
+			strbuf_addf(out, ".shared = dh_%d", dp->sharer->index);
+		else
+			strbuf_addf(out, ".handler = dp_%d", dp->index);
+		strbuf_addf(out, ", .flags = 0%s%s%s, .maxactive = %d",
 			    k->ret ? " | STP_KPF_RETURN" : "", k->optional ? " | STP_KPF_OPTIONAL" : "",
 			    k->fentry ? " | STP_KPF_FENTRY" : "", k->maxactive);
 		if (k->fentry && k->fentry_delta)

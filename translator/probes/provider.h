@@ -53,6 +53,8 @@ struct derived_probe {
 					 * its body calls (context_funcs.c; set by tvars.c) */
 	unsigned char *lock_modes;      /* per global, as s->globals: 0 none, 1 read, 2|3 write
 					 * lock, through called functions too (pass 2 analysis) */
+	struct derived_probe *sharer;   /* pass 3: the probe whose dh_N runs this one's body
+					 * (translate.c's gen_handlers), or NULL */
 };
 
 /* The C of a derived probe's handler dp_N, as its family calls it. */
@@ -103,6 +105,11 @@ struct provider {
 	/* Pass 3: the handler's signature; NULL: (struct pt_regs *regs),
 	 * called from a kprobe, a timer or the like. */
 	const struct handler_abi *handler;
+	/* Pass 3: the family's table calls a probe that shares its handler
+	 * through the sharer's dh_N(&stp_probes[index], regs) itself (dp->sharer),
+	 * so no dp_N is written for it: a wildcard's tens of thousands of
+	 * three-line dp_N took the compiler most of a minute. */
+	bool calls_shared;
 	/* Pass 3: file-scope declarations for this provider's probes (after
 	 * every handler dp_N). */
 	void (*emit_decls)(struct session *s, struct strbuf *out);

@@ -1712,8 +1712,10 @@ static void gen_handler(struct session *s, struct strbuf *out, struct derived_pr
 	struct strbuf params = STRBUF_INIT, fill = STRBUF_INIT;
 
 	if (sharer) {
+		dp->sharer = sharer;
 		if (sharer != dp) {
-			gen_handler_call(out, dp, sharer);
+			if (!dp->prov->calls_shared)
+				gen_handler_call(out, dp, sharer);
 			return;
 		}
 		strbuf_addf(out, "static noinline void dh_%d(const struct stp_probe *sp, %s)\n{\n"
@@ -1756,7 +1758,7 @@ static void gen_handler(struct session *s, struct strbuf *out, struct derived_pr
 		strbuf_addstr(out, "skip_0:\n\tstp_count_skipped();\n\tstp_probe_exit(c);\n");
 	}
 	strbuf_addstr(out, "}\n\n");
-	if (sharer)
+	if (sharer && !dp->prov->calls_shared)
 		gen_handler_call(out, dp, sharer);
 }
 
