@@ -92,13 +92,11 @@ for c in "$src"/testsuite/run/uprogs/*.cc; do   # C++: libstdc++'s SDT markers
 	g++ -g -O0 -o "$UPROGS/$p" "$c" && progs+=(-f "$UPROGS/$p")
 done
 
-# run_release REL OUT: build, run and check the tests of $names on kernel REL
-# (work files in OUT); prints
-# PASS/FAIL lines and a count, fails if any failed.
-run_release() {
+# build_release REL OUT JOBS: this kernel's view of the test files (OUT/spec)
+# and the modules of the tests of $names, built JOBS at a time into OUT/ko
+build_release() {
 REL=$1
 out=$2
-failed=(); trouble=0
 mkdir -p "$out/ko" "$out/res"
 series=$(echo "$REL" | sed -E 's/^([0-9]+\.[0-9]+).*/\1/')
 # this kernel's view of the test files: NAME.EXT.SERIES over NAME.EXT
@@ -108,8 +106,8 @@ for f in "$rundir"/*."$series"; do
 	[ -f "$f" ] && cp "$f" "$spec/$(basename "$f" ".$series")"
 done
 
-# Build phase, two at a time (2 cores). Each test builds in its own directory
-# from a copy of its script, so messages say "NAME.stp:L:C".
+# Each test builds in its own directory from a copy of its script, so
+# messages say "NAME.stp:L:C".
 build_one() {
 	local n=$1 d=$out/build/$1 t=$spec/$1
 	mkdir -p "$d"; cp "$t.stp" "$d/"
@@ -124,9 +122,18 @@ build_one() {
 		cp "$d/t_$n.$ext" "$out/ko/"
 }
 export -f build_one; export out spec STAP REL UPROGS runtime ext
-printf '%s\n' "${names[@]}" | xargs -P 2 -I{} bash -c 'build_one {}'
+printf '%s\n' "${names[@]}" | xargs -P "$3" -I{} bash -c 'build_one {}'
+}
 
-# Run phase: one job per module that built; one boot per distinct NAME.boot.
+# run_release REL OUT: run the modules build_release left in OUT and check
+# the tests of $names on kernel REL; prints PASS/FAIL lines and a count,
+# fails if any failed. One job per module that built; one boot per
+# distinct NAME.boot.
+run_release() {
+REL=$1
+out=$2
+spec=$out/spec
+failed=(); trouble=0
 boots=("")
 for n in "${names[@]}"; do
 	f=$spec/$n.boot
@@ -232,13 +239,23 @@ status=0
 # (TCG's timing on a slow or busy host can make a timed test miss); one that
 # passes then is reported FLAKY, not hidden. No second chance when the
 # guest's console showed kernel trouble, or for more than 20 failures.
-for rel in $releases; do
+# The next kernel's modules are built, one at a time, while this kernel's
+# guest runs (TCG keeps one core busy; the builds take the other).
+read -r -a rels <<< "$(echo $releases)"
+build_release "${rels[0]}" "$top/${rels[0]}" 2
+for i in "${!rels[@]}"; do
+	rel=${rels[i]} next=${rels[i + 1]:-} bpid=""
+	if [ -n "$next" ]; then
+		build_release "$next" "$top/$next" 1 &
+		bpid=$!
+	fi
 	echo "== kernel $rel"
 	all=("${names[@]}")
 	if ! run_release "$rel" "$top/$rel"; then
 		if [ ${#failed[@]} -gt 0 ] && [ ${#failed[@]} -le 20 ] && [ "$trouble" = 0 ]; then
 			again=("${failed[@]}"); names=("${again[@]}")
 			echo "== kernel $rel: the ${#again[@]} failed test(s) once more"
+			build_release "$rel" "$top/$rel.again" 2
 			if run_release "$rel" "$top/$rel.again"; then
 				for n in "${again[@]}"; do echo "FLAKY: $n (failed, then passed)"; done
 			else
@@ -249,5 +266,6 @@ for rel in $releases; do
 			status=1
 		fi
 	fi
+	[ -z "$bpid" ] || wait "$bpid"
 done
 exit $status
