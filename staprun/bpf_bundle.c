@@ -413,6 +413,7 @@ static int parse_prog(struct parser *ps, char *rest)
 		[BP_KPROBE] = "kprobe", [BP_KRETPROBE] = "kretprobe", [BP_TIMER] = "timer",
 		[BP_PROFILE] = "profile", [BP_PERF] = "perf", [BP_TRACEPOINT] = "tracepoint",
 		[BP_RAW_TRACEPOINT] = "raw_tracepoint", [BP_UPROBE] = "uprobe", [BP_URETPROBE] = "uretprobe",
+		[BP_UTIMER] = "utimer",
 	};
 	struct bundle *b = ps->b;
 	struct bundle_prog p = { .file_line = ps->line };
@@ -493,6 +494,7 @@ static int parse_prog(struct parser *ps, char *rest)
 		p.event = xstrdup(a);
 		break;
 	case BP_TIMER:
+	case BP_UTIMER:
 		if (number(ps, next_field(&rest), "the timer's NS", 1, INT64_MAX, &v) < 0)
 			goto fail;
 		p.period = v;
@@ -793,10 +795,11 @@ const char *bundle_pos_of(const struct bundle_prog *p, size_t index)
 	return lo ? p->lines[lo - 1].pos : NULL;
 }
 
-/* begin, end and error programs run in stapbpf, the others in the kernel. */
+/* begin, end, error and utimer programs run in stapbpf, the others in the
+ * kernel. */
 bool bundle_prog_is_user(const struct bundle_prog *p)
 {
-	return p->kind == BP_BEGIN || p->kind == BP_END || p->kind == BP_ERROR;
+	return p->kind == BP_BEGIN || p->kind == BP_END || p->kind == BP_ERROR || p->kind == BP_UTIMER;
 }
 
 /* A map by its NAME field (@config ...). */

@@ -52,6 +52,7 @@ enum bundle_prog_kind {
 	BP_RAW_TRACEPOINT,
 	BP_UPROBE,
 	BP_URETPROBE,
+	BP_UTIMER,			/* a timer probe stapbpf runs itself */
 };
 
 struct bundle_line {
@@ -71,7 +72,7 @@ struct bundle_prog {
 	int64_t pid;			/* uprobe: the one process it fires in, or 0 */
 	uint32_t perf_type;		/* perf: perf_event_attr's type and config */
 	uint64_t perf_config;
-	int64_t period;			/* timer/profile: ns; perf: events, or -Hz */
+	int64_t period;			/* timer/utimer/profile: ns; perf: events, or -Hz */
 	struct bpf_insn *insns;
 	size_t ninsns;
 	struct bundle_line *lines;	/* sorted by index */

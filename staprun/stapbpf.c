@@ -42,6 +42,7 @@ struct session {
 	const char *out_path, *cmd, *path;
 	pid_t target;			/* -x PID or the -c child */
 	int64_t kaslr;			/* the kernel's load offset (@config's third field) */
+	int64_t wall_tai;		/* wall clock - TAI clock, ns (@config's fourth) */
 	unsigned bufsize_mb;		/* -s MB: the ring buffer's size */
 	long time_limit;		/* -T SECONDS, 0: none */
 
@@ -323,6 +324,8 @@ static int write_config(struct session *s, int64_t running)
 		memcpy(val + 8, &running, 8);
 	if (m->val_size >= 24)
 		memcpy(val + 16, &s->kaslr, 8);
+	if (m->val_size >= 32)
+		memcpy(val + 24, &s->wall_tai, 8);
 	rc = umap_write(&s->maps[m->id], key, val, BPF_ANY);
 	free(key);
 	free(val);
@@ -331,6 +334,21 @@ static int write_config(struct session *s, int64_t running)
 		return -1;
 	}
 	return 0;
+}
+
+/* The wall clock minus the kernel's TAI clock, in whole seconds (the leap
+ * seconds, which is all they differ by): a kernel program adds it to
+ * bpf_ktime_get_tai_ns() for the time of day (gettimeofday_*()). */
+static int64_t wall_minus_tai(void)
+{
+	struct timespec r, t;
+	int64_t d;
+
+	if (clock_gettime(CLOCK_TAI, &t) < 0 || clock_gettime(CLOCK_REALTIME, &r) < 0)
+		return 0;
+	d = (int64_t)(r.tv_sec - t.tv_sec) * 1000000000 + (r.tv_nsec - t.tv_nsec);
+	d += d < 0 ? -500000000 : 500000000;
+	return d / 1000000000 * 1000000000;
 }
 
 /* Where an instruction line of the verifier's log ("12: (85) call ...")
@@ -594,14 +612,51 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* The kernel programs' records until something stops the session. */
+/*
+ * Run the utimer programs that are due at t (the kernel's records before
+ * them first), each then due a period later, missed periods skipped as a
+ * kernel timer's are; the milliseconds until the next one is due, at
+ * most max_ms.
+ */
+static int run_timers(struct session *s, double *due, double t, int max_ms)
+{
+	double next = t + max_ms / 1e3;
+
+	for (size_t i = 0; i < s->b.nprogs && due; i++) {
+		const struct bundle_prog *p = &s->b.progs[i];
+
+		if (p->kind != BP_UTIMER)
+			continue;
+		if (due[i] == 0)
+			due[i] = t + p->period / 1e9;
+		if (due[i] <= t && !s->stop) {
+			if (s->rb)
+				ring_buffer__consume(s->rb);
+			if (interp_run(&s->env, p) < 0) {
+				s->failed = s->error_seen = true;
+				request_stop(s, "an interpreted program failed");
+			}
+			fflush(s->out);
+			while (due[i] <= t)
+				due[i] += p->period / 1e9;
+		}
+		if (due[i] < next)
+			next = due[i];
+	}
+	return next <= t ? 0 : (int)((next - t) * 1e3) + 1;
+}
+
+/* The kernel programs' records, and the utimer programs on their times,
+ * until something stops the session. */
 static void relay(struct session *s)
 {
 	double deadline = s->time_limit ? now() + s->time_limit : 0;
 	struct pollfd pfd = { .fd = sig_pipe[0], .events = POLLIN };
+	double *due = calloc(s->b.nprogs + 1, sizeof(*due));
 
 	while (!s->stop) {
-		int n = s->rb ? ring_buffer__poll(s->rb, 100) : poll(&pfd, 1, 100);
+		int wait = run_timers(s, due, now(), 100);
+		int n = s->rb ? ring_buffer__poll(s->rb, wait) : poll(&pfd, 1, wait);
 
 		if (n < 0 && n != -EINTR && errno != EINTR) {
 			error_msg(s, "ERROR: polling the ring buffer: %s", strerror(s->rb ? -n : errno));
@@ -614,6 +669,7 @@ static void relay(struct session *s)
 		if (deadline && now() >= deadline)
 			request_stop(s, "the -T time is over");
 	}
+	free(due);
 }
 
 /* The usage line (-h: status 0; mistakes: 2). */
@@ -674,6 +730,7 @@ static int prepare(struct session *s)
 		s->target = s->child.pid;
 		verbose(s, "-c command is pid %d", (int)s->target);
 	}
+	s->wall_tai = wall_minus_tai();
 	if (kaslr_offset(s, &s->kaslr) < 0 || write_config(s, 0) < 0 || load_programs(s) < 0)
 		return -1;
 	if (s->b.nmaps && s->b.maps[0].kind == BM_RINGBUF) {

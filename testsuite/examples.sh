@@ -65,8 +65,11 @@ run_example() {
 		*) cmd+=("$w") ;;
 		esac
 	done
-	(cd "$(dirname "$meta")" && timeout 600 "${cmd[@]}") > /dev/null 2> "$tmp/err" < /dev/null
+	# in a copy of the example's directory: -p4 leaves the module where it runs
+	rm -rf "$tmp/dir"; cp -r "$(dirname "$meta")" "$tmp/dir"
+	(cd "$tmp/dir" && timeout 600 "${cmd[@]}") > /dev/null 2> "$tmp/err" < /dev/null
 	rc=$?
+	rm -rf "$tmp/dir"
 }
 
 names_all() {

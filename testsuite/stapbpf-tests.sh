@@ -6,7 +6,7 @@
 # value, kernel programs (timer, perf, tracepoint) counting with an atomic
 # add, SystemTap's printf conversions and sprintf, a program the verifier
 # refuses (its script position reported), -c and -x in @config, MAXACTION,
-# ERROR/WARN records, signals, -o, and malformed bundles. Skipped (exit 0)
+# ERROR/WARN records, signals, -o, malformed bundles, and a utimer program. Skipped (exit 0)
 # where bpf() is not allowed. Needs root (bpf(), perf events), no kprobes.
 # usage: stapbpf-tests.sh    env: CSTAP_BUILD (build dir), KEEP=1
 set -u
@@ -586,4 +586,41 @@ fi
 r=$?
 [ $r = 2 ] && grep -q "cannot be used together" "$work/usage.out" && ok "usage: -c with -x refused" ||
 	bad "usage: -c with -x" "rc $r: $(cat "$work/usage.out")"
+
+# --- 12: a utimer program (a timer probe stapbpf runs itself) every 20 ms:
+# a count in @globals, printed each time; exit() at the third; then end
+bundle utimer <<EOF
+cstap-bpf 1
+module utimer
+map 0 ringbuf - - 4096 @ring
+map 1 array i l 1 @globals
+fmt 0 l tick %d\n
+fmt 1 l end %d\n
+prog 0 utimer 20000000
+$(lookup0 1 @out)
+$(movr 6 0)
+$(mov 1 1)
+$(xadd 6 1 0)
+$(ldxdw 1 6 0)
+$(stxdw 10 1 -8)
+$(tag 1 0 -16)
+$(rb_out 16 -16)
+$(ldxdw 1 6 0)
+$(jsle 1 2 @out)
+$(stdw 10 -24 2)
+$(rb_out 8 -24)
+label out
+$(ret0)
+prog 1 end
+$(lookup0 1 @out)
+$(ldxdw 1 0 0)
+$(stxdw 10 1 -8)
+$(tag 1 1 -16)
+$(rb_out 16 -16)
+label out
+$(ret0)
+end
+EOF
+run utimer -T 5
+check "utimer: runs on its period until its exit(), then end" 0 "$(printf 'tick 1\ntick 2\ntick 3\nend 3')"
 finish

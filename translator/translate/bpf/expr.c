@@ -41,7 +41,7 @@ static bool user_only(struct bgen *g, struct srcpos pos, const char *what)
 {
 	if (g->user)
 		return true;
-	bg_fail(g, pos, "%s: BPF can do it only in begin and end probes", what);
+	bg_fail(g, pos, "%s: " BG_USER_ONLY, what);
 	return false;
 }
 
@@ -1492,6 +1492,42 @@ static int probe_addr_back(const struct derived_probe *dp)
 	return !strcmp(t, "kretprobe") || !strcmp(t, "uprobe") || !strcmp(t, "uretprobe") ? 0 : -1;
 }
 
+/* Is the target kernel release at least major.minor? */
+static bool kernel_at_least(const struct session *s, int major, int minor)
+{
+	int ma = 0, mi = 0;
+
+	if (!s->kernel_release || sscanf(s->kernel_release, "%d.%d", &ma, &mi) != 2)
+		return false;
+	return ma > major || (ma == major && mi >= minor);
+}
+
+/* r0 = the time of day in ns, in a kernel probe: the kernel's TAI clock
+ * (bpf_ktime_get_tai_ns, Linux 6.1) plus the whole seconds by which the
+ * wall clock differs from it, which stapbpf puts in @config at offset 24
+ * (the leap seconds: they change only when the kernel is told of one). A
+ * step of the wall clock moves both. */
+static bool wall_clock(struct bgen *g, struct srcpos pos)
+{
+	int slot = bg_stack(g), found = bg_label(g);
+
+	if (!kernel_at_least(g->s, 6, 1)) {
+		bg_fail(g, pos, "the time of day in a kernel probe needs Linux 6.1's TAI clock "
+			"(kernel %s): BPF can do it only in begin and end probes", g->s->kernel_release);
+		return false;
+	}
+	bg_emit(g, B_ST | B_MEM | B_DW, R10, 0, slot, 0);
+	bg_lookup0(g, g->config_map);
+	bg_jmp(g, J_EQ, R0, -1, 0, found);
+	ldx(g, R1, R0, 24);
+	stx(g, R10, slot, R1);
+	bg_place(g, found);
+	bg_call(g, H_KTIME_TAI);
+	ldx(g, R1, R10, slot);
+	alu_x(g, A_ADD, R0, R1);
+	return true;
+}
+
 static bool ctx_long(struct bgen *g, struct expr *e, const char *n)
 {
 	if (!strcmp(n, "pid") || !strcmp(n, "tid")) {
@@ -1519,9 +1555,10 @@ static bool ctx_long(struct bgen *g, struct expr *e, const char *n)
 		else if (!strcmp(n, "local_clock_s"))
 			alu_k(g, A_DIV, R0, 1000000000);
 	} else if (!strncmp(n, "gettimeofday_", 13)) {
-		if (!user_only(g, e->pos, "the time of day (BPF has no wall clock on this kernel)"))
+		if (g->user)
+			bg_call(g, HU_REALTIME_NS);
+		else if (!wall_clock(g, e->pos))
 			return true;
-		bg_call(g, HU_REALTIME_NS);
 		if (!strcmp(n + 13, "us"))
 			alu_k(g, A_DIV, R0, 1000);
 		else if (!strcmp(n + 13, "ms"))

@@ -55,6 +55,10 @@ struct btry {           /* a try being made: where its errors go */
 	struct bloc *var;       /* catch (var): gets the message; or NULL */
 };
 
+/* Where a construct only stapbpf's interpreter can run is allowed. */
+#define BG_USER_ONLY "BPF can do it only in begin and end probes, and in timer probes that " \
+	"read nothing of the task or CPU they interrupt"
+
 struct bgen {
 	struct session *s;
 	bool failed;
@@ -72,6 +76,7 @@ struct bgen {
 	/* the program being made */
 	const struct derived_probe *dp;
 	bool user;              /* begin/end/error: run by stapbpf's interpreter */
+	bool user_timer;        /* ... and a timer probe it runs so (no task context) */
 	bool ctx_args;          /* the context is u64 args[] (a raw tracepoint), not pt_regs */
 	struct binsn *insn;
 	int n, cap;

@@ -104,13 +104,35 @@ static void append_fill(struct kfmt *k, char c, int count)
 	append(k);
 }
 
+/* A conversion's width: a constant, or ('*') the long at r10 offset lv. */
+struct kwidth {
+	int n;                  /* the constant; -1: none */
+	int lv;                 /* '*': its value's slot; 0: a constant */
+};
+
+static bool has_width(struct kwidth w)
+{
+	return w.lv || w.n > 0;
+}
+
 /* A new count slot = width - minus - (the slot at off, a length). Kept in
- * memory: the paths that reach here may each have their own constants. */
-static int pad_count(struct bgen *g, int width, int off, int minus)
+ * memory: the paths that reach here may each have their own constants. A
+ * '*' width is the value's low 32 bits, 0 if negative (format.h). */
+static int pad_count(struct bgen *g, struct kwidth w, int off, int minus)
 {
 	int count = bg_scratch(g, 8);
 
-	bg_mov_imm(g, R0, width - minus);
+	if (w.lv) {
+		int pos = bg_label(g);
+		ldx(g, R0, R10, w.lv);
+		bg_sext(g, 32);
+		bg_jmp(g, J_SGE, R0, -1, 0, pos);
+		bg_mov_imm(g, R0, 0);
+		bg_place(g, pos);
+		alu_k(g, A_ADD, R0, -minus);
+	} else {
+		bg_mov_imm(g, R0, w.n - minus);
+	}
 	ldx(g, R1, R7, off);
 	alu_x(g, A_SUB, R0, R1);
 	stx(g, R7, count, R0);
@@ -118,12 +140,12 @@ static int pad_count(struct bgen *g, int width, int off, int minus)
 }
 
 /* %d %i %u %o %x %X %p: stp_fmt_number's layout, sign, prefix, padding */
-static void number(struct kfmt *k, const struct stp_fmt_spec *sp, int lv)
+static void number(struct kfmt *k, const struct stp_fmt_spec *sp, struct kwidth width, int lv)
 {
 	struct bgen *g = k->g;
 	int base = sp->conv == 'o' ? 8 : (sp->conv == 'x' || sp->conv == 'X' || sp->conv == 'p') ? 16 : 10;
 	int maxdig = base == 8 ? 22 : base == 16 ? 16 : 20;
-	int flags = sp->flags, width = sp->width, prec = sp->prec;
+	int flags = sp->flags, prec = sp->prec;
 	const char *prefix = !(flags & STP_FMT_SPECIAL) ? "" : base == 16 ? (flags & STP_FMT_LARGE) ? "0X" : "0x"
 			   : base == 8 ? "0" : "";
 	int sign = bg_scratch(g, 8), ndig = bg_scratch(g, 8), body = bg_scratch(g, 8), pad = 0;
@@ -178,7 +200,7 @@ static void number(struct kfmt *k, const struct stp_fmt_spec *sp, int lv)
 		bg_place(g, more);
 		stx(g, R7, body, R3);
 	}
-	if (width > 0) {   /* pad = width - body - prefix - sign */
+	if (has_width(width)) {   /* pad = width - body - prefix - sign */
 		int none = bg_label(g);
 		pad = pad_count(g, width, body, (int)strlen(prefix));
 		ldx(g, R0, R7, sign);
@@ -195,10 +217,10 @@ static void number(struct kfmt *k, const struct stp_fmt_spec *sp, int lv)
 	append(k);
 	if (*prefix)
 		append_literal(k, prefix, strlen(prefix));
-	if (width > 0 && (flags & STP_FMT_ZEROPAD))
+	if (has_width(width) && (flags & STP_FMT_ZEROPAD))
 		append_fill(k, '0', pad);
 	if (prec > 0)
-		append_fill(k, '0', pad_count(g, prec, ndig, 0));
+		append_fill(k, '0', pad_count(g, (struct kwidth){ prec, 0 }, ndig, 0));
 	/* the digits: t + 63 - ndig */
 	ldx(g, R0, R7, ndig);
 	alu_k(g, A_AND, R0, 31);                /* 1..22: a bound the verifier knows */
@@ -207,13 +229,14 @@ static void number(struct kfmt *k, const struct stp_fmt_spec *sp, int lv)
 	alu_x(g, A_SUB, R3, R0);
 	bg_mov_imm(g, R4, BPF_STRSZ - 1);
 	append(k);
-	if (width > 0 && (flags & STP_FMT_LEFT))
+	if (has_width(width) && (flags & STP_FMT_LEFT))
 		append_fill(k, ' ', pad);
 }
 
 /* %s and %c: a piece at src (or the byte of the long at lv), cut to prec,
  * padded with spaces to width */
-static void text(struct kfmt *k, const struct stp_fmt_spec *sp, const struct bstr *src, int lv)
+static void text(struct kfmt *k, const struct stp_fmt_spec *sp, struct kwidth width, const struct bstr *src,
+		 int lv)
 {
 	struct bgen *g = k->g;
 	struct bstr piece = scratch_str(g);
@@ -233,15 +256,15 @@ static void text(struct kfmt *k, const struct stp_fmt_spec *sp, const struct bst
 		bg_mov_imm(g, R0, 1);
 	}
 	stx(g, R7, n, R0);
-	if (sp->width > 0) {
-		pad = pad_count(g, sp->width, n, 0);
+	if (has_width(width)) {
+		pad = pad_count(g, width, n, 0);
 		if (!(sp->flags & STP_FMT_LEFT))
 			append_fill(k, ' ', pad);
 	}
 	str_addr(g, R3, piece);
 	bg_mov_imm(g, R4, BPF_STRSZ - 1);
 	append(k);
-	if (sp->width > 0 && (sp->flags & STP_FMT_LEFT))
+	if (has_width(width) && (sp->flags & STP_FMT_LEFT))
 		append_fill(k, ' ', pad);
 }
 
@@ -275,7 +298,7 @@ bool bg_kfmt_conv(struct kfmt *k, const char *conv, int lv)
 	if (conv[0] != '%' || stp_format_parse_spec(conv + 1, &sp) < 0 || sp.width_star || sp.prec_star ||
 	    !strchr("diuoxXp", sp.conv))
 		return false;
-	number(k, &sp, lv);
+	number(k, &sp, (struct kwidth){ sp.width, 0 }, lv);
 	return true;
 }
 
@@ -321,19 +344,26 @@ bool bg_kformat(struct bgen *g, const char *fmt, size_t len, const char *types, 
 			append_literal(&k, "%", 1);
 			continue;
 		}
-		if (sp.width_star || sp.prec_star || strchr("bmM", sp.conv) ||
-		    (sp.conv == 'c' && (sp.flags & STP_FMT_SPECIAL))) {
+		if (sp.prec_star || strchr("bmM", sp.conv) || (sp.conv == 'c' && (sp.flags & STP_FMT_SPECIAL))) {
 			bg_fail(g, pos, "sprintf's %%%.*s in a kernel probe has no BPF form yet (printf has)", n,
 				p - n);
 			return false;
 		}
+		struct kwidth w = { sp.width, 0 };
+		if (sp.width_star) {
+			if (types[li + si] != 'l') {   /* refused in pass 2 */
+				bg_fail(g, pos, "a string value for a '*' width");
+				return false;
+			}
+			w.lv = lv[li++];
+		}
 		char type = types[li + si];
 		if (sp.conv == 's' && type == 's')
-			text(&k, &sp, &sv[si++], 0);
+			text(&k, &sp, w, &sv[si++], 0);
 		else if (sp.conv == 'c' && type == 'l')
-			text(&k, &sp, NULL, lv[li++]);
+			text(&k, &sp, w, NULL, lv[li++]);
 		else if (type == 'l')
-			number(&k, &sp, lv[li++]);
+			number(&k, &sp, w, lv[li++]);
 		else {   /* a string for a number: refused in pass 2 */
 			bg_fail(g, pos, "a string value for %%%c", sp.conv);
 			return false;
@@ -529,7 +559,7 @@ void bg_sc_decode(struct bgen *g, const struct sc_dec_table *t, int v, bool bits
 		append_literal(&k, "|", 1);
 		bg_place(g, alone);
 		append_literal(&k, "0x", 2);
-		number(&k, &hex, slot);
+		number(&k, &hex, (struct kwidth){ -1, 0 }, slot);
 		bg_place(g, none);
 	}
 	bg_str_copy(g, d, k.d);

@@ -51,6 +51,10 @@ void bg_ld_map(struct bgen *g, int reg, int map)
 
 void bg_call(struct bgen *g, int helper)
 {
+	if (g->user_timer && (helper == H_PID_TGID || helper == H_UID_GID || helper == H_COMM ||
+			      helper == H_CURRENT_TASK || helper == H_SMP_PROCESSOR_ID))
+		bg_fail(g, g->last_pos, "the task or CPU a timer interrupted, in a timer probe that "
+			"stapbpf runs in user space for what only it can do (foreach, aggregates ...)");
 	bg_emit(g, B_JMP | J_CALL, 0, 0, 0, helper);
 }
 
@@ -184,6 +188,7 @@ void bg_prog_start(struct bgen *g, const struct derived_probe *dp, bool user)
 {
 	g->dp = dp;
 	g->user = user;
+	g->user_timer = false;
 	g->n = 0;
 	g->nlabels = 0;
 	g->fix_insn.len = g->fix_label.len = 0;

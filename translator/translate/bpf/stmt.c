@@ -174,7 +174,7 @@ static void foreach(struct bgen *g, struct stmt *st)
 	int dir = st->sort_dir > 0 ? 1 : st->sort_dir < 0 ? 2 : 0;
 
 	if (!g->user) {
-		bg_fail(g, st->pos, "foreach: BPF can do it only in begin and end probes");
+		bg_fail(g, st->pos, "foreach: " BG_USER_ONLY);
 		return;
 	}
 	if (arr->kind == EXPR_HIST && arr->lhs && arr->lhs->sym && st->keys.len == 1) {
@@ -273,8 +273,7 @@ static void delete(struct bgen *g, struct stmt *st)
 	}
 	if (e->kind == EXPR_VAR && v && (v->is_array || v->type == TYPE_STATS)) {
 		if (!g->user) {
-			bg_fail(g, st->pos, "deleting a whole array or aggregate: BPF can do it only in begin "
-				"and end probes");
+			bg_fail(g, st->pos, "deleting a whole array or aggregate: " BG_USER_ONLY);
 			return;
 		}
 		if (!v->is_array) {   /* a scalar aggregate: its one record zeroed */
@@ -459,7 +458,7 @@ static void layout_globals(struct bgen *g)
 		}
 	}
 	g->globals_map = g->globals_size ? bg_map(g, "array", "i", g->globals_spec.buf, 1, "@globals") : -1;
-	g->config_map = bg_map(g, "array", "i", "lll", 1, "@config");
+	g->config_map = bg_map(g, "array", "i", "llll", 1, "@config");
 	g->scratch_map = bg_map(g, "percpu_array", "i", "s", 1, "@scratch");
 }
 
@@ -495,6 +494,59 @@ static void init_program(struct bgen *g)
 		bg_prog_end(g, "begin");
 }
 
+/* The body of dp's program, after its prologue: false if it has no BPF form
+ * (reported unless the session is muted). */
+static bool probe_body(struct bgen *g, struct derived_probe *dp, bool user, bool user_timer)
+{
+	bool failed = g->failed;
+
+	g->failed = false;
+	bg_prog_start(g, dp, user);
+	g->user_timer = user_timer;
+	bg_entry_load(g);
+	for (int i = 0; i < dp->probe->locals.len; i++)
+		bg_local_zero(g, bg_local_new(g, dp->probe->locals.items[i]));
+	if (dp->probe->cond) {
+		bg_long(g, dp->probe->cond);
+		bg_jmp(g, J_EQ, R0, -1, 0, g->exit_label);
+	}
+	bg_stmt(g, dp->probe->body);
+	bool ok = !g->failed;
+	g->failed |= failed;
+	return ok;
+}
+
+/*
+ * A timer probe whose body BPF can run only in user space (a periodic
+ * report: foreach, aggregates, delete of a whole array) runs in stapbpf's
+ * interpreter, on a timer of its own ("utimer NS"), if it reads nothing
+ * of the task or CPU the timer interrupted. The kernel program is tried
+ * first, quietly; true when either is made (sec says which), false when
+ * neither (or dp is no timer): then the kernel program's refusals are
+ * the ones to report.
+ */
+static bool timer_program(struct bgen *g, struct derived_probe *dp, struct strbuf *sec)
+{
+	bool ok, failed = g->failed;
+
+	if (strncmp(sec->buf, "timer ", 6))
+		return false;
+	g->s->muted++;
+	ok = probe_body(g, dp, false, false);
+	g->failed = failed;
+	if (!ok) {
+		ok = probe_body(g, dp, true, true);
+		g->failed = failed;
+	}
+	g->s->muted--;
+	if (ok && g->user_timer) {
+		char *t = strbuf_detach(sec);
+		strbuf_addf(sec, "u%s", t);
+		free(t);
+	}
+	return ok;
+}
+
 /* One derived probe as one program. */
 static void probe_program(struct bgen *g, struct derived_probe *dp)
 {
@@ -516,15 +568,8 @@ static void probe_program(struct bgen *g, struct derived_probe *dp)
 		strbuf_release(&sec);
 		return;
 	}
-	bg_prog_start(g, dp, user);
-	bg_entry_load(g);
-	for (int i = 0; i < dp->probe->locals.len; i++)
-		bg_local_zero(g, bg_local_new(g, dp->probe->locals.items[i]));
-	if (dp->probe->cond) {
-		bg_long(g, dp->probe->cond);
-		bg_jmp(g, J_EQ, R0, -1, 0, g->exit_label);
-	}
-	bg_stmt(g, dp->probe->body);
+	if (user || !timer_program(g, dp, &sec))
+		probe_body(g, dp, user, false);
 	strbuf_addf(&sec, "\npp %s%s", dp->pp, optional ? "\noptional" : "");
 	bg_prog_end(g, sec.buf);
 	strbuf_release(&sec);
