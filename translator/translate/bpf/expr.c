@@ -1513,7 +1513,7 @@ static bool wall_clock(struct bgen *g, struct srcpos pos)
 
 	if (!kernel_at_least(g->s, 6, 1)) {
 		bg_fail(g, pos, "the time of day in a kernel probe needs Linux 6.1's TAI clock "
-			"(kernel %s): BPF can do it only in begin and end probes", g->s->kernel_release);
+			"(kernel %s): " BG_USER_ONLY, g->s->kernel_release);
 		return false;
 	}
 	bg_emit(g, B_ST | B_MEM | B_DW, R10, 0, slot, 0);
