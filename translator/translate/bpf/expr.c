@@ -41,7 +41,7 @@ static bool user_only(struct bgen *g, struct srcpos pos, const char *what)
 {
 	if (g->user)
 		return true;
-	bg_fail(g, pos, "%s: " BG_USER_ONLY, what);
+	bg_fail_user_only(g, pos, what);
 	return false;
 }
 
@@ -452,6 +452,8 @@ static void stat_add(struct bgen *g, struct expr *lhs)
 			hist_bucket(g, a, v);
 			hist_bump(g, a, R7, rec);
 		}
+		if (a->wrap)
+			bg_wrap_admit(g, a, key, lhs->pos);
 		bg_ld_map(g, R1, g->gmap[lhs->sym->index]);
 		str_addr(g, R2, (struct bstr){ R7, key });
 		str_addr(g, R3, (struct bstr){ R7, rec });
@@ -593,6 +595,8 @@ static void update_index_long(struct bgen *g, struct expr *lhs, const char *op, 
 		arith(g, bop, lhs->pos);
 	}
 	stx(g, R10, nv, R0);
+	if (lhs->sym->wrap)
+		bg_wrap_admit(g, lhs->sym, key, lhs->pos);
 	bg_ld_map(g, R1, g->gmap[lhs->sym->index]);
 	str_addr(g, R2, (struct bstr){ R7, key });
 	mov(g, R3, R10);
@@ -659,6 +663,8 @@ static void assign(struct bgen *g, struct expr *e, struct bstr *out)
 			struct bstr t = scratch_str(g);
 			bg_str_copy(g, t, v);
 			key = build_key(g, lhs->sym, lhs->args.items, lhs->args.len);
+			if (lhs->sym->wrap)
+				bg_wrap_admit(g, lhs->sym, key, lhs->pos);
 			bg_ld_map(g, R1, g->gmap[lhs->sym->index]);
 			str_addr(g, R2, (struct bstr){ R7, key });
 			str_addr(g, R3, t);
@@ -1160,6 +1166,15 @@ static void inline_call(struct bgen *g, struct expr *e, struct bstr *out)
 		bg_fail(g, e->pos, "calls nested too deep for BPF");
 		return;
 	}
+	/* the result first: what comes after it (arguments, locals) is free
+	 * again once the call is done */
+	int stack = g->stack;
+	in = xcalloc(1, sizeof(*in));
+	in->f = f;
+	in->ret_label = bg_label(g);
+	in->ret.str = f->ret == TYPE_STRING;
+	in->ret.off = in->ret.str ? bg_scratch(g, BPF_STRSZ) : bg_stack(g);
+	int scratch = g->scratch;
 	/* the arguments, in the caller's frame */
 	for (int i = 0; i < e->args.len; i++) {
 		struct sym *p = f->params.items[i];
@@ -1179,11 +1194,6 @@ static void inline_call(struct bgen *g, struct expr *e, struct bstr *out)
 		vec_push(&g->locs, params[i]);
 	for (int i = 0; i < f->locals.len; i++)
 		bg_local_zero(g, bg_local_new(g, f->locals.items[i]));
-	in = xcalloc(1, sizeof(*in));
-	in->f = f;
-	in->ret_label = bg_label(g);
-	in->ret.str = f->ret == TYPE_STRING;
-	in->ret.off = in->ret.str ? bg_scratch(g, BPF_STRSZ) : bg_stack(g);
 	if (in->ret.str)
 		bg_str_zero(g, (struct bstr){ R7, in->ret.off });
 	else
@@ -1199,6 +1209,8 @@ static void inline_call(struct bgen *g, struct expr *e, struct bstr *out)
 	} else {
 		ldx(g, R0, R10, in->ret.off);
 	}
+	g->stack = stack;   /* a number's result is in R0 */
+	g->scratch = scratch;
 }
 
 bool bg_read_mem(struct bgen *g, int size, bool user, const char *fault_msg, const char *what,
@@ -1512,8 +1524,10 @@ static bool wall_clock(struct bgen *g, struct srcpos pos)
 	int slot = bg_stack(g), found = bg_label(g);
 
 	if (!kernel_at_least(g->s, 6, 1)) {
-		bg_fail(g, pos, "the time of day in a kernel probe needs Linux 6.1's TAI clock "
-			"(kernel %s): " BG_USER_ONLY, g->s->kernel_release);
+		char *what = xasprintf("the time of day in a kernel probe needs Linux 6.1's TAI clock "
+				       "(kernel %s)", g->s->kernel_release);
+		bg_fail_user_only(g, pos, what);
+		free(what);
 		return false;
 	}
 	bg_emit(g, B_ST | B_MEM | B_DW, R10, 0, slot, 0);

@@ -37,6 +37,11 @@ struct bmap {
 	char *name;
 };
 
+struct bwrap {          /* a wrapping array's own maps (wrap.c) */
+	int state, keys, slot;
+	int64_t n;              /* its size */
+};
+
 struct binline {        /* a function call being inlined */
 	const struct func *f;
 	int ret_label;
@@ -62,6 +67,7 @@ struct btry {           /* a try being made: where its errors go */
 struct bgen {
 	struct session *s;
 	bool failed;
+	int nfails, nfails_user;   /* refusals; of them, of what user space can run */
 	/* the bundle */
 	VEC(struct bmap *) maps;
 	struct strbuf fmts;     /* "fmt ID TYPES TEXT\n" lines */
@@ -70,6 +76,7 @@ struct bgen {
 	int nprogs;
 	int *gmap;              /* per s->globals: its map (arrays, aggregates), or -1 */
 	int *goff;              /* per s->globals: its offset in @globals (scalars) */
+	struct bwrap *wrap;     /* per s->globals: a wrapping array's list */
 	int globals_map, scratch_map, config_map;
 	struct strbuf globals_spec;
 	int globals_size, scratch_size;
@@ -119,6 +126,8 @@ void bg_ja(struct bgen *g, int label);
 int bg_stack(struct bgen *g);           /* an 8-byte slot: its r10 offset */
 int bg_scratch(struct bgen *g, int n);  /* n bytes of scratch: their r7 offset */
 void bg_fail(struct bgen *g, struct srcpos pos, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* the refusal of what, which user space could run: "WHAT: " BG_USER_ONLY */
+void bg_fail_user_only(struct bgen *g, struct srcpos pos, const char *what);
 int bg_map(struct bgen *g, const char *kind, const char *key, const char *val, int64_t max, const char *name);
 int bg_fmt(struct bgen *g, const char *types, const char *text, size_t len);
 void bg_prog_start(struct bgen *g, const struct derived_probe *dp, bool user);
@@ -153,6 +162,15 @@ bool bg_read_mem(struct bgen *g, int size, bool user, const char *fault_msg, con
 		 const char *name, struct srcpos pos);
 /* MAXACTION: one more action, named by st; the error when there are too many */
 void bg_action(struct bgen *g, const struct stmt *st);
+
+/* wrap.c: a wrapping array's list, kept beside its map (key: the r7
+ * offset of the key being written or deleted) */
+void bg_wrap_maps(struct bgen *g, const struct sym *v, const char *key, int64_t n);
+void bg_wrap_admit(struct bgen *g, const struct sym *v, int key, struct srcpos pos);
+void bg_wrap_forget(struct bgen *g, const struct sym *v, int key, struct srcpos pos);
+void bg_wrap_clear(struct bgen *g, const struct sym *v);
+#define BG_WRAP_UTIMER "changing a wrapping array in a timer probe stapbpf runs (kernel probes " \
+	"change it at the same time)"
 
 /* One-instruction shorthands, and the slots strings live in. */
 static inline void mov(struct bgen *g, int dst, int src)

@@ -115,6 +115,13 @@ void bg_fail(struct bgen *g, struct srcpos pos, const char *fmt, ...)
 	diag(g->s, E_BPF_UNSUPPORTED, pos, "%s", sb.buf);
 	strbuf_release(&sb);
 	g->failed = true;
+	g->nfails++;
+}
+
+void bg_fail_user_only(struct bgen *g, struct srcpos pos, const char *what)
+{
+	bg_fail(g, pos, "%s: " BG_USER_ONLY, what);
+	g->nfails_user++;
 }
 
 /* 8 bytes of the program's stack; BPF gives a program 512. */

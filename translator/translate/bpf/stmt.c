@@ -174,7 +174,7 @@ static void foreach(struct bgen *g, struct stmt *st)
 	int dir = st->sort_dir > 0 ? 1 : st->sort_dir < 0 ? 2 : 0;
 
 	if (!g->user) {
-		bg_fail(g, st->pos, "foreach: " BG_USER_ONLY);
+		bg_fail_user_only(g, st->pos, "foreach");
 		return;
 	}
 	if (arr->kind == EXPR_HIST && arr->lhs && arr->lhs->sym && st->keys.len == 1) {
@@ -265,6 +265,8 @@ static void delete(struct bgen *g, struct stmt *st)
 				at += 8;
 			}
 		}
+		if (v->wrap)
+			bg_wrap_forget(g, v, key, st->pos);
 		bg_ld_map(g, R1, g->gmap[v->index]);
 		bg_emit(g, B_ALU64 | A_MOV | B_X, R2, R7, 0, 0);
 		bg_emit(g, B_ALU64 | A_ADD | B_K, R2, 0, 0, key);
@@ -273,7 +275,7 @@ static void delete(struct bgen *g, struct stmt *st)
 	}
 	if (e->kind == EXPR_VAR && v && (v->is_array || v->type == TYPE_STATS)) {
 		if (!g->user) {
-			bg_fail(g, st->pos, "deleting a whole array or aggregate: " BG_USER_ONLY);
+			bg_fail_user_only(g, st->pos, "deleting a whole array or aggregate");
 			return;
 		}
 		if (!v->is_array) {   /* a scalar aggregate: its one record zeroed */
@@ -289,8 +291,14 @@ static void delete(struct bgen *g, struct stmt *st)
 			bg_call(g, H_MAP_UPDATE);
 			return;
 		}
+		if (v->wrap && g->user_timer) {
+			bg_fail(g, st->pos, BG_WRAP_UTIMER);
+			return;
+		}
 		bg_ld_map(g, R1, g->gmap[v->index]);
 		bg_call(g, HU_MAP_CLEAR);
+		if (v->wrap)
+			bg_wrap_clear(g, v);
 		return;
 	}
 	if (e->kind == EXPR_VAR && v) {
@@ -424,6 +432,7 @@ static void layout_globals(struct bgen *g)
 
 	g->gmap = xcalloc(n ? n : 1, sizeof(int));
 	g->goff = xcalloc(n ? n : 1, sizeof(int));
+	g->wrap = xcalloc(n ? n : 1, sizeof(*g->wrap));
 	bg_map(g, "ringbuf", "-", "-", 1 << 18, "@ring");
 	for (int i = 0; i < n; i++) {
 		struct sym *v = s->globals.items[i];
@@ -434,11 +443,6 @@ static void layout_globals(struct bgen *g)
 
 		v->index = i;
 		g->gmap[i] = -1;
-		if (v->wrap) {
-			diag(s, E_BPF_UNSUPPORTED, v->pos, "a wrapping array ('%s%%') has no BPF form", v->name);
-			g->failed = true;
-			continue;
-		}
 		if (v->is_array) {
 			for (int k = 0; k < v->nkeys && k < 9; k++)
 				key[k] = type_letter(v->key_types[k]);
@@ -447,8 +451,10 @@ static void layout_globals(struct bgen *g)
 				g->failed = true;
 				continue;
 			}
-			g->gmap[i] = bg_map(g, v->type == TYPE_STATS ? "percpu_hash" : "hash", key, val, max,
-					    v->name);
+			g->gmap[i] = bg_map(g, v->type == TYPE_STATS ? "percpu_hash" : "hash", key, val,
+					    v->wrap ? max + 8 : max, v->name);
+			if (v->wrap)
+				bg_wrap_maps(g, v, key, max);
 		} else if (v->type == TYPE_STATS) {
 			g->gmap[i] = bg_map(g, "percpu_array", "i", val, 1, v->name);
 		} else {
@@ -522,19 +528,23 @@ static bool probe_body(struct bgen *g, struct derived_probe *dp, bool user, bool
  * interpreter, on a timer of its own ("utimer NS"), if it reads nothing
  * of the task or CPU the timer interrupted. The kernel program is tried
  * first, quietly; true when either is made (sec says which), false when
- * neither (or dp is no timer): then the kernel program's refusals are
- * the ones to report.
+ * neither (or dp is no timer): then the refusals to report are the
+ * interpreter's if all the kernel program's were of what it can run
+ * (*as_user), else the kernel program's.
  */
-static bool timer_program(struct bgen *g, struct derived_probe *dp, struct strbuf *sec)
+static bool timer_program(struct bgen *g, struct derived_probe *dp, struct strbuf *sec, bool *as_user)
 {
 	bool ok, failed = g->failed;
+	int nf = g->nfails, nu = g->nfails_user;
 
+	*as_user = false;
 	if (strncmp(sec->buf, "timer ", 6))
 		return false;
 	g->s->muted++;
 	ok = probe_body(g, dp, false, false);
 	g->failed = failed;
 	if (!ok) {
+		*as_user = g->nfails - nf == g->nfails_user - nu;
 		ok = probe_body(g, dp, true, true);
 		g->failed = failed;
 	}
@@ -568,8 +578,9 @@ static void probe_program(struct bgen *g, struct derived_probe *dp)
 		strbuf_release(&sec);
 		return;
 	}
-	if (user || !timer_program(g, dp, &sec))
-		probe_body(g, dp, user, false);
+	bool as_user = false;
+	if (user || !timer_program(g, dp, &sec, &as_user))
+		probe_body(g, dp, user || as_user, as_user);
 	strbuf_addf(&sec, "\npp %s%s", dp->pp, optional ? "\noptional" : "");
 	bg_prog_end(g, sec.buf);
 	strbuf_release(&sec);
