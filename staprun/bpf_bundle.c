@@ -366,9 +366,13 @@ static int finish_prog(struct parser *ps)
 					    "an insn 0 0 0 0 IMM right after it");
 			if (x->src_reg == BPF_PSEUDO_MAP_FD && (x->imm < 0 || (size_t)x->imm >= ps->b->nmaps))
 				return perr(ps, "a map reference to map %d, which the bundle has not", x->imm);
-			if (x->src_reg > BPF_PSEUDO_MAP_FD)
-				return perr(ps, "a 64-bit immediate load with SRC %d (only 0, or 1 for a map)",
-					    x->src_reg);
+			if (x->src_reg == BPF_PSEUDO_FUNC &&
+			    ((int64_t)i + 1 + x->imm < 0 || (int64_t)i + 1 + x->imm >= (int64_t)p->ninsns))
+				return perr(ps, "a callback at instruction %" PRId64 ", outside program %d",
+					    (int64_t)i + 1 + x->imm, p->id);
+			if (x->src_reg > BPF_PSEUDO_MAP_FD && x->src_reg != BPF_PSEUDO_FUNC)
+				return perr(ps, "a 64-bit immediate load with SRC %d (only 0, 1 for a map, "
+					    "or 4 for a callback)", x->src_reg);
 			i++;
 			continue;
 		}

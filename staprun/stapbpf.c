@@ -27,6 +27,7 @@
 #include <bpf/libbpf.h>
 
 #include "bpf_attach.h"
+#include "bpf_funcinfo.h"
 #include "bpf_bundle.h"
 #include "bpf_proto.h"
 #include "bpf_interp.h"
@@ -417,6 +418,7 @@ static bool report_verifier(struct session *s, const struct bundle_prog *p, char
 static int load_prog(struct session *s, const struct bundle_prog *p)
 {
 	struct bpf_insn *insns = malloc(p->ninsns * sizeof(*insns));
+	struct funcinfo fi;
 	char name[BPF_OBJ_NAME_LEN], buf[32];
 	char *log = NULL;
 	int fd, err;
@@ -430,12 +432,34 @@ static int load_prog(struct session *s, const struct bundle_prog *p)
 				insns[i].imm = s->maps[insns[i].imm].fd;
 			i++;
 		}
+	err = funcinfo_make(insns, p->ninsns, &fi);
+	if (err < 0) {
+		free(insns);
+		error_msg(s, "ERROR: cannot load probe %d (%s): the BTF of its callbacks: %s", p->id,
+			  p->section, strerror(-err));
+		return -1;
+	}
 	snprintf(buf, sizeof(buf), "stap_%d", p->id);
 	object_name(name, buf);
-	fd = bpf_prog_load(attach_prog_type(p), name, "GPL", insns, p->ninsns, NULL);
-	err = errno;
+	{
+		LIBBPF_OPTS(bpf_prog_load_opts, opts);
+		if (fi.n) {
+			opts.prog_btf_fd = (uint32_t)fi.btf_fd;
+			opts.func_info = fi.rec;
+			opts.func_info_cnt = fi.n;
+			opts.func_info_rec_size = sizeof(*fi.rec);
+		}
+		fd = bpf_prog_load(attach_prog_type(p), name, "GPL", insns, p->ninsns, &opts);
+		err = errno;
+	}
 	for (size_t size = 1 << 20; fd < 0 && size <= (256u << 20); size *= 16) {
 		LIBBPF_OPTS(bpf_prog_load_opts, opts, .log_level = 1, .log_size = (uint32_t)size);
+		if (fi.n) {
+			opts.prog_btf_fd = (uint32_t)fi.btf_fd;
+			opts.func_info = fi.rec;
+			opts.func_info_cnt = fi.n;
+			opts.func_info_rec_size = sizeof(*fi.rec);
+		}
 
 		free(log);
 		log = calloc(1, size);
@@ -448,6 +472,7 @@ static int load_prog(struct session *s, const struct bundle_prog *p)
 			break;
 	}
 	free(insns);
+	funcinfo_free(&fi);
 	if (fd >= 0) {
 		free(log);
 		verbose(s, "loaded probe %d (%s), fd %d", p->id, p->section, fd);

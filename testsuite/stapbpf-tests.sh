@@ -6,7 +6,8 @@
 # value, kernel programs (timer, perf, tracepoint) counting with an atomic
 # add, SystemTap's printf conversions and sprintf, a program the verifier
 # refuses (its script position reported), -c and -x in @config, MAXACTION,
-# ERROR/WARN records, signals, -o, malformed bundles, and a utimer program. Skipped (exit 0)
+# ERROR/WARN records, signals, -o, malformed bundles, a utimer program, and a
+# timer program with a bpf_loop callback (BTF func info). Skipped (exit 0)
 # where bpf() is not allowed. Needs root (bpf(), perf events), no kprobes.
 # usage: stapbpf-tests.sh    env: CSTAP_BUILD (build dir), KEEP=1
 set -u
@@ -23,6 +24,7 @@ movr()   { I 0xbf "$1" "$2" 0 0; }		# rD = rS
 addi()   { I 0x07 "$1" 0 0 "$2"; }		# rD += imm
 ld64()   { I 0x18 "$1" 0 0 $(($2 & 0xffffffff)); I 0 0 0 0 $((($2 >> 32) & 0xffffffff)); }
 ldmap()  { I 0x18 "$1" 1 0 "$2"; I 0 0 0 0 0; }	# rD = map ID (BPF_PSEUDO_MAP_FD)
+ldfunc() { I 0x18 "$1" 4 0 "$2"; I 0 0 0 0 0; }	# rD = the function at label (BPF_PSEUDO_FUNC)
 stdw()   { I 0x7a "$1" 0 "$2" "$3"; }		# *(u64 *)(rD + off) = imm
 stw()    { I 0x62 "$1" 0 "$2" "$3"; }		# *(u32 *)(rD + off) = imm
 stxdw()  { I 0x7b "$1" "$2" "$3" 0; }		# *(u64 *)(rD + off) = rS
@@ -59,7 +61,8 @@ bundle() {
 	awk 'NR == FNR { if ($1 == "prog") p++; if ($1 == "label") at[p, $2] = n[p]; if ($1 == "insn") n[p]++; next }
 	     $1 == "prog" { q++; i = 0 }
 	     $1 == "label" { next }
-	     $1 == "insn" { if ($5 ~ /^@/) $5 = at[q, substr($5, 2)] - i - 1; i++ }
+	     $1 == "insn" { if ($5 ~ /^@/) $5 = at[q, substr($5, 2)] - i - 1
+			    if ($6 ~ /^@/) $6 = at[q, substr($6, 2)] - i - 1; i++ }
 	     { print }' "$work/$1.src" "$work/$1.src" > "$work/$1.bo"
 }
 
@@ -454,6 +457,12 @@ prog 0 begin
 insn 5 0 0 10 0
 insn 149 0 0 0 0
 end"
+malformed "callback outside the program" "4: a callback at instruction 51" "$hdr
+prog 0 begin
+insn 24 2 4 0 50
+insn 0 0 0 0 0
+insn 149 0 0 0 0
+end"
 malformed "format against its argument types" "3: fmt 0: conversion 1 (%s) wants a string" "$hdr
 fmt 0 l %s\n
 end"
@@ -623,4 +632,47 @@ end
 EOF
 run utimer -T 5
 check "utimer: runs on its period until its exit(), then end" 0 "$(printf 'tick 1\ntick 2\ntick 3\nend 3')"
+
+# --- 13: a kernel program (a timer) whose loop is bpf_loop's callback (a
+# loop over kernel data in a script): stapbpf gives the kernel the BTF of
+# its functions, which a callback's address needs; 5 rounds, each adding 1
+bundle loop <<EOF
+cstap-bpf 1
+module loop
+map 0 ringbuf - - 4096 @ring
+map 1 array i l 1 g_rounds
+map 2 array i l 1 g_done
+fmt 0 l rounds %d\n
+prog 0 timer 10000000
+$(lookup0 2 @out)
+$(ldxdw 1 0 0)
+$(jeq 1 1 @out)
+$(mov 1 1)
+$(stxdw 0 1 0)
+$(mov 1 5)
+$(ldfunc 2 @cb)
+$(movr 3 10)
+$(mov 4 0)
+$(call 181)
+label out
+$(ret0)
+label cb
+$(lookup0 1 @none)
+$(mov 1 1)
+$(xadd 0 1 0)
+label none
+$(ret0)
+prog 1 end
+$(lookup0 1 @no)
+$(ldxdw 1 0 0)
+$(stxdw 10 1 -8)
+$(tag 1 0 -16)
+$(rb_out 16 -16)
+label no
+$(ret0)
+end
+EOF
+run loop -T 1
+check "a timer program with a bpf_loop callback (BTF func info): 5 rounds" 0 "rounds 5"
+
 finish

@@ -1240,6 +1240,30 @@ bool bg_read_mem(struct bgen *g, int size, bool user, const char *fault_msg, con
 	return true;
 }
 
+/* user_int_error(addr) and its kin of a fixed size (not long, ulong: 32
+ * bits in a 32-bit task): one read of the current task's memory, the
+ * module's fault as the error (tapsets/uconversions.stp's STP_UREAD) */
+static bool user_read(struct bgen *g, struct expr *e, const char *name)
+{
+	static const struct { const char *name; int size; bool sign; } t[] = {
+		{ "char_error", 1, true }, { "short_error", 2, true }, { "ushort_error", 2, false },
+		{ "int_error", 4, true }, { "int8_error", 1, true }, { "uint8_error", 1, false },
+		{ "int16_error", 2, true }, { "uint16_error", 2, false }, { "int32_error", 4, true },
+		{ "uint32_error", 4, false }, { "int64_error", 8, true },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]) && strcmp(t[i].name, name); i++)
+		;
+	if (i == sizeof(t) / sizeof(t[0]) || e->args.len != 1)
+		return false;
+	bg_long(g, e->args.items[0]);
+	bg_read_mem(g, t[i].size, true, "read fault [man error::fault] at 0x%x", "identifier", e->name, e->pos);
+	if (t[i].sign)
+		bg_sext(g, 8 * t[i].size);
+	return true;
+}
+
 /* kernel_long(addr) and its kin: one read of the type's size,
  * sign-extended but for the pointer's, as the tapset's STP_KREAD */
 static bool kernel_read(struct bgen *g, struct expr *e, const char *type)
@@ -1504,15 +1528,6 @@ static int probe_addr_back(const struct derived_probe *dp)
 	return !strcmp(t, "kretprobe") || !strcmp(t, "uprobe") || !strcmp(t, "uretprobe") ? 0 : -1;
 }
 
-/* Is the target kernel release at least major.minor? */
-static bool kernel_at_least(const struct session *s, int major, int minor)
-{
-	int ma = 0, mi = 0;
-
-	if (!s->kernel_release || sscanf(s->kernel_release, "%d.%d", &ma, &mi) != 2)
-		return false;
-	return ma > major || (ma == major && mi >= minor);
-}
 
 /* r0 = the time of day in ns, in a kernel probe: the kernel's TAI clock
  * (bpf_ktime_get_tai_ns, Linux 6.1) plus the whole seconds by which the
@@ -1523,7 +1538,7 @@ static bool wall_clock(struct bgen *g, struct srcpos pos)
 {
 	int slot = bg_stack(g), found = bg_label(g);
 
-	if (!kernel_at_least(g->s, 6, 1)) {
+	if (!bg_kernel_at_least(g->s, 6, 1)) {
 		char *what = xasprintf("the time of day in a kernel probe needs Linux 6.1's TAI clock "
 				       "(kernel %s)", g->s->kernel_release);
 		bg_fail_user_only(g, pos, what);
@@ -1745,6 +1760,8 @@ static bool ctx_long(struct bgen *g, struct expr *e, const char *n)
 			bg_record(g, REC_WARN, bg_fmt(g, "s", "%s\n", 3), "s", NULL, sv);
 		}
 	} else if (!strncmp(n, "kernel_", 7) && kernel_read(g, e, n + 7)) {
+		;
+	} else if (!strncmp(n, "user_", 5) && user_read(g, e, n + 5)) {
 		;
 	} else if (!strcmp(n, "strlen")) {
 		struct bstr s = bg_str(g, e->args.items[0]), t = scratch_str(g);

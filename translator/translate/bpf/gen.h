@@ -42,6 +42,8 @@ struct bwrap {          /* a wrapping array's own maps (wrap.c) */
 	int64_t n;              /* its size */
 };
 
+struct bcallback;       /* callback.c: a loop bpf_loop runs */
+
 struct binline {        /* a function call being inlined */
 	const struct func *f;
 	int ret_label;
@@ -93,6 +95,11 @@ struct bgen {
 	int nlabels;
 	intvec fix_insn, fix_label;
 	int stack, scratch;     /* bytes in use */
+	int stack_max;          /* the deepest stack of the function being made */
+	VEC(struct bcallback *) callbacks;   /* the program's, made after its exit */
+	bool in_callback;       /* making one */
+	int making;             /* which (its index in callbacks) */
+	intvec fix_func_insn, fix_func_label;   /* callback addresses to resolve */
 	VEC(struct bloc *) locs;
 	intvec brk, cont;       /* enclosing loops' labels */
 	intvec hist_walks;      /* aggregates (global index) a foreach walks the buckets of */
@@ -162,6 +169,20 @@ bool bg_read_mem(struct bgen *g, int size, bool user, const char *fault_msg, con
 		 const char *name, struct srcpos pos);
 /* MAXACTION: one more action, named by st; the error when there are too many */
 void bg_action(struct bgen *g, const struct stmt *st);
+
+/* callback.c: a loop over kernel data as bpf_loop's callback (false:
+ * refused); the callbacks made after the program's exit, given the
+ * probe's own stack depth */
+bool bg_loop_callback(struct bgen *g, struct stmt *st);
+void bg_emit_callbacks(struct bgen *g, int main_stack);
+/* MAXACTION's error record, its format in r2 */
+void bg_act_record(struct bgen *g);
+/* Is the target kernel release at least major.minor? */
+bool bg_kernel_at_least(const struct session *s, int major, int minor);
+/* the loop's body with its break and continue labels; one round of a
+ * while or for loop: condition, body, step (stmt.c) */
+void bg_loop_body(struct bgen *g, struct stmt *st, int brk, int cont);
+void bg_loop_round(struct bgen *g, struct stmt *st, int brk, int cont);
 
 /* wrap.c: a wrapping array's list, kept beside its map (key: the r7
  * offset of the key being written or deleted) */

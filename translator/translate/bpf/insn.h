@@ -32,6 +32,7 @@ enum { J_JA = 0x00, J_EQ = 0x10, J_GT = 0x20, J_GE = 0x30, J_SET = 0x40, J_NE = 
 /* atomic operations (imm of a B_ATOMIC store) */
 enum { AT_ADD = 0x00, AT_FETCH = 0x01 };
 #define B_PSEUDO_MAP_FD 1
+#define B_PSEUDO_FUNC 4   /* a 64-bit immediate load of a function's address (a callback) */
 
 /* registers */
 enum { R0, R1, R2, R3, R4, R5, R6, R7, R8, R9, R10 };

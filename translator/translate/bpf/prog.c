@@ -124,6 +124,15 @@ void bg_fail_user_only(struct bgen *g, struct srcpos pos, const char *what)
 	g->nfails_user++;
 }
 
+bool bg_kernel_at_least(const struct session *s, int major, int minor)
+{
+	int ma = 0, mi = 0;
+
+	if (!s->kernel_release || sscanf(s->kernel_release, "%d.%d", &ma, &mi) != 2)
+		return false;
+	return ma > major || (ma == major && mi >= minor);
+}
+
 /* 8 bytes of the program's stack; BPF gives a program 512. */
 int bg_stack(struct bgen *g)
 {
@@ -134,6 +143,8 @@ int bg_stack(struct bgen *g)
 		return -8;
 	}
 	g->stack += 8;
+	if (g->stack > g->stack_max)
+		g->stack_max = g->stack;
 	return -g->stack;
 }
 
@@ -199,9 +210,12 @@ void bg_prog_start(struct bgen *g, const struct derived_probe *dp, bool user)
 	g->n = 0;
 	g->nlabels = 0;
 	g->fix_insn.len = g->fix_label.len = 0;
-	g->stack = 8;
+	g->stack = g->stack_max = 8;
 	g->scratch = 0;
 	g->locs.len = 0;
+	g->callbacks.len = 0;
+	g->in_callback = false;
+	g->fix_func_insn.len = g->fix_func_label.len = 0;
 	g->brk.len = g->cont.len = 0;
 	g->inl.len = 0;
 	g->last_pos = (struct srcpos){ 0 };
@@ -246,6 +260,8 @@ static void drop_unreachable(struct bgen *g)
 			int cls = x->code & 7, op = x->code & 0xf0;
 			seen[i] = true;
 			if (x->code == (B_LD | B_DW | B_IMM)) {
+				if (x->src == B_PSEUDO_FUNC && !seen[i + 1 + x->imm])
+					stack[sp++] = i + 1 + x->imm;   /* a callback */
 				seen[i + 1] = true;
 				i += 2;
 				continue;
@@ -276,6 +292,8 @@ static void drop_unreachable(struct bgen *g)
 			continue;
 		if (cls == B_JMP && op != J_CALL && op != J_EXIT)
 			x->off = (int16_t)(map[i + 1 + x->off] - map[i] - 1);
+		if (x->code == (B_LD | B_DW | B_IMM) && x->src == B_PSEUDO_FUNC)
+			x->imm = map[i + 1 + x->imm] - map[i] - 1;
 		g->insn[map[i]] = *x;
 	}
 	/* the line table follows the instructions: "line IDX POS" */
@@ -299,32 +317,23 @@ static void drop_unreachable(struct bgen *g)
 void bg_prog_end(struct bgen *g, const char *section)
 {
 	if (g->act_used) {   /* MAXACTION's error: its format is in r2 */
-		int skip = bg_label(g);
 		bg_ja(g, g->exit_label);
 		bg_place(g, g->act_label);
-		bg_emit(g, B_ALU64 | A_LSH | B_K, R2, 0, 0, 32);
-		bg_emit(g, B_ALU64 | A_OR | B_K, R2, 0, 0, REC_ERROR);
-		bg_emit(g, B_STX | B_MEM | B_DW, R10, R2, g->act_slot, 0);
-		bg_ld_map(g, R1, 0);
-		bg_mov_imm(g, R2, 8);
-		bg_mov_imm(g, R3, 0);
-		bg_call(g, H_RB_RESERVE);
-		bg_jmp(g, J_EQ, R0, -1, 0, skip);
-		bg_emit(g, B_LDX | B_MEM | B_DW, R1, R10, g->act_slot, 0);
-		bg_emit(g, B_STX | B_MEM | B_DW, R0, R1, 0, 0);
-		bg_emit(g, B_ALU64 | A_MOV | B_X, R1, R0, 0, 0);
-		bg_mov_imm(g, R2, 0);
-		bg_call(g, H_RB_SUBMIT);
-		bg_place(g, skip);
+		bg_act_record(g);
 	}
 	bg_place(g, g->exit_label);
 	bg_emit(g, B_ALU64 | A_MOV | B_K, R0, 0, 0, 0);
 	bg_emit(g, B_JMP | J_EXIT, 0, 0, 0, 0);
+	bg_emit_callbacks(g, g->stack_max);
 	bool too_long = false;
 	for (int i = 0; i < g->fix_insn.len; i++) {
 		int at = g->fix_insn.items[i], to = g->label_at[g->fix_label.items[i]];
 		g->insn[at].off = (int16_t)(to - at - 1);
 		too_long |= to - at - 1 != g->insn[at].off;
+	}
+	for (int i = 0; i < g->fix_func_insn.len; i++) {
+		int at = g->fix_func_insn.items[i];
+		g->insn[at].imm = g->label_at[g->fix_func_label.items[i]] - at - 1;
 	}
 	if (too_long)   /* the jumps go astray: no walk of them */
 		bg_fail(g, g->last_pos, "the probe is too long for a BPF jump (more than 32767 instructions)");
@@ -336,6 +345,26 @@ void bg_prog_end(struct bgen *g, const char *section)
 		struct binsn *x = &g->insn[i];
 		strbuf_addf(&g->progs, "insn %u %u %u %d %d\n", x->code, x->dst, x->src, x->off, x->imm);
 	}
+}
+
+void bg_act_record(struct bgen *g)
+{
+	int skip = bg_label(g);
+
+	bg_emit(g, B_ALU64 | A_LSH | B_K, R2, 0, 0, 32);
+	bg_emit(g, B_ALU64 | A_OR | B_K, R2, 0, 0, REC_ERROR);
+	bg_emit(g, B_STX | B_MEM | B_DW, R10, R2, g->act_slot, 0);
+	bg_ld_map(g, R1, 0);
+	bg_mov_imm(g, R2, 8);
+	bg_mov_imm(g, R3, 0);
+	bg_call(g, H_RB_RESERVE);
+	bg_jmp(g, J_EQ, R0, -1, 0, skip);
+	bg_emit(g, B_LDX | B_MEM | B_DW, R1, R10, g->act_slot, 0);
+	bg_emit(g, B_STX | B_MEM | B_DW, R0, R1, 0, 0);
+	bg_emit(g, B_ALU64 | A_MOV | B_X, R1, R0, 0, 0);
+	bg_mov_imm(g, R2, 0);
+	bg_call(g, H_RB_SUBMIT);
+	bg_place(g, skip);
 }
 
 char *bg_bundle(struct bgen *g)

@@ -51,30 +51,27 @@ static enum walk_action kread_expr(struct expr *e, void *ctx)
 	return WALK_DESCEND;
 }
 
-/* A kernel probe's loop that chases kernel data (a list, a path) is
- * refused: the verifier walks every round up to MAXACTION's and gives up
- * ("too large") after a long time. Loops over the script's own values
- * (counters) it follows and accepts. */
-static bool loop_ok(struct bgen *g, struct stmt *st)
+/* Does a kernel probe's loop chase kernel data (a list, a path)? The
+ * verifier would walk every round of it up to MAXACTION's and give up
+ * ("too large") after a long time: bpf_loop runs it (callback.c). Loops
+ * over the script's own values (counters) it follows and accepts. */
+static bool kernel_loop(struct bgen *g, struct stmt *st)
 {
 	struct kread_walk k = { 0 };
 	struct walker w = { .expr = kread_expr, .ctx = &k };
 
 	if (g->user)
-		return true;
+		return false;
 	walk_expr(&w, st->expr);
 	if (!k.found)
 		walk_stmt(&w, st->body);
 	if (!k.found)
 		walk_expr(&w, st->step);
-	if (k.found)
-		bg_fail(g, st->pos, "a loop over kernel data in a kernel probe: the BPF verifier would "
-			"have to walk every round of it");
-	return !k.found;
+	return k.found;
 }
 
 /* The body of a loop; a round that ends normally counts one action more. */
-static void loop_body(struct bgen *g, struct stmt *st, int brk, int cont)
+void bg_loop_body(struct bgen *g, struct stmt *st, int brk, int cont)
 {
 	vec_push(&g->brk, brk);
 	vec_push(&g->cont, cont);
@@ -85,25 +82,34 @@ static void loop_body(struct bgen *g, struct stmt *st, int brk, int cont)
 	g->cont.len--;
 }
 
-static void loop(struct bgen *g, struct stmt *st)
+/* One round of a while or for loop: its condition (false: to brk), body,
+ * and step (where continue goes: cont). */
+void bg_loop_round(struct bgen *g, struct stmt *st, int brk, int cont)
 {
-	int top = bg_label(g), cont = bg_label(g), brk = bg_label(g);
-
-	if (!loop_ok(g, st))
-		return;
-	if (st->init)
-		bg_effect(g, st->init);
-	bg_place(g, top);
 	if (!has_statements(st->body))
 		bg_action(g, st);
 	if (st->expr) {
 		bg_long(g, st->expr);
 		bg_jmp(g, J_EQ, R0, -1, 0, brk);
 	}
-	loop_body(g, st, brk, cont);
+	bg_loop_body(g, st, brk, cont);
 	bg_place(g, cont);
 	if (st->step)
 		bg_effect(g, st->step);
+}
+
+static void loop(struct bgen *g, struct stmt *st)
+{
+	int top = bg_label(g), cont = bg_label(g), brk = bg_label(g);
+
+	if (kernel_loop(g, st)) {
+		bg_loop_callback(g, st);
+		return;
+	}
+	if (st->init)
+		bg_effect(g, st->init);
+	bg_place(g, top);
+	bg_loop_round(g, st, brk, cont);
 	bg_ja(g, top);
 	bg_place(g, brk);
 }
@@ -154,7 +160,7 @@ static void foreach_hist(struct bgen *g, struct stmt *st)
 		bg_long(g, &ix);
 		bg_emit(g, B_STX | B_MEM | B_DW, R10, R0, bg_local(g, st->value->sym)->off, 0);
 	}
-	loop_body(g, st, brk, cont);
+	bg_loop_body(g, st, brk, cont);
 	g->hist_walks.len--;
 	bg_place(g, cont);
 	bg_emit(g, B_LDX | B_MEM | B_DW, R1, R10, b, 0);
@@ -240,7 +246,7 @@ static void foreach(struct bgen *g, struct stmt *st)
 		bg_local_zero(g, l);
 		bg_place(g, have);
 	}
-	loop_body(g, st, brk, top);
+	bg_loop_body(g, st, brk, top);
 	bg_ja(g, top);
 	bg_place(g, brk);
 }
