@@ -31,7 +31,9 @@
 #include "walk.h"
 
 struct bcallback {
-	struct stmt *st;
+	struct stmt *st;                /* the loop, or the delete of a slice */
+	const struct sym *arr;          /* a slice's array (bpf_for_each_map_elem's) */
+	int pat, key, kp;               /* @scratch: its pattern, a key's copy; r10: the key's address */
 	int label;                      /* its first instruction */
 	int xfer;                       /* @scratch: the exit code, then the copied slots */
 	int spill;                      /* r10 offset: r6 in the probe's frame */
@@ -99,28 +101,16 @@ static int remap(const struct bcallback *cb, int off)
 	return off;
 }
 
-bool bg_loop_callback(struct bgen *g, struct stmt *st)
+/* A callback of the probe at this point, which reads and writes the
+ * variables u names: r6 spilled, the slots it copies put in @scratch. */
+static struct bcallback *new_callback(struct bgen *g, struct stmt *st, const struct uses *u)
 {
-	struct bcallback *cb;
+	struct bcallback *cb = xcalloc(1, sizeof(*cb));
 
-	if (!bg_kernel_at_least(g->s, 5, 17)) {
-		bg_fail(g, st->pos, "a loop over kernel data in a kernel probe: bpf_loop (Linux 5.17) "
-			"runs one, and the kernel is older");
-		return false;
-	}
-	cb = xcalloc(1, sizeof(*cb));
 	cb->st = st;
 	cb->parent = g->in_callback ? g->making : -1;
-	if (st->init)
-		bg_effect(g, st->init);
 	cb->spill = bg_stack(g);
 	stx(g, R10, cb->spill, R6);
-	/* what the loop may read or change of the probe's frame */
-	struct uses u = { 0 };
-	struct walker w = { .stmt = use_stmt, .expr = use_expr, .ctx = &u };
-	walk_expr(&w, st->expr);
-	walk_stmt(&w, st->body);
-	walk_expr(&w, st->step);
 	vec_push(&cb->copy, g->act_slot);
 	cb->act = g->act_slot;
 	cb->bias = g->bias_off;
@@ -129,17 +119,16 @@ bool bg_loop_callback(struct bgen *g, struct stmt *st)
 		cb->entry[i] = g->entries.items[i].off;
 	for (int i = 0; i < g->locs.len; i++) {
 		struct bloc *l = g->locs.items[i];
-		if (l->str || used(&u, l->sym))
+		if (l->str || used(u, l->sym))
 			vec_push(&cb->locs, *l);
-		if (!l->str && used(&u, l->sym))
+		if (!l->str && used(u, l->sym))
 			vec_push(&cb->copy, l->off);
 	}
 	for (int i = 0; i < g->inl.len; i++) {
 		vec_push(&cb->inl, *g->inl.items[i]);
-		if (!g->inl.items[i]->ret.str && u.ret && i == g->inl.len - 1)
+		if (!g->inl.items[i]->ret.str && u->ret && i == g->inl.len - 1)
 			vec_push(&cb->copy, g->inl.items[i]->ret.off);
 	}
-	free(u.v.items);
 	for (int i = 0; i < g->entries.len; i++)
 		if (!g->entries.items[i].str)
 			vec_push(&cb->copy, g->entries.items[i].off);
@@ -150,17 +139,23 @@ bool bg_loop_callback(struct bgen *g, struct stmt *st)
 	cb->xfer = bg_scratch(g, 8 + 8 * cb->copy.len);
 	bg_emit(g, B_ST | B_MEM | B_DW, R7, 0, cb->xfer, 0);
 	transfer(g, cb, true, cb->copy.items);
+	return cb;
+}
+
+/* The helper's call (its arguments before the callback in r1, the probe's
+ * frame its context), then the slots back and the jump its exit code
+ * says: the callback is made after the program's exit. */
+static void call(struct bgen *g, struct bcallback *cb, int helper)
+{
 	cb->scratch = g->scratch;
 	cb->label = bg_label(g);
-	/* bpf_loop(rounds, the callback, the probe's frame, 0) */
-	bg_mov_imm(g, R1, g->s->no_time_limits ? 1 << 23 : g->maxaction + 1);
 	vec_push(&g->fix_func_insn, g->n);
 	vec_push(&g->fix_func_label, cb->label);
 	bg_emit(g, B_LD | B_DW | B_IMM, R2, B_PSEUDO_FUNC, 0, 0);
 	bg_emit(g, 0, 0, 0, 0, 0);
 	mov(g, R3, R10);
 	bg_mov_imm(g, R4, 0);
-	bg_call(g, H_LOOP);
+	bg_call(g, helper);
 	transfer(g, cb, false, cb->copy.items);
 	ldx(g, R1, R7, cb->xfer);
 	bg_jmp(g, J_EQ, R1, -1, ESC_EXIT, g->exit_label);
@@ -169,6 +164,53 @@ bool bg_loop_callback(struct bgen *g, struct stmt *st)
 	for (int i = 0; i < cb->inl.len; i++)
 		bg_jmp(g, J_EQ, R1, -1, ESC_EXIT + 1 + cb->tries.len + i, cb->inl.items[i].ret_label);
 	vec_push(&g->callbacks, cb);
+}
+
+bool bg_loop_callback(struct bgen *g, struct stmt *st)
+{
+	struct uses u = { 0 };
+	struct walker w = { .stmt = use_stmt, .expr = use_expr, .ctx = &u };
+	struct bcallback *cb;
+
+	if (!bg_kernel_at_least(g->s, 5, 17)) {
+		bg_fail(g, st->pos, "a loop over kernel data in a kernel probe: bpf_loop (Linux 5.17) "
+			"runs one, and the kernel is older");
+		return false;
+	}
+	if (st->init)
+		bg_effect(g, st->init);
+	/* what the loop may read or change of the probe's frame */
+	walk_expr(&w, st->expr);
+	walk_stmt(&w, st->body);
+	walk_expr(&w, st->step);
+	cb = new_callback(g, st, &u);
+	free(u.v.items);
+	/* bpf_loop(rounds, the callback, the probe's frame, 0) */
+	bg_mov_imm(g, R1, g->s->no_time_limits ? 1 << 23 : g->maxaction + 1);
+	call(g, cb, H_LOOP);
+	return true;
+}
+
+/* delete a[k, *] in a kernel probe: bpf_for_each_map_elem(a, the callback,
+ * the probe's frame, 0), the callback deleting each element whose keys
+ * match the pattern (the keys that are no '*', at r7+pat). */
+bool bg_slice_delete_callback(struct bgen *g, struct stmt *st, int pat, int keysize)
+{
+	struct uses u = { 0 };
+	struct bcallback *cb;
+
+	if (!bg_kernel_at_least(g->s, 5, 13)) {
+		bg_fail(g, st->pos, "deleting an array slice in a kernel probe: bpf_for_each_map_elem "
+			"(Linux 5.13) does it, and the kernel is older");
+		return false;
+	}
+	cb = new_callback(g, st, &u);
+	cb->arr = st->expr->sym;
+	cb->pat = pat;
+	cb->key = bg_scratch(g, keysize);
+	cb->kp = bg_stack(g);   /* unused here: in the callback's frame */
+	bg_ld_map(g, R1, g->gmap[cb->arr->index]);
+	call(g, cb, H_FOR_EACH_MAP);
 	return true;
 }
 
@@ -190,7 +232,6 @@ static int emit_one(struct bgen *g, struct bcallback *cb)
 	int *catch_at = xcalloc(ntries + 1, sizeof(int)), *ret_at = xcalloc(ninl + 1, sizeof(int));
 	struct binline **inl = xcalloc(ninl + 1, sizeof(*inl));
 	int brk = bg_label(g), cont = bg_label(g), depth;
-
 	int act_slot = g->act_slot, bias_off = g->bias_off, *entry_off = xcalloc(g->entries.len + 1, sizeof(int));
 
 	/* the copied slots packed after key 0's, its temporaries after them */
@@ -235,7 +276,12 @@ static int emit_one(struct bgen *g, struct bcallback *cb)
 	g->brk.len = g->cont.len = 0;
 
 	bg_place(g, cb->label);
-	ldx(g, R6, R2, cb->spill);
+	if (cb->arr) {   /* (map, key, value, context) */
+		stx(g, R10, cb->kp, R2);
+		ldx(g, R6, R4, cb->spill);
+	} else {         /* (index, context) */
+		ldx(g, R6, R2, cb->spill);
+	}
 	bg_emit(g, B_ST | B_MEM | B_W, R10, 0, -8, 0);   /* key 0, as the prologue's */
 	for (int i = 0; i < 2; i++) {
 		int map = i ? g->globals_map : g->scratch_map, got = bg_label(g);
@@ -249,7 +295,16 @@ static int emit_one(struct bgen *g, struct bcallback *cb)
 		mov(g, i ? R8 : R7, R0);
 	}
 	transfer(g, cb, false, cb->mine);
-	bg_loop_round(g, cb->st, brk, cont);
+	if (cb->arr) {   /* the element's key to @scratch, then the match */
+		ldx(g, R2, R10, cb->kp);
+		for (int i = 0; i < bg_key_size(cb->arr); i += 8) {
+			ldx(g, R1, R2, i);
+			stx(g, R7, cb->key + i, R1);
+		}
+		bg_slice_match_delete(g, cb->st, cb->pat, cb->key);
+	} else {
+		bg_loop_round(g, cb->st, brk, cont);
+	}
 	leave(g, cb, 0, 0);
 	bg_place(g, brk);
 	leave(g, cb, 0, 1);

@@ -174,6 +174,12 @@ void bg_action(struct bgen *g, const struct stmt *st);
  * refused); the callbacks made after the program's exit, given the
  * probe's own stack depth */
 bool bg_loop_callback(struct bgen *g, struct stmt *st);
+/* delete a[k, *] in a kernel probe: the pattern at r7+pat (stmt.c) */
+bool bg_slice_delete_callback(struct bgen *g, struct stmt *st, int pat, int keysize);
+/* (stmt.c) the bytes of array v's key; delete the element whose key is at
+ * r7+key if it matches the slice st deletes (pattern at r7+pat) */
+int bg_key_size(const struct sym *v);
+void bg_slice_match_delete(struct bgen *g, struct stmt *st, int pat, int key);
 void bg_emit_callbacks(struct bgen *g, int main_stack);
 /* MAXACTION's error record, its format in r2 */
 void bg_act_record(struct bgen *g);

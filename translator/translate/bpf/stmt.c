@@ -251,10 +251,98 @@ static void foreach(struct bgen *g, struct stmt *st)
 	bg_place(g, brk);
 }
 
+int bg_key_size(const struct sym *v)
+{
+	int size = 0;
+
+	for (int i = 0; i < v->nkeys; i++)
+		size += v->key_types[i] == TYPE_STRING ? BPF_STRSZ : 8;
+	return size;
+}
+
+static bool is_slice(const struct expr *e)
+{
+	for (int i = 0; e->kind == EXPR_INDEX && i < e->args.len; i++)
+		if (e->args.items[i]->kind == EXPR_STAR)
+			return true;
+	return false;
+}
+
+void bg_slice_match_delete(struct bgen *g, struct stmt *st, int pat, int key)
+{
+	const struct expr *e = st->expr;
+	const struct sym *v = e->sym;
+	int skip = bg_label(g);
+
+	for (int i = 0, at = 0; i < e->args.len; i++) {
+		int n = e->args.items[i]->type == TYPE_STRING ? BPF_STRSZ : 8;
+		for (int w = 0; w < n && e->args.items[i]->kind != EXPR_STAR; w += 8) {
+			ldx(g, R1, R7, key + at + w);
+			ldx(g, R2, R7, pat + at + w);
+			bg_jmp(g, J_NE, R1, R2, 0, skip);
+		}
+		at += n;
+	}
+	if (v->wrap)
+		bg_wrap_forget(g, v, key, st->pos);
+	bg_ld_map(g, R1, g->gmap[v->index]);
+	str_addr(g, R2, (struct bstr){ R7, key });
+	bg_call(g, H_MAP_DELETE);
+	bg_place(g, skip);
+}
+
+/* delete a[k, *]: every element whose keys match the ones given. In user
+ * space a walk of the keys; in a kernel probe bpf_for_each_map_elem's. */
+static void slice_delete(struct bgen *g, struct stmt *st)
+{
+	struct expr *e = st->expr;
+	const struct sym *v = e->sym;
+	int size = bg_key_size(v), pat = bg_scratch(g, size), key, h, top = bg_label(g), done = bg_label(g);
+
+	for (int i = 0, at = pat; i < e->args.len; i++) {
+		struct expr *k = e->args.items[i];
+		if (k->type == TYPE_STRING) {
+			if (k->kind != EXPR_STAR)
+				bg_str_copy(g, (struct bstr){ R7, at }, bg_str(g, k));
+			at += BPF_STRSZ;
+		} else {
+			if (k->kind != EXPR_STAR) {
+				bg_long(g, k);
+				stx(g, R7, at, R0);
+			}
+			at += 8;
+		}
+	}
+	if (!g->user) {
+		bg_slice_delete_callback(g, st, pat, size);
+		return;
+	}
+	key = bg_scratch(g, size);
+	h = bg_stack(g);
+	bg_ld_map(g, R1, g->gmap[v->index]);
+	bg_mov_imm(g, R2, 0);
+	bg_mov_imm(g, R3, 0);
+	bg_call(g, HU_FOREACH_START);
+	stx(g, R10, h, R0);
+	bg_place(g, top);
+	ldx(g, R1, R10, h);
+	str_addr(g, R2, (struct bstr){ R7, key });
+	bg_call(g, HU_FOREACH_NEXT);
+	bg_jmp(g, J_EQ, R0, -1, 0, done);
+	bg_slice_match_delete(g, st, pat, key);
+	bg_ja(g, top);
+	bg_place(g, done);
+}
+
 static void delete(struct bgen *g, struct stmt *st)
 {
 	struct expr *e = st->expr;
 	const struct sym *v = e->sym;
+
+	if (is_slice(e) && v && v->kind == SYM_GLOBAL && v->is_array) {
+		slice_delete(g, st);
+		return;
+	}
 
 	if (e->kind == EXPR_INDEX && v && v->kind == SYM_GLOBAL) {
 		int size = 0, key, at;
