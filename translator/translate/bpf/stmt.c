@@ -385,14 +385,10 @@ static void delete(struct bgen *g, struct stmt *st)
 			bg_call(g, H_MAP_UPDATE);
 			return;
 		}
-		if (v->wrap && g->user_timer) {
-			bg_fail(g, st->pos, BG_WRAP_UTIMER);
-			return;
-		}
+		if (v->wrap)   /* its keys' slots first (wrap.c) */
+			bg_wrap_clear(g, v);
 		bg_ld_map(g, R1, g->gmap[v->index]);
 		bg_call(g, HU_MAP_CLEAR);
-		if (v->wrap)
-			bg_wrap_clear(g, v);
 		return;
 	}
 	if (e->kind == EXPR_VAR && v) {

@@ -303,13 +303,19 @@ void bg_wrap_forget(struct bgen *g, const struct sym *v, int key, struct srcpos 
 	bg_place(g, done);
 }
 
-/* delete v (user space): its list and key map emptied with it */
+/*
+ * delete v (user space, before v itself is emptied): its key-to-slot map
+ * emptied. The list stays as it is: its slots, whose keys are gone, are
+ * older than any key added after, so they are the ones new keys take
+ * first (a slot whose key has no @slot entry evicts nothing), and the
+ * array holds N again before a live element leaves, as when the module
+ * empties it. Nothing here takes the lock, so a timer probe stapbpf runs
+ * may do it while kernel probes add: a key a kernel probe adds meanwhile
+ * either stays with its slot or leaves, or, rarely, stays in v without
+ * one (then it never wraps out, until deleted).
+ */
 void bg_wrap_clear(struct bgen *g, const struct sym *v)
 {
-	const struct bwrap *w = &g->wrap[v->index];
-
-	bg_ld_map(g, R1, w->slot);
-	bg_call(g, HU_MAP_CLEAR);
-	bg_ld_map(g, R1, w->state);
+	bg_ld_map(g, R1, g->wrap[v->index].slot);
 	bg_call(g, HU_MAP_CLEAR);
 }
