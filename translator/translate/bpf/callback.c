@@ -129,10 +129,10 @@ static struct bcallback *new_callback(struct bgen *g, struct stmt *st, const str
 		if (!g->inl.items[i]->ret.str && u->ret && i == g->inl.len - 1)
 			vec_push(&cb->copy, g->inl.items[i]->ret.off);
 	}
-	for (int i = 0; i < g->entries.len; i++)
-		if (!g->entries.items[i].str)
+	for (int i = 0; i < g->entries.len && !g->in_entry && g->entry_map >= 0; i++)
+		if (!g->entries.items[i].str)   /* the return program's copies */
 			vec_push(&cb->copy, g->entries.items[i].off);
-	if (g->bias_voff >= 0)
+	if (g->bias_voff >= 0 && !g->in_entry && g->entry_map >= 0)
 		vec_push(&cb->copy, g->bias_off);
 	for (int i = 0; i < g->tries.len; i++)
 		vec_push(&cb->tries, g->tries.items[i]);
@@ -254,7 +254,7 @@ static int emit_one(struct bgen *g, struct bcallback *cb)
 		if (!g->entries.items[i].str)
 			g->entries.items[i].off = remap(cb, cb->entry[i]);
 	}
-	if (g->bias_voff >= 0)
+	if (g->bias_voff >= 0 && !g->in_entry && g->entry_map >= 0)
 		g->bias_off = remap(cb, cb->bias);
 	g->tries.len = 0;
 	for (int i = 0; i < ntries; i++) {

@@ -112,8 +112,8 @@ static void entry_program(struct bgen *g, const char *section, int reg, int64_t 
 	str_addr(g, R3, (struct bstr){ R7, vbase });
 	bg_mov_imm(g, R4, 0);
 	bg_call(g, H_MAP_UPDATE);
+	bg_prog_end(g, section);   /* its callbacks made as on entry too */
 	g->in_entry = false;
-	bg_prog_end(g, section);
 }
 
 bool bg_entry_prepare(struct bgen *g, const struct derived_probe *dp)
