@@ -7,7 +7,9 @@
 # and stapio is killed with SIGKILL mid-run (the module must still unload and
 # the next run work); see testsuite/stress/guest.sh. The same probes built
 # with -DSTP_IRQOFF_HANDLERS (SystemTap's interrupts-off handlers) are armed
-# and disarmed too. Any trouble on the guest
+# and disarmed too, and --runtime=bpf's wrapping arrays are changed by
+# programs on both CPUs at once (testsuite/stress/wrap.stp: their lock
+# and list, wrap.c). Any trouble on the guest
 # console (BUG, Oops, WARNING, RCU stall, lockup: translator/remote/boot.c)
 # fails the boot and so the test. About 60-90 s of guest time per kernel.
 # usage: stress.sh      env: CSTAP_BUILD (build dir), RELEASES, ROUNDS (arm rounds, 4)
@@ -28,6 +30,9 @@ gcc -static -O -o "$work/load" "$src/testsuite/stress/load.c" || exit 1
 tab=$(printf '\t')
 printf 'arm%s240%ssh /stress/guest.sh arm %d\nkill%s120%ssh /stress/guest.sh kill\nirqoff%s120%sMOD=stress_irqoff sh /stress/guest.sh arm 2\n' \
 	"$tab" "$tab" "$rounds" "$tab" "$tab" "$tab" "$tab" > "$work/jobs"
+printf 'bpfwrap%s120%s/stress/load 2 600 > /dev/null & l=$!; /stress/stapbpf -T 10 /stress/wrap.bo; echo rc=$?; kill $l 2>/dev/null; wait\n' \
+	"$tab" "$tab" >> "$work/jobs"
+printf 'sizes ok: 1 1, adds>1000: 1, deletes>0: 1\nrc=0\n' > "$work/bpfwrap.expect"
 
 # What each job must print (the module's end probe, staprun's status, the
 # checks of guest.sh), for ROUNDS rounds.
@@ -56,17 +61,19 @@ for rel in $releases; do
 	# held by the other CPU past MAXTRYLOCK, is a skipped probe by design:
 	# they are allowed (MAXSKIPPED raised), errors are not
 	if ! (cd "$d" && "$STAP" -p4 -r "$rel" -m stress_hot -DMAXSKIPPED=1000000 "$src/testsuite/stress/hot.stp" &&
-		"$STAP" -p4 -r "$rel" -m stress_irqoff -DMAXSKIPPED=1000000 -DSTP_IRQOFF_HANDLERS "$src/testsuite/stress/hot.stp") > "$d/build.log" 2>&1; then
+		"$STAP" -p4 -r "$rel" -m stress_irqoff -DMAXSKIPPED=1000000 -DSTP_IRQOFF_HANDLERS "$src/testsuite/stress/hot.stp" &&
+		"$STAP" -p4 -r "$rel" --runtime=bpf -m wrap "$src/testsuite/stress/wrap.stp") > "$d/build.log" 2>&1; then
 		echo "FAIL: stress on $rel: build failed"; sed 's/^/    /' "$d/build.log"; fail=$((fail + 1)); continue
 	fi
 	t0=$(date +%s)
 	"$STAPVM" -r "$rel" -s 2 -t 300 -f "$d/stress_hot.ko:/ko/stress_hot.ko" -f "$d/stress_irqoff.ko:/ko/stress_irqoff.ko" -f "$work/load:/stress/load" \
-		-f "$src/testsuite/stress/guest.sh:/stress/guest.sh" -b "$work/jobs" -O "$d/res" > "$d/vm.log" 2>&1
+		-f "$src/testsuite/stress/guest.sh:/stress/guest.sh" -f "$d/wrap.bo:/stress/wrap.bo" \
+		-f "$build/staprun/stapbpf:/stress/stapbpf" -b "$work/jobs" -O "$d/res" > "$d/vm.log" 2>&1
 	vmrc=$?
 	echo "    (guest: $(( $(date +%s) - t0 )) s)"
 	why=""
 	[ $vmrc = 0 ] || why+="stap-vm failed (status $vmrc):"$'\n'"$(tail -40 "$d/vm.log")"$'\n'
-	for j in arm kill irqoff; do
+	for j in arm kill irqoff bpfwrap; do
 		if [ ! -f "$d/res/$j.out" ]; then why+="$j: no result"$'\n'; continue; fi
 		grep -Ev '^WARNING: Number of errors: 0, skipped probes: [0-9]+$' "$d/res/$j.out" > "$d/res/$j.cmp"
 		dd=$(diff "$work/$j.expect" "$d/res/$j.cmp") || why+="$j: output differs:"$'\n'"$dd"$'\n'

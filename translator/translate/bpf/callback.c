@@ -45,6 +45,7 @@ struct bcallback {
 	VEC(struct btry) tries;
 	VEC(struct binline) inl;        /* copies: their return labels change */
 	int parent;                     /* the callback it is in (its index), or -1 */
+	int lock_map, flag;             /* a lock's spin: its map (or -1), the probe's r10 slot */
 	int depth;                      /* its stack, rounded as the verifier rounds it */
 };
 
@@ -108,6 +109,7 @@ static struct bcallback *new_callback(struct bgen *g, struct stmt *st, const str
 	struct bcallback *cb = xcalloc(1, sizeof(*cb));
 
 	cb->st = st;
+	cb->lock_map = -1;
 	cb->parent = g->in_callback ? g->making : -1;
 	cb->spill = bg_stack(g);
 	stx(g, R10, cb->spill, R6);
@@ -142,12 +144,9 @@ static struct bcallback *new_callback(struct bgen *g, struct stmt *st, const str
 	return cb;
 }
 
-/* The helper's call (its arguments before the callback in r1, the probe's
- * frame its context), then the slots back and the jump its exit code
- * says: the callback is made after the program's exit. */
-static void call(struct bgen *g, struct bcallback *cb, int helper)
+/* helper(r1, the callback, the probe's frame, 0); the callback's label */
+static void call_helper(struct bgen *g, struct bcallback *cb, int helper)
 {
-	cb->scratch = g->scratch;
 	cb->label = bg_label(g);
 	vec_push(&g->fix_func_insn, g->n);
 	vec_push(&g->fix_func_label, cb->label);
@@ -156,6 +155,15 @@ static void call(struct bgen *g, struct bcallback *cb, int helper)
 	mov(g, R3, R10);
 	bg_mov_imm(g, R4, 0);
 	bg_call(g, helper);
+}
+
+/* The helper's call (its arguments before the callback in r1, the probe's
+ * frame its context), then the slots back and the jump its exit code
+ * says: the callback is made after the program's exit. */
+static void call(struct bgen *g, struct bcallback *cb, int helper)
+{
+	cb->scratch = g->scratch;
+	call_helper(g, cb, helper);
 	transfer(g, cb, false, cb->copy.items);
 	ldx(g, R1, R7, cb->xfer);
 	bg_jmp(g, J_EQ, R1, -1, ESC_EXIT, g->exit_label);
@@ -212,6 +220,50 @@ bool bg_slice_delete_callback(struct bgen *g, struct stmt *st, int pat, int keys
 	bg_ld_map(g, R1, g->gmap[cb->arr->index]);
 	call(g, cb, H_FOR_EACH_MAP);
 	return true;
+}
+
+/* Spin for the lock word at offset 0 of map's entry 0 (wrap.c) with
+ * bpf_loop, up to 8M tries, where a spin the verifier walks would be a
+ * few hundred: a CPU that holds it may be slow to give it back (an
+ * interrupt, a virtual CPU not running). r0 = 1 when taken, else 0. */
+void bg_spin_lock(struct bgen *g, int map)
+{
+	struct bcallback *cb = xcalloc(1, sizeof(*cb));
+
+	cb->parent = g->in_callback ? g->making : -1;
+	cb->lock_map = map;
+	cb->flag = bg_stack(g);
+	bg_emit(g, B_ST | B_MEM | B_DW, R10, 0, cb->flag, 0);
+	bg_mov_imm(g, R1, 1 << 23);
+	call_helper(g, cb, H_LOOP);
+	ldx(g, R0, R10, cb->flag);
+	vec_push(&g->callbacks, cb);
+}
+
+/* One try: the flag in the probe's frame set and the loop stopped when
+ * the compare-and-exchange takes the word. */
+static int emit_spin(struct bgen *g, const struct bcallback *cb)
+{
+	int got = bg_label(g), none = bg_label(g);
+
+	bg_place(g, cb->label);
+	mov(g, R6, R2);
+	bg_emit(g, B_ST | B_MEM | B_W, R10, 0, -8, 0);
+	bg_lookup0(g, cb->lock_map);
+	bg_jmp(g, J_EQ, R0, -1, 0, none);
+	mov(g, R1, R0);
+	bg_mov_imm(g, R0, 0);
+	bg_mov_imm(g, R2, 1);
+	bg_emit(g, B_STX | B_ATOMIC | B_DW, R1, R2, 0, AT_CMPXCHG);
+	bg_jmp(g, J_EQ, R0, -1, 0, got);
+	bg_mov_imm(g, R0, 0);
+	bg_emit(g, B_JMP | J_EXIT, 0, 0, 0, 0);
+	bg_place(g, got);
+	bg_emit(g, B_ST | B_MEM | B_DW, R6, 0, cb->flag, 1);
+	bg_place(g, none);
+	bg_mov_imm(g, R0, 1);
+	bg_emit(g, B_JMP | J_EXIT, 0, 0, 0, 0);
+	return 8;
 }
 
 /* The callback's end: the locals back in the probe's frame, code (0: none)
@@ -351,7 +403,7 @@ void bg_emit_callbacks(struct bgen *g, int main_stack)
 	for (int i = 0; i < g->callbacks.len; i++) {
 		struct bcallback *cb = g->callbacks.items[i];
 		g->making = i;
-		cb->depth = frame(emit_one(g, cb));
+		cb->depth = frame(cb->lock_map >= 0 ? emit_spin(g, cb) : emit_one(g, cb));
 	}
 	for (int i = 0; i < g->callbacks.len; i++) {
 		int sum = frame(main_stack);

@@ -452,13 +452,13 @@ static void stat_add(struct bgen *g, struct expr *lhs)
 			hist_bucket(g, a, v);
 			hist_bump(g, a, R7, rec);
 		}
-		if (a->wrap)
-			bg_wrap_admit(g, a, key, lhs->pos);
+		int locked = a->wrap ? bg_wrap_admit(g, a, key, lhs->pos) : 0;
 		bg_ld_map(g, R1, g->gmap[lhs->sym->index]);
 		str_addr(g, R2, (struct bstr){ R7, key });
 		str_addr(g, R3, (struct bstr){ R7, rec });
 		bg_mov_imm(g, R4, 0);
 		bg_call(g, H_MAP_UPDATE);
+		bg_wrap_release(g, locked);
 		overflow_check(g, lhs);
 	}
 	bg_ja(g, done);
@@ -595,14 +595,14 @@ static void update_index_long(struct bgen *g, struct expr *lhs, const char *op, 
 		arith(g, bop, lhs->pos);
 	}
 	stx(g, R10, nv, R0);
-	if (lhs->sym->wrap)
-		bg_wrap_admit(g, lhs->sym, key, lhs->pos);
+	int locked = lhs->sym->wrap ? bg_wrap_admit(g, lhs->sym, key, lhs->pos) : 0;
 	bg_ld_map(g, R1, g->gmap[lhs->sym->index]);
 	str_addr(g, R2, (struct bstr){ R7, key });
 	mov(g, R3, R10);
 	alu_k(g, A_ADD, R3, nv);
 	bg_mov_imm(g, R4, 0);
 	bg_call(g, H_MAP_UPDATE);
+	bg_wrap_release(g, locked);
 	overflow_check(g, lhs);
 	ldx(g, R0, R10, nv);
 	if (!plain) {
@@ -663,13 +663,13 @@ static void assign(struct bgen *g, struct expr *e, struct bstr *out)
 			struct bstr t = scratch_str(g);
 			bg_str_copy(g, t, v);
 			key = build_key(g, lhs->sym, lhs->args.items, lhs->args.len);
-			if (lhs->sym->wrap)
-				bg_wrap_admit(g, lhs->sym, key, lhs->pos);
+			int locked = lhs->sym->wrap ? bg_wrap_admit(g, lhs->sym, key, lhs->pos) : 0;
 			bg_ld_map(g, R1, g->gmap[lhs->sym->index]);
 			str_addr(g, R2, (struct bstr){ R7, key });
 			str_addr(g, R3, t);
 			bg_mov_imm(g, R4, 0);
 			bg_call(g, H_MAP_UPDATE);
+			bg_wrap_release(g, locked);
 			overflow_check(g, lhs);
 			d = t;
 		} else {

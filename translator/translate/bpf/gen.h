@@ -181,6 +181,9 @@ bool bg_slice_delete_callback(struct bgen *g, struct stmt *st, int pat, int keys
 int bg_key_size(const struct sym *v);
 void bg_slice_match_delete(struct bgen *g, struct stmt *st, int pat, int key);
 void bg_emit_callbacks(struct bgen *g, int main_stack);
+/* r0 = 1 once the lock word at offset 0 of map's entry 0 is taken (a
+ * bpf_loop of compare-and-exchange tries), 0 if it stays taken */
+void bg_spin_lock(struct bgen *g, int map);
 /* MAXACTION's error record, its format in r2 */
 void bg_act_record(struct bgen *g);
 /* Is the target kernel release at least major.minor? */
@@ -193,8 +196,9 @@ void bg_loop_round(struct bgen *g, struct stmt *st, int brk, int cont);
 /* wrap.c: a wrapping array's list, kept beside its map (key: the r7
  * offset of the key being written or deleted) */
 void bg_wrap_maps(struct bgen *g, const struct sym *v, const char *key, int64_t n);
-void bg_wrap_admit(struct bgen *g, const struct sym *v, int key, struct srcpos pos);
-void bg_wrap_forget(struct bgen *g, const struct sym *v, int key, struct srcpos pos);
+int bg_wrap_admit(struct bgen *g, const struct sym *v, int key, struct srcpos pos);
+int bg_wrap_forget(struct bgen *g, const struct sym *v, int key, struct srcpos pos);
+void bg_wrap_release(struct bgen *g, int st);
 void bg_wrap_clear(struct bgen *g, const struct sym *v);
 #define BG_WRAP_UTIMER "changing a wrapping array in a timer probe stapbpf runs (kernel probes " \
 	"change it at the same time)"

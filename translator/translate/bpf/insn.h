@@ -30,7 +30,7 @@ enum { J_JA = 0x00, J_EQ = 0x10, J_GT = 0x20, J_GE = 0x30, J_SET = 0x40, J_NE = 
        J_SGT = 0x60, J_SGE = 0x70, J_CALL = 0x80, J_EXIT = 0x90, J_LT = 0xa0, J_LE = 0xb0,
        J_SLT = 0xc0, J_SLE = 0xd0 };
 /* atomic operations (imm of a B_ATOMIC store) */
-enum { AT_ADD = 0x00, AT_FETCH = 0x01 };
+enum { AT_ADD = 0x00, AT_FETCH = 0x01, AT_XCHG = 0xe1, AT_CMPXCHG = 0xf1 };
 #define B_PSEUDO_MAP_FD 1
 #define B_PSEUDO_FUNC 4   /* a 64-bit immediate load of a function's address (a callback) */
 

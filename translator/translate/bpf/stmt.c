@@ -283,11 +283,11 @@ void bg_slice_match_delete(struct bgen *g, struct stmt *st, int pat, int key)
 		}
 		at += n;
 	}
-	if (v->wrap)
-		bg_wrap_forget(g, v, key, st->pos);
+	int locked = v->wrap ? bg_wrap_forget(g, v, key, st->pos) : 0;
 	bg_ld_map(g, R1, g->gmap[v->index]);
 	str_addr(g, R2, (struct bstr){ R7, key });
 	bg_call(g, H_MAP_DELETE);
+	bg_wrap_release(g, locked);
 	bg_place(g, skip);
 }
 
@@ -359,12 +359,12 @@ static void delete(struct bgen *g, struct stmt *st)
 				at += 8;
 			}
 		}
-		if (v->wrap)
-			bg_wrap_forget(g, v, key, st->pos);
+		int locked = v->wrap ? bg_wrap_forget(g, v, key, st->pos) : 0;
 		bg_ld_map(g, R1, g->gmap[v->index]);
 		bg_emit(g, B_ALU64 | A_MOV | B_X, R2, R7, 0, 0);
 		bg_emit(g, B_ALU64 | A_ADD | B_K, R2, 0, 0, key);
 		bg_call(g, H_MAP_DELETE);
+		bg_wrap_release(g, locked);
 		return;
 	}
 	if (e->kind == EXPR_VAR && v && (v->is_array || v->type == TYPE_STATS)) {

@@ -12,11 +12,13 @@
  *   @slot_x  a hash from the key to its slot and generation.
  * A new key takes a free slot, or a slot never used, or the head of the
  * list (the oldest: its key leaves x), and goes to the tail. Deleting a
- * key puts its slot on the free list. The list changes under the lock
- * word, taken with a compare-and-exchange and a bounded spin (BPF's own
- * spin lock is not allowed in tracing programs); a probe that cannot take
- * it is the script's error. The generation makes a delete that races an
- * eviction of the same slot leave the slot alone.
+ * key puts its slot on the free list. A write or delete of an element
+ * holds the lock word from before it looks at @slot_x until x itself is
+ * written (so that a key another CPU evicts meanwhile cannot stay in x
+ * without a slot); it is taken with a compare-and-exchange and a bounded
+ * spin (BPF's own spin lock is not allowed in tracing programs, and holds
+ * no helper calls); a probe that cannot take it is the script's error.
+ * The generations check that a slot is a key's, whatever happens.
  */
 #include "translate/bpf/gen.h"
 
@@ -28,9 +30,7 @@
 enum { W_LOCK = 0, W_USED = 8, W_HEAD = 16, W_TAIL = 24, W_FREE = 32, W_GEN = 40, W_LINKS = 48 };
 /* slot s's link (s 1-based, 0 is "none") at r(s << 4) + these */
 enum { L_PREV = W_LINKS - 16, L_NEXT = W_LINKS - 12, L_GEN = W_LINKS - 8 };
-#define SPIN 1000   /* compare-and-exchange tries before the lock is "busy" */
-#define AT_XCHG 0xe1
-#define AT_CMPXCHG 0xf1
+#define SPIN 1000   /* tries before the lock is "busy", without bpf_loop (Linux 5.17) */
 
 /* The three maps of wrapping array v (key spec key, n slots); the hash
  * itself gets a little room past n for CPUs that add at once. */
@@ -65,10 +65,13 @@ static void wrap_error(struct bgen *g, const struct sym *v, const char *msg, str
 }
 
 /* r0 = the lock value (stack slot st keeps it too), locked; the error if
- * it stays taken. */
+ * it stays taken. One try first; then, in a kernel probe, bpf_loop's
+ * spin (callback.c), or a spin the verifier walks on an older kernel. In
+ * stapbpf's interpreter (begin, end) no kernel probe holds it. */
 static void lock(struct bgen *g, const struct sym *v, int st, struct srcpos pos)
 {
 	int retry = bg_label(g), locked = bg_label(g), none = bg_label(g);
+	bool loop = !g->user && bg_kernel_at_least(g->s, 5, 17);
 
 	bg_lookup0(g, g->wrap[v->index].state);
 	bg_jmp(g, J_EQ, R0, -1, 0, none);
@@ -80,8 +83,13 @@ static void lock(struct bgen *g, const struct sym *v, int st, struct srcpos pos)
 	bg_mov_imm(g, R1, 1);
 	bg_emit(g, B_STX | B_ATOMIC | B_DW, R2, R1, W_LOCK, AT_CMPXCHG);
 	bg_jmp(g, J_EQ, R0, -1, 0, locked);
-	alu_k(g, A_ADD, R3, 1);
-	bg_jmp(g, J_LT, R3, -1, SPIN, retry);
+	if (loop) {
+		bg_spin_lock(g, g->wrap[v->index].state);
+		bg_jmp(g, J_EQ, R0, -1, 1, locked);
+	} else if (!g->user) {
+		alu_k(g, A_ADD, R3, 1);
+		bg_jmp(g, J_LT, R3, -1, SPIN, retry);
+	}
 	bg_place(g, none);
 	wrap_error(g, v, "wrapping array busy (its lock is held)", pos);
 	bg_place(g, locked);
@@ -139,38 +147,54 @@ static void keys_at(struct bgen *g, const struct bwrap *w, int idx)
 	alu_k(g, A_ADD, R2, idx);
 }
 
-/* r0 = the @slot entry of the key at r7+key, or 0; false (refused) in a
- * timer probe stapbpf runs */
-static bool slot_of(struct bgen *g, const struct bwrap *w, int key, struct srcpos pos)
+/* false (refused) in a timer probe stapbpf runs: kernel probes change
+ * the list at the same time */
+static bool allowed(struct bgen *g, struct srcpos pos)
 {
-	if (g->user_timer) {
+	if (g->user_timer)
 		bg_fail(g, pos, BG_WRAP_UTIMER);
-		return false;
-	}
+	return !g->user_timer;
+}
+
+/* r0 = the @slot entry of the key at r7+key, or 0 */
+static void slot_of(struct bgen *g, const struct bwrap *w, int key)
+{
 	bg_ld_map(g, R1, w->slot);
 	str_addr(g, R2, (struct bstr){ R7, key });
 	bg_call(g, H_MAP_LOOKUP);
-	return true;
+}
+
+/* The list broken (a link out of range: cannot be): unlocked, the error. */
+static void broken(struct bgen *g, const struct sym *v, int st, struct srcpos pos)
+{
+	ldx(g, R0, R10, st);
+	unlock(g);
+	wrap_error(g, v, "wrapping array's list is broken", pos);
 }
 
 /*
- * Before an element of wrapping array v is written: if the key at r7+key
- * is not in it, a slot for it (the oldest element's when the array is
- * full: that element leaves). Call where the element may be new.
+ * Before an element of wrapping array v is written: the lock, and if the
+ * key at r7+key is not in v, a slot for it (the oldest element's when the
+ * array is full: that element leaves). The lock is held until
+ * bg_wrap_release(the stack slot this returns, 0 when refused), after the
+ * element's write: a key another CPU evicts meanwhile cannot stay in v
+ * without a slot.
  */
-void bg_wrap_admit(struct bgen *g, const struct sym *v, int key, struct srcpos pos)
+int bg_wrap_admit(struct bgen *g, const struct sym *v, int key, struct srcpos pos)
 {
 	const struct bwrap *w = &g->wrap[v->index];
 	int st = bg_stack(g), slot = bg_stack(g), gen = bg_stack(g), evicted = bg_stack(g),
-	    idx = bg_stack(g), rec = bg_scratch(g, 16);
+	    idx = bg_stack(g), old = bg_stack(g), rec = bg_scratch(g, 16);
 	int done = bg_label(g), have = bg_label(g), fresh = bg_label(g), linked = bg_label(g),
 	    bad = bg_label(g);
 
-	if (!slot_of(g, w, key, pos))
-		return;
-	bg_jmp(g, J_NE, R0, -1, 0, done);
+	if (!allowed(g, pos))
+		return 0;
 	bg_emit(g, B_ST | B_MEM | B_DW, R10, 0, evicted, 0);
 	lock(g, v, st, pos);
+	slot_of(g, w, key);
+	bg_jmp(g, J_NE, R0, -1, 0, done);
+	ldx(g, R0, R10, st);
 	/* a slot: from the free list, never used, or the head's */
 	ldx(g, R1, R0, W_FREE);
 	bg_jmp(g, J_EQ, R1, -1, 0, fresh);
@@ -208,19 +232,18 @@ void bg_wrap_admit(struct bgen *g, const struct sym *v, int key, struct srcpos p
 	st32(g, R2, L_PREV, R3);
 	stx(g, R0, W_TAIL, R1);
 	relink(g, R3, L_NEXT, W_HEAD, R1, w->n, bad);
-	unlock(g);
 	ldx(g, R1, R10, slot);
 	alu_k(g, A_ADD, R1, -1);   /* the slot's index in @keys */
 	stx(g, R10, idx, R1);
 	/* the evicted element leaves x, if its key still has that slot */
 	{
-		int kept = bg_label(g), keyed = bg_label(g);
+		int kept = bg_label(g);
 		ldx(g, R1, R10, evicted);
-		bg_jmp(g, J_EQ, R1, -1, 0, keyed);
+		bg_jmp(g, J_EQ, R1, -1, 0, kept);
 		keys_at(g, w, idx);
 		bg_call(g, H_MAP_LOOKUP);
-		bg_jmp(g, J_EQ, R0, -1, 0, keyed);
-		stx(g, R10, st, R0);   /* the old key, in @keys */
+		bg_jmp(g, J_EQ, R0, -1, 0, kept);
+		stx(g, R10, old, R0);   /* the old key, in @keys */
 		bg_ld_map(g, R1, w->slot);
 		mov(g, R2, R0);
 		bg_call(g, H_MAP_LOOKUP);
@@ -229,13 +252,12 @@ void bg_wrap_admit(struct bgen *g, const struct sym *v, int key, struct srcpos p
 		ldx(g, R2, R10, evicted);
 		bg_jmp(g, J_NE, R1, R2, 0, kept);
 		bg_ld_map(g, R1, w->slot);
-		ldx(g, R2, R10, st);
+		ldx(g, R2, R10, old);
 		bg_call(g, H_MAP_DELETE);
 		bg_ld_map(g, R1, g->gmap[v->index]);
-		ldx(g, R2, R10, st);
+		ldx(g, R2, R10, old);
 		bg_call(g, H_MAP_DELETE);
 		bg_place(g, kept);
-		bg_place(g, keyed);
 	}
 	/* the slot's key, and the key's slot */
 	keys_at(g, w, idx);
@@ -252,36 +274,38 @@ void bg_wrap_admit(struct bgen *g, const struct sym *v, int key, struct srcpos p
 	bg_mov_imm(g, R4, 0);
 	bg_call(g, H_MAP_UPDATE);
 	bg_ja(g, done);
-	bg_place(g, bad);   /* a link out of range: cannot happen; unlocked all the same */
-	ldx(g, R0, R10, st);
-	unlock(g);
-	wrap_error(g, v, "wrapping array's list is broken", pos);
+	bg_place(g, bad);
+	broken(g, v, st, pos);
 	bg_place(g, done);
+	return st;
 }
 
 /*
- * Before the key at r7+key leaves wrapping array v (delete v[key]): its
- * slot goes back on the free list.
+ * Before the key at r7+key leaves wrapping array v (delete v[key]): the
+ * lock, and the key's slot back on the free list; bg_wrap_release after
+ * the element's delete.
  */
-void bg_wrap_forget(struct bgen *g, const struct sym *v, int key, struct srcpos pos)
+int bg_wrap_forget(struct bgen *g, const struct sym *v, int key, struct srcpos pos)
 {
 	const struct bwrap *w = &g->wrap[v->index];
 	int st = bg_stack(g), slot = bg_stack(g), gen = bg_stack(g);
-	int done = bg_label(g), out = bg_label(g), bad = bg_label(g);
+	int done = bg_label(g), bad = bg_label(g);
 
-	if (!slot_of(g, w, key, pos))
-		return;
+	if (!allowed(g, pos))
+		return 0;
+	lock(g, v, st, pos);
+	slot_of(g, w, key);
 	bg_jmp(g, J_EQ, R0, -1, 0, done);
 	ldx(g, R1, R0, 0);
 	stx(g, R10, slot, R1);
 	ldx(g, R1, R0, 8);
 	stx(g, R10, gen, R1);
-	lock(g, v, st, pos);
+	ldx(g, R0, R10, st);
 	ldx(g, R1, R10, slot);
 	link_of(g, R2, R1, w->n, bad);
 	ldx(g, R3, R2, L_GEN);
 	ldx(g, R4, R10, gen);
-	bg_jmp(g, J_NE, R3, R4, 0, out);   /* evicted meanwhile: not ours */
+	bg_jmp(g, J_NE, R3, R4, 0, done);   /* not its slot (cannot be, locked) */
 	ld32(g, R3, R2, L_PREV);
 	ld32(g, R4, R2, L_NEXT);
 	relink(g, R3, L_NEXT, W_HEAD, R4, w->n, bad);
@@ -290,17 +314,25 @@ void bg_wrap_forget(struct bgen *g, const struct sym *v, int key, struct srcpos 
 	ldx(g, R3, R0, W_FREE);
 	st32(g, R2, L_NEXT, R3);
 	stx(g, R0, W_FREE, R1);
-	bg_place(g, out);
-	unlock(g);
 	bg_ld_map(g, R1, w->slot);
 	str_addr(g, R2, (struct bstr){ R7, key });
 	bg_call(g, H_MAP_DELETE);
 	bg_ja(g, done);
 	bg_place(g, bad);
-	ldx(g, R0, R10, st);
-	unlock(g);
-	wrap_error(g, v, "wrapping array's list is broken", pos);
+	broken(g, v, st, pos);
 	bg_place(g, done);
+	return st;
+}
+
+/* The lock bg_wrap_admit or bg_wrap_forget took (st: what it returned)
+ * given back; r0 is kept. */
+void bg_wrap_release(struct bgen *g, int st)
+{
+	if (!st)
+		return;
+	ldx(g, R2, R10, st);
+	bg_mov_imm(g, R1, 0);
+	bg_emit(g, B_STX | B_ATOMIC | B_DW, R2, R1, W_LOCK, AT_XCHG);
 }
 
 /*
