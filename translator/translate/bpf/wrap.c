@@ -18,7 +18,9 @@
  * without a slot); it is taken with a compare-and-exchange and a bounded
  * spin (BPF's own spin lock is not allowed in tracing programs, and holds
  * no helper calls); a probe that cannot take it is the script's error.
- * The generations check that a slot is a key's, whatever happens.
+ * A delete of the whole array empties x and @slot_x but leaves the list:
+ * the generations tell a slot left from before it from the slot a key
+ * added again since holds.
  */
 #include "translate/bpf/gen.h"
 
@@ -33,7 +35,8 @@ enum { L_PREV = W_LINKS - 16, L_NEXT = W_LINKS - 12, L_GEN = W_LINKS - 8 };
 #define SPIN 1000   /* tries before the lock is "busy", without bpf_loop (Linux 5.17) */
 
 /* The three maps of wrapping array v (key spec key, n slots); the hash
- * itself gets a little room past n for CPUs that add at once. */
+ * itself gets a little room past n for the rare key a whole delete in a
+ * timer probe stapbpf runs leaves without a slot (bg_wrap_clear). */
 void bg_wrap_maps(struct bgen *g, const struct sym *v, const char *key, int64_t n)
 {
 	struct strbuf spec = STRBUF_INIT;
@@ -71,12 +74,13 @@ static void wrap_error(struct bgen *g, const struct sym *v, const char *msg, str
 static void lock(struct bgen *g, const struct sym *v, int st, struct srcpos pos)
 {
 	int retry = bg_label(g), locked = bg_label(g), none = bg_label(g);
-	bool loop = !g->user && bg_kernel_at_least(g->s, 5, 17);
+	bool loop = !g->user && bg_kernel_at_least(g->s, 5, 17), count = !g->user && !loop;
 
 	bg_lookup0(g, g->wrap[v->index].state);
 	bg_jmp(g, J_EQ, R0, -1, 0, none);
 	stx(g, R10, st, R0);
-	bg_mov_imm(g, R3, 0);
+	if (count)
+		bg_mov_imm(g, R3, 0);
 	bg_place(g, retry);
 	ldx(g, R2, R10, st);
 	bg_mov_imm(g, R0, 0);
@@ -86,7 +90,7 @@ static void lock(struct bgen *g, const struct sym *v, int st, struct srcpos pos)
 	if (loop) {
 		bg_spin_lock(g, g->wrap[v->index].state);
 		bg_jmp(g, J_EQ, R0, -1, 1, locked);
-	} else if (!g->user) {
+	} else if (count) {
 		alu_k(g, A_ADD, R3, 1);
 		bg_jmp(g, J_LT, R3, -1, SPIN, retry);
 	}
@@ -94,13 +98,6 @@ static void lock(struct bgen *g, const struct sym *v, int st, struct srcpos pos)
 	wrap_error(g, v, "wrapping array busy (its lock is held)", pos);
 	bg_place(g, locked);
 	ldx(g, R0, R10, st);
-}
-
-/* The lock given back (r0: the lock value). */
-static void unlock(struct bgen *g)
-{
-	bg_mov_imm(g, R1, 0);
-	bg_emit(g, B_STX | B_ATOMIC | B_DW, R0, R1, W_LOCK, AT_XCHG);
 }
 
 /* dst = the link base of slot reg (r0 + (slot << 4)); to bad when the
@@ -167,8 +164,7 @@ static void slot_of(struct bgen *g, const struct bwrap *w, int key)
 /* The list broken (a link out of range: cannot be): unlocked, the error. */
 static void broken(struct bgen *g, const struct sym *v, int st, struct srcpos pos)
 {
-	ldx(g, R0, R10, st);
-	unlock(g);
+	bg_wrap_release(g, st);
 	wrap_error(g, v, "wrapping array's list is broken", pos);
 }
 
