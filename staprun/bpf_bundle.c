@@ -224,6 +224,7 @@ static int parse_map(struct parser *ps, char *rest)
 	static const char *const kinds[] = {
 		[BM_HASH] = "hash", [BM_ARRAY] = "array", [BM_PERCPU_HASH] = "percpu_hash",
 		[BM_PERCPU_ARRAY] = "percpu_array", [BM_RINGBUF] = "ringbuf", [BM_LRU_HASH] = "lru_hash",
+		[BM_RODATA] = "rodata",
 	};
 	struct bundle *b = ps->b;
 	struct bundle_map m = { 0 };
@@ -244,7 +245,7 @@ static int parse_map(struct parser *ps, char *rest)
 		if (!strcmp(kind, kinds[k]))
 			break;
 	if (k == sizeof(kinds) / sizeof(kinds[0]))
-		return perr(ps, "unknown map kind '%s' (hash, array, percpu_hash, percpu_array, ringbuf, lru_hash)", kind);
+		return perr(ps, "unknown map kind '%s' (hash, array, percpu_hash, percpu_array, ringbuf, lru_hash, rodata)", kind);
 	m.kind = (enum bundle_map_kind)k;
 	if (field_spec(ps, next_field(&rest), true, &m.keyspec, &m.key_size) < 0)
 		return -1;
@@ -279,7 +280,12 @@ static int parse_map(struct parser *ps, char *rest)
 			perr(ps, "map 0 must be the ring buffer (ringbuf)");
 			goto fail;
 		}
-		if ((m.kind == BM_ARRAY || m.kind == BM_PERCPU_ARRAY) != !strcmp(m.keyspec, "i")) {
+		if (m.kind == BM_RODATA && m.max_entries != 1) {
+			perr(ps, "map %d: a rodata map has one entry", m.id);
+			goto fail;
+		}
+		if ((m.kind == BM_ARRAY || m.kind == BM_PERCPU_ARRAY || m.kind == BM_RODATA) !=
+		    !strcmp(m.keyspec, "i")) {
 			perr(ps, "map %d: KEYSPEC 'i' is for arrays, and arrays have no other", m.id);
 			goto fail;
 		}
@@ -333,6 +339,33 @@ static int parse_fmt(struct parser *ps, char *rest)
 		f->args_size += *t == 's' ? BUNDLE_STRSZ : 8;
 	if (bpf_fmt_check(f->text, f->len, f->argtypes, why, sizeof(why)) < 0)
 		return perr(ps, "fmt %" PRId64 ": %s", id, why);
+	return 0;
+}
+
+/* rodata MAPID TEXT: the value of a rodata map, C-escaped */
+static int parse_rodata(struct parser *ps, char *rest)
+{
+	struct bundle_map *m;
+	int64_t id;
+	char *text;
+	size_t len;
+
+	if (number(ps, next_field(&rest), "rodata MAPID", 0, INT_MAX, &id) < 0)
+		return -1;
+	if ((size_t)id >= ps->b->nmaps || ps->b->maps[id].kind != BM_RODATA)
+		return perr(ps, "rodata names map %" PRId64 ", which is not a rodata map", id);
+	m = &ps->b->maps[id];
+	if (m->init)
+		return perr(ps, "map %" PRId64 " has a second rodata line", id);
+	if (unescape(ps, rest, &text, &len) < 0)
+		return -1;
+	if (len > m->val_size) {
+		free(text);
+		return perr(ps, "rodata of %zu bytes for map %" PRId64 ", whose value has %u", len, id,
+			    m->val_size);
+	}
+	m->init = text;
+	m->init_len = len;
 	return 0;
 }
 
@@ -640,6 +673,8 @@ static int parse_item(struct parser *ps, char *text)
 		return parse_map(ps, rest);
 	if (!strcmp(kw, "fmt"))
 		return parse_fmt(ps, rest);
+	if (!strcmp(kw, "rodata"))
+		return parse_rodata(ps, rest);
 	if (!strcmp(kw, "prog"))
 		return parse_prog(ps, rest);
 	if (!strcmp(kw, "module")) {
@@ -677,7 +712,7 @@ static int parse_item(struct parser *ps, char *text)
 		ps->seen_end = true;
 		return 0;
 	}
-	return perr(ps, "unknown item '%s' (map, fmt, prog, insn, line, module, kaslr or end)", kw);
+	return perr(ps, "unknown item '%s' (map, fmt, rodata, prog, insn, line, module, kaslr or end)", kw);
 }
 
 /* qsort: programs by ID, the order the interpreted ones run in. */
@@ -758,6 +793,7 @@ void bundle_free(struct bundle *b)
 	for (size_t i = 0; i < b->nmaps; i++) {
 		free(b->maps[i].keyspec);
 		free(b->maps[i].valspec);
+		free(b->maps[i].init);
 		free(b->maps[i].name);
 	}
 	for (size_t i = 0; i < b->nfmts; i++) {

@@ -20,6 +20,7 @@ enum bundle_map_kind {
 	BM_PERCPU_ARRAY,
 	BM_RINGBUF,
 	BM_LRU_HASH,
+	BM_RODATA,			/* an array of one entry programs only read */
 };
 
 struct bundle_map {
@@ -29,6 +30,8 @@ struct bundle_map {
 	uint32_t key_size, val_size;
 	uint32_t max_entries;		/* ringbuf: its size in bytes */
 	char *name;			/* g_count, @ring, @globals, @config, @scratch */
+	char *init;			/* rodata: its value (a `rodata` line), NULL if none */
+	size_t init_len;
 };
 
 struct bundle_fmt {

@@ -23,6 +23,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 
+#include "bpf_ksym.h"
 #include "bpf_printf.h"
 #include "bpf_vm.h"
 #include "bpf_proto.h"
@@ -489,6 +490,13 @@ uint64_t vm_call(struct vm *vm, int32_t id)
 		return reread(vm, r[1]);
 	case HU_PID_PARENT:
 		return (uint64_t)pid_parent((int64_t)r[1]);
+	case HU_KSYM:   /* (dst, addr, data): symname() or symdata() into a string slot */
+		p = vm_mem(vm, r[1], BUNDLE_STRSZ, true);
+		if (p) {
+			memset(p, 0, BUNDLE_STRSZ);
+			bpf_ksym_name((char *)p, BUNDLE_STRSZ, r[2], r[3]);
+		}
+		return 0;
 	}
 	vm_fail(vm, "calls helper %d, which stapbpf's interpreter does not have", id);
 	return 0;

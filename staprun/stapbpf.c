@@ -59,6 +59,7 @@ struct session {
 	bool stop;			/* exit(), an error, a signal ... */
 	bool error_seen;		/* a run-time error: error programs, not end */
 	int errors;			/* run-time errors, for the closing warning */
+	int skipped;			/* probes skipped (REC_SKIP), for it too */
 	bool failed;			/* exit status 1 */
 };
 
@@ -164,6 +165,10 @@ static void handle_record(void *ctx, const void *data, size_t size)
 		request_stop(s, "the script called exit()");
 		return;
 	}
+	if (kind == REC_SKIP) {
+		s->skipped++;
+		return;
+	}
 	if (kind != REC_PRINTF && kind != REC_ERROR && kind != REC_WARN && kind != REC_SYSTEM) {
 		verbose(s, "ignoring a record of unknown kind %u", kind);
 		return;
@@ -226,6 +231,29 @@ static uint32_t ringbuf_size(const struct session *s, const struct bundle_map *m
 	return (uint32_t)size;
 }
 
+/* A rodata map: its value written, then frozen, so that the verifier takes
+ * it as the constant a helper's format must be (bpf_snprintf); -1 and
+ * errno on failure. */
+static int create_rodata(const struct bundle_map *m, const char *name)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = BPF_F_RDONLY_PROG);
+	uint8_t *val = calloc(1, m->val_size);
+	uint32_t key = 0;
+	int fd = val ? bpf_map_create(BPF_MAP_TYPE_ARRAY, name, 4, m->val_size, 1, &o) : -1;
+
+	if (fd >= 0 && m->init)
+		memcpy(val, m->init, m->init_len);
+	if (fd >= 0 && (bpf_map_update_elem(fd, &key, val, BPF_ANY) < 0 || bpf_map_freeze(fd) < 0)) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+		fd = -1;
+	}
+	free(val);
+	return fd;
+}
+
 /* The bundle's maps in the kernel, in ID order (the programs name them by
  * ID); the ring buffer sized by -s when given. */
 static int create_maps(struct session *s)
@@ -234,7 +262,7 @@ static int create_maps(struct session *s)
 		[BM_HASH] = BPF_MAP_TYPE_HASH, [BM_ARRAY] = BPF_MAP_TYPE_ARRAY,
 		[BM_PERCPU_HASH] = BPF_MAP_TYPE_PERCPU_HASH,
 		[BM_PERCPU_ARRAY] = BPF_MAP_TYPE_PERCPU_ARRAY, [BM_RINGBUF] = BPF_MAP_TYPE_RINGBUF,
-		[BM_LRU_HASH] = BPF_MAP_TYPE_LRU_HASH,
+		[BM_LRU_HASH] = BPF_MAP_TYPE_LRU_HASH, [BM_RODATA] = BPF_MAP_TYPE_ARRAY,
 	};
 	int ncpus = libbpf_num_possible_cpus();
 
@@ -252,7 +280,8 @@ static int create_maps(struct session *s)
 		int fd;
 
 		object_name(name, m->name);
-		fd = bpf_map_create(types[m->kind], name, m->key_size, m->val_size, max, NULL);
+		fd = m->kind == BM_RODATA ? create_rodata(m, name) :
+		     bpf_map_create(types[m->kind], name, m->key_size, m->val_size, max, NULL);
 		if (fd < 0 && m->name[0] != '@') {   /* a script global: as the module runtime says it */
 			verbose(s, "map %d (%s, %u entries): %s", m->id, m->name, max, strerror(errno));
 			error_msg(s, "ERROR: global variable '__global_%s' allocation failed", m->name);
@@ -831,8 +860,8 @@ int main(int argc, char **argv)
 		fflush(s.out);
 	run_programs(&s, s.error_seen ? BP_ERROR : BP_END);
 	cmd_child_finish(&s.child);
-	if (s.errors)   /* as stapio closes a session that had errors */
-		fprintf(stderr, "WARNING: Number of errors: %d, skipped probes: 0\n", s.errors);
+	if (s.errors || s.skipped)   /* as stapio closes such a session */
+		fprintf(stderr, "WARNING: Number of errors: %d, skipped probes: %d\n", s.errors, s.skipped);
 	rc = s.failed ? 1 : 0;
 	if (fflush(s.out) != 0 || (s.out != stdout && fclose(s.out) != 0)) {
 		fprintf(stderr, "ERROR: cannot write the output: %s\n", strerror(errno));

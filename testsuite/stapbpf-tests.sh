@@ -675,4 +675,59 @@ EOF
 run loop -T 1
 check "a timer program with a bpf_loop callback (BTF func info): 5 rounds" 0 "rounds 5"
 
+# --- 14: a SKIP record counted in the closing warning (not an error); the
+# interpreter's ksym helper (symdata of an address no symbol holds); a
+# rodata map: its value as the rodata line gives it, frozen (an update fails)
+bundle skip <<EOF
+cstap-bpf 1
+module skip
+map 0 ringbuf - - 4096 @ring
+map 1 rodata i l 1 @rodata
+rodata 1 %ps\\x00%pS\\x00
+fmt 0 s %s\\n
+fmt 1 l %x\\n
+fmt 2 l update %d\\n
+prog 0 begin
+$(tag 6 0 -8)
+$(rb_out 8 -8)
+$(movr 1 10)
+$(addi 1 -72)
+$(mov 2 1)
+$(mov 3 1)
+$(call 4106)
+$(tag 1 0 -80)
+$(rb_out 72 -80)
+$(lookup0 1 @out)
+$(ldxdw 1 0 0)
+$(stxdw 10 1 -88)
+$(tag 1 1 -96)
+$(rb_out 16 -96)
+$(stw 10 -4 0)
+$(ldmap 1 1)
+$(movr 2 10)
+$(addi 2 -4)
+$(movr 3 10)
+$(addi 3 -88)
+$(mov 4 0)
+$(call 2)
+$(stxdw 10 0 -88)
+$(tag 1 2 -96)
+$(rb_out 16 -96)
+label out
+$(stdw 10 -8 2)
+$(rb_out 8 -8)
+$(ret0)
+end
+EOF
+run skip
+if [ $rc = 0 ] && [ "$out" = "$(printf '0x1\n53702500737025\nupdate -1')" ] &&
+   [ "$err" = "WARNING: Number of errors: 0, skipped probes: 1" ]; then
+	ok "a SKIP record is a skipped probe; ksym in the interpreter; a frozen rodata map"
+else
+	bad "SKIP record / ksym / rodata" "rc $rc, stdout: $out" "stderr: $err"
+fi
+malformed "rodata for a map that is not rodata" "3: rodata names map 0, which is not a rodata map" "$hdr
+rodata 0 x
+end"
+
 finish

@@ -30,7 +30,7 @@ gcc -static -O -o "$work/load" "$src/testsuite/stress/load.c" || exit 1
 tab=$(printf '\t')
 printf 'arm%s240%ssh /stress/guest.sh arm %d\nkill%s120%ssh /stress/guest.sh kill\nirqoff%s120%sMOD=stress_irqoff sh /stress/guest.sh arm 2\n' \
 	"$tab" "$tab" "$rounds" "$tab" "$tab" "$tab" "$tab" > "$work/jobs"
-printf 'bpfwrap%s120%s/stress/load 2 600 > /dev/null & l=$!; /stress/stapbpf -T 10 /stress/wrap.bo; echo rc=$?; kill $l 2>/dev/null; wait\n' \
+printf 'bpfwrap%s120%s/stress/load 2 600 > /dev/null & l=$!; /stress/stapbpf -T 10 /stress/wrap.bo 2>&1; echo rc=$?; kill $l 2>/dev/null; wait\n' \
 	"$tab" "$tab" >> "$work/jobs"
 printf 'sizes ok: 1 1, adds>1000: 1, deletes>0: 1\nrc=0\n' > "$work/bpfwrap.expect"
 

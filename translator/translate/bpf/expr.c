@@ -1403,6 +1403,8 @@ static struct bstr ctx_str(struct bgen *g, struct expr *e, const char *n, bool *
 		bg_str_literal(g, d, p, strcspn(p, "\"@"));
 	} else if (!strcmp(n, "substr")) {
 		substr(g, e, d);
+	} else if ((!strcmp(n, "symname") || !strcmp(n, "symdata")) && e->args.len == 1) {
+		bg_ksym(g, e->args.items[0], n[3] == 'd', d, e->pos);
 	} else if ((!strcmp(n, "text_str") && e->args.len == 1) ||
 		   (!strcmp(n, "text_strn") && e->args.len == 3 && e->args.items[1]->kind == EXPR_NUM &&
 		    !e->args.items[1]->num && e->args.items[2]->kind == EXPR_NUM)) {
@@ -1525,7 +1527,8 @@ static int probe_addr_back(const struct derived_probe *dp)
 
 	if (!strcmp(t, "kprobe"))
 		return 1;
-	return !strcmp(t, "kretprobe") || !strcmp(t, "uprobe") || !strcmp(t, "uretprobe") ? 0 : -1;
+	return !strcmp(t, "kretprobe") || !strcmp(t, "uprobe") || !strcmp(t, "uretprobe") ||
+	       !strcmp(t, "perf_event") ? 0 : -1;   /* a perf event's: where it interrupted */
 }
 
 

@@ -63,6 +63,9 @@ struct btry {           /* a try being made: where its errors go */
 };
 
 /* Where a construct only stapbpf's interpreter can run is allowed. */
+/* @scratch's first word: set while a kernel probe runs on its CPU (prog.c) */
+#define BUSY 0
+
 #define BG_USER_ONLY "BPF can do it only in begin and end probes, and in timer probes that " \
 	"read nothing of the task or CPU they interrupt"
 
@@ -80,6 +83,7 @@ struct bgen {
 	int *goff;              /* per s->globals: its offset in @globals (scalars) */
 	struct bwrap *wrap;     /* per s->globals: a wrapping array's list */
 	int globals_map, scratch_map, config_map;
+	int rodata_map;         /* -1 until symname() or symdata() needs it (ksym.c) */
 	struct strbuf globals_spec;
 	int globals_size, scratch_size;
 	/* the program being made */
@@ -105,7 +109,8 @@ struct bgen {
 	intvec hist_walks;      /* aggregates (global index) a foreach walks the buckets of */
 	VEC(struct binline *) inl;
 	VEC(struct btry) tries; /* innermost last */
-	int exit_label;
+	int exit_label;         /* the end: BUSY cleared, then bare_exit */
+	int bare_exit, skip_label;   /* the end before BUSY was set; a skipped probe's */
 	int act_slot, act_label;   /* MAXACTION: the count's slot; the error's code */
 	bool act_used;
 	int64_t maxaction;
@@ -183,7 +188,7 @@ void bg_slice_match_delete(struct bgen *g, struct stmt *st, int pat, int key);
 void bg_emit_callbacks(struct bgen *g, int main_stack);
 /* r0 = 1 once the lock word at offset 0 of map's entry 0 is taken (a
  * bpf_loop of compare-and-exchange tries), 0 if it stays taken */
-void bg_spin_lock(struct bgen *g, int map);
+void bg_spin_lock(struct bgen *g, int map, int me);
 /* MAXACTION's error record, its format in r2 */
 void bg_act_record(struct bgen *g);
 /* Is the target kernel release at least major.minor? */
@@ -249,6 +254,11 @@ static inline struct bstr scratch_str(struct bgen *g)
 {
 	return (struct bstr){ R7, bg_scratch(g, BPF_STRSZ) };
 }
+
+/* ksym.c: d = symname(addr), or symdata(addr) when data; the bundle's
+ * line that fills @rodata, when a program uses it */
+void bg_ksym(struct bgen *g, struct expr *addr, bool data, struct bstr d, struct srcpos pos);
+void bg_ksym_rodata(struct bgen *g, struct strbuf *sb);
 
 /* kfmt.c: in a kernel probe, d = fmt (a checked format) of the values
  * (long: r10 offsets in lv, strings in sv, in the order types gives), made

@@ -201,7 +201,12 @@ int bg_fmt(struct bgen *g, const char *types, const char *text, size_t len)
 
 /* The program's prologue: the context kept in r6, the scratch value in r7
  * and the globals in r8 (a lookup of key 0 each, which cannot fail but
- * the verifier wants checked). */
+ * the verifier wants checked). A kernel probe then ends at once, a
+ * skipped probe as in the module, when another runs on its CPU (the
+ * @scratch word BUSY): the kernel keeps kprobes, perf events and
+ * timers from running inside one another, but not raw tracepoints, which
+ * an interrupt runs in the middle of any (and the two would share
+ * @scratch, a wrapping array's lock, a hash's per-CPU bucket guard). */
 void bg_prog_start(struct bgen *g, const struct derived_probe *dp, bool user)
 {
 	g->dp = dp;
@@ -221,6 +226,9 @@ void bg_prog_start(struct bgen *g, const struct derived_probe *dp, bool user)
 	g->last_pos = (struct srcpos){ 0 };
 	strbuf_reset(&g->lines);
 	g->exit_label = bg_label(g);
+	g->bare_exit = bg_label(g);
+	g->skip_label = bg_label(g);
+	g->scratch = BUSY + 8;
 	g->act_label = bg_label(g);
 	g->act_used = false;
 	g->act_slot = bg_stack(g);
@@ -232,14 +240,17 @@ void bg_prog_start(struct bgen *g, const struct derived_probe *dp, bool user)
 		if (map < 0)
 			continue;
 		bg_lookup0(g, map);
-		bg_jmp(g, J_EQ, R0, -1, 0, g->exit_label);
+		bg_jmp(g, J_EQ, R0, -1, 0, g->bare_exit);
 		bg_emit(g, B_ALU64 | A_MOV | B_X, i ? R8 : R7, R0, 0, 0);
 	}
 	if (!user) {   /* a kernel probe runs only while every one is armed (@config) */
 		bg_lookup0(g, g->config_map);
-		bg_jmp(g, J_EQ, R0, -1, 0, g->exit_label);
+		bg_jmp(g, J_EQ, R0, -1, 0, g->bare_exit);
 		bg_emit(g, B_LDX | B_MEM | B_DW, R1, R0, 8, 0);
-		bg_jmp(g, J_EQ, R1, -1, 0, g->exit_label);
+		bg_jmp(g, J_EQ, R1, -1, 0, g->bare_exit);
+		bg_emit(g, B_LDX | B_MEM | B_DW, R1, R7, BUSY, 0);
+		bg_jmp(g, J_NE, R1, -1, 0, g->skip_label);
+		bg_emit(g, B_ST | B_MEM | B_DW, R7, 0, BUSY, 1);
 	}
 }
 
@@ -322,6 +333,13 @@ void bg_prog_end(struct bgen *g, const char *section)
 		bg_act_record(g);
 	}
 	bg_place(g, g->exit_label);
+	if (!g->user) {
+		bg_emit(g, B_ST | B_MEM | B_DW, R7, 0, BUSY, 0);
+		bg_ja(g, g->bare_exit);
+		bg_place(g, g->skip_label);
+		bg_record(g, REC_SKIP, 0, "", NULL, NULL);
+	}
+	bg_place(g, g->bare_exit);
 	bg_emit(g, B_ALU64 | A_MOV | B_K, R0, 0, 0, 0);
 	bg_emit(g, B_JMP | J_EXIT, 0, 0, 0, 0);
 	bg_emit_callbacks(g, g->stack_max);
@@ -381,6 +399,7 @@ char *bg_bundle(struct bgen *g)
 		strbuf_addf(&sb, "map %d %s %s %s %lld %s\n", i, m->kind, m->keyspec, m->valspec,
 			    (long long)m->max, m->name);
 	}
+	bg_ksym_rodata(g, &sb);
 	strbuf_addstr(&sb, g->fmts.buf);
 	strbuf_addstr(&sb, g->progs.buf);
 	strbuf_addstr(&sb, "end\n");

@@ -555,6 +555,7 @@ static void layout_globals(struct bgen *g)
 	}
 	g->globals_map = g->globals_size ? bg_map(g, "array", "i", g->globals_spec.buf, 1, "@globals") : -1;
 	g->config_map = bg_map(g, "array", "i", "llll", 1, "@config");
+	g->rodata_map = -1;
 	g->scratch_map = bg_map(g, "percpu_array", "i", "s", 1, "@scratch");
 }
 
