@@ -86,6 +86,9 @@ static struct stp_context **stp_contexts;	/* indexed by CPU id */
  * this CPU (a kretprobe instance's data, a uretprobe's slot: uprobes.h),
  * set around the handler with preemption off; NULL: none. */
 static __maybe_unused DEFINE_PER_CPU(void *, stp_kret_data);
+/* The function a kretprobe whose handler runs on this CPU probes, set as
+ * stp_kret_data is (print_backtrace()'s "Returning from:"); 0: none. */
+static __maybe_unused DEFINE_PER_CPU(unsigned long, stp_kret_func);
 
 /* defined in print.h */
 static void stp_print_flush(struct stp_context *c);

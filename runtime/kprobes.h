@@ -91,8 +91,10 @@ static __maybe_unused int stp_kretprobe_ret(struct kretprobe_instance *ri, struc
 		return 0;
 	p = container_of(krp, struct stp_kprobe, u.krp);
 	*this_cpu_ptr(&stp_kret_data) = p->entry ? (void *)ri->data : NULL;
+	*this_cpu_ptr(&stp_kret_func) = (unsigned long)krp->kp.addr;
 	stp_kprobe_run(p, regs);
 	*this_cpu_ptr(&stp_kret_data) = NULL;
+	*this_cpu_ptr(&stp_kret_func) = 0;
 	return 0;
 }
 

@@ -97,3 +97,13 @@ void bpf_ksym_name(char *out, size_t n, uint64_t addr, bool data)
 	snprintf(out, n, "%s+0x%llx/0x%llx [%s]", k->name, (unsigned long long)(addr - k->addr),
 		 (unsigned long long)(k[1].addr - k->addr), k->mod ? k->mod : "kernel");
 }
+
+uint64_t bpf_ksym_addr(const char *name)
+{
+	if (!loaded)
+		load();
+	for (size_t i = 0; i < nsyms; i++)
+		if (!syms[i].mod && !strcmp(syms[i].name, name))
+			return syms[i].addr;
+	return 0;
+}

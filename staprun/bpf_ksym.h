@@ -14,4 +14,7 @@
  * symbol holds it. */
 void bpf_ksym_name(char *out, size_t n, uint64_t addr, bool data);
 
+/* The address of the kernel's symbol name, or 0. */
+uint64_t bpf_ksym_addr(const char *name);
+
 #endif

@@ -31,6 +31,7 @@
 #include "bpf_bundle.h"
 #include "bpf_proto.h"
 #include "bpf_interp.h"
+#include "bpf_ksym.h"
 #include "bpf_printf.h"
 #include "stapio_system.h"
 #include "bpf_umap.h"
@@ -146,6 +147,45 @@ static void system_record(struct session *s, const struct bundle_fmt *f, const u
 	free(cmd);
 }
 
+/* " 0xffffffff8110b0c0 : ksys_read+0x0/0xf0 [kernel]\n", as the module's
+ * print_backtrace() line (runtime/symbols.h) */
+static void print_frame(struct session *s, uint64_t a)
+{
+	char sym[128];
+
+	bpf_ksym_name(sym, sizeof(sym), a, true);
+	fprintf(s->out, " 0x%016llx : %s\n", (unsigned long long)a, sym);
+}
+
+/* A STACK record (print_backtrace()): its size in bytes, then the frames;
+ * prog, when not 0, the ID + 1 of the kretprobe program it came from,
+ * whose function comes first, as SystemTap prints it in a return probe. */
+static void print_stack_record(struct session *s, uint32_t prog, const uint8_t *p, size_t size)
+{
+	uint64_t from = 0;
+	int64_t bytes;
+
+	if (size < 8)
+		return;
+	for (size_t i = 0; prog && i < s->b.nprogs; i++)
+		if (s->b.progs[i].id == (int)prog - 1 && s->b.progs[i].kind == BP_KRETPROBE) {
+			from = bpf_ksym_addr(s->b.progs[i].symbol);
+			from = from ? from + (uint64_t)s->b.progs[i].offset : 0;
+		}
+	memcpy(&bytes, p, 8);
+	for (int64_t i = 0; i + 8 <= bytes && 8 + i + 8 <= (int64_t)size; i += 8) {
+		uint64_t a;
+
+		memcpy(&a, p + 8 + i, 8);
+		if (i == 0 && from) {
+			fputs("Returning from: ", s->out);
+			print_frame(s, from);
+			fputs("Returning to  : ", s->out);
+		}
+		print_frame(s, a);
+	}
+}
+
 /* One ring buffer record, from the kernel or from the interpreter. */
 static void handle_record(void *ctx, const void *data, size_t size)
 {
@@ -167,6 +207,14 @@ static void handle_record(void *ctx, const void *data, size_t size)
 	}
 	if (kind == REC_SKIP) {
 		s->skipped++;
+		return;
+	}
+	if (kind == REC_QUIET_ERROR) {   /* --suppress-handler-errors: only counted */
+		s->errors++;
+		return;
+	}
+	if (kind == REC_STACK) {
+		print_stack_record(s, (uint32_t)(tag >> 32), p + 8, size - 8);
 		return;
 	}
 	if (kind != REC_PRINTF && kind != REC_ERROR && kind != REC_WARN && kind != REC_SYSTEM) {
@@ -298,33 +346,20 @@ static int create_maps(struct session *s)
 	return 0;
 }
 
-/* target() for the programs: @config's first field; its second, when it
- * has one, says whether the kernel programs may run (1 once every one is
- * attached, 0 again before any is detached: all start and stop together). */
 /* The kernel's load offset (KASLR) the bundle's addresses of kernel data
  * need: where /proc/kallsyms has the bundle's symbol, minus its link-time
  * address; 0 when the bundle names none. */
 static int kaslr_offset(struct session *s, int64_t *off)
 {
-	FILE *f;
-	char line[512], name[256], type;
-	unsigned long long addr;
-	bool found = false;
+	uint64_t addr;
 
 	*off = 0;
 	if (!s->b.kaslr_sym)
 		return 0;
-	f = fopen("/proc/kallsyms", "re");
-	if (!f) {
-		error_msg(s, "ERROR: cannot read /proc/kallsyms: %s", strerror(errno));
-		return -1;
-	}
-	while (!found && fgets(line, sizeof(line), f))
-		found = sscanf(line, "%llx %c %255s", &addr, &type, name) == 3 && !strcmp(name, s->b.kaslr_sym);
-	fclose(f);
-	if (!found || !addr) {
-		error_msg(s, "ERROR: cannot find the kernel's '%s' in /proc/kallsyms%s", s->b.kaslr_sym,
-			  found ? " (its address reads 0: kernel.kptr_restrict)" : "");
+	addr = bpf_ksym_addr(s->b.kaslr_sym);
+	if (!addr) {
+		error_msg(s, "ERROR: cannot find the kernel's '%s' in /proc/kallsyms (or its address reads 0: "
+			  "kernel.kptr_restrict)", s->b.kaslr_sym);
 		return -1;
 	}
 	*off = (int64_t)(addr - s->b.kaslr_addr);
@@ -332,6 +367,27 @@ static int kaslr_offset(struct session *s, int64_t *off)
 	return 0;
 }
 
+/* The local time zone, as staprun gives it to a module: its offset east of
+ * UTC in seconds (8 bytes at off) and its name (at most 15 bytes, "UTC"
+ * when it has none or a space, at name). */
+static void local_zone(uint8_t *off, char *name)
+{
+	time_t now = time(NULL);
+	int64_t gmtoff = 0;
+	struct tm tm;
+
+	strcpy(name, "UTC");
+	if (localtime_r(&now, &tm)) {
+		gmtoff = tm.tm_gmtoff;
+		if (tm.tm_zone && !strpbrk(tm.tm_zone, " \""))
+			snprintf(name, 16, "%.15s", tm.tm_zone);
+	}
+	memcpy(off, &gmtoff, 8);
+}
+
+/* target() for the programs: @config's first field; its second, when it
+ * has one, says whether the kernel programs may run (1 once every one is
+ * attached, 0 again before any is detached: all start and stop together). */
 static int write_config(struct session *s, int64_t running)
 {
 	const struct bundle_map *m = bundle_find_map(&s->b, "@config");
@@ -356,6 +412,8 @@ static int write_config(struct session *s, int64_t running)
 		memcpy(val + 16, &s->kaslr, 8);
 	if (m->val_size >= 32)
 		memcpy(val + 24, &s->wall_tai, 8);
+	if (m->val_size >= 56)
+		local_zone(val + 32, (char *)val + 40);
 	rc = umap_write(&s->maps[m->id], key, val, BPF_ANY);
 	free(key);
 	free(val);

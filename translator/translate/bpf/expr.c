@@ -1403,6 +1403,17 @@ static struct bstr ctx_str(struct bgen *g, struct expr *e, const char *n, bool *
 		bg_str_literal(g, d, p, strcspn(p, "\"@"));
 	} else if (!strcmp(n, "substr")) {
 		substr(g, e, d);
+	} else if (!strcmp(n, "__tz_name") && !e->args.len) {   /* 15 bytes at @config's 40 */
+		int none = bg_label(g);
+		bg_str_zero(g, d);
+		bg_lookup0(g, g->config_map);
+		bg_jmp(g, J_EQ, R0, -1, 0, none);
+		for (int i = 0; i < 16; i += 8) {
+			ldx(g, R1, R0, 40 + i);
+			stx(g, d.base, d.off + i, R1);
+		}
+		bg_emit(g, B_ST | B_MEM | B_B, d.base, 0, d.off + 15, 0);
+		bg_place(g, none);
 	} else if ((!strcmp(n, "symname") || !strcmp(n, "symdata")) && e->args.len == 1) {
 		bg_ksym(g, e->args.items[0], n[3] == 'd', d, e->pos);
 	} else if ((!strcmp(n, "text_str") && e->args.len == 1) ||
@@ -1532,6 +1543,16 @@ static int probe_addr_back(const struct derived_probe *dp)
 }
 
 
+bool bg_probe_addr(struct bgen *g)
+{
+	if (g->user || g->ctx_args || !g->dp || probe_addr_back(g->dp) < 0)
+		return false;
+	ldx(g, R0, R6, 128);   /* the context's pt_regs' ip */
+	if (probe_addr_back(g->dp))
+		alu_k(g, A_ADD, R0, -1);
+	return true;
+}
+
 /* r0 = the time of day in ns, in a kernel probe: the kernel's TAI clock
  * (bpf_ktime_get_tai_ns, Linux 6.1) plus the whole seconds by which the
  * wall clock differs from it, which stapbpf puts in @config at offset 24
@@ -1562,7 +1583,13 @@ static bool wall_clock(struct bgen *g, struct srcpos pos)
 
 static bool ctx_long(struct bgen *g, struct expr *e, const char *n)
 {
-	if (!strcmp(n, "pid") || !strcmp(n, "tid")) {
+	if (!strcmp(n, "__tz_gmtoff") && !e->args.len) {   /* stapbpf's zone, in @config */
+		int none = bg_label(g);
+		bg_lookup0(g, g->config_map);
+		bg_jmp(g, J_EQ, R0, -1, 0, none);
+		ldx(g, R0, R0, 32);
+		bg_place(g, none);
+	} else if (!strcmp(n, "pid") || !strcmp(n, "tid")) {
 		bg_call(g, H_PID_TGID);
 		if (n[0] == 'p')
 			alu_k(g, A_RSH, R0, 32);
@@ -1714,11 +1741,10 @@ static bool ctx_long(struct bgen *g, struct expr *e, const char *n)
 		alu_k(g, A_RSH, R0, 32);
 	} else if (!strcmp(n, "addr") && !e->args.len && (g->user || g->ctx_args)) {
 		bg_mov_imm(g, R0, 0);   /* no registers: as the module's */
-	} else if (!strcmp(n, "addr") && !e->args.len && g->dp && probe_addr_back(g->dp) >= 0) {
-		/* the probed address: a kprobe's ip is past its breakpoint */
-		ldx(g, R0, R6, 128);
-		if (probe_addr_back(g->dp))
-			alu_k(g, A_ADD, R0, -1);
+	} else if (!strcmp(n, "addr") && !e->args.len && bg_probe_addr(g)) {
+		;
+	} else if (!strcmp(n, "print_backtrace") && !e->args.len) {
+		bg_print_backtrace(g, e->pos);
 	} else if (!strcmp(n, "__reg_arg") && e->args.len == 1) {
 		reg_arg(g, e);
 	} else if ((!strcmp(n, "asmlinkage") || !strcmp(n, "fastcall")) && !e->args.len) {

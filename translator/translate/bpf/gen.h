@@ -257,6 +257,15 @@ static inline struct bstr scratch_str(struct bgen *g)
 
 /* ksym.c: d = symname(addr), or symdata(addr) when data; the bundle's
  * line that fills @rodata, when a program uses it */
+/* prog.c: the record kind of a run-time error (REC_ERROR, or quiet) */
+int bg_error_kind(const struct bgen *g);
+
+/* expr.c: r0 = addr(), in a probe whose context has the registers
+ * (kprobe, kretprobe, uprobe, perf event); false (nothing made) in another */
+bool bg_probe_addr(struct bgen *g);
+/* ksym.c: print_backtrace() (a STACK record stapbpf prints) */
+void bg_print_backtrace(struct bgen *g, struct srcpos pos);
+
 void bg_ksym(struct bgen *g, struct expr *addr, bool data, struct bstr d, struct srcpos pos);
 void bg_ksym_rodata(struct bgen *g, struct strbuf *sb);
 

@@ -8,7 +8,14 @@
  * and "%pS" at 4 (stapbpf fills and freezes it, doc/bpf-bundle.md).
  * stapbpf's interpreter (begin, end, its timers) looks the address up in
  * /proc/kallsyms itself (HU_KSYM), and gives the finished string.
+ *
+ * print_backtrace() sends the kernel's stack (bpf_get_stack: the
+ * context's ip, then the unwinder's return addresses, as the module's
+ * stp_backtrace) in a STACK record, and stapbpf prints its lines.
  */
+#include <string.h>
+
+#include "probes/provider.h"
 #include "translate/bpf/gen.h"
 
 #define RODATA_TEXT "%ps\\x00%pS\\x00"   /* as the bundle's line writes it */
@@ -101,4 +108,45 @@ void bg_ksym(struct bgen *g, struct expr *addr, bool data, struct bstr d, struct
 		kernel_suffix(g, raw, d, pos);
 	else
 		cut_at_space(g, d);
+}
+
+/* print_backtrace(): a STACK record of the tag, the stack's size in bytes
+ * (or bpf_get_stack's error) and the frames, the first one addr() (the
+ * kernel's is a kprobe's ip, past its breakpoint). In a return probe the
+ * tag names the program (its ID + 1), whose function stapbpf prints as
+ * SystemTap does ("Returning from: "). Only where the context has the
+ * registers: a tracepoint's stack starts in BPF's own code. */
+void bg_print_backtrace(struct bgen *g, struct srcpos pos)
+{
+	int size = 16 + 8 * BPF_STACK_FRAMES, none = bg_label(g), empty = bg_label(g);
+
+	if (g->user || g->ctx_args || !g->dp) {
+		bg_fail(g, pos, "print_backtrace() has no BPF form here (a probe without the "
+			"registers of a kernel context: begin, end, a timer stapbpf runs, a tracepoint)");
+		return;
+	}
+	bg_ld_map(g, R1, 0);
+	bg_mov_imm(g, R2, size);
+	bg_mov_imm(g, R3, 0);
+	bg_call(g, H_RB_RESERVE);
+	bg_jmp(g, J_EQ, R0, -1, 0, none);
+	mov(g, R9, R0);
+	bg_mov_imm(g, R1, REC_STACK | (strcmp(probe_type_name(g->dp), "kretprobe") ? 0 :
+				       (int64_t)(g->nprogs + 1) << 32));
+	stx(g, R9, 0, R1);
+	mov(g, R1, R6);
+	mov(g, R2, R9);
+	alu_k(g, A_ADD, R2, 16);
+	bg_mov_imm(g, R3, 8 * BPF_STACK_FRAMES);
+	bg_mov_imm(g, R4, 0);
+	bg_call(g, H_GET_STACK);
+	stx(g, R9, 8, R0);
+	bg_jmp(g, J_SLE, R0, -1, 0, empty);
+	if (bg_probe_addr(g))
+		stx(g, R9, 16, R0);
+	bg_place(g, empty);
+	mov(g, R1, R9);
+	bg_mov_imm(g, R2, 0);
+	bg_call(g, H_RB_SUBMIT);
+	bg_place(g, none);
 }

@@ -365,12 +365,19 @@ void bg_prog_end(struct bgen *g, const char *section)
 	}
 }
 
+/* An error's record: REC_QUIET_ERROR under --suppress-handler-errors
+ * (counted in the closing warning, nothing printed, the session goes on). */
+int bg_error_kind(const struct bgen *g)
+{
+	return g->s->suppress_handler_errors ? REC_QUIET_ERROR : REC_ERROR;
+}
+
 void bg_act_record(struct bgen *g)
 {
 	int skip = bg_label(g);
 
 	bg_emit(g, B_ALU64 | A_LSH | B_K, R2, 0, 0, 32);
-	bg_emit(g, B_ALU64 | A_OR | B_K, R2, 0, 0, REC_ERROR);
+	bg_emit(g, B_ALU64 | A_OR | B_K, R2, 0, 0, bg_error_kind(g));
 	bg_emit(g, B_STX | B_MEM | B_DW, R10, R2, g->act_slot, 0);
 	bg_ld_map(g, R1, 0);
 	bg_mov_imm(g, R2, 8);
@@ -521,8 +528,9 @@ void bg_raise(struct bgen *g, const char *bare, int fmt, const char *types, cons
 	const struct btry *t = g->tries.len ? &g->tries.items[g->tries.len - 1] : NULL;
 
 	if (!t) {
-		bg_record(g, REC_ERROR, fmt, types, lv, sv);
-		bg_stop_kernel(g);
+		bg_record(g, bg_error_kind(g), fmt, types, lv, sv);
+		if (!g->s->suppress_handler_errors)
+			bg_stop_kernel(g);
 		bg_ja(g, g->exit_label);
 		return;
 	}

@@ -554,7 +554,7 @@ static void layout_globals(struct bgen *g)
 		}
 	}
 	g->globals_map = g->globals_size ? bg_map(g, "array", "i", g->globals_spec.buf, 1, "@globals") : -1;
-	g->config_map = bg_map(g, "array", "i", "llll", 1, "@config");
+	g->config_map = bg_map(g, "array", "i", "lllllll", 1, "@config");
 	g->rodata_map = -1;
 	g->scratch_map = bg_map(g, "percpu_array", "i", "s", 1, "@scratch");
 }
@@ -732,9 +732,8 @@ int bpf_translate(struct session *s)
 	int n = s->probes.len;
 	struct derived_probe **order = xcalloc(n ? n : 1, sizeof(*order));
 
-	if (s->timing || s->suppress_handler_errors) {
-		diag(s, E_BPF_UNSUPPORTED, (struct srcpos){0}, "%s has no BPF form yet",
-		     s->timing ? "-t (probe timing)" : "--suppress-handler-errors");
+	if (s->timing) {
+		diag(s, E_BPF_UNSUPPORTED, (struct srcpos){0}, "-t (probe timing) has no BPF form yet");
 		return -1;
 	}
 	if (!defines(&g))
