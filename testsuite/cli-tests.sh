@@ -14,13 +14,16 @@ ok() { echo "PASS: $1"; pass=$((pass + 1)); }
 bad() { echo "FAIL: $1"; shift; printf '    %s\n' "$@"; fail=$((fail + 1)); }
 
 # Each negative test names its tag; it must fail with that tag, a position
-# and a caret line, and without a crash.
+# and a caret line, without a crash, and print each diagnostic once.
 for f in "$src"/testsuite/semko/*.stp; do
 	name=$(basename "$f" .stp); tag=${name%%.*}
 	opts=(); [ -f "${f%.stp}.opts" ] && read -r -a opts < "${f%.stp}.opts"
 	out=$(cd "$(dirname "$f")" && "$STAP" -p3 "${opts[@]}" "$(basename "$f")" 2>&1 >/dev/null); rc=$?
 	if [ $rc -ne 0 ] && [ $rc -lt 128 ] && grep -q "\[$tag\]" <<< "$out"; then
-		if [ "$tag" != E_GLOBAL_SET ] && ! grep -q "at $name.stp:[0-9]*:[0-9]*" <<< "$out"; then
+		dup=$(grep -E '^[a-z]+ error' <<< "$out" | sort | uniq -d)
+		if [ -n "$dup" ]; then
+			bad "semko/$name" "a diagnostic printed twice: $dup"
+		elif [ "$tag" != E_GLOBAL_SET ] && ! grep -q "at $name.stp:[0-9]*:[0-9]*" <<< "$out"; then
 			bad "semko/$name" "no file:line:col in: $out"
 		elif [ "$tag" != E_GLOBAL_SET ] && ! grep -q '^ *\^$' <<< "$out"; then
 			bad "semko/$name" "no caret line in: $out"

@@ -90,15 +90,33 @@ static void show_source(struct srcpos pos)
 	strbuf_release(&sb);
 }
 
+/* The diagnostics printed so far, and whether the last one was a repeat
+ * (its notes are not printed either). */
+static strvec seen;
+static bool repeat;
+
+/* Print a diagnostic once: a second with the same text and place (the same
+ * fault met again through another derived probe or inference round) is
+ * counted but not printed, as SystemTap prints each error once. */
 static void vreport(const char *head, enum diag_tag tag, struct srcpos pos,
 		    const char *fmt, va_list ap)
 {
-	out("%s [%s]: ", head, tag_names[tag]);
-	vout(fmt, ap);
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_addf(&sb, "%s [%s]: ", head, tag_names[tag]);
+	strbuf_vaddf(&sb, fmt, ap);
 	if (pos.file)
-		out(" at %s:%d:%d", pos.file->name, pos.line, pos.col);
-	out("\n");
+		strbuf_addf(&sb, " at %s:%d:%d", pos.file->name, pos.line, pos.col);
+	repeat = false;
+	for (int i = 0; i < seen.len && !repeat; i++)
+		repeat = !strcmp(seen.items[i], sb.buf);
+	if (repeat) {
+		strbuf_release(&sb);
+		return;
+	}
+	out("%s\n", sb.buf);
 	show_source(pos);
+	vec_push(&seen, strbuf_detach(&sb));
 }
 
 void diag(struct session *s, enum diag_tag tag, struct srcpos pos, const char *fmt, ...)
@@ -126,6 +144,8 @@ void diag_note(struct session *s, struct srcpos pos, const char *fmt, ...)
 	va_list ap;
 
 	(void)s;
+	if (repeat)
+		return;
 	va_start(ap, fmt);
 	out("    note: ");
 	vout(fmt, ap);

@@ -931,14 +931,8 @@ static void infer_stmt(struct elab *el, struct stmt *st)
 		if (a && st->array->kind == EXPR_INDEX)   /* a slice's keys: the array's */
 			infer(el, st->array, TYPE_UNKNOWN);
 		if (a) {
+			/* the key variables and the array's key types, both ways */
 			infer_keys(el, a, st->keys.items, st->keys.len, st->pos);
-			for (int i = 0; i < st->keys.len && i < 9; i++) {
-				struct sym *k = st->keys.items[i]->sym;
-				if (k) {
-					unify(el, &k->type, a->key_types[i], st->keys.items[i]->pos, k->name);
-					unify(el, &a->key_types[i], k->type, st->keys.items[i]->pos, "array key");
-				}
-			}
 			if (st->value && st->value->sym) {
 				unify(el, &st->value->sym->type, a->type, st->value->pos, st->value->name);
 				unify(el, &a->type, st->value->sym->type, st->value->pos, a->name);
