@@ -369,6 +369,36 @@ static int parse_rodata(struct parser *ps, char *rest)
 	return 0;
 }
 
+/* timing INDEX TEXT: a probe -t reports on, TEXT its head, a NUL, its "from:" */
+static int parse_timing(struct parser *ps, char *rest)
+{
+	struct bundle *b = ps->b;
+	struct bundle_timing *t;
+	int64_t index;
+	char *text;
+	size_t len, head;
+
+	if (number(ps, next_field(&rest), "timing INDEX", 0, INT_MAX, &index) < 0)
+		return -1;
+	if (unescape(ps, rest, &text, &len) < 0)
+		return -1;
+	head = strlen(text);
+	if (head == len) {
+		free(text);
+		return perr(ps, "timing %" PRId64 ": no NUL between the probe and its \"from:\"", index);
+	}
+	b->timing = realloc(b->timing, (b->ntiming + 1) * sizeof(*b->timing));
+	if (!b->timing) {
+		free(text);
+		return perr(ps, "out of memory");
+	}
+	t = &b->timing[b->ntiming++];
+	t->index = (int)index;
+	t->head = text;
+	t->from = xstrdup(text + head + 1);
+	return 0;
+}
+
 /* The checks a program needs once all its lines are read: instructions,
  * 64-bit loads in two halves, jumps that land inside, map references to
  * maps that exist, a line table that points at instructions. */
@@ -675,6 +705,8 @@ static int parse_item(struct parser *ps, char *text)
 		return parse_fmt(ps, rest);
 	if (!strcmp(kw, "rodata"))
 		return parse_rodata(ps, rest);
+	if (!strcmp(kw, "timing"))
+		return parse_timing(ps, rest);
 	if (!strcmp(kw, "prog"))
 		return parse_prog(ps, rest);
 	if (!strcmp(kw, "module")) {
@@ -712,7 +744,7 @@ static int parse_item(struct parser *ps, char *text)
 		ps->seen_end = true;
 		return 0;
 	}
-	return perr(ps, "unknown item '%s' (map, fmt, rodata, prog, insn, line, module, kaslr or end)", kw);
+	return perr(ps, "unknown item '%s' (map, fmt, rodata, timing, prog, insn, line, module, kaslr or end)", kw);
 }
 
 /* qsort: programs by ID, the order the interpreted ones run in. */
@@ -789,6 +821,11 @@ int bundle_parse(const char *path, struct bundle *b)
 void bundle_free(struct bundle *b)
 {
 	free(b->kaslr_sym);
+	for (size_t i = 0; i < b->ntiming; i++) {
+		free(b->timing[i].head);
+		free(b->timing[i].from);
+	}
+	free(b->timing);
 	b->kaslr_sym = NULL;
 	for (size_t i = 0; i < b->nmaps; i++) {
 		free(b->maps[i].keyspec);

@@ -85,6 +85,12 @@ struct bundle_prog {
 	bool optional;			/* an attach failure is skipped silently ("optional") */
 };
 
+struct bundle_timing {		/* "timing INDEX TEXT" (stap -t) */
+	int index;			/* the probe's, and its @timing entry */
+	char *head;			/* "PP, (FILE:LINE:COL)" */
+	char *from;			/* the report's "from:" */
+};
+
 struct bundle {
 	char *path;
 	char *module;
@@ -96,6 +102,8 @@ struct bundle {
 	size_t nfmts;
 	struct bundle_prog *progs;	/* sorted by ID */
 	size_t nprogs;
+	struct bundle_timing *timing;	/* -t: the probes the report names */
+	size_t ntiming;
 };
 
 /* Read and check path; -1 (after a "stapbpf: FILE:LINE: ..." line on

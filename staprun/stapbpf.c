@@ -279,6 +279,53 @@ static uint32_t ringbuf_size(const struct session *s, const struct bundle_map *m
 	return (uint32_t)size;
 }
 
+/* -t's report, after the end programs, as the module prints it
+ * (runtime/timing.h): each probe hit at least once, its CPUs' records
+ * (hits, min, max, sum, mean, m2) merged with Chan's formula. The figures
+ * are ns (bpf_ktime_get_ns), where the module's are cycles. */
+static void timing_report(struct session *s)
+{
+	const struct bundle_map *m = bundle_find_map(&s->b, "@timing");
+	size_t stride = m ? (m->val_size + 7) / 8 * 8 : 0;
+	int64_t *cpus = m ? calloc(s->maps[m->id].ncpus, stride) : NULL;
+
+	if (!cpus)
+		return;
+	fputs("----- probe hit report: \n", s->out);
+	for (size_t i = 0; i < s->b.ntiming; i++) {
+		const struct bundle_timing *t = &s->b.timing[i];
+		int64_t hits = 0, min = 0, max = 0, sum = 0, mean = 0, m2 = 0;
+		uint32_t key = (uint32_t)t->index;
+
+		if (bpf_map_lookup_elem(s->maps[m->id].fd, &key, cpus) < 0)
+			continue;
+		for (int c = 0; c < s->maps[m->id].ncpus; c++) {
+			const int64_t *v = (const int64_t *)((const uint8_t *)cpus + c * stride);
+			int64_t n = hits + v[0], delta = v[4] - mean;
+
+			if (!v[0])
+				continue;
+			if (!hits) {
+				hits = v[0], min = v[1], max = v[2], sum = v[3], mean = v[4], m2 = v[5];
+				continue;
+			}
+			m2 += v[5] + delta * delta * hits / n * v[0];
+			mean += delta * v[0] / n;
+			hits = n;
+			sum += v[3];
+			min = v[1] < min ? v[1] : min;
+			max = v[2] > max ? v[2] : max;
+		}
+		if (!hits)
+			continue;
+		fprintf(s->out, "%s, hits: %lld, cycles: %lldmin/%lldavg/%lldmax, variance: %lld, from: %s, index: %d\n",
+			t->head, (long long)hits, (long long)min, (long long)(sum / hits), (long long)max,
+			(long long)(hits > 1 ? m2 / (hits - 1) : 0), t->from, t->index);
+	}
+	fputs("----- refresh report:\n", s->out);
+	free(cpus);
+}
+
 /* A rodata map: its value written, then frozen, so that the verifier takes
  * it as the constant a helper's format must be (bpf_snprintf); -1 and
  * errno on failure. */
@@ -917,6 +964,8 @@ int main(int argc, char **argv)
 	if (s.rb && ring_buffer__consume(s.rb) > 0)
 		fflush(s.out);
 	run_programs(&s, s.error_seen ? BP_ERROR : BP_END);
+	if (s.b.ntiming)
+		timing_report(&s);
 	cmd_child_finish(&s.child);
 	if (s.errors || s.skipped)   /* as stapio closes such a session */
 		fprintf(stderr, "WARNING: Number of errors: %d, skipped probes: %d\n", s.errors, s.skipped);

@@ -726,6 +726,9 @@ if [ $rc = 0 ] && [ "$out" = "$(printf '0x1\n53702500737025\nupdate -1')" ] &&
 else
 	bad "SKIP record / ksym / rodata" "rc $rc, stdout: $out" "stderr: $err"
 fi
+malformed "timing line without its from:" "3: timing 0: no NUL between the probe and its" "$hdr
+timing 0 begin, (x.stp:1:1)
+end"
 malformed "rodata for a map that is not rodata" "3: rodata names map 0, which is not a rodata map" "$hdr
 rodata 0 x
 end"

@@ -1854,34 +1854,37 @@ static void gen_family_includes(struct session *s, struct strbuf *out)
 	}
 }
 
-static char *probe_pos(const struct derived_probe *dp)
+char *probe_pos(const struct derived_probe *dp)
 {
 	struct srcpos p = dp->probe->pos;
 
 	return xasprintf("%s:%d:%d", p.file ? p.file->name : "?", p.line, p.col);
 }
 
-/* -t: each derived probe's "from:" as SystemTap 4.8 prints it: the first
- * point of its probe as written; a point resolved through DWARF shows the
- * chain "resolved from: written". */
+char *timing_from(const struct derived_probe *dp)
+{
+	struct strbuf pp = STRBUF_INIT;
+
+	if (dp->prov->shows_origin && dp->point) {
+		strbuf_addf(&pp, "%s from: ", dp->pp);
+		unparse_probe_point(&pp, dp->point);
+	} else if (dp->probe->points.len) {
+		unparse_probe_point(&pp, dp->probe->points.items[0]);
+	}
+	return pp.buf ? strbuf_detach(&pp) : xstrdup("");
+}
+
+/* -t: each derived probe's "from:" (timing_from) for the report. */
 static void gen_timing_table(struct session *s, struct strbuf *out)
 {
 	if (!s->timing)
 		return;
 	strbuf_addstr(out, "static const char *const stp_probe_from[STP_NUM_PROBES] = {\n");
 	for (int i = 0; i < s->probes.len; i++) {
-		struct derived_probe *dp = s->probes.items[i];
-		struct probe *p = dp->probe;
-		struct strbuf pp = STRBUF_INIT;
+		char *from = timing_from(s->probes.items[i]);
 
-		if (dp->prov->shows_origin && dp->point) {
-			strbuf_addf(&pp, "%s from: ", dp->pp);
-			unparse_probe_point(&pp, dp->point);
-		} else if (p->points.len) {
-			unparse_probe_point(&pp, p->points.items[0]);
-		}
-		strbuf_addf(out, "\t%s,\n", c_string(pp.buf ? pp.buf : "", pp.len));
-		strbuf_release(&pp);
+		strbuf_addf(out, "\t%s,\n", c_string(from, strlen(from)));
+		free(from);
 	}
 	strbuf_addstr(out, "};\n\n");
 }

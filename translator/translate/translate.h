@@ -14,6 +14,12 @@ char *stmt_near_text(const struct stmt *st);
 /* Does a loop body have a statement of its own? (One without counts one
  * MAXACTION action a round, so that `while (1) {}` ends too.) */
 bool has_statements(const struct stmt *st);
+/* "x.stp:3:1": where a derived probe's probe is written. */
+char *probe_pos(const struct derived_probe *dp);
+/* -t's "from:" of a derived probe, as SystemTap 4.8 prints it: the first
+ * point of its probe as written; a point resolved through DWARF shows the
+ * chain "resolved from: written". */
+char *timing_from(const struct derived_probe *dp);
 /* C name of a global variable. */
 char *global_cname(const struct sym *v);
 

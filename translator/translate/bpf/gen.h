@@ -84,6 +84,9 @@ struct bgen {
 	struct bwrap *wrap;     /* per s->globals: a wrapping array's list */
 	int globals_map, scratch_map, config_map;
 	int rodata_map;         /* -1 until symname() or symdata() needs it (ksym.c) */
+	int timing_map;         /* -t: @timing, else -1 */
+	int timing_index;       /* the program's derived probe, timed (-t), else -1 */
+	int timing_t0;          /* its r10 slot: the clock at the start */
 	struct strbuf globals_spec;
 	int globals_size, scratch_size;
 	/* the program being made */
@@ -257,6 +260,14 @@ static inline struct bstr scratch_str(struct bgen *g)
 
 /* ksym.c: d = symname(addr), or symdata(addr) when data; the bundle's
  * line that fills @rodata, when a program uses it */
+/* prog.c: -t, the probe body's time from here to its program's end added
+ * to @timing[dp's index] (bg_prog_end); the bundle's lines naming the
+ * probes for stapbpf's report */
+void bg_timing_start(struct bgen *g, const struct derived_probe *dp);
+/* prog.c: text C-escaped for a bundle line (fmt, rodata, timing) */
+void bg_escape(struct strbuf *sb, const char *text, size_t len);
+void bg_timing_lines(struct bgen *g, struct strbuf *sb);
+
 /* prog.c: the record kind of a run-time error (REC_ERROR, or quiet) */
 int bg_error_kind(const struct bgen *g);
 

@@ -177,24 +177,29 @@ int bg_map(struct bgen *g, const char *kind, const char *key, const char *val, i
 	return g->maps.len - 1;
 }
 
+void bg_escape(struct strbuf *sb, const char *text, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)text[i];
+		switch (c) {
+		case '\n': strbuf_addstr(sb, "\\n"); break;
+		case '\t': strbuf_addstr(sb, "\\t"); break;
+		case '\\': strbuf_addstr(sb, "\\\\"); break;
+		case '"': strbuf_addstr(sb, "\\\""); break;
+		default:
+			if (c < 0x20 || c >= 0x7f)
+				strbuf_addf(sb, "\\x%02x", c);
+			else
+				strbuf_addch(sb, c);
+		}
+	}
+}
+
 /* A printf format for the loader: its number. */
 int bg_fmt(struct bgen *g, const char *types, const char *text, size_t len)
 {
 	strbuf_addf(&g->fmts, "fmt %d %s ", g->nfmts, *types ? types : "-");
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)text[i];
-		switch (c) {
-		case '\n': strbuf_addstr(&g->fmts, "\\n"); break;
-		case '\t': strbuf_addstr(&g->fmts, "\\t"); break;
-		case '\\': strbuf_addstr(&g->fmts, "\\\\"); break;
-		case '"': strbuf_addstr(&g->fmts, "\\\""); break;
-		default:
-			if (c < 0x20 || c >= 0x7f)
-				strbuf_addf(&g->fmts, "\\x%02x", c);
-			else
-				strbuf_addch(&g->fmts, c);
-		}
-	}
+	bg_escape(&g->fmts, text, len);
 	strbuf_addch(&g->fmts, '\n');
 	return g->nfmts++;
 }
@@ -228,6 +233,7 @@ void bg_prog_start(struct bgen *g, const struct derived_probe *dp, bool user)
 	g->exit_label = bg_label(g);
 	g->bare_exit = bg_label(g);
 	g->skip_label = bg_label(g);
+	g->timing_index = -1;
 	g->scratch = BUSY + 8;
 	g->act_label = bg_label(g);
 	g->act_used = false;
@@ -325,6 +331,101 @@ static void drop_unreachable(struct bgen *g)
 	free(map);
 }
 
+void bg_timing_start(struct bgen *g, const struct derived_probe *dp)
+{
+	if (g->timing_map < 0 || !dp)
+		return;
+	g->timing_index = dp->index;
+	g->timing_t0 = bg_stack(g);
+	bg_call(g, H_KTIME_NS);
+	stx(g, R10, g->timing_t0, R0);
+}
+
+/* @timing[index] (hits, min, max, sum, mean, m2: runtime/timing.h's
+ * struct stp_timing) given one more hit of the time since the start, in
+ * ns: Welford's mean and m2, a negative delta divided as its magnitude
+ * (BPF's division is unsigned). */
+static void timing_end(struct bgen *g)
+{
+	int none = bg_label(g), first = bg_label(g), minmax = bg_label(g), notmin = bg_label(g),
+	    notmax = bg_label(g), neg = bg_label(g), mean = bg_label(g);
+
+	if (g->timing_index < 0)
+		return;
+	bg_call(g, H_KTIME_NS);
+	ldx(g, R1, R10, g->timing_t0);
+	alu_x(g, A_SUB, R0, R1);
+	stx(g, R10, g->timing_t0, R0);           /* now the time taken, v */
+	bg_emit(g, B_ST | B_MEM | B_W, R10, 0, -4, g->timing_index);
+	bg_ld_map(g, R1, g->timing_map);
+	mov(g, R2, R10);
+	alu_k(g, A_ADD, R2, -4);
+	bg_call(g, H_MAP_LOOKUP);
+	bg_jmp(g, J_EQ, R0, -1, 0, none);
+	ldx(g, R1, R10, g->timing_t0);
+	ldx(g, R2, R0, 0);
+	bg_jmp(g, J_EQ, R2, -1, 0, first);
+	ldx(g, R3, R0, 8);
+	bg_jmp(g, J_SGE, R1, R3, 0, notmin);
+	stx(g, R0, 8, R1);
+	bg_place(g, notmin);
+	ldx(g, R3, R0, 16);
+	bg_jmp(g, J_SLE, R1, R3, 0, notmax);
+	stx(g, R0, 16, R1);
+	bg_place(g, notmax);
+	bg_ja(g, minmax);
+	bg_place(g, first);
+	stx(g, R0, 8, R1);
+	stx(g, R0, 16, R1);
+	bg_place(g, minmax);
+	alu_k(g, A_ADD, R2, 1);
+	stx(g, R0, 0, R2);
+	ldx(g, R3, R0, 24);
+	alu_x(g, A_ADD, R3, R1);
+	stx(g, R0, 24, R3);
+	mov(g, R3, R1);                         /* delta = v - mean */
+	ldx(g, R4, R0, 32);
+	alu_x(g, A_SUB, R3, R4);
+	mov(g, R5, R3);
+	bg_jmp(g, J_SLT, R5, -1, 0, neg);
+	alu_x(g, A_DIV, R5, R2);
+	alu_x(g, A_ADD, R4, R5);
+	bg_ja(g, mean);
+	bg_place(g, neg);
+	alu_k(g, A_NEG, R5, 0);
+	alu_x(g, A_DIV, R5, R2);
+	alu_x(g, A_SUB, R4, R5);
+	bg_place(g, mean);
+	stx(g, R0, 32, R4);                      /* mean += delta / hits */
+	mov(g, R5, R1);
+	alu_x(g, A_SUB, R5, R4);
+	alu_x(g, A_MUL, R5, R3);
+	ldx(g, R4, R0, 40);
+	alu_x(g, A_ADD, R4, R5);
+	stx(g, R0, 40, R4);                      /* m2 += delta * (v - mean) */
+	bg_place(g, none);
+}
+
+void bg_timing_lines(struct bgen *g, struct strbuf *sb)
+{
+	if (g->timing_map < 0)
+		return;
+	for (int i = 0; i < g->s->probes.len; i++) {
+		const struct derived_probe *dp = g->s->probes.items[i];
+		char *pos = probe_pos(dp), *from = timing_from(dp), *text;
+
+		text = xasprintf("%s, (%s)", dp->pp, pos);
+		strbuf_addf(sb, "timing %d ", dp->index);
+		bg_escape(sb, text, strlen(text));
+		strbuf_addstr(sb, "\\x00");
+		bg_escape(sb, from, strlen(from));
+		strbuf_addch(sb, '\n');
+		free(text);
+		free(pos);
+		free(from);
+	}
+}
+
 void bg_prog_end(struct bgen *g, const char *section)
 {
 	if (g->act_used) {   /* MAXACTION's error: its format is in r2 */
@@ -333,6 +434,7 @@ void bg_prog_end(struct bgen *g, const char *section)
 		bg_act_record(g);
 	}
 	bg_place(g, g->exit_label);
+	timing_end(g);
 	if (!g->user) {
 		bg_emit(g, B_ST | B_MEM | B_DW, R7, 0, BUSY, 0);
 		bg_ja(g, g->bare_exit);
@@ -407,6 +509,7 @@ char *bg_bundle(struct bgen *g)
 			    (long long)m->max, m->name);
 	}
 	bg_ksym_rodata(g, &sb);
+	bg_timing_lines(g, &sb);
 	strbuf_addstr(&sb, g->fmts.buf);
 	strbuf_addstr(&sb, g->progs.buf);
 	strbuf_addstr(&sb, "end\n");

@@ -556,6 +556,8 @@ static void layout_globals(struct bgen *g)
 	g->globals_map = g->globals_size ? bg_map(g, "array", "i", g->globals_spec.buf, 1, "@globals") : -1;
 	g->config_map = bg_map(g, "array", "i", "lllllll", 1, "@config");
 	g->rodata_map = -1;
+	g->timing_map = g->s->timing ? bg_map(g, "percpu_array", "i", "llllll",
+					      g->s->probes.len ? g->s->probes.len : 1, "@timing") : -1;
 	g->scratch_map = bg_map(g, "percpu_array", "i", "s", 1, "@scratch");
 }
 
@@ -599,6 +601,7 @@ static bool probe_body(struct bgen *g, struct derived_probe *dp, bool user, bool
 
 	g->failed = false;
 	bg_prog_start(g, dp, user);
+	bg_timing_start(g, dp);
 	g->user_timer = user_timer;
 	bg_entry_load(g);
 	for (int i = 0; i < dp->probe->locals.len; i++)
@@ -732,10 +735,6 @@ int bpf_translate(struct session *s)
 	int n = s->probes.len;
 	struct derived_probe **order = xcalloc(n ? n : 1, sizeof(*order));
 
-	if (s->timing) {
-		diag(s, E_BPF_UNSUPPORTED, (struct srcpos){0}, "-t (probe timing) has no BPF form yet");
-		return -1;
-	}
 	if (!defines(&g))
 		return -1;
 	layout_globals(&g);
