@@ -12,6 +12,7 @@
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -277,6 +278,24 @@ static uint32_t ringbuf_size(const struct session *s, const struct bundle_map *m
 	while (size < want)
 		size <<= 1;
 	return (uint32_t)size;
+}
+
+/* The hits the kernel itself skipped: a program that fired while another
+ * BPF program ran on its CPU (the kernel counts them from Linux 6.7 on; a
+ * probe that fires inside another is what the module counts as skipped). */
+static int kernel_skipped(const struct session *s)
+{
+	int64_t n = 0;
+
+	for (size_t i = 0; s->prog_fds && i < s->b.nprogs; i++) {
+		struct bpf_prog_info info;
+		uint32_t len = sizeof(info);
+
+		memset(&info, 0, sizeof(info));
+		if (s->prog_fds[i] >= 0 && bpf_obj_get_info_by_fd(s->prog_fds[i], &info, &len) == 0)
+			n += (int64_t)info.recursion_misses;
+	}
+	return (int)(n > INT_MAX ? INT_MAX : n);
 }
 
 /* -t's report, after the end programs, as the module prints it
@@ -966,6 +985,7 @@ int main(int argc, char **argv)
 	run_programs(&s, s.error_seen ? BP_ERROR : BP_END);
 	if (s.b.ntiming)
 		timing_report(&s);
+	s.skipped += kernel_skipped(&s);
 	cmd_child_finish(&s.child);
 	if (s.errors || s.skipped)   /* as stapio closes such a session */
 		fprintf(stderr, "WARNING: Number of errors: %d, skipped probes: %d\n", s.errors, s.skipped);
