@@ -25,6 +25,19 @@ static int by_addr(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+/* One line of /proc/kallsyms: its address, name and module ("" for the
+ * kernel); false for a line without a symbol or whose address reads 0
+ * (kptr_restrict). */
+static bool parse_line(const char *line, unsigned long long *addr, char name[256], char mod[128])
+{
+	char type;
+	int k;
+
+	mod[0] = '\0';
+	k = sscanf(line, "%llx %c %255s [%127[^]]]", addr, &type, name, mod);
+	return k >= 3 && *addr;
+}
+
 /* /proc/kallsyms into syms; none when it cannot be read or shows the
  * addresses as 0 (kptr_restrict), so that addresses print in hex. */
 static void load(void)
@@ -33,15 +46,12 @@ static void load(void)
 	char line[512], name[256], mod[128];
 	unsigned long long addr;
 	size_t cap = 0;
-	char type;
 
 	loaded = true;
 	if (!f)
 		return;
 	while (fgets(line, sizeof(line), f)) {
-		int k = sscanf(line, "%llx %c %255s [%127[^]]]", &addr, &type, name, mod);
-
-		if (k < 3 || !addr)
+		if (!parse_line(line, &addr, name, mod))
 			continue;
 		if (nsyms == cap) {
 			struct ksym *p = realloc(syms, (cap = cap ? 2 * cap : 65536) * sizeof(*syms));
@@ -52,7 +62,7 @@ static void load(void)
 		}
 		syms[nsyms].addr = addr;
 		syms[nsyms].name = strdup(name);
-		syms[nsyms].mod = k == 4 ? strdup(mod) : NULL;
+		syms[nsyms].mod = mod[0] ? strdup(mod) : NULL;
 		if (!syms[nsyms].name)
 			break;
 		nsyms++;
@@ -100,10 +110,24 @@ void bpf_ksym_name(char *out, size_t n, uint64_t addr, bool data)
 
 uint64_t bpf_ksym_addr(const char *name)
 {
-	if (!loaded)
-		load();
-	for (size_t i = 0; i < nsyms; i++)
-		if (!syms[i].mod && !strcmp(syms[i].name, name))
-			return syms[i].addr;
+	char line[512], sym[256], mod[128];
+	unsigned long long addr;
+	FILE *f;
+
+	if (loaded) {
+		for (size_t i = 0; i < nsyms; i++)
+			if (!syms[i].mod && !strcmp(syms[i].name, name))
+				return syms[i].addr;
+		return 0;
+	}
+	f = fopen("/proc/kallsyms", "re");   /* one symbol: no table (a loader's KASLR offset) */
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (parse_line(line, &addr, sym, mod) && !mod[0] && !strcmp(sym, name)) {
+			fclose(f);
+			return addr;
+		}
+	fclose(f);
 	return 0;
 }
