@@ -224,28 +224,23 @@ bool bg_slice_delete_callback(struct bgen *g, struct stmt *st, int pat, int keys
 
 /* Spin for the lock word at offset 0 of map's entry 0 (wrap.c) with
  * bpf_loop, up to 64K tries (a few ms), where a spin the verifier walks
- * would be a few hundred. The word takes the value at
- * r10 slot me (the CPU's number + 1); the spin stops when it holds that
- * already: this CPU's holder is the probe this one interrupted, and it
- * cannot go on before this one ends. r0 = 0 when taken. */
-void bg_spin_lock(struct bgen *g, int map, int me)
+ * would be a few hundred. r0 = 0 when taken. */
+void bg_spin_lock(struct bgen *g, int map)
 {
 	struct bcallback *cb = xcalloc(1, sizeof(*cb));
 
 	cb->parent = g->in_callback ? g->making : -1;
 	cb->lock_map = map;
 	cb->flag = bg_stack(g);
-	ldx(g, R1, R10, me);
-	stx(g, R10, cb->flag, R1);
+	bg_emit(g, B_ST | B_MEM | B_DW, R10, 0, cb->flag, 1);
 	bg_mov_imm(g, R1, 1 << 16);
 	call_helper(g, cb, H_LOOP);
 	ldx(g, R0, R10, cb->flag);
 	vec_push(&g->callbacks, cb);
 }
 
-/* One try: the flag in the probe's frame (the value to write) set to 0
- * and the loop stopped when the compare-and-exchange takes the word; the
- * loop stopped too when the word holds the value already. */
+/* One try: the flag in the probe's frame (1 while the word is not taken)
+ * set to 0 and the loop stopped when the compare-and-exchange takes it. */
 static int emit_spin(struct bgen *g, const struct bcallback *cb)
 {
 	int got = bg_label(g), none = bg_label(g);
@@ -257,10 +252,9 @@ static int emit_spin(struct bgen *g, const struct bcallback *cb)
 	bg_jmp(g, J_EQ, R0, -1, 0, none);
 	mov(g, R1, R0);
 	bg_mov_imm(g, R0, 0);
-	ldx(g, R2, R6, cb->flag);
+	bg_mov_imm(g, R2, 1);
 	bg_emit(g, B_STX | B_ATOMIC | B_DW, R1, R2, 0, AT_CMPXCHG);
 	bg_jmp(g, J_EQ, R0, -1, 0, got);
-	bg_jmp(g, J_EQ, R0, R2, 0, none);
 	bg_mov_imm(g, R0, 0);
 	bg_emit(g, B_JMP | J_EXIT, 0, 0, 0, 0);
 	bg_place(g, got);

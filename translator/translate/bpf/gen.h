@@ -191,7 +191,7 @@ void bg_slice_match_delete(struct bgen *g, struct stmt *st, int pat, int key);
 void bg_emit_callbacks(struct bgen *g, int main_stack);
 /* r0 = 1 once the lock word at offset 0 of map's entry 0 is taken (a
  * bpf_loop of compare-and-exchange tries), 0 if it stays taken */
-void bg_spin_lock(struct bgen *g, int map, int me);
+void bg_spin_lock(struct bgen *g, int map);
 /* MAXACTION's error record, its format in r2 */
 void bg_act_record(struct bgen *g);
 /* Is the target kernel release at least major.minor? */

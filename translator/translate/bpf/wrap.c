@@ -71,29 +71,20 @@ static void wrap_error(struct bgen *g, const struct sym *v, const char *msg, str
  * r0 = the lock value (stack slot st keeps it too), locked. A kernel
  * probe that cannot take it ends there, a skipped probe, as the module's
  * does when a lock stays taken (counted in stapbpf's closing warning):
- * - it writes its CPU's number + 1 in the word, so it sees at once where
- *   it interrupted this CPU's holder (a raw tracepoint in an interrupt:
- *   the holder cannot go on before it ends);
- * - else, after one try, it spins with bpf_loop (callback.c), or a spin
- *   the verifier walks on an older kernel: a few ms at most, where a
- *   holder takes a microsecond, as an interrupt handler must not wait
- *   long (a virtual CPU that holds it may not run for 100 ms).
- * In stapbpf's interpreter (begin, end) no kernel probe holds it: -1 is
- * its value, and a taken lock the error.
+ * after one try, it spins with bpf_loop (callback.c), or a spin the
+ * verifier walks on an older kernel: a few ms at most, where a holder
+ * takes a microsecond, as an interrupt handler must not wait long (a
+ * virtual CPU that holds it may not run for 100 ms). The holder is never
+ * a probe this one interrupted: a kernel probe that fires inside another
+ * on its CPU ends at once (@scratch's BUSY word, prog.c). In stapbpf's
+ * interpreter (begin, end) no kernel probe holds it: a taken lock is the
+ * error.
  */
 static void lock(struct bgen *g, const struct sym *v, int st, struct srcpos pos)
 {
-	int retry = bg_label(g), locked = bg_label(g), none = bg_label(g), skip = bg_label(g),
-	    me = bg_stack(g);
+	int retry = bg_label(g), locked = bg_label(g), none = bg_label(g);
 	bool loop = !g->user && bg_kernel_at_least(g->s, 5, 17), count = !g->user && !loop;
 
-	if (g->user) {
-		bg_emit(g, B_ST | B_MEM | B_DW, R10, 0, me, -1);
-	} else {
-		bg_call(g, H_SMP_PROCESSOR_ID);
-		alu_k(g, A_ADD, R0, 1);
-		stx(g, R10, me, R0);
-	}
 	bg_lookup0(g, g->wrap[v->index].state);
 	bg_jmp(g, J_EQ, R0, -1, 0, none);
 	stx(g, R10, st, R0);
@@ -102,20 +93,17 @@ static void lock(struct bgen *g, const struct sym *v, int st, struct srcpos pos)
 	bg_place(g, retry);
 	ldx(g, R2, R10, st);
 	bg_mov_imm(g, R0, 0);
-	ldx(g, R1, R10, me);
+	bg_mov_imm(g, R1, 1);
 	bg_emit(g, B_STX | B_ATOMIC | B_DW, R2, R1, W_LOCK, AT_CMPXCHG);
 	bg_jmp(g, J_EQ, R0, -1, 0, locked);
 	if (loop) {
-		bg_jmp(g, J_EQ, R0, R1, 0, skip);
-		bg_spin_lock(g, g->wrap[v->index].state, me);
+		bg_spin_lock(g, g->wrap[v->index].state);
 		bg_jmp(g, J_EQ, R0, -1, 0, locked);
 	} else if (count) {
-		bg_jmp(g, J_EQ, R0, R1, 0, skip);
 		alu_k(g, A_ADD, R3, 1);
 		bg_jmp(g, J_LT, R3, -1, SPIN, retry);
 	}
-	if (!g->user) {
-		bg_place(g, skip);
+	if (!g->user) {   /* not taken: a skipped probe */
 		bg_record(g, REC_SKIP, 0, "", NULL, NULL);
 		bg_ja(g, g->exit_label);
 	}
