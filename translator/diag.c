@@ -63,9 +63,9 @@ static const char *category(enum diag_tag t)
 	}
 }
 
-/* Show the line of pos with a caret under its column; tabs are kept so the
+/* Add the line of pos with a caret under its column; tabs are kept so the
  * caret lines up in a terminal. */
-static void show_source(struct srcpos pos)
+static void add_source(struct strbuf *sb, struct srcpos pos)
 {
 	const char *p, *end;
 	int line = 1;
@@ -82,12 +82,10 @@ static void show_source(struct srcpos pos)
 	end = strchr(p, '\n');
 	if (!end)
 		end = p + strlen(p);
-	struct strbuf sb = STRBUF_INIT;
-	strbuf_addf(&sb, "    %.*s\n    ", (int)(end - p), p);
+	strbuf_addf(sb, "    %.*s\n    ", (int)(end - p), p);
 	for (int i = 1; i < pos.col && p + i - 1 < end; i++)
-		strbuf_addch(&sb, p[i - 1] == '\t' ? '\t' : ' ');
-	out("%s^\n", sb.buf);
-	strbuf_release(&sb);
+		strbuf_addch(sb, p[i - 1] == '\t' ? '\t' : ' ');
+	strbuf_addstr(sb, "^\n");
 }
 
 /* The diagnostics printed so far, and whether the last one was a repeat
@@ -95,9 +93,9 @@ static void show_source(struct srcpos pos)
 static strvec seen;
 static bool repeat;
 
-/* Print a diagnostic once: a second with the same text and place (the same
- * fault met again through another derived probe or inference round) is
- * counted but not printed, as SystemTap prints each error once. */
+/* Print a diagnostic once: a second with the same text, place and source
+ * line (the same fault met again through another derived probe or inference
+ * round) is counted but not printed, as SystemTap prints each error once. */
 static void vreport(const char *head, enum diag_tag tag, struct srcpos pos,
 		    const char *fmt, va_list ap)
 {
@@ -107,6 +105,8 @@ static void vreport(const char *head, enum diag_tag tag, struct srcpos pos,
 	strbuf_vaddf(&sb, fmt, ap);
 	if (pos.file)
 		strbuf_addf(&sb, " at %s:%d:%d", pos.file->name, pos.line, pos.col);
+	strbuf_addch(&sb, '\n');
+	add_source(&sb, pos);
 	repeat = false;
 	for (int i = 0; i < seen.len && !repeat; i++)
 		repeat = !strcmp(seen.items[i], sb.buf);
@@ -114,8 +114,7 @@ static void vreport(const char *head, enum diag_tag tag, struct srcpos pos,
 		strbuf_release(&sb);
 		return;
 	}
-	out("%s\n", sb.buf);
-	show_source(pos);
+	out("%s", sb.buf);
 	vec_push(&seen, strbuf_detach(&sb));
 }
 
@@ -153,7 +152,10 @@ void diag_note(struct session *s, struct srcpos pos, const char *fmt, ...)
 	if (pos.file)
 		out(" at %s:%d:%d", pos.file->name, pos.line, pos.col);
 	out("\n");
-	show_source(pos);
+	struct strbuf sb = STRBUF_INIT;
+	add_source(&sb, pos);
+	out("%s", sb.buf);
+	strbuf_release(&sb);
 }
 
 void diag_list_tags(void)
