@@ -20,8 +20,11 @@ enum {
 	H_RB_DISCARD = 133, H_KTIME_TAI = 208,
 	HU_FOREACH_START = 0x1001, HU_FOREACH_NEXT = 0x1002, HU_MAP_CLEAR = 0x1003,
 	HU_MAP_COUNT = 0x1004, HU_REALTIME_NS = 0x1005, HU_SPRINTF = 0x1006, HU_PRINT_HIST = 0x1007,
-	HU_REREAD = 0x1008, HU_PID_PARENT = 0x1009, HU_KSYM = 0x100a,
+	HU_REREAD = 0x1008, HU_PID_PARENT = 0x1009, HU_KSYM = 0x100a, HU_PROCFS = 0x100b,
 };
+
+/* HU_PROCFS(op, str): a procfs probe's file (its $value) */
+enum { PROCFS_VALUE = 0, PROCFS_SET = 1, PROCFS_APPEND = 2, PROCFS_ACTIVE = 3 };
 
 /* a ring buffer record's kind: the low 32 bits of its first u64 */
 enum { REC_PRINTF = 1, REC_EXIT = 2, REC_ERROR = 3, REC_WARN = 4, REC_SYSTEM = 5, REC_SKIP = 6, REC_QUIET_ERROR = 7,

@@ -480,7 +480,7 @@ static int parse_prog(struct parser *ps, char *rest)
 		[BP_KPROBE] = "kprobe", [BP_KRETPROBE] = "kretprobe", [BP_TIMER] = "timer",
 		[BP_PROFILE] = "profile", [BP_PERF] = "perf", [BP_TRACEPOINT] = "tracepoint",
 		[BP_RAW_TRACEPOINT] = "raw_tracepoint", [BP_UPROBE] = "uprobe", [BP_URETPROBE] = "uretprobe",
-		[BP_UTIMER] = "utimer",
+		[BP_UTIMER] = "utimer", [BP_PROCFS_READ] = "procfs_read", [BP_PROCFS_WRITE] = "procfs_write",
 	};
 	struct bundle *b = ps->b;
 	struct bundle_prog p = { .file_line = ps->line };
@@ -583,6 +583,21 @@ static int parse_prog(struct parser *ps, char *rest)
 		break;
 	case BP_PROFILE:
 		p.period = 4000000;
+		break;
+	case BP_PROCFS_READ:
+	case BP_PROCFS_WRITE:   /* MODE MAXSIZE PATH */
+		if (number(ps, next_field(&rest), "the procfs file's MODE", 0, 0777, &v) < 0)
+			goto fail;
+		p.offset = v;
+		if (number(ps, next_field(&rest), "the procfs file's MAXSIZE", 0, 1 << 24, &v) < 0)
+			goto fail;
+		p.period = v;
+		a = next_field(&rest);
+		if (!a || a[0] == '/' || strstr(a, "..")) {
+			perr(ps, "%s wants MODE MAXSIZE PATH (a relative path)", sec);
+			goto fail;
+		}
+		p.symbol = xstrdup(a);
 		break;
 	default:
 		break;
@@ -876,7 +891,8 @@ const char *bundle_pos_of(const struct bundle_prog *p, size_t index)
  * kernel. */
 bool bundle_prog_is_user(const struct bundle_prog *p)
 {
-	return p->kind == BP_BEGIN || p->kind == BP_END || p->kind == BP_ERROR || p->kind == BP_UTIMER;
+	return p->kind == BP_BEGIN || p->kind == BP_END || p->kind == BP_ERROR || p->kind == BP_UTIMER ||
+	       p->kind == BP_PROCFS_READ || p->kind == BP_PROCFS_WRITE;
 }
 
 /* A map by its NAME field (@config ...). */

@@ -55,6 +55,8 @@ enum bundle_prog_kind {
 	BP_RAW_TRACEPOINT,
 	BP_UPROBE,
 	BP_URETPROBE,
+	BP_PROCFS_READ,		/* run when its FIFO is read / written (user space) */
+	BP_PROCFS_WRITE,
 	BP_UTIMER,			/* a timer probe stapbpf runs itself */
 };
 
@@ -68,14 +70,16 @@ struct bundle_prog {
 	enum bundle_prog_kind kind;
 	char *section;			/* "SECTION ARGS" as written, for messages */
 	char *symbol;			/* kprobe/kretprobe symbol; tracepoint system;
-					   uprobe/uretprobe file */
+					   uprobe/uretprobe file; procfs file's path */
 	char *event;			/* tracepoint name */
-	int64_t offset;			/* kprobe/kretprobe offset; uprobe file offset */
+	int64_t offset;			/* kprobe/kretprobe offset; uprobe file offset;
+					   procfs: the FIFO's mode */
 	int64_t ref_ctr;		/* uprobe: its semaphore's file offset, or 0 */
 	int64_t pid;			/* uprobe: the one process it fires in, or 0 */
 	uint32_t perf_type;		/* perf: perf_event_attr's type and config */
 	uint64_t perf_config;
-	int64_t period;			/* timer/utimer/profile: ns; perf: events, or -Hz */
+	int64_t period;			/* timer/utimer/profile: ns; perf: events, or -Hz;
+					   procfs_read: maxsize (0: 512 bytes) */
 	struct bpf_insn *insns;
 	size_t ninsns;
 	struct bundle_line *lines;	/* sorted by index */

@@ -373,6 +373,37 @@ static uint64_t sprintf_slot(struct vm *vm, uint64_t dst_addr, uint64_t id, uint
 	return 0;
 }
 
+/* HU_PROCFS(op, str): the file of the procfs probe being run (env's
+ * procfs_buf, size bytes with its NUL; NULL in other programs): $value
+ * read (at most a string's 63 bytes), set, appended to (up to its size,
+ * as the module's strscpy/strlcat), or whether there is one. */
+static uint64_t procfs_op(struct vm *vm, uint64_t op, uint64_t str)
+{
+	struct interp_env *env = vm->env;
+	char *buf = env->procfs_buf;
+	uint8_t *p;
+	size_t len;
+
+	if (op == PROCFS_ACTIVE)
+		return buf != NULL;
+	p = vm_mem(vm, str, BUNDLE_STRSZ, op == PROCFS_VALUE);
+	if (!p)
+		return 0;
+	if (op == PROCFS_VALUE) {
+		memset(p, 0, BUNDLE_STRSZ);
+		if (buf)
+			memcpy(p, buf, strnlen(buf, BUNDLE_STRSZ - 1));
+		return 0;
+	}
+	if (!buf || !env->procfs_size)
+		return 0;
+	len = op == PROCFS_APPEND ? strnlen(buf, env->procfs_size - 1) : 0;
+	for (size_t i = 0; i < BUNDLE_STRSZ && p[i] && len < env->procfs_size - 1; i++)
+		buf[len++] = (char)p[i];
+	buf[len] = '\0';
+	return 0;
+}
+
 /* One helper call: the copies flushed first, the map argument checked. */
 uint64_t vm_call(struct vm *vm, int32_t id)
 {
@@ -490,6 +521,8 @@ uint64_t vm_call(struct vm *vm, int32_t id)
 		return reread(vm, r[1]);
 	case HU_PID_PARENT:
 		return (uint64_t)pid_parent((int64_t)r[1]);
+	case HU_PROCFS:
+		return procfs_op(vm, r[1], r[2]);
 	case HU_KSYM:   /* (dst, addr, data): symname() or symdata() into a string slot */
 		p = vm_mem(vm, r[1], BUNDLE_STRSZ, true);
 		if (p) {

@@ -21,6 +21,8 @@ struct interp_env {
 	void *ctx;
 	int verbose;
 	FILE *out;			/* where print_hist writes (the records' output) */
+	char *procfs_buf;		/* a procfs probe's file: its $value, else NULL */
+	size_t procfs_size;		/* its bytes, the NUL included */
 };
 
 /* Run p once with r1 = 0: 0 when it returned, -1 when it was stopped

@@ -34,6 +34,7 @@
 #include "bpf_interp.h"
 #include "bpf_ksym.h"
 #include "bpf_printf.h"
+#include "bpf_procfs.h"
 #include "stapio_system.h"
 #include "bpf_umap.h"
 #include "stapio_cmd.h"
@@ -57,6 +58,7 @@ struct session {
 	struct ring_buffer *rb;
 	struct interp_env env;
 	struct cmd_child child;
+	struct procfs pf;		/* the procfs probes' FIFOs */
 
 	bool stop;			/* exit(), an error, a signal ... */
 	bool error_seen;		/* a run-time error: error programs, not end */
@@ -824,29 +826,69 @@ static int run_timers(struct session *s, double *due, double t, int max_ms)
 	return next <= t ? 0 : (int)((next - t) * 1e3) + 1;
 }
 
-/* The kernel programs' records, and the utimer programs on their times,
- * until something stops the session. */
+/* A procfs probe on its file (procfs_serve): the kernel's records first,
+ * as before a utimer program. */
+static void run_procfs(void *ctx, const struct bundle_prog *p, char *buf, size_t size)
+{
+	struct session *s = ctx;
+
+	if (s->stop)
+		return;
+	if (s->rb)
+		ring_buffer__consume(s->rb);
+	s->env.procfs_buf = buf;
+	s->env.procfs_size = size;
+	if (interp_run(&s->env, p) < 0) {
+		s->failed = s->error_seen = true;
+		request_stop(s, "an interpreted program failed");
+	}
+	s->env.procfs_buf = NULL;
+	s->env.procfs_size = 0;
+	fflush(s->out);
+}
+
+/* The kernel programs' records, the utimer programs on their times and
+ * the procfs files' readers and writers, until something stops the
+ * session. */
 static void relay(struct session *s)
 {
 	double deadline = s->time_limit ? now() + s->time_limit : 0;
-	struct pollfd pfd = { .fd = sig_pipe[0], .events = POLLIN };
 	double *due = calloc(s->b.nprogs + 1, sizeof(*due));
+	struct pollfd *pfds = calloc(2 + procfs_npoll(&s->pf), sizeof(*pfds));
 
-	while (!s->stop) {
-		int wait = run_timers(s, due, now(), 100);
-		int n = s->rb ? ring_buffer__poll(s->rb, wait) : poll(&pfd, 1, wait);
+	while (!s->stop && due && pfds) {
+		int wait = run_timers(s, due, now(), 100), look;
+		size_t n = 0, first;
 
-		if (n < 0 && n != -EINTR && errno != EINTR) {
-			error_msg(s, "ERROR: polling the ring buffer: %s", strerror(s->rb ? -n : errno));
+		pfds[n++] = (struct pollfd){ .fd = sig_pipe[0], .events = POLLIN };
+		if (s->rb)
+			pfds[n++] = (struct pollfd){ .fd = ring_buffer__epoll_fd(s->rb), .events = POLLIN };
+		first = n;
+		n += procfs_pollfds(&s->pf, pfds + n, &look);
+		if (look >= 0 && look < wait)
+			wait = look;
+		if (poll(pfds, n, wait) < 0 && errno != EINTR) {
+			error_msg(s, "ERROR: poll: %s", strerror(errno));
 			s->failed = true;
 			break;
 		}
-		if (n > 0)
-			fflush(s->out);
+		if (s->rb) {
+			int c = ring_buffer__consume(s->rb);
+			if (c < 0) {
+				error_msg(s, "ERROR: reading the ring buffer: %s", strerror(-c));
+				s->failed = true;
+				break;
+			}
+			if (c > 0)
+				fflush(s->out);
+		}
+		if (s->pf.n)
+			procfs_serve(&s->pf, pfds + first, n - first, run_procfs, s);
 		handle_signals(s);
 		if (deadline && now() >= deadline)
 			request_stop(s, "the -T time is over");
 	}
+	free(pfds);
 	free(due);
 }
 
@@ -909,6 +951,10 @@ static int prepare(struct session *s)
 		verbose(s, "-c command is pid %d", (int)s->target);
 	}
 	s->wall_tai = wall_minus_tai();
+	if (procfs_open(&s->pf, &s->b) < 0)
+		return -1;
+	if (s->pf.dir)
+		verbose(s, "procfs files: FIFOs in %s", s->pf.dir);
 	if (kaslr_offset(s, &s->kaslr) < 0 || write_config(s, 0) < 0 || load_programs(s) < 0)
 		return -1;
 	if (s->b.nmaps && s->b.maps[0].kind == BM_RINGBUF) {
@@ -928,6 +974,7 @@ static int prepare(struct session *s)
 static void cleanup(struct session *s)
 {
 	detach_all(s);
+	procfs_close(&s->pf);
 	ring_buffer__free(s->rb);
 	for (size_t i = 0; s->prog_fds && i < s->b.nprogs; i++)
 		if (s->prog_fds[i] >= 0)
@@ -944,7 +991,7 @@ static void cleanup(struct session *s)
 /* Prepare, begin, attach, relay, detach, drain, end: see the comment at the top. */
 int main(int argc, char **argv)
 {
-	struct session s = { .child = { .go_fd = -1 } };
+	struct session s = { .child = { .go_fd = -1 }, .pf = { .inotify = -1 } };
 	int rc;
 
 	parse_args(&s, argc, argv);

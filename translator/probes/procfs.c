@@ -180,6 +180,27 @@ static void emit_unregister(struct session *s, struct strbuf *out)
 	strbuf_addstr(out, "\tstp_procfs_stop(stp_procfs_files, ARRAY_SIZE(stp_procfs_files));\n");
 }
 
+/* --runtime=bpf: stapbpf runs the probe in its interpreter when the file,
+ * a FIFO under /var/tmp/systemtap-USER/MODULE/ (SystemTap's stapbpf's
+ * place), is read or written; "__stdin" is stapbpf's standard input. The
+ * mode is this probe's share of the file's, as emit_decls adds them. */
+static int bpf_section(const struct derived_probe *dp, struct strbuf *out, bool *optional,
+		       const char **why)
+{
+	const struct procfs_probe *d = dp->data;
+	int64_t mode = d->write ? 0222 & ~(d->umask >= 0 ? d->umask : 0022)
+				: 0444 & ~(d->umask >= 0 ? d->umask : 0044);
+
+	(void)optional;
+	if (strpbrk(d->path, " \t\n")) {
+		*why = "a file name with white space";
+		return -1;
+	}
+	strbuf_addf(out, "procfs_%s %lld %lld %s", d->write ? "write" : "read", (long long)mode,
+		    (long long)d->maxsize, d->path);
+	return 0;
+}
+
 static const char *const shapes[] = { "procfs", NULL };
 
 const struct provider procfs_provider = {
@@ -191,5 +212,6 @@ const struct provider procfs_provider = {
 	.emit_decls = emit_decls,
 	.emit_register = emit_register,
 	.emit_unregister = emit_unregister,
+	.bpf_section = bpf_section,
 	.shapes = shapes,
 };

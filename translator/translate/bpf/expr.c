@@ -1403,6 +1403,13 @@ static struct bstr ctx_str(struct bgen *g, struct expr *e, const char *n, bool *
 		bg_str_literal(g, d, p, strcspn(p, "\"@"));
 	} else if (!strcmp(n, "substr")) {
 		substr(g, e, d);
+	} else if (!strcmp(n, "__procfs_value") && !e->args.len) {   /* at most 63 bytes of it */
+		bg_str_zero(g, d);
+		if (g->user) {
+			bg_mov_imm(g, R1, PROCFS_VALUE);
+			str_addr(g, R2, d);
+			bg_call(g, HU_PROCFS);
+		}
 	} else if (!strcmp(n, "__tz_name") && !e->args.len) {   /* 15 bytes at @config's 40 */
 		int none = bg_label(g);
 		bg_str_zero(g, d);
@@ -1792,6 +1799,47 @@ static bool ctx_long(struct bgen *g, struct expr *e, const char *n)
 		;
 	} else if (!strncmp(n, "user_", 5) && user_read(g, e, n + 5)) {
 		;
+	} else if (!strcmp(n, "__sc_compat_task") && g->user) {   /* stapbpf: a 64-bit task */
+		bg_mov_imm(g, R0, 0);
+	} else if (!strcmp(n, "__procfs_reading") && !e->args.len) {   /* a procfs probe's file */
+		bg_mov_imm(g, R0, 0);
+		if (g->user) {
+			bg_mov_imm(g, R1, PROCFS_ACTIVE);
+			bg_call(g, HU_PROCFS);
+		}
+	} else if ((!strcmp(n, "__procfs_set") || !strcmp(n, "__procfs_append")) && e->args.len == 1) {
+		struct bstr v = bg_str(g, e->args.items[0]);
+		if (g->user) {   /* no kernel program has a file to fill */
+			bg_mov_imm(g, R1, n[9] == 's' ? PROCFS_SET : PROCFS_APPEND);
+			str_addr(g, R2, v);
+			bg_call(g, HU_PROCFS);
+		}
+	} else if (!strcmp(n, "__input_line_done") && e->args.len == 1) {
+		/* input.line: a line ends at its newline or when a string is full */
+		struct bstr s = bg_str(g, e->args.items[0]), t = scratch_str(g);
+		int done = bg_label(g), full = bg_label(g);
+		bg_scratch(g, BPF_STRSZ);
+		str_addr(g, R1, t);
+		bg_mov_imm(g, R2, BPF_STRSZ);
+		str_addr(g, R3, s);
+		bg_call(g, H_READ_KERNEL_STR);
+		alu_k(g, A_ADD, R0, -1);        /* the length */
+		int some = bg_label(g);
+		bg_jmp(g, J_SGT, R0, -1, 0, some);
+		bg_mov_imm(g, R0, 0);
+		bg_ja(g, done);
+		bg_place(g, some);
+		bg_jmp(g, J_SGE, R0, -1, BPF_STRSZ - 1, full);
+		alu_k(g, A_ADD, R0, -1);
+		alu_k(g, A_AND, R0, BPF_STRSZ - 1);
+		str_addr(g, R1, t);
+		alu_x(g, A_ADD, R1, R0);
+		bg_emit(g, B_LDX | B_MEM | B_B, R1, R1, 0, 0);
+		bg_mov_imm(g, R0, 0);
+		bg_jmp(g, J_NE, R1, -1, '\n', done);
+		bg_place(g, full);
+		bg_mov_imm(g, R0, 1);
+		bg_place(g, done);
 	} else if (!strcmp(n, "strlen")) {
 		struct bstr s = bg_str(g, e->args.items[0]), t = scratch_str(g);
 		int pos = bg_label(g);

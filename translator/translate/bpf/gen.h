@@ -91,7 +91,7 @@ struct bgen {
 	int globals_size, scratch_size;
 	/* the program being made */
 	const struct derived_probe *dp;
-	bool user;              /* begin/end/error: run by stapbpf's interpreter */
+	bool user;              /* begin/end/error/procfs: run by stapbpf's interpreter */
 	bool user_timer;        /* ... and a timer probe it runs so (no task context) */
 	bool ctx_args;          /* the context is u64 args[] (a raw tracepoint), not pt_regs */
 	struct binsn *insn;
@@ -124,6 +124,7 @@ struct bgen {
 	int bias_voff, bias_off;   /* the load bias in the map's value (-1: none), its copy */
 	int64_t entry_ret_off;  /* the frame address at return: the stack pointer + it */
 	bool in_entry;          /* making the program on the function's entry */
+	strvec procfs;          /* the procfs files so far: 'r' or 'w', then the path */
 };
 
 /* prog.c */

@@ -651,6 +651,29 @@ static bool timer_program(struct bgen *g, struct derived_probe *dp, struct strbu
 	return ok;
 }
 
+/* A procfs file is a FIFO for stapbpf (doc/bpf-bundle.md): read or
+ * written, not both, as SystemTap's stapbpf has it. sec is
+ * "procfs_DIR MODE MAXSIZE PATH"; false (reported) for a file that has
+ * probes of both ways. */
+static bool procfs_one_way(struct bgen *g, struct derived_probe *dp, const char *sec)
+{
+	const char *path = strrchr(sec, ' ') + 1;
+	bool write = sec[7] == 'w';
+
+	for (int i = 0; i < g->procfs.len; i++) {
+		const char *o = g->procfs.items[i];
+		if (strcmp(o + 1, path) || (o[0] == 'w') == write)
+			continue;
+		diag(g->s, E_BPF_UNSUPPORTED, dp->point ? dp->point->pos : dp->probe->pos,
+		     "procfs file '%s' has read and write probes: with BPF it is a FIFO, read or written",
+		     path);
+		g->failed = true;
+		return false;
+	}
+	vec_push(&g->procfs, xasprintf("%c%s", write ? 'w' : 'r', path));
+	return true;
+}
+
 /* One derived probe as one program. */
 static void probe_program(struct bgen *g, struct derived_probe *dp)
 {
@@ -666,6 +689,13 @@ static void probe_program(struct bgen *g, struct derived_probe *dp)
 		g->failed = true;
 		strbuf_release(&sec);
 		return;
+	}
+	if (!strncmp(sec.buf, "procfs_", 7)) {
+		if (!procfs_one_way(g, dp, sec.buf)) {
+			strbuf_release(&sec);
+			return;
+		}
+		user = true;
 	}
 	g->ctx_args = !strncmp(sec.buf, "raw_tracepoint ", 15);
 	if (!bg_entry_prepare(g, dp)) {

@@ -63,7 +63,7 @@ static void read_mem(struct cparse *c, int size, bool user)
 	const char *name = te->kind == EXPR_TARGET ? te->name : te->kind == EXPR_CAST ? "@cast" : "@var";
 
 	if (c->g->user && !user) {   /* stapbpf's interpreter cannot read the kernel */
-		bg_fail(c->g, te->pos, "reading kernel memory in a begin, end or error probe "
+		bg_fail(c->g, te->pos, "reading kernel memory in a begin, end, error or procfs probe "
 			"(stapbpf runs them in user space)");
 		return;
 	}
