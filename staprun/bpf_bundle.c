@@ -753,13 +753,22 @@ static int parse_item(struct parser *ps, char *text)
 		ps->b->kaslr_sym = xstrdup(sym);
 		return 0;
 	}
+	if (!strcmp(kw, "maxskipped")) {   /* maxskipped N */
+		int64_t v;
+
+		if (number(ps, next_field(&rest), "maxskipped's N", 0, INT64_MAX, &v) < 0 ||
+		    no_more(ps, &rest, "maxskipped") < 0)
+			return -1;
+		ps->b->maxskipped = v;
+		return 0;
+	}
 	if (!strcmp(kw, "end")) {
 		if (no_more(ps, &rest, "end") < 0 || finish_prog(ps) < 0)
 			return -1;
 		ps->seen_end = true;
 		return 0;
 	}
-	return perr(ps, "unknown item '%s' (map, fmt, rodata, timing, prog, insn, line, module, kaslr or end)", kw);
+	return perr(ps, "unknown item '%s' (map, fmt, rodata, timing, prog, insn, line, module, kaslr, maxskipped or end)", kw);
 }
 
 /* qsort: programs by ID, the order the interpreted ones run in. */
@@ -794,6 +803,7 @@ int bundle_parse(const char *path, struct bundle *b)
 	int rc = 0;
 
 	memset(b, 0, sizeof(*b));
+	b->maxskipped = -1;
 	if (!f) {
 		fprintf(stderr, "stapbpf: cannot open %s: %s\n", path, strerror(errno));
 		return -1;

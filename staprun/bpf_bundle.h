@@ -100,6 +100,7 @@ struct bundle {
 	char *module;
 	char *kaslr_sym;		/* "kaslr SYMBOL ADDR": the kernel's load offset is */
 	uint64_t kaslr_addr;		/* SYMBOL's address in /proc/kallsyms - ADDR */
+	int64_t maxskipped;		/* "maxskipped N" (-D MAXSKIPPED), else -1 */
 	struct bundle_map *maps;
 	size_t nmaps;
 	struct bundle_fmt *fmts;	/* indexed by fmt ID */

@@ -64,6 +64,7 @@ struct session {
 	bool error_seen;		/* a run-time error: error programs, not end */
 	int errors;			/* run-time errors, for the closing warning */
 	int skipped;			/* probes skipped (REC_SKIP), for it too */
+	bool skip_reported;		/* more than the bundle's maxskipped */
 	bool failed;			/* exit status 1 */
 };
 
@@ -210,6 +211,14 @@ static void handle_record(void *ctx, const void *data, size_t size)
 	}
 	if (kind == REC_SKIP) {
 		s->skipped++;
+		if (s->b.maxskipped >= 0 && s->skipped > s->b.maxskipped && !s->skip_reported) {
+			/* the module's error, once: the session stops */
+			s->skip_reported = true;
+			error_msg(s, "ERROR: Skipped too many probes, check MAXSKIPPED or try again with stap -t for more details.");
+			s->errors++;
+			s->error_seen = s->failed = true;
+			request_stop(s, "too many skipped probes");
+		}
 		return;
 	}
 	if (kind == REC_QUIET_ERROR) {   /* --suppress-handler-errors: only counted */

@@ -118,6 +118,7 @@ struct bgen {
 	bool act_used;
 	int64_t maxaction;
 	int64_t maxmapentries;
+	int64_t maxskipped;     /* -D MAXSKIPPED, else -1 */
 	/* entry.c: the .return probe being made reads these at entry */
 	VEC(struct bentry) entries;
 	int entry_map;          /* -1: none */

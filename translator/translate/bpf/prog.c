@@ -503,6 +503,8 @@ char *bg_bundle(struct bgen *g)
 	strbuf_addf(&sb, "cstap-bpf 1\nmodule %s\n", g->s->module_name);
 	if (tvars_kaslr_ref(g->s, &kfree))   /* stapbpf puts the load offset in @config */
 		strbuf_addf(&sb, "kaslr kfree 0x%llx\n", (unsigned long long)kfree);
+	if (g->maxskipped >= 0)
+		strbuf_addf(&sb, "maxskipped %lld\n", (long long)g->maxskipped);
 	for (int i = 0; i < g->maps.len; i++) {
 		struct bmap *m = g->maps.items[i];
 		strbuf_addf(&sb, "map %d %s %s %s %lld %s\n", i, m->kind, m->keyspec, m->valspec,

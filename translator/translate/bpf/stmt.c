@@ -716,12 +716,14 @@ static void probe_program(struct bgen *g, struct derived_probe *dp)
 static bool defines(struct bgen *g)
 {
 	static const char *const mine[] = { "MAXACTION", "MAXMAPENTRIES", "MAXSTRINGLEN", "MAXNESTING",
-					    "MAXTRYLOCK", "TRYLOCKDELAY", "MAXKPROBES", "STP_NO_OVERLOAD",
-					    "STP_OVERLOAD_THRESHOLD", "STP_OVERLOAD_INTERVAL", NULL };
+					    "MAXTRYLOCK", "TRYLOCKDELAY", "MAXKPROBES", "MAXSKIPPED",
+					    "STP_NO_OVERLOAD", "STP_OVERLOAD_THRESHOLD", "STP_OVERLOAD_INTERVAL",
+					    NULL };
 	bool ok = true, no_overload = session_define(g->s, "STP_NO_OVERLOAD", LLONG_MIN) != LLONG_MIN;
 
 	g->maxaction = 1000;
 	g->maxmapentries = 2048;
+	g->maxskipped = -1;
 	for (int i = 0; i < g->s->defines.len; i++) {
 		const char *d = g->s->defines.items[i], *eq = strchr(d, '=');
 		size_t n = eq ? (size_t)(eq - d) : strlen(d);
@@ -729,11 +731,11 @@ static bool defines(struct bgen *g)
 		int k;
 		for (k = 0; mine[k] && (strlen(mine[k]) != n || strncmp(d, mine[k], n)); k++)
 			;
-		if (!mine[k] || (k == 2 && v < BPF_STRSZ) || (k >= 8 && !no_overload)) {
+		if (!mine[k] || (k == 2 && v < BPF_STRSZ) || (k >= 9 && !no_overload)) {
 			diag(g->s, E_BPF_UNSUPPORTED, (struct srcpos){0},
 			     "-D %.*s tunes the module runtime; BPF has no such setting%s", (int)n, d,
 			     k == 2 ? " below its own 64-byte strings"
-			     : mine[k] && k >= 8 ? " (it has no overload processing: -DSTP_NO_OVERLOAD says so)" : "");
+			     : mine[k] && k >= 9 ? " (it has no overload processing: -DSTP_NO_OVERLOAD says so)" : "");
 			ok = false;
 		} else if (k == 0 && v > 1000) {
 			diag(g->s, E_BPF_UNSUPPORTED, (struct srcpos){0},
@@ -744,6 +746,8 @@ static bool defines(struct bgen *g)
 			g->maxaction = v;
 		} else if (k == 1) {
 			g->maxmapentries = v;
+		} else if (k == 7) {   /* stapbpf counts the skipped probes */
+			g->maxskipped = v < 0 ? 0 : v;
 		}
 	}
 	g->maxaction *= 10;   /* MAXACTION_INTERRUPTIBLE, as the module runtime's handlers */
