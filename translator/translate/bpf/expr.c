@@ -1987,6 +1987,11 @@ static void gen(struct bgen *g, struct expr *e, struct bstr *out)
 			bg_fail(g, e->pos, "a histogram's buckets have no BPF form yet");
 			return;
 		}
+		for (int i = 0; i < e->args.len; i++)
+			if (e->args.items[i]->kind == EXPR_STAR) {
+				bg_slice_in(g, e);
+				return;
+			}
 		int key = build_key(g, e->lhs->sym, e->args.items, e->args.len);
 		int no = bg_label(g);
 		lookup(g, e->lhs->sym, key);

@@ -190,6 +190,7 @@ bool bg_slice_delete_callback(struct bgen *g, struct stmt *st, int pat, int keys
  * r7+key if it matches the slice st deletes (pattern at r7+pat) */
 int bg_key_size(const struct sym *v);
 void bg_slice_match_delete(struct bgen *g, struct stmt *st, int pat, int key);
+void bg_slice_in(struct bgen *g, struct expr *e);   /* r0 = [k, *] in a */
 void bg_emit_callbacks(struct bgen *g, int main_stack);
 /* r0 = 1 once the lock word at offset 0 of map's entry 0 is taken (a
  * bpf_loop of compare-and-exchange tries), 0 if it stays taken */

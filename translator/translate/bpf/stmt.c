@@ -170,6 +170,45 @@ static void foreach_hist(struct bgen *g, struct stmt *st)
 	bg_place(g, brk);
 }
 
+/* The pattern of slice e (v[k, *]): its keys at a new scratch place of
+ * size bytes, laid out as v's keys, the '*' ones left as they are. */
+static int slice_pattern(struct bgen *g, const struct sym *v, const struct expr *e, int size)
+{
+	int pat = bg_scratch(g, size);
+
+	for (int i = 0, at = pat; i < e->args.len && i < v->nkeys; i++) {
+		struct expr *k = e->args.items[i];
+		if (v->key_types[i] == TYPE_STRING) {
+			if (k->kind != EXPR_STAR)
+				bg_str_copy(g, (struct bstr){ R7, at }, bg_str(g, k));
+			at += BPF_STRSZ;
+		} else {
+			if (k->kind != EXPR_STAR) {
+				bg_long(g, k);
+				stx(g, R7, at, R0);
+			}
+			at += 8;
+		}
+	}
+	return pat;
+}
+
+/* Go to miss unless the key of v at r7+key matches slice e's pattern at
+ * r7+pat. */
+static void slice_match(struct bgen *g, const struct sym *v, const struct expr *e, int pat, int key,
+			int miss)
+{
+	for (int i = 0, at = 0; i < e->args.len && i < v->nkeys; i++) {
+		int n = v->key_types[i] == TYPE_STRING ? BPF_STRSZ : 8;
+		for (int w = 0; w < n && e->args.items[i]->kind != EXPR_STAR; w += 8) {
+			ldx(g, R1, R7, key + at + w);
+			ldx(g, R2, R7, pat + at + w);
+			bg_jmp(g, J_NE, R1, R2, 0, miss);
+		}
+		at += n;
+	}
+}
+
 /* foreach over a global array, in the interpreter only: stapbpf's
  * foreach_start/foreach_next give the keys in the order asked for */
 static void foreach(struct bgen *g, struct stmt *st)
@@ -187,12 +226,15 @@ static void foreach(struct bgen *g, struct stmt *st)
 		foreach_hist(g, st);
 		return;
 	}
-	if (arr->kind != EXPR_VAR || !a || !a->is_array) {
+	if ((arr->kind != EXPR_VAR && arr->kind != EXPR_INDEX) || !a || !a->is_array) {
 		bg_fail(g, st->pos, "foreach over this has no BPF form yet");
 		return;
 	}
 	for (int i = 0; i < a->nkeys; i++)
 		size += a->key_types[i] == TYPE_STRING ? BPF_STRSZ : 8;
+	/* a slice a[k, *]: the keys that match its pattern, of those the
+	 * limit gives (as SystemTap 4.8: the limit counts every key) */
+	int pat = arr->kind == EXPR_INDEX ? slice_pattern(g, a, arr, size) : -1;
 	key = bg_scratch(g, size);
 	if (st->limit)
 		bg_long(g, st->limit);
@@ -210,6 +252,8 @@ static void foreach(struct bgen *g, struct stmt *st)
 	bg_emit(g, B_ALU64 | A_ADD | B_K, R2, 0, 0, key);
 	bg_call(g, HU_FOREACH_NEXT);
 	bg_jmp(g, J_EQ, R0, -1, 0, brk);
+	if (pat >= 0)
+		slice_match(g, a, arr, pat, key, top);
 	if (!has_statements(st->body))
 		bg_action(g, st);
 	for (int i = 0, at = key; i < st->keys.len && i < a->nkeys; i++) {
@@ -268,21 +312,44 @@ static bool is_slice(const struct expr *e)
 	return false;
 }
 
+/* [k, *] in a (e's args the keys, lhs the array): whether a key matches
+ * the slice; in user space a walk of the keys, as foreach's. */
+void bg_slice_in(struct bgen *g, struct expr *e)
+{
+	const struct sym *v = e->lhs->sym;
+	int size = bg_key_size(v), pat, key, h = bg_stack(g), res = bg_stack(g);
+	int top = bg_label(g), done = bg_label(g);
+
+	if (!g->user) {
+		bg_fail_user_only(g, e->pos, "an array slice's membership ([k, *] in a)");
+		return;
+	}
+	pat = slice_pattern(g, v, e, size);
+	key = bg_scratch(g, size);
+	bg_emit(g, B_ST | B_MEM | B_DW, R10, 0, res, 0);
+	bg_ld_map(g, R1, g->gmap[v->index]);
+	bg_mov_imm(g, R2, 0);
+	bg_mov_imm(g, R3, 0);
+	bg_call(g, HU_FOREACH_START);
+	stx(g, R10, h, R0);
+	bg_place(g, top);
+	ldx(g, R1, R10, h);
+	str_addr(g, R2, (struct bstr){ R7, key });
+	bg_call(g, HU_FOREACH_NEXT);
+	bg_jmp(g, J_EQ, R0, -1, 0, done);
+	slice_match(g, v, e, pat, key, top);
+	bg_emit(g, B_ST | B_MEM | B_DW, R10, 0, res, 1);   /* the walk's handle goes with the run */
+	bg_place(g, done);
+	ldx(g, R0, R10, res);
+}
+
 void bg_slice_match_delete(struct bgen *g, struct stmt *st, int pat, int key)
 {
 	const struct expr *e = st->expr;
 	const struct sym *v = e->sym;
 	int skip = bg_label(g);
 
-	for (int i = 0, at = 0; i < e->args.len; i++) {
-		int n = e->args.items[i]->type == TYPE_STRING ? BPF_STRSZ : 8;
-		for (int w = 0; w < n && e->args.items[i]->kind != EXPR_STAR; w += 8) {
-			ldx(g, R1, R7, key + at + w);
-			ldx(g, R2, R7, pat + at + w);
-			bg_jmp(g, J_NE, R1, R2, 0, skip);
-		}
-		at += n;
-	}
+	slice_match(g, v, e, pat, key, skip);
 	int locked = v->wrap ? bg_wrap_forget(g, v, key, st->pos) : 0;
 	bg_ld_map(g, R1, g->gmap[v->index]);
 	str_addr(g, R2, (struct bstr){ R7, key });
@@ -297,22 +364,9 @@ static void slice_delete(struct bgen *g, struct stmt *st)
 {
 	struct expr *e = st->expr;
 	const struct sym *v = e->sym;
-	int size = bg_key_size(v), pat = bg_scratch(g, size), key, h, top = bg_label(g), done = bg_label(g);
+	int size = bg_key_size(v), pat = slice_pattern(g, v, e, size), key, h, top = bg_label(g),
+	    done = bg_label(g);
 
-	for (int i = 0, at = pat; i < e->args.len; i++) {
-		struct expr *k = e->args.items[i];
-		if (k->type == TYPE_STRING) {
-			if (k->kind != EXPR_STAR)
-				bg_str_copy(g, (struct bstr){ R7, at }, bg_str(g, k));
-			at += BPF_STRSZ;
-		} else {
-			if (k->kind != EXPR_STAR) {
-				bg_long(g, k);
-				stx(g, R7, at, R0);
-			}
-			at += 8;
-		}
-	}
 	if (!g->user) {
 		bg_slice_delete_callback(g, st, pat, size);
 		return;
