@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/hw_breakpoint.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -32,6 +33,7 @@ enum bpf_prog_type attach_prog_type(const struct bundle_prog *p)
 	case BP_TIMER:
 	case BP_PROFILE:
 	case BP_PERF:
+	case BP_HWBKPT:
 		return BPF_PROG_TYPE_PERF_EVENT;
 	case BP_TRACEPOINT:
 		return BPF_PROG_TYPE_TRACEPOINT;
@@ -279,6 +281,14 @@ int attach_prog(const struct bundle_prog *p, int prog_fd, struct attachment *a, 
 		a->no_enable = true;
 		return add_fd(a, fd, why, whylen);
 	}
+	case BP_HWBKPT:   /* every access the watchpoint takes is a sample */
+		attr.type = PERF_TYPE_BREAKPOINT;
+		attr.bp_type = p->bp_rw ? HW_BREAKPOINT_RW : HW_BREAKPOINT_W;
+		attr.bp_addr = p->bp_addr;
+		attr.bp_len = (uint64_t)p->bp_len;
+		attr.sample_period = 1;
+		attr.wakeup_events = 1;
+		goto every_cpu;
 	case BP_TIMER:
 	case BP_PROFILE:
 	case BP_PERF:
@@ -292,6 +302,7 @@ int attach_prog(const struct bundle_prog *p, int prog_fd, struct attachment *a, 
 		}
 		if (p->kind == BP_TIMER)
 			return open_event(&attr, 0, prog_fd, a, why, whylen);
+every_cpu:
 		rc = online_cpus(&cpus, &ncpus);
 		if (rc < 0) {
 			free(cpus);

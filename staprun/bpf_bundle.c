@@ -481,6 +481,7 @@ static int parse_prog(struct parser *ps, char *rest)
 		[BP_PROFILE] = "profile", [BP_PERF] = "perf", [BP_TRACEPOINT] = "tracepoint",
 		[BP_RAW_TRACEPOINT] = "raw_tracepoint", [BP_UPROBE] = "uprobe", [BP_URETPROBE] = "uretprobe",
 		[BP_UTIMER] = "utimer", [BP_PROCFS_READ] = "procfs_read", [BP_PROCFS_WRITE] = "procfs_write",
+		[BP_HWBKPT] = "hwbkpt",
 	};
 	struct bundle *b = ps->b;
 	struct bundle_prog p = { .file_line = ps->line };
@@ -583,6 +584,20 @@ static int parse_prog(struct parser *ps, char *rest)
 		break;
 	case BP_PROFILE:
 		p.period = 4000000;
+		break;
+	case BP_HWBKPT:   /* ADDR LEN RW LINKED */
+		if (number(ps, next_field(&rest), "the watchpoint's ADDR", INT64_MIN, INT64_MAX, &v) < 0)
+			goto fail;
+		p.bp_addr = (uint64_t)v;
+		if (number(ps, next_field(&rest), "the watchpoint's LEN", 1, 8, &v) < 0)
+			goto fail;
+		p.bp_len = (int)v;
+		if (number(ps, next_field(&rest), "the watchpoint's RW", 0, 1, &v) < 0)
+			goto fail;
+		p.bp_rw = v;
+		if (number(ps, next_field(&rest), "the watchpoint's LINKED", 0, 1, &v) < 0)
+			goto fail;
+		p.bp_linked = v;
 		break;
 	case BP_PROCFS_READ:
 	case BP_PROCFS_WRITE:   /* MODE MAXSIZE PATH */

@@ -57,6 +57,7 @@ enum bundle_prog_kind {
 	BP_URETPROBE,
 	BP_PROCFS_READ,		/* run when its FIFO is read / written (user space) */
 	BP_PROCFS_WRITE,
+	BP_HWBKPT,		/* a perf breakpoint event on every CPU */
 	BP_UTIMER,			/* a timer probe stapbpf runs itself */
 };
 
@@ -78,6 +79,10 @@ struct bundle_prog {
 	int64_t pid;			/* uprobe: the one process it fires in, or 0 */
 	uint32_t perf_type;		/* perf: perf_event_attr's type and config */
 	uint64_t perf_config;
+	uint64_t bp_addr;		/* hwbkpt: the address watched (a linked one gets */
+	bool bp_linked;			/* the kernel's load offset added), its length, */
+	int bp_len;			/* and whether reads count too */
+	bool bp_rw;
 	int64_t period;			/* timer/utimer/profile: ns; perf: events, or -Hz;
 					   procfs_read: maxsize (0: 512 bytes) */
 	struct bpf_insn *insns;

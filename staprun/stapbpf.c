@@ -698,10 +698,13 @@ static void run_programs(struct session *s, enum bundle_prog_kind kind)
 	fflush(s->out);
 }
 
-/* A kprobe the kernel will not put on this site, as opposed to kprobes
- * not working at all (no PMU: B_ATTACH). */
+/* A kprobe the kernel will not put on this site, or a watchpoint with no
+ * debug register left, as opposed to such probes not working at all (no
+ * PMU: B_ATTACH). */
 static bool site_refused(const struct bundle_prog *p, int rc)
 {
+	if (p->kind == BP_HWBKPT)   /* no debug register left (x86 has 4), as the module */
+		return rc == -ENOSPC;
 	return (p->kind == BP_KPROBE || p->kind == BP_KRETPROBE || p->kind == BP_UPROBE ||
 		p->kind == BP_URETPROBE) &&
 	       (rc == -EINVAL || rc == -ENOENT || rc == -EBUSY || rc == -EEXIST || rc == -EILSEQ ||
@@ -966,6 +969,9 @@ static int prepare(struct session *s)
 		verbose(s, "procfs files: FIFOs in %s", s->pf.dir);
 	if (kaslr_offset(s, &s->kaslr) < 0 || write_config(s, 0) < 0 || load_programs(s) < 0)
 		return -1;
+	for (size_t i = 0; i < s->b.nprogs; i++)   /* a watched symbol where it is now */
+		if (s->b.progs[i].kind == BP_HWBKPT && s->b.progs[i].bp_linked)
+			s->b.progs[i].bp_addr += (uint64_t)s->kaslr;
 	if (s->b.nmaps && s->b.maps[0].kind == BM_RINGBUF) {
 		s->rb = ring_buffer__new(s->maps[0].fd, ringbuf_record, s, NULL);
 		if (!s->rb) {

@@ -135,6 +135,19 @@ static void emit_unregister(struct session *s, struct strbuf *out)
 	strbuf_addf(out, "\tfor (i = 0; i < %d; i++)\n\t\tstp_hwbkpt_stop(&stp_hwbkpts[i]);\n", n);
 }
 
+/* --runtime=bpf: a BPF program on a perf breakpoint event on every CPU;
+ * stapbpf adds the load offset to a symbol's link address. */
+static int bpf_section(const struct derived_probe *dp, struct strbuf *out, bool *optional,
+		       const char **why)
+{
+	const struct hwbkpt_probe *d = dp->data;
+
+	(void)optional;
+	(void)why;
+	strbuf_addf(out, "hwbkpt %lld %d %d %d", (long long)d->addr, d->len, d->rw, d->linked);
+	return 0;
+}
+
 static const char *const shapes[] = { "kernel.data()", NULL };
 
 const struct provider hwbkpt_provider = {
@@ -145,5 +158,6 @@ const struct provider hwbkpt_provider = {
 	.emit_decls = emit_decls,
 	.emit_register = emit_register,
 	.emit_unregister = emit_unregister,
+	.bpf_section = bpf_section,
 	.shapes = shapes,
 };
