@@ -22,6 +22,7 @@
 #include <bpf/bpf.h>
 
 #include "bpf_attach.h"
+#include "bpf_ksym.h"
 
 #define KPROBE_PMU "/sys/bus/event_source/devices/kprobe"
 #define UPROBE_PMU "/sys/bus/event_source/devices/uprobe"
@@ -187,6 +188,109 @@ static int attach_kuprobe(const struct bundle_prog *p, int prog_fd, struct attac
 	return open_pid_event(&attr, p->pid ? (pid_t)p->pid : -1, 0, prog_fd, a, why, whylen);
 }
 
+/* Where tracefs is, mounted if it is not: 0 or -errno. */
+static int tracefs_root(const char **root, char *why, size_t whylen)
+{
+	static const char *const roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+	struct stat st;
+	char path[64];
+
+	for (int tries = 0; tries < 2; tries++) {
+		for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
+			snprintf(path, sizeof(path), "%s/kprobe_events", roots[i]);
+			if (stat(path, &st) == 0) {
+				*root = roots[i];
+				return 0;
+			}
+		}
+		if (tries || mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL) < 0)
+			break;
+	}
+	return failed(ENOENT, why, whylen, "no tracefs kprobe_events (and mounting tracefs at "
+		      "/sys/kernel/tracing failed)");
+}
+
+/* Append line to tracefs's kprobe_events: 0 or -errno. */
+static int kprobe_events(const char *root, const char *line)
+{
+	char path[64];
+	int fd, rc = 0;
+
+	snprintf(path, sizeof(path), "%s/kprobe_events", root);
+	fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, line, strlen(line)) < 0)
+		rc = -errno;
+	close(fd);
+	return rc;
+}
+
+/* A kretprobe with a maxactive: the kprobe PMU has no such setting, so it
+ * is made as tracefs's kprobe_events does ("rN:cstap/EVENT PLACE", PLACE
+ * an address for an offset from _stext, else SYMBOL+OFFSET), then its
+ * trace event gets the program (as a tracepoint's); detach_prog removes
+ * it. */
+static int attach_kretprobe_tracefs(const struct bundle_prog *p, int prog_fd, struct attachment *a,
+				    char *why, size_t whylen)
+{
+	const char *root;
+	char line[512], path[64], place[300];
+	struct perf_event_attr attr;
+	long id;
+	int rc = tracefs_root(&root, why, whylen);
+
+	if (rc < 0)
+		return rc;
+	if (!strcmp(p->symbol, "_stext")) {
+		uint64_t stext = bpf_ksym_addr("_stext");
+		if (!stext)
+			return failed(ENOENT, why, whylen, "no _stext in /proc/kallsyms");
+		snprintf(place, sizeof(place), "0x%llx", (unsigned long long)(stext + (uint64_t)p->offset));
+	} else {
+		snprintf(place, sizeof(place), "%s+%lld", p->symbol, (long long)p->offset);
+	}
+	snprintf(path, sizeof(path), "cstap/p%d_%d", (int)getpid(), p->id);
+	snprintf(line, sizeof(line), "r%d:%s %s\n", p->maxactive, path, place);
+	rc = kprobe_events(root, line);
+	if (rc < 0)
+		return failed(-rc, why, whylen, "%s/kprobe_events: %s: %s", root, line, strerror(-rc));
+	a->kevent = strdup(path);
+	snprintf(line, sizeof(line), "%s/events/%s/id", root, path);
+	rc = read_number(line, &id);
+	if (rc < 0)
+		return failed(-rc, why, whylen, "%s: %s", line, strerror(-rc));
+	memset(&attr, 0, sizeof(attr));
+	attr.type = PERF_TYPE_TRACEPOINT;
+	attr.config = (uint64_t)id;
+	attr.sample_period = 1;
+	attr.wakeup_events = 1;
+	return open_event(&attr, 0, prog_fd, a, why, whylen);
+}
+
+/* A tracefs kretprobe's misses (kprobe_profile: EVENT NHIT NMISSED), then
+ * the kretprobe removed. */
+static void remove_kretprobe_tracefs(struct attachment *a)
+{
+	const char *root;
+	char why[8], path[64], line[512], name[256];
+	unsigned long long hit, missed;
+	FILE *f;
+
+	if (tracefs_root(&root, why, sizeof(why)) < 0)
+		return;
+	snprintf(path, sizeof(path), "%s/kprobe_profile", root);
+	f = fopen(path, "re");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%255s %llu %llu", name, &hit, &missed) == 3 &&
+		    !strcmp(name, strchr(a->kevent, '/') + 1))
+			a->missed += missed;
+	if (f)
+		fclose(f);
+	snprintf(line, sizeof(line), "-:%s\n", a->kevent);
+	kprobe_events(root, line);
+}
+
 /* The tracepoint's id from tracefs or debugfs's tracing, mounting tracefs
  * if neither is there. */
 static int tracepoint_id(const struct bundle_prog *p, long *id, char *why, size_t whylen)
@@ -259,8 +363,11 @@ int attach_prog(const struct bundle_prog *p, int prog_fd, struct attachment *a, 
 	memset(&attr, 0, sizeof(attr));
 	why[0] = '\0';
 	switch (p->kind) {
-	case BP_KPROBE:
 	case BP_KRETPROBE:
+		if (p->maxactive)
+			return attach_kretprobe_tracefs(p, prog_fd, a, why, whylen);
+		/* fall through */
+	case BP_KPROBE:
 	case BP_UPROBE:
 	case BP_URETPROBE:
 		return attach_kuprobe(p, prog_fd, a, why, whylen);
@@ -325,4 +432,8 @@ void detach_prog(struct attachment *a)
 	free(a->fds);
 	a->fds = NULL;
 	a->n = 0;
+	if (a->kevent)
+		remove_kretprobe_tracefs(a);
+	free(a->kevent);
+	a->kevent = NULL;
 }

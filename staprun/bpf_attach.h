@@ -15,6 +15,8 @@ struct attachment {
 	int *fds;
 	size_t n;
 	bool no_enable;		/* a raw tracepoint's link fd: no perf event to enable */
+	char *kevent;		/* a kretprobe made in tracefs (maxactive): "GROUP/EVENT" */
+	uint64_t missed;	/* its misses, read when it goes (detach_prog) */
 };
 
 /* The program type p is loaded as (KPROBE, PERF_EVENT or TRACEPOINT). */

@@ -526,6 +526,11 @@ static int parse_prog(struct parser *ps, char *rest)
 			if (number(ps, a, "the probe's OFFSET", 0, INT64_MAX, &v) < 0)
 				goto fail;
 			p.offset = v;
+			if (p.kind == BP_KRETPROBE && (a = next_field(&rest))) {
+				if (number(ps, a, "the kretprobe's MAXACTIVE", 1, 4096, &v) < 0)
+					goto fail;
+				p.maxactive = (int)v;
+			}
 		} else if (p.kind == BP_TRACEPOINT) {
 			a = next_field(&rest);
 			if (!a)

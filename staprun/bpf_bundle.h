@@ -76,6 +76,7 @@ struct bundle_prog {
 	int64_t offset;			/* kprobe/kretprobe offset; uprobe file offset;
 					   procfs: the FIFO's mode */
 	int64_t ref_ctr;		/* uprobe: its semaphore's file offset, or 0 */
+	int maxactive;			/* kretprobe: its instances at most (tracefs), or 0 */
 	int64_t pid;			/* uprobe: the one process it fires in, or 0 */
 	uint32_t perf_type;		/* perf: perf_event_attr's type and config */
 	uint64_t perf_config;

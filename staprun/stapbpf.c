@@ -54,6 +54,7 @@ struct session {
 	FILE *out;
 	struct umap *maps;		/* by map ID */
 	int *prog_fds;			/* by program index; -1 for interpreted ones */
+	uint32_t *prog_ids;		/* by program index: the kernel's ID, 0 for none */
 	struct attachment *att;		/* by program index */
 	struct ring_buffer *rb;
 	struct interp_env env;
@@ -293,18 +294,24 @@ static uint32_t ringbuf_size(const struct session *s, const struct bundle_map *m
 
 /* The hits the kernel itself skipped: a program that fired while another
  * BPF program ran on its CPU (the kernel counts them from Linux 6.7 on; a
- * probe that fires inside another is what the module counts as skipped). */
+ * probe that fires inside another is what the module counts as skipped),
+ * and a tracefs kretprobe's misses (no instance free: its maxactive). The
+ * programs' fds are closed once attached: they are found by ID. */
 static int kernel_skipped(const struct session *s)
 {
 	int64_t n = 0;
 
-	for (size_t i = 0; s->prog_fds && i < s->b.nprogs; i++) {
+	for (size_t i = 0; s->prog_ids && i < s->b.nprogs; i++) {
 		struct bpf_prog_info info;
 		uint32_t len = sizeof(info);
+		int fd = s->prog_ids[i] ? bpf_prog_get_fd_by_id(s->prog_ids[i]) : -1;
 
 		memset(&info, 0, sizeof(info));
-		if (s->prog_fds[i] >= 0 && bpf_obj_get_info_by_fd(s->prog_fds[i], &info, &len) == 0)
+		if (fd >= 0 && bpf_obj_get_info_by_fd(fd, &info, &len) == 0)
 			n += (int64_t)info.recursion_misses;
+		if (fd >= 0)
+			close(fd);
+		n += (int64_t)s->att[i].missed;   /* a tracefs kretprobe's misses */
 	}
 	return (int)(n > INT_MAX ? INT_MAX : n);
 }
@@ -665,8 +672,9 @@ static void raise_fd_limit(void)
 static int load_programs(struct session *s)
 {
 	s->prog_fds = malloc((s->b.nprogs ? s->b.nprogs : 1) * sizeof(int));
+	s->prog_ids = calloc(s->b.nprogs ? s->b.nprogs : 1, sizeof(*s->prog_ids));
 	s->att = calloc(s->b.nprogs ? s->b.nprogs : 1, sizeof(*s->att));
-	if (!s->prog_fds || !s->att)
+	if (!s->prog_fds || !s->att || !s->prog_ids)
 		return -1;
 	for (size_t i = 0; i < s->b.nprogs; i++)
 		s->prog_fds[i] = -1;
@@ -677,6 +685,11 @@ static int load_programs(struct session *s)
 		s->prog_fds[i] = load_prog(s, &s->b.progs[i]);
 		if (s->prog_fds[i] < 0)
 			return -1;
+		struct bpf_prog_info info;
+		uint32_t len = sizeof(info);
+		memset(&info, 0, sizeof(info));
+		if (bpf_obj_get_info_by_fd(s->prog_fds[i], &info, &len) == 0)
+			s->prog_ids[i] = info.id;   /* its fd goes once attached */
 	}
 	return 0;
 }
@@ -998,6 +1011,7 @@ static void cleanup(struct session *s)
 		if (s->maps[i].m)
 			close(s->maps[i].fd);
 	free(s->prog_fds);
+	free(s->prog_ids);
 	free(s->att);
 	free(s->maps);
 	bundle_free(&s->b);

@@ -49,12 +49,10 @@ int kp_bpf_section(const struct derived_probe *dp, struct strbuf *out, bool *opt
 		*why = "a probe on an absolute address";
 		return -1;
 	}
-	if (site->maxactive) {   /* the kprobe PMU has no maxactive */
-		*why = ".maxactive";
-		return -1;
-	}
 	strbuf_addf(out, "%s %s %llu", site->ret ? "kretprobe" : "kprobe", site->symbol,
 		    (unsigned long long)(site->offset + (site->fentry ? site->fentry_delta : 0)));
+	if (site->ret && site->maxactive)   /* stapbpf makes it through tracefs */
+		strbuf_addf(out, " %d", site->maxactive);
 	return 0;
 }
 
