@@ -6,7 +6,8 @@
 # value, kernel programs (timer, perf, tracepoint) counting with an atomic
 # add, SystemTap's printf conversions and sprintf, a program the verifier
 # refuses (its script position reported), -c and -x in @config, MAXACTION,
-# ERROR/WARN records, signals, -o, malformed bundles, a utimer program, and a
+# ERROR/WARN records, signals, -o, malformed bundles, a utimer program, procfs
+# FIFOs, maxskipped, and a
 # timer program with a bpf_loop callback (BTF func info). Skipped (exit 0)
 # where bpf() is not allowed. Needs root (bpf(), perf events), no kprobes.
 # usage: stapbpf-tests.sh    env: CSTAP_BUILD (build dir), KEEP=1
@@ -726,6 +727,89 @@ if [ $rc = 0 ] && [ "$out" = "$(printf '0x1\n53702500737025\nupdate -1')" ] &&
 else
 	bad "SKIP record / ksym / rodata" "rc $rc, stdout: $out" "stderr: $err"
 fi
+# --- 15: procfs files as FIFOs under /var/tmp/systemtap-USER/MODULE/: a
+# reader of "val" runs its procfs_read program, which sets then appends to
+# the buffer (HU_PROCFS 1 and 2); a write into "sub/in" runs its
+# procfs_write program, which prints $value (HU_PROCFS 0); made before
+# begin, gone after the run
+bundle pf <<EOF
+cstap-bpf 1
+module stapbpf_test_pf
+map 0 ringbuf - - 4096 @ring
+fmt 0 s got %s
+prog 0 procfs_read 256 0 val
+$(str_at 10 -64 "hi ")
+$(mov 1 1)
+$(movr 2 10)
+$(addi 2 -64)
+$(call 4107)
+$(mov 1 2)
+$(movr 2 10)
+$(addi 2 -64)
+$(call 4107)
+$(ret0)
+prog 1 procfs_write 128 0 sub/in
+$(tag 1 0 -80)
+$(mov 1 0)
+$(movr 2 10)
+$(addi 2 -72)
+$(call 4107)
+$(rb_out 72 -80)
+$(ret0)
+end
+EOF
+"$STAPBPF" -T 20 "$work/pf.bo" > "$work/pf.out" 2> "$work/pf.err" &
+pfpid=$!
+pfdir=
+for i in $(seq 100); do
+	pfdir=$(ls -d /var/tmp/systemtap-*/stapbpf_test_pf 2>/dev/null | head -1)
+	[ -n "$pfdir" ] && [ -p "$pfdir/sub/in" ] && break
+	sleep 0.1
+done
+pfread=$(timeout 10 cat "$pfdir/val" 2>&1)
+echo x | timeout 10 tee "$pfdir/sub/in" > /dev/null
+pfread2=$(timeout 10 cat "$pfdir/val" 2>&1)
+pfmode=$(stat -c %A "$pfdir/val" "$pfdir/sub/in" 2>&1 | tr '\n' ' ')
+kill -INT $pfpid
+wait $pfpid
+rc=$?
+out=$(cat "$work/pf.out")
+if [ $rc = 0 ] && [ "$pfread" = "hi hi " ] && [ "$pfread2" = "$pfread" ] &&
+   [ "$out" = "got x" ] && [ "$pfmode" = "pr-------- p-w------- " ] && [ ! -e "$pfdir" ]; then
+	ok "procfs: a read FIFO's reader gets what its program set and appended, twice; a write runs its program"
+else
+	bad "procfs FIFOs" "rc $rc, dir $pfdir, modes $pfmode" "read: $pfread" "read again: $pfread2" \
+		"stdout: $out" "stderr: $(cat "$work/pf.err")"
+fi
+
+# --- 16: maxskipped N: the SKIP record past N is the module's error, the
+# session stops (its end program does not run)
+bundle maxskip <<EOF
+cstap-bpf 1
+module maxskip
+maxskipped 1
+map 0 ringbuf - - 4096 @ring
+fmt 0 - end ran\n
+prog 0 begin
+$(tag 6 0 -8)
+$(rb_out 8 -8)
+$(rb_out 8 -8)
+$(rb_out 8 -8)
+$(ret0)
+prog 1 end
+$(tag 1 0 -8)
+$(rb_out 8 -8)
+$(ret0)
+end
+EOF
+run maxskip
+if [ $rc = 1 ] && [ -z "$out" ] && [ "$err" = "ERROR: Skipped too many probes, check MAXSKIPPED or try again with stap -t for more details.
+WARNING: Number of errors: 1, skipped probes: 3" ]; then
+	ok "maxskipped: past it, the module's error and the session stops"
+else
+	bad "maxskipped" "rc $rc, stdout: $out" "stderr: $err"
+fi
+
 malformed "timing line without its from:" "3: timing 0: no NUL between the probe and its" "$hdr
 timing 0 begin, (x.stp:1:1)
 end"
