@@ -312,21 +312,13 @@ static bool is_slice(const struct expr *e)
 	return false;
 }
 
-/* [k, *] in a (e's args the keys, lhs the array): whether a key matches
- * the slice; in user space a walk of the keys, as foreach's. */
-void bg_slice_in(struct bgen *g, struct expr *e)
+/* A walk of v's keys in user space, unsorted: each round starts at the
+ * label returned (the caller's jump back to it is the next round), with
+ * the key at r7+key; at the end it goes to done. */
+static int key_walk(struct bgen *g, const struct sym *v, int key, int done)
 {
-	const struct sym *v = e->lhs->sym;
-	int size = bg_key_size(v), pat, key, h = bg_stack(g), res = bg_stack(g);
-	int top = bg_label(g), done = bg_label(g);
+	int h = bg_stack(g), top = bg_label(g);
 
-	if (!g->user) {
-		bg_fail_user_only(g, e->pos, "an array slice's membership ([k, *] in a)");
-		return;
-	}
-	pat = slice_pattern(g, v, e, size);
-	key = bg_scratch(g, size);
-	bg_emit(g, B_ST | B_MEM | B_DW, R10, 0, res, 0);
 	bg_ld_map(g, R1, g->gmap[v->index]);
 	bg_mov_imm(g, R2, 0);
 	bg_mov_imm(g, R3, 0);
@@ -337,6 +329,24 @@ void bg_slice_in(struct bgen *g, struct expr *e)
 	str_addr(g, R2, (struct bstr){ R7, key });
 	bg_call(g, HU_FOREACH_NEXT);
 	bg_jmp(g, J_EQ, R0, -1, 0, done);
+	return top;
+}
+
+/* [k, *] in a (e's args the keys, lhs the array): whether a key matches
+ * the slice; in user space a walk of the keys, as foreach's. */
+void bg_slice_in(struct bgen *g, struct expr *e)
+{
+	const struct sym *v = e->lhs->sym;
+	int size = bg_key_size(v), pat, key, top, res = bg_stack(g), done = bg_label(g);
+
+	if (!g->user) {
+		bg_fail_user_only(g, e->pos, "an array slice's membership ([k, *] in a)");
+		return;
+	}
+	pat = slice_pattern(g, v, e, size);
+	key = bg_scratch(g, size);
+	bg_emit(g, B_ST | B_MEM | B_DW, R10, 0, res, 0);
+	top = key_walk(g, v, key, done);
 	slice_match(g, v, e, pat, key, top);
 	bg_emit(g, B_ST | B_MEM | B_DW, R10, 0, res, 1);   /* the walk's handle goes with the run */
 	bg_place(g, done);
@@ -364,25 +374,14 @@ static void slice_delete(struct bgen *g, struct stmt *st)
 {
 	struct expr *e = st->expr;
 	const struct sym *v = e->sym;
-	int size = bg_key_size(v), pat = slice_pattern(g, v, e, size), key, h, top = bg_label(g),
-	    done = bg_label(g);
+	int size = bg_key_size(v), pat = slice_pattern(g, v, e, size), key, top, done = bg_label(g);
 
 	if (!g->user) {
 		bg_slice_delete_callback(g, st, pat, size);
 		return;
 	}
 	key = bg_scratch(g, size);
-	h = bg_stack(g);
-	bg_ld_map(g, R1, g->gmap[v->index]);
-	bg_mov_imm(g, R2, 0);
-	bg_mov_imm(g, R3, 0);
-	bg_call(g, HU_FOREACH_START);
-	stx(g, R10, h, R0);
-	bg_place(g, top);
-	ldx(g, R1, R10, h);
-	str_addr(g, R2, (struct bstr){ R7, key });
-	bg_call(g, HU_FOREACH_NEXT);
-	bg_jmp(g, J_EQ, R0, -1, 0, done);
+	top = key_walk(g, v, key, done);
 	bg_slice_match_delete(g, st, pat, key);
 	bg_ja(g, top);
 	bg_place(g, done);
