@@ -188,7 +188,8 @@ static int attach_kuprobe(const struct bundle_prog *p, int prog_fd, struct attac
 	return open_pid_event(&attr, p->pid ? (pid_t)p->pid : -1, 0, prog_fd, a, why, whylen);
 }
 
-/* Where tracefs is, mounted if it is not: 0 or -errno. */
+/* Where tracefs is (or debugfs's tracing), mounted if neither is there:
+ * 0 or -errno. */
 static int tracefs_root(const char **root, char *why, size_t whylen)
 {
 	static const char *const roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
@@ -197,17 +198,17 @@ static int tracefs_root(const char **root, char *why, size_t whylen)
 
 	for (int tries = 0; tries < 2; tries++) {
 		for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
-			snprintf(path, sizeof(path), "%s/kprobe_events", roots[i]);
+			snprintf(path, sizeof(path), "%s/events", roots[i]);
 			if (stat(path, &st) == 0) {
 				*root = roots[i];
 				return 0;
 			}
 		}
-		if (tries || mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL) < 0)
-			break;
+		if (!tries && mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL) < 0)
+			return failed(errno, why, whylen, "no tracefs, and mounting it at "
+				      "/sys/kernel/tracing failed: %s", strerror(errno));
 	}
-	return failed(ENOENT, why, whylen, "no tracefs kprobe_events (and mounting tracefs at "
-		      "/sys/kernel/tracing failed)");
+	return failed(ENOENT, why, whylen, "no tracefs events after mounting it at /sys/kernel/tracing");
 }
 
 /* Append line to tracefs's kprobe_events: 0 or -errno. */
@@ -295,27 +296,19 @@ static void remove_kretprobe_tracefs(struct attachment *a)
  * if neither is there. */
 static int tracepoint_id(const struct bundle_prog *p, long *id, char *why, size_t whylen)
 {
-	static const char *const roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+	const char *root;
 	char path[512];
-	struct stat st;
-	int rc = -ENOENT;
+	int rc;
 
 	if (strchr(p->symbol, '/') || strchr(p->event, '/') || !strcmp(p->symbol, "..") || !strcmp(p->event, ".."))
 		return failed(EINVAL, why, whylen, "bad tracepoint name %s:%s", p->symbol, p->event);
-	for (int tries = 0; tries < 2; tries++) {
-		for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
-			snprintf(path, sizeof(path), "%s/events/%s/%s/id", roots[i], p->symbol, p->event);
-			rc = read_number(path, id);
-			if (rc == 0)
-				return 0;
-		}
-		if (tries || stat("/sys/kernel/tracing/events", &st) == 0 ||
-		    stat("/sys/kernel/debug/tracing/events", &st) == 0)
-			break;
-		if (mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL) < 0)
-			return failed(errno, why, whylen, "no tracefs, and mounting it at "
-				      "/sys/kernel/tracing failed: %s", strerror(errno));
-	}
+	rc = tracefs_root(&root, why, whylen);
+	if (rc < 0)
+		return rc;
+	snprintf(path, sizeof(path), "%s/events/%s/%s/id", root, p->symbol, p->event);
+	rc = read_number(path, id);
+	if (rc == 0)
+		return 0;
 	return failed(-rc, why, whylen, "tracepoint %s:%s (%s): %s", p->symbol, p->event, path, strerror(-rc));
 }
 
