@@ -817,6 +817,21 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* A user-space program while the kernel programs run (utimer, procfs):
+ * the kernel's records so far are printed first, so the output keeps the
+ * order in which things happened; a failure is an error that stops the
+ * session, as an error in a kernel program. */
+static void run_user(struct session *s, const struct bundle_prog *p)
+{
+	if (s->rb)
+		ring_buffer__consume(s->rb);
+	if (interp_run(&s->env, p) < 0) {
+		s->failed = s->error_seen = true;
+		request_stop(s, "an interpreted program failed");
+	}
+	fflush(s->out);
+}
+
 /*
  * Run the utimer programs that are due at t (the kernel's records before
  * them first), each then due a period later, missed periods skipped as a
@@ -835,13 +850,7 @@ static int run_timers(struct session *s, double *due, double t, int max_ms)
 		if (due[i] == 0)
 			due[i] = t + p->period / 1e9;
 		if (due[i] <= t && !s->stop) {
-			if (s->rb)
-				ring_buffer__consume(s->rb);
-			if (interp_run(&s->env, p) < 0) {
-				s->failed = s->error_seen = true;
-				request_stop(s, "an interpreted program failed");
-			}
-			fflush(s->out);
+			run_user(s, p);
 			while (due[i] <= t)
 				due[i] += p->period / 1e9;
 		}
@@ -859,17 +868,11 @@ static void run_procfs(void *ctx, const struct bundle_prog *p, char *buf, size_t
 
 	if (s->stop)
 		return;
-	if (s->rb)
-		ring_buffer__consume(s->rb);
 	s->env.procfs_buf = buf;
 	s->env.procfs_size = size;
-	if (interp_run(&s->env, p) < 0) {
-		s->failed = s->error_seen = true;
-		request_stop(s, "an interpreted program failed");
-	}
+	run_user(s, p);
 	s->env.procfs_buf = NULL;
 	s->env.procfs_size = 0;
-	fflush(s->out);
 }
 
 /* The kernel programs' records, the utimer programs on their times and

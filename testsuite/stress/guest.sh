@@ -26,7 +26,7 @@ start_load() {
 
 # Stop the workload and say whether it ran on both CPUs all along.
 stop_load() {
-	kill $(pidof load)
+	kill $load
 	wait $load
 	echo "load ran: $(grep -c rounds /tmp/load.out) processes"
 }

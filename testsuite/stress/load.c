@@ -3,7 +3,9 @@
  * read(2) of /dev/zero and /proc/self/stat (vfs_read), getppid(2), and a
  * fork+wait every 64 rounds (scheduler switches, process creation and exit),
  * so that probes on hot kernel paths fire on both CPUs at once. Built static
- * on the host by testsuite/stress.sh. Prints "load: N rounds" per process. */
+ * on the host by testsuite/stress.sh. Prints "load: N rounds" per process.
+ * SIGTERM to the first process stops them all: the caller kills one pid,
+ * never a `pidof load` list, which can name a fork that is already gone. */
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -50,16 +52,24 @@ int main(int argc, char **argv)
 {
 	int nproc = argc > 1 ? atoi(argv[1]) : 2;
 	time_t secs = argc > 2 ? atol(argv[2]) : 3600;
+	pid_t workers[64];
+	int n = 0;
 
 	signal(SIGTERM, on_term);
 
-	for (int i = 1; i < nproc; i++)
-		if (fork() == 0) {
+	for (int i = 1; i < nproc && n < 64; i++) {
+		pid_t p = fork();
+		if (p == 0) {
 			printf("load: %ld rounds\n", spin(secs));
 			return 0;
 		}
+		if (p > 0)
+			workers[n++] = p;
+	}
 	printf("load: %ld rounds\n", spin(secs));
 	fflush(stdout);
+	for (int i = 0; i < n; i++)
+		kill(workers[i], SIGTERM);
 	while (wait(NULL) > 0)
 		;
 	return 0;
