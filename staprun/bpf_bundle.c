@@ -571,6 +571,12 @@ static int parse_prog(struct parser *ps, char *rest)
 		if (number(ps, next_field(&rest), "the timer's NS", 1, INT64_MAX, &v) < 0)
 			goto fail;
 		p.period = v;
+		/* a utimer's randomize: an offset in [-RAND, RAND] each period */
+		if (p.kind == BP_UTIMER && (a = next_field(&rest))) {
+			if (number(ps, a, "the timer's RAND", 0, p.period, &v) < 0)
+				goto fail;
+			p.randomize = v;
+		}
 		break;
 	case BP_PERF:
 		if (number(ps, next_field(&rest), "the perf event's TYPE", 0, UINT32_MAX, &v) < 0)

@@ -86,6 +86,7 @@ struct bundle_prog {
 	bool bp_rw;
 	int64_t period;			/* timer/utimer/profile: ns; perf: events, or -Hz;
 					   procfs_read: maxsize (0: 512 bytes) */
+	int64_t randomize;		/* utimer: each period moves by up to this, in ns */
 	struct bpf_insn *insns;
 	size_t ninsns;
 	struct bundle_line *lines;	/* sorted by index */

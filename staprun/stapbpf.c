@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
@@ -832,6 +833,22 @@ static void run_user(struct session *s, const struct bundle_prog *p)
 	fflush(s->out);
 }
 
+/* A utimer's next period in seconds: a .randomize(M) one's moved by a
+ * uniform offset in [-M, M], as the module's timers. */
+static double timer_period(const struct bundle_prog *p)
+{
+	int64_t ns = p->period;
+
+	if (p->randomize) {
+		uint64_t r;
+
+		if (getrandom(&r, sizeof(r), 0) != sizeof(r))
+			r = (uint64_t)random() << 31 ^ (uint64_t)random();
+		ns += (int64_t)(r % (uint64_t)(2 * p->randomize + 1)) - p->randomize;
+	}
+	return (ns > 0 ? ns : 1) / 1e9;
+}
+
 /*
  * Run the utimer programs that are due at t (the kernel's records before
  * them first), each then due a period later, missed periods skipped as a
@@ -848,11 +865,11 @@ static int run_timers(struct session *s, double *due, double t, int max_ms)
 		if (p->kind != BP_UTIMER)
 			continue;
 		if (due[i] == 0)
-			due[i] = t + p->period / 1e9;
+			due[i] = t + timer_period(p);
 		if (due[i] <= t && !s->stop) {
 			run_user(s, p);
 			while (due[i] <= t)
-				due[i] += p->period / 1e9;
+				due[i] += timer_period(p);
 		}
 		if (due[i] < next)
 			next = due[i];

@@ -123,17 +123,20 @@ static void emit_unregister(struct session *s, struct strbuf *out)
 }
 
 /* --runtime=bpf: a cpu-clock perf event on CPU 0 (jiffies at Debian's HZ,
- * 250) */
+ * 250); "timer NS RAND" for a randomized one, which only stapbpf's own
+ * timer can run (the BPF backend makes it a utimer) */
 static int bpf_section(const struct derived_probe *dp, struct strbuf *out, bool *optional,
 		       const char **why)
 {
 	const struct timer_probe *t = dp->data;
+	int64_t jiffy = 4000000;
 
-	if (t->randomize_ns) {
-		*why = "randomize";
-		return -1;
-	}
-	strbuf_addf(out, "timer %lld", (long long)(t->period_ns < 0 ? -t->period_ns * 4000000 : t->period_ns));
+	strbuf_addf(out, "timer %lld", (long long)(t->period_ns < 0 ? -t->period_ns * jiffy : t->period_ns));
+	if (t->randomize_ns)
+		strbuf_addf(out, " %lld",
+			    (long long)(t->randomize_ns < 0 ? -t->randomize_ns * jiffy : t->randomize_ns));
+	(void)optional;
+	(void)why;
 	return 0;
 }
 

@@ -93,6 +93,7 @@ struct bgen {
 	const struct derived_probe *dp;
 	bool user;              /* begin/end/error/procfs: run by stapbpf's interpreter */
 	bool user_timer;        /* ... and a timer probe it runs so (no task context) */
+	bool timer_randomized;  /* ... because of its .randomize(M) */
 	bool ctx_args;          /* the context is u64 args[] (a raw tracepoint), not pt_regs */
 	struct binsn *insn;
 	int n, cap;

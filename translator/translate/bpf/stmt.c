@@ -677,21 +677,24 @@ static bool probe_body(struct bgen *g, struct derived_probe *dp, bool user, bool
  * first, quietly; true when either is made (sec says which), false when
  * neither (or dp is no timer): then the refusals to report are the
  * interpreter's if all the kernel program's were of what it can run
- * (*as_user), else the kernel program's.
+ * (*as_user), else the kernel program's. A randomized timer ("timer NS
+ * RAND": a perf event has one period) can only be the interpreter's.
  */
 static bool timer_program(struct bgen *g, struct derived_probe *dp, struct strbuf *sec, bool *as_user)
 {
-	bool ok, failed = g->failed;
+	bool ok, failed = g->failed, randomized;
 	int nf = g->nfails, nu = g->nfails_user;
 
 	*as_user = false;
 	if (strncmp(sec->buf, "timer ", 6))
 		return false;
+	randomized = strchr(sec->buf + 6, ' ') != NULL;
+	g->timer_randomized = randomized;
 	g->s->muted++;
-	ok = probe_body(g, dp, false, false);
+	ok = !randomized && probe_body(g, dp, false, false);
 	g->failed = failed;
 	if (!ok) {
-		*as_user = g->nfails - nf == g->nfails_user - nu;
+		*as_user = randomized || g->nfails - nf == g->nfails_user - nu;
 		ok = probe_body(g, dp, true, true);
 		g->failed = failed;
 	}
@@ -758,6 +761,7 @@ static void probe_program(struct bgen *g, struct derived_probe *dp)
 	bool as_user = false;
 	if (user || !timer_program(g, dp, &sec, &as_user))
 		probe_body(g, dp, user || as_user, as_user);
+	g->timer_randomized = false;
 	strbuf_addf(&sec, "\npp %s%s", dp->pp, optional ? "\noptional" : "");
 	bg_prog_end(g, sec.buf);
 	strbuf_release(&sec);
