@@ -387,16 +387,14 @@ static const char *probe_type(const struct derived_probe *dp)
 }
 
 /* --runtime=bpf: a raw tracepoint, whose context is the arguments the
- * module's handler gets after __data (its pt_regs si, dx, cx, r8, r9) */
+ * module's handler gets after __data (its pt_regs si, dx, cx, r8, r9, then
+ * the stack sp points at) */
 static int bpf_section(const struct derived_probe *dp, struct strbuf *out, bool *optional,
 		       const char **why)
 {
 	const struct tp_probe *t = dp->data;
 
-	if (t->nargs > 5) {
-		*why = "a tracepoint of more than 5 arguments";
-		return -1;
-	}
+	(void)why;
 	strbuf_addf(out, "raw_tracepoint %s", t->name);
 	(void)optional;
 	return 0;

@@ -190,6 +190,14 @@ static void primary(struct cparse *c)
 		if (g->ctx_args) {   /* a raw tracepoint: si, dx, cx, r8, r9 are args[0..4] */
 			static const int arg_of[] = { [4] = 1, [1] = 2, [2] = 3, [8] = 4, [9] = 5 };
 			int a = r < 10 ? arg_of[r] : 0;
+			if (r == 7) {
+				/* sp: the module's handler points it at a return
+				 * address slot before the arguments after the fifth
+				 * (probes/tracepoint.c), which are args[5...] here */
+				mov(g, R0, R6);
+				alu_k(g, A_ADD, R0, 8 * 5 - 8);
+				return;
+			}
 			if (!a) {
 				c->bad = true;
 				return;
