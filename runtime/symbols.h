@@ -45,6 +45,16 @@ static __maybe_unused unsigned long stp_probe_addr(const struct stp_context *c)
 	return instruction_pointer(c->regs);
 }
 
+/* The registers where the probe hit, as SystemTap has them: none in a
+ * tracepoint, whose c->regs only carry its arguments for the $variables
+ * (translator/probes/tracepoint.c). */
+static inline struct pt_regs *stp_probe_regs(const struct stp_context *c)
+{
+	if (!c->regs || !strcmp(stp_probe_type(c->probe), "kernel_tracepoint"))
+		return NULL;
+	return c->regs;
+}
+
 /* The user-space registers of the current task (at its kernel entry). */
 static inline struct pt_regs *stp_user_regs(const struct stp_context *c)
 {

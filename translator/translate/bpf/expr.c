@@ -1560,6 +1560,93 @@ bool bg_probe_addr(struct bgen *g)
 	return true;
 }
 
+/* r0 = uaddr(): the user-space ip of the current task, as the module's
+ * stp_user_regs: the probe's registers when they are user mode (a uprobe,
+ * a perf sample in user code), else those the task entered the kernel
+ * with, none for a task without an mm (a kernel thread, an exiting task).
+ * The first frame of bpf_get_stack's user stack is exactly that (perf's
+ * callchain starts at that ip). 0 in stapbpf's user-space programs. */
+static void user_ip(struct bgen *g)
+{
+	struct bstr r = { R7, bg_scratch(g, 8) };
+	int done = bg_label(g);
+
+	bg_mov_imm(g, R0, 0);
+	if (g->user && !g->user_timer)
+		return;
+	bg_emit(g, B_ST | B_MEM | B_DW, r.base, 0, r.off, 0);
+	mov(g, R1, R6);
+	str_addr(g, R2, r);
+	bg_mov_imm(g, R3, 8);
+	bg_mov_imm(g, R4, 256);   /* BPF_F_USER_STACK */
+	bg_call(g, H_GET_STACK);
+	mov(g, R1, R0);
+	bg_mov_imm(g, R0, 0);
+	bg_jmp(g, J_NE, R1, -1, 8, done);
+	ldx(g, R0, r.base, r.off);
+	bg_place(g, done);
+}
+
+/* The offset in x86_64's pt_regs of a register register() names, as the
+ * module's stp_register_offset (runtime/symbols.h); -1 if none. *half: an
+ * e-register, its low 32 bits sign-extended. */
+static int register_offset(const char *name, bool *half)
+{
+	static const struct { const char *n, *alt; int off; } regs[] = {
+		{ "rax", "ax", 80 }, { "rbx", "bx", 40 }, { "rcx", "cx", 88 }, { "rdx", "dx", 96 },
+		{ "rsi", "si", 104 }, { "rdi", "di", 112 }, { "rbp", "bp", 32 }, { "rsp", "sp", 152 },
+		{ "rip", "ip", 128 }, { "eflags", "flags", 144 }, { "orig_rax", "orig_ax", 120 },
+		{ "r8", "r8", 72 }, { "r9", "r9", 64 }, { "r10", "r10", 56 }, { "r11", "r11", 48 },
+		{ "r12", "r12", 24 }, { "r13", "r13", 16 }, { "r14", "r14", 8 }, { "r15", "r15", 0 },
+		{ "cs", "xcs", 136 }, { "ss", "xss", 160 },
+		{ "eax", NULL, 80 }, { "ebx", NULL, 40 }, { "ecx", NULL, 88 }, { "edx", NULL, 96 },
+		{ "esi", NULL, 104 }, { "edi", NULL, 112 }, { "ebp", NULL, 32 }, { "esp", NULL, 152 },
+		{ "eip", NULL, 128 },
+	};
+
+	for (size_t i = 0; i < sizeof(regs) / sizeof(regs[0]); i++)
+		if (!strcmp(name, regs[i].n) || (regs[i].alt && !strcmp(name, regs[i].alt))) {
+			*half = name[0] == 'e' && strcmp(name, "eflags");
+			return regs[i].off;
+		}
+	return -1;
+}
+
+/* r0 = register(name) / u_register(name) (unsigned: a 32-bit register
+ * zero-extended), name a literal: a field of the probe's pt_regs; the
+ * module's errors where there are none (begin, a tracepoint) or the name
+ * is no register. */
+static void register_value(struct bgen *g, struct expr *e, bool unsign)
+{
+	struct expr *a = e->args.items[0];
+	bool half = false;
+	int off;
+
+	if (a->kind != EXPR_STR) {
+		bg_fail(g, a->pos, "%s() of a name not known when translating has no BPF form",
+			unsign ? "u_register" : "register");
+		return;
+	}
+	if (g->user || g->ctx_args) {
+		bg_error(g, "cannot access CPU registers in this context",
+			 "cannot access CPU registers in this context\n");
+		return;
+	}
+	off = register_offset(a->str, &half);
+	if (off < 0) {
+		char *msg = xasprintf("Unknown register: %s", a->str);
+		error_near(g, msg, "identifier", e->func->name, e->pos);
+		free(msg);
+		return;
+	}
+	if (!(off == 128 && bg_probe_addr(g)))   /* a kprobe's ip is one past */
+		ldx(g, R0, R6, off);
+	if (half && unsign)
+		bg_emit(g, B_ALU | A_MOV | B_X, R0, R0, 0, 0);   /* the low 32 bits */
+	else if (half)
+		bg_sext(g, 32);
+}
+
 /* r0 = the time of day in ns, in a kernel probe: the kernel's TAI clock
  * (bpf_ktime_get_tai_ns, Linux 6.1) plus the whole seconds by which the
  * wall clock differs from it, which stapbpf puts in @config at offset 24
@@ -1720,6 +1807,12 @@ static bool ctx_long(struct bgen *g, struct expr *e, const char *n)
 		bg_place(g, bad);
 		error_near(g, "Position out of bounds", "identifier", n, e->pos);
 		bg_place(g, done);
+	} else if (!strcmp(n, "uaddr") && !e->args.len) {
+		user_ip(g);
+	} else if ((!strcmp(n, "register") || !strcmp(n, "u_register")) && e->args.len == 1) {
+		register_value(g, e, n[0] == 'u');
+	} else if (!strcmp(n, "registers_valid") && !e->args.len) {   /* the probe has pt_regs */
+		bg_mov_imm(g, R0, !g->user && !g->ctx_args);
 	} else if (!strcmp(n, "user_mode") && !e->args.len) {   /* the pt_regs' cs: ring 3 */
 		if (g->user || g->ctx_args) {
 			bg_mov_imm(g, R0, 0);

@@ -52,9 +52,12 @@ void bg_ld_map(struct bgen *g, int reg, int map)
 void bg_call(struct bgen *g, int helper)
 {
 	if (g->user_timer && (helper == H_PID_TGID || helper == H_UID_GID || helper == H_COMM ||
-			      helper == H_CURRENT_TASK || helper == H_SMP_PROCESSOR_ID))
+			      helper == H_CURRENT_TASK || helper == H_SMP_PROCESSOR_ID ||
+			      helper == H_GET_STACK))
 		bg_fail(g, g->last_pos, "the task or CPU a timer interrupted, in a timer probe that "
-			"stapbpf runs in user space for what only it can do (foreach, aggregates ...)");
+			"stapbpf runs in user space %s", g->timer_randomized ?
+			"for its randomize (a BPF perf event has one fixed period)" :
+			"for what only it can do (foreach, aggregates ...)");
 	bg_emit(g, B_JMP | J_CALL, 0, 0, 0, helper);
 }
 
