@@ -29,6 +29,17 @@ void kp_guest_modules(struct session *s, const struct provider *prov, strvec *ou
 	}
 }
 
+const char *kp_site_module(const struct derived_probe *dp, size_t *len)
+{
+	const struct kp_site *k = dp->data;
+	const char *colon = k->symbol ? strchr(k->symbol, ':') : NULL;
+
+	if (!k->symbol)
+		return NULL;
+	*len = colon ? (size_t)(colon - k->symbol) : strlen("kernel");
+	return colon ? k->symbol : "kernel";
+}
+
 bool kp_is_return(const struct derived_probe *dp)
 {
 	return ((const struct kp_site *)dp->data)->ret;

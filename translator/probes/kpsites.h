@@ -27,6 +27,9 @@ struct kp_site {
 /* dp's record: a copy of site. */
 void kp_site_attach(struct derived_probe *dp, const struct kp_site *site);
 
+/* The module of the site's probe (*len bytes of it), "kernel" for the
+ * kernel's own functions; NULL for an absolute address. */
+const char *kp_site_module(const struct derived_probe *dp, size_t *len);
 /* Is the site's probe a kretprobe? */
 bool kp_is_return(const struct derived_probe *dp);
 /* The provider's takes_kprobe hook: every site is a kprobe, except an

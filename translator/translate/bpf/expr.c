@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "format.h"
+#include "probes/kpsites.h"
 #include "probes/provider.h"
 #include "probes/uprobes.h"
 #include "target/syscalls_gen.h"
@@ -1433,6 +1434,19 @@ static struct bstr ctx_str(struct bgen *g, struct expr *e, const char *n, bool *
 		bg_long(g, e->args.items[0]);
 		stx(g, R10, v, R0);
 		bg_sc_decode(g, syscalls_decoder_table(g->s, n + 7), v, e->args.items[1]->num, d);
+	} else if (!strcmp(n, "probemod") && !e->args.len) {   /* a kprobe's: a constant */
+		size_t len = 0;
+		bool none = g->user || (g->dp && uprobe_path(g->dp));   /* the module's error */
+		const char *mod = !none && g->dp && g->dp->prov->takes_kprobe ?
+				  kp_site_module(g->dp, &len) : NULL;
+		if (none)
+			error_near(g, "Cannot determine the module of this probe point", "identifier", n,
+				   e->pos);
+		else if (!mod)
+			bg_fail(g, e->pos, "probemod() in a %s probe has no BPF form yet",
+				g->dp ? g->dp->prov->name : "begin");
+		else
+			bg_str_literal(g, d, mod, len);
 	} else if (!strcmp(n, "probe_type") && !e->args.len) {   /* a constant of the probe */
 		const char *type = probe_type_name(g->dp);
 		bg_str_literal(g, d, type, strlen(type));
