@@ -11,27 +11,43 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <wordexp.h>
 
 #include "stapio_cmd.h"
 
-#define MAX_WORDS 256
-
-/* Anything a shell would interpret sends the command through /bin/sh. */
-static bool needs_shell(const char *cmd)
+/*
+ * The command's words as SystemTap's stapio takes them: wordexp(3) without
+ * command substitution (quotes, $VAR, ~ and globs expanded), then exec'd
+ * directly, so the target is the command itself. What wordexp refuses
+ * (| & ; < > ( ) { } or a newline outside quotes, $(...), an undefined
+ * variable, bad quoting) or a first word that assigns a variable (FOO=1
+ * cmd) goes to /bin/sh -c instead; false then.
+ */
+static bool command_words(const char *cmd, wordexp_t *w)
 {
-	return strpbrk(cmd, "|&;<>()$`\\\"'*?[]#~=%{}!\n") != NULL;
+	const char *eq;
+
+	if (wordexp(cmd, w, WRDE_NOCMD | WRDE_UNDEF) != 0)
+		return false;
+	if (w->we_wordc == 0)
+		return true;
+	eq = strchr(w->we_wordv[0], '=');
+	if (eq && eq != w->we_wordv[0] && strspn(w->we_wordv[0], "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			  "abcdefghijklmnopqrstuvwxyz0123456789_") == (size_t)(eq - w->we_wordv[0])) {
+		wordfree(w);
+		return false;
+	}
+	return true;
 }
 
 /* In the child: wait for the go byte, then exec the command. */
 static void child_run(int hold_fd, const char *cmd)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGCHLD, SIGALRM, SIGPIPE };
-	char *argv[MAX_WORDS + 1];
-	char *copy, *save = NULL, *w;
+	wordexp_t w;
 	char go = 0;
 	sigset_t none;
 	size_t i;
-	int n = 0;
 	ssize_t r;
 
 	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
@@ -44,19 +60,15 @@ static void child_run(int hold_fd, const char *cmd)
 	if (r != 1 || go != 'g')
 		_exit(127);	/* stapio gave up before START */
 	close(hold_fd);
-	if (needs_shell(cmd)) {
+	if (!command_words(cmd, &w)) {
 		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
 		fprintf(stderr, "ERROR: cannot run /bin/sh for -c: %s\n", strerror(errno));
 		_exit(127);
 	}
-	copy = strdup(cmd);
-	for (w = strtok_r(copy, " \t", &save); w && n < MAX_WORDS; w = strtok_r(NULL, " \t", &save))
-		argv[n++] = w;
-	argv[n] = NULL;
-	if (n == 0)
+	if (w.we_wordc == 0)
 		_exit(0);
-	execvp(argv[0], argv);
-	fprintf(stderr, "ERROR: cannot run -c command '%s': %s\n", argv[0], strerror(errno));
+	execvp(w.we_wordv[0], w.we_wordv);
+	fprintf(stderr, "ERROR: cannot run -c command '%s': %s\n", w.we_wordv[0], strerror(errno));
 	_exit(127);
 }
 
