@@ -1436,10 +1436,10 @@ static struct bstr ctx_str(struct bgen *g, struct expr *e, const char *n, bool *
 		bg_sc_decode(g, syscalls_decoder_table(g->s, n + 7), v, e->args.items[1]->num, d);
 	} else if (!strcmp(n, "probemod") && !e->args.len) {   /* a kprobe's: a constant */
 		size_t len = 0;
-		bool none = g->user || (g->dp && uprobe_path(g->dp));   /* the module's error */
-		const char *mod = !none && g->dp && g->dp->prov->takes_kprobe ?
+		bool none = (g->user && !g->user_timer) || (g->dp && uprobe_path(g->dp));
+		const char *mod = !g->user && g->dp && g->dp->prov->takes_kprobe ?
 				  kp_site_module(g->dp, &len) : NULL;
-		if (none)
+		if (none)   /* the module's error: no registers, or user-mode ones */
 			error_near(g, "Cannot determine the module of this probe point", "identifier", n,
 				   e->pos);
 		else if (!mod)
@@ -1641,6 +1641,11 @@ static void register_value(struct bgen *g, struct expr *e, bool unsign)
 			unsign ? "u_register" : "register");
 		return;
 	}
+	if (g->user_timer) {   /* the module's timer has the interrupted ones */
+		bg_fail(g, e->pos, "%s() in a timer probe that stapbpf runs in user space",
+			unsign ? "u_register" : "register");
+		return;
+	}
 	if (g->user || g->ctx_args) {
 		bg_error(g, "cannot access CPU registers in this context",
 			 "cannot access CPU registers in this context\n");
@@ -1826,6 +1831,8 @@ static bool ctx_long(struct bgen *g, struct expr *e, const char *n)
 	} else if ((!strcmp(n, "register") || !strcmp(n, "u_register")) && e->args.len == 1) {
 		register_value(g, e, n[0] == 'u');
 	} else if (!strcmp(n, "registers_valid") && !e->args.len) {   /* the probe has pt_regs */
+		if (g->user_timer)
+			bg_fail(g, e->pos, "registers_valid() in a timer probe that stapbpf runs in user space");
 		bg_mov_imm(g, R0, !g->user && !g->ctx_args);
 	} else if (!strcmp(n, "user_mode") && !e->args.len) {   /* the pt_regs' cs: ring 3 */
 		if (g->user || g->ctx_args) {
