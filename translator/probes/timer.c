@@ -122,6 +122,13 @@ static void emit_unregister(struct session *s, struct strbuf *out)
 		strbuf_addf(out, "\tfor (i = 0; i < %d; i++)\n\t\tstp_timer_stop(&stp_timers[i]);\n", n);
 }
 
+/* emit_period's ns for the BPF bundle, which is not built against the
+ * kernel: jiffies at Debian's HZ, 250 (4 ms). */
+static long long bpf_ns(int64_t v)
+{
+	return v < 0 ? -v * 4000000LL : v;
+}
+
 /* --runtime=bpf: a cpu-clock perf event on CPU 0 (jiffies at Debian's HZ,
  * 250); "timer NS RAND" for a randomized one, which only stapbpf's own
  * timer can run (the BPF backend makes it a utimer) */
@@ -129,12 +136,10 @@ static int bpf_section(const struct derived_probe *dp, struct strbuf *out, bool 
 		       const char **why)
 {
 	const struct timer_probe *t = dp->data;
-	int64_t jiffy = 4000000;
 
-	strbuf_addf(out, "timer %lld", (long long)(t->period_ns < 0 ? -t->period_ns * jiffy : t->period_ns));
+	strbuf_addf(out, "timer %lld", bpf_ns(t->period_ns));
 	if (t->randomize_ns)
-		strbuf_addf(out, " %lld",
-			    (long long)(t->randomize_ns < 0 ? -t->randomize_ns * jiffy : t->randomize_ns));
+		strbuf_addf(out, " %lld", bpf_ns(t->randomize_ns));
 	(void)optional;
 	(void)why;
 	return 0;
