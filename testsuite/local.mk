@@ -5,8 +5,8 @@
 include testsuite/unit-parser.mk
 include testsuite/unit-runtime.mk
 
-TESTS += testsuite/cli-tests.sh testsuite/cache-tests.sh testsuite/man-tests.sh testsuite/exporter-tests.sh testsuite/remote-ssh-tests.sh testsuite/btf-tests.sh testsuite/privilege-tests.sh testsuite/sysroot-tests.sh testsuite/staprun-tests.sh testsuite/stapbpf-tests.sh testsuite/list-tests.sh testsuite/debuginfod-tests.sh testsuite/conformance-parse.sh testsuite/conformance-sem.sh testsuite/conformance-build.sh testsuite/examples.sh testsuite/vm-smoke.sh testsuite/run-tests.sh testsuite/bpf-run-tests.sh testsuite/stress.sh
-EXTRA_DIST += testsuite/lib.sh testsuite/sysroot-tests.sh testsuite/remote-ssh-tests.sh testsuite/btf-tests.sh testsuite/btf testsuite/stress.sh testsuite/cache-tests.sh testsuite/man-tests.sh testsuite/exporter-tests.sh testsuite/exporter testsuite/privilege-tests.sh testsuite/privilege testsuite/staprun-tests.sh testsuite/staprun testsuite/stapbpf-tests.sh testsuite/stress testsuite/vm-smoke.sh testsuite/cli-tests.sh testsuite/list-tests.sh testsuite/debuginfod-tests.sh testsuite/list testsuite/conformance-parse.sh testsuite/conformance-sem.sh testsuite/conformance-build.sh testsuite/conformance-build-systemtap.txt testsuite/conformance-xfail.txt testsuite/examples.sh testsuite/examples testsuite/run-tests.sh testsuite/bpf-run-tests.sh testsuite/bpf-both-ways.txt \
+TESTS += testsuite/tree-tests.sh testsuite/cli-tests.sh testsuite/cache-tests.sh testsuite/man-tests.sh testsuite/exporter-tests.sh testsuite/remote-ssh-tests.sh testsuite/btf-tests.sh testsuite/privilege-tests.sh testsuite/sysroot-tests.sh testsuite/staprun-tests.sh testsuite/stapbpf-tests.sh testsuite/list-tests.sh testsuite/debuginfod-tests.sh testsuite/conformance-parse.sh testsuite/conformance-sem.sh testsuite/conformance-build.sh testsuite/examples.sh testsuite/vm-smoke.sh testsuite/run-tests.sh testsuite/bpf-run-tests.sh testsuite/stress.sh
+EXTRA_DIST += testsuite/tree-tests.sh testsuite/lib.sh testsuite/sysroot-tests.sh testsuite/remote-ssh-tests.sh testsuite/btf-tests.sh testsuite/btf testsuite/stress.sh testsuite/cache-tests.sh testsuite/man-tests.sh testsuite/exporter-tests.sh testsuite/exporter testsuite/privilege-tests.sh testsuite/privilege testsuite/staprun-tests.sh testsuite/staprun testsuite/stapbpf-tests.sh testsuite/stress testsuite/vm-smoke.sh testsuite/cli-tests.sh testsuite/list-tests.sh testsuite/debuginfod-tests.sh testsuite/list testsuite/conformance-parse.sh testsuite/conformance-sem.sh testsuite/conformance-build.sh testsuite/conformance-build-systemtap.txt testsuite/conformance-xfail.txt testsuite/examples.sh testsuite/examples testsuite/run-tests.sh testsuite/bpf-run-tests.sh testsuite/bpf-both-ways.txt \
 	testsuite/run testsuite/semko
 # the run tests need stap, stap-vm, staprun and stapio built first
 check_SCRIPTS = translator/stap translator/stap-vm staprun/staprun staprun/stapio
@@ -35,3 +35,12 @@ testsuite_unit_elaborate_test_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/translator -
 	-DTAPSET_DIR='"$(abs_srcdir)/tapsets"'
 testsuite_unit_elaborate_test_LDADD = $(CUNIT_LIBS) -ldw -lelf $(DEBUGINFOD_LIBS)
 include testsuite/fuzz/local.mk
+
+# Every suite runs under testsuite/timed.sh, which ends its log with its wall
+# time and its guest boots; after the suites, the table of where the time
+# went (testsuite/times.sh; .ci/run prints it too when a suite failed)
+LOG_COMPILER = $(SHELL) $(srcdir)/testsuite/timed.sh
+EXTRA_DIST += testsuite/timed.sh testsuite/times.sh
+check-local: check-TESTS
+	@echo "== where make check's time went"
+	@$(SHELL) $(srcdir)/testsuite/times.sh $(TEST_LOGS) 2>/dev/null || true

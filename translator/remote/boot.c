@@ -608,6 +608,21 @@ static int open_log(struct boot *b)
 	return 0;
 }
 
+/* One line per boot in $CSTAP_VM_TIMES, so that make check can say how many
+ * boots each suite made and how long they took (O_APPEND: suites that run
+ * at once share the file). */
+static void note_boot_time(const struct boot *b)
+{
+	const char *path = env_get(ENV_CSTAP_VM_TIMES);
+	FILE *f;
+
+	if (!path || !*path || !(f = fopen(path, "a")))
+		return;
+	fprintf(f, "%s\t%d\t%d\t%.1f\n", b->cfg->release ? b->cfg->release : "-",
+		b->cfg->cpus > 1 ? b->cfg->cpus : 1, b->jobs ? b->njobs : 0, (now_ms() - b->t0) / 1e3);
+	fclose(f);
+}
+
 int vm_boot(struct vm_config *cfg, const char *initrd, const struct vm_job *jobs, int njobs,
 	    const char *outdir, int *status)
 {
@@ -648,6 +663,7 @@ int vm_boot(struct vm_config *cfg, const char *initrd, const struct vm_job *jobs
 		}
 		if (cfg->verbose)
 			vm_msg("qemu ran %.2f s", (now_ms() - b.t0) / 1e3);
+		note_boot_time(&b);
 		ret = verdict(&b);
 		if (status)
 			*status = b.status;

@@ -1,0 +1,29 @@
+#!/bin/sh
+# times.sh - where make check's time went: one row per suite (wall time,
+# guest boots and their total time), slowest first, from the TIME- lines
+# testsuite/timed.sh left at the end of each suite's log, and the sum.
+# usage: times.sh LOG...      (the logs of the suites that ran)
+awk '
+/^TIME-BOOT: / { boots[FILENAME]++; bsec[FILENAME] += $5
+	s = $2; sub(/^[0-9]+\.[0-9]+/, "", s); s = substr($2, 1, length($2) - length(s))   # the series
+	k = FILENAME SUBSEP s ($3 > 1 ? "x" $3 : "")
+	if (!(k in cnt)) order[FILENAME] = order[FILENAME] SUBSEP k
+	cnt[k]++; sec[k] += $5 }
+/^TIME-SUITE: / { name[FILENAME] = $2; wall[FILENAME] = $3; rc[FILENAME] = $6 }
+END {
+	n = 0
+	for (f in name) { n++; key[n] = f }
+	for (i = 2; i <= n; i++)       # insertion sort, slowest first
+		for (j = i; j > 1 && wall[key[j]] > wall[key[j - 1]]; j--) { t = key[j]; key[j] = key[j - 1]; key[j - 1] = t }
+	printf "%-28s %7s %6s %8s  %s\n", "suite", "wall s", "boots", "boot s", "boots per kernel series (xCPUs)"
+	for (i = 1; i <= n; i++) {
+		f = key[i]; tw += wall[f]; tb += boots[f]; ts += bsec[f]
+		per = ""; m = split(order[f], ks, SUBSEP)
+		for (j = 2; j <= m; j += 2) {
+			k = ks[j] SUBSEP ks[j + 1]
+			per = per sprintf(" %s: %d in %.0f s", ks[j + 1], cnt[k], sec[k])
+		}
+		printf "%-28s %7d %6d %8.0f %s\n", name[f], wall[f], boots[f], bsec[f], per
+	}
+	printf "%-28s %7d %6d %8.0f  (suites that ran at once overlap)\n", "sum", tw, tb, ts
+}' "$@"
