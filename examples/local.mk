@@ -28,5 +28,5 @@ EXTRA_DIST += examples/local.mk \
 	examples/tcp_connections.expect-re \
 	examples/ufunc_latency.expect-re \
 	examples/who_opens.expect-re
-TESTS += testsuite/cstap-examples.sh
+# (testsuite/cstap-examples.sh is in testsuite/local.mk's TESTS, in its place by length)
 EXTRA_DIST += testsuite/cstap-examples.sh

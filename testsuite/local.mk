@@ -2,12 +2,20 @@
 # parseok/parseko, semok/semko/transok/transko and buildok/buildko files
 # (read from ../shared), and the run tests
 # (testsuite/run/NAME.stp + NAME.expect) executed in one QEMU guest boot.
-include testsuite/unit-parser.mk
-include testsuite/unit-runtime.mk
-
-TESTS += testsuite/tree-tests.sh testsuite/cli-tests.sh testsuite/cache-tests.sh testsuite/man-tests.sh testsuite/exporter-tests.sh testsuite/remote-ssh-tests.sh testsuite/btf-tests.sh testsuite/privilege-tests.sh testsuite/sysroot-tests.sh testsuite/staprun-tests.sh testsuite/stapbpf-tests.sh testsuite/list-tests.sh testsuite/debuginfod-tests.sh testsuite/conformance-parse.sh testsuite/conformance-sem.sh testsuite/conformance-build.sh testsuite/examples.sh testsuite/vm-smoke.sh testsuite/run-tests.sh testsuite/bpf-run-tests.sh testsuite/stress.sh
+# The suites, longest first (make check runs them two at a time, in this
+# order: see CHECK_JOBS below); the unit tests (unit-*.mk, elaborate_test) and
+# the fuzz regressions (fuzz/local.mk) take seconds and come last.
+TESTS += testsuite/run-tests.sh testsuite/conformance-build.sh testsuite/bpf-run-tests.sh \
+	testsuite/cstap-examples.sh testsuite/examples.sh testsuite/list-tests.sh testsuite/cli-tests.sh \
+	testsuite/conformance-sem.sh testsuite/stress.sh testsuite/btf-tests.sh testsuite/debuginfod-tests.sh \
+	testsuite/staprun-tests.sh testsuite/conformance-parse.sh testsuite/vm-smoke.sh \
+	testsuite/remote-ssh-tests.sh testsuite/privilege-tests.sh testsuite/cache-tests.sh \
+	testsuite/exporter-tests.sh testsuite/sysroot-tests.sh testsuite/man-tests.sh \
+	testsuite/stapbpf-tests.sh testsuite/tree-tests.sh
 EXTRA_DIST += testsuite/tree-tests.sh testsuite/lib.sh testsuite/sysroot-tests.sh testsuite/remote-ssh-tests.sh testsuite/btf-tests.sh testsuite/btf testsuite/stress.sh testsuite/cache-tests.sh testsuite/man-tests.sh testsuite/exporter-tests.sh testsuite/exporter testsuite/privilege-tests.sh testsuite/privilege testsuite/staprun-tests.sh testsuite/staprun testsuite/stapbpf-tests.sh testsuite/stress testsuite/vm-smoke.sh testsuite/cli-tests.sh testsuite/list-tests.sh testsuite/debuginfod-tests.sh testsuite/list testsuite/conformance-parse.sh testsuite/conformance-sem.sh testsuite/conformance-build.sh testsuite/conformance-build-systemtap.txt testsuite/conformance-xfail.txt testsuite/examples.sh testsuite/examples testsuite/run-tests.sh testsuite/bpf-run-tests.sh testsuite/bpf-both-ways.txt \
 	testsuite/run testsuite/semko
+include testsuite/unit-parser.mk
+include testsuite/unit-runtime.mk
 # the run tests need stap, stap-vm, staprun and stapio built first
 check_SCRIPTS = translator/stap translator/stap-vm staprun/staprun staprun/stapio
 
@@ -35,6 +43,13 @@ testsuite_unit_elaborate_test_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/translator -
 	-DTAPSET_DIR='"$(abs_srcdir)/tapsets"'
 testsuite_unit_elaborate_test_LDADD = $(CUNIT_LIBS) -ldw -lelf $(DEBUGINFOD_LIBS)
 include testsuite/fuzz/local.mk
+
+# The suites run two at a time (CHECK_JOBS, default the CPU count; a make
+# given -jN keeps its N): a guest's TCG keeps one core busy and most suites
+# use one core, so two at once fill the machine. TESTS is in the order they
+# start: the longest first (see the table at the end of make check).
+CHECK_JOBS = $(shell nproc 2>/dev/null || echo 1)
+AM_MAKEFLAGS = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(CHECK_JOBS))
 
 # Every suite runs under testsuite/timed.sh, which ends its log with its wall
 # time and its guest boots; after the suites, the table of where the time

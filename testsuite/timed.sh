@@ -15,5 +15,5 @@ t1=$(date +%s.%N)
 # one line per boot: "TIME-BOOT: release cpus jobs seconds"
 sed 's/^/TIME-BOOT: /' "$boots"
 rm -f "$boots"
-echo "TIME-SUITE: $(basename "$1") $(echo "$t0 $t1" | awk '{ printf "%.0f", $2 - $1 }') s, exit $rc"
+echo "TIME-SUITE: $(basename "$1") $(echo "$t0 $t1" | awk '{ printf "%.0f s, exit '$rc', from %.0f to %.0f", $2 - $1, $1, $2 }')"
 exit $rc

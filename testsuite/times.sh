@@ -1,7 +1,8 @@
 #!/bin/sh
 # times.sh - where make check's time went: one row per suite (wall time,
 # guest boots and their total time), slowest first, from the TIME- lines
-# testsuite/timed.sh left at the end of each suite's log, and the sum.
+# testsuite/timed.sh left at the end of each suite's log; then their sum and
+# the span from the first start to the last end (the suites run two at once).
 # usage: times.sh LOG...      (the logs of the suites that ran)
 awk '
 /^TIME-BOOT: / { boots[FILENAME]++; bsec[FILENAME] += $5
@@ -9,7 +10,8 @@ awk '
 	k = FILENAME SUBSEP s ($3 > 1 ? "x" $3 : "")
 	if (!(k in cnt)) order[FILENAME] = order[FILENAME] SUBSEP k
 	cnt[k]++; sec[k] += $5 }
-/^TIME-SUITE: / { name[FILENAME] = $2; wall[FILENAME] = $3; rc[FILENAME] = $6 }
+/^TIME-SUITE: / { name[FILENAME] = $2; wall[FILENAME] = $3
+	if (NF >= 10) { if (first == "" || $8 < first) first = $8; if ($10 > last) last = $10 } }
 END {
 	n = 0
 	for (f in name) { n++; key[n] = f }
@@ -25,5 +27,7 @@ END {
 		}
 		printf "%-28s %7d %6d %8.0f %s\n", name[f], wall[f], boots[f], bsec[f], per
 	}
-	printf "%-28s %7d %6d %8.0f  (suites that ran at once overlap)\n", "sum", tw, tb, ts
+	printf "%-28s %7d %6d %8.0f\n", "sum (suites overlap)", tw, tb, ts
+	if (last != "")
+		printf "%-28s %7d  (%.1f min: from the first start to the last end)\n", "all suites", last - first, (last - first) / 60
 }' "$@"
