@@ -7,9 +7,7 @@
 #ifndef STP_RUNTIME_H
 #define STP_RUNTIME_H
 
-#include <linux/module.h>
-#include <linux/kernel.h>
-#include <linux/types.h>
+#include "kheaders.h"	/* the kernel's, precompiled by pass 4 */
 #include "config.h"
 #include "ctl_proto.h"
 #include "run_state.h"

@@ -50,6 +50,22 @@ static void show_build_errors(const char *log)
 	free(text);
 }
 
+/* The module Makefile's flags, after its obj-m line: the runtime's
+ * directory, and the -D definitions when with_defines. Not built for
+ * ftrace: the kernel would check each of the module's mcount records at load
+ * with a lookup that scans every symbol of the module (test_for_valid_rec:
+ * quadratic, hours for the 280,000 handlers of kernel.function("*") under
+ * TCG, holding ftrace_lock), a function tracer would trace the handlers, and
+ * each entry would pay for the nop. */
+static void add_flags(struct strbuf *mk, const struct session *s, bool with_defines)
+{
+	strbuf_addf(mk, "ccflags-remove-y := $(CC_FLAGS_FTRACE)\n"
+		    "ccflags-y := -I%s -Wno-declaration-after-statement -g0", s->runtime_dir);
+	for (int i = 0; with_defines && i < s->defines.len; i++)
+		add_define(mk, s->defines.items[i]);
+	strbuf_addch(mk, '\n');
+}
+
 int pass4_build(struct session *s)
 {
 	struct strbuf mk = STRBUF_INIT;
@@ -68,24 +84,18 @@ int pass4_build(struct session *s)
 	write_file(fpath, features, strlen(features));
 	free(fpath);
 	free(features);
-	/* Not built for ftrace: the kernel would check each of the module's
-	 * mcount records at load with a lookup that scans every symbol of the
-	 * module (test_for_valid_rec: quadratic, hours for the 280,000
-	 * handlers of kernel.function("*") under TCG, holding ftrace_lock), a
-	 * function tracer would trace the handlers, and each entry would pay
-	 * for the nop. */
-	strbuf_addf(&mk, "obj-m := %s.o\nccflags-remove-y := $(CC_FLAGS_FTRACE)\n"
-		    "ccflags-y := -I%s -Wno-declaration-after-statement -g0",
-		    s->module_name, s->runtime_dir);
-	for (int i = 0; i < s->defines.len; i++)
-		add_define(&mk, s->defines.items[i]);
-	strbuf_addch(&mk, '\n');
+	strbuf_addf(&mk, "obj-m := %s.o\n", s->module_name);
+	size_t flags_at = mk.len;
+	add_flags(&mk, s, true);
 	char *mkfile = xasprintf("%s/Makefile", s->tmpdir);
 	write_file(mkfile, mk.buf, mk.len);
 
 	char *log = xasprintf("%s/build.log", s->tmpdir);
 	/* the recipe is for any module name: keyed on the flags, not on obj-m */
-	struct recipe_key key = { .build = s->kernel_build, .flags = strchr(mk.buf, '\n') + 1 };
+	struct strbuf base_flags = STRBUF_INIT;   /* whose recipe makes the precompiled headers */
+	add_flags(&base_flags, s, false);
+	struct recipe_key key = { .build = s->kernel_build, .flags = mk.buf + flags_at,
+				  .base_flags = base_flags.buf, .runtime_dir = s->runtime_dir };
 	/* a recipe has no make variables: -B builds with kbuild itself */
 	int rc = env_get(ENV_CSTAP_NO_RECIPE) || s->kbuild_vars.len ? 1
 		 : recipe_replay(&key, s->tmpdir, s->module_name, log);
@@ -106,6 +116,7 @@ int pass4_build(struct session *s)
 		if (rc == 0 && !s->kbuild_vars.len)
 			recipe_record(&key, s->tmpdir, s->module_name);
 	}
+	strbuf_release(&base_flags);
 	if (rc != 0) {
 		if (s->verbose < 3)
 			show_build_errors(log);

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "env.h"
+#include "pch.h"
 #include "spawn.h"
 #include "util.h"
 
@@ -48,8 +49,8 @@ char *kbuild_tree_stamp(const char *build)
 	return stamp;
 }
 
-/* ~/.cache/cstap/kbuild-<hash>.recipe, or NULL without a home */
-static char *recipe_path(const struct recipe_key *k)
+/* ~/.cache/cstap/kbuild-<hash>.recipe for these flags, or NULL without a home */
+static char *recipe_path_for(const struct recipe_key *k, const char *flags)
 {
 	char *dir, *path, *tree = kbuild_tree_stamp(k->build), *stamp;
 	uint64_t h;
@@ -58,13 +59,52 @@ static char *recipe_path(const struct recipe_key *k)
 		free(tree);
 		return NULL;
 	}
-	stamp = xasprintf("%s|%s|" RECIPE_VERSION, tree, k->flags);
+	stamp = xasprintf("%s|%s|" RECIPE_VERSION, tree, flags);
 	h = hash64(stamp, strlen(stamp));
 	free(stamp);
 	free(tree);
 	path = xasprintf("%s/kbuild-%016llx.recipe", dir, (unsigned long long)h);
 	free(dir);
 	return path;
+}
+
+static char *recipe_path(const struct recipe_key *k)
+{
+	return recipe_path_for(k, k->flags);
+}
+
+/* The recipe's text with its compile line (the first) going through the
+ * precompiled kernel headers (pch.c), made from the -D-less recipe of the
+ * same kernel; text itself when there is none. */
+static char *with_pch(const struct recipe_key *k, char *text, const char *dir, const char *name)
+{
+	char *base = NULL, *nl = strchr(text, '\n'), *line, *res;
+
+	if (!k->base_flags || !k->runtime_dir || !nl)
+		return text;
+	if (strcmp(k->base_flags, k->flags) == 0) {
+		base = xstrdup(text);
+	} else {
+		char *bpath = recipe_path_for(k, k->base_flags);
+		base = bpath ? read_file(bpath, NULL) : NULL;
+		free(bpath);
+	}
+	char *bnl = base ? strchr(base, '\n') : NULL;
+	if (!bnl) {
+		free(base);
+		return text;
+	}
+	*bnl = 0;
+	*nl = 0;
+	line = pch_compile_line(k->build, base, text, k->runtime_dir, dir, name);
+	*nl = '\n';
+	free(base);
+	if (!line)
+		return text;
+	res = xasprintf("%s%s", line, nl);
+	free(line);
+	free(text);
+	return res;
 }
 
 /* Replace every occurrence of from in s by to. */
@@ -179,6 +219,7 @@ int recipe_replay(const struct recipe_key *k, const char *dir, const char *name,
 	free(path);
 	if (!text)
 		return 1;
+	text = with_pch(k, text, dir, name);
 	char *a = replace_all(text, PH_DIR, dir);
 	char *cmds = replace_all(a, PH_NAME, name);
 	free(a);

@@ -5,6 +5,10 @@
 struct recipe_key {
 	const char *build;   /* kernel build tree */
 	const char *flags;   /* the module Makefile's text (ccflags) */
+	const char *base_flags;   /* the same without -D options: its recipe's
+	                           compile line makes the precompiled header (pch.c);
+	                           NULL: none */
+	const char *runtime_dir;
 };
 
 /* What a kernel build tree's compiles depend on, for cache keys: its real
