@@ -18,6 +18,7 @@
 #   CSTAP_SHARED  the conformance directory (default: ../shared/conformance
 #                 next to the source tree)
 #   VERBOSE=1     show the output of failing tests
+#   JOBS          files judged at once (default 2)
 #   CSTAP_CONF_SHELL_TIMEOUT  seconds a "#! /bin/sh" file may take (default
 #                 300; parseok/unparser.stp runs stap -p1 twice over ~380 files:
 #                 about a minute, several under ASan)
@@ -49,10 +50,6 @@ staprun=$(dirname "$stap")/../staprun/staprun
 ln -s "$staprun" "$tmp/bin/staprun"
 ln -s "$suite" "$tmp/src/testsuite" # parseok/unparser.stp reads $SRCDIR/testsuite
 
-passed=0
-failed=0
-xfailed=0
-failures=
 xfail_list=$here/testsuite/conformance-xfail.txt
 
 # is DIR/FILE in the expected-failure list?
@@ -128,17 +125,13 @@ judge() {
 	name=$dir/$(basename "$file")
 	if expected_to_fail "$name"; then
 		if $ok; then
-			failed=$((failed + 1))
 			echo "XPASS: $name (remove it from $(basename "$xfail_list"))"
 		else
-			xfailed=$((xfailed + 1))
 			echo "XFAIL: $name"
 		fi
 	elif $ok; then
-		passed=$((passed + 1))
+		echo "PASS: $name"
 	else
-		failed=$((failed + 1))
-		failures="$failures $name"
 		echo "FAIL: $name (exit $rc)"
 		if [ -n "$VERBOSE" ]; then
 			sed 's/^/    | /' "$tmp/err" | head -n 20
@@ -146,11 +139,33 @@ judge() {
 	fi
 }
 
+# --one DIR FILE: judge one file (what the workers below run)
+if [ "${1:-}" = --one ]; then
+	judge "$2" "$3"
+	exit 0
+fi
+
+# every file of the directories, JOBS (default 2) at a time, each worker a
+# --one run of this script with a scratch directory of its own; the verdicts
+# in file order, PASS lines left out
 dirs=${*:-parseok parseko}
 for dir in $dirs; do
 	for file in "$suite/$dir"/*.stp; do
+		[ -f "$file" ] && printf '%s\n%s\n' "$dir" "$file"
+	done
+done | VERBOSE=$VERBOSE xargs -d '\n' -n 2 -P "${JOBS:-2}" sh -c \
+	'sh "$0" --one "$2" "$3" > "$1/res.$(basename "$2").$(basename "$3")"' "$0" "$tmp"
+passed=0 failed=0 xfailed=0
+for dir in $dirs; do
+	for file in "$suite/$dir"/*.stp; do
 		[ -f "$file" ] || continue
-		judge "$dir" "$file"
+		r=$tmp/res.$dir.$(basename "$file")
+		case $(head -c 6 "$r" 2>/dev/null) in
+		PASS:*) passed=$((passed + 1)); continue;;
+		XFAIL:) xfailed=$((xfailed + 1));;
+		*) failed=$((failed + 1)); [ -s "$r" ] || echo "FAIL: $dir/$(basename "$file") (no verdict)";;
+		esac
+		cat "$r"
 	done
 done
 

@@ -12,7 +12,7 @@ TESTS += testsuite/run-tests.sh testsuite/conformance-build.sh testsuite/bpf-run
 	testsuite/remote-ssh-tests.sh testsuite/privilege-tests.sh testsuite/cache-tests.sh \
 	testsuite/exporter-tests.sh testsuite/sysroot-tests.sh testsuite/man-tests.sh \
 	testsuite/stapbpf-tests.sh testsuite/tree-tests.sh
-EXTRA_DIST += testsuite/tree-tests.sh testsuite/lib.sh testsuite/sysroot-tests.sh testsuite/remote-ssh-tests.sh testsuite/btf-tests.sh testsuite/btf testsuite/stress.sh testsuite/cache-tests.sh testsuite/man-tests.sh testsuite/exporter-tests.sh testsuite/exporter testsuite/privilege-tests.sh testsuite/privilege testsuite/staprun-tests.sh testsuite/staprun testsuite/stapbpf-tests.sh testsuite/stress testsuite/vm-smoke.sh testsuite/cli-tests.sh testsuite/list-tests.sh testsuite/debuginfod-tests.sh testsuite/list testsuite/conformance-parse.sh testsuite/conformance-sem.sh testsuite/conformance-build.sh testsuite/conformance-build-systemtap.txt testsuite/conformance-xfail.txt testsuite/examples.sh testsuite/examples testsuite/run-tests.sh testsuite/bpf-run-tests.sh testsuite/bpf-both-ways.txt \
+EXTRA_DIST += testsuite/README.md testsuite/tree-tests.sh testsuite/lib.sh testsuite/sysroot-tests.sh testsuite/remote-ssh-tests.sh testsuite/btf-tests.sh testsuite/btf testsuite/stress.sh testsuite/cache-tests.sh testsuite/man-tests.sh testsuite/exporter-tests.sh testsuite/exporter testsuite/privilege-tests.sh testsuite/privilege testsuite/staprun-tests.sh testsuite/staprun testsuite/stapbpf-tests.sh testsuite/stress testsuite/vm-smoke.sh testsuite/cli-tests.sh testsuite/list-tests.sh testsuite/debuginfod-tests.sh testsuite/list testsuite/conformance-parse.sh testsuite/conformance-sem.sh testsuite/conformance-build.sh testsuite/conformance-build-systemtap.txt testsuite/conformance-xfail.txt testsuite/examples.sh testsuite/examples testsuite/run-tests.sh testsuite/bpf-run-tests.sh testsuite/bpf-both-ways.txt \
 	testsuite/run testsuite/semko
 include testsuite/unit-parser.mk
 include testsuite/unit-runtime.mk
@@ -56,6 +56,16 @@ AM_MAKEFLAGS = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(CHECK_JOBS))
 check-full:
 	CSTAP_FULL=1 $(MAKE) $(AM_MAKEFLAGS) check
 .PHONY: check-full
+
+# make check-quick: the edit-compile-test loop, under 3 minutes: no guest and
+# no kbuild (unit tests, parse and sem conformance on the default kernel, the
+# CLI at passes 1-3, the fuzz regressions)
+QUICK_TESTS = testsuite/conformance-sem.sh testsuite/conformance-parse.sh testsuite/cli-tests.sh \
+	testsuite/fuzz/regress-sem.sh testsuite/fuzz/regress.sh testsuite/roundtrip.sh \
+	testsuite/tree-tests.sh $(PARSER_UNIT_TESTS) $(RUNTIME_UNIT_TESTS) testsuite/unit/elaborate_test
+check-quick:
+	CSTAP_QUICK=1 $(MAKE) $(AM_MAKEFLAGS) check TESTS="$(QUICK_TESTS)"
+.PHONY: check-quick
 
 # Every suite runs under testsuite/timed.sh, which ends its log with its wall
 # time and its guest boots; after the suites, the table of where the time

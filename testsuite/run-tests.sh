@@ -7,6 +7,13 @@
 #   NAME.args  script arguments ($1, @2 ...), shell-quoted
 #   NAME.nobpf why the test, which builds with --runtime=bpf, is not run so
 #              (counted among the module runtime's only)
+#   NAME.timeout  seconds the test may take in the guest with a core of its
+#              own (default 30); the job's limit is twice that (make check
+#              runs two suites at once: a guest that shares the cores is slower)
+#   NAME.full  why the test runs on the default kernel only (stap-vm
+#              --default-release) in make check, and on every kernel with
+#              CSTAP_FULL=1 (make check-full): minutes of the guest's time
+#              each (testsuite/README.md)
 #   NAME.modules  modules of the guest kernel loaded at boot (stap-vm -M), one a line
 #   NAME.boot  extra guest kernel arguments (stap-vm -a): such tests get a boot of
 #              their own per distinct NAME.boot (e.g. "nokaslr" for .absolute addresses)
@@ -46,6 +53,7 @@ build=${CSTAP_BUILD:-$(pwd)}
 STAP=$build/translator/stap
 STAPVM=$build/translator/stap-vm
 releases=${RELEASES:-$("$STAPVM" --releases 2>/dev/null)}
+default_rel=$("$STAPVM" --default-release 2>/dev/null)
 rundir=${RUN_DIR:-$src/testsuite/run}
 case $rundir in /*) ;; *) rundir=$(pwd)/$rundir ;; esac
 runtime=${RUNTIME:-kernel}
@@ -114,6 +122,10 @@ build_one() {
 	local opts=() args=()
 	[ -f "$t.opts" ] && eval "opts=($(cat "$t.opts"))"
 	[ -f "$t.args" ] && eval "args=($(cat "$t.args"))"
+	if [ "$skip_full" = 1 ] && [ -f "$t.full" ]; then   # make check-full's on this kernel
+		echo "[FULL_ONLY] $(cat "$t.full")" > "$d/build.log"
+		return 1
+	fi
 	if [ "$runtime" = bpf ] && [ -f "$t.nobpf" ]; then   # builds, but cannot run in the guest's time
 		echo "[E_BPF_UNSUPPORTED] not run with --runtime=bpf: $(cat "$t.nobpf")" > "$d/build.log"
 		return 1
@@ -121,7 +133,9 @@ build_one() {
 	(cd "$d" && "$STAP" -p4 -r "$REL" --runtime="$runtime" -m "t_$n" "${opts[@]}" "$n.stp" "${args[@]}") > "$d/build.log" 2>&1 &&
 		cp "$d/t_$n.$ext" "$out/ko/"
 }
-export -f build_one; export out spec STAP REL UPROGS runtime ext
+skip_full=0   # NAME.full: this kernel is not the default one, and not make check-full
+[ "${CSTAP_FULL:-0}" = 1 ] || [ "$REL" = "$default_rel" ] || skip_full=1
+export -f build_one; export out spec STAP REL UPROGS runtime ext skip_full
 printf '%s\n' "${names[@]}" | xargs -P "$3" -I{} bash -c 'build_one {}'
 }
 
@@ -173,7 +187,11 @@ for n in "${names[@]}"; do
 			[ "${opts[i]}" = -G ] && { cmd+=" $(printf %q "${opts[i+1]}")"; i=$((i + 1)); }
 		done
 	fi
+	# NAME.timeout (default 30 s) is the time the test takes with a core of
+	# its own; make check runs two suites at once on 2 cores, and a TCG
+	# guest that shares them runs slower: twice that is the job's limit
 	timeout=30; [ -f "$t.timeout" ] && timeout=$(cat "$t.timeout")
+	timeout=$((timeout * 2))
 	printf '%s\t%s\t%s\n' "$n" "$timeout" "$cmd" >> "$jobs"
 	files+=(-f "$out/ko/t_$n.$ext:/ko/t_$n.$ext")
 	if [ -f "$t.modules" ]; then
@@ -189,11 +207,14 @@ if [ -s "$jobs" ]; then
 fi
 done
 
-pass=0; fail=0; nobpf=0
+pass=0; fail=0; nobpf=0; fullonly=0
 both=$src/testsuite/bpf-both-ways.txt   # the tests BPF must run (default RUN_DIR only)
 for n in "${names[@]}"; do
 	t=$spec/$n r=$out/res/$n why=""
-	if [ "$runtime" = bpf ] && [ ! -f "$out/ko/t_$n.$ext" ] &&
+	if [ ! -f "$out/ko/t_$n.$ext" ] && grep -q '^\[FULL_ONLY\]' "$out/build/$n/build.log"; then
+		fullonly=$((fullonly + 1))   # make check-full's on this kernel
+		continue
+	elif [ "$runtime" = bpf ] && [ ! -f "$out/ko/t_$n.$ext" ] &&
 	   grep -q '\[E_BPF_UNSUPPORTED\]' "$out/build/$n/build.log"; then
 		if [ "$rundir" = "$src/testsuite/run" ] && grep -qx "$n" "$both"; then
 			why="refused by --runtime=bpf, but listed in testsuite/bpf-both-ways.txt:"$'\n'"$(cat "$out/build/$n/build.log")"
@@ -229,7 +250,7 @@ for n in "${names[@]}"; do
 		echo "FAIL: $n"; printf '%s\n' "$why" | sed 's/^/    /'; fail=$((fail + 1)); failed+=("$n")
 	fi
 done
-echo "$pass passed, $fail failed (kernel $REL$([ "$runtime" = bpf ] && echo ", --runtime=bpf: $pass of $((pass + fail + nobpf)) run tests run both ways, $nobpf not BPF's")$([ $vmfail = 0 ] || echo ", and a guest boot failed"))"
+echo "$pass passed, $fail failed (kernel $REL$([ "$runtime" = bpf ] && echo ", --runtime=bpf: $pass of $((pass + fail + nobpf + fullonly)) run tests run both ways, $nobpf not BPF's")$([ $fullonly = 0 ] || echo ", $fullonly left to make check-full here")$([ $vmfail = 0 ] || echo ", and a guest boot failed"))"
 [ "$fail" = 0 ] && [ "$vmfail" = 0 ]
 }
 

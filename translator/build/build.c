@@ -50,6 +50,27 @@ static void show_build_errors(const char *log)
 	free(text);
 }
 
+/* -vv: the build replayed kbuild's commands, and went through the
+ * precompiled kernel headers (pch.c) or says why GCC refused them. */
+static void report_replay(const struct session *s, const char *log)
+{
+	char *mod = xasprintf("%s/stp_modname.h", s->tmpdir);
+	char *text = read_file(log, NULL);
+	const char *why = text ? strstr(text, ".gch: not used because ") : NULL;
+
+	fprintf(stderr, "stap: built with the cached kbuild recipe\n");
+	if (why) {
+		int n = (int)strcspn(why + 23, "\n[");
+		while (n > 0 && why[23 + n - 1] == ' ')
+			n--;
+		fprintf(stderr, "stap: the precompiled kernel headers were not used: %.*s\n", n, why + 23);
+	}
+	else if (access(mod, F_OK) == 0)
+		fprintf(stderr, "stap: compiled with the precompiled kernel headers\n");
+	free(mod);
+	free(text);
+}
+
 /* The module Makefile's flags, after its obj-m line: the runtime's
  * directory, and the -D definitions when with_defines. Not built for
  * ftrace: the kernel would check each of the module's mcount records at load
@@ -100,7 +121,7 @@ int pass4_build(struct session *s)
 	int rc = env_get(ENV_CSTAP_NO_RECIPE) || s->kbuild_vars.len ? 1
 		 : recipe_replay(&key, s->tmpdir, s->module_name, log);
 	if (rc == 0 && s->verbose >= 2)
-		fprintf(stderr, "stap: built with the cached kbuild recipe\n");
+		report_replay(s, log);
 	if (rc != 0) {
 		strvec argv = { 0 };
 		vec_push(&argv, "make");

@@ -169,7 +169,7 @@ char *pch_compile_line(const char *build, const char *base_line, const char *lin
 	int wrc = write_file(mod, defs, strlen(defs));
 	free(defs);
 	strbuf_add(&out, line, (size_t)(from - line));
-	strbuf_addf(&out, "-include %s -include %s", hfile, mod);
+	strbuf_addf(&out, "-Winvalid-pch -include %s -include %s", hfile, mod);
 	strbuf_addstr(&out, to);
 	free(mod);
 	res = strbuf_detach(&out);
