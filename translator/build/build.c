@@ -56,14 +56,16 @@ static void report_replay(const struct session *s, const char *log)
 {
 	char *mod = xasprintf("%s/stp_modname.h", s->tmpdir);
 	char *text = read_file(log, NULL);
-	const char *why = text ? strstr(text, ".gch: not used because ") : NULL;
+	static const char refused[] = ".gch: not used because ";   /* GCC's -Winvalid-pch */
+	const char *why = text ? strstr(text, refused) : NULL;
 
 	fprintf(stderr, "stap: built with the cached kbuild recipe\n");
 	if (why) {
-		int n = (int)strcspn(why + 23, "\n[");
-		while (n > 0 && why[23 + n - 1] == ' ')
+		why += sizeof(refused) - 1;
+		int n = (int)strcspn(why, "\n[");
+		while (n > 0 && why[n - 1] == ' ')
 			n--;
-		fprintf(stderr, "stap: the precompiled kernel headers were not used: %.*s\n", n, why + 23);
+		fprintf(stderr, "stap: the precompiled kernel headers were not used: %.*s\n", n, why);
 	}
 	else if (access(mod, F_OK) == 0)
 		fprintf(stderr, "stap: compiled with the precompiled kernel headers\n");

@@ -56,6 +56,15 @@ static bool drop_word(char *s, const char *word)
 	return false;
 }
 
+/* Remove kbuild's three module-name -D words from s; false if one is absent. */
+static bool drop_modname_defs(char *s)
+{
+	for (size_t i = 0; i < sizeof(modname_defs) / sizeof(modname_defs[0]); i++)
+		if (!drop_word(s, modname_defs[i]))
+			return false;
+	return true;
+}
+
 /* The "-include A -include B ..." run of a compile line: its start and end
  * in *from, *to, and the #include lines of the files in hdr. */
 static bool find_includes(const char *line, const char **from, const char **to, struct strbuf *hdr)
@@ -123,13 +132,11 @@ char *pch_compile_line(const char *build, const char *base_line, const char *lin
 	if (!c || c < bto)
 		goto out;
 	args = xasprintf("%.*s%.*s", (int)(bfrom - base_line), base_line, (int)(c - bto), bto);
-	bool ok = true;
-	for (size_t i = 0; i < sizeof(modname_defs) / sizeof(modname_defs[0]); i++)
-		ok = ok && drop_word(args, modname_defs[i]);
+	bool ok = drop_modname_defs(args);
 	char *mmd = strstr(args, " -Wp,-MMD,");
-	if (mmd) {
-		char *e = strchr(mmd + 1, ' ');
-		memmove(mmd, e ? e : mmd + strlen(mmd), strlen(e ? e : mmd + strlen(mmd)) + 1);
+	if (mmd) {   /* up to the next word, or the end */
+		char *e = mmd + 1 + strcspn(mmd + 1, " ");
+		memmove(mmd, e, strlen(e) + 1);
 	}
 	if (!ok || strstr(args, "@CSTAP_"))
 		goto out;
@@ -173,13 +180,7 @@ char *pch_compile_line(const char *build, const char *base_line, const char *lin
 	strbuf_addstr(&out, to);
 	free(mod);
 	res = strbuf_detach(&out);
-	for (size_t i = 0; i < sizeof(modname_defs) / sizeof(modname_defs[0]) && res; i++) {
-		if (!drop_word(res, modname_defs[i])) {
-			free(res);
-			res = NULL;
-		}
-	}
-	if (wrc != 0) {
+	if (wrc != 0 || !drop_modname_defs(res)) {
 		free(res);
 		res = NULL;
 	}
