@@ -100,7 +100,9 @@ judge() {
 	tmp=$tmp/w.$1; mkdir -p "$tmp"
 	meta=$(meta_of "$n") || { echo "FAIL: $n (no such example)" > "$out"; return; }
 	# -p4; -p2 only to say where a failure is
+	local t0=$SECONDS
 	run_example "$meta" 4
+	echo "$((SECONDS - t0))" > "$out.secs"
 	why="-p4"
 	if [ "$rc" != 0 ]; then
 		local rc4=$rc
@@ -136,6 +138,9 @@ for n in "${names[@]}"; do
 	esac
 done
 echo "$passed passed, $failed failed, $xfailed expected failures"
+# where the time went: the longest -p4 builds
+echo "slowest at -p4: $(for n in "${names[@]}"; do [ -f "$tmp/res/$n.secs" ] && echo "$(cat "$tmp/res/$n.secs") $n"; done |
+	sort -rn | head -6 | awk '{printf "%s%s %s s", (NR > 1 ? ", " : ""), $2, $1}')"
 [ -n "$failures" ] && echo "failed:$failures"
 
 # other_release REL: the examples that passed, at -p2 on kernel REL

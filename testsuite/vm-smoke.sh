@@ -89,11 +89,12 @@ if [ "$rc" = 125 ] && grep -q "reported problems" "$S/i7.err" && grep -q "WARNIN
 else ko "interactive: kernel WARNING and RCU stall on the console fail the run" "rc=$rc (want 125)" "stderr: $(head -5 "$S/i7.err")"; fi
 [ -n "$log" ] && rm -f "$log"
 
+# (30 s: a boot beside another suite's guest has taken more than 8 s)
 t0=$(date +%s)
-"$vm" -t 8 -- sh -c 'echo started; sleep 100' > "$S/i6.out" 2> "$S/i6.err"; rc=$?
+"$vm" -t 30 -- sh -c 'echo started; sleep 100' > "$S/i6.out" 2> "$S/i6.err"; rc=$?
 t1=$(date +%s)
 log=$(sed -n 's/.*console log: \([^ ]*\).*/\1/p' "$S/i6.err" | head -1)
-if [ "$rc" = 125 ] && grep -q "timed out after 8 s" "$S/i6.err" && [ $((t1 - t0)) -lt 20 ] && [ "$(cat "$S/i6.out")" = started ]; then
+if [ "$rc" = 125 ] && grep -q "timed out after 30 s" "$S/i6.err" && [ $((t1 - t0)) -lt 45 ] && [ "$(cat "$S/i6.out")" = started ]; then
   ok "interactive: whole-VM timeout kills the guest"
 else ko "interactive: whole-VM timeout" "rc=$rc (want 125), $((t1 - t0)) s" "stderr: $(head -3 "$S/i6.err")"; fi
 [ -n "$log" ] && rm -f "$log"

@@ -312,3 +312,19 @@ uint64_t hash64(const void *data, size_t n)
 		h = (h ^ s[i]) * 0x100000001b3ull;
 	return h;
 }
+
+/* Replace every occurrence of from in s by to. */
+char *str_replace_all(const char *s, const char *from, const char *to)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t n = strlen(from);
+	const char *p;
+
+	while ((p = strstr(s, from))) {
+		strbuf_add(&sb, s, (size_t)(p - s));
+		strbuf_addstr(&sb, to);
+		s = p + n;
+	}
+	strbuf_addstr(&sb, s);
+	return strbuf_detach(&sb);
+}

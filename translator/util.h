@@ -66,6 +66,9 @@ void strbuf_reset(struct strbuf *sb);
 /* Cut the string to its first len bytes (len <= sb->len). */
 void strbuf_setlen(struct strbuf *sb, size_t len);
 
+/* s with every occurrence of from replaced by to (a new string). */
+char *str_replace_all(const char *s, const char *from, const char *to);
+
 /* Whole-file I/O. read_file returns NULL (errno set) on failure; *len may be NULL. */
 /* Do the first alen bytes of a and all of b name the same kernel module?
  * ('-' and '_' are the same in module names: "nf-nat" is nf_nat.ko.) */

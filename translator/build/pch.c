@@ -115,6 +115,69 @@ static int make_gch(const char *build, const char *args, const char *hfile, cons
 	return rc;
 }
 
+/* The value of the first "WORD<value>" in line ending at a space or the
+ * end, with the quotes '" "' around it dropped; NULL if absent. */
+static char *word_value(const char *line, const char *word)
+{
+	const char *p = strstr(line, word);
+
+	if (!p)
+		return NULL;
+	p += strlen(word);
+	size_t n = strcspn(p, " ");
+	if (n >= 4 && !strncmp(p, "'\"", 2) && !strncmp(p + n - 2, "\"'", 2))
+		return xstrndup(p + 2, n - 4);
+	return xstrndup(p, n);
+}
+
+char *pch_other_line(const char *pch_line, const char *line, const char *dir, const char *name,
+		     const char *tag)
+{
+	const char *pc = strstr(pch_line, " -c -o "), *c = strstr(line, " -c -o ");
+	char *mod = xasprintf("%s/stp_modname.h", dir);
+	char *inc = strstr(pch_line, mod);
+	char *base = word_value(line, "-DKBUILD_BASENAME="), *mname = word_value(line, "-DKBUILD_MODNAME=");
+	char *kmod = word_value(line, "-D__KBUILD_MODNAME="), *dep = word_value(line, "-Wp,-MMD,");
+	char *res = NULL;
+
+	if (!pc || !c || !inc || inc > pc || !base || !mname || !kmod || !dep || strchr(c, ';'))
+		goto out;
+	/* the file's own names, @CSTAP_NAME@ made the module's */
+	char *own = xasprintf("%s/stp_modname_%s.h", dir, tag);
+	char *defs = xasprintf("#define KBUILD_BASENAME \"%s\"\n#define KBUILD_MODNAME \"%s\"\n"
+			       "#define __KBUILD_MODNAME %s\n", base, mname, kmod);
+	char *real = str_replace_all(defs, "@CSTAP_NAME@", name);
+	int wrc = write_file(own, real, strlen(real));
+	free(defs);
+	free(real);
+	if (wrc == 0) {
+		/* the compile line's words up to its own header, the file's header,
+		 * the rest up to -c -o, the file's dependency file, then its -c -o */
+		struct strbuf out = STRBUF_INIT;
+		strbuf_add(&out, pch_line, (size_t)(inc - pch_line));
+		strbuf_addstr(&out, own);
+		strbuf_add(&out, inc + strlen(mod), (size_t)(pc - inc - strlen(mod)));
+		strbuf_addstr(&out, c);
+		char *t = strbuf_detach(&out);
+		char *d = strstr(t, "-Wp,-MMD,");
+		if (d) {
+			size_t n = strcspn(d, " ");
+			res = xasprintf("%.*s-Wp,-MMD,%s%s", (int)(d - t), t, dep, d + n);
+			free(t);
+		} else {
+			res = t;
+		}
+	}
+	free(own);
+out:
+	free(mod);
+	free(base);
+	free(mname);
+	free(kmod);
+	free(dep);
+	return res;
+}
+
 char *pch_compile_line(const char *build, const char *base_line, const char *line,
 		       const char *runtime_dir, const char *dir, const char *name)
 {

@@ -9,4 +9,13 @@
 char *pch_compile_line(const char *build, const char *base_line, const char *line,
 		       const char *runtime_dir, const char *dir, const char *name);
 
+/* Another compile line of the recipe (NAME.mod.c, 6.10's module-common.c:
+ * data only, no kernel code) made from the module's pch_compile_line: the
+ * same flags and precompiled headers, its own source, object, dependency
+ * file and KBUILD_*MODNAME names (written to dir/stp_modname_TAG.h). A
+ * .mod.c took as long to compile as a small module's own C. NULL: compile
+ * with line as it is. */
+char *pch_other_line(const char *pch_line, const char *line, const char *dir, const char *name,
+		     const char *tag);
+
 #endif

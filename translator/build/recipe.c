@@ -101,26 +101,24 @@ static char *with_pch(const struct recipe_key *k, char *text, const char *dir, c
 	free(base);
 	if (!line)
 		return text;
-	res = xasprintf("%s%s", line, nl);
+	/* and the recipe's other compiles (NAME.mod.c, module-common.c) */
+	struct strbuf out = STRBUF_INIT;
+	strbuf_addf(&out, "%s\n", line);
+	for (char *l = nl + 1, *e; *l; l = e + (*e != 0)) {
+		e = l + strcspn(l, "\n");
+		char *one = xstrndup(l, (size_t)(e - l)), *other = NULL;
+		if (strstr(one, " -c -o " PH_DIR "/" PH_NAME ".mod.o "))
+			other = pch_other_line(line, one, dir, name, "mod");
+		else if (strstr(one, " -c -o " PH_DIR "/.module-common.o "))
+			other = pch_other_line(line, one, dir, name, "common");
+		strbuf_addf(&out, "%s\n", other ? other : one);
+		free(other);
+		free(one);
+	}
+	res = strbuf_detach(&out);
 	free(line);
 	free(text);
 	return res;
-}
-
-/* Replace every occurrence of from in s by to. */
-static char *replace_all(const char *s, const char *from, const char *to)
-{
-	struct strbuf sb = STRBUF_INIT;
-	size_t n = strlen(from);
-	const char *p;
-
-	while ((p = strstr(s, from))) {
-		strbuf_add(&sb, s, (size_t)(p - s));
-		strbuf_addstr(&sb, to);
-		s = p + n;
-	}
-	strbuf_addstr(&sb, s);
-	return strbuf_detach(&sb);
 }
 
 /* The command of a .cmd file ("cmd_X := ...", with make's escapes undone). */
@@ -139,8 +137,8 @@ static char *cmd_of(const char *dir, const char *file)
 		goto out;
 	if (end)
 		*end = 0;
-	char *a = replace_all(p + 4, "$$", "$");
-	cmd = replace_all(a, "$(pound)", "#");
+	char *a = str_replace_all(p + 4, "$$", "$");
+	cmd = str_replace_all(a, "$(pound)", "#");
 	free(a);
 out:
 	free(text);
@@ -162,7 +160,7 @@ static char *generalize(const char *cmd, const char *dir, const char *name)
 	char *s = xstrdup(cmd);
 
 	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
-		char *t = replace_all(s, pairs[i][0], pairs[i][1]);
+		char *t = str_replace_all(s, pairs[i][0], pairs[i][1]);
 		free(s);
 		free((char *)pairs[i][0]);
 		s = t;
@@ -220,8 +218,8 @@ int recipe_replay(const struct recipe_key *k, const char *dir, const char *name,
 	if (!text)
 		return 1;
 	text = with_pch(k, text, dir, name);
-	char *a = replace_all(text, PH_DIR, dir);
-	char *cmds = replace_all(a, PH_NAME, name);
+	char *a = str_replace_all(text, PH_DIR, dir);
+	char *cmds = str_replace_all(a, PH_NAME, name);
 	free(a);
 	free(text);
 

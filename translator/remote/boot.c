@@ -53,6 +53,7 @@ struct boot {
 	int qemu_status;
 
 	double t0, t_up, t_done;
+	double t_frame;         /* the last job's results came (or the guest came up) */
 	bool up, done, have_rc, int_pending, timed_out, corrupt;
 	int status;                  /* interactive: the command's exit status */
 	int nint;                    /* SIGINTs received */
@@ -293,7 +294,9 @@ static int b64_decode(const char *s, size_t n, struct strbuf *out)
 	return pad > 2 ? -1 : 0;
 }
 
-/* A batch job's frame is complete: write NAME.out, NAME.err, NAME.rc. */
+/* A batch job's frame is complete: write NAME.out, NAME.err, NAME.rc, and
+ * NAME.secs (since the previous job's results: the jobs run one after the
+ * other, so about the job's time in the guest; where a suite's time goes). */
 static void finish_frame(struct boot *b)
 {
 	if (b->fid < 1 || b->fid > b->njobs) {
@@ -316,6 +319,13 @@ static void finish_frame(struct boot *b)
 	free(p);
 	p = xasprintf("%s/%s.rc", b->outdir, name);
 	w |= write_file(p, rc, strlen(rc));
+	free(p);
+	double t = now_ms();
+	char *secs = xasprintf("%.1f\n", (t - (b->t_frame ? b->t_frame : b->t0)) / 1e3);
+	b->t_frame = t;
+	p = xasprintf("%s/%s.secs", b->outdir, name);
+	w |= write_file(p, secs, strlen(secs));
+	free(secs);
 	if (w)
 		vm_msg("cannot write the results of job %s in %s: %s", name, b->outdir, strerror(errno));
 	free(p);
@@ -342,6 +352,7 @@ static void ctl_line(struct boot *b, char *l)
 	if (!strcmp(l, "UP")) {
 		b->up = true;
 		b->t_up = now_ms();
+		b->t_frame = b->t_up;
 		if (b->cfg->verbose)
 			vm_msg("guest up after %.2f s", (b->t_up - b->t0) / 1e3);
 		if (b->int_pending)

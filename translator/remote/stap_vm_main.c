@@ -38,7 +38,7 @@ static const char usage_text[] =
 	"  -a ARGS          extra kernel command line arguments\n"
 	"  -v               progress and timings on stderr (-vv: also the guest console)\n"
 	"JOBFILE: one job a line, NAME<TAB>TIMEOUT-SECS<TAB>SHELL-COMMAND; blank lines and\n"
-	"  # comments ignored. Results: OUTDIR/NAME.out, NAME.err (byte-exact), NAME.rc.\n"
+	"  # comments ignored. Results: OUTDIR/NAME.out, NAME.err (byte-exact), NAME.rc,\n  NAME.secs (the job's seconds in the guest, about).\n"
 	"In the guest: staprun at /usr/bin/staprun, stapio at /usr/libexec/cstap/stapio;\n"
 	"  they come from $CSTAP_STAPRUN/$CSTAP_STAPIO, else the build tree, else the\n"
 	"  installed ones.\n"

@@ -30,6 +30,9 @@ struct tvar_table {
 	bool uses_kaslr;        /* some code adds stp_kaslr_offset (DW_OP_addr) */
 	strvec modsyms;         /* "module:name" of the module globals read, by
 				 * their index in stp_modsym_addrs[] */
+	strvec pp_bodies;       /* module: the pretty-printing function
+				 * stp_pp_<i>(c, s_, b_) of each struct printed */
+	VEC(uint64_t) pp_hashes;
 };
 
 static struct tvar_table *table(struct session *s)
@@ -736,7 +739,7 @@ static void pp_leaf(struct rctx *r, struct loc *l, const char *fmt, struct strbu
 		    "stp_str_append(@@S@@, \"?\"); } else { %s; } }\n", v, fmt);
 }
 
-static void pp_members(struct rctx *r, struct loc *l, Dwarf_Die *st, int mode, int depth, struct strbuf *out)
+static void pp_members_text(struct rctx *r, struct loc *l, Dwarf_Die *st, int mode, int depth, struct strbuf *out)
 {
 	Dwarf_Die m;
 	bool first = true;
@@ -781,6 +784,68 @@ static void pp_members(struct rctx *r, struct loc *l, Dwarf_Die *st, int mode, i
 		} while (dwarf_siblingof(&m, &m) == 0);
 	}
 	strbuf_addstr(out, "stp_str_append(@@S@@, \"}\");\n");
+}
+
+/* The number of the module's function printing a struct as body does
+ * (at b_ into s_): one per distinct text, made on first use. */
+static int pp_helper(struct session *s, char *body)
+{
+	struct tvar_table *t = table(s);
+	uint64_t h = hash64(body, strlen(body));
+
+	for (int i = 0; i < t->pp_hashes.len; i++)
+		if (t->pp_hashes.items[i] == h && !strcmp(t->pp_bodies.items[i], body)) {
+			free(body);
+			return i;
+		}
+	vec_push(&t->pp_hashes, h);
+	vec_push(&t->pp_bodies, body);
+	return t->pp_bodies.len - 1;
+}
+
+/* The members of the struct at l. In a module a struct is printed by a
+ * function of its own, shared by every probe printing the same type the
+ * same way: $$parms$$ on 762 functions was 12 MB of C inline (300 s of
+ * GCC), most of it the same few kernel structs. BPF takes the text. */
+static void pp_members(struct rctx *r, struct loc *l, Dwarf_Die *st, int mode, int depth, struct strbuf *out)
+{
+	if (r->s->runtime_bpf) {
+		pp_members_text(r, l, st, mode, depth, out);
+		return;
+	}
+	struct strbuf body = STRBUF_INIT;
+	struct loc bl = *l;
+	bl.c = "b_";
+	pp_members_text(r, &bl, st, mode, depth, &body);
+	strbuf_addf(out, "stp_pp_%d(c, @@S@@, %s);\n", pp_helper(r->s, strbuf_detach(&body)), l->c);
+}
+
+char *tvars_pp_helpers(struct session *s)
+{
+	struct tvar_table *t = table(s);
+	struct strbuf out = STRBUF_INIT;
+
+	if (!t->pp_bodies.len)
+		return NULL;
+	for (int i = 0; i < t->pp_bodies.len; i++)
+		strbuf_addf(&out, "static noinline __maybe_unused void stp_pp_%d(struct stp_context *c, char *s_, int64_t b_);\n", i);
+	for (int i = 0; i < t->pp_bodies.len; i++) {
+		/* a full string takes no more text: the reads are skipped */
+		strbuf_addf(&out, "static noinline __maybe_unused void stp_pp_%d(struct stp_context *c, char *s_, int64_t b_)\n{\n"
+			    "\tif (strnlen(s_, MAXSTRINGLEN - 1) >= MAXSTRINGLEN - 1)\n\t\treturn;\n", i);
+		for (const char *p = t->pp_bodies.items[i]; *p;) {
+			const char *q = strstr(p, "@@S@@");
+			if (!q) {
+				strbuf_addstr(&out, p);
+				break;
+			}
+			strbuf_add(&out, p, q - p);
+			strbuf_addstr(&out, "s_");
+			p = q + 5;
+		}
+		strbuf_addstr(&out, "}\n");
+	}
+	return strbuf_detach(&out);
 }
 
 /* Text of the value at l in SystemTap's pretty-print style. */

@@ -63,6 +63,9 @@ long dw_member_offset(struct dw_image *img, const char *type, const char *member
  * stp_kaslr_offset (for DW_OP_addr) and the addresses of the module
  * globals read (stp_modsym_addrs[]); NULL if none are needed. */
 char *tvars_kaslr_init(struct session *s);
+/* The module's functions printing structs that the pretty-printed
+ * values call (stp_pp_<n>), or NULL. */
+char *tvars_pp_helpers(struct session *s);
 /* Does target variables' code add stp_kaslr_offset? kfree's link-time
  * address in *addr: the load offset is where it is now minus that. */
 bool tvars_kaslr_ref(struct session *s, uint64_t *addr);

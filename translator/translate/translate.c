@@ -2008,6 +2008,10 @@ int translate(struct session *s, struct strbuf *out)
 	gen_klines(s, out);
 	gen_ustack(s, out);
 	gen_globals(s, out);
+	char *pp = tvars_pp_helpers(s);
+	if (pp)
+		strbuf_addstr(out, pp);
+	free(pp);
 	strbuf_addstr(out, "\n");
 
 	/* function prototypes, then bodies; a function reading $target

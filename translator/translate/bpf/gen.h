@@ -77,6 +77,12 @@ struct bgen {
 	VEC(struct bmap *) maps;
 	struct strbuf fmts;     /* "fmt ID TYPES TEXT\n" lines */
 	int nfmts;
+	struct bfmt_slot {      /* bg_fmt's index of them by "TYPES TEXT" */
+		uint64_t h;
+		int id;
+		size_t off, len;    /* the key in fmts (len 0: a free slot) */
+	} *fmt_tab;
+	size_t fmt_cap;
 	struct strbuf progs;    /* "prog ..." and its insn/line lines */
 	int nprogs;
 	int *gmap;              /* per s->globals: its map (arrays, aggregates), or -1 */

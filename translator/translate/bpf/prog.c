@@ -198,13 +198,47 @@ void bg_escape(struct strbuf *sb, const char *text, size_t len)
 	}
 }
 
-/* A printf format for the loader: its number. */
+/* The slot of key (hash h) in g's format index: its own or a free one. */
+static struct bfmt_slot *fmt_slot(struct bgen *g, uint64_t h, const char *key, size_t len)
+{
+	size_t i = h & (g->fmt_cap - 1);
+
+	while (g->fmt_tab[i].len && !(g->fmt_tab[i].h == h && g->fmt_tab[i].len == len &&
+				       !memcmp(g->fmts.buf + g->fmt_tab[i].off, key, len)))
+		i = (i + 1) & (g->fmt_cap - 1);
+	return &g->fmt_tab[i];
+}
+
+/* A printf format for the loader: its number. The same types and text
+ * get the same number: probes that differ only in which copy of a text
+ * they name are then the same program, which stapbpf loads (and the
+ * verifier checks) once for all of them (1,200 kprobes of one wildcard). */
 int bg_fmt(struct bgen *g, const char *types, const char *text, size_t len)
 {
-	strbuf_addf(&g->fmts, "fmt %d %s ", g->nfmts, *types ? types : "-");
-	bg_escape(&g->fmts, text, len);
-	strbuf_addch(&g->fmts, '\n');
-	return g->nfmts++;
+	struct strbuf key = STRBUF_INIT;
+
+	strbuf_addf(&key, "%s ", *types ? types : "-");
+	bg_escape(&key, text, len);
+	if ((size_t)g->nfmts * 2 >= g->fmt_cap) {   /* half full at most */
+		struct bfmt_slot *old = g->fmt_tab;
+		size_t n = g->fmt_cap;
+		g->fmt_cap = n ? n * 2 : 64;
+		g->fmt_tab = xcalloc(g->fmt_cap, sizeof(*g->fmt_tab));
+		for (size_t i = 0; i < n; i++)
+			if (old[i].len)
+				*fmt_slot(g, old[i].h, g->fmts.buf + old[i].off, old[i].len) = old[i];
+		free(old);
+	}
+	uint64_t h = hash64(key.buf, key.len);
+	struct bfmt_slot *slot = fmt_slot(g, h, key.buf, key.len);
+	if (!slot->len) {
+		strbuf_addf(&g->fmts, "fmt %d ", g->nfmts);
+		*slot = (struct bfmt_slot){ .h = h, .id = g->nfmts++, .off = g->fmts.len, .len = key.len };
+		strbuf_add(&g->fmts, key.buf, key.len);
+		strbuf_addch(&g->fmts, '\n');
+	}
+	strbuf_release(&key);
+	return slot->id;
 }
 
 /* The program's prologue: the context kept in r6, the scratch value in r7
