@@ -13,8 +13,10 @@
 # On a kernel other than the default one (stap-vm --default-release), make
 # check builds and runs only the tests the kernel decides: those with a
 # NAME.EXT.SERIES file and those testsuite/run/every-kernel.txt lists; every
-# other is taken to pass 3 there. CSTAP_FULL=1 (make check-full) builds and
-# runs every test on every kernel (testsuite/README.md).
+# other is taken to pass 3 there. A test with a NAME.full file (it says why:
+# minutes of a TCG guest) goes to pass 3 only on every kernel. CSTAP_FULL=1
+# (make check-full) builds and runs every test on every kernel
+# (testsuite/README.md).
 #   NAME.modules  modules of the guest kernel loaded at boot (stap-vm -M), one a line
 #   NAME.boot  extra guest kernel arguments (stap-vm -a): such tests get a boot of
 #              their own per distinct NAME.boot (e.g. "nokaslr" for .absolute addresses)
@@ -128,7 +130,8 @@ build_one() {
 		echo "[E_BPF_UNSUPPORTED] not run with --runtime=bpf: $(cat "$t.nobpf")" > "$d/build.log"
 		return 1
 	fi
-	if [ "$skip_full" = 1 ] && ! grep -q "^$n " "$every" && ! ls "$rundir/$n".*.[0-9]*.[0-9]* > /dev/null 2>&1; then
+	if { [ "$not_full" = 1 ] && [ -f "$t.full" ]; } ||
+	   { [ "$skip_full" = 1 ] && ! grep -q "^$n " "$every" && ! ls "$rundir/$n".*.[0-9]*.[0-9]* > /dev/null 2>&1; }; then
 		# the language's test, on a kernel other than the default: to pass 3
 		# here (make check-full builds and runs it)
 		(cd "$d" && "$STAP" -p3 -r "$REL" --runtime="$runtime" -m "t_$n" "${opts[@]}" "$n.stp" "${args[@]}") \
@@ -141,9 +144,10 @@ build_one() {
 }
 skip_full=0   # this kernel is not the default one, and not make check-full
 [ "${CSTAP_FULL:-0}" = 1 ] || [ "$REL" = "$default_rel" ] || skip_full=1
+not_full=1; [ "${CSTAP_FULL:-0}" = 1 ] && not_full=0   # NAME.full: make check-full's
 every=$src/testsuite/run/every-kernel.txt
 [ "$rundir" = "$src/testsuite/run" ] || every=/dev/null
-export -f build_one; export out spec STAP REL UPROGS runtime ext skip_full every rundir
+export -f build_one; export out spec STAP REL UPROGS runtime ext skip_full not_full every rundir
 printf '%s\n' "${names[@]}" | xargs -P "$3" -I{} bash -c 'build_one {}'
 }
 

@@ -79,11 +79,15 @@ static void report_replay(const struct session *s, const char *log)
  * with a lookup that scans every symbol of the module (test_for_valid_rec:
  * quadratic, hours for the 280,000 handlers of kernel.function("*") under
  * TCG, holding ftrace_lock), a function tracer would trace the handlers, and
- * each entry would pay for the nop. */
+ * each entry would pay for the nop. No -Wmisleading-indentation (-Wall's):
+ * generated code is not read by people, and GCC 12 checks it by reading
+ * each guard's source line from its line cache, a scan from far back in a
+ * big file: quadratic (strace.stp's 7 MB of C: 91 of its 210 CPU-s). */
 static void add_flags(struct strbuf *mk, const struct session *s, bool with_defines)
 {
 	strbuf_addf(mk, "ccflags-remove-y := $(CC_FLAGS_FTRACE)\n"
-		    "ccflags-y := -I%s -Wno-declaration-after-statement -g0", s->runtime_dir);
+		    "ccflags-y := -I%s -Wno-declaration-after-statement -Wno-misleading-indentation -g0",
+		    s->runtime_dir);
 	for (int i = 0; with_defines && i < s->defines.len; i++)
 		add_define(mk, s->defines.items[i]);
 	strbuf_addch(mk, '\n');
