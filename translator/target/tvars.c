@@ -833,17 +833,9 @@ char *tvars_pp_helpers(struct session *s)
 		/* a full string takes no more text: the reads are skipped */
 		strbuf_addf(&out, "static noinline __maybe_unused void stp_pp_%d(struct stp_context *c, char *s_, int64_t b_)\n{\n"
 			    "\tif (strnlen(s_, MAXSTRINGLEN - 1) >= MAXSTRINGLEN - 1)\n\t\treturn;\n", i);
-		for (const char *p = t->pp_bodies.items[i]; *p;) {
-			const char *q = strstr(p, "@@S@@");
-			if (!q) {
-				strbuf_addstr(&out, p);
-				break;
-			}
-			strbuf_add(&out, p, q - p);
-			strbuf_addstr(&out, "s_");
-			p = q + 5;
-		}
-		strbuf_addstr(&out, "}\n");
+		char *body = str_replace_all(t->pp_bodies.items[i], "@@S@@", "s_");
+		strbuf_addf(&out, "%s}\n", body);
+		free(body);
 	}
 	return strbuf_detach(&out);
 }
