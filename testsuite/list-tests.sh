@@ -109,5 +109,32 @@ check_err trace_module_wild_p3 '{ .name = "scsi_dispatch_cmd_start", .probe = (v
 	-p3 -e 'probe kernel.trace("scs*:scsi_dispatch_cmd_st*") { println($cmd->cmnd[0]) }'
 check_err no_module 'no module' -p2 -e 'probe module("no_such_mod").function("f") {}'
 check_err optional_nothing '# probes' -p2 -e 'probe kernel.function("no_such_fn_xyz")?, begin {}'
+
+# the index of inlined functions (target/dwarf_inlines.c): made by the first
+# run in a new cache, read by the next; each finds what the walk of every
+# unit (CSTAP_NO_DWARF_INDEX) finds, for a wildcard and for one plain name
+# (each of its inlined copies a probe at -p2); a damaged cache file
+# is not believed
+idx=$tmp/idx-cache
+for args in "-l|kernel.function(\"*blk*\").inline" "-p2|-e|probe kernel.function(\"blk_rq_bytes\") {}"; do
+	IFS='|' read -r -a a <<< "$args"
+	walk=$(CSTAP_NO_DWARF_INDEX=1 XDG_CACHE_HOME=$idx "$STAP" "${a[@]}" 2>&1)
+	cold=$(XDG_CACHE_HOME=$idx "$STAP" "${a[@]}" 2>&1)
+	made=$(ls "$idx"/cstap/dwinl-*.bin 2>/dev/null | wc -l)
+	warm=$(XDG_CACHE_HOME=$idx "$STAP" "${a[@]}" 2>&1)
+	n=$(grep -c '^kernel.function' <<< "$walk")
+	if [ "$made" != 1 ] || [ "$n" -lt 2 ]; then bad "dwarf_index ${a[*]}" "index files: $made; walk: $walk"
+	elif [ "$cold" != "$walk" ] || [ "$warm" != "$walk" ]; then
+		bad "dwarf_index ${a[*]}" "$(diff <(echo "$walk") <(echo "$warm"))" "$(diff <(echo "$walk") <(echo "$cold"))"
+	else ok "dwarf_index ${a[*]} ($n found)"; fi
+done
+f=$(ls "$idx"/cstap/dwinl-*.bin 2>/dev/null | head -1)
+if [ -n "$f" ]; then
+	head -c 100000 "$f" > "$f.cut" && mv "$f.cut" "$f"
+	got=$(XDG_CACHE_HOME=$idx "$STAP" -l 'kernel.function("*blk*").inline' 2>&1)
+	if [ "$got" = "$(CSTAP_NO_DWARF_INDEX=1 "$STAP" -l 'kernel.function("*blk*").inline' 2>&1)" ] &&
+	   [ "$(stat -c %s "$f")" -gt 100000 ]; then ok "dwarf_index: a cut cache file is made again"
+	else bad "dwarf_index: a cut cache file" "size $(stat -c %s "$f")"; fi
+fi
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

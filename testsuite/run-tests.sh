@@ -118,6 +118,14 @@ for f in "$rundir"/*."$series"; do
 	[ -f "$f" ] && cp "$f" "$spec/$(basename "$f" ".$series")"
 done
 
+# Does run/every-kernel.txt list test $1 for this runtime? (a line with
+# "[module runtime]" is the module runtime's only)
+on_every_kernel() {
+	local line
+	line=$(grep "^$1 " "$every") || return 1
+	[ "$runtime" != bpf ] || [[ $line != *"[module runtime]"* ]]
+}
+
 # Each test builds in its own directory from a copy of its script, so
 # messages say "NAME.stp:L:C".
 build_one() {
@@ -131,7 +139,7 @@ build_one() {
 		return 1
 	fi
 	if { [ "$not_full" = 1 ] && [ -f "$t.full" ]; } ||
-	   { [ "$skip_full" = 1 ] && ! grep -q "^$n " "$every" && ! ls "$rundir/$n".*.[0-9]*.[0-9]* > /dev/null 2>&1; }; then
+	   { [ "$skip_full" = 1 ] && ! on_every_kernel "$n" && ! ls "$rundir/$n".*.[0-9]*.[0-9]* > /dev/null 2>&1; }; then
 		# the language's test, on a kernel other than the default: to pass 3
 		# here (make check-full builds and runs it)
 		(cd "$d" && "$STAP" -p3 -r "$REL" --runtime="$runtime" -m "t_$n" "${opts[@]}" "$n.stp" "${args[@]}") \
@@ -147,7 +155,7 @@ skip_full=0   # this kernel is not the default one, and not make check-full
 not_full=1; [ "${CSTAP_FULL:-0}" = 1 ] && not_full=0   # NAME.full: make check-full's
 every=$src/testsuite/run/every-kernel.txt
 [ "$rundir" = "$src/testsuite/run" ] || every=/dev/null
-export -f build_one; export out spec STAP REL UPROGS runtime ext skip_full not_full every rundir
+export -f build_one on_every_kernel; export out spec STAP REL UPROGS runtime ext skip_full not_full every rundir
 printf '%s\n' "${names[@]}" | xargs -P "$3" -I{} bash -c 'build_one {}'
 }
 

@@ -29,7 +29,7 @@ TARGET_SOURCES = translator/target/kernel.c translator/target/kernel.h translato
 	translator/target/blacklist.c translator/target/blacklist.h \
 	translator/target/ktracepoints.c translator/target/ktracepoints.h \
 	translator/target/kimage.h translator/target/dwarf_funcs.c translator/target/dwarf_funcs.h \
-	translator/target/dwarf_stmt.c translator/target/dwarf_stmt.h translator/target/dwarf_scope.c \
+	translator/target/dwarf_stmt.c translator/target/dwarf_stmt.h translator/target/dwarf_inlines.c translator/target/dwarf_inlines.h translator/target/dwarf_scope.c \
 	translator/target/dwarf_scope.h translator/target/tvars.c \
 	translator/target/tvars.h translator/target/syscalls_gen.c \
 	translator/target/syscalls_gen.h translator/target/uapi.c translator/target/uapi.h \

@@ -18,31 +18,6 @@
 #include "util.h"
 
 
-/* The GNU build-id of an ELF file as hex, or NULL. */
-static char *elf_build_id(Elf *e)
-{
-	Elf_Scn *scn = NULL;
-
-	while ((scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
-			continue;
-		Elf_Data *d = elf_getdata(scn, NULL);
-		size_t off = 0, noff, doff;
-		GElf_Nhdr nh;
-		while (d && (off = gelf_getnote(d, off, &nh, &noff, &doff)) > 0) {
-			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
-			    memcmp((char *)d->d_buf + noff, "GNU", 4))
-				continue;
-			struct strbuf sb = STRBUF_INIT;
-			for (size_t i = 0; i < nh.n_descsz; i++)
-				strbuf_addf(&sb, "%02x", ((unsigned char *)d->d_buf)[doff + i]);
-			return strbuf_detach(&sb);
-		}
-	}
-	return NULL;
-}
-
 /* The running kernel's build-id, from the raw notes in /sys/kernel/notes. */
 static char *running_build_id(void)
 {
@@ -97,7 +72,7 @@ static struct dw_image *try_kernel(struct session *s, const char *path, const ch
 	if (fd < 0)
 		return NULL;
 	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	char *id = e ? elf_build_id(e) : NULL;
+	char *id = e ? elf_build_id_hex(e) : NULL;
 	Dwarf *d = NULL;
 	if (e && (!want || (id && !strcmp(id, want))))
 		d = dwarf_begin_elf(e, DWARF_C_READ, NULL);

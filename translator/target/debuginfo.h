@@ -29,6 +29,8 @@ struct dw_image {
 	Dwfl_Module *mod;       /* modules and user files only */
 	struct dw_type_cache *types; /* tvars.c: type DIEs found by name */
 	struct dw_aranges *aranges; /* dwarf_funcs.c's index of the units by address */
+	struct dw_inline_index *inlines; /* dwarf_inlines.c's index of the units by inlined function */
+	bool inlines_built;     /* that index was made (a walk of every unit) in this run */
 	uint64_t *ftrace_sites;  /* ftrace_sites.c: the kernel's __mcount_loc, sorted */
 	size_t n_ftrace_sites;
 	bool ftrace_sites_read;

@@ -188,8 +188,12 @@ static void check_die(struct dw_image *img, const struct ksymtab *syms, const st
 	const char *sym, *name = dwarf_diename(d);
 	int line = 0;
 
-	if (!name || !func_entry(img, syms, d, &entry, &sym) ||
-	    (fnmatch(p->func, name, 0) != 0 && !in_addrs(alias, entry)))
+	bool named = name && fnmatch(p->func, name, 0) == 0;
+
+	/* (the name first: func_entry's symbol lookup is what costs, a
+	 * module's through libdwfl; only user files match by address too) */
+	if (!name || (!named && !(alias && alias->len)) || !func_entry(img, syms, d, &entry, &sym) ||
+	    (!named && !in_addrs(alias, entry)))
 		return;
 	dwarf_decl_line(d, &line);
 	if (p->line && line != p->line)

@@ -1,6 +1,7 @@
 /* dwarf_stmt.c - statements, labels and inlined instances (see .h). */
 #include "dwarf_stmt.h"
 #include "blacklist.h"
+#include "dwarf_inlines.h"
 
 #include <dwarf.h>
 #include <fnmatch.h>
@@ -273,31 +274,52 @@ static void inlines_under(struct dw_image *img, const struct ksymtab *syms, cons
 				}
 			}
 		}
-		if (tag == DW_TAG_subprogram || tag == DW_TAG_lexical_block ||
-		    tag == DW_TAG_inlined_subroutine)
+		if (dw_inline_may_hold(tag))
 			inlines_under(img, syms, p, &c, out);
 	} while (dwarf_siblingof(&c, &c) == 0);
 }
 
 
+/* The units to walk for p, each at most once: through the index of
+ * inlined functions (dwarf_inlines.c) only the units holding an instance
+ * of a matching name; else every unit. With a pattern only a source file
+ * can match (by_name) the caller walks only the units of that name: few,
+ * cheaper than making or reading the index. */
+static void units_to_walk(struct dw_image *img, const struct dw_pattern *p, bool by_name,
+			  dw_offvec *out)
+{
+	const struct dw_inline_index *idx = by_name ? NULL : dw_inline_index(img, true);
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+
+	if (idx) {
+		dw_inline_units(idx, p->func, out);
+		return;
+	}
+	while (dwarf_nextcu(img->dbg, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		vec_push(out, off + hsize);
+		off = next;
+	}
+}
+
 void dw_find_inlines(struct dw_image *img, const struct ksymtab *syms, const struct dw_pattern *p,
 		     dw_funcvec *out)
 {
 	bool by_name = p->file && dw_pattern_names_source(p->file);
-	Dwarf_Off off = 0, next;
-	size_t hsize;
+	dw_offvec units = { 0 };
 	int first = out->len;
 
-	while (dwarf_nextcu(img->dbg, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+	units_to_walk(img, p, by_name, &units);
+	for (int i = 0; i < units.len; i++) {
 		Dwarf_Die cu;
-		if (dwarf_offdie(img->dbg, off + hsize, &cu)) {
+		if (dwarf_offdie(img->dbg, units.items[i], &cu)) {
 			char *n = dw_source_relative(dwarf_diename(&cu));
 			if (!by_name || dw_file_matches(p->file, n))
 				inlines_under(img, syms, p, &cu, out);
 			free(n);
 		}
-		off = next;
 	}
+	free(units.items);
 	if (out->len - first > 1)
 		qsort(out->items + first, out->len - first, sizeof(struct dw_func), dw_func_cmp);
 }

@@ -17,7 +17,7 @@ static uint32_t le32(const unsigned char *p)
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-static char *hex_build_id(Elf *e)
+char *elf_build_id_hex(Elf *e)
 {
 	const void *id;
 	ssize_t n = e ? dwelf_elf_gnu_build_id(e, &id) : -1;
@@ -39,7 +39,7 @@ char *elf_file_build_id(const char *path)
 		return NULL;
 	elf_version(EV_CURRENT);
 	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	id = hex_build_id(e);
+	id = elf_build_id_hex(e);
 	if (e)
 		elf_end(e);
 	close(fd);
@@ -196,7 +196,7 @@ char *kimage_build_id(const char *vmlinuz)
 	struct strbuf mem = STRBUF_INIT;
 	int fd;
 	Elf *e = kimage_vmlinux(vmlinuz, &mem, &fd);
-	char *id = hex_build_id(e);
+	char *id = elf_build_id_hex(e);
 
 	if (e)
 		elf_end(e);

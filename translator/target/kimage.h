@@ -5,6 +5,7 @@
 #ifndef CSTAP_KIMAGE_H
 #define CSTAP_KIMAGE_H
 
+#include <libelf.h>
 #include <stddef.h>
 
 /* The build-id (hex) of the ELF vmlinux inside a bzImage, or NULL. LZ4
@@ -18,5 +19,7 @@ char *kimage_section(const char *vmlinuz, const char *name, size_t *len);
 
 /* The build-id (hex) of an ELF file (vmlinux, .ko), or NULL. */
 char *elf_file_build_id(const char *path);
+/* The build-id (hex) of an open ELF file, or NULL (none, or e NULL). */
+char *elf_build_id_hex(Elf *e);
 
 #endif

@@ -985,25 +985,71 @@ static bool pretty_list(struct rctx *r, const struct expr *e, struct tvar *tv)
 
 /* ---- finding things ---------------------------------------------------------------- */
 
+/* Is fn a C function of its unit's top level, whose enclosing scope is
+ * the unit alone? (C has no nested functions, but for GCC's extension.) */
+static bool c_top_level(Dwarf_Die *fn, Dwarf_Die *cu)
+{
+	int lang = dwarf_srclang(cu);
+
+	return dwarf_tag(fn) == DW_TAG_subprogram &&
+	       (lang == DW_LANG_C89 || lang == DW_LANG_C || lang == DW_LANG_C99 || lang == DW_LANG_C11);
+}
+
+/* The scopes of a C function fn holding pc, innermost first, fn last: the
+ * lexical blocks around pc, not entering a callee inlined there. What
+ * dwarf_getscopes finds between fn and such a callee, without its walk of
+ * the whole unit (a big one holds hundreds of tracepoints' iterators, each
+ * resolving its arguments). 0 if fn does not hold pc. */
+static int own_scopes(Dwarf_Die *fn, Dwarf_Addr pc, Dwarf_Die **out)
+{
+	VEC(Dwarf_Die) chain = { 0 };
+	Dwarf_Die cur = *fn, c;
+	bool deeper = dwarf_haspc(fn, pc) == 1;
+
+	while (deeper) {
+		vec_push(&chain, cur);
+		deeper = false;
+		if (dwarf_child(&cur, &c) == 0) {
+			do {
+				if (dwarf_tag(&c) == DW_TAG_lexical_block && dwarf_haspc(&c, pc) == 1) {
+					cur = c;
+					deeper = true;
+				}
+			} while (!deeper && dwarf_siblingof(&c, &c) == 0);
+		}
+	}
+	for (int i = 0; i < chain.len / 2; i++) {
+		Dwarf_Die t = chain.items[i];
+		chain.items[i] = chain.items[chain.len - 1 - i];
+		chain.items[chain.len - 1 - i] = t;
+	}
+	*out = chain.items;
+	return chain.len;
+}
+
 /* The variable $name visible at the probe address. */
 static bool find_var(struct rctx *r, const char *name, Dwarf_Die *var)
 {
 	Dwarf_Die cu, *scopes = NULL;
-	int n;
+	int n, fi = -1, start = 0;
 
 	if (!dwarf_diecu(&r->fn, &cu, NULL, NULL))
 		return fail(r, "no compile unit");
-	n = dwarf_getscopes(&cu, r->pc, &scopes);
 	/* only the probed function's own scopes: not those of a callee
 	 * inlined at this address (sigismember's sig inside sig_ignored),
 	 * nor what encloses the function */
-	int fi = -1, start = 0;
-	for (int i = 0; i < n && fi < 0; i++)
-		if (dwarf_dieoffset(&scopes[i]) == dwarf_dieoffset(&r->fn))
-			fi = i;
-	for (int i = 0; i < fi; i++)
-		if (dwarf_tag(&scopes[i]) == DW_TAG_inlined_subroutine)
-			start = i + 1;
+	if (c_top_level(&r->fn, &cu)) {
+		n = own_scopes(&r->fn, r->pc, &scopes);
+		fi = n - 1;
+	} else {
+		n = dwarf_getscopes(&cu, r->pc, &scopes);
+		for (int i = 0; i < n && fi < 0; i++)
+			if (dwarf_dieoffset(&scopes[i]) == dwarf_dieoffset(&r->fn))
+				fi = i;
+		for (int i = 0; i < fi; i++)
+			if (dwarf_tag(&scopes[i]) == DW_TAG_inlined_subroutine)
+				start = i + 1;
+	}
 	if (fi >= 0 && dwarf_getscopevar(scopes + start, fi - start + 1, name, 0, NULL, 0, 0, var) >= 0) {
 		free(scopes);
 		return true;
