@@ -59,7 +59,10 @@ struct stp_context {
 	char *procfs_buf;		/* procfs probes: $value's buffer (procfs.h) */
 	size_t procfs_size;		/* its bytes, the final NUL's included */
 	struct stp_nf_args *nf;		/* netfilter probes: $hooknum ... $verdict, else NULL */
-	char *frames;			/* (MAXNESTING + 1) * STP_FRAME_SIZE bytes */
+	char *frames;			/* (MAXNESTING + 2) * STP_FRAME_SIZE bytes:
+					 * a call writes its arguments one frame
+					 * deeper, before the callee checks the
+					 * depth */
 	char *pbuf;			/* STP_PRINT_BUF_SIZE bytes */
 	size_t plen;
 	cycles_t t_start;		/* -t: when the body started */
@@ -162,7 +165,7 @@ static int stp_contexts_alloc(size_t frame_size)
 		stp_contexts[cpu] = c;
 		if (!c)
 			goto nomem;
-		c->frames = vzalloc((MAXNESTING + 1) * frame_size);
+		c->frames = vzalloc((MAXNESTING + 2) * frame_size);
 		c->pbuf = kmalloc(STP_PRINT_BUF_SIZE, GFP_KERNEL);
 		if (!c->frames || !c->pbuf)
 			goto nomem;

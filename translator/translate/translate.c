@@ -599,8 +599,8 @@ static char *gen_call(struct gen *g, struct expr *e)
 	char **vals = gen_list(g, e->args.items, e->args.len);
 	int k = g->ntemps++;
 	strbuf_addf(g->cdecl, "\tstruct fr_f%d *nf%d;\n", f->index, k);
-	emit_fail(g, "c->nesting + 1 > MAXNESTING", "\"MAXNESTING exceeded\"",
-		  near("identifier", f->name, f->pos));
+	/* (the callee checks the depth: nesting_check; its frame, one past
+	 * the deepest, exists: runtime/context.h) */
 	emit(g, "nf%d = (struct fr_f%d *)(c->frames + (c->nesting + 1) * STP_FRAME_SIZE);", k, f->index);
 	for (int i = 0; i < e->args.len; i++) {
 		struct sym *p = f->params.items[i];
@@ -1410,6 +1410,19 @@ static void gen_entry(struct session *s, struct strbuf *types, struct strbuf *co
 	strbuf_release(&init);
 }
 
+/* A script function's first statement: too deep a call ends it at once
+ * (MAXNESTING exceeded, near the function's name). Checked once here, not
+ * at each of its calls: the syscall tapsets call a few functions from
+ * thousands of places. */
+static void nesting_check(struct strbuf *code, const struct func *f)
+{
+	char *where = near("identifier", f->name, f->pos);
+
+	strbuf_addf(code, "\tif (unlikely(c->nesting > MAXNESTING)) {\n\t\tc->last_error = \"MAXNESTING exceeded\";\n"
+			  "\t\tc->last_stmt = %s;\n\t\treturn;\n\t}\n", where);
+	free(where);
+}
+
 /* One C function for a probe body or a script function, with its frame
  * (types NULL: declared already, for another copy of the function). */
 static void gen_body(struct session *s, struct strbuf *types, struct strbuf *code,
@@ -1435,6 +1448,8 @@ static void gen_body(struct session *s, struct strbuf *types, struct strbuf *cod
 	strbuf_addf(code, "static void %s(struct stp_context *c)\n{\n", fname);
 	strbuf_addf(code, "\tstruct %s *f = (struct %s *)(c->frames + c->nesting * STP_FRAME_SIZE);\n",
 		    frname, frname);
+	if (func)
+		nesting_check(code, func);
 	strbuf_addstr(code, cdecl.buf);
 	strbuf_addstr(code, "\n");
 	strbuf_addstr(code, init.buf);
@@ -1504,6 +1519,7 @@ static void gen_embedded_func(struct session *s, struct strbuf *types, struct st
 	strbuf_addf(code, "static void fn_%d(struct stp_context *c)\n{\n", f->index);
 	strbuf_addf(code, "\tstruct fr_f%d *f = (struct fr_f%d *)(c->frames + c->nesting * STP_FRAME_SIZE);\n",
 		    f->index, f->index);
+	nesting_check(code, f);
 	for (int i = 0; i < f->params.len; i++)
 		strbuf_addf(code, "#define STAP_ARG_%s (f->a_%s)\n", f->params.items[i]->name, f->params.items[i]->name);
 	if (f->ret == TYPE_STRING) {
