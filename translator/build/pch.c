@@ -130,6 +130,19 @@ static char *word_value(const char *line, const char *word)
 	return xstrndup(p, n);
 }
 
+/* Write header path with the KBUILD_*MODNAME names kbuild passes a file
+ * as -D options (the compile lines here drop those, so that the
+ * precompiled header's macros match): 0 or -1. */
+static int write_modname_header(const char *path, const char *base, const char *mname, const char *kmod)
+{
+	char *defs = xasprintf("#define KBUILD_BASENAME \"%s\"\n#define KBUILD_MODNAME \"%s\"\n"
+			       "#define __KBUILD_MODNAME %s\n", base, mname, kmod);
+	int rc = write_file(path, defs, strlen(defs));
+
+	free(defs);
+	return rc;
+}
+
 char *pch_other_line(const char *pch_line, const char *line, const char *dir, const char *name,
 		     const char *tag)
 {
@@ -144,12 +157,12 @@ char *pch_other_line(const char *pch_line, const char *line, const char *dir, co
 		goto out;
 	/* the file's own names, @CSTAP_NAME@ made the module's */
 	char *own = xasprintf("%s/stp_modname_%s.h", dir, tag);
-	char *defs = xasprintf("#define KBUILD_BASENAME \"%s\"\n#define KBUILD_MODNAME \"%s\"\n"
-			       "#define __KBUILD_MODNAME %s\n", base, mname, kmod);
-	char *real = str_replace_all(defs, "@CSTAP_NAME@", name);
-	int wrc = write_file(own, real, strlen(real));
-	free(defs);
-	free(real);
+	char *b = str_replace_all(base, "@CSTAP_NAME@", name), *m = str_replace_all(mname, "@CSTAP_NAME@", name);
+	char *k = str_replace_all(kmod, "@CSTAP_NAME@", name);
+	int wrc = write_modname_header(own, b, m, k);
+	free(b);
+	free(m);
+	free(k);
 	if (wrc == 0) {
 		/* the compile line's words up to its own header, the file's header,
 		 * the rest up to -c -o, the file's dependency file, then its -c -o */
@@ -233,11 +246,9 @@ char *pch_compile_line(const char *build, const char *base_line, const char *lin
 	utimensat(AT_FDCWD, gch, NULL, 0);
 
 	/* the module's names, after the precompiled header */
-	char *mod = xasprintf("%s/stp_modname.h", dir);
-	char *defs = xasprintf("#define KBUILD_BASENAME \"%s\"\n#define KBUILD_MODNAME \"%s\"\n"
-			       "#define __KBUILD_MODNAME kmod_%s\n", name, name, name);
-	int wrc = write_file(mod, defs, strlen(defs));
-	free(defs);
+	char *mod = xasprintf("%s/stp_modname.h", dir), *kmod = xasprintf("kmod_%s", name);
+	int wrc = write_modname_header(mod, name, name, kmod);
+	free(kmod);
 	strbuf_add(&out, line, (size_t)(from - line));
 	strbuf_addf(&out, "-Winvalid-pch -include %s -include %s", hfile, mod);
 	strbuf_addstr(&out, to);
