@@ -133,17 +133,17 @@ static char *build(Dwarf *dbg, size_t *len)
 	free(names.items);
 	if (pairs.len > 1)
 		qsort(pairs.items, pairs.len, sizeof(*pairs.items), cmp_pair);
-	uint32_t nnames = 0, ncus = 0, strbytes = 0;
-	for (int i = 0; i < pairs.len; i++) {
-		if (i && pairs.items[i].cu == pairs.items[i - 1].cu &&
-		    !strcmp(pairs.items[i].name, pairs.items[i - 1].name))
-			continue;
-		ncus++;
+	int u = 0;   /* each (name, unit) once: a name's string may repeat */
+	for (int i = 0; i < pairs.len; i++)
+		if (!u || cmp_pair(&pairs.items[u - 1], &pairs.items[i]))
+			pairs.items[u++] = pairs.items[i];
+	pairs.len = u;
+	uint32_t nnames = 0, ncus = (uint32_t)pairs.len, strbytes = 0;
+	for (int i = 0; i < pairs.len; i++)
 		if (!i || strcmp(pairs.items[i].name, pairs.items[i - 1].name)) {
 			nnames++;
 			strbytes += strlen(pairs.items[i].name) + 1;
 		}
-	}
 	if (!strbytes)
 		strbytes = 1;   /* (an image without inlined code: one empty string) */
 	*len = sizeof(struct inl_header) + 8ull * ncus + sizeof(struct inl_name) * (size_t)nnames + strbytes;
@@ -159,10 +159,7 @@ static char *build(Dwarf *dbg, size_t *len)
 	uint32_t c = 0, n = 0, s = 0;
 	for (int i = 0; i < pairs.len; i++) {
 		const struct pair *p = &pairs.items[i];
-		bool new_name = !i || strcmp(p->name, pairs.items[i - 1].name);
-		if (!new_name && p->cu == pairs.items[i - 1].cu)
-			continue;
-		if (new_name) {
+		if (!i || strcmp(p->name, pairs.items[i - 1].name)) {
 			size_t l = strlen(p->name) + 1;
 			memcpy(strs + s, p->name, l);
 			nm[n++] = (struct inl_name){ s, c, 0 };
@@ -219,8 +216,9 @@ void dw_inline_units(const struct dw_inline_index *idx, const char *pat, dw_offv
 {
 	int first = out->len;
 	uint32_t lo = 0, hi = idx->nnames;
+	bool one = plain(pat);
 
-	if (plain(pat)) {   /* the one name, by binary search */
+	if (one) {   /* the one name, by binary search */
 		while (lo < hi) {
 			uint32_t mid = lo + (hi - lo) / 2;
 			if (strcmp(idx->strs + idx->names[mid].str, pat) < 0)
@@ -232,7 +230,7 @@ void dw_inline_units(const struct dw_inline_index *idx, const char *pat, dw_offv
 	}
 	for (uint32_t i = lo; i < hi; i++) {
 		const struct inl_name *n = &idx->names[i];
-		if (!plain(pat) && fnmatch(pat, idx->strs + n->str, 0) != 0)
+		if (!one && fnmatch(pat, idx->strs + n->str, 0) != 0)
 			continue;
 		for (uint32_t k = 0; k < n->count; k++)
 			vec_push(out, (Dwarf_Off)idx->cus[n->first + k]);
