@@ -14,8 +14,12 @@
 #include "runtime.h"
 
 MODULE_LICENSE("GPL");		/* irq_work, kprobes etc. are GPL-only */
-/* who may load it: staprun checks the caller's groups against this */
-#ifdef STP_PRIVILEGE_USR
+/* who may load it: staprun checks the caller's groups against this when
+ * the module is signed by a signer it trusts (a module's own word is
+ * worth nothing otherwise) */
+#if defined(STP_PRIVILEGE_SYS)
+MODULE_INFO(stap_privilege, "stapsys");
+#elif defined(STP_PRIVILEGE_USR)
 MODULE_INFO(stap_privilege, "stapusr");
 #else
 MODULE_INFO(stap_privilege, "stapdev");

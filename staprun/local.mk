@@ -2,9 +2,12 @@
 # session: control channel, output relay). Both static: the same binaries go
 # into the QEMU guest's initramfs.
 bin_PROGRAMS += staprun/staprun
-staprun_staprun_SOURCES = staprun/staprun.c staprun/modinfo.c staprun/modinfo.h
+staprun_staprun_SOURCES = staprun/staprun.c staprun/modinfo.c staprun/modinfo.h \
+	staprun/module_file.c staprun/module_file.h staprun/modsig.c staprun/modsig.h \
+	staprun/modsig_format.h staprun/trusted_path.c staprun/trusted_path.h
 staprun_staprun_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/runtime
 staprun_staprun_LDFLAGS = -static
+staprun_staprun_LDADD = $(CRYPTO_LIBS)
 
 # stap-exporter: the running scripts' Prometheus metrics over HTTP (static too:
 # it runs where the modules run)
@@ -45,3 +48,17 @@ check-runtime-module: staprun/staprun staprun/stapio
 	STAPRUN=$(abs_builddir)/staprun/staprun STAPIO=$(abs_builddir)/staprun/stapio \
 	CSTAP_RUNTIME=$(abs_srcdir)/runtime $(srcdir)/testsuite/runtime-module/run.sh
 .PHONY: check-runtime-module
+
+# staprun runs setuid root for the members of stapusr alone, as SystemTap
+# installs it (04110 root:stapusr): done when installing as root and the
+# group exists (groupadd -r stapusr); otherwise the command is printed.
+# A package (DESTDIR) sets the mode in its own metadata.
+install-exec-hook: install-staprun-setuid
+install-staprun-setuid:
+	@f="$(DESTDIR)$(bindir)/staprun"; \
+	if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && getent group stapusr > /dev/null; then \
+		chown root:stapusr "$$f" && chmod 04110 "$$f" && echo "staprun: installed 04110 root:stapusr"; \
+	else \
+		echo "NOTE: for users of the groups stapusr/stapsys/stapdev, as root: chown root:stapusr $$f && chmod 04110 $$f"; \
+	fi
+.PHONY: install-staprun-setuid

@@ -1,42 +1,16 @@
-/* modinfo.c - the module name of a .ko: the "name=" entry of its .modinfo
- * section (what the kernel will call it, whatever the file is called),
- * else the file name without ".ko", '-' read as '_' like kbuild does. */
+/* modinfo.c - what a module image's .modinfo says: its name (the "name="
+ * entry: what the kernel will call it, whatever the file is called, else the
+ * file name without ".ko", '-' read as '_' like kbuild does), its
+ * parameters and other keys. Images are read once (module_file.c); every
+ * question here is asked of that one copy. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include <elf.h>
-#include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "modinfo.h"
-
-/* Whole file in memory (modules are small); NULL with a message. */
-void *modinfo_read_file(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	struct stat st;
-	void *buf = NULL;
-
-	if (!f || fstat(fileno(f), &st) < 0) {
-		fprintf(stderr, "ERROR: cannot read module %s: %s\n", path, strerror(errno));
-		goto out;
-	}
-	buf = malloc(st.st_size ? st.st_size : 1);
-	if (!buf || fread(buf, 1, st.st_size, f) != (size_t)st.st_size) {
-		fprintf(stderr, "ERROR: cannot read module %s\n", path);
-		free(buf);
-		buf = NULL;
-		goto out;
-	}
-	*len = st.st_size;
-out:
-	if (f)
-		fclose(f);
-	return buf;
-}
 
 /* Section `want` of a module image, or NULL. */
 static const char *elf_section(const unsigned char *img, size_t len, const char *want, size_t *size)
@@ -101,45 +75,32 @@ static const char *modinfo_find(const char *mi, size_t size, const char *key,
 }
 
 /* The value of .modinfo's key=value into val[size]; 0, or -1 if absent. */
-int modinfo_value(const char *ko_path, const char *key, char *val, size_t size)
+int modinfo_value(const void *img, size_t len, const char *key, char *val, size_t size)
 {
-	size_t len, misize = 0, vlen = 0;
-	unsigned char *img = modinfo_read_file(ko_path, &len);
-	const char *mi, *v;
+	size_t misize = 0, vlen = 0;
+	const char *mi = elf_modinfo(img, len, &misize), *v;
 
-	if (!img)
-		return -1;
-	mi = elf_modinfo(img, len, &misize);
 	v = modinfo_find(mi, misize, key, "", &vlen);
-	if (!v || vlen >= size) {
-		free(img);
+	if (!v || vlen >= size || memchr(v, '\0', vlen))
 		return -1;
-	}
 	memcpy(val, v, vlen);
 	val[vlen] = '\0';
-	free(img);
 	return 0;
 }
 
 /* The module's name into name[size]; -1 with a message on failure. */
-int modinfo_module_name(const char *ko_path, char *name, size_t size)
+int modinfo_module_name(const void *img, size_t len, const char *ko_path, char *name, size_t size)
 {
-	size_t len, misize = 0, nlen = 0;
-	unsigned char *img = modinfo_read_file(ko_path, &len);
-	const char *mi, *n, *base;
+	size_t misize = 0, nlen = 0;
+	const char *mi = elf_modinfo(img, len, &misize), *n, *base;
 	char *dot;
 
-	if (!img)
-		return -1;
-	mi = elf_modinfo(img, len, &misize);
 	n = modinfo_find(mi, misize, "name", "", &nlen);
 	if (n && nlen > 0 && nlen < size) {
 		memcpy(name, n, nlen);
 		name[nlen] = '\0';
-		free(img);
 		return 0;
 	}
-	free(img);
 	base = strrchr(ko_path, '/');
 	base = base ? base + 1 : ko_path;
 	if (strlen(base) >= size) {
@@ -161,25 +122,16 @@ int modinfo_module_name(const char *ko_path, char *name, size_t size)
  * kernel ignores unknown parameters with a dmesg line, so staprun checks
  * them itself. 1 yes, 0 no, -1 cannot tell (no .modinfo).
  */
-int modinfo_has_param(const char *ko_path, const char *param)
+int modinfo_has_param(const void *img, size_t len, const char *param)
 {
-	size_t len, misize = 0, vlen, plen = strcspn(param, "=");
-	unsigned char *img = modinfo_read_file(ko_path, &len);
-	const char *mi;
+	size_t misize = 0, vlen, plen = strcspn(param, "=");
+	const char *mi = elf_modinfo(img, len, &misize);
 	char prefix[MODINFO_NAME_MAX + 2];
-	int found;
 
-	if (!img)
-		return -1;
-	mi = elf_modinfo(img, len, &misize);
-	if (!mi || plen > MODINFO_NAME_MAX) {
-		free(img);
+	if (!mi || plen > MODINFO_NAME_MAX)
 		return mi ? 0 : -1;
-	}
 	snprintf(prefix, sizeof(prefix), "%.*s:", (int)plen, param);
-	found = modinfo_find(mi, misize, "parmtype", prefix, &vlen) != NULL;
-	free(img);
-	return found;
+	return modinfo_find(mi, misize, "parmtype", prefix, &vlen) != NULL;
 }
 
 /*

@@ -39,6 +39,9 @@
 
 #include "ctl_proto.h"
 #include "modinfo.h"
+#include "module_file.h"
+#include "modsig.h"
+#include "modsig_format.h"
 
 #ifndef PKGLIBEXECDIR
 #define PKGLIBEXECDIR "/usr/local/libexec/cstap"
@@ -61,26 +64,6 @@ static pid_t stapio_pid;
 #define STP_MODULE_NAME_MAX 55	/* the kernel's MODULE_NAME_LEN, less its NUL */
 
 static void __attribute__((format(printf, 1, 2), noreturn)) usage_error(const char *fmt, ...);
-
-/* A module given by name (no '/', no .ko) is one installed for this
- * kernel: /lib/modules/RELEASE/systemtap/NAME.ko, where stap -p4 modules
- * are put for users who may load only those. */
-static const char *module_file(const char *arg)
-{
-	static char path[PATH_MAX];
-	size_t len = strlen(arg);
-	struct utsname u;
-
-	if (strchr(arg, '/') || (len > 3 && !strcmp(arg + len - 3, ".ko")))
-		return arg;
-	if (len > STP_MODULE_NAME_MAX)
-		usage_error("module name '%s' is longer than %d characters, the kernel's limit", arg,
-			    STP_MODULE_NAME_MAX);
-	if (uname(&u) < 0)
-		return arg;
-	snprintf(path, sizeof(path), "/lib/modules/%s/systemtap/%s.ko", u.release, arg);
-	return path;
-}
 
 static void __attribute__((noreturn)) usage(void)
 {
@@ -218,13 +201,21 @@ static void parse_args(struct options *o, int argc, char **argv)
 }
 
 /*
- * Privilege, as SystemTap's staprun has it: root runs anything; so does a
- * member of the group stapdev; a member of stapsys or stapusr runs only a
- * module an administrator installed in /lib/modules/RELEASE/systemtap/ or
- * one built with --privilege=stapusr|stapsys (its .modinfo says
- * stap_privilege=stapusr), whose process probes then see only that user's
- * processes (_stp_uid). staprun is installed setuid root for them; stapio
- * runs as the user, with the control file opened for it.
+ * Privilege, as SystemTap's staprun has it. staprun is installed setuid
+ * root, executable by the group stapusr alone (04110 root:stapusr). Root
+ * runs any module; so does a member of stapdev. A member of stapusr or
+ * stapsys runs a module only when root vouches for it:
+ *   - it is installed in /lib/modules/RELEASE/systemtap/ (a directory only
+ *     root can write, every component checked), whatever it does; or
+ *   - it is signed by a signer the administrator trusts (a certificate in
+ *     /etc/cstap/staprun/: modsig.c) and its signed .modinfo says
+ *     stap_privilege=stapusr (stapsys too for members of stapsys): built by
+ *     stap --privilege=... --sign-key, so that its process probes see only
+ *     that user's processes (_stp_uid).
+ * A module's own claim, unsigned, is worth nothing: anyone can write it.
+ * The groups are checked before staprun opens any file a user names, and
+ * the module is read once (module_file.c). stapio runs as the user, with
+ * the control file opened for it.
  */
 enum { GRP_STAPUSR = 1, GRP_STAPSYS = 2, GRP_STAPDEV = 4 };
 
@@ -280,41 +271,90 @@ static void __attribute__((format(printf, 1, 2), noreturn)) privilege_error(cons
 	tagged_exit("run error [R_PRIVILEGE]", "man staprun", fmt, ap);
 }
 
-/* Is the module file one an administrator installed for this kernel? */
-static bool installed_module(const char *ko)
+/* A module the caller's groups do not let them load, and the rule why. */
+static void __attribute__((format(printf, 1, 2), noreturn)) untrusted_error(const char *fmt, ...)
 {
-	char real[PATH_MAX], dir[PATH_MAX + 64];
-	struct utsname u;
+	va_list ap;
 
-	if (!realpath(ko, real) || uname(&u) < 0)
-		return false;
-	snprintf(dir, sizeof(dir), "/lib/modules/%s/systemtap/", u.release);
-	return !strncmp(real, dir, strlen(dir)) && !strchr(real + strlen(dir), '/');
+	va_start(ap, fmt);
+	tagged_exit("run error [R_UNTRUSTED]", "man staprun: TRUST", fmt, ap);
 }
 
-/* May the caller load ko? Exits with R_PRIVILEGE if not. */
-static void check_load_privilege(const char *ko)
+/* Running setuid (for someone else than root)? */
+static bool setuid_run(void)
 {
-	char level[32] = "";
+	return getuid() != geteuid() || getgid() != getegid();
+}
+
+/*
+ * Setuid: the environment is the caller's. Nothing here runs a shell as
+ * root, but a variable that changes how shells or staprun itself behave is
+ * dropped anyway, and CSTAP_STAPIO (which stapio to run) is root's to set.
+ */
+static void clean_environment(void)
+{
+	static const char *const drop[] = {
+		"IFS", "ENV", "BASH_ENV", "CDPATH", "GLOBIGNORE", "SHELLOPTS", "BASHOPTS", "PS4",
+		"CSTAP_STAPIO", "OPENSSL_CONF", "OPENSSL_MODULES", "OPENSSL_ENGINES",
+	};
+	extern char **environ;
+
+	for (size_t i = 0; i < sizeof(drop) / sizeof(drop[0]); i++)
+		unsetenv(drop[i]);
+	for (char **e = environ; *e;)	/* the loader's and libc's own, whatever glibc left */
+		if (!strncmp(*e, "LD_", 3) || !strncmp(*e, "MALLOC_", 7) || !strncmp(*e, "GLIBC_", 6)) {
+			char name[128];
+
+			snprintf(name, sizeof(name), "%.*s", (int)strcspn(*e, "="), *e);
+			unsetenv(name);
+		} else {
+			e++;
+		}
+}
+
+/* Before any file a user names is opened: is the caller root, or in one
+ * of the groups, and is staprun setuid root for them? Exits if not. */
+static int check_caller(void)
+{
 	int groups;
 
 	if (getuid() == 0)
-		return;
+		return GRP_STAPDEV;
 	groups = caller_groups();
 	if (!groups)
 		privilege_error("only root and the members of the groups stapdev, stapsys and stapusr may run "
 				"cstap modules (uid %d is in none of them)", (int)getuid());
 	if (geteuid() != 0)
 		privilege_error("staprun is not setuid root here, so it cannot load modules for uid %d "
-				"(an administrator installs it with chmod 4755)", (int)getuid());
+				"(an administrator installs it 04110 root:stapusr)", (int)getuid());
+	return groups;
+}
+
+/* May the caller (groups) load module m? Exits with R_UNTRUSTED if not. */
+static void check_load_privilege(const struct module_file *m, const struct modsig_result *sig, int groups)
+{
+	char level[32] = "";
+	const char *who = groups & GRP_STAPSYS ? "stapsys" : "stapusr";
+
 	if (groups & GRP_STAPDEV)
 		return;
-	modinfo_value(ko, "stap_privilege", level, sizeof(level));
-	if (installed_module(ko) || !strcmp(level, "stapusr") || ((groups & GRP_STAPSYS) && !strcmp(level, "stapsys")))
+	if (m->installed)
 		return;
-	privilege_error("%s needs the group stapdev: as a member of %s you may run modules built with "
-			"--privilege=stapusr, or installed in /lib/modules/RELEASE/systemtap/", ko,
-			groups & GRP_STAPSYS ? "stapsys" : "stapusr");
+	if (sig->verdict == MODSIG_TRUSTED) {
+		modinfo_value(m->img, sig->content_len, "stap_privilege", level, sizeof(level));
+		if (!strcmp(level, "stapusr") || ((groups & GRP_STAPSYS) && !strcmp(level, "stapsys")))
+			return;
+		untrusted_error("%s is signed by a trusted signer (%s) but built for %s: as a member of %s "
+				"you may run modules built with --privilege=%s", m->path, sig->signer,
+				*level ? level : "stapdev", who, who);
+	}
+	if (sig->verdict == MODSIG_REFUSED)
+		untrusted_error("%s is refused: %s; as a member of %s you may run modules signed by a signer "
+				"the administrator trusts (" STAPRUN_CERT_DIR "/) or installed by root in "
+				"/lib/modules/RELEASE/systemtap/", m->path, sig->why, who);
+	untrusted_error("%s is neither signed by a trusted signer (" STAPRUN_CERT_DIR "/) nor installed "
+			"by root in /lib/modules/RELEASE/systemtap/%s%s: as a member of %s you may run only those "
+			"(or join stapdev)", m->path, m->why[0] ? ": " : "", m->why, who);
 }
 
 /* -A / -d by someone else than root: stapdev, or the user the module
@@ -338,23 +378,82 @@ static void check_attach_privilege(const char *modname)
 				"attach to or remove it", modname, (int)getuid());
 }
 
+/* A time zone name fit for the parameter string: letters, digits, + and -. */
+static bool tz_name_ok(const char *z)
+{
+	return z && *z && strspn(z, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+-") == strlen(z);
+}
+
 /* tz_ctime(): our time zone's offset and name, for modules that take them. */
-static int tz_params(const struct options *o, char *p, bool space)
+static int tz_params(const struct module_file *m, char *p, bool space)
 {
 	time_t now = time(NULL);
 	struct tm tm;
 
-	if (modinfo_has_param(o->ko_path, "_stp_tz_gmtoff") <= 0 || !localtime_r(&now, &tm))
+	if (modinfo_has_param(m->img, m->elf_len, "_stp_tz_gmtoff") <= 0 || !localtime_r(&now, &tm))
 		return 0;
 	return sprintf(p, "%s_stp_tz_gmtoff=%ld _stp_tz_name=%.15s", space ? " " : "",
-		       (long)tm.tm_gmtoff, tm.tm_zone && !strpbrk(tm.tm_zone, " \"") ? tm.tm_zone : "UTC");
+		       (long)tm.tm_gmtoff, tz_name_ok(tm.tm_zone) ? tm.tm_zone : "UTC");
+}
+
+/* A name=value argument refused, tagged. */
+static void __attribute__((format(printf, 1, 2), noreturn)) param_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	tagged_exit("run error [R_PARAM]", "man staprun", fmt, ap);
+}
+
+/* Where the kernel's parameter parser splits (its isspace(): the ASCII
+ * spaces and Latin-1's no-break space, 0xA0): such a value is quoted. */
+static bool kernel_space(unsigned char c)
+{
+	return c == ' ' || (c >= '\t' && c <= '\r') || c == 0xa0;
+}
+
+/* s[0..n) for a message: bytes a terminal would act on as \xNN. */
+static const char *printable(const char *s, size_t n)
+{
+	static char buf[256];
+	size_t o = 0;
+
+	for (size_t i = 0; i < n && o < sizeof(buf) - 5; i++) {
+		unsigned char c = s[i];
+
+		if (c < 0x20 || c >= 0x7f || c == '\\')
+			o += sprintf(buf + o, "\\x%02x", c);
+		else
+			buf[o++] = c;
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+/* A name=value argument as the module may take it: a parameter name of
+ * the module's (letters, digits, '_': the kernel reads '-' as '_'), not
+ * one of staprun's own, no '"'. */
+static void check_param(const struct module_file *m, const char *a)
+{
+	size_t n = strcspn(a, "=");
+	const char *name = printable(a, n);
+
+	if (n == 0 || strspn(a, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") != n)
+		param_error("module parameter '%s': a name is letters, digits and '_'", name);
+	if (getuid() != 0 && !strncmp(a, "_stp_", 5))
+		param_error("module parameter '%s' is staprun's own", name);
+	if (modinfo_has_param(m->img, m->elf_len, a) == 0)
+		param_error("module %s has no parameter '%s' (not a global the script lets you set)", m->path, name);
+	if (strchr(a, '"'))
+		param_error("module parameter '%s': values cannot contain '\"'", name);
 }
 
 /*
  * The module parameter string: "a=1 b=\"x y\"" (the kernel's parser
- * takes double quotes around values with spaces), plus _stp_bufsize=MB.
+ * takes double quotes around values it would split), plus staprun's own
+ * (_stp_bufsize, _stp_uid ...), which only root may give by hand.
  */
-static char *param_string(const struct options *o)
+static char *param_string(const struct options *o, const struct module_file *m)
 {
 	size_t len = 64 + 64 + 32 + 64 + 64;	/* _stp_bufsize, the time zone, _stp_uid, -r, procfs owner */
 	char *s, *p;
@@ -369,37 +468,28 @@ static char *param_string(const struct options *o)
 		return NULL;
 	*p = '\0';
 	for (i = 0; i < o->nparams; i++) {
-		const char *a = o->params[i], *eq = strchr(a, '=');
+		const char *a = o->params[i], *eq = strchr(a, '='), *c;
+		bool quote = false;
 
-		if (getuid() != 0 && !strncmp(a, "_stp_", 5)) {
-			fprintf(stderr, "ERROR: module parameter '%.*s' is staprun's own\n", (int)strcspn(a, "="), a);
-			exit(1);
-		}
-		if (modinfo_has_param(o->ko_path, a) == 0) {
-			fprintf(stderr, "ERROR: module %s has no parameter '%.*s' (not a global the script lets you set)\n",
-				o->ko_path, (int)strcspn(a, "="), a);
-			exit(1);
-		}
-		if (strchr(a, '"')) {
-			fprintf(stderr, "ERROR: module parameter '%s': values cannot contain '\"'\n", a);
-			exit(1);
-		}
-		if (eq && strpbrk(eq, " \t\n"))
+		check_param(m, a);
+		for (c = eq; c && *c; c++)
+			quote |= kernel_space(*c);
+		if (quote)
 			p += sprintf(p, "%s%.*s\"%s\"", i ? " " : "", (int)(eq + 1 - a), a, eq + 1);
 		else
 			p += sprintf(p, "%s%s", i ? " " : "", a);
 	}
 	if (o->bufsize_mb)
 		p += sprintf(p, "%s_stp_bufsize=%s", *s ? " " : "", o->bufsize_mb);
-	if (modinfo_has_param(o->ko_path, "_stp_uid") > 0)   /* --privilege: whose processes */
+	if (modinfo_has_param(m->img, m->elf_len, "_stp_uid") > 0)   /* --privilege: whose processes */
 		p += sprintf(p, "%s_stp_uid=%u", *s ? " " : "", (unsigned)getuid());
-	if (getuid() != 0 && modinfo_has_param(o->ko_path, "_stp_procfs_uid") > 0)   /* the caller's files */
+	if (getuid() != 0 && modinfo_has_param(m->img, m->elf_len, "_stp_procfs_uid") > 0)   /* the caller's files */
 		p += sprintf(p, "%s_stp_procfs_uid=%u _stp_procfs_gid=%u", *s ? " " : "", (unsigned)getuid(),
 			     (unsigned)getgid());
-	if (o->remote_id && modinfo_has_param(o->ko_path, "_stp_remote_id") > 0)
+	if (o->remote_id && modinfo_has_param(m->img, m->elf_len, "_stp_remote_id") > 0)
 		p += sprintf(p, "%s_stp_remote_id=%s _stp_remote_uri=\"%s\"", *s ? " " : "", o->remote_id,
 			     o->remote_uri);
-	p += tz_params(o, p, *s != '\0');
+	p += tz_params(m, p, *s != '\0');
 	return s;
 }
 
@@ -413,61 +503,65 @@ static const char *load_error_hint(int err)
 	case ENOSYS: return "this kernel has no loadable module support";
 	case ENOENT: return "unknown module parameter or missing symbol (see dmesg)";
 	case EINVAL: return "invalid parameter value or module (see dmesg)";
-	case EKEYREJECTED: return "module signature rejected";
 	case EBUSY: return "module is busy (being loaded or unloaded)";
 	case ENOMEM: return "out of memory (smaller -s?)";
 	default: return strerror(err);
 	}
 }
 
-/* -R: the module is loaded from memory as `name` (init_module) */
-static int load_renamed(const struct options *o, const char *params, const char *old, const char *name)
+/* Is the kernel locked down (/sys/kernel/security/lockdown: "none
+ * [integrity] confidentiality")? It then loads only signed modules. */
+static bool lockdown_active(void)
 {
-	size_t len;
-	void *image = modinfo_read_file(o->ko_path, &len);
-	long rc;
+	char buf[128] = "";
+	FILE *f = fopen("/sys/kernel/security/lockdown", "r");
 
-	if (!image)
-		return -1;
-	if (modinfo_rename(image, len, old, name) < 0) {
-		free(image);
-		return -1;
-	}
-	rc = syscall(SYS_init_module, image, len, params);
-	free(image);
-	if (rc < 0) {
-		fprintf(stderr, "ERROR: cannot load module %s as %s: %s\n", o->ko_path, name, load_error_hint(errno));
-		return -1;
-	}
-	return 0;
+	if (!f)
+		return false;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	fclose(f);
+	return strchr(buf, '[') && !strstr(buf, "[none]");
 }
 
-/* finit_module, or init_module from memory where finit is missing. */
-static int load_module(const struct options *o, const char *params)
+/* The kernel refused the module's signature (it loads only signed modules:
+ * module.sig_enforce=1, lockdown, Secure Boot): say what to do, tagged. */
+static void __attribute__((noreturn)) signature_refused(const struct module_file *m, int err)
 {
-	int fd = open(o->ko_path, O_RDONLY | O_CLOEXEC);
-	long rc;
+	const unsigned char *sig;
+	size_t content_len, sig_len;
+	bool signed_image = modsig_split(m->img, m->len, &content_len, &sig, &sig_len) == 1;
 
-	if (fd < 0) {
-		fprintf(stderr, "ERROR: cannot open module %s: %s\n", o->ko_path, strerror(errno));
-		return -1;
-	}
-	rc = syscall(SYS_finit_module, fd, params, 0);
-	if (rc < 0 && errno == ENOSYS) {
-		size_t len;
-		void *image = modinfo_read_file(o->ko_path, &len);
+	fprintf(stderr, "run error [R_MODSIG]: staprun: the kernel refused %s: ", m->path);
+	if (err == EPERM && !signed_image)
+		fprintf(stderr, "kernel lockdown allows only signed modules and this one is not signed: build it "
+			"with stap --sign-key KEY --sign-cert CERT, with a key the kernel trusts (mokutil --import CERT, "
+			"then reboot to enroll it)");
+	else if (!signed_image)
+		fprintf(stderr, "the kernel loads only signed modules (module.sig_enforce, lockdown or Secure Boot) "
+			"and this one is not signed: build it with stap --sign-key KEY --sign-cert CERT, with a key "
+			"the kernel trusts (mokutil --import CERT, then reboot to enroll it)");
+	else
+		fprintf(stderr, "it is signed, but not with a key the kernel trusts (or it was altered after "
+			"signing): enroll the signer's certificate (mokutil --import CERT, then reboot) or sign "
+			"with a key the kernel trusts");
+	fprintf(stderr, " (man staprun: SIGNING)\n");
+	exit(1);
+}
 
-		if (image) {
-			rc = syscall(SYS_init_module, image, len, params);
-			free(image);
-		}
-	}
-	close(fd);
-	if (rc < 0) {
-		fprintf(stderr, "ERROR: cannot load module %s: %s\n", o->ko_path, load_error_hint(errno));
+/* init_module of the image read and checked (renamed first with -R). */
+static int load_module(struct module_file *m, const char *params, const char *old, const char *name)
+{
+	if (old && modinfo_rename(m->img, m->elf_len, old, name) < 0)
 		return -1;
-	}
-	return 0;
+	if (syscall(SYS_init_module, m->img, m->len, params) == 0)
+		return 0;
+	if (errno == EKEYREJECTED || errno == ENOKEY || errno == EBADMSG ||
+	    (errno == EPERM && lockdown_active()))
+		signature_refused(m, errno);
+	fprintf(stderr, "ERROR: cannot load module %s%s%s: %s\n", m->path, old ? " as " : "", old ? name : "",
+		load_error_hint(errno));
+	return -1;
 }
 
 /* delete_module, retrying while the module is still in use for a moment. */
@@ -500,7 +594,7 @@ static const char *find_stapio(void)
 	ssize_t n;
 	char *slash;
 
-	if (env && *env)
+	if (env && *env && !setuid_run())
 		return env;
 	n = readlink("/proc/self/exe", path, sizeof(path) - 8);
 	if (n > 0) {
@@ -602,22 +696,34 @@ static int run_stapio(const struct options *o, const char *modname)
 	return 128 + WTERMSIG(status);
 }
 
+/* A module name is letters, digits and '_' (what kbuild makes), at most
+ * the kernel's length: it goes into /proc and /sys paths. Exits if not. */
+static void check_module_name(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (n > STP_MODULE_NAME_MAX)
+		usage_error("module name '%s' is longer than %d characters, the kernel's limit", name,
+			    STP_MODULE_NAME_MAX);
+	if (n == 0 || strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") != n)
+		usage_error("module name '%s' is not letters, digits and '_'", name);
+}
+
 /* The name of a loaded cstap module: arg is its name, or its .ko file.
  * Exits with an error when no such module runs a session. */
 static void loaded_module_name(const char *arg, char *name, size_t size)
 {
 	char path[128 + MODINFO_NAME_MAX];
-	size_t len = strlen(arg);
+	struct module_file m;
 
-	if (strchr(arg, '/') || (len > 3 && !strcmp(arg + len - 3, ".ko"))) {
-		if (modinfo_module_name(arg, name, size) < 0)
+	if (!module_file_is_name(arg)) {
+		if (module_file_read(arg, &m) < 0 || modinfo_module_name(m.img, m.elf_len, arg, name, size) < 0)
 			exit(1);
-	} else if (len > STP_MODULE_NAME_MAX) {
-		usage_error("module name '%s' is longer than %d characters, the kernel's limit", arg,
-			    STP_MODULE_NAME_MAX);
+		free(m.img);
 	} else {
 		snprintf(name, size, "%s", arg);
 	}
+	check_module_name(name);
 	snprintf(path, sizeof(path), "/proc/" STP_PROC_PREFIX "%s", name);
 	if (access(path, F_OK) != 0) {
 		fprintf(stderr, "ERROR: no cstap module %s is loaded (%s: %s)\n", name, path, strerror(errno));
@@ -684,16 +790,73 @@ static void daemonize(void)
 	}
 }
 
+/* Load the module (read once, checked, loaded from that copy), run its
+ * session; the session's status. */
+static int load_and_run(struct options *o, int groups)
+{
+	struct module_file m;
+	struct modsig_result sig = { .verdict = MODSIG_UNSIGNED };
+	char modname[MODINFO_NAME_MAX], old[MODINFO_NAME_MAX];
+	char *params;
+	int rc;
+
+	if (module_file_is_name(o->ko_path))
+		check_module_name(o->ko_path);
+	rc = module_file_read(o->ko_path, &m);
+	if (rc == MODULE_FILE_UNTRUSTED && (groups & GRP_STAPDEV)) {   /* they may load any file */
+		char path[sizeof(m.path)];
+
+		strcpy(path, m.path);
+		rc = module_file_read(path, &m);
+	}
+	if (rc == MODULE_FILE_UNTRUSTED)
+		untrusted_error("%s is not an installed module: %s", m.path, m.why);
+	if (rc < 0 || modinfo_module_name(m.img, m.elf_len, m.path, modname, sizeof(modname)) < 0)
+		return 1;
+	check_module_name(modname);
+	if (!(groups & GRP_STAPDEV))
+		modsig_check(m.img, m.len, &sig);
+	check_load_privilege(&m, &sig, groups);
+	params = param_string(o, &m);
+	if (!params) {
+		fprintf(stderr, "ERROR: out of memory\n");
+		return 1;
+	}
+	if (o->daemon)
+		daemonize();
+	strcpy(old, modname);
+	if (o->rename) {	/* NAME_PID, cut to the kernel's limit */
+		char pid[16];
+
+		snprintf(pid, sizeof(pid), "_%d", (int)getpid());
+		snprintf(modname, sizeof(modname), "%.*s%s", (int)(STP_MODULE_NAME_MAX - strlen(pid)), old, pid);
+	}
+	if (o->verbose)
+		fprintf(stderr, "staprun: loading %s as %s, parameters '%s'\n", m.path, modname, params);
+	if (load_module(&m, params, o->rename ? old : NULL, modname) < 0)
+		return 1;
+	free(params);
+	free(m.img);
+	rc = run_stapio(o, modname);
+	if (rc == STAPIO_EXIT_DETACHED)
+		return 0;	/* the session goes on: the module stays */
+	if (unload_module(modname, o->verbose) < 0 && rc == 0)
+		rc = 1;
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct options o = { 0 };
 	char modname[MODINFO_NAME_MAX];
-	char *params;
-	int rc;
+	int groups, rc;
 
+	if (setuid_run())
+		clean_environment();
 	parse_args(&o, argc, argv);
+	groups = check_caller();	/* before any file a user names is opened */
 	if (o.remove) {
-		if (getuid() != 0 && strcmp(o.ko_path, "*") == 0 && !(caller_groups() & GRP_STAPDEV))
+		if (strcmp(o.ko_path, "*") == 0 && !(groups & GRP_STAPDEV))
 			privilege_error("-d '*' is for root and stapdev");
 		if (getuid() != 0 && strcmp(o.ko_path, "*") != 0) {
 			loaded_module_name(o.ko_path, modname, sizeof(modname));
@@ -701,43 +864,13 @@ int main(int argc, char **argv)
 		}
 		return remove_modules(&o);
 	}
-	if (o.attach) {
-		loaded_module_name(o.ko_path, modname, sizeof(modname));
-		check_attach_privilege(modname);
-		rc = run_stapio(&o, modname);
-	} else {
-		o.ko_path = module_file(o.ko_path);
-		if (modinfo_module_name(o.ko_path, modname, sizeof(modname)) < 0)
-			return 1;
-		check_load_privilege(o.ko_path);
-		params = param_string(&o);
-		if (!params) {
-			fprintf(stderr, "ERROR: out of memory\n");
-			return 1;
-		}
-		if (o.daemon)
-			daemonize();
-		if (o.rename) {	/* NAME_PID, cut to the kernel's limit */
-			char old[MODINFO_NAME_MAX], pid[16];
-
-			strcpy(old, modname);
-			snprintf(pid, sizeof(pid), "_%d", (int)getpid());
-			snprintf(modname, sizeof(modname), "%.*s%s", (int)(STP_MODULE_NAME_MAX - strlen(pid)), old, pid);
-			if (o.verbose)
-				fprintf(stderr, "staprun: loading %s as %s, parameters '%s'\n", o.ko_path, modname, params);
-			if (load_renamed(&o, params, old, modname) < 0)
-				return 1;
-		} else {
-			if (o.verbose)
-				fprintf(stderr, "staprun: loading %s as %s, parameters '%s'\n", o.ko_path, modname, params);
-			if (load_module(&o, params) < 0)
-				return 1;
-		}
-		free(params);
-		rc = run_stapio(&o, modname);
-	}
+	if (!o.attach)
+		return load_and_run(&o, groups);
+	loaded_module_name(o.ko_path, modname, sizeof(modname));
+	check_attach_privilege(modname);
+	rc = run_stapio(&o, modname);
 	if (rc == STAPIO_EXIT_DETACHED)
-		return 0;	/* the session goes on: the module stays */
+		return 0;
 	if (unload_module(modname, o.verbose) < 0 && rc == 0)
 		rc = 1;
 	return rc;

@@ -9,10 +9,10 @@ TESTS += testsuite/run-tests.sh testsuite/conformance-build.sh testsuite/bpf-run
 	testsuite/cstap-examples.sh testsuite/examples.sh testsuite/list-tests.sh testsuite/cli-tests.sh \
 	testsuite/conformance-sem.sh testsuite/stress.sh testsuite/btf-tests.sh testsuite/debuginfod-tests.sh \
 	testsuite/staprun-tests.sh testsuite/conformance-parse.sh testsuite/vm-smoke.sh \
-	testsuite/remote-ssh-tests.sh testsuite/privilege-tests.sh testsuite/cache-tests.sh \
+	testsuite/remote-ssh-tests.sh testsuite/attack-tests.sh testsuite/cache-tests.sh \
 	testsuite/exporter-tests.sh testsuite/sysroot-tests.sh testsuite/man-tests.sh \
 	testsuite/stapbpf-tests.sh testsuite/tree-tests.sh
-EXTRA_DIST += testsuite/README.md testsuite/tree-tests.sh testsuite/lib.sh testsuite/sysroot-tests.sh testsuite/remote-ssh-tests.sh testsuite/btf-tests.sh testsuite/btf testsuite/stress.sh testsuite/cache-tests.sh testsuite/man-tests.sh testsuite/exporter-tests.sh testsuite/exporter testsuite/privilege-tests.sh testsuite/privilege testsuite/staprun-tests.sh testsuite/staprun testsuite/stapbpf-tests.sh testsuite/stress testsuite/vm-smoke.sh testsuite/cli-tests.sh testsuite/list-tests.sh testsuite/debuginfod-tests.sh testsuite/list testsuite/conformance-parse.sh testsuite/conformance-sem.sh testsuite/conformance-build.sh testsuite/conformance-build-systemtap.txt testsuite/conformance-xfail.txt testsuite/examples.sh testsuite/examples testsuite/run-tests.sh testsuite/bpf-run-tests.sh testsuite/bpf-both-ways.txt \
+EXTRA_DIST += testsuite/README.md testsuite/tree-tests.sh testsuite/lib.sh testsuite/sysroot-tests.sh testsuite/remote-ssh-tests.sh testsuite/btf-tests.sh testsuite/btf testsuite/stress.sh testsuite/cache-tests.sh testsuite/man-tests.sh testsuite/exporter-tests.sh testsuite/exporter testsuite/attack-tests.sh testsuite/attack testsuite/staprun-tests.sh testsuite/staprun testsuite/stapbpf-tests.sh testsuite/stress testsuite/vm-smoke.sh testsuite/cli-tests.sh testsuite/list-tests.sh testsuite/debuginfod-tests.sh testsuite/list testsuite/conformance-parse.sh testsuite/conformance-sem.sh testsuite/conformance-build.sh testsuite/conformance-build-systemtap.txt testsuite/conformance-xfail.txt testsuite/examples.sh testsuite/examples testsuite/run-tests.sh testsuite/bpf-run-tests.sh testsuite/bpf-both-ways.txt \
 	testsuite/run testsuite/semko
 include testsuite/unit-parser.mk
 include testsuite/unit-runtime.mk

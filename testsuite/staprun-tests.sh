@@ -34,6 +34,7 @@ usage "-S needs -o FILE" -S 1,1 m.ko
 usage "-b wants a number from 1 to 4095" -b 0 m.ko
 usage "longer than 55 characters" stap_123456789012345678901234567890123456789012345678901234567890
 usage "unknown option '-q'" -q m.ko
+usage "is not letters, digits and '_'" -d bad-name
 
 command -v qemu-system-x86_64 >/dev/null || { echo "$pass passed, $fail failed (guest part: SKIP, no qemu)"; [ $fail = 0 ]; exit; }
 releases=${RELEASES:-$("$STAPVM" --releases 2>/dev/null)}

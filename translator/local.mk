@@ -57,14 +57,15 @@ STAP_PASS_SOURCES = translator/passes.h translator/options.c translator/options.
 	translator/translate/bpf/kfmt.c translator/translate/bpf/rematch.c translator/translate/bpf/entry.c translator/translate/bpf/pretty.c \
 	translator/translate/bpf/tvar.c translator/translate/bpf/wrap.c translator/translate/bpf/ksym.c translator/translate/bpf/callback.c \
 	translator/build/build.c translator/build/recipe.c translator/build/recipe.h translator/build/pch.c translator/build/pch.h translator/build/kfeatures.c translator/build/kfeatures.h \
+	translator/build/modsign.c translator/build/modsign.h \
 	translator/run/run.c translator/run/ssh.c translator/cache/modcache.c translator/cache/modcache.h \
 	$(TARGET_SOURCES) $(PROBE_SOURCES)
 
 bin_PROGRAMS += translator/stap translator/stap-vm
 translator_stap_SOURCES = translator/main.c $(COMMON_SOURCES) $(PARSER_SOURCES) $(REMOTE_SOURCES) \
 	$(STAP_PASS_SOURCES)
-translator_stap_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/translator -I$(srcdir)/runtime
-translator_stap_LDADD = -ldw -lelf $(DEBUGINFOD_LIBS)
+translator_stap_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/translator -I$(srcdir)/runtime -I$(srcdir)/staprun
+translator_stap_LDADD = -ldw -lelf $(DEBUGINFOD_LIBS) $(CRYPTO_LIBS)
 
 translator_stap_vm_SOURCES = translator/remote/stap_vm_main.c translator/util.c translator/util.h \
 	translator/spawn.c translator/spawn.h \

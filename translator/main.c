@@ -147,7 +147,7 @@ static int build(struct session *s)
 
 	/* the module of an earlier run with the same inputs skips passes 1-4 */
 	if (modcache_lookup(s))
-		return deliver_module(s);
+		return deliver_module(s) || sign_module(s);
 	if ((rc = run_pass(s, 1, pass1_parse)))
 		return rc;
 	if (s->dump)
@@ -175,7 +175,7 @@ static int build(struct session *s)
 		rc = run_pass(s, 4, pass4_build);
 	if (rc == 0)
 		modcache_store(s);
-	return rc;
+	return rc ? rc : sign_module(s);
 }
 
 int main(int argc, char **argv)

@@ -76,6 +76,11 @@ static void usage(FILE *f)
 	      "  --privilege=LEVEL  who may load the module: stapdev (root, the default),\n"
 	      "                  stapsys or stapusr (users of those groups; pass 2 then allows\n"
 	      "                  only what SystemTap marks unprivileged); --unprivileged: stapusr\n"
+	      "  --sign-key=KEY --sign-cert=CERT  sign the module (pass 4) with the private\n"
+	      "                  key and its certificate (PEM or DER; default $CSTAP_SIGN_KEY,\n"
+	      "                  $CSTAP_SIGN_CERT): staprun loads a signed --privilege module\n"
+	      "                  for stapusr when CERT is in /etc/cstap/staprun/; a kernel that\n"
+	      "                  enforces signatures loads it when CERT is enrolled (mokutil)\n"
 	      "  --rlimit-as/cpu/fsize/nproc/stack=N  stap's own resource limits\n"
 	      "  --disable-cache neither use nor fill the module cache (~/.cache/cstap/modules)\n"
 	      "  --clean-cache   remove the least recently used modules beyond the cache's size\n"
@@ -252,6 +257,34 @@ static int find_example(struct session *s)
 	return 0;
 }
 
+/* --sign-key and --sign-cert (else CSTAP_SIGN_KEY and CSTAP_SIGN_CERT):
+ * both or neither, files that can be read, and a module to sign. */
+static int check_signing(struct session *s)
+{
+	if (!s->sign_key && !s->sign_cert) {
+		s->sign_key = env_or(ENV_CSTAP_SIGN_KEY, NULL);
+		s->sign_cert = env_or(ENV_CSTAP_SIGN_CERT, NULL);
+	}
+	if (!s->sign_key != !s->sign_cert) {
+		diag(s, O_USAGE, (struct srcpos){0}, "%s needs %s too (the private key and its certificate)",
+		     s->sign_key ? "--sign-key" : "--sign-cert", s->sign_key ? "--sign-cert" : "--sign-key");
+		return 1;
+	}
+	if (!s->sign_key)
+		return 0;
+	if (s->runtime_bpf) {
+		diag(s, O_USAGE, (struct srcpos){0}, "--sign-key signs kernel modules: --runtime=bpf makes none");
+		return 1;
+	}
+	const char *files[] = { s->sign_key, s->sign_cert };
+	for (int i = 0; i < 2; i++)
+		if (access(files[i], R_OK) != 0) {
+			diag(s, O_USAGE, (struct srcpos){0}, "cannot read %s: %s", files[i], strerror(errno));
+			return 1;
+		}
+	return 0;
+}
+
 /* Returns 0 to go on, -1 to exit successfully (help), >0 to fail. */
 int parse_options(struct session *s, int argc, char **argv)
 {
@@ -260,7 +293,8 @@ int parse_options(struct session *s, int argc, char **argv)
 	       OPT_ALL_MODULES, OPT_MONITOR, OPT_RLIMIT_AS, OPT_RLIMIT_CPU, OPT_RLIMIT_FSIZE,
 	       OPT_RLIMIT_NPROC, OPT_RLIMIT_STACK, OPT_DUMP_FUNCTIONS, OPT_DUMP_PROBE_TYPES,
 	       OPT_DUMP_PROBE_ALIASES, OPT_SUPPRESS_HANDLER_ERRORS, OPT_TMPDIR, OPT_PRIVILEGE,
-	       OPT_UNPRIVILEGED, OPT_SYSROOT, OPT_SYSENV, OPT_EXAMPLE, OPT_REMOTE_PREFIX, OPT_RUNTIME };
+	       OPT_UNPRIVILEGED, OPT_SYSROOT, OPT_SYSENV, OPT_EXAMPLE, OPT_REMOTE_PREFIX, OPT_RUNTIME,
+	       OPT_SIGN_KEY, OPT_SIGN_CERT };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -276,6 +310,8 @@ int parse_options(struct session *s, int argc, char **argv)
 		{ "tmpdir", required_argument, NULL, OPT_TMPDIR },
 		{ "privilege", required_argument, NULL, OPT_PRIVILEGE },
 		{ "unprivileged", no_argument, NULL, OPT_UNPRIVILEGED },
+		{ "sign-key", required_argument, NULL, OPT_SIGN_KEY },
+		{ "sign-cert", required_argument, NULL, OPT_SIGN_CERT },
 		{ "sysroot", required_argument, NULL, OPT_SYSROOT },
 		{ "sysenv", required_argument, NULL, OPT_SYSENV },
 		{ "example", no_argument, NULL, OPT_EXAMPLE },
@@ -437,6 +473,8 @@ int parse_options(struct session *s, int argc, char **argv)
 			vec_push(&s->kbuild_vars, optarg);
 			break;
 		case OPT_UNPRIVILEGED: s->privilege = PRIV_STAPUSR; break;
+		case OPT_SIGN_KEY: s->sign_key = optarg; break;
+		case OPT_SIGN_CERT: s->sign_cert = optarg; break;
 		case OPT_PRIVILEGE:
 			if (!strcmp(optarg, "stapdev")) s->privilege = PRIV_STAPDEV;
 			else if (!strcmp(optarg, "stapsys")) s->privilege = PRIV_STAPSYS;
@@ -551,7 +589,7 @@ int parse_options(struct session *s, int argc, char **argv)
 		     "it needs --sysroot=DIR");
 		return 1;
 	}
-	if (check_tmpdir(s))
+	if (check_tmpdir(s) || check_signing(s))
 		return 1;
 
 	const char *rt = env_or(ENV_SYSTEMTAP_RUNTIME, NULL);   /* SystemTap's name for it */
@@ -562,6 +600,21 @@ int parse_options(struct session *s, int argc, char **argv)
 	if (!s->module_name)
 		s->module_name = default_module_name(s);
 	return choose_kernel(s);
+}
+
+/* A fresh build directory, s->tmpdir, under --tmpdir/$TMPDIR//tmp; 0, or
+ * 1 with a diagnostic. */
+int session_mkdtemp(struct session *s)
+{
+	char *tmpl = xasprintf("%s/stapXXXXXX", s->tmp_base ? s->tmp_base : "/tmp");
+
+	if (!mkdtemp(tmpl)) {
+		diag(s, T_INTERNAL, (struct srcpos){0}, "cannot create a build directory in %s", tmpl);
+		free(tmpl);
+		return 1;
+	}
+	s->tmpdir = tmpl;
+	return 0;
 }
 
 /* Remove the build directory (unless -k, which says where it is). */

@@ -12,5 +12,6 @@ int parse_options(struct session *s, int argc, char **argv);
 long long session_define(const struct session *s, const char *name, long long dflt);
 /* Remove the build directory, or say where it is kept (-k). */
 void cleanup_session(struct session *s);
+int session_mkdtemp(struct session *s);
 
 #endif

@@ -24,6 +24,9 @@ int pass5_ssh(struct session *s, int (*build)(struct session *));
 /* pass 4's result where the user wants it: with -m NAME or at -p4 the
  * module is copied to ./NAME.ko, as SystemTap does (build/build.c) */
 int deliver_module(struct session *s);
+/* --sign-key: the module pass 5 runs and the user gets is signed (never
+ * the cache's copy: build/build.c) */
+int sign_module(struct session *s);
 /* what pass 5 takes from pass 2: the kernel modules the guest must load,
  * the files process probes are on (run/run.c; the module cache keeps them) */
 void run_guest_inputs(struct session *s, strvec *mods, strvec *files);

@@ -20,6 +20,7 @@ struct session {
 				   * MAXTRYLOCK give-up */
 	bool suppress_handler_errors; /* --suppress-handler-errors: counted, not printed */
 	enum { PRIV_STAPDEV, PRIV_STAPSYS, PRIV_STAPUSR } privilege; /* --privilege, --unprivileged */
+	const char *sign_key, *sign_cert; /* --sign-key/--sign-cert (CSTAP_SIGN_KEY/_CERT): pass 4 signs */
 	bool keep_unused;         /* -u */
 	bool suppress_warnings;   /* -w */
 	int muted;                /* > 0: diag() drops everything (-l over a wildcard

@@ -20,6 +20,8 @@
 #include "diag.h"
 #include "env.h"
 #include "kfeatures.h"
+#include "modsign.h"
+#include "options.h"
 #include "passes.h"
 #include "recipe.h"
 #include "spawn.h"
@@ -156,9 +158,37 @@ int pass4_build(struct session *s)
 	return deliver_module(s);
 }
 
+/* Does the user get a copy of the module in the current directory? */
+static bool delivers_copy(const struct session *s)
+{
+	return s->last_pass == 4 || s->module_name_given;
+}
+
+int sign_module(struct session *s)
+{
+	char err[1024];
+	const char *out = s->ko_file;
+
+	if (!s->sign_key || s->runtime_bpf)
+		return 0;
+	if (s->cache_hit && !delivers_copy(s)) {   /* the cache's file: sign a copy */
+		if (!s->tmpdir && session_mkdtemp(s))
+			return 1;
+		out = xasprintf("%s/%s.ko", s->tmpdir, s->module_name);
+	}
+	if (module_sign(s->ko_file, out, s->sign_key, s->sign_cert, err, sizeof(err)) != 0) {
+		diag(s, B_SIGN, (struct srcpos){0}, "%s", err);
+		return 1;
+	}
+	if (s->verbose >= 2)
+		fprintf(stderr, "Pass 4: signed \"%s\" with %s\n", out, s->sign_cert);
+	s->ko_file = (char *)out;
+	return 0;
+}
+
 int deliver_module(struct session *s)
 {
-	if (s->last_pass == 4 || s->module_name_given) {
+	if (delivers_copy(s)) {
 		char *here = xasprintf("%s.%s", s->module_name, s->runtime_bpf ? "bo" : "ko");
 		if (copy_file(s->ko_file, here) != 0) {
 			diag(s, B_KBUILD, (struct srcpos){0}, "cannot copy the module to %s: %s", here, strerror(errno));

@@ -24,7 +24,7 @@
 #include "spawn.h"
 
 /* Bump when the base archive's layout changes: old cache entries then miss. */
-#define BASE_FORMAT "cstap-vm-base 1"
+#define BASE_FORMAT "cstap-vm-base 2"
 
 void cpio_init(struct cpio *c, unsigned first_ino)
 {
@@ -258,6 +258,10 @@ static int build_base(struct cpio *c, const char *staprun, const char *stapio, i
 	static const char *const dirs[] = { "bin", "sbin", "usr/bin", "usr/sbin", "usr/libexec/cstap",
 					    "etc", "proc", "sys", "dev", "run", "mnt", "ko" };
 
+	/* "/" itself root's 0755, as on a real system: staprun trusts the
+	 * installed modules and signers only below directories only root may
+	 * write (the kernel applies the mode and owner of a "." entry) */
+	cpio_dir(c, ".", 0755);
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
 		cpio_dir(c, dirs[i], 0755);
 	cpio_dir(c, "tmp", 01777);
@@ -281,6 +285,9 @@ static int build_base(struct cpio *c, const char *staprun, const char *stapio, i
 		return -1;
 	if (stapio && vm_cpio_host_file(c, stapio, VM_GUEST_STAPIO, verbose) < 0)
 		return -1;
+	/* where a setuid staprun looks (beside itself: it ignores CSTAP_STAPIO) */
+	if (stapio)
+		cpio_symlink(c, "usr/bin/stapio", VM_GUEST_STAPIO);
 	static const char passwd[] = "root:x:0:0:root:/root:/bin/sh\n";
 	static const char group[] = "root:x:0:\nstapusr:x:150:\nstapsys:x:151:\nstapdev:x:152:\n";
 	cpio_file(c, "etc/passwd", 0644, passwd, sizeof(passwd) - 1);

@@ -20,6 +20,7 @@
 #include "diag.h"
 #include "passes.h"
 #include "format.h"
+#include "options.h"
 #include "probes/provider.h"
 #include "regex.h"
 #include "target/klines.h"
@@ -2004,6 +2005,8 @@ int translate(struct session *s, struct strbuf *out)
 		strbuf_addstr(out, "#define STP_SUPPRESS_HANDLER_ERRORS 1\n");
 	if (s->privilege != PRIV_STAPDEV)   /* staprun reads stap_privilege (modinfo) */
 		strbuf_addstr(out, "#define STP_PRIVILEGE_USR 1\n");
+	if (s->privilege == PRIV_STAPSYS)
+		strbuf_addstr(out, "#define STP_PRIVILEGE_SYS 1\n");
 	if (s->no_time_limits)   /* a lock is waited for as long as it takes */
 		strbuf_addstr(out, "#define STAP_SUPPRESS_TIME_LIMITS_ENABLE 1\n#define MAXTRYLOCK 2000000000\n");
 	for (int i = 0; i < s->probes.len; i++) {
@@ -2132,14 +2135,10 @@ int translate(struct session *s, struct strbuf *out)
 int pass3_translate(struct session *s)
 {
 	struct strbuf out = STRBUF_INIT;
-	char *tmpl = xasprintf("%s/stapXXXXXX", s->tmp_base ? s->tmp_base : "/tmp");
 
 	/* first: the module's source may name files written next to it */
-	if (!mkdtemp(tmpl)) {
-		diag(s, T_INTERNAL, (struct srcpos){0}, "cannot create a build directory in %s", tmpl);
+	if (session_mkdtemp(s))
 		return 1;
-	}
-	s->tmpdir = xstrdup(tmpl);
 	if (s->runtime_bpf)   /* made at pass 2's end (translate/bpf/) */
 		strbuf_addstr(&out, s->bpf_bundle);
 	else if (translate(s, &out))
