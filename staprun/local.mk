@@ -10,11 +10,12 @@ staprun_staprun_LDFLAGS = -static
 staprun_staprun_LDADD = $(CRYPTO_LIBS)
 
 # stap-exporter: the running scripts' Prometheus metrics over HTTP (static too:
-# it runs where the modules run)
+# it runs where the modules run; a thread per client)
 bin_PROGRAMS += staprun/stap-exporter
-staprun_stap_exporter_SOURCES = staprun/stap_exporter.c staprun/write_all.h
+staprun_stap_exporter_SOURCES = staprun/stap_exporter.c
 staprun_stap_exporter_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/runtime
-staprun_stap_exporter_LDFLAGS = -static
+staprun_stap_exporter_CFLAGS = $(AM_CFLAGS) -pthread
+staprun_stap_exporter_LDFLAGS = -static -pthread
 
 # stap-merge: the per-CPU files of stap -b in one stream
 bin_PROGRAMS += staprun/stap-merge

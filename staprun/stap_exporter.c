@@ -13,7 +13,15 @@
  * With -t SECS, a module it started and nobody scraped for SECS is removed
  * (staprun -d). The modules are built elsewhere once (stap -p4 -m NAME).
  *
- * usage: stap-exporter [-p PORT] [-a ADDR] [-d DIR] [-t SECS] [-v]
+ * Anyone who can connect can start the modules of DIR and read every
+ * script's metrics, and there is no authentication: so it listens on
+ * 127.0.0.1 and ::1 unless -a says otherwise. Each client has a thread of
+ * its own (a slow one holds no other), at most MAX_CLIENTS at once (more
+ * get 503), a request of at most MAX_REQUEST bytes (431 beyond) that must
+ * arrive within REQUEST_SECS of connecting (408), and RESPONSE_SECS to take
+ * the answer.
+ *
+ * usage: stap-exporter [-p PORT] [-a ADDR]... [-d DIR] [-t SECS] [-v]
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -22,11 +30,15 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <limits.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,10 +48,16 @@
 #include <unistd.h>
 
 #include "ctl_proto.h"
-#include "write_all.h"
 
 #define MAX_STARTED 64
 #define NAME_MAX_LEN 56
+#define MAX_LISTEN 8		/* -a given this many times at most */
+#define MAX_CLIENTS 32		/* connections served at once */
+#define MAX_REQUEST 8192	/* request line and headers */
+#define REQUEST_SECS 5		/* from connecting to the request's end */
+#define RESPONSE_SECS 10	/* to send the answer */
+
+extern char **environ;
 
 struct started {		/* a module this exporter loaded */
 	char name[NAME_MAX_LEN];
@@ -48,12 +66,16 @@ struct started {		/* a module this exporter loaded */
 
 static struct {
 	int port;
-	const char *addr, *dir;
+	const char *addrs[MAX_LISTEN], *dir;
+	int naddrs;
 	int idle_secs;
 	int verbose;
+	pthread_mutex_t lock;	/* started[], nstarted, clients */
+	pthread_cond_t idle;	/* clients went down */
 	struct started started[MAX_STARTED];
 	int nstarted;
-} ex = { .port = 9900, .addr = "0.0.0.0" };
+	int clients;		/* client threads running */
+} ex = { .port = 9900, .lock = PTHREAD_MUTEX_INITIALIZER, .idle = PTHREAD_COND_INITIALIZER };
 
 static volatile sig_atomic_t stopping;
 
@@ -119,24 +141,36 @@ static bool append_metrics(const char *name, char **buf, size_t *len, size_t *ca
 	return append_file(path, buf, len, cap);
 }
 
-/* staprun with these arguments; its exit status (-1: could not run it). */
+/* staprun with these arguments; its exit status (-1: could not run it).
+ * posix_spawn, not fork: other threads hold locks a forked child would
+ * inherit held. The child gets the default signal handling and mask back
+ * (client threads block SIGINT and SIGTERM; SIGPIPE is ignored here). */
 static int run_staprun(const char *a1, const char *a2)
 {
-	pid_t pid = fork();
-	int status;
+	char *argv[] = { "staprun", (char *)a1, (char *)a2, NULL };
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	sigset_t none, deflt;
+	pid_t pid;
+	int status, rc;
 
-	if (pid < 0)
+	sigemptyset(&none);
+	sigemptyset(&deflt);
+	sigaddset(&deflt, SIGPIPE);
+	sigaddset(&deflt, SIGINT);
+	sigaddset(&deflt, SIGTERM);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	posix_spawnattr_init(&attr);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+	posix_spawnattr_setsigmask(&attr, &none);
+	posix_spawnattr_setsigdefault(&attr, &deflt);
+	rc = posix_spawnp(&pid, "staprun", &fa, &attr, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&attr);
+	if (rc)
 		return -1;
-	if (pid == 0) {
-		int fd = open("/dev/null", O_RDWR);
-
-		if (fd >= 0) {
-			dup2(fd, 0);
-			dup2(fd, 1);
-		}
-		execlp("staprun", "staprun", a1, a2, (char *)NULL);
-		_exit(127);
-	}
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
 			return -1;
@@ -151,7 +185,8 @@ static struct started *find_started(const char *name)
 	return NULL;
 }
 
-/* NAME running, or started now from DIR/NAME.ko; false if neither. */
+/* NAME running, or started now from DIR/NAME.ko; false if neither. Called
+ * with ex.lock held: two clients asking for the same module start it once. */
 static bool ensure_running(const char *name)
 {
 	char ko[PATH_MAX];
@@ -189,6 +224,7 @@ static void stop_idle(bool all)
 {
 	time_t now = time(NULL);
 
+	pthread_mutex_lock(&ex.lock);
 	for (int i = 0; i < ex.nstarted; i++) {
 		struct started *s = &ex.started[i];
 
@@ -200,6 +236,7 @@ static void stop_idle(bool all)
 			run_staprun("-d", s->name);
 		ex.started[i--] = ex.started[--ex.nstarted];
 	}
+	pthread_mutex_unlock(&ex.lock);
 }
 
 /* The running cstap modules' names, from /proc/cstap_* . */
@@ -257,120 +294,445 @@ static void add_running_name(const char *name, void *p)
 	add_line(p, line);
 }
 
-
-static void respond(int fd, int code, const char *type, const char *body, size_t len)
+/* The modules DIR offers that are not running, as "NAME available". */
+static void add_available(struct body *b)
 {
+	DIR *d = ex.dir ? opendir(ex.dir) : NULL;
+	struct dirent *de;
+
+	while (d && (de = readdir(d))) {
+		size_t l = strlen(de->d_name);
+		char name[NAME_MAX_LEN + 16];
+
+		if (l > 3 && !strcmp(de->d_name + l - 3, ".ko") && l - 3 < NAME_MAX_LEN) {
+			snprintf(name, sizeof(name), "%.*s", (int)(l - 3), de->d_name);
+			if (!running(name)) {
+				strcat(name, " available");
+				add_line(b, name);
+			}
+		}
+	}
+	if (d)
+		closedir(d);
+}
+
+/* Milliseconds on a clock no one can set back: the deadlines'. */
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+/* Wait for events on the client's (non-blocking) socket until deadline:
+ * true when they came, false when time ran out or it failed. */
+static bool wait_for(int fd, short events, long long deadline)
+{
+	struct pollfd pfd = { .fd = fd, .events = events };
+
+	for (;;) {
+		long long left = deadline - now_ms();
+
+		if (left <= 0)
+			return false;
+		int n = poll(&pfd, 1, left > INT_MAX ? INT_MAX : (int)left);
+		if (n > 0)
+			return true;
+		if (n < 0 && errno != EINTR)
+			return false;
+	}
+}
+
+/* All n bytes to the client by deadline; a client that does not read them
+ * in time is dropped (the caller closes it), so it holds no thread longer. */
+static void send_until(int fd, const char *p, size_t n, long long deadline)
+{
+	while (n) {
+		ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 && errno == EAGAIN && wait_for(fd, POLLOUT, deadline))
+			continue;
+		if (w <= 0)
+			return;
+		p += w;
+		n -= w;
+	}
+}
+
+static const char *reason(int code)
+{
+	switch (code) {
+	case 200: return "OK";
+	case 404: return "Not Found";
+	case 408: return "Request Timeout";
+	case 431: return "Request Header Fields Too Large";
+	case 503: return "Service Unavailable";
+	default: return "Bad Request";
+	}
+}
+
+/* The answer, sent by RESPONSE_SECS from now (0: what the socket takes at
+ * once, for the accept loop's 503, which must not wait on anyone). */
+static void respond_within(int fd, int secs, int code, const char *type, const char *body, size_t len)
+{
+	long long deadline = now_ms() + secs * 1000LL;
 	char head[256];
 	int n = snprintf(head, sizeof(head),
 			 "HTTP/1.0 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n",
-			 code, code == 200 ? "OK" : code == 404 ? "Not Found" : "Bad Request", type, len);
+			 code, reason(code), type, len);
 
-	write_all(fd, head, n);
-	write_all(fd, body, len);
+	send_until(fd, head, n, deadline);
+	send_until(fd, body, len, deadline);
 }
 
-/* One request: read its first line, answer, close. */
+static void respond(int fd, int code, const char *type, const char *body, size_t len)
+{
+	respond_within(fd, RESPONSE_SECS, code, type, body, len);
+}
+
+/* An error's answer: its reason as the body. */
+static void respond_error(int fd, int secs, int code)
+{
+	char body[64];
+	int n = snprintf(body, sizeof(body), "%s\n", reason(code));
+
+	respond_within(fd, secs, code, "text/plain", body, n);
+}
+
+/* Close after the answer without resetting it: a client whose request we
+ * did not read to its end (431) would otherwise get a TCP reset that can
+ * arrive before the answer. Its rest is read and dropped, a second at most. */
+static void linger_close(int fd)
+{
+	long long deadline = now_ms() + 1000;
+	char sink[4096];
+
+	shutdown(fd, SHUT_WR);
+	for (int i = 0; i < 64; i++) {
+		ssize_t r = recv(fd, sink, sizeof(sink), 0);
+
+		if (r == 0 || (r < 0 && errno != EINTR && (errno != EAGAIN || !wait_for(fd, POLLIN, deadline))))
+			break;
+	}
+	close(fd);
+}
+
+/* Read the request (its line and headers, up to the empty line) into req by
+ * deadline: 0, or the status to refuse it with: 431 too long, 408 too slow,
+ * 400 the client ended it first (a request line alone then is enough). */
+static int read_request(int fd, char *req, size_t cap, long long deadline)
+{
+	size_t n = 0;
+
+	for (;;) {
+		req[n] = '\0';
+		if (strstr(req, "\r\n\r\n") || strstr(req, "\n\n"))
+			return 0;
+		if (n == cap - 1)
+			return 431;
+		ssize_t r = recv(fd, req + n, cap - 1 - n, 0);
+		if (r > 0) {
+			n += r;
+			continue;
+		}
+		if (r == 0)
+			return strchr(req, '\n') ? 0 : 400;
+		if (errno == EINTR || (errno == EAGAIN && wait_for(fd, POLLIN, deadline)))
+			continue;
+		return errno == EAGAIN ? 408 : 400;
+	}
+}
+
+/* "GET PATH[ HTTP/x.y]" on the request's first line: PATH into path, or
+ * false (another method, no path, a path longer than any answer's). */
+static bool parse_get(const char *req, char *path, size_t cap)
+{
+	size_t len;
+
+	if (strncmp(req, "GET ", 4))
+		return false;
+	req += 4;
+	len = strcspn(req, " \r\n");
+	if (!len || len >= cap)
+		return false;
+	memcpy(path, req, len);
+	path[len] = '\0';
+	return true;
+}
+
+/* path's answer into b: 200, or 404 for no such module. */
+static int route(const char *path, struct body *b)
+{
+	bool ok;
+
+	if (!strcmp(path, "/metrics")) {
+		each_running(add_module_metrics, b);
+		return 200;
+	}
+	if (!strcmp(path, "/")) {
+		each_running(add_running_name, b);
+		add_available(b);
+		return 200;
+	}
+	if (!valid_name(path + 1))
+		return 404;
+	pthread_mutex_lock(&ex.lock);
+	ok = ensure_running(path + 1);
+	pthread_mutex_unlock(&ex.lock);
+	if (!ok)
+		return 404;
+	append_metrics(path + 1, &b->buf, &b->len, &b->cap);
+	return 200;
+}
+
+/* One client: its request, bounded in size and time, then the answer. */
 static void serve(int fd)
 {
-	char req[1024], path[512];
+	char req[MAX_REQUEST], path[NAME_MAX_LEN + 16];
 	struct body b = { 0 };
-	ssize_t n = 0, r;
-	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	int code = read_request(fd, req, sizeof(req), now_ms() + REQUEST_SECS * 1000LL);
 
-	while (n < (ssize_t)sizeof(req) - 1 && !memchr(req, '\n', n) && poll(&pfd, 1, 5000) > 0) {
-		r = read(fd, req + n, sizeof(req) - 1 - n);
-		if (r <= 0)
-			break;
-		n += r;
+	if (code) {
+		if (ex.verbose)
+			fprintf(stderr, "stap-exporter: request refused: %d %s\n", code, reason(code));
+		respond_error(fd, RESPONSE_SECS, code);
+		return;
 	}
-	req[n] = '\0';
-	if (sscanf(req, "GET %511s", path) != 1) {
-		respond(fd, 400, "text/plain", "only GET\n", 9);
+	if (!parse_get(req, path, sizeof(path))) {
+		code = strncmp(req, "GET ", 4) ? 400 : 404;
+		respond(fd, code, "text/plain", code == 400 ? "only GET\n" : "no such module\n", code == 400 ? 9 : 15);
 		return;
 	}
 	if (ex.verbose)
 		fprintf(stderr, "stap-exporter: GET %s\n", path);
-	if (!strcmp(path, "/metrics")) {
-		each_running(add_module_metrics, &b);
-	} else if (!strcmp(path, "/")) {
-		each_running(add_running_name, &b);
-		DIR *d = ex.dir ? opendir(ex.dir) : NULL;
-		struct dirent *de;
-
-		while (d && (de = readdir(d))) {
-			size_t l = strlen(de->d_name);
-			char name[NAME_MAX_LEN + 16];
-
-			if (l > 3 && !strcmp(de->d_name + l - 3, ".ko") && l - 3 < NAME_MAX_LEN) {
-				snprintf(name, sizeof(name), "%.*s", (int)(l - 3), de->d_name);
-				if (!running(name)) {
-					strcat(name, " available");
-					add_line(&b, name);
-				}
-			}
-		}
-		if (d)
-			closedir(d);
-	} else if (valid_name(path + 1) && ensure_running(path + 1)) {
-		append_metrics(path + 1, &b.buf, &b.len, &b.cap);
-	} else {
+	if (route(path, &b) == 404)
 		respond(fd, 404, "text/plain", "no such module\n", 15);
+	else
+		respond(fd, 200, "text/plain; version=0.0.4; charset=utf-8", b.buf ? b.buf : "", b.len);
+	free(b.buf);
+}
+
+/* A client's thread: serve it, close it, and count it out. */
+static void *client_thread(void *arg)
+{
+	int fd = (int)(intptr_t)arg;
+
+	serve(fd);
+	linger_close(fd);
+	pthread_mutex_lock(&ex.lock);
+	ex.clients--;
+	pthread_cond_signal(&ex.idle);
+	pthread_mutex_unlock(&ex.lock);
+	return NULL;
+}
+
+/* 503 to a connection over MAX_CLIENTS, from the accept loop, which waits
+ * for no client: what the socket takes at once, what it has read dropped
+ * (closing on unread data would reset the connection under the answer). */
+static void refuse_busy(int fd)
+{
+	char sink[4096];
+
+	if (ex.verbose)
+		fprintf(stderr, "stap-exporter: %d clients already: 503\n", MAX_CLIENTS);
+	respond_error(fd, 0, 503);
+	shutdown(fd, SHUT_WR);
+	while (recv(fd, sink, sizeof(sink), MSG_DONTWAIT) > 0)
+		;
+	close(fd);
+}
+
+/* A new connection gets a thread of its own (with SIGINT and SIGTERM
+ * blocked: they are the main loop's), or 503 when MAX_CLIENTS are served. */
+static void admit(int fd)
+{
+	pthread_attr_t attr;
+	pthread_t t;
+	sigset_t stop, old;
+	bool full;
+
+	pthread_mutex_lock(&ex.lock);
+	full = ex.clients >= MAX_CLIENTS;
+	if (!full)
+		ex.clients++;
+	pthread_mutex_unlock(&ex.lock);
+	if (full) {
+		refuse_busy(fd);
 		return;
 	}
-	respond(fd, 200, "text/plain; version=0.0.4; charset=utf-8", b.buf ? b.buf : "", b.len);
-	free(b.buf);
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&attr, 256 * 1024);
+	pthread_sigmask(SIG_BLOCK, &stop, &old);
+	if (pthread_create(&t, &attr, client_thread, (void *)(intptr_t)fd) != 0) {
+		refuse_busy(fd);
+		pthread_mutex_lock(&ex.lock);
+		ex.clients--;
+		pthread_mutex_unlock(&ex.lock);
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&attr);
+}
+
+/* addr (IPv4, or IPv6 bare or in brackets) into sin or sin6: its
+ * family, 0 if it is neither. */
+static int parse_addr(const char *addr, struct sockaddr_in *sin, struct sockaddr_in6 *sin6)
+{
+	char a6[INET6_ADDRSTRLEN + 2];
+	size_t len = strlen(addr);
+
+	if (len >= 2 && len < sizeof(a6) && addr[0] == '[' && addr[len - 1] == ']')
+		snprintf(a6, sizeof(a6), "%.*s", (int)(len - 2), addr + 1);
+	else
+		snprintf(a6, sizeof(a6), "%s", addr);
+	if (inet_pton(AF_INET, addr, &sin->sin_addr) == 1)
+		return AF_INET;
+	if (inet_pton(AF_INET6, a6, &sin6->sin6_addr) == 1)
+		return AF_INET6;
+	return 0;
+}
+
+/* A listening socket on addr and ex.port; -1 with errno set. An IPv6
+ * socket takes IPv6 only, so that "::1" and "127.0.0.1" (or "::" and
+ * "0.0.0.0") listen side by side. */
+static int listen_on(const char *addr)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(ex.port) };
+	struct sockaddr_in6 sin6 = { .sin6_family = AF_INET6, .sin6_port = htons(ex.port) };
+	int one = 1, fd, family = parse_addr(addr, &sin, &sin6);
+
+	fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
+	    (family == AF_INET6 && setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one)) < 0) ||
+	    (family == AF_INET ? bind(fd, (struct sockaddr *)&sin, sizeof(sin))
+			       : bind(fd, (struct sockaddr *)&sin6, sizeof(sin6))) < 0 ||
+	    listen(fd, 64) < 0) {
+		int e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
+/* The listening sockets into fds: each -a ADDR, else the loopback ones
+ * (::1 only where this host has IPv6). Their number, or -1 (said why). */
+static int open_listeners(int *fds)
+{
+	static const char *loopback[] = { "127.0.0.1", "::1" };
+	bool dflt = ex.naddrs == 0;
+	const char **addrs = dflt ? loopback : ex.addrs;
+	int n = dflt ? 2 : ex.naddrs, m = 0;
+
+	for (int i = 0; i < n; i++) {
+		int fd = listen_on(addrs[i]);
+
+		if (fd < 0 && dflt && i == 1 && (errno == EADDRNOTAVAIL || errno == EAFNOSUPPORT))
+			continue;	/* no IPv6 here */
+		if (fd < 0) {
+			fprintf(stderr, "stap-exporter: cannot listen on %s port %d: %s\n", addrs[i], ex.port,
+				strerror(errno));
+			while (m)
+				close(fds[--m]);
+			return -1;
+		}
+		if (ex.verbose)
+			fprintf(stderr, "stap-exporter: listening on %s port %d\n", addrs[i], ex.port);
+		fds[m++] = fd;
+	}
+	return m;
+}
+
+/* Accept on every listener until SIGINT or SIGTERM; each second, the idle
+ * modules go (-t). */
+static void accept_loop(int *fds, int n)
+{
+	while (!stopping) {
+		struct pollfd pfd[MAX_LISTEN];
+
+		for (int i = 0; i < n; i++)
+			pfd[i] = (struct pollfd){ .fd = fds[i], .events = POLLIN };
+		if (poll(pfd, n, 1000) > 0)
+			for (int i = 0; i < n; i++) {
+				int fd = pfd[i].revents ? accept4(fds[i], NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK) : -1;
+
+				if (fd >= 0)
+					admit(fd);
+			}
+		stop_idle(false);
+	}
 }
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: stap-exporter [-p PORT] [-a ADDR] [-d DIR] [-t SECS] [-v]\n");
+	fprintf(stderr, "usage: stap-exporter [-p PORT] [-a ADDR]... [-d DIR] [-t SECS] [-v]\n"
+		"  -p, --port PORT       listen on PORT (default 9900)\n"
+		"  -a, --listen ADDR     listen on ADDR, IPv4 or IPv6, repeatable (default 127.0.0.1 and ::1;\n"
+		"                        0.0.0.0 and :: are every address)\n"
+		"  -d DIR                start DIR/NAME.ko when /NAME is asked for\n"
+		"  -t, -k, --keepalive SECS  remove a module it started that nobody scraped for SECS\n"
+		"  -v                    say what it does\n"
+		"  -h, --help            this text\n");
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET };
+	static const struct option longopts[] = {
+		{ "port", required_argument, NULL, 'p' },
+		{ "listen", required_argument, NULL, 'a' },
+		{ "keepalive", required_argument, NULL, 'k' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
 	struct sigaction act = { .sa_handler = on_stop };
-	int opt, one = 1, lfd;
+	int opt, fds[MAX_LISTEN], n;
 
-	while ((opt = getopt(argc, argv, "p:a:d:t:vh")) != -1) {
+	while ((opt = getopt_long(argc, argv, "p:a:d:t:k:vh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'p': ex.port = atoi(optarg); break;
-		case 'a': ex.addr = optarg; break;
+		case 'a': {
+			struct sockaddr_in sin;
+			struct sockaddr_in6 sin6;
+
+			if (!parse_addr(optarg, &sin, &sin6)) {
+				fprintf(stderr, "stap-exporter: -a %s: not an IPv4 or IPv6 address\n", optarg);
+				usage();
+			}
+			if (ex.naddrs == MAX_LISTEN)
+				usage();
+			ex.addrs[ex.naddrs++] = optarg;
+			break;
+		}
 		case 'd': ex.dir = optarg; break;
-		case 't': ex.idle_secs = atoi(optarg); break;
+		case 't': case 'k': ex.idle_secs = atoi(optarg); break;
 		case 'v': ex.verbose++; break;
 		default: usage();
 		}
 	}
-	if (optind != argc || ex.port <= 0 || ex.port > 65535 || inet_pton(AF_INET, ex.addr, &sa.sin_addr) != 1)
+	if (optind != argc || ex.port <= 0 || ex.port > 65535)
 		usage();
-	sa.sin_port = htons(ex.port);
 	sigaction(SIGINT, &act, NULL);
 	sigaction(SIGTERM, &act, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (lfd < 0 || setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
-	    bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(lfd, 16) < 0) {
-		fprintf(stderr, "stap-exporter: cannot listen on %s:%d: %s\n", ex.addr, ex.port, strerror(errno));
+	n = open_listeners(fds);
+	if (n < 0)
 		return 1;
-	}
-	if (ex.verbose)
-		fprintf(stderr, "stap-exporter: listening on %s:%d\n", ex.addr, ex.port);
-	while (!stopping) {
-		struct pollfd pfd = { .fd = lfd, .events = POLLIN };
-
-		if (poll(&pfd, 1, 1000) > 0) {
-			int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-
-			if (fd >= 0) {
-				serve(fd);
-				close(fd);
-			}
-		}
-		stop_idle(false);
-	}
+	accept_loop(fds, n);
+	while (n)
+		close(fds[--n]);
+	pthread_mutex_lock(&ex.lock);	/* the clients end within their deadlines */
+	while (ex.clients)
+		pthread_cond_wait(&ex.idle, &ex.lock);
+	pthread_mutex_unlock(&ex.lock);
 	stop_idle(true);	/* what it started goes with it */
-	close(lfd);
 	return 0;
 }

@@ -1,4 +1,4 @@
-/* write_all.h - write(2) all of a buffer, for stapio and stap-exporter. */
+/* write_all.h - write(2) all of a buffer, for stapio. */
 #ifndef STAPRUN_WRITE_ALL_H
 #define STAPRUN_WRITE_ALL_H
 
@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 /* All n bytes, retrying on EINTR; gives up quietly when the reader is gone
- * (EPIPE): stapio keeps draining the module, the exporter drops the client. */
+ * (EPIPE): stapio keeps draining the module. */
 static inline void write_all(int fd, const char *p, size_t n)
 {
 	while (n) {

@@ -7,7 +7,10 @@
 # remote_uri() are the host's, -c runs on the host, -o gathers the output
 # here, hosts named through ssh_config work, Ctrl-C stops every host
 # and their end probes still print, an unreachable host and an unsupported
-# URL fail with their tags.
+# URL fail with their tags. The module goes into a private directory there:
+# another user's /tmp/NAME.ko (a link to a root file on one host, a file
+# anyone may write on the other) is neither followed nor overwritten nor
+# loaded, and nothing is left behind.
 # usage: remote-ssh-tests.sh    env: CSTAP_BUILD (build dir), KEEP=1
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -86,11 +89,15 @@ if [ "$up" != 1 ]; then
 	finish
 fi
 
-# 1. both hosts, prefixed, each its own id and URL; a module per kernel
+# 1. both hosts, prefixed, each its own id and URL; a module per kernel;
+# another user (uid 1000) has made /tmp/ssh_hello.ko first: a link to a
+# root file on host 0, a file anyone may write on host 1
+ssh -p "$port0" root@127.0.0.1 'echo precious > /tmp/victim && ln -s /tmp/victim /tmp/ssh_hello.ko && chown -h 1000:1000 /tmp/ssh_hello.ko'
+ssh -p "$port1" root@127.0.0.1 'echo "not a module" > /tmp/ssh_hello.ko && chown 1000:1000 /tmp/ssh_hello.ko && chmod 666 /tmp/ssh_hello.ko'
 cat > "$work/hello.stp" <<'EOF'
 probe begin { printf("hello id=%d uri=%s\n", remote_id(), remote_uri()); exit() }
 EOF
-"$STAP" -v --disable-cache --remote="$h0" --remote="$h1" --remote-prefix "$work/hello.stp" > "$work/1.out" 2> "$work/1.err"
+"$STAP" -v --disable-cache -m ssh_hello --remote="$h0" --remote="$h1" --remote-prefix "$work/hello.stp" > "$work/1.out" 2> "$work/1.err"
 rc=$?
 want="0: hello id=0 uri=$h0
 1: hello id=1 uri=$h1"
@@ -106,6 +113,15 @@ if [ "$builds" = "$nrel" ] && grep -q "runs kernel $rel1" "$work/1.err"; then
 else
 	bad "builds: $builds for $nrel kernels" "$(grep '^stap:' "$work/1.err")"
 fi
+t0=$(ssh -p "$port0" root@127.0.0.1 'cat /tmp/victim; readlink /tmp/ssh_hello.ko; ls -d /tmp/stapremote.* 2>/dev/null')
+t1=$(ssh -p "$port1" root@127.0.0.1 'cat /tmp/ssh_hello.ko; ls -ln /tmp/ssh_hello.ko | cut -c1-10; ls -d /tmp/stapremote.* 2>/dev/null')
+if [ "$t0" = "$(printf 'precious\n/tmp/victim')" ] && [ "$t1" = "$(printf 'not a module\n-rw-rw-rw-')" ]; then
+	ok "another user's /tmp/NAME.ko is neither followed nor used; the private directory is gone"
+else
+	bad "another user's /tmp/NAME.ko" "host 0: $t0" "host 1: $t1"
+fi
+ssh -p "$port0" root@127.0.0.1 'rm -f /tmp/victim /tmp/ssh_hello.ko'
+ssh -p "$port1" root@127.0.0.1 'rm -f /tmp/ssh_hello.ko'
 
 # 2. -c runs on each host; without --remote-prefix lines come bare; hosts
 # named as ssh's configuration names them
@@ -155,8 +171,8 @@ if [ "$rc" = 0 ] && [ "$(sort "$work/3.out")" = "$want" ]; then
 else
 	bad "Ctrl-C (rc=$rc)" "$(cat "$work/3.out")" "$(tail -5 "$work/3.err")"
 fi
-left=$(ssh -p "$port0" root@127.0.0.1 'ls /tmp/*.ko 2>/dev/null; cat /proc/modules | grep -c "^stap_"')
-[ "$left" = 0 ] && ok "nothing left on the host (module unloaded, file removed)" || bad "left on the host" "$left"
+left=$(ssh -p "$port0" root@127.0.0.1 'ls -d /tmp/*.ko /tmp/stapremote.* 2>/dev/null; cat /proc/modules | grep -c "^stap_"')
+[ "$left" = 0 ] && ok "nothing left on the host (module unloaded, its directory removed)" || bad "left on the host" "$left"
 
 # 4. failures are tagged
 "$STAP" --remote=ssh://root@127.0.0.1:1 -e 'probe begin { exit() }' > /dev/null 2> "$work/4.err"

@@ -12,6 +12,12 @@
  * host that wants a password fails with ssh's message instead of waiting on
  * a prompt nobody sees. A host needs a POSIX shell and cstap's staprun on
  * its PATH.
+ *
+ * The module goes into a directory of its own on each host (mktemp -d, mode
+ * 0700), not a predictable /tmp/NAME.ko another user there could create
+ * first, link elsewhere or swap before staprun loads it; the run's session
+ * loads it only if that directory is still a directory of the ssh user that
+ * nobody else may enter, and removes it afterwards.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -35,6 +41,7 @@ struct host {
 	char *dest, *port;        /* ssh's [USER@]HOST, and -p PORT or NULL */
 	char *release, *machine;  /* uname -r, uname -m there */
 	char *ko;                 /* the module for its release, here */
+	char *rdir;               /* the private directory it was copied to there; NULL: none */
 	pid_t pid;                /* its ssh client now; 0: none */
 	int status;               /* that client's exit status */
 	int in, fd[2];            /* its stdin (our end), stdout, stderr; -1: closed */
@@ -219,7 +226,8 @@ static void relay_all(struct session *s, struct host *hosts, int n)
 }
 
 /* Run cmd on every host at once (stdin: in_file, else a pipe kept open),
- * relaying their output. Clients that could not start get status 255. */
+ * relaying their output. Clients that could not start get status 255; a
+ * host cmd has nothing for (NULL) is skipped, status 0. */
 static void run_on_all(struct session *s, struct host *hosts, int n, char *(*cmd)(struct session *, struct host *),
 		       const char *(*in_file)(struct host *), bool keep)
 {
@@ -228,8 +236,8 @@ static void run_on_all(struct session *s, struct host *hosts, int n, char *(*cmd
 		char *c = cmd(s, h);
 		h->keep = keep;
 		strbuf_reset(&h->kept);
-		h->status = 255;
-		if (ssh_start(h, c, in_file ? in_file(h) : NULL) < 0)
+		h->status = c ? 255 : 0;
+		if (c && ssh_start(h, c, in_file ? in_file(h) : NULL) < 0)
 			fprintf(stderr, "stap: cannot start ssh for %s: %s\n", h->url, strerror(errno));
 		free(c);
 	}
@@ -242,39 +250,76 @@ static char *uname_cmd(struct session *s, struct host *h)
 	return xstrdup("uname -r && uname -m");
 }
 
-/* the module's path on the host */
-static char *remote_ko(struct session *s)
+/* The module's path on h: in the directory the copy made there. */
+static char *remote_ko(struct session *s, struct host *h)
 {
-	return xasprintf("/tmp/%s.ko", s->module_name);
+	return xasprintf("%s/%s.ko", h->rdir, s->module_name);
 }
 
+/* A private directory (mktemp -d: 0700, a new name) and the module into it;
+ * its path on stdout, which the copy's session keeps. A failed copy leaves
+ * nothing behind. */
 static char *copy_cmd(struct session *s, struct host *h)
 {
 	(void)h;
-	char *ko = remote_ko(s);
+	char *name = xasprintf("%s.ko", s->module_name);
 	struct strbuf sb = STRBUF_INIT;
-	strbuf_addstr(&sb, "cat > ");
-	strbuf_add_shell_quoted(&sb, ko);
-	free(ko);
+
+	strbuf_addstr(&sb, "umask 077; d=$(mktemp -d \"${TMPDIR:-/tmp}/stapremote.XXXXXX\") || exit 1; cat > \"$d\"/");
+	strbuf_add_shell_quoted(&sb, name);
+	strbuf_addstr(&sb, " || { rm -rf \"$d\"; exit 1; }; printf '%s\\n' \"$d\"");
+	free(name);
 	return strbuf_detach(&sb);
 }
 
+/* The directory the copy printed (its last line): an absolute path, else
+ * NULL (a shell's startup files may print before it). */
+static char *copied_dir(struct host *h)
+{
+	const char *out = h->kept.buf;
+	size_t len = h->kept.len;
+
+	while (len && out[len - 1] == '\n')
+		len--;
+	const char *line = out + len;
+	while (line > out && line[-1] != '\n')
+		line--;
+	if (len == (size_t)(line - out) || *line != '/')
+		return NULL;
+	return xstrndup(line, len - (size_t)(line - out));
+}
+
+/* the copy's stdin: the module built for h's release */
 static const char *ko_of(struct host *h)
 {
 	return h->ko;
 }
 
+/* Shell that sets d to h's directory and goes on only if it is still what
+ * the copy made: a directory (not a link to one) of this user, mode 0700.
+ * Otherwise someone replaced it, and neither the module in it nor the
+ * directory is touched. */
+static void add_private_dir_check(struct strbuf *sb, struct host *h)
+{
+	strbuf_addstr(sb, "d=");
+	strbuf_add_shell_quoted(sb, h->rdir);
+	strbuf_addstr(sb, "; set -- $(ls -ldn \"$d\" 2>/dev/null); case \"$1:$3\" in \"drwx------\"*\":$(id -u)\") ;; "
+		      "*) echo \"stap: $d is no longer a private directory of $(id -un): module not loaded\" >&2; exit 1;; esac; ");
+}
+
 /* staprun in the background with its index and URL (remote_id(),
  * remote_uri()); when the session's stdin ends (our Ctrl-C, or ssh lost),
- * SIGTERM stops it as Ctrl-C would; the module file goes after the run. */
+ * SIGTERM stops it as Ctrl-C would; the module's directory goes after the
+ * run. */
 static char *run_cmd(struct session *s, struct host *h)
 {
 	strvec argv = { 0 };
-	char *ko = remote_ko(s);
+	char *ko = remote_ko(s, h);
 	char *id = xasprintf("%d:%s", h->index, h->url);
 	struct strbuf sb = STRBUF_INIT;
 
 	staprun_args(s, &argv, ko, s->cmd, true);
+	add_private_dir_check(&sb, h);
 	strbuf_addstr(&sb, "exec 3<&0; staprun -r ");
 	strbuf_add_shell_quoted(&sb, id);
 	for (int i = 1; argv.items[i]; i++) {
@@ -282,12 +327,23 @@ static char *run_cmd(struct session *s, struct host *h)
 		strbuf_add_shell_quoted(&sb, argv.items[i]);
 	}
 	strbuf_addstr(&sb, " </dev/null & p=$!; (read x <&3; kill -TERM $p) 2>/dev/null & w=$!; "
-		      "wait $p; rc=$?; kill $w 2>/dev/null; rm -f ");
-	strbuf_add_shell_quoted(&sb, ko);
-	strbuf_addstr(&sb, "; exit $rc");
+		      "wait $p; rc=$?; kill $w 2>/dev/null; rm -rf \"$d\"; exit $rc");
 	free(argv.items);
 	free(id);
 	free(ko);
+	return strbuf_detach(&sb);
+}
+
+/* A copied module that will not run (another host failed, or Ctrl-C): its
+ * directory goes. Hosts without one are skipped (NULL). */
+static char *cleanup_cmd(struct session *s, struct host *h)
+{
+	(void)s;
+	if (!h->rdir)
+		return NULL;
+	struct strbuf sb = STRBUF_INIT;
+	add_private_dir_check(&sb, h);
+	strbuf_addstr(&sb, "rm -rf \"$d\"");
 	return strbuf_detach(&sb);
 }
 
@@ -326,6 +382,16 @@ static bool host_failed(struct session *s, struct host *h, const char *what)
 		return false;
 	diag(s, R_REMOTE, (struct srcpos){0}, "%s: %s failed (ssh exit status %d)", h->url, what, h->status);
 	return true;
+}
+
+/* The copy told where it put the module on h (h->rdir); false: it did not. */
+static bool copied(struct session *s, struct host *h)
+{
+	h->rdir = copied_dir(h);
+	if (h->rdir)
+		return true;
+	diag(s, R_REMOTE, (struct srcpos){0}, "%s: the copy did not say where the module went", h->url);
+	return false;
 }
 
 int pass5_ssh(struct session *s, int (*build)(struct session *))
@@ -398,9 +464,9 @@ int pass5_ssh(struct session *s, int (*build)(struct session *))
 
 	/* copy, then run everywhere at once */
 	if (!rc && !interrupts) {
-		run_on_all(s, hosts, n, copy_cmd, ko_of, false);
+		run_on_all(s, hosts, n, copy_cmd, ko_of, true);
 		for (int i = 0; i < n; i++)
-			rc |= host_failed(s, &hosts[i], "copying the module");
+			rc |= host_failed(s, &hosts[i], "copying the module") || !copied(s, &hosts[i]);
 	}
 	if (!rc && !interrupts) {
 		if (s->output_file && !freopen(s->output_file, "w", stdout)) {
@@ -421,6 +487,8 @@ int pass5_ssh(struct session *s, int (*build)(struct session *))
 				}
 		}
 	}
+	if (!ran)
+		run_on_all(s, hosts, n, cleanup_cmd, NULL, false);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	for (int i = 0; i < n; i++)
