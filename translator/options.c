@@ -252,6 +252,37 @@ static int find_example(struct session *s)
 	return 0;
 }
 
+/* --privilege=stapusr|stapsys: a module its users may load through setuid
+ * staprun must hold nothing but what pass 2 checks, so the options that
+ * put other code or settings into it are refused, as SystemTap's compile
+ * server refuses them to unprivileged users: -g (guru mode: embedded C,
+ * kernel writes), -D (runtime limits and switches), -I (tapsets of one's
+ * own), -R (another runtime), -B (kbuild variables). Call before the
+ * library's directory joins include_dirs and runtime_dir gets its
+ * default. Returns 1 (and reports each) if one was given. */
+static int check_privileged_options(struct session *s)
+{
+	const char *lv = s->privilege == PRIV_STAPSYS ? "stapsys" : "stapusr";
+	const struct { bool given; const char *opt; } refused[] = {
+		{ s->guru, "-g (guru mode)" },
+		{ s->defines.len > (s->bulk ? 1 : 0), "-D (a macro for the module's build)" },   /* -b adds one */
+		{ s->include_dirs.len > 0, "-I (tapset directories of your own)" },
+		{ s->runtime_dir != NULL, "-R (another runtime)" },
+		{ s->kbuild_vars.len > 0, "-B (kbuild variables)" },
+	};
+	int bad = 0;
+
+	if (s->privilege == PRIV_STAPDEV)
+		return 0;
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
+		if (refused[i].given) {
+			diag(s, O_USAGE, (struct srcpos){0}, "%s is not allowed with --privilege=%s "
+			     "(a module for unprivileged users holds only what pass 2 checks)", refused[i].opt, lv);
+			bad = 1;
+		}
+	return bad;
+}
+
 /* Returns 0 to go on, -1 to exit successfully (help), >0 to fail. */
 int parse_options(struct session *s, int argc, char **argv)
 {
@@ -551,7 +582,7 @@ int parse_options(struct session *s, int argc, char **argv)
 		     "it needs --sysroot=DIR");
 		return 1;
 	}
-	if (check_tmpdir(s))
+	if (check_tmpdir(s) || check_privileged_options(s))
 		return 1;
 
 	const char *rt = env_or(ENV_SYSTEMTAP_RUNTIME, NULL);   /* SystemTap's name for it */

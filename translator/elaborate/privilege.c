@@ -79,9 +79,6 @@ void check_privilege(struct session *s)
 
 	if (s->privilege == PRIV_STAPDEV)
 		return;
-	if (s->guru)
-		diag(s, E_PRIVILEGE, (struct srcpos){0}, "-g (guru mode) is not allowed with --privilege=%s",
-		     level(s));
 	for (int i = 0; i < s->probes.len; i++) {
 		const struct derived_probe *dp = s->probes.items[i];
 		if (!dp->prov->unprivileged && dp->probe != last) {
