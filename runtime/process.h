@@ -395,24 +395,38 @@ static void stp_proc_sys_exit(void *data, struct pt_regs *regs, long ret)
 
 /* ---- $syscall, $argN, $return (tapsets/process_syscall.stp) ------------- */
 
+/* The registers a system call's values are read from: a process.syscall
+ * probe's are the task's user registers; a probe that interrupted the
+ * kernel (a timer) has the kernel's, which are not the script's to read
+ * (the functions are callable from any probe, --privilege=stapusr too). */
+static __maybe_unused struct pt_regs *stp_proc_syscall_regs(struct stp_context *c)
+{
+	return c->regs && user_mode(c->regs) ? c->regs : NULL;
+}
+
 static __maybe_unused long stp_proc_syscall_nr(struct stp_context *c)
 {
-	return c->regs ? syscall_get_nr(current, c->regs) : -1;
+	struct pt_regs *regs = stp_proc_syscall_regs(c);
+
+	return regs ? syscall_get_nr(current, regs) : -1;
 }
 
 static __maybe_unused long stp_proc_syscall_arg(struct stp_context *c, int i)
 {
+	struct pt_regs *regs = stp_proc_syscall_regs(c);
 	unsigned long args[6];
 
-	if (!c->regs)
+	if (!regs)
 		return 0;
-	syscall_get_arguments(current, c->regs, args);
+	syscall_get_arguments(current, regs, args);
 	return (long)args[i];
 }
 
 static __maybe_unused long stp_proc_syscall_return(struct stp_context *c)
 {
-	return c->regs ? syscall_get_return_value(current, c->regs) : 0;
+	struct pt_regs *regs = stp_proc_syscall_regs(c);
+
+	return regs ? syscall_get_return_value(current, regs) : 0;
 }
 
 /* ---- registration ------------------------------------------------------- */

@@ -393,7 +393,13 @@ for d in "--rlimit-cpu=12X|--rlimit-cpu takes a number" "--rlimit-as=|--rlimit-a
 	"--tmpdir=/nonexistent|--tmpdir '/nonexistent' is not a writable directory" \
 	"-S 1,2|-S switches output files: it needs -o FILE" "-o x -S 0|-S takes MB[,N]" \
 	"--remote=libvirt://dom|--remote supports 'qemu' and ssh://" \
-	"--remote=qemu --remote=root@h|cannot be used together"; do
+	"--remote=qemu --remote=root@h|cannot be used together" \
+	"-g --privilege=stapusr|-g (guru mode) is not allowed with --privilege=stapusr" \
+	"--unprivileged -g|-g (guru mode) is not allowed with --privilege=stapusr" \
+	"--privilege=stapsys -D MAXACTION=10|-D (a macro for the module's build) is not allowed with --privilege=stapsys" \
+	"--privilege=stapusr -I /tmp|-I (tapset directories of your own) is not allowed" \
+	"--privilege=stapusr -R /tmp|-R (another runtime) is not allowed" \
+	"--privilege=stapusr -B V=1|-B (kbuild variables) is not allowed"; do
 	args=${d%%|*}; want=${d#*|}
 	# shellcheck disable=SC2086 # the options are split on purpose
 	out=$("$STAP" -p1 $args -e 'probe begin {}' 2>&1)
@@ -432,9 +438,11 @@ if full; then   # kbuild
 	if [ -s "$td/cli_b.ko" ] && ! grep -q "cached kbuild recipe" <<<"$out"; then ok "-B NAME=VALUE builds with kbuild"; else bad "-B" "$(tail -3 <<<"$out")"; fi
 fi
 rm -rf "$td"
-# --privilege=stapusr: no guru mode; what it allows builds, and says so in .modinfo
-out=$("$STAP" -p2 -g --privilege=stapusr -e 'probe begin {}' 2>&1)
-if [ $? != 0 ] && grep -q 'E_PRIVILEGE.*-g (guru mode) is not allowed' <<<"$out"; then ok "-g with --privilege=stapusr"; else bad "-g with --privilege" "$out"; fi
+# --privilege=stapusr: what it allows builds, and says so in .modinfo
+# (-g, -D, -I, -R, -B are refused with it: the O_USAGE list above; -b's
+# own define is not a -D)
+out=$("$STAP" -p2 -b --privilege=stapusr -e 'probe begin {}' 2>&1)
+if [ $? = 0 ]; then ok "-b with --privilege=stapusr"; else bad "-b with --privilege" "$out"; fi
 td=$(mktemp -d)
 if ! full; then :   # (kbuild)
 elif (cd "$td" && "$STAP" -p4 --unprivileged -m cli_usr -e 'probe begin { printf("%d %s\n", uid(), execname()) } probe process.begin { exit() }' > /dev/null 2>&1) &&

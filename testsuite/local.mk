@@ -11,8 +11,8 @@ TESTS += testsuite/run-tests.sh testsuite/conformance-build.sh testsuite/bpf-run
 	testsuite/staprun-tests.sh testsuite/conformance-parse.sh testsuite/vm-smoke.sh \
 	testsuite/remote-ssh-tests.sh testsuite/attack-tests.sh testsuite/cache-tests.sh \
 	testsuite/exporter-tests.sh testsuite/sysroot-tests.sh testsuite/man-tests.sh \
-	testsuite/stapbpf-tests.sh testsuite/tree-tests.sh
-EXTRA_DIST += testsuite/README.md testsuite/tree-tests.sh testsuite/lib.sh testsuite/sysroot-tests.sh testsuite/remote-ssh-tests.sh testsuite/btf-tests.sh testsuite/btf testsuite/stress.sh testsuite/cache-tests.sh testsuite/man-tests.sh testsuite/exporter-tests.sh testsuite/exporter testsuite/attack-tests.sh testsuite/attack testsuite/staprun-tests.sh testsuite/staprun testsuite/stapbpf-tests.sh testsuite/stress testsuite/vm-smoke.sh testsuite/cli-tests.sh testsuite/list-tests.sh testsuite/debuginfod-tests.sh testsuite/list testsuite/conformance-parse.sh testsuite/conformance-sem.sh testsuite/conformance-build.sh testsuite/conformance-build-systemtap.txt testsuite/conformance-xfail.txt testsuite/examples.sh testsuite/examples testsuite/run-tests.sh testsuite/bpf-run-tests.sh testsuite/bpf-both-ways.txt \
+	testsuite/stapbpf-tests.sh testsuite/tree-tests.sh testsuite/privilege-table.sh
+EXTRA_DIST += testsuite/privilege-table.sh testsuite/README.md testsuite/tree-tests.sh testsuite/lib.sh testsuite/sysroot-tests.sh testsuite/remote-ssh-tests.sh testsuite/btf-tests.sh testsuite/btf testsuite/stress.sh testsuite/cache-tests.sh testsuite/man-tests.sh testsuite/exporter-tests.sh testsuite/exporter testsuite/attack-tests.sh testsuite/attack testsuite/privilege testsuite/staprun-tests.sh testsuite/staprun testsuite/stapbpf-tests.sh testsuite/stress testsuite/vm-smoke.sh testsuite/cli-tests.sh testsuite/list-tests.sh testsuite/debuginfod-tests.sh testsuite/list testsuite/conformance-parse.sh testsuite/conformance-sem.sh testsuite/conformance-build.sh testsuite/conformance-build-systemtap.txt testsuite/conformance-xfail.txt testsuite/examples.sh testsuite/examples testsuite/run-tests.sh testsuite/bpf-run-tests.sh testsuite/bpf-both-ways.txt \
 	testsuite/run testsuite/semko
 include testsuite/unit-parser.mk
 include testsuite/unit-runtime.mk
@@ -63,7 +63,7 @@ check-full:
 # (longest first; roundtrip.sh, 130 CPU-s, is make check's only)
 QUICK_TESTS = testsuite/conformance-sem.sh testsuite/cli-tests.sh testsuite/conformance-parse.sh \
 	testsuite/fuzz/regress-sem.sh testsuite/fuzz/regress.sh \
-	testsuite/tree-tests.sh $(PARSER_UNIT_TESTS) $(RUNTIME_UNIT_TESTS) testsuite/unit/elaborate_test
+	testsuite/tree-tests.sh testsuite/privilege-table.sh $(PARSER_UNIT_TESTS) $(RUNTIME_UNIT_TESTS) testsuite/unit/elaborate_test
 check-quick:
 	CSTAP_QUICK=1 $(MAKE) $(AM_MAKEFLAGS) check TESTS="$(QUICK_TESTS)"
 .PHONY: check-quick

@@ -22,6 +22,8 @@ struct srcfile {
 	char *text;      /* whole file, NUL-terminated */
 	size_t len;
 	bool is_tapset;  /* from the tapset library: embedded C allowed */
+	bool from_include; /* a tapset from a -I directory: the user's own code to
+			    * --privilege (its embedded C's marks are not trusted) */
 	bool is_macro;   /* a .stpm macro file */
 };
 

@@ -75,7 +75,8 @@ static void usage(FILE *f)
 	      "                  LD_LIBRARY_PATH for their libraries) with --sysroot\n"
 	      "  --privilege=LEVEL  who may load the module: stapdev (root, the default),\n"
 	      "                  stapsys or stapusr (users of those groups; pass 2 then allows\n"
-	      "                  only what SystemTap marks unprivileged); --unprivileged: stapusr\n"
+	      "                  only what SystemTap marks unprivileged and no kernel data,\n"
+	      "                  and -g -D -I -R -B are refused); --unprivileged: stapusr\n"
 	      "  --sign-key=KEY --sign-cert=CERT  sign the module (pass 4) with the private\n"
 	      "                  key and its certificate (PEM or DER; default $CSTAP_SIGN_KEY,\n"
 	      "                  $CSTAP_SIGN_CERT): staprun loads a signed --privilege module\n"
@@ -283,6 +284,37 @@ static int check_signing(struct session *s)
 			return 1;
 		}
 	return 0;
+}
+
+/* --privilege=stapusr|stapsys: a module its users may load through setuid
+ * staprun must hold nothing but what pass 2 checks, so the options that
+ * put other code or settings into it are refused, as SystemTap's compile
+ * server refuses them to unprivileged users: -g (guru mode: embedded C,
+ * kernel writes), -D (runtime limits and switches), -I (tapsets of one's
+ * own), -R (another runtime), -B (kbuild variables). Call before the
+ * library's directory joins include_dirs and runtime_dir gets its
+ * default. Returns 1 (and reports each) if one was given. */
+static int check_privileged_options(struct session *s)
+{
+	const char *lv = s->privilege == PRIV_STAPSYS ? "stapsys" : "stapusr";
+	const struct { bool given; const char *opt; } refused[] = {
+		{ s->guru, "-g (guru mode)" },
+		{ s->defines.len > (s->bulk ? 1 : 0), "-D (a macro for the module's build)" },   /* -b adds one */
+		{ s->include_dirs.len > 0, "-I (tapset directories of your own)" },
+		{ s->runtime_dir != NULL, "-R (another runtime)" },
+		{ s->kbuild_vars.len > 0, "-B (kbuild variables)" },
+	};
+	int bad = 0;
+
+	if (s->privilege == PRIV_STAPDEV)
+		return 0;
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
+		if (refused[i].given) {
+			diag(s, O_USAGE, (struct srcpos){0}, "%s is not allowed with --privilege=%s "
+			     "(a module for unprivileged users holds only what pass 2 checks)", refused[i].opt, lv);
+			bad = 1;
+		}
+	return bad;
 }
 
 /* Returns 0 to go on, -1 to exit successfully (help), >0 to fail. */
@@ -589,7 +621,7 @@ int parse_options(struct session *s, int argc, char **argv)
 		     "it needs --sysroot=DIR");
 		return 1;
 	}
-	if (check_tmpdir(s) || check_signing(s))
+	if (check_tmpdir(s) || check_privileged_options(s) || check_signing(s))
 		return 1;
 
 	const char *rt = env_or(ENV_SYSTEMTAP_RUNTIME, NULL);   /* SystemTap's name for it */

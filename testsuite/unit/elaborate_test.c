@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "diag.h"
 #include "passes.h"
 #include "probes/provider.h"
 #include "session.h"
@@ -210,6 +211,54 @@ static void test_errors(void)
 	}
 }
 
+/* A tapset from a -I directory is the user's code: with --privilege its
+ * embedded C is refused though marked unprivileged (options.c refuses -I
+ * with --privilege too; pass 2 does not rely on it), while the library's
+ * marked functions stay allowed. Without --privilege it is a tapset. */
+static void test_privilege_include_dir(void)
+{
+	char dir[] = "/tmp/cstap-elab-XXXXXX";
+	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+	char *file = xasprintf("%s/mylib.stp", dir);
+	FILE *f = fopen(file, "w");
+	CU_ASSERT_FATAL(f != NULL);
+	fputs("function mylib:long() %{ /* unprivileged */ STAP_RETVALUE = 1; %}\n", f);
+	fclose(f);
+	const char *script = "probe begin { println(mylib(), pid()) }";
+	for (int priv = 0; priv < 2; priv++) {
+		struct strbuf out = STRBUF_INIT;
+		memset(&S, 0, sizeof(S));
+		S.last_pass = 2;
+		S.arch = "x86_64";
+		S.kernel_release = "6.1.0-1-amd64";
+		S.kernel_build = "/nonexistent";
+		S.script_text = script;
+		S.privilege = priv ? PRIV_STAPUSR : PRIV_STAPDEV;
+		vec_push(&S.include_dirs, dir);
+		vec_push(&S.include_dirs, TAPSET_DIR);
+		diag_capture(&out);
+		FILE *saved = stderr;
+		stderr = fopen("/dev/null", "w");
+		int rc = pass1_parse(&S);
+		if (rc == 0)
+			rc = pass2_elaborate(&S);
+		fclose(stderr);
+		stderr = saved;
+		diag_capture(NULL);
+		if (priv) {
+			CU_ASSERT_NOT_EQUAL(rc, 0);
+			CU_ASSERT(out.buf && strstr(out.buf, "[E_PRIVILEGE]: function 'mylib'"));
+			CU_ASSERT(out.buf && !strstr(out.buf, "'pid'"));
+		} else {
+			CU_ASSERT_EQUAL(rc, 0);
+		}
+		strbuf_release(&out);
+	}
+	unlink(file);
+	rmdir(dir);
+	free(file);
+}
+
 int main(void)
 {
 	CU_pSuite s;
@@ -228,6 +277,7 @@ int main(void)
 	CU_add_test(s, "tapset functions on demand", test_tapset_function_pulled_in);
 	CU_add_test(s, "probe points", test_probe_points);
 	CU_add_test(s, "errors", test_errors);
+	CU_add_test(s, "-I tapsets are the user's code to --privilege", test_privilege_include_dir);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	int failed = CU_get_number_of_failures();

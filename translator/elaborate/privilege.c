@@ -5,18 +5,29 @@
  *     nothing of anyone's (begin, end, error, never, timer, process):
  *     provider->unprivileged; the runtime fires process probes only in the
  *     user's processes (runtime/run_state.h, stp_is_myproc);
- *   - no guru mode, hence no embedded C of the script's own;
- *   - only the tapset functions whose embedded C is marked unprivileged or
- *     myproc-unprivileged (the latter run only in the user's processes:
- *     translate.c checks that at run time), and script functions that call
- *     no other.
- * Each refusal is an E_PRIVILEGE error where the script asks for it.
+ *   - no kernel data: a target expression ($var, @cast, @var, &...) that
+ *     reads the kernel's memory or registers, or gives a kernel address
+ *     (tvars_kernel: a kernel probe's $vars, @cast to kernel types, kernel
+ *     globals), in the script or in a tapset function it calls;
+ *   - no embedded C of the user's own: the script's needs guru mode, which
+ *     options.c refuses with --privilege, and a tapset from a -I directory
+ *     is the user's too (srcfile.from_include): its marks are not trusted;
+ *   - only the library's functions whose embedded C is marked unprivileged
+ *     or myproc-unprivileged (the latter run only in the user's processes:
+ *     translate.c checks that at run time), and script functions whose
+ *     bodies, and what they call, pass these same checks; an embedded
+ *     expression in a library function must be marked unprivileged.
+ * A probe alias's body is checked as part of the user's probe. Each refusal
+ * is an E_PRIVILEGE error where the script asks for it: the construct, the
+ * call of the refused function, or (for what an alias's body does) the
+ * user's probe, with a note where the library does it.
  */
 #include <string.h>
 
 #include "diag.h"
 #include "passes.h"
 #include "probes/provider.h"
+#include "target/tvars.h"
 #include "walk.h"
 
 static const char *level(const struct session *s)
@@ -24,8 +35,38 @@ static const char *level(const struct session *s)
 	return s->privilege == PRIV_STAPSYS ? "stapsys" : "stapusr";
 }
 
+/* Library code carries marks the privilege check trusts; the script's
+ * files and -I tapsets are the user's. */
+static bool library_file(const struct srcfile *f)
+{
+	return f && f->is_tapset && !f->from_include;
+}
+
+/* Does embedded code carry the pragma comment / * name * /? (As the
+ * parser collects a function's pragmas: one word between the markers.) */
+static bool code_has_pragma(const char *code, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *s = code; s && (s = strstr(s, "/*")); s += 2) {
+		const char *a = s + 2;
+		while (*a == ' ' || *a == '\t')
+			a++;
+		if (strncmp(a, name, n))
+			continue;
+		for (a += n; *a == ' ' || *a == '\t'; a++)
+			;
+		if (!strncmp(a, "*/", 2))
+			return true;
+	}
+	return false;
+}
+
+/* A library function whose embedded C says it may run for stapusr. */
 static bool marked_unprivileged(const struct func *f)
 {
+	if (!library_file(f->file))
+		return false;
 	for (int i = 0; i < f->pragmas.len; i++)
 		if (!strcmp(f->pragmas.items[i], "unprivileged") ||
 		    !strcmp(f->pragmas.items[i], "myproc-unprivileged"))
@@ -33,73 +74,226 @@ static bool marked_unprivileged(const struct func *f)
 	return false;
 }
 
-struct calls {
-	struct session *s;
-	const struct func *bad;   /* set: a call of a refused function was found */
-	bool report;              /* diagnose each refused call (else: find one) */
-	int depth;                /* of the function walked, through calls */
+/* The first refused construct found in a body: what, and where. */
+struct finding {
+	const char *what;
+	struct srcpos pos;
 };
 
-static bool refused(struct session *s, struct func *f, int depth);
+/* A function's verdict, once per function (and derived probe, for one
+ * reading the probe's $vars). */
+struct verdict {
+	const struct func *f;
+	const struct derived_probe *dp;
+	bool done;            /* false: being checked (recursion: no answer yet) */
+	struct finding bad;   /* what: NULL if allowed */
+};
+typedef VEC(struct verdict *) verdictvec;
+typedef VEC(struct srcpos) posvec;
 
-static enum walk_action call_expr(struct expr *e, void *ctx)
+struct check {
+	struct session *s;
+	const struct derived_probe *dp;   /* the context target expressions resolve in */
+	const struct probe *probe;        /* report mode: the user's probe walked, or NULL */
+	bool report;                      /* diagnose each refused construct (else: find one) */
+	struct finding found;             /* !report: the first found */
+	verdictvec *memo;
+	posvec *reported;                 /* report: where errors were given (each once) */
+};
+
+/* Was an error already given here (a body walked for each derived probe,
+ * an alias body's findings all at the user's probe)? Notes it if not. */
+static bool reported_at(posvec *seen, struct srcpos pos)
 {
-	struct calls *c = ctx;
+	for (int i = 0; i < seen->len; i++)
+		if (seen->items[i].file == pos.file && seen->items[i].line == pos.line &&
+		    seen->items[i].col == pos.col)
+			return true;
+	vec_push(seen, pos);
+	return false;
+}
 
-	if (e->kind != EXPR_CALL || !e->func || !refused(c->s, e->func, c->depth + 1))
+static const struct finding *func_refused(struct check *c, const struct func *f);
+static void check_user_func(struct check *c, const struct func *f);
+
+/* Report a refused construct at pos (what it is, and why if that is not
+ * plain), or, for library code in the user's probe (an alias's body, a
+ * macro's expansion), at the probe with a note at pos; inner: what in a
+ * called function refused it, as a note. */
+static void refuse(struct check *c, struct srcpos pos, const char *what, const char *why,
+		   const struct finding *inner)
+{
+	if (!c->report) {
+		if (!c->found.what)
+			c->found = (struct finding){ what, pos };
+		return;
+	}
+	bool lib = library_file(pos.file) && c->probe;
+	if (reported_at(c->reported, lib ? c->probe->pos : pos))
+		return;
+	diag(c->s, E_PRIVILEGE, lib ? c->probe->pos : pos, "%s is not allowed with --privilege=%s%s%s%s",
+	     what, level(c->s), why ? ": " : "", why ? why : "",
+	     !lib ? "" : pos.file->is_macro ? " (in a library macro this probe uses)"
+					    : " (in the body of a probe alias this probe uses)");
+	if (lib)
+		diag_note(c->s, pos, "there");
+	if (inner)
+		diag_note(c->s, inner->pos, "%s", inner->what);
+}
+
+/* Why an embedded-C function cannot be called, or NULL. */
+static const char *embedded_refused(const struct func *f)
+{
+	if (marked_unprivileged(f))
+		return NULL;
+	return library_file(f->file) ? "its embedded C is not marked unprivileged"
+				     : "its embedded C is the user's own (a -I tapset)";
+}
+
+static enum walk_action check_expr(struct expr *e, void *ctx)
+{
+	struct check *c = ctx;
+
+	switch (e->kind) {
+	case EXPR_CALL: {
+		if (!e->func)
+			return WALK_DESCEND;
+		if (c->report && !e->func->embedded && !library_file(e->func->file)) {
+			check_user_func(c, e->func);   /* its own constructs are reported */
+			return WALK_DESCEND;
+		}
+		const char *why = e->func->embedded ? embedded_refused(e->func) : NULL;
+		const struct finding *inner = e->func->embedded ? NULL : func_refused(c, e->func);
+		if (why || inner) {
+			char *what = xasprintf("function '%s'", e->func->name);
+			refuse(c, e->pos, what, why ? why : "it reads kernel data, or calls what is not allowed", inner);
+		}
 		return WALK_DESCEND;
-	c->bad = e->func;
-	if (!c->report)
-		return WALK_STOP;
-	diag(c->s, E_PRIVILEGE, e->pos, "function '%s' is not allowed with --privilege=%s: %s",
-	     e->func->name, level(c->s), e->func->embedded ? "its embedded C is not marked unprivileged"
-							  : "it calls a function that is not allowed");
+	}
+	case EXPR_EMBEDDED:
+		if (!library_file(e->pos.file) || !code_has_pragma(e->str, "unprivileged"))
+			refuse(c, e->pos, "embedded C not marked unprivileged", NULL, NULL);
+		return WALK_SKIP;
+	case EXPR_DEFINED:   /* a question, not a read */
+		return WALK_SKIP;
+	case EXPR_ADDROF:
+		if (!e->lhs || (e->lhs->kind != EXPR_TARGET && e->lhs->kind != EXPR_CAST &&
+				e->lhs->kind != EXPR_ATVAR))
+			return WALK_DESCEND;
+		/* resolved under the & */
+		/* fall through */
+	case EXPR_TARGET:
+	case EXPR_CAST:
+	case EXPR_ATVAR:
+		if (tvars_kernel(c->s, c->dp, e))
+			refuse(c, e->pos, e->kind == EXPR_TARGET ? "a kernel probe's target variable"
+				   : e->kind == EXPR_ADDROF ? "the address of kernel data"
+				   : e->kind == EXPR_ATVAR ? "@var of kernel data (a kernel global)"
+				   : "@cast to a kernel type (kernel memory)", NULL, NULL);
+		return WALK_DESCEND;   /* the pointer operand and [index] expressions */
+	default:
+		return WALK_DESCEND;
+	}
+}
+
+static enum walk_action check_stmt(struct stmt *st, void *ctx)
+{
+	struct check *c = ctx;
+
+	if (st->kind == STMT_EMBEDDED && (!library_file(st->pos.file) || !code_has_pragma(st->code, "unprivileged")))
+		refuse(c, st->pos, "embedded C not marked unprivileged", NULL, NULL);
 	return WALK_DESCEND;
 }
 
-/* May an unprivileged module not call f? Embedded C must be marked; a
- * script function must call only functions that may be called. */
-static bool refused(struct session *s, struct func *f, int depth)
+/* What makes a script function refused, or NULL: its body is checked as
+ * the user's code would be, in the context of the probe that calls it if
+ * it reads that probe's $vars. */
+static const struct finding *func_refused(struct check *c, const struct func *f)
 {
-	if (f->embedded)
-		return !marked_unprivileged(f);
-	if (depth > 32)   /* recursion: what it calls is checked on the way in */
-		return false;
-	struct calls c = { .s = s, .depth = depth };
-	const struct walker w = { .expr = call_expr, .ctx = &c };
+	const struct derived_probe *dp = f->in_context ? c->dp : NULL;
+	struct verdict *v = NULL;
+
+	for (int i = 0; i < c->memo->len && !v; i++)
+		if (c->memo->items[i]->f == f && c->memo->items[i]->dp == dp)
+			v = c->memo->items[i];
+	if (v)
+		return v->done && v->bad.what ? &v->bad : NULL;   /* in progress: what it calls decides */
+	v = xcalloc(1, sizeof(*v));
+	v->f = f;
+	v->dp = dp;
+	vec_push(c->memo, v);
+	struct check in = { .s = c->s, .dp = dp, .memo = c->memo };
+	const struct walker w = { .expr = check_expr, .stmt = check_stmt, .ctx = &in };
 	walk_stmt(&w, f->body);
-	return c.bad != NULL;
+	v->bad = in.found;
+	v->done = true;
+	return v->bad.what ? &v->bad : NULL;
 }
 
-void check_privilege(struct session *s)
+/* A script function of the user's that reads the calling probe's $vars
+ * is checked in each probe that calls it (once per derived probe);
+ * the others once, by check_privilege. */
+static void check_user_func(struct check *c, const struct func *f)
 {
-	struct calls c = { .s = s, .report = true };
-	const struct walker calls = { .expr = call_expr, .ctx = &c };
+	if (!f->in_context)
+		return;
+	for (int i = 0; i < c->memo->len; i++)
+		if (c->memo->items[i]->f == f && c->memo->items[i]->dp == c->dp)
+			return;
+	struct verdict *v = xcalloc(1, sizeof(*v));
+	v->f = f;
+	v->dp = c->dp;
+	v->done = true;   /* a user function's verdict is its reports */
+	vec_push(c->memo, v);
+	const struct walker w = { .expr = check_expr, .stmt = check_stmt, .ctx = c };
+	walk_stmt(&w, f->body);
+}
+
+/* Probe points of the families an unprivileged module may not have. */
+static void check_probe_points(struct session *s, posvec *reported)
+{
 	const struct probe *last = NULL;
 
-	if (s->privilege == PRIV_STAPDEV)
-		return;
-	if (s->guru)
-		diag(s, E_PRIVILEGE, (struct srcpos){0}, "-g (guru mode) is not allowed with --privilege=%s",
-		     level(s));
 	for (int i = 0; i < s->probes.len; i++) {
 		const struct derived_probe *dp = s->probes.items[i];
-		if (!dp->prov->unprivileged && dp->probe != last) {
+		if (!dp->prov->unprivileged && dp->probe != last && !reported_at(reported, dp->probe->pos)) {
 			diag(s, E_PRIVILEGE, dp->probe->pos, "probe point %s is not allowed with --privilege=%s "
 			     "(only begin, end, error, never, timer and process probes are)", dp->pp, level(s));
 			last = dp->probe;
 		}
 	}
-	last = NULL;
+}
+
+void check_privilege(struct session *s)
+{
+	verdictvec memo = { 0 };
+	posvec reported = { 0 };
+
+	if (s->privilege == PRIV_STAPDEV)
+		return;
+	check_probe_points(s, &reported);
+	/* the user's probe bodies (with their aliases' bodies) in each
+	 * derived probe's context: a $var or an @cast reads the kernel in
+	 * some families and the user's process in others */
 	for (int i = 0; i < s->probes.len; i++) {
-		struct probe *p = s->probes.items[i]->probe;
-		if (p != last && !(p->file && p->file->is_tapset))
-			walk_stmt(&calls, p->body);
-		last = p;
+		const struct derived_probe *dp = s->probes.items[i];
+		if (library_file(dp->probe->file))
+			continue;   /* the library's own probes (argv.stp's begin) */
+		struct check c = { .s = s, .dp = dp, .probe = dp->probe, .report = true, .memo = &memo,
+				   .reported = &reported };
+		const struct walker w = { .expr = check_expr, .stmt = check_stmt, .ctx = &c };
+		walk_stmt(&w, dp->probe->body);
 	}
 	for (int i = 0; i < s->funcs.len; i++) {
 		struct func *f = s->funcs.items[i];
-		if (!(f->file && f->file->is_tapset) && !f->embedded)
-			walk_stmt(&calls, f->body);
+		if (library_file(f->file) || f->embedded || f->in_context)
+			continue;   /* the last: checked in the probes that call them */
+		struct check c = { .s = s, .report = true, .memo = &memo, .reported = &reported };
+		const struct walker w = { .expr = check_expr, .stmt = check_stmt, .ctx = &c };
+		walk_stmt(&w, f->body);
 	}
+	for (int i = 0; i < memo.len; i++)
+		free(memo.items[i]);
+	free(memo.items);
+	free(reported.items);
 }

@@ -86,8 +86,13 @@ int pass1_parse(struct session *s)
 		if (sc)
 			vec_push(&s->user_more, sc);
 	}
-	for (int i = 0; i < s->include_dirs.len; i++)
+	/* the last directory is the library's; those before it came with -I */
+	int from_include = 0;
+	for (int i = 0; i < s->include_dirs.len; i++) {
 		collect(s->include_dirs.items[i], 1, &lib);
+		if (i == s->include_dirs.len - 2)
+			from_include = lib.len;
+	}
 	for (int i = 0; i < lib.len; i++) {
 		struct srcfile *tf = srcfile_read(lib.items[i]);
 		if (!tf) {
@@ -95,6 +100,7 @@ int pass1_parse(struct session *s)
 			continue;
 		}
 		tf->is_tapset = true;
+		tf->from_include = i < from_include;
 		int errors = s->errors;
 		struct script *sc = parse_script(s, tf);
 		if (sc)

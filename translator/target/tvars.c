@@ -57,6 +57,8 @@ struct rctx {
 	char *why;                        /* why resolution failed */
 	int leaves;                       /* pretty printing budget */
 	bool family_var;                  /* why: the family's own variable (tvar_code) */
+	bool kernel;                      /* what was resolved reads the kernel's memory or
+					   * registers, or is a kernel address (--privilege) */
 };
 
 /* Where a value is while a chain is walked. */
@@ -70,10 +72,13 @@ struct loc {
 };
 
 /* The runtime's read of the probed program's memory: the kernel's, or a
- * process probe's user memory. */
-static const char *rd(const struct rctx *r)
+ * process probe's user memory (a kernel read is noted for --privilege). */
+static const char *rd(struct rctx *r)
 {
-	return r->img && r->img->user ? "stp_uread" : "stp_kread";
+	if (r->img && r->img->user)
+		return "stp_uread";
+	r->kernel = true;
+	return "stp_kread";
 }
 
 static bool fail(struct rctx *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -1286,6 +1291,7 @@ static bool btf_cast(struct rctx *r, const struct expr *e, bool addrof, struct l
 	if (want || e->suffix)
 		return fail(r, "no kernel debuginfo: through BTF, @cast gives values and addresses only (no "
 			    "pretty printing, no type to follow)");
+	r->kernel = true;   /* the kernel's types: its memory */
 	uint32_t type = btf_type_named(b, e->str);
 	if (!type)
 		return fail(r, "type '%s' not found in the kernel's BTF (no kernel debuginfo)", e->str);
@@ -1317,6 +1323,9 @@ static bool resolve_loc(struct rctx *r, const struct expr *e, bool addrof, struc
 	r->nidx = 0;
 	switch (e->kind) {
 	case EXPR_TARGET:
+		/* a kernel probe's $vars are the kernel's, registers too */
+		if (r->dp && !r->dp->prov->unprivileged)
+			r->kernel = true;
 		if (r->dp && r->dp->prov->tvar_code) {   /* the family's own ($argN of a marker) */
 			char *code = NULL, *why = NULL;
 			bool pretty = false;
@@ -1434,6 +1443,8 @@ static bool resolve_loc(struct rctx *r, const struct expr *e, bool addrof, struc
 		}
 		if (!img)
 			return fail(r, "no kernel debuginfo");
+		if (!img->user)
+			r->kernel = true;   /* a kernel global: its address too */
 		struct rctx saved = *r;
 		r->img = img;
 		if (!find_global_var(img, e->name, &var)) {
@@ -1597,7 +1608,10 @@ static void walk_target(struct walk *w, const struct expr *e, bool addrof, const
 	struct tvar *tv = tvar_new(dp, key, TV_VALUE);
 	r->why = NULL;
 	r->family_var = false;
-	if (!resolve_one(r, e, addrof, tv)) {
+	r->kernel = false;
+	bool resolved = resolve_one(r, e, addrof, tv);
+	tv->kernel = r->kernel;
+	if (!resolved) {
 		if (r->s->skip_badvars && !w->quiet) {
 			/* --skip-badvars: 0 (or "" pretty printed), with a warning */
 			diag(r->s, W_GENERIC, e->pos, "substituting 0 for an unresolvable target expression: %s",
@@ -1790,6 +1804,13 @@ int tvars_resolve(struct session *s)
 		errors += w.errors;
 	}
 	return errors;
+}
+
+bool tvars_kernel(struct session *s, const struct derived_probe *dp, const struct expr *e)
+{
+	const struct tvar *tv = tvar_find(s, dp, e);
+
+	return tv && tv->kernel;
 }
 
 bool tvars_unresolved(struct session *s, const struct expr *e)

@@ -34,6 +34,8 @@ struct tvar {
 	char *code;
 	bool defined;
 	bool at_entry;          /* .return probe: evaluate when the function is entered */
+	bool kernel;            /* reads kernel memory or registers, or is a kernel
+				 * address: not for --privilege=stapusr|stapsys */
 	/* writes (guru mode): the value's home */
 	char *addr;             /* C address expression, or NULL (a register) */
 	int reg;                /* DWARF register number when addr is NULL, else -1 */
@@ -43,6 +45,9 @@ struct tvar {
 /* Pass 2: resolve every target expression of the probes and functions
  * kept; errors are reported as diagnostics. Returns the number of errors. */
 int tvars_resolve(struct session *s);
+/* Does e, as resolved in dp (or anywhere: dp NULL), read the kernel's
+ * memory or registers, or give a kernel address? (privilege.c) */
+bool tvars_kernel(struct session *s, const struct derived_probe *dp, const struct expr *e);
 /* -L: did e fail to resolve in some probe (its type is then unknown)? */
 bool tvars_unresolved(struct session *s, const struct expr *e);
 /* What e compiles to in dp (or anywhere: dp NULL), or NULL. */
