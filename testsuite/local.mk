@@ -39,9 +39,9 @@ check_PROGRAMS += testsuite/unit/elaborate_test
 TESTS += testsuite/unit/elaborate_test
 testsuite_unit_elaborate_test_SOURCES = testsuite/unit/elaborate_test.c $(COMMON_SOURCES) \
 	$(PARSER_SOURCES) $(REMOTE_SOURCES) $(STAP_PASS_SOURCES)
-testsuite_unit_elaborate_test_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/translator -I$(srcdir)/runtime \
+testsuite_unit_elaborate_test_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/translator -I$(srcdir)/runtime -I$(srcdir)/staprun \
 	-DTAPSET_DIR='"$(abs_srcdir)/tapsets"'
-testsuite_unit_elaborate_test_LDADD = $(CUNIT_LIBS) -ldw -lelf $(DEBUGINFOD_LIBS)
+testsuite_unit_elaborate_test_LDADD = $(CUNIT_LIBS) -ldw -lelf $(DEBUGINFOD_LIBS) $(CRYPTO_LIBS)
 include testsuite/fuzz/local.mk
 
 # The suites run two at a time (CHECK_JOBS, default the CPU count; a make
