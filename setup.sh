@@ -47,6 +47,28 @@ if [ -n "$missing" ]; then
 		want="$want $p"
 	done
 	[ -z "$want" ] || DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $want
+	updated=1
+fi
+# Each installed kernel's own headers and -dbg, by exact release: Debian's
+# metapackages can point at different releases for a while (the -dbg one at
+# 6.12.118 while the image one is still at 6.12.117), and a kernel without
+# its own debuginfo has no kernel probes.
+exact=""
+for img in $(dpkg-query -W -f='${Package} ${Status}\n' 'linux-image-[0-9]*-cloud-amd64' 2>/dev/null |
+	     awk '/ok installed/ { print $1 }'); do
+	rel=${img#linux-image-}
+	for p in "$img-dbg" "linux-headers-$rel"; do
+		installed "$p" || exact="$exact $p"
+	done
+done
+if [ -n "$exact" ]; then
+	SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+	[ -n "${updated:-}" ] || $SUDO apt-get update -qq
+	want=""
+	for p in $exact; do
+		apt-cache show "$p" > /dev/null 2>&1 && want="$want $p" || echo "setup.sh: no $p here, skipped"
+	done
+	[ -z "$want" ] || DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $want
 fi
 [ -x configure ] || autoreconf -fi
 [ -f Makefile ] || ./configure
