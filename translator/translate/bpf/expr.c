@@ -2003,6 +2003,25 @@ static void call(struct bgen *g, struct expr *e, struct bstr *out)
 
 /* ---- the entry points --------------------------------------------------- */
 
+/* Is embedded C expression text `(long)current`, whatever pragma comments
+ * (pure, unprivileged ...) and spaces surround it? */
+static bool is_current_task(const char *s)
+{
+	for (;;) {
+		s += strspn(s, " \t\n");
+		if (strncmp(s, "/*", 2))
+			break;
+		const char *end = strstr(s + 2, "*/");
+		if (!end)
+			return false;
+		s = end + 2;
+	}
+	if (strncmp(s, "(long)current", 13))
+		return false;
+	s += 13;
+	return s[strspn(s, " \t\n")] == '\0';
+}
+
 static void gen(struct bgen *g, struct expr *e, struct bstr *out);
 
 static void ternary(struct bgen *g, struct expr *e, struct bstr *out)
@@ -2137,7 +2156,7 @@ static void gen(struct bgen *g, struct expr *e, struct bstr *out)
 		gen(g, e->args.items[bg_tvar_defined(g, e) ? 0 : 1], out);
 		return;
 	case EXPR_EMBEDDED:   /* the tapset's task_current(): @task(%{ (long)current %}) */
-		if (e->str && !strcmp(e->str + strspn(e->str, " "), "/* pure */ /* unprivileged */ (long)current ")) {
+		if (e->str && is_current_task(e->str)) {
 			bg_call(g, H_CURRENT_TASK);
 			return;
 		}
