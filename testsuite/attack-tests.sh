@@ -13,9 +13,11 @@
 # for a user), parameters the kernel would split (\v, 0xA0) or that are
 # staprun's own, a fake stapio through the environment, the module file
 # swapped between check and load, another user's session, no group at all,
-# staprun not setuid. A second boot with module.sig_enforce=1: the kernel
-# refuses an unsigned module and one signed with a key it does not trust,
-# and staprun says what to do (tag R_MODSIG). On the host: the signature is
+# staprun not setuid, the signers' directory left writable (certificates
+# there ignored), -o into root's files and -c run as the caller. A second
+# boot with module.sig_enforce=1: the kernel refuses an unsigned module and
+# one signed with a key it does not trust, and staprun says what to do (tag
+# R_MODSIG). On the host: the signature is
 # the kernel's format (modinfo shows the signer and key id; it verifies
 # against the certificate with openssl cms). Pass 2's refusals (E_PRIVILEGE)
 # are the semko tests.
@@ -88,7 +90,7 @@ fi
 
 tab=$(printf '\t')
 printf 'attack%s400%ssh /t/guest.sh main\n' "$tab" "$tab" > "$work/jobs"
-files=(-f "$d/guest.sh:/t/guest.sh" -f "$work/trusted.pem:/ko/trusted.pem")
+files=(-f "$d/guest.sh:/t/guest.sh" -f "$work/trusted.pem:/ko/trusted.pem" -f "$work/mallory.pem:/ko/mallory.pem")
 for m in p_usr p_sys p_dev p_inst p_input p_dev_signed p_forged p_evil_signed; do
 	files+=(-f "$work/$m.ko:/ko/$m.ko")
 done
@@ -150,6 +152,17 @@ ERROR: staprun: cannot open module /home/mallory/link.ko: it is a symbolic link 
 mallory: staprun p_inst: rc=1
 run error [R_UNTRUSTED]: staprun: /lib/modules/RELEASE/systemtap/p_inst.ko is not an installed module: /lib/modules/RELEASE/systemtap is not owned by root or is writable by others
 loaded: 0
+== the trusted signers' directory left writable by others
+mallory: cp /ko/mallory.pem /etc/cstap/staprun/mallory.pem; staprun /ko/p_evil_signed.ko: rc=1
+run error [R_UNTRUSTED]: staprun: /ko/p_evil_signed.ko is refused: no trusted signer is installed (/etc/cstap/staprun/*.pem); as a member of stapusr you may run modules signed by a signer the administrator trusts (/etc/cstap/staprun/) or installed by root in /lib/modules/RELEASE/systemtap/
+== output and command run as the caller, not root
+mallory: timeout -s INT 1 staprun -o /etc/owned /ko/p_usr.ko; ls /etc/owned: rc=1
+ERROR: cannot open output file /etc/owned: Permission denied
+ls: /etc/owned: No such file or directory
+mallory: staprun -c 'id -u' /ko/p_usr.ko: rc=0
+begin g=0
+1005
+loaded: 0
 == a file only root may open (a FIFO whose open has effects)
 mallory: staprun /root/priv/f.ko: rc=1
 ERROR: staprun: cannot open module /root/priv/f.ko: Permission denied
@@ -158,6 +171,8 @@ sh: staprun: Permission denied
 the FIFO was not opened
 == module parameters the kernel would split
 mallory: staprun /ko/p_usr.ko "$(printf 'g=1\v_stp_bufsize=100000')": rc=1
+ERROR: cannot load module /ko/p_usr.ko: invalid parameter value or module (see dmesg)
+mallory: staprun /ko/p_usr.ko "$(printf 'g=2\240_stp_bufsize=100000')": rc=1
 ERROR: cannot load module /ko/p_usr.ko: invalid parameter value or module (see dmesg)
 mallory: staprun /ko/p_usr.ko "$(printf 'g\v_stp_bufsize=1')": rc=1
 run error [R_PARAM]: staprun: module parameter 'g\x0b_stp_bufsize': a name is letters, digits and '_'

@@ -104,6 +104,16 @@ as mallory staprun p_inst
 chmod g-w $inst
 loaded
 
+echo "== the trusted signers' directory left writable by others"
+chmod 777 /etc/cstap/staprun
+as mallory "cp /ko/mallory.pem /etc/cstap/staprun/mallory.pem; staprun /ko/p_evil_signed.ko"
+rm -f /etc/cstap/staprun/mallory.pem
+chmod 755 /etc/cstap/staprun
+echo "== output and command run as the caller, not root"
+as mallory "timeout -s INT 1 staprun -o /etc/owned /ko/p_usr.ko; ls /etc/owned"
+as mallory staprun -c "'id -u'" /ko/p_usr.ko
+loaded
+
 echo "== a file only root may open (a FIFO whose open has effects)"
 mkdir -p /root/priv
 chmod 700 /root/priv
@@ -119,6 +129,7 @@ cat /tmp/fifo-opened 2>/dev/null || echo "the FIFO was not opened"
 
 echo "== module parameters the kernel would split"
 as mallory "staprun /ko/p_usr.ko \"\$(printf 'g=1\\v_stp_bufsize=100000')\""
+as mallory "staprun /ko/p_usr.ko \"\$(printf 'g=2\\240_stp_bufsize=100000')\""
 as mallory "staprun /ko/p_usr.ko \"\$(printf 'g\\v_stp_bufsize=1')\""
 as mallory staprun /ko/p_usr.ko _stp_uid=0
 as mallory staprun /ko/p_usr.ko -stp-uid=0
