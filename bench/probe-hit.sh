@@ -73,7 +73,7 @@ if [ -x "$systemtap" ] && "$systemtap" -V 2>&1 | grep -qi "systemtap translator"
 	patch -s -d "$work/st-runtime" -p1 < "$anchor/patches/runtime-task_work_cancel_func.patch" || true
 fi
 files=(-f "$work/syscall_loop:/opt/bench/syscall_loop" -f "$work/ucall_loop"
-	-f "$build/staprun/stapbpf:/bin/stapbpf")
+	-f "$build/stapbpf/stapbpf:/bin/stapbpf")
 for c in $cases; do
 	[ -f "$work/$c.stp" ] || cp "$anchor/bench/$c.stp" "$work/"
 	(cd "$work" && "$build/translator/stap" -p4 -DSTP_NO_OVERLOAD -DMAXSKIPPED=100000000 -m "c_$c" "$c.stp" > /dev/null) ||

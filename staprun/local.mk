@@ -21,20 +21,6 @@ staprun_stap_exporter_LDFLAGS = -static -pthread
 bin_PROGRAMS += staprun/stap-merge
 staprun_stap_merge_SOURCES = staprun/stap_merge.c
 
-# stapbpf: runs a BPF bundle (stap --runtime=bpf's NAME.bo): maps and
-# kernel programs through libbpf, begin/end programs in its own interpreter
-bin_PROGRAMS += staprun/stapbpf
-staprun_stapbpf_SOURCES = staprun/stapbpf.c staprun/bpf_bundle.c staprun/bpf_bundle.h \
-	staprun/bpf_printf.c staprun/bpf_printf.h staprun/bpf_umap.c staprun/bpf_umap.h \
-	staprun/bpf_interp.c staprun/bpf_interp.h staprun/bpf_helpers.c staprun/bpf_vm.h \
-	staprun/bpf_procfs.c staprun/bpf_procfs.h \
-	staprun/bpf_attach.c staprun/bpf_attach.h staprun/stapio_cmd.c staprun/stapio_cmd.h \
-	staprun/stapio_system.c staprun/stapio_system.h staprun/bpf_funcinfo.c staprun/bpf_funcinfo.h \
-	staprun/bpf_ksym.c staprun/bpf_ksym.h
-staprun_stapbpf_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/runtime
-staprun_stapbpf_LDFLAGS = -static
-staprun_stapbpf_LDADD = $(BPF_LIBS)
-
 pkglibexec_PROGRAMS += staprun/stapio
 staprun_stapio_SOURCES = staprun/stapio.c staprun/stapio_cmd.c staprun/stapio_cmd.h \
 	staprun/stapio_system.c staprun/stapio_system.h staprun/stapio_bulk.c staprun/stapio_bulk.h \

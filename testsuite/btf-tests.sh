@@ -61,7 +61,7 @@ dwarfb${tab}60${tab}staprun -c 'sh -c "dd if=/init of=/dev/null bs=64 count=2 2>
 JOBS
 	"$STAPVM" -r "$rel" -t 200 -f /bin/true -f "$d/btf_params.ko:/ko/btf_params.ko" -f "$d/dwarf_params.ko:/ko/dwarf_params.ko" \
 		-f "$d/bpf_params.bo:/ko/bpf_params.bo" -f "$d/dwarf_bparams.ko:/ko/dwarf_bparams.ko" \
-		-f "$build/staprun/stapbpf:/bin/stapbpf" \
+		-f "$build/stapbpf/stapbpf:/bin/stapbpf" \
 		-b "$d/jobs" -O "$d/res" > "$d/vm.log" 2>&1 || bad "guest on $rel" "$(tail -5 "$d/vm.log")"
 	if [ -s "$d/res/btf.out" ] && [ "$(grep -c '^read 64 init len=4 parms=1$' "$d/res/btf.out")" = 2 ] &&
 	   grep -q '^return 64 count=64$' "$d/res/btf.out" && grep -q '^vfs.read ino=' "$d/res/btf.out" &&

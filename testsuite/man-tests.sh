@@ -59,7 +59,7 @@ check_opts stap-vm.1 "$("$build/translator/stap-vm" --help 2>&1 | sed -n '/^opti
 check_opts staprun.8 "$("$build/staprun/staprun" -h 2>&1)"
 check_opts stap-exporter.8 "$("$build/staprun/stap-exporter" -h 2>&1)"
 check_opts stap-merge.1 "$("$build/staprun/stap-merge" -h 2>&1)"
-check_opts stapbpf.8 "$("$build/staprun/stapbpf" -h 2>&1)"
+check_opts stapbpf.8 "$("$build/stapbpf/stapbpf" -h 2>&1)"
 
 # every documented tapset function and probe alias has its page
 missing=""

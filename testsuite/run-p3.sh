@@ -6,10 +6,16 @@
 # Meant for `make check-asan` with the ASan+UBSan stap (STAP=...): every test
 # must translate (exit 0, as it does before kbuild in run-tests.sh) with no
 # crash and no sanitizer report.
+# With BASE=DIR (the build tree of an earlier commit, e.g. a git worktree),
+# it checks instead that a change leaves what the translator makes the same:
+# each test's -p2 output, its -p3 module C and its --runtime=bpf bundle, from
+# this build and from BASE's (each with its own tapsets and runtime; their
+# paths read as SRC), must be byte for byte the same, exit status included;
+# a difference is "DIFF: NAME (p2|p3|bpf)" with its first lines.
 #   usage: run-p3.sh [NAME ...]
 #   env: STAP (default: the build's translator/stap), CSTAP_BUILD, REL (the
 #        target release, default stap-vm --default-release), JOBS (default 2),
-#        VERBOSE=1 shows the stderr of failures
+#        VERBOSE=1 shows the stderr of failures, BASE (see above)
 set -u
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=${CSTAP_BUILD:-$(pwd)}
@@ -18,7 +24,13 @@ STAP=${STAP:-$build/translator/stap}
 case $STAP in /*) ;; *) STAP=$(pwd)/$STAP ;; esac
 REL=${REL:-$("$build/translator/stap-vm" --default-release 2>/dev/null)}
 [ -n "$REL" ] || { echo "run-p3: no target kernel (stap-vm --default-release)"; exit 77; }
-export CSTAP_TAPSETS=${CSTAP_TAPSETS:-$src/tapsets} CSTAP_RUNTIME=${CSTAP_RUNTIME:-$src/runtime}
+if [ -z "${BASE:-}" ]; then
+	export CSTAP_TAPSETS=${CSTAP_TAPSETS:-$src/tapsets} CSTAP_RUNTIME=${CSTAP_RUNTIME:-$src/runtime}
+else	# each build finds its own tapsets and runtime beside its stap
+	BASE=$(cd "$BASE" && pwd) || exit 1
+	[ -x "$BASE/translator/stap" ] || { echo "run-p3: no $BASE/translator/stap"; exit 1; }
+	unset CSTAP_TAPSETS CSTAP_RUNTIME SYSTEMTAP_TAPSET SYSTEMTAP_RUNTIME
+fi
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0} UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
 out=$(mktemp -d "${TMPDIR:-/tmp}/cstap-run-p3.XXXXXX") || exit 1
 trap 'rm -rf "$out"' EXIT INT TERM
@@ -49,6 +61,37 @@ for c in "$src"/testsuite/run/uprogs/*.cc; do
 done
 
 series=$(echo "$REL" | sed -E 's/^([0-9]+\.[0-9]+).*/\1/')
+
+# same_test NAME OPTS... -- ARGS...: with BASE, each mode's output from both
+# builds; prints "DIFF: NAME (mode)" and the first lines of the difference
+same_test() {
+	local n=$1 d=$out/$1 mode stap tag diff
+	shift
+	local opts=() args=()
+	while [ "$1" != -- ]; do opts+=("$1"); shift; done
+	shift
+	args=("$@")
+	for mode in p2 p3 bpf; do
+		local flags=(-p3)
+		[ $mode = p2 ] && flags=(-p2)
+		if [ $mode = bpf ]; then
+			case " ${opts[*]-} " in *" --runtime"*) continue;; esac
+			flags=(--runtime=bpf -p3)
+		fi
+		for tag in new base; do
+			stap=$STAP; [ $tag = base ] && stap=$BASE/translator/stap
+			(cd "$d" && timeout -k 5 600 "$stap" "${flags[@]}" -r "$REL" -m "t_$n" "${opts[@]}" "$n.stp" \
+				"${args[@]}") < /dev/null > "$d/$mode.$tag" 2> "$d/$mode.$tag.err"
+			echo "exit $?" >> "$d/$mode.$tag"
+			sed -i -e "s|$src|SRC|g" -e "s|$BASE|SRC|g" "$d/$mode.$tag"
+		done
+		if ! diff=$(diff "$d/$mode.base" "$d/$mode.new"); then
+			echo "DIFF: $n ($mode)"
+			printf '%s\n' "$diff" | head -n 12 | sed 's/^/    | /'
+		fi
+	done
+}
+
 # one_test NAME: prints "FAIL: NAME (why)" and the stderr head, or nothing
 one_test() {
 	local n=$1 t=$src/testsuite/run/$1 d=$out/$1 opts=() args=() rc why=
@@ -58,6 +101,10 @@ one_test() {
 	mkdir -p "$d"; cp "$t.stp" "$d/"
 	[ -f "$o" ] && eval "opts=($(cat "$o"))"
 	[ -f "$a" ] && eval "args=($(cat "$a"))"
+	if [ -n "${BASE:-}" ]; then
+		same_test "$n" ${opts[@]+"${opts[@]}"} -- ${args[@]+"${args[@]}"}
+		return 0
+	fi
 	(cd "$d" && timeout -k 5 600 "$STAP" -p3 -r "$REL" -m "t_$n" "${opts[@]}" "$n.stp" "${args[@]}") \
 		>/dev/null 2>"$d/err" </dev/null
 	rc=$?
@@ -72,10 +119,10 @@ one_test() {
 	fi
 	return 0
 }
-export -f one_test; export src out STAP REL series UPROGS
+export -f one_test same_test; export src out STAP REL series UPROGS BASE
 
 start=$(date +%s)
 printf '%s\n' "${names[@]}" | xargs -P "${JOBS:-2}" -I{} bash -c 'one_test {}' | tee "$out/fails"
-fail=$(grep -c '^FAIL' "$out/fails")
-echo "run-p3: $((${#names[@]} - fail)) passed, $fail failed (kernel $REL, $(($(date +%s) - start)) s)"
+fail=$(grep -c -e '^FAIL' -e '^DIFF' "$out/fails")
+echo "run-p3: $((${#names[@]} - fail)) ${BASE:+the same as BASE, }$fail ${BASE:+different}${BASE:-failed} (kernel $REL, $(($(date +%s) - start)) s)"
 [ "$fail" -eq 0 ]

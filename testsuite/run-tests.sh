@@ -180,7 +180,7 @@ vmfail=0	# a boot that failed (guest trouble: BUG, WARNING, stall ...) fails the
 for bi in "${!boots[@]}"; do
 boot=${boots[bi]}
 jobs=$out/jobs.$bi; : > "$jobs"; files=(); mods=()
-[ "$runtime" = bpf ] && files+=(-f "$build/staprun/stapbpf:/bin/stapbpf")
+[ "$runtime" = bpf ] && files+=(-f "$build/stapbpf/stapbpf:/bin/stapbpf")
 for n in "${names[@]}"; do
 	[ -f "$out/ko/t_$n.$ext" ] || continue
 	t=$spec/$n

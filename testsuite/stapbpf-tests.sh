@@ -1,5 +1,5 @@
 #!/bin/bash
-# stapbpf-tests.sh - stapbpf (staprun/stapbpf.c) on hand-written BPF bundles
+# stapbpf-tests.sh - stapbpf (stapbpf/stapbpf.c) on hand-written BPF bundles
 # (doc/bpf-bundle.md), run on this host: begin programs in the interpreter
 # (printf records, @globals written back through map_lookup_elem, programs
 # in ID order, a per-CPU array merged), foreach over a hash map sorted by
@@ -13,7 +13,7 @@
 # usage: stapbpf-tests.sh    env: CSTAP_BUILD (build dir), KEEP=1
 set -u
 . "$(dirname "$0")/lib.sh"
-STAPBPF=$build/staprun/stapbpf
+STAPBPF=$build/stapbpf/stapbpf
 [ -x "$STAPBPF" ] || { bad "no $STAPBPF (make first)"; finish; }
 
 # --- a small assembler: one function per instruction; CODE in hex here,

@@ -68,7 +68,7 @@ for rel in $releases; do
 	t0=$(date +%s)
 	"$STAPVM" -r "$rel" -s 2 -t 300 -f "$d/stress_hot.ko:/ko/stress_hot.ko" -f "$d/stress_irqoff.ko:/ko/stress_irqoff.ko" -f "$work/load:/stress/load" \
 		-f "$src/testsuite/stress/guest.sh:/stress/guest.sh" -f "$d/wrap.bo:/stress/wrap.bo" \
-		-f "$build/staprun/stapbpf:/stress/stapbpf" -b "$work/jobs" -O "$d/res" > "$d/vm.log" 2>&1
+		-f "$build/stapbpf/stapbpf:/stress/stapbpf" -b "$work/jobs" -O "$d/res" > "$d/vm.log" 2>&1
 	vmrc=$?
 	echo "    (guest: $(( $(date +%s) - t0 )) s)"
 	why=""

@@ -26,7 +26,7 @@ static const char *find_staprun(const struct session *s)
 
 	if (e)
 		return e;
-	char *p = xasprintf("%s/../staprun/%s", self_dir(), name);
+	char *p = xasprintf("%s/../%s/%s", self_dir(), name, name);   /* staprun/staprun, stapbpf/stapbpf */
 	if (access(p, X_OK) == 0)
 		return p;
 	return name;
