@@ -124,5 +124,9 @@ export -f one_test same_test; export src out STAP REL series UPROGS BASE
 start=$(date +%s)
 printf '%s\n' "${names[@]}" | xargs -P "${JOBS:-2}" -I{} bash -c 'one_test {}' | tee "$out/fails"
 fail=$(grep -c -e '^FAIL' -e '^DIFF' "$out/fails")
-echo "run-p3: $((${#names[@]} - fail)) ${BASE:+the same as BASE, }$fail ${BASE:+different}${BASE:-failed} (kernel $REL, $(($(date +%s) - start)) s)"
+if [ -n "${BASE:-}" ]; then
+	echo "run-p3: $((${#names[@]} - fail)) the same as $BASE's, $fail different (kernel $REL, $(($(date +%s) - start)) s)"
+else
+	echo "run-p3: $((${#names[@]} - fail)) passed, $fail failed (kernel $REL, $(($(date +%s) - start)) s)"
+fi
 [ "$fail" -eq 0 ]
