@@ -83,7 +83,9 @@ same_test() {
 			(cd "$d" && timeout -k 5 600 "$stap" "${flags[@]}" -r "$REL" -m "t_$n" "${opts[@]}" "$n.stp" \
 				"${args[@]}") < /dev/null > "$d/$mode.$tag" 2> "$d/$mode.$tag.err"
 			echo "exit $?" >> "$d/$mode.$tag"
-			sed -i -e "s|$src|SRC|g" -e "s|$BASE|SRC|g" "$d/$mode.$tag"
+			# the build directory's name (mkdtemp) is the one part that changes
+			sed -i -e "s|$src|SRC|g" -e "s|$BASE|SRC|g" -e 's|/stap[A-Za-z0-9]\{6\}/|/stapXXXXXX/|g' \
+				"$d/$mode.$tag"
 		done
 		if ! diff=$(diff "$d/$mode.base" "$d/$mode.new"); then
 			echo "DIFF: $n ($mode)"
