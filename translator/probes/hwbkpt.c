@@ -91,7 +91,7 @@ static int derive(struct session *s, struct probe *p, struct probe_point *pp)
 	if (provider_probes(s, &hwbkpt_provider) == 4)
 		diag(s, W_GENERIC, pp->pos, "more than 4 hardware watchpoints: x86 has 4 debug registers, "
 		     "the others will fail to register");
-	struct derived_probe *dp = derived_probe_add(s, p, pp, &hwbkpt_provider, PK_NORMAL);
+	struct derived_probe *dp = derived_probe_add(s, p, pp, &hwbkpt_provider, STP_PK_NORMAL);
 	struct hwbkpt_probe *d = xmalloc(sizeof(*d));
 	*d = hb;
 	dp->data = d;

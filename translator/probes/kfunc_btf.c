@@ -104,7 +104,7 @@ int kfunc_btf_derive(struct session *s, struct probe *p, struct probe_point *pp,
 					    .optional = wild || pp->optional };
 		k->func = names.items[i];
 		k->proto = btf_func_proto(b, names.items[i]);
-		struct derived_probe *dp = derived_probe_add(s, p, pp, &kfunc_btf_provider, PK_NORMAL);
+		struct derived_probe *dp = derived_probe_add(s, p, pp, &kfunc_btf_provider, STP_PK_NORMAL);
 		dp->pp = kpoint_text(pp, fn_comp, names.items[i]);
 		dp->data = k;
 	}

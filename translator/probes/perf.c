@@ -124,7 +124,7 @@ static int derive(struct session *s, struct probe *p, struct probe_point *pp)
 		diag(s, E_PROBE_POINT, pp->pos, "perf counter '%s' is defined twice", pr.counter);
 		return -1;
 	}
-	struct derived_probe *dp = derived_probe_add(s, p, pp, &perf_provider, PK_NORMAL);
+	struct derived_probe *dp = derived_probe_add(s, p, pp, &perf_provider, STP_PK_NORMAL);
 	struct perf_probe *d = xmalloc(sizeof(*d));
 	*d = pr;
 	dp->data = d;

@@ -90,7 +90,7 @@ static int derive(struct session *s, struct probe *p, struct probe_point *pp)
 	if (i != pp->comps.len)
 		return 0;
 	ctx_vars_rewrite(s, p->body, pr.write ? write_value : read_value, 1, NULL);
-	struct derived_probe *dp = derived_probe_add(s, p, pp, &procfs_provider, PK_NORMAL);
+	struct derived_probe *dp = derived_probe_add(s, p, pp, &procfs_provider, STP_PK_NORMAL);
 	struct procfs_probe *d = xmalloc(sizeof(*d));
 	*d = pr;
 	dp->data = d;

@@ -29,8 +29,7 @@
 #include "ast.h"
 #include "session.h"
 
-/* Must match runtime/run_state.h STP_PK_*: when the runtime lets a probe run */
-enum probe_kind { PK_NORMAL = 0, PK_BEGIN, PK_END, PK_ERROR, PK_NEVER };
+#include "probe_kind.h"	/* runtime/: enum stp_probe_kind, when a probe runs */
 
 struct provider;
 struct dw_scope;
@@ -44,7 +43,7 @@ struct derived_probe {
 	void *data;                     /* the family's own record of this probe */
 	char *pp;                       /* canonical text for pp(): "timer.ms(100)" */
 	char *list_pp;                  /* what -l lists, when not pp (a .callee probe's point) */
-	enum probe_kind kind;
+	enum stp_probe_kind kind;
 	int index;                      /* position in s->probes */
 	int body;                       /* its body function body_N (pass 2 analysis) */
 	bool own_body;                  /* body_N is its alone: its target variables differ */
@@ -173,7 +172,7 @@ extern const struct provider *const providers[];
 
 struct derived_probe *derived_probe_add(struct session *s, struct probe *p,
 					struct probe_point *pp,
-					const struct provider *prov, enum probe_kind kind);
+					const struct provider *prov, enum stp_probe_kind kind);
 /* probe_type(): the low-level handler type of dp ("kprobe", "hrtimer" ...). */
 const char *probe_type_name(const struct derived_probe *dp);
 /* How many derived probes the family has in this run. */

@@ -69,7 +69,7 @@ void *provider_state(struct session *s, const struct provider *prov, size_t size
 
 struct derived_probe *derived_probe_add(struct session *s, struct probe *p,
 					struct probe_point *pp,
-					const struct provider *prov, enum probe_kind kind)
+					const struct provider *prov, enum stp_probe_kind kind)
 {
 	struct derived_probe *dp = xcalloc(1, sizeof(*dp));
 

@@ -61,7 +61,7 @@ static int derive(struct session *s, struct probe *p, struct probe_point *pp)
 		     "timer.%s(%lld) is too long a period", units[u].unit, (long long)n);
 		return -1;
 	}
-	struct derived_probe *dp = derived_probe_add(s, p, pp, &timer_provider, PK_NORMAL);
+	struct derived_probe *dp = derived_probe_add(s, p, pp, &timer_provider, STP_PK_NORMAL);
 	struct timer_probe *t = xcalloc(1, sizeof(*t));
 	if (units[u].ns > 0) {
 		t->period_ns = n * units[u].ns;

@@ -126,7 +126,7 @@ static void add_probe(struct session *s, struct probe *p, struct probe_point *pp
 	t->module = module ? xstrdup(module) : NULL;
 	if (f)
 		t->scope = (struct dw_scope){ .img = img, .die = f->die, .entry = f->addr, .hidden = "__data" };
-	struct derived_probe *dp = derived_probe_add(s, p, pp, &tracepoint_provider, PK_NORMAL);
+	struct derived_probe *dp = derived_probe_add(s, p, pp, &tracepoint_provider, STP_PK_NORMAL);
 	dp->pp = sys ? xasprintf("kernel.trace(\"%s:%s\")", sys, name) : xasprintf("kernel.trace(\"%s\")", name);
 	dp->data = t;
 }

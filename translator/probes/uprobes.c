@@ -65,7 +65,7 @@ static struct uprobe_probe *add(struct session *s, struct probe *p, struct probe
 		free(text);
 		return NULL;
 	}
-	struct derived_probe *dp = derived_probe_add(s, p, pp, &uprobes_provider, PK_NORMAL);
+	struct derived_probe *dp = derived_probe_add(s, p, pp, &uprobes_provider, STP_PK_NORMAL);
 	struct uprobe_probe *u = xcalloc(1, sizeof(*u));
 	u->path = img->user;
 	u->host = img->path;

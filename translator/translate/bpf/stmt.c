@@ -735,9 +735,9 @@ static void probe_program(struct bgen *g, struct derived_probe *dp)
 {
 	struct strbuf sec = STRBUF_INIT;
 	const char *why = NULL;
-	bool user = dp->kind == PK_BEGIN || dp->kind == PK_END || dp->kind == PK_ERROR, optional = false;
+	bool user = dp->kind == STP_PK_BEGIN || dp->kind == STP_PK_END || dp->kind == STP_PK_ERROR, optional = false;
 
-	if (dp->kind == PK_NEVER)
+	if (dp->kind == STP_PK_NEVER)
 		return;
 	if (!dp->prov->bpf_section || dp->prov->bpf_section(dp, &sec, &optional, &why) < 0) {
 		diag(g->s, E_BPF_UNSUPPORTED, dp->point ? dp->point->pos : dp->probe->pos,
@@ -815,7 +815,7 @@ static bool defines(struct bgen *g)
  * of the script; the rest as derived */
 static int64_t probe_order(const struct derived_probe *dp)
 {
-	return (dp->kind == PK_BEGIN || dp->kind == PK_END || dp->kind == PK_ERROR) && dp->prov->probe_order
+	return (dp->kind == STP_PK_BEGIN || dp->kind == STP_PK_END || dp->kind == STP_PK_ERROR) && dp->prov->probe_order
 	       ? dp->prov->probe_order(dp) : 0;
 }
 
