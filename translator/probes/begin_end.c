@@ -9,6 +9,7 @@
  * family has unregistered.
  */
 #include "provider.h"
+#include "bpf_proto.h"
 
 #include <stdlib.h>
 
@@ -109,11 +110,11 @@ static int64_t probe_order(const struct derived_probe *dp)
 }
 
 /* --runtime=bpf: stapbpf runs these in its interpreter */
-static int bpf_section(const struct derived_probe *dp, struct strbuf *out, bool *optional,
-		       const char **why)
+static int bpf_attach(const struct derived_probe *dp, struct bpf_attach *at, const char **why)
 {
-	strbuf_addstr(out, dp->kind == STP_PK_BEGIN ? "begin" : dp->kind == STP_PK_END ? "end" : "error");
 	(void)why;
+	*at = (struct bpf_attach){ .kind = dp->kind == STP_PK_BEGIN ? BA_BEGIN
+					   : dp->kind == STP_PK_END ? BA_END : BA_ERROR };
 	return 0;
 }
 
@@ -126,7 +127,7 @@ const struct provider begin_end_provider = {
 	.handler = &called_directly,
 	.emit_register = emit_register,
 	.emit_unregister = emit_unregister,
-	.bpf_section = bpf_section,
+	.bpf_attach = bpf_attach,
 	.probe_order = probe_order,
 	.shapes = shapes,
 	.unprivileged = true,

@@ -961,8 +961,9 @@ static const char *const shapes[] = { "kernel.function()", "kernel.statement()",
 
 const struct provider dwarf_provider = {
 	.calls_shared = true,
-	.bpf_section = kp_bpf_section,
-	.bpf_entry_section = kp_bpf_entry_section,
+	.bpf_attach = kp_bpf_attach,
+	.bpf_entry_attach = kp_bpf_entry_attach,
+	.bpf_context = kp_bpf_context,
 	.takes_kprobe = kp_takes_kprobe,
 	.name = "dwarf",
 	.runtime_header = "kprobes.h",

@@ -9,6 +9,7 @@
  * warning here and fails to register.
  */
 #include "provider.h"
+#include "bpf_proto.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -137,14 +138,13 @@ static void emit_unregister(struct session *s, struct strbuf *out)
 
 /* --runtime=bpf: a BPF program on a perf breakpoint event on every CPU;
  * stapbpf adds the load offset to a symbol's link address. */
-static int bpf_section(const struct derived_probe *dp, struct strbuf *out, bool *optional,
-		       const char **why)
+static int bpf_attach(const struct derived_probe *dp, struct bpf_attach *at, const char **why)
 {
 	const struct hwbkpt_probe *d = dp->data;
 
-	(void)optional;
 	(void)why;
-	strbuf_addf(out, "hwbkpt %lld %d %d %d", (long long)d->addr, d->len, d->rw, d->linked);
+	*at = (struct bpf_attach){ .kind = BA_HWBKPT, .bp_addr = (long long)d->addr, .bp_len = d->len,
+				   .bp_rw = d->rw, .bp_linked = d->linked };
 	return 0;
 }
 
@@ -158,6 +158,6 @@ const struct provider hwbkpt_provider = {
 	.emit_decls = emit_decls,
 	.emit_register = emit_register,
 	.emit_unregister = emit_unregister,
-	.bpf_section = bpf_section,
+	.bpf_attach = bpf_attach,
 	.shapes = shapes,
 };

@@ -158,8 +158,9 @@ static const char *const shapes[] = { "kprobe.function()", "kprobe.statement()",
 
 const struct provider kprobe_provider = {
 	.calls_shared = true,
-	.bpf_section = kp_bpf_section,
-	.bpf_entry_section = kp_bpf_entry_section,
+	.bpf_attach = kp_bpf_attach,
+	.bpf_entry_attach = kp_bpf_entry_attach,
+	.bpf_context = kp_bpf_context,
 	.takes_kprobe = kp_takes_kprobe,
 	.name = "kprobe",
 	.runtime_header = "kprobes.h",

@@ -20,6 +20,7 @@
  * the frequency.
  */
 #include "provider.h"
+#include "bpf_proto.h"
 
 #include <string.h>
 
@@ -264,8 +265,7 @@ static void emit_unregister(struct session *s, struct strbuf *out)
 }
 
 /* --runtime=bpf: the same perf event, on every CPU */
-static int bpf_section(const struct derived_probe *dp, struct strbuf *out, bool *optional,
-		       const char **why)
+static int bpf_attach(const struct derived_probe *dp, struct bpf_attach *at, const char **why)
 {
 	const struct perf_probe *p = dp->data;
 
@@ -273,9 +273,17 @@ static int bpf_section(const struct derived_probe *dp, struct strbuf *out, bool 
 		*why = p->process ? ".process" : ".counter";
 		return -1;
 	}
-	strbuf_addf(out, "perf %lld %lld %lld", (long long)p->type, (long long)p->config,
-		    (long long)(p->freq ? -p->period : p->period));
+	*at = (struct bpf_attach){ .kind = BA_PERF, .perf_type = (unsigned)p->type,
+				   .perf_config = (long long)p->config,
+				   .period = (long long)(p->freq ? -p->period : p->period) };
 	return 0;
+}
+
+/* A sample's registers are where the event interrupted: addr() is their ip. */
+static void bpf_context(const struct derived_probe *dp, struct bpf_context *c)
+{
+	(void)dp;
+	c->ip_back = 0;
 }
 
 static const char *const shapes[] = { "perf.type()", NULL };
@@ -288,6 +296,7 @@ const struct provider perf_provider = {
 	.emit_decls = emit_decls,
 	.emit_register = emit_register,
 	.emit_unregister = emit_unregister,
-	.bpf_section = bpf_section,
+	.bpf_attach = bpf_attach,
+	.bpf_context = bpf_context,
 	.shapes = shapes,
 };

@@ -42,6 +42,13 @@ static int provider_index(const struct provider *prov)
 	return i;
 }
 
+void bpf_context_of(const struct derived_probe *dp, struct bpf_context *c)
+{
+	*c = (struct bpf_context){ .ip_back = -1, .mark_args = -1 };
+	if (dp && dp->prov->bpf_context)
+		dp->prov->bpf_context(dp, c);
+}
+
 const char *probe_type_name(const struct derived_probe *dp)
 {
 	return dp->prov->probe_type ? dp->prov->probe_type(dp) : dp->prov->type_name ? dp->prov->type_name : "";
