@@ -43,7 +43,9 @@ struct perf_state {
 	VEC(const struct perf_probe *) counters;
 };
 
-int perf_counter_index(struct session *s, const char *name)
+/* The counter_index hook: perf....counter("NAME")'s place in the run's
+ * counters, which @perf("NAME") reads. */
+static int perf_counter_index(struct session *s, const char *name)
 {
 	struct perf_state *st = provider_state(s, &perf_provider, sizeof(struct perf_state));
 
@@ -145,7 +147,9 @@ static int derive(struct session *s, struct probe *p, struct probe_point *pp)
 	return 1;
 }
 
-bool perf_read_allowed(struct session *s, const struct derived_probe *dp, const struct expr *e)
+/* The counter_read_allowed hook: a counter counts in process probes' threads,
+ * of its own program if it names one. */
+static bool perf_read_allowed(struct session *s, const struct derived_probe *dp, const struct expr *e)
 {
 	struct perf_state *st = provider_state(s, &perf_provider, sizeof(struct perf_state));
 	const char *path = uprobe_path(dp);
@@ -298,5 +302,7 @@ const struct provider perf_provider = {
 	.emit_unregister = emit_unregister,
 	.bpf_attach = bpf_attach,
 	.bpf_context = bpf_context,
+	.counter_index = perf_counter_index,
+	.counter_read_allowed = perf_read_allowed,
 	.shapes = shapes,
 };

@@ -193,6 +193,12 @@ struct provider {
 	 * kprobe or kretprobe, not a site on the module's own ftrace_ops)?
 	 * No hook: none of the family's probes do. */
 	bool (*takes_kprobe)(const struct session *s, const struct derived_probe *dp);
+	/* Pass 2, @perf("NAME"): the index of the family's counter NAME (a
+	 * perf....counter("NAME") probe), or -1. No hook: no counters. */
+	int (*counter_index)(struct session *s, const char *name);
+	/* Pass 2: may dp read @perf expression e, whose counter (e->num) is
+	 * the family's? If not, reported. */
+	bool (*counter_read_allowed)(struct session *s, const struct derived_probe *dp, const struct expr *e);
 	/* begin(N), end(N), error(N): N, the order they run in (0 by default). */
 	int64_t (*probe_order)(const struct derived_probe *dp);
 	/* Pass 2: a module for unprivileged users (--privilege=stapusr or
@@ -230,12 +236,12 @@ struct ctx_var {
 void ctx_vars_rewrite(struct session *s, struct stmt *body, const struct ctx_var *vars, int n,
 		      struct srcpos *guru_reported);
 
-/* perf.c: the index of the perf counter NAME (perf....counter("NAME")) that
- * @perf("NAME") reads, or -1. */
-int perf_counter_index(struct session *s, const char *name);
-/* perf.c: may derived probe dp read @perf expression e (a process probe,
- * of the counter's program if it names one)? If not, reported. */
-bool perf_read_allowed(struct session *s, const struct derived_probe *dp, const struct expr *e);
+/* @perf("NAME"): the index of the counter NAME, asked of the families with
+ * counters (counter_index), or -1. */
+int counter_index(struct session *s, const char *name);
+/* May dp read @perf expression e? Each family with counters is asked
+ * (counter_read_allowed); a refusal is reported. */
+bool counter_read_allowed(struct session *s, const struct derived_probe *dp, const struct expr *e);
 
 /* Helpers for derive(): component i's name / literal argument. */
 bool pp_comp_is(const struct probe_point *pp, int i, const char *name);
