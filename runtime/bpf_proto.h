@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * cstap: what the BPF backend's programs (stap --runtime=bpf,
- * translator/translate/bpf/) and stapbpf (staprun/) agree on, besides the
+ * translator/translate/bpf/) and stapbpf (stapbpf/) agree on, besides the
  * bundle's text (doc/bpf-bundle.md): the helpers they call, the records
  * they put on the ring buffer, the size of a string. User space only; the
  * module runtime's counterpart is ctl_proto.h.
@@ -33,5 +33,75 @@ enum { REC_PRINTF = 1, REC_EXIT = 2, REC_ERROR = 3, REC_WARN = 4, REC_SYSTEM = 5
 #define BPF_STACK_FRAMES 64	/* a STACK record's frames at most (runtime/symbols.h's STP_BT_MAX) */
 
 #define BPF_STRSZ 64    /* a string: 63 bytes and a NUL, NUL-padded */
+
+/* Where and how a program runs: its attach point's kind, the first word of
+ * the bundle's "prog ID SECTION" (bpf_attach_word; doc/bpf-bundle.md).
+ * The translator's probe families make them (provider.h's bpf_attach),
+ * stapbpf loads them (bpf_bundle.c reads, bpf_attach.c attaches). */
+enum bpf_attach_kind {
+	BA_BEGIN,
+	BA_END,
+	BA_ERROR,
+	BA_KPROBE,
+	BA_KRETPROBE,
+	BA_TIMER,
+	BA_PROFILE,
+	BA_PERF,
+	BA_TRACEPOINT,
+	BA_RAW_TRACEPOINT,
+	BA_UPROBE,
+	BA_URETPROBE,
+	BA_PROCFS_READ,		/* run when its FIFO is read / written (user space) */
+	BA_PROCFS_WRITE,
+	BA_HWBKPT,		/* a perf breakpoint event on every CPU */
+	BA_UTIMER,		/* a timer probe stapbpf runs itself */
+	BA_NKINDS
+};
+
+/* The SECTION word of kind k, or NULL: one table for the writer and the reader. */
+static inline const char *bpf_attach_word(int k)
+{
+	static const char *const words[BA_NKINDS] = {
+		[BA_BEGIN] = "begin", [BA_END] = "end", [BA_ERROR] = "error",
+		[BA_KPROBE] = "kprobe", [BA_KRETPROBE] = "kretprobe", [BA_TIMER] = "timer",
+		[BA_PROFILE] = "profile", [BA_PERF] = "perf", [BA_TRACEPOINT] = "tracepoint",
+		[BA_RAW_TRACEPOINT] = "raw_tracepoint", [BA_UPROBE] = "uprobe", [BA_URETPROBE] = "uretprobe",
+		[BA_PROCFS_READ] = "procfs_read", [BA_PROCFS_WRITE] = "procfs_write", [BA_HWBKPT] = "hwbkpt",
+		[BA_UTIMER] = "utimer",
+	};
+	return k >= 0 && k < BA_NKINDS ? words[k] : 0;
+}
+
+/* Does a program of kind k run in stapbpf's interpreter (user space) rather
+ * than in the kernel? */
+static inline int bpf_attach_in_user(int k)
+{
+	return k == BA_BEGIN || k == BA_END || k == BA_ERROR || k == BA_UTIMER ||
+	       k == BA_PROCFS_READ || k == BA_PROCFS_WRITE;
+}
+
+/* One program's attach point, typed: what a probe family says of its probe
+ * and stapbpf attaches; the bundle spells it as SECTION's words. The fields
+ * a kind does not use are 0. */
+struct bpf_attach {
+	enum bpf_attach_kind kind;
+	const char *symbol;	/* kprobe: SYMBOL ("_stext", "MODULE:SYMBOL"); uprobe: FILE;
+				   tracepoint: SYSTEM; procfs: PATH (relative) */
+	const char *event;	/* (raw_)tracepoint: NAME */
+	long long offset;	/* kprobe, uprobe: OFFSET; procfs: the FIFO's MODE */
+	long long ref_ctr;	/* uprobe: its SDT semaphore's file offset, or 0 */
+	long long pid;		/* uprobe: the one process it fires in, or 0 */
+	int maxactive;		/* kretprobe: instances at most (tracefs), or 0 */
+	unsigned perf_type;	/* perf: perf_event_attr's type and config */
+	long long perf_config;
+	long long period;	/* timer, utimer: ns; perf: events, or -Hz;
+				   procfs_read: the buffer's size (0: 512) */
+	long long randomize;	/* timer, utimer: each period moves by up to this, in ns */
+	long long bp_addr;	/* hwbkpt: the address watched (linked: a link-time */
+	int bp_len;		/* address, the kernel's load offset added), its */
+	int bp_rw;		/* length, 1 when reads count too */
+	int bp_linked;
+	int optional;		/* failing to attach it is no error (a wildcard's function) */
+};
 
 #endif /* STP_BPF_PROTO_H */

@@ -20,12 +20,7 @@ enum stp_state {
 	STP_STOPPED,	/* nothing runs any more */
 };
 
-enum stp_probe_kind {
-	STP_PK_NORMAL = 0,
-	STP_PK_BEGIN,
-	STP_PK_END,
-	STP_PK_ERROR,
-};
+#include "probe_kind.h"	/* enum stp_probe_kind: STP_PK_* */
 
 static atomic_t stp_state = ATOMIC_INIT(STP_STARTING);
 static atomic_t stp_error_count = ATOMIC_INIT(0);

@@ -31,14 +31,14 @@
 enum bpf_prog_type attach_prog_type(const struct bundle_prog *p)
 {
 	switch (p->kind) {
-	case BP_TIMER:
-	case BP_PROFILE:
-	case BP_PERF:
-	case BP_HWBKPT:
+	case BA_TIMER:
+	case BA_PROFILE:
+	case BA_PERF:
+	case BA_HWBKPT:
 		return BPF_PROG_TYPE_PERF_EVENT;
-	case BP_TRACEPOINT:
+	case BA_TRACEPOINT:
 		return BPF_PROG_TYPE_TRACEPOINT;
-	case BP_RAW_TRACEPOINT:
+	case BA_RAW_TRACEPOINT:
 		return BPF_PROG_TYPE_RAW_TRACEPOINT;
 	default:
 		return BPF_PROG_TYPE_KPROBE;
@@ -159,7 +159,7 @@ static int format_bit(const char *pmu, const char *name, char *why, size_t whyle
 static int attach_kuprobe(const struct bundle_prog *p, int prog_fd, struct attachment *a,
 			  char *why, size_t whylen)
 {
-	bool user = p->kind == BP_UPROBE || p->kind == BP_URETPROBE;
+	bool user = p->kind == BA_UPROBE || p->kind == BA_URETPROBE;
 	const char *pmu = user ? UPROBE_PMU : KPROBE_PMU;
 	struct perf_event_attr attr;
 	char path[128];
@@ -175,7 +175,7 @@ static int attach_kuprobe(const struct bundle_prog *p, int prog_fd, struct attac
 	attr.type = (uint32_t)type;
 	attr.config1 = (uint64_t)(uintptr_t)p->symbol;
 	attr.config2 = (uint64_t)p->offset;
-	if (p->kind == BP_KRETPROBE || p->kind == BP_URETPROBE) {
+	if (p->kind == BA_KRETPROBE || p->kind == BA_URETPROBE) {
 		if ((bit = format_bit(pmu, "retprobe", why, whylen)) < 0)
 			return bit;
 		attr.config |= 1ull << bit;
@@ -356,15 +356,15 @@ int attach_prog(const struct bundle_prog *p, int prog_fd, struct attachment *a, 
 	memset(&attr, 0, sizeof(attr));
 	why[0] = '\0';
 	switch (p->kind) {
-	case BP_KRETPROBE:
+	case BA_KRETPROBE:
 		if (p->maxactive)
 			return attach_kretprobe_tracefs(p, prog_fd, a, why, whylen);
 		/* fall through */
-	case BP_KPROBE:
-	case BP_UPROBE:
-	case BP_URETPROBE:
+	case BA_KPROBE:
+	case BA_UPROBE:
+	case BA_URETPROBE:
 		return attach_kuprobe(p, prog_fd, a, why, whylen);
-	case BP_TRACEPOINT:
+	case BA_TRACEPOINT:
 		rc = tracepoint_id(p, &id, why, whylen);
 		if (rc < 0)
 			return rc;
@@ -373,7 +373,7 @@ int attach_prog(const struct bundle_prog *p, int prog_fd, struct attachment *a, 
 		attr.sample_period = 1;
 		attr.wakeup_events = 1;
 		return open_event(&attr, 0, prog_fd, a, why, whylen);
-	case BP_RAW_TRACEPOINT: {   /* attached at once; @config's run flag holds it */
+	case BA_RAW_TRACEPOINT: {   /* attached at once; @config's run flag holds it */
 		int fd = bpf_raw_tracepoint_open(p->event, prog_fd);
 		if (fd < 0)
 			return failed(errno, why, whylen, "BPF_RAW_TRACEPOINT_OPEN %s: %s", p->event,
@@ -381,7 +381,7 @@ int attach_prog(const struct bundle_prog *p, int prog_fd, struct attachment *a, 
 		a->no_enable = true;
 		return add_fd(a, fd, why, whylen);
 	}
-	case BP_HWBKPT:   /* every access the watchpoint takes is a sample */
+	case BA_HWBKPT:   /* every access the watchpoint takes is a sample */
 		attr.type = PERF_TYPE_BREAKPOINT;
 		attr.bp_type = p->bp_rw ? HW_BREAKPOINT_RW : HW_BREAKPOINT_W;
 		attr.bp_addr = p->bp_addr;
@@ -389,18 +389,18 @@ int attach_prog(const struct bundle_prog *p, int prog_fd, struct attachment *a, 
 		attr.sample_period = 1;
 		attr.wakeup_events = 1;
 		goto every_cpu;
-	case BP_TIMER:
-	case BP_PROFILE:
-	case BP_PERF:
-		attr.type = p->kind == BP_PERF ? p->perf_type : PERF_TYPE_SOFTWARE;
-		attr.config = p->kind == BP_PERF ? p->perf_config : PERF_COUNT_SW_CPU_CLOCK;
+	case BA_TIMER:
+	case BA_PROFILE:
+	case BA_PERF:
+		attr.type = p->kind == BA_PERF ? p->perf_type : PERF_TYPE_SOFTWARE;
+		attr.config = p->kind == BA_PERF ? p->perf_config : PERF_COUNT_SW_CPU_CLOCK;
 		if (p->period < 0) {	/* perf's -Hz */
 			attr.freq = 1;
 			attr.sample_freq = (uint64_t)-p->period;
 		} else {
 			attr.sample_period = (uint64_t)p->period;
 		}
-		if (p->kind == BP_TIMER)
+		if (p->kind == BA_TIMER)
 			return open_event(&attr, 0, prog_fd, a, why, whylen);
 every_cpu:
 		rc = online_cpus(&cpus, &ncpus);

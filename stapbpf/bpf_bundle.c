@@ -475,14 +475,6 @@ static int finish_prog(struct parser *ps)
 /* prog ID SECTION [ARGS...]: the section's arguments checked here. */
 static int parse_prog(struct parser *ps, char *rest)
 {
-	static const char *const sections[] = {
-		[BP_BEGIN] = "begin", [BP_END] = "end", [BP_ERROR] = "error",
-		[BP_KPROBE] = "kprobe", [BP_KRETPROBE] = "kretprobe", [BP_TIMER] = "timer",
-		[BP_PROFILE] = "profile", [BP_PERF] = "perf", [BP_TRACEPOINT] = "tracepoint",
-		[BP_RAW_TRACEPOINT] = "raw_tracepoint", [BP_UPROBE] = "uprobe", [BP_URETPROBE] = "uretprobe",
-		[BP_UTIMER] = "utimer", [BP_PROCFS_READ] = "procfs_read", [BP_PROCFS_WRITE] = "procfs_write",
-		[BP_HWBKPT] = "hwbkpt",
-	};
 	struct bundle *b = ps->b;
 	struct bundle_prog p = { .file_line = ps->line };
 	char *sec, *a;
@@ -505,41 +497,41 @@ static int parse_prog(struct parser *ps, char *rest)
 		free(p.section);
 		return perr(ps, "prog SECTION is missing");
 	}
-	for (k = 0; k < sizeof(sections) / sizeof(sections[0]); k++)
-		if (!strcmp(sec, sections[k]))
+	for (k = 0; k < BA_NKINDS; k++)   /* the translator writes the same words */
+		if (!strcmp(sec, bpf_attach_word((int)k)))
 			break;
-	if (k == sizeof(sections) / sizeof(sections[0])) {
+	if (k == BA_NKINDS) {
 		free(p.section);
 		return perr(ps, "unknown program section '%s'", sec);
 	}
-	p.kind = (enum bundle_prog_kind)k;
+	p.kind = (enum bpf_attach_kind)k;
 	switch (p.kind) {
-	case BP_KPROBE:
-	case BP_KRETPROBE:
-	case BP_TRACEPOINT:
+	case BA_KPROBE:
+	case BA_KRETPROBE:
+	case BA_TRACEPOINT:
 		a = next_field(&rest);
 		if (!a)
 			goto missing;
 		p.symbol = xstrdup(a);
-		a = p.kind == BP_TRACEPOINT ? NULL : next_field(&rest);
-		if (p.kind == BP_KPROBE || a) {	/* a kretprobe's is optional */
+		a = p.kind == BA_TRACEPOINT ? NULL : next_field(&rest);
+		if (p.kind == BA_KPROBE || a) {	/* a kretprobe's is optional */
 			if (number(ps, a, "the probe's OFFSET", 0, INT64_MAX, &v) < 0)
 				goto fail;
 			p.offset = v;
-			if (p.kind == BP_KRETPROBE && (a = next_field(&rest))) {
+			if (p.kind == BA_KRETPROBE && (a = next_field(&rest))) {
 				if (number(ps, a, "the kretprobe's MAXACTIVE", 1, 4096, &v) < 0)
 					goto fail;
 				p.maxactive = (int)v;
 			}
-		} else if (p.kind == BP_TRACEPOINT) {
+		} else if (p.kind == BA_TRACEPOINT) {
 			a = next_field(&rest);
 			if (!a)
 				goto missing;
 			p.event = xstrdup(a);
 		}
 		break;
-	case BP_UPROBE:
-	case BP_URETPROBE:   /* FILE OFFSET [REFCTR [PID]] */
+	case BA_UPROBE:
+	case BA_URETPROBE:   /* FILE OFFSET [REFCTR [PID]] */
 		a = next_field(&rest);
 		if (!a)
 			goto missing;
@@ -558,7 +550,7 @@ static int parse_prog(struct parser *ps, char *rest)
 			p.pid = v;
 		}
 		break;
-	case BP_RAW_TRACEPOINT:
+	case BA_RAW_TRACEPOINT:
 		a = next_field(&rest);
 		if (!a) {
 			perr(ps, "%s wants NAME", sec);
@@ -566,19 +558,19 @@ static int parse_prog(struct parser *ps, char *rest)
 		}
 		p.event = xstrdup(a);
 		break;
-	case BP_TIMER:
-	case BP_UTIMER:
+	case BA_TIMER:
+	case BA_UTIMER:
 		if (number(ps, next_field(&rest), "the timer's NS", 1, INT64_MAX, &v) < 0)
 			goto fail;
 		p.period = v;
 		/* a utimer's randomize: an offset in [-RAND, RAND] each period */
-		if (p.kind == BP_UTIMER && (a = next_field(&rest))) {
+		if (p.kind == BA_UTIMER && (a = next_field(&rest))) {
 			if (number(ps, a, "the timer's RAND", 0, p.period, &v) < 0)
 				goto fail;
 			p.randomize = v;
 		}
 		break;
-	case BP_PERF:
+	case BA_PERF:
 		if (number(ps, next_field(&rest), "the perf event's TYPE", 0, UINT32_MAX, &v) < 0)
 			goto fail;
 		p.perf_type = (uint32_t)v;
@@ -593,10 +585,10 @@ static int parse_prog(struct parser *ps, char *rest)
 		}
 		p.period = v;
 		break;
-	case BP_PROFILE:
+	case BA_PROFILE:
 		p.period = 4000000;
 		break;
-	case BP_HWBKPT:   /* ADDR LEN RW LINKED */
+	case BA_HWBKPT:   /* ADDR LEN RW LINKED */
 		if (number(ps, next_field(&rest), "the watchpoint's ADDR", INT64_MIN, INT64_MAX, &v) < 0)
 			goto fail;
 		p.bp_addr = (uint64_t)v;
@@ -610,8 +602,8 @@ static int parse_prog(struct parser *ps, char *rest)
 			goto fail;
 		p.bp_linked = v;
 		break;
-	case BP_PROCFS_READ:
-	case BP_PROCFS_WRITE:   /* MODE MAXSIZE PATH */
+	case BA_PROCFS_READ:
+	case BA_PROCFS_WRITE:   /* MODE MAXSIZE PATH */
 		if (number(ps, next_field(&rest), "the procfs file's MODE", 0, 0777, &v) < 0)
 			goto fail;
 		p.offset = v;
@@ -640,8 +632,8 @@ static int parse_prog(struct parser *ps, char *rest)
 	ps->insns_cap = ps->at_cap = ps->lines_cap = 0;
 	return 0;
 missing:
-	perr(ps, "%s wants %s", sec, p.kind == BP_TRACEPOINT ? "SYSTEM NAME" :
-	     p.kind == BP_KPROBE ? "SYMBOL OFFSET" : p.kind == BP_KRETPROBE ? "SYMBOL [OFFSET]" :
+	perr(ps, "%s wants %s", sec, p.kind == BA_TRACEPOINT ? "SYSTEM NAME" :
+	     p.kind == BA_KPROBE ? "SYMBOL OFFSET" : p.kind == BA_KRETPROBE ? "SYMBOL [OFFSET]" :
 	     "FILE OFFSET [REFCTR [PID]]");
 fail:
 	free(p.section);
@@ -927,8 +919,8 @@ const char *bundle_pos_of(const struct bundle_prog *p, size_t index)
  * kernel. */
 bool bundle_prog_is_user(const struct bundle_prog *p)
 {
-	return p->kind == BP_BEGIN || p->kind == BP_END || p->kind == BP_ERROR || p->kind == BP_UTIMER ||
-	       p->kind == BP_PROCFS_READ || p->kind == BP_PROCFS_WRITE;
+	return p->kind == BA_BEGIN || p->kind == BA_END || p->kind == BA_ERROR || p->kind == BA_UTIMER ||
+	       p->kind == BA_PROCFS_READ || p->kind == BA_PROCFS_WRITE;
 }
 
 /* A map by its NAME field (@config ...). */

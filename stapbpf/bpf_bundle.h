@@ -42,25 +42,6 @@ struct bundle_fmt {
 	size_t args_size;		/* bytes of arguments a record carries */
 };
 
-enum bundle_prog_kind {
-	BP_BEGIN,
-	BP_END,
-	BP_ERROR,
-	BP_KPROBE,
-	BP_KRETPROBE,
-	BP_TIMER,
-	BP_PROFILE,
-	BP_PERF,
-	BP_TRACEPOINT,
-	BP_RAW_TRACEPOINT,
-	BP_UPROBE,
-	BP_URETPROBE,
-	BP_PROCFS_READ,		/* run when its FIFO is read / written (user space) */
-	BP_PROCFS_WRITE,
-	BP_HWBKPT,		/* a perf breakpoint event on every CPU */
-	BP_UTIMER,			/* a timer probe stapbpf runs itself */
-};
-
 struct bundle_line {
 	uint32_t index;			/* first instruction at pos */
 	char *pos;			/* FILE:LINE:COL */
@@ -68,7 +49,7 @@ struct bundle_line {
 
 struct bundle_prog {
 	int id;
-	enum bundle_prog_kind kind;
+	enum bpf_attach_kind kind;	/* bpf_proto.h: shared with the translator */
 	char *section;			/* "SECTION ARGS" as written, for messages */
 	char *symbol;			/* kprobe/kretprobe symbol; tracepoint system;
 					   uprobe/uretprobe file; procfs file's path */

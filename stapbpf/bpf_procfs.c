@@ -84,7 +84,7 @@ static struct procfs_file *file_of(struct procfs *pf, const struct bundle_prog *
 		if (!strcmp(pf->files[i].path, p->symbol))
 			return &pf->files[i];
 	struct procfs_file *f = &pf->files[pf->n++];
-	*f = (struct procfs_file){ .path = p->symbol, .write = p->kind == BP_PROCFS_WRITE, .fd = -1,
+	*f = (struct procfs_file){ .path = p->symbol, .write = p->kind == BA_PROCFS_WRITE, .fd = -1,
 				   .wfd = -1, .wd = -1 };
 	return f;
 }
@@ -129,11 +129,11 @@ int procfs_open(struct procfs *pf, const struct bundle *b)
 	pf->files = xcalloc_or_die(b->nprogs, sizeof(*pf->files));
 	for (size_t i = 0; i < b->nprogs; i++) {
 		const struct bundle_prog *p = &b->progs[i];
-		if (p->kind != BP_PROCFS_READ && p->kind != BP_PROCFS_WRITE)
+		if (p->kind != BA_PROCFS_READ && p->kind != BA_PROCFS_WRITE)
 			continue;
 		struct procfs_file *f = file_of(pf, p);
 		size_t k = (size_t)(f - pf->files);
-		if (f->write != (p->kind == BP_PROCFS_WRITE)) {
+		if (f->write != (p->kind == BA_PROCFS_WRITE)) {
 			fprintf(stderr, "ERROR: procfs file %s has read and write probes: a FIFO goes one way\n",
 				f->path);
 			return -1;

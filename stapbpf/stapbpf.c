@@ -176,7 +176,7 @@ static void print_stack_record(struct session *s, uint32_t prog, const uint8_t *
 	if (size < 8)
 		return;
 	for (size_t i = 0; prog && i < s->b.nprogs; i++)
-		if (s->b.progs[i].id == (int)prog - 1 && s->b.progs[i].kind == BP_KRETPROBE) {
+		if (s->b.progs[i].id == (int)prog - 1 && s->b.progs[i].kind == BA_KRETPROBE) {
 			from = bpf_ksym_addr(s->b.progs[i].symbol);
 			from = from ? from + (uint64_t)s->b.progs[i].offset : 0;
 		}
@@ -751,14 +751,14 @@ static int load_programs(struct session *s)
 
 /* The interpreted programs of one kind, in ID order; begin ones stop
  * once the session is stopping (exit() or an error in an earlier one). */
-static void run_programs(struct session *s, enum bundle_prog_kind kind)
+static void run_programs(struct session *s, enum bpf_attach_kind kind)
 {
 	for (size_t i = 0; i < s->b.nprogs; i++) {
-		if (s->b.progs[i].kind != kind || (kind == BP_BEGIN && s->stop))
+		if (s->b.progs[i].kind != kind || (kind == BA_BEGIN && s->stop))
 			continue;
 		if (interp_run(&s->env, &s->b.progs[i]) < 0) {
 			s->failed = true;
-			if (kind == BP_BEGIN)
+			if (kind == BA_BEGIN)
 				s->error_seen = true;
 			request_stop(s, "an interpreted program failed");
 		}
@@ -771,10 +771,10 @@ static void run_programs(struct session *s, enum bundle_prog_kind kind)
  * PMU: B_ATTACH). */
 static bool site_refused(const struct bundle_prog *p, int rc)
 {
-	if (p->kind == BP_HWBKPT)   /* no debug register left (x86 has 4), as the module */
+	if (p->kind == BA_HWBKPT)   /* no debug register left (x86 has 4), as the module */
 		return rc == -ENOSPC;
-	return (p->kind == BP_KPROBE || p->kind == BP_KRETPROBE || p->kind == BP_UPROBE ||
-		p->kind == BP_URETPROBE) &&
+	return (p->kind == BA_KPROBE || p->kind == BA_KRETPROBE || p->kind == BA_UPROBE ||
+		p->kind == BA_URETPROBE) &&
 	       (rc == -EINVAL || rc == -ENOENT || rc == -EBUSY || rc == -EEXIST || rc == -EILSEQ ||
 		rc == -EOPNOTSUPP);
 }
@@ -946,7 +946,7 @@ static int run_timers(struct session *s, double *due, double t, int max_ms)
 	for (size_t i = 0; i < s->b.nprogs && due; i++) {
 		const struct bundle_prog *p = &s->b.progs[i];
 
-		if (p->kind != BP_UTIMER)
+		if (p->kind != BA_UTIMER)
 			continue;
 		if (due[i] == 0)
 			due[i] = t + timer_period(p);
@@ -1087,7 +1087,7 @@ static int prepare(struct session *s)
 	if (kaslr_offset(s, &s->kaslr) < 0 || write_config(s, 0) < 0 || load_programs(s) < 0)
 		return -1;
 	for (size_t i = 0; i < s->b.nprogs; i++)   /* a watched symbol where it is now */
-		if (s->b.progs[i].kind == BP_HWBKPT && s->b.progs[i].bp_linked)
+		if (s->b.progs[i].kind == BA_HWBKPT && s->b.progs[i].bp_linked)
 			s->b.progs[i].bp_addr += (uint64_t)s->kaslr;
 	if (s->b.nmaps && s->b.maps[0].kind == BM_RINGBUF) {
 		s->rb = ring_buffer__new(s->maps[0].fd, ringbuf_record, s, NULL);
@@ -1144,7 +1144,7 @@ int main(int argc, char **argv)
 		cleanup(&s);
 		return 1;
 	}
-	run_programs(&s, BP_BEGIN);
+	run_programs(&s, BA_BEGIN);
 	handle_signals(&s);	/* Ctrl-C while loading: nothing attached */
 	if (!s.stop && attach_all(&s) < 0) {
 		/* as in the module runtime: a failed registration is a run-time error */
@@ -1162,7 +1162,7 @@ int main(int argc, char **argv)
 	detach_all(&s);
 	if (s.rb && ring_buffer__consume(s.rb) > 0)
 		fflush(s.out);
-	run_programs(&s, s.error_seen ? BP_ERROR : BP_END);
+	run_programs(&s, s.error_seen ? BA_ERROR : BA_END);
 	if (s.b.ntiming)
 		timing_report(&s);
 	s.skipped += kernel_skipped(&s);

@@ -152,10 +152,10 @@ static void test_probe_points(void)
 {
 	CU_ASSERT_EQUAL_FATAL(elaborate("probe begin(5), end, timer.ms(10).randomize(2), timer.jiffies(3), never { }"), 0);
 	CU_ASSERT_EQUAL_FATAL(S.probes.len, 5);
-	CU_ASSERT_EQUAL(S.probes.items[0]->kind, PK_BEGIN);
-	CU_ASSERT_EQUAL(S.probes.items[1]->kind, PK_END);
+	CU_ASSERT_EQUAL(S.probes.items[0]->kind, STP_PK_BEGIN);
+	CU_ASSERT_EQUAL(S.probes.items[1]->kind, STP_PK_END);
 	CU_ASSERT_STRING_EQUAL(S.probes.items[2]->pp, "timer.ms(10).randomize(2)");
-	CU_ASSERT_EQUAL(S.probes.items[4]->kind, PK_NEVER);
+	CU_ASSERT_EQUAL(S.probes.items[4]->kind, STP_PK_NEVER);
 	/* what the families made of the points reaches the module: periods
 	 * in ns (jiffies converted in C), begin(N) ordering the calls */
 	struct strbuf c = STRBUF_INIT;

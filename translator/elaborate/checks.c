@@ -207,7 +207,7 @@ static enum walk_action perf_expr(struct expr *e, void *ctx)
 	for (int i = 0; i < pr->reported.len; i++)
 		if (pr->reported.items[i] == e)
 			return WALK_DESCEND;
-	if (!perf_read_allowed(pr->s, pr->dp, e))
+	if (!counter_read_allowed(pr->s, pr->dp, e))
 		vec_push(&pr->reported, e);
 	return WALK_DESCEND;
 }

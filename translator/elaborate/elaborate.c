@@ -392,7 +392,7 @@ static void resolve_expr(struct elab *el, struct expr *e)
 		resolve_expr(el, e->lhs);
 		return;
 	case EXPR_PERF:   /* the counter's index in e->num */
-		if ((e->num = perf_counter_index(el->s, e->str)) < 0)
+		if ((e->num = counter_index(el->s, e->str)) < 0)
 			diag(el->s, E_UNRESOLVED_VAR, e->pos, "no perf counter '%s' (perf....counter(\"%s\"))",
 			     e->str, e->str);
 		return;

@@ -9,6 +9,7 @@
  * family has unregistered.
  */
 #include "provider.h"
+#include "bpf_proto.h"
 
 #include <stdlib.h>
 
@@ -22,8 +23,8 @@ struct begin_end_probe {
 
 static int derive(struct session *s, struct probe *p, struct probe_point *pp)
 {
-	static const struct { const char *name; enum probe_kind kind; } kinds[] = {
-		{ "begin", PK_BEGIN }, { "end", PK_END }, { "error", PK_ERROR }, { "never", PK_NEVER },
+	static const struct { const char *name; enum stp_probe_kind kind; } kinds[] = {
+		{ "begin", STP_PK_BEGIN }, { "end", STP_PK_END }, { "error", STP_PK_ERROR }, { "never", STP_PK_NEVER },
 	};
 	int64_t order = 0;
 
@@ -33,10 +34,10 @@ static int derive(struct session *s, struct probe *p, struct probe_point *pp)
 		if (!pp_comp_is(pp, 0, kinds[i].name))
 			continue;
 		const struct expr *arg = pp->comps.items[0]->arg;
-		if (arg && (kinds[i].kind == PK_NEVER || !pp_comp_num(pp, 0, &order))) {
+		if (arg && (kinds[i].kind == STP_PK_NEVER || !pp_comp_num(pp, 0, &order))) {
 			diag(s, E_PROBE_ARG, pp->comps.items[0]->pos,
 			     "probe point '%s' takes %s", kinds[i].name,
-			     kinds[i].kind == PK_NEVER ? "no parameter" : "only a number");
+			     kinds[i].kind == STP_PK_NEVER ? "no parameter" : "only a number");
 			return -1;
 		}
 		struct derived_probe *dp = derived_probe_add(s, p, pp, &begin_end_provider, kinds[i].kind);
@@ -61,7 +62,7 @@ static int cmp_order(const void *a, const void *b)
 }
 
 /* Calls of the probes of one kind, in their order. */
-static void emit_calls(struct session *s, struct strbuf *out, enum probe_kind k, const char *indent)
+static void emit_calls(struct session *s, struct strbuf *out, enum stp_probe_kind k, const char *indent)
 {
 	VEC(struct derived_probe *) v = { 0 };
 
@@ -78,7 +79,7 @@ static void emit_calls(struct session *s, struct strbuf *out, enum probe_kind k,
 /* The begin probes; an exit() in one of them stops the start here. */
 static void emit_register(struct session *s, struct strbuf *out)
 {
-	emit_calls(s, out, PK_BEGIN, "\t");
+	emit_calls(s, out, STP_PK_BEGIN, "\t");
 	strbuf_addstr(out, "\tif (atomic_read(&stp_state) != STP_STARTING)\n\t\treturn 0;\n");
 }
 
@@ -86,9 +87,9 @@ static void emit_register(struct session *s, struct strbuf *out)
 static void emit_unregister(struct session *s, struct strbuf *out)
 {
 	strbuf_addstr(out, "\tif (atomic_read(&stp_state) == STP_STOPPING) {\n");
-	emit_calls(s, out, PK_END, "\t\t");
+	emit_calls(s, out, STP_PK_END, "\t\t");
 	strbuf_addstr(out, "\t} else if (atomic_read(&stp_state) == STP_ERROR) {\n");
-	emit_calls(s, out, PK_ERROR, "\t\t");
+	emit_calls(s, out, STP_PK_ERROR, "\t\t");
 	strbuf_addstr(out, "\t}\n");
 }
 
@@ -109,11 +110,11 @@ static int64_t probe_order(const struct derived_probe *dp)
 }
 
 /* --runtime=bpf: stapbpf runs these in its interpreter */
-static int bpf_section(const struct derived_probe *dp, struct strbuf *out, bool *optional,
-		       const char **why)
+static int bpf_attach(const struct derived_probe *dp, struct bpf_attach *at, const char **why)
 {
-	strbuf_addstr(out, dp->kind == PK_BEGIN ? "begin" : dp->kind == PK_END ? "end" : "error");
 	(void)why;
+	*at = (struct bpf_attach){ .kind = dp->kind == STP_PK_BEGIN ? BA_BEGIN
+					   : dp->kind == STP_PK_END ? BA_END : BA_ERROR };
 	return 0;
 }
 
@@ -126,7 +127,7 @@ const struct provider begin_end_provider = {
 	.handler = &called_directly,
 	.emit_register = emit_register,
 	.emit_unregister = emit_unregister,
-	.bpf_section = bpf_section,
+	.bpf_attach = bpf_attach,
 	.probe_order = probe_order,
 	.shapes = shapes,
 	.unprivileged = true,

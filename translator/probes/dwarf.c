@@ -91,7 +91,7 @@ static char *point_text(struct probe_point *pp, const int *idx, const char *cons
 static struct derived_probe *new_probe(struct session *s, struct probe *p, struct probe_point *pp,
 				       const struct kp_site *k, const struct dw_scope *scope)
 {
-	struct derived_probe *dp = derived_probe_add(s, p, pp, &dwarf_provider, PK_NORMAL);
+	struct derived_probe *dp = derived_probe_add(s, p, pp, &dwarf_provider, STP_PK_NORMAL);
 	struct dwarf_probe *d = xcalloc(1, sizeof(*d));
 
 	d->site = *k;
@@ -961,8 +961,9 @@ static const char *const shapes[] = { "kernel.function()", "kernel.statement()",
 
 const struct provider dwarf_provider = {
 	.calls_shared = true,
-	.bpf_section = kp_bpf_section,
-	.bpf_entry_section = kp_bpf_entry_section,
+	.bpf_attach = kp_bpf_attach,
+	.bpf_entry_attach = kp_bpf_entry_attach,
+	.bpf_context = kp_bpf_context,
 	.takes_kprobe = kp_takes_kprobe,
 	.name = "dwarf",
 	.runtime_header = "kprobes.h",

@@ -9,6 +9,7 @@
  * warning here and fails to register.
  */
 #include "provider.h"
+#include "bpf_proto.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -91,7 +92,7 @@ static int derive(struct session *s, struct probe *p, struct probe_point *pp)
 	if (provider_probes(s, &hwbkpt_provider) == 4)
 		diag(s, W_GENERIC, pp->pos, "more than 4 hardware watchpoints: x86 has 4 debug registers, "
 		     "the others will fail to register");
-	struct derived_probe *dp = derived_probe_add(s, p, pp, &hwbkpt_provider, PK_NORMAL);
+	struct derived_probe *dp = derived_probe_add(s, p, pp, &hwbkpt_provider, STP_PK_NORMAL);
 	struct hwbkpt_probe *d = xmalloc(sizeof(*d));
 	*d = hb;
 	dp->data = d;
@@ -137,14 +138,13 @@ static void emit_unregister(struct session *s, struct strbuf *out)
 
 /* --runtime=bpf: a BPF program on a perf breakpoint event on every CPU;
  * stapbpf adds the load offset to a symbol's link address. */
-static int bpf_section(const struct derived_probe *dp, struct strbuf *out, bool *optional,
-		       const char **why)
+static int bpf_attach(const struct derived_probe *dp, struct bpf_attach *at, const char **why)
 {
 	const struct hwbkpt_probe *d = dp->data;
 
-	(void)optional;
 	(void)why;
-	strbuf_addf(out, "hwbkpt %lld %d %d %d", (long long)d->addr, d->len, d->rw, d->linked);
+	*at = (struct bpf_attach){ .kind = BA_HWBKPT, .bp_addr = (long long)d->addr, .bp_len = d->len,
+				   .bp_rw = d->rw, .bp_linked = d->linked };
 	return 0;
 }
 
@@ -158,6 +158,6 @@ const struct provider hwbkpt_provider = {
 	.emit_decls = emit_decls,
 	.emit_register = emit_register,
 	.emit_unregister = emit_unregister,
-	.bpf_section = bpf_section,
+	.bpf_attach = bpf_attach,
 	.shapes = shapes,
 };

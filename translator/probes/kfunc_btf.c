@@ -104,7 +104,7 @@ int kfunc_btf_derive(struct session *s, struct probe *p, struct probe_point *pp,
 					    .optional = wild || pp->optional };
 		k->func = names.items[i];
 		k->proto = btf_func_proto(b, names.items[i]);
-		struct derived_probe *dp = derived_probe_add(s, p, pp, &kfunc_btf_provider, PK_NORMAL);
+		struct derived_probe *dp = derived_probe_add(s, p, pp, &kfunc_btf_provider, STP_PK_NORMAL);
 		dp->pp = kpoint_text(pp, fn_comp, names.items[i]);
 		dp->data = k;
 	}
@@ -249,10 +249,21 @@ static void emit_unregister(struct session *s, struct strbuf *out)
 	kp_emit_unregister(s, &kfunc_btf_provider, "btf", out);
 }
 
+/* --runtime=bpf: a kprobe site's context, but without probemod() and
+ * __reg_arg(), which the BPF backend has not had for BTF's probes yet */
+static void bpf_context(const struct derived_probe *dp, struct bpf_context *c)
+{
+	kp_bpf_context(dp, c);
+	c->reg_args = false;
+	c->module = NULL;
+	c->module_len = 0;
+}
+
 const struct provider kfunc_btf_provider = {
 	.calls_shared = true,
-	.bpf_section = kp_bpf_section,
-	.bpf_entry_section = kp_bpf_entry_section,
+	.bpf_attach = kp_bpf_attach,
+	.bpf_entry_attach = kp_bpf_entry_attach,
+	.bpf_context = bpf_context,
 	.name = "kernel.function (BTF)",
 	.runtime_header = "kprobes.h",
 	.probe_type = kp_probe_type,

@@ -38,7 +38,7 @@ static int derive_statement(struct session *s, struct probe *p, struct probe_poi
 		return -1;
 	}
 	struct kp_site k = { .addr = (uint64_t)addr };
-	kp_site_attach(derived_probe_add(s, p, pp, &kprobe_provider, PK_NORMAL), &k);
+	kp_site_attach(derived_probe_add(s, p, pp, &kprobe_provider, STP_PK_NORMAL), &k);
 	return 1;
 }
 
@@ -102,7 +102,7 @@ static int derive_functions(struct session *s, struct probe *p, struct probe_poi
 		struct kp_site k = { .ret = suf->ret, .maxactive = suf->maxactive,
 				     .optional = wild || pp->optional };
 		k.symbol = module ? xasprintf("%s:%s", module, names.items[i]) : xstrdup(names.items[i]);
-		struct derived_probe *dp = derived_probe_add(s, p, pp, &kprobe_provider, PK_NORMAL);
+		struct derived_probe *dp = derived_probe_add(s, p, pp, &kprobe_provider, STP_PK_NORMAL);
 		dp->pp = kpoint_text(pp, fn_comp, names.items[i]);
 		kp_site_attach(dp, &k);
 	}
@@ -158,8 +158,9 @@ static const char *const shapes[] = { "kprobe.function()", "kprobe.statement()",
 
 const struct provider kprobe_provider = {
 	.calls_shared = true,
-	.bpf_section = kp_bpf_section,
-	.bpf_entry_section = kp_bpf_entry_section,
+	.bpf_attach = kp_bpf_attach,
+	.bpf_entry_attach = kp_bpf_entry_attach,
+	.bpf_context = kp_bpf_context,
 	.takes_kprobe = kp_takes_kprobe,
 	.name = "kprobe",
 	.runtime_header = "kprobes.h",

@@ -1,5 +1,6 @@
 /* kpsites.c - the kprobe sites of a family's probes and their C tables. */
 #include "kpsites.h"
+#include "bpf_proto.h"
 
 #include <string.h>
 
@@ -50,41 +51,51 @@ bool kp_takes_kprobe(const struct session *s, const struct derived_probe *dp)
 	return s->runtime_bpf || !((const struct kp_site *)dp->data)->fentry;
 }
 
-/* --runtime=bpf: a kprobe on the same site, through the kprobe PMU */
-int kp_bpf_section(const struct derived_probe *dp, struct strbuf *out, bool *optional, const char **why)
+/* --runtime=bpf: a kprobe on the same site, through the kprobe PMU; a
+ * kretprobe with a maxactive stapbpf makes through tracefs */
+int kp_bpf_attach(const struct derived_probe *dp, struct bpf_attach *at, const char **why)
 {
 	const struct kp_site *site = dp->data;
 
-	*optional = site->optional;
 	if (!site->symbol) {
 		*why = "a probe on an absolute address";
 		return -1;
 	}
-	strbuf_addf(out, "%s %s %llu", site->ret ? "kretprobe" : "kprobe", site->symbol,
-		    (unsigned long long)(site->offset + (site->fentry ? site->fentry_delta : 0)));
-	if (site->ret && site->maxactive)   /* stapbpf makes it through tracefs */
-		strbuf_addf(out, " %d", site->maxactive);
+	*at = (struct bpf_attach){ .kind = site->ret ? BA_KRETPROBE : BA_KPROBE, .symbol = site->symbol,
+				   .offset = (long long)(site->offset + (site->fentry ? site->fentry_delta : 0)),
+				   .maxactive = site->ret ? site->maxactive : 0, .optional = site->optional };
 	return 0;
 }
 
 /* At the kprobe on the function's first instruction the frame address is
  * the stack pointer + 8 (the return address is on the stack); the
  * kretprobe's handler sees the stack pointer after the return. */
-int kp_bpf_entry_section(struct session *s, const struct derived_probe *dp, struct strbuf *out, int *reg,
-			 int64_t *off, int64_t *ret_off, const char **why)
+int kp_bpf_entry_attach(struct session *s, const struct derived_probe *dp, struct bpf_attach *at, int *reg,
+			int64_t *off, int64_t *ret_off, const char **why)
 {
 	const struct kp_site *site = dp->data;
-	bool opt;
 
 	(void)s;
-	if (kp_bpf_section(dp, out, &opt, why) < 0)
+	if (kp_bpf_attach(dp, at, why) < 0)
 		return -1;
-	strbuf_reset(out);
-	strbuf_addf(out, "kprobe %s %llu", site->symbol, (unsigned long long)site->offset);
+	*at = (struct bpf_attach){ .kind = BA_KPROBE, .symbol = site->symbol, .offset = (long long)site->offset };
 	*reg = 7;
 	*off = 8;
 	*ret_off = 0;
 	return 0;
+}
+
+/* --runtime=bpf: a kprobe's ip is past its breakpoint, a kretprobe's is the
+ * return address; the probes of a site in a function know its arguments
+ * (pt_regs) and its module. */
+void kp_bpf_context(const struct derived_probe *dp, struct bpf_context *c)
+{
+	const struct kp_site *site = dp->data;
+
+	c->ip_back = site->ret ? 0 : 1;
+	c->kretprobe = site->ret;
+	c->reg_args = true;
+	c->module = kp_site_module(dp, &c->module_len);
 }
 
 const char *kp_probe_type(const struct derived_probe *dp)

@@ -36,11 +36,14 @@ bool kp_is_return(const struct derived_probe *dp);
  * entry on runtime/fentry.h's ftrace_ops in a module (BPF attaches all
  * through the kprobe PMU). */
 bool kp_takes_kprobe(const struct session *s, const struct derived_probe *dp);
-/* The provider's bpf_section hook for a site's probe. */
-int kp_bpf_section(const struct derived_probe *dp, struct strbuf *out, bool *optional, const char **why);
-/* The provider's bpf_entry_section hook: a kprobe where the kretprobe is. */
-int kp_bpf_entry_section(struct session *s, const struct derived_probe *dp, struct strbuf *out, int *reg,
-			 int64_t *off, int64_t *ret_off, const char **why);
+/* The provider's bpf_attach hook for a site's probe. */
+int kp_bpf_attach(const struct derived_probe *dp, struct bpf_attach *at, const char **why);
+/* The provider's bpf_entry_attach hook: a kprobe where the kretprobe is. */
+int kp_bpf_entry_attach(struct session *s, const struct derived_probe *dp, struct bpf_attach *at, int *reg,
+			int64_t *off, int64_t *ret_off, const char **why);
+/* The provider's bpf_context hook: addr()'s adjustment, a kretprobe's
+ * backtrace, the function's arguments, the site's module. */
+void kp_bpf_context(const struct derived_probe *dp, struct bpf_context *c);
 /* probe_type() of a site's probe: "kprobe" or "kretprobe". */
 const char *kp_probe_type(const struct derived_probe *dp);
 

@@ -240,7 +240,7 @@ static int derive(struct session *s, struct probe *p, struct probe_point *pp)
 	}
 
 	ctx_vars_rewrite(s, p->body, nf_vars, sizeof(nf_vars) / sizeof(nf_vars[0]), &st->guru_reported);
-	struct derived_probe *dp = derived_probe_add(s, p, pp, &netfilter_provider, PK_NORMAL);
+	struct derived_probe *dp = derived_probe_add(s, p, pp, &netfilter_provider, STP_PK_NORMAL);
 	struct nf_probe *d = xmalloc(sizeof(*d));
 	*d = pr;
 	dp->data = d;

@@ -20,6 +20,7 @@
  * the frequency.
  */
 #include "provider.h"
+#include "bpf_proto.h"
 
 #include <string.h>
 
@@ -42,7 +43,9 @@ struct perf_state {
 	VEC(const struct perf_probe *) counters;
 };
 
-int perf_counter_index(struct session *s, const char *name)
+/* The counter_index hook: perf....counter("NAME")'s place in the run's
+ * counters, which @perf("NAME") reads. */
+static int perf_counter_index(struct session *s, const char *name)
 {
 	struct perf_state *st = provider_state(s, &perf_provider, sizeof(struct perf_state));
 
@@ -124,7 +127,7 @@ static int derive(struct session *s, struct probe *p, struct probe_point *pp)
 		diag(s, E_PROBE_POINT, pp->pos, "perf counter '%s' is defined twice", pr.counter);
 		return -1;
 	}
-	struct derived_probe *dp = derived_probe_add(s, p, pp, &perf_provider, PK_NORMAL);
+	struct derived_probe *dp = derived_probe_add(s, p, pp, &perf_provider, STP_PK_NORMAL);
 	struct perf_probe *d = xmalloc(sizeof(*d));
 	*d = pr;
 	dp->data = d;
@@ -144,7 +147,9 @@ static int derive(struct session *s, struct probe *p, struct probe_point *pp)
 	return 1;
 }
 
-bool perf_read_allowed(struct session *s, const struct derived_probe *dp, const struct expr *e)
+/* The counter_read_allowed hook: a counter counts in process probes' threads,
+ * of its own program if it names one. */
+static bool perf_read_allowed(struct session *s, const struct derived_probe *dp, const struct expr *e)
 {
 	struct perf_state *st = provider_state(s, &perf_provider, sizeof(struct perf_state));
 	const char *path = uprobe_path(dp);
@@ -264,8 +269,7 @@ static void emit_unregister(struct session *s, struct strbuf *out)
 }
 
 /* --runtime=bpf: the same perf event, on every CPU */
-static int bpf_section(const struct derived_probe *dp, struct strbuf *out, bool *optional,
-		       const char **why)
+static int bpf_attach(const struct derived_probe *dp, struct bpf_attach *at, const char **why)
 {
 	const struct perf_probe *p = dp->data;
 
@@ -273,9 +277,17 @@ static int bpf_section(const struct derived_probe *dp, struct strbuf *out, bool 
 		*why = p->process ? ".process" : ".counter";
 		return -1;
 	}
-	strbuf_addf(out, "perf %lld %lld %lld", (long long)p->type, (long long)p->config,
-		    (long long)(p->freq ? -p->period : p->period));
+	*at = (struct bpf_attach){ .kind = BA_PERF, .perf_type = (unsigned)p->type,
+				   .perf_config = (long long)p->config,
+				   .period = (long long)(p->freq ? -p->period : p->period) };
 	return 0;
+}
+
+/* A sample's registers are where the event interrupted: addr() is their ip. */
+static void bpf_context(const struct derived_probe *dp, struct bpf_context *c)
+{
+	(void)dp;
+	c->ip_back = 0;
 }
 
 static const char *const shapes[] = { "perf.type()", NULL };
@@ -288,6 +300,9 @@ const struct provider perf_provider = {
 	.emit_decls = emit_decls,
 	.emit_register = emit_register,
 	.emit_unregister = emit_unregister,
-	.bpf_section = bpf_section,
+	.bpf_attach = bpf_attach,
+	.bpf_context = bpf_context,
+	.counter_index = perf_counter_index,
+	.counter_read_allowed = perf_read_allowed,
 	.shapes = shapes,
 };

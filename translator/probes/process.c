@@ -136,7 +136,7 @@ static int derive(struct session *s, struct probe *p, struct probe_point *pp)
 		d->ev = events[k].ev;
 		d->path = path ? xstrdup(path) : NULL;
 		d->pid = pid;
-		struct derived_probe *dp = derived_probe_add(s, p, pp, &process_provider, PK_NORMAL);
+		struct derived_probe *dp = derived_probe_add(s, p, pp, &process_provider, STP_PK_NORMAL);
 		free(dp->pp);
 		dp->pp = event_text(head, k);
 		dp->data = d;

@@ -15,6 +15,7 @@
  * __procfs_append(v), which work on the buffer the handler is given.
  */
 #include "provider.h"
+#include "bpf_proto.h"
 
 #include <string.h>
 
@@ -90,7 +91,7 @@ static int derive(struct session *s, struct probe *p, struct probe_point *pp)
 	if (i != pp->comps.len)
 		return 0;
 	ctx_vars_rewrite(s, p->body, pr.write ? write_value : read_value, 1, NULL);
-	struct derived_probe *dp = derived_probe_add(s, p, pp, &procfs_provider, PK_NORMAL);
+	struct derived_probe *dp = derived_probe_add(s, p, pp, &procfs_provider, STP_PK_NORMAL);
 	struct procfs_probe *d = xmalloc(sizeof(*d));
 	*d = pr;
 	dp->data = d;
@@ -184,20 +185,18 @@ static void emit_unregister(struct session *s, struct strbuf *out)
  * a FIFO under /var/tmp/systemtap-USER/MODULE/ (SystemTap's stapbpf's
  * place), is read or written; "__stdin" is stapbpf's standard input. The
  * mode is this probe's share of the file's, as emit_decls adds them. */
-static int bpf_section(const struct derived_probe *dp, struct strbuf *out, bool *optional,
-		       const char **why)
+static int bpf_attach(const struct derived_probe *dp, struct bpf_attach *at, const char **why)
 {
 	const struct procfs_probe *d = dp->data;
 	int64_t mode = d->write ? 0222 & ~(d->umask >= 0 ? d->umask : 0022)
 				: 0444 & ~(d->umask >= 0 ? d->umask : 0044);
 
-	(void)optional;
 	if (strpbrk(d->path, " \t\n")) {
 		*why = "a file name with white space";
 		return -1;
 	}
-	strbuf_addf(out, "procfs_%s %lld %lld %s", d->write ? "write" : "read", (long long)mode,
-		    (long long)d->maxsize, d->path);
+	*at = (struct bpf_attach){ .kind = d->write ? BA_PROCFS_WRITE : BA_PROCFS_READ, .symbol = d->path,
+				   .offset = mode, .period = d->maxsize };
 	return 0;
 }
 
@@ -212,6 +211,6 @@ const struct provider procfs_provider = {
 	.emit_decls = emit_decls,
 	.emit_register = emit_register,
 	.emit_unregister = emit_unregister,
-	.bpf_section = bpf_section,
+	.bpf_attach = bpf_attach,
 	.shapes = shapes,
 };

@@ -18,6 +18,11 @@
  *            emit_decls, emit_register, emit_unregister (translate.c)
  *            shows_origin  (translate.c, -t) the written point beside pp()
  *   pass 5   guest_modules (run.c) kernel modules the QEMU guest must load
+ *   --runtime=bpf (translate/bpf/)
+ *            bpf_attach    where dp's program attaches: a struct bpf_attach
+ *                          (runtime/bpf_proto.h, shared with stapbpf)
+ *            bpf_entry_attach  the same for a .return's values at entry
+ *            bpf_context   what the program may ask of its context
  *
  * A family keeps what it knows of one derived probe behind dp->data (its
  * own struct), and what it knows of the whole run in its provider state
@@ -29,11 +34,33 @@
 #include "ast.h"
 #include "session.h"
 
-/* Must match runtime/run_state.h STP_PK_*: when the runtime lets a probe run */
-enum probe_kind { PK_NORMAL = 0, PK_BEGIN, PK_END, PK_ERROR, PK_NEVER };
+#include "probe_kind.h"	/* runtime/: enum stp_probe_kind, when a probe runs */
 
 struct provider;
 struct dw_scope;
+struct bpf_attach;
+
+/* --runtime=bpf: what the BPF backend may ask of a probe's context, as its
+ * family answers (the bpf_context hook). */
+struct bpf_context {
+	bool user;              /* the registers are a user process's (a process probe) */
+	bool reg_args;          /* __reg_arg(): the probed function's arguments are in
+				 * the context's pt_regs and above its stack pointer */
+	bool kretprobe;         /* a kernel function's return through a kretprobe: its
+				 * backtrace starts at the kretprobe's trampoline */
+	int ip_back;            /* addr(): the context's ip minus ip_back is the probed
+				 * address (a kprobe's ip is past its breakpoint); -1: none */
+	const char *module;     /* probemod(): module_len bytes of the module's name
+				 * ("kernel"), or NULL: not known here */
+	size_t module_len;
+	bool bias_at_entry;     /* a process probe's .return: the load bias of its file
+				 * is read by its entry program */
+	uint64_t vaddr;         /* a process probe's link-time address: the context's ip
+				 * minus it is the file's load bias */
+	uint64_t entry_vaddr;   /* the same where its entry program runs */
+	int mark_args;          /* an SDT marker's arguments ($$parms, $argN through
+				 * tvar_code); -1: no marker */
+};
 
 /* One concrete probe derived from a script probe's probe point. Several
  * derived probes may share one body (comma lists, wildcards). */
@@ -44,7 +71,7 @@ struct derived_probe {
 	void *data;                     /* the family's own record of this probe */
 	char *pp;                       /* canonical text for pp(): "timer.ms(100)" */
 	char *list_pp;                  /* what -l lists, when not pp (a .callee probe's point) */
-	enum probe_kind kind;
+	enum stp_probe_kind kind;
 	int index;                      /* position in s->probes */
 	int body;                       /* its body function body_N (pass 2 analysis) */
 	bool own_body;                  /* body_N is its alone: its target variables differ */
@@ -141,26 +168,37 @@ struct provider {
 	 * one; NULL-terminated), that a point with '**' is matched against
 	 * (elaborate/doubleglob.c). */
 	const char *const *shapes;
-	/* --runtime=bpf, end of pass 2: append dp's program SECTION to out
-	 * ("kprobe SYMBOL OFFSET", "timer NS" ...: doc/bpf-bundle.md), set
-	 * *optional when failing to attach it is no error (a wildcard's
-	 * function the kernel refuses), or return -1 with *why (static text)
-	 * when dp has none. No hook: the family has no BPF form
-	 * (E_BPF_UNSUPPORTED). */
-	int (*bpf_section)(const struct derived_probe *dp, struct strbuf *out, bool *optional,
-			   const char **why);
+	/* --runtime=bpf: where dp's program attaches (runtime/bpf_proto.h's
+	 * struct bpf_attach: its kind and the kind's fields, strings that
+	 * live as long as dp; at->optional when failing to attach it is no
+	 * error, as a wildcard's function the kernel refuses), or -1 with
+	 * *why (static text) when dp has none. No hook: the family has no
+	 * BPF form (E_BPF_UNSUPPORTED). Adding a BPF attach type is this hook
+	 * plus stapbpf's case for the kind. */
+	int (*bpf_attach)(const struct derived_probe *dp, struct bpf_attach *at, const char **why);
 	/* --runtime=bpf, a .return probe reading values at entry (@entry,
-	 * $parameters, a file's load bias): append the SECTION of the program
-	 * that reads them, and say where the call's frame address is there
-	 * (DWARF register *reg + *off) and at the return (the stack pointer
-	 * + *ret_off): the two programs meet on it. -1 with *why (static
-	 * text) when dp has none. */
-	int (*bpf_entry_section)(struct session *s, const struct derived_probe *dp, struct strbuf *out,
-				 int *reg, int64_t *off, int64_t *ret_off, const char **why);
+	 * $parameters, a file's load bias): where the program that reads
+	 * them attaches, and where the call's frame address is there (DWARF
+	 * register *reg + *off) and at the return (the stack pointer +
+	 * *ret_off): the two programs meet on it. -1 with *why (static text)
+	 * when dp has none. */
+	int (*bpf_entry_attach)(struct session *s, const struct derived_probe *dp, struct bpf_attach *at,
+				int *reg, int64_t *off, int64_t *ret_off, const char **why);
+	/* --runtime=bpf: what dp's program may ask of its context (its
+	 * registers, addr()'s adjustment, its module ...), filled over
+	 * bpf_context_of()'s defaults. No hook: the defaults, a context
+	 * with none of them. */
+	void (*bpf_context)(const struct derived_probe *dp, struct bpf_context *c);
 	/* Pass 2: does dp take an entry of the kernel's kprobe table (a
 	 * kprobe or kretprobe, not a site on the module's own ftrace_ops)?
 	 * No hook: none of the family's probes do. */
 	bool (*takes_kprobe)(const struct session *s, const struct derived_probe *dp);
+	/* Pass 2, @perf("NAME"): the index of the family's counter NAME (a
+	 * perf....counter("NAME") probe), or -1. No hook: no counters. */
+	int (*counter_index)(struct session *s, const char *name);
+	/* Pass 2: may dp read @perf expression e, whose counter (e->num) is
+	 * the family's? If not, reported. */
+	bool (*counter_read_allowed)(struct session *s, const struct derived_probe *dp, const struct expr *e);
 	/* begin(N), end(N), error(N): N, the order they run in (0 by default). */
 	int64_t (*probe_order)(const struct derived_probe *dp);
 	/* Pass 2: a module for unprivileged users (--privilege=stapusr or
@@ -173,7 +211,10 @@ extern const struct provider *const providers[];
 
 struct derived_probe *derived_probe_add(struct session *s, struct probe *p,
 					struct probe_point *pp,
-					const struct provider *prov, enum probe_kind kind);
+					const struct provider *prov, enum stp_probe_kind kind);
+/* --runtime=bpf: dp's context (dp NULL, or no hook: none of it: ip_back and
+ * mark_args -1, the rest 0). */
+void bpf_context_of(const struct derived_probe *dp, struct bpf_context *c);
 /* probe_type(): the low-level handler type of dp ("kprobe", "hrtimer" ...). */
 const char *probe_type_name(const struct derived_probe *dp);
 /* How many derived probes the family has in this run. */
@@ -195,12 +236,12 @@ struct ctx_var {
 void ctx_vars_rewrite(struct session *s, struct stmt *body, const struct ctx_var *vars, int n,
 		      struct srcpos *guru_reported);
 
-/* perf.c: the index of the perf counter NAME (perf....counter("NAME")) that
- * @perf("NAME") reads, or -1. */
-int perf_counter_index(struct session *s, const char *name);
-/* perf.c: may derived probe dp read @perf expression e (a process probe,
- * of the counter's program if it names one)? If not, reported. */
-bool perf_read_allowed(struct session *s, const struct derived_probe *dp, const struct expr *e);
+/* @perf("NAME"): the index of the counter NAME, asked of the families with
+ * counters (counter_index), or -1. */
+int counter_index(struct session *s, const char *name);
+/* May dp read @perf expression e? Each family with counters is asked
+ * (counter_read_allowed); a refusal is reported. */
+bool counter_read_allowed(struct session *s, const struct derived_probe *dp, const struct expr *e);
 
 /* Helpers for derive(): component i's name / literal argument. */
 bool pp_comp_is(const struct probe_point *pp, int i, const char *name);

@@ -42,6 +42,31 @@ static int provider_index(const struct provider *prov)
 	return i;
 }
 
+int counter_index(struct session *s, const char *name)
+{
+	for (int i = 0; providers[i]; i++) {
+		int k = providers[i]->counter_index ? providers[i]->counter_index(s, name) : -1;
+		if (k >= 0)
+			return k;
+	}
+	return -1;
+}
+
+bool counter_read_allowed(struct session *s, const struct derived_probe *dp, const struct expr *e)
+{
+	for (int i = 0; providers[i]; i++)
+		if (providers[i]->counter_read_allowed && !providers[i]->counter_read_allowed(s, dp, e))
+			return false;
+	return true;
+}
+
+void bpf_context_of(const struct derived_probe *dp, struct bpf_context *c)
+{
+	*c = (struct bpf_context){ .ip_back = -1, .mark_args = -1 };
+	if (dp && dp->prov->bpf_context)
+		dp->prov->bpf_context(dp, c);
+}
+
 const char *probe_type_name(const struct derived_probe *dp)
 {
 	return dp->prov->probe_type ? dp->prov->probe_type(dp) : dp->prov->type_name ? dp->prov->type_name : "";
@@ -69,7 +94,7 @@ void *provider_state(struct session *s, const struct provider *prov, size_t size
 
 struct derived_probe *derived_probe_add(struct session *s, struct probe *p,
 					struct probe_point *pp,
-					const struct provider *prov, enum probe_kind kind)
+					const struct provider *prov, enum stp_probe_kind kind)
 {
 	struct derived_probe *dp = xcalloc(1, sizeof(*dp));
 

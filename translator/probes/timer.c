@@ -5,6 +5,7 @@
  * to every period, as SystemTap does.
  */
 #include "provider.h"
+#include "bpf_proto.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -61,7 +62,7 @@ static int derive(struct session *s, struct probe *p, struct probe_point *pp)
 		     "timer.%s(%lld) is too long a period", units[u].unit, (long long)n);
 		return -1;
 	}
-	struct derived_probe *dp = derived_probe_add(s, p, pp, &timer_provider, PK_NORMAL);
+	struct derived_probe *dp = derived_probe_add(s, p, pp, &timer_provider, STP_PK_NORMAL);
 	struct timer_probe *t = xcalloc(1, sizeof(*t));
 	if (units[u].ns > 0) {
 		t->period_ns = n * units[u].ns;
@@ -130,18 +131,15 @@ static long long bpf_ns(int64_t v)
 }
 
 /* --runtime=bpf: a cpu-clock perf event on CPU 0 (jiffies at Debian's HZ,
- * 250); "timer NS RAND" for a randomized one, which only stapbpf's own
- * timer can run (the BPF backend makes it a utimer) */
-static int bpf_section(const struct derived_probe *dp, struct strbuf *out, bool *optional,
-		       const char **why)
+ * 250); a randomized one only stapbpf's own timer can run (the BPF backend
+ * makes it a utimer) */
+static int bpf_attach(const struct derived_probe *dp, struct bpf_attach *at, const char **why)
 {
 	const struct timer_probe *t = dp->data;
 
-	strbuf_addf(out, "timer %lld", bpf_ns(t->period_ns));
-	if (t->randomize_ns)
-		strbuf_addf(out, " %lld", bpf_ns(t->randomize_ns));
-	(void)optional;
 	(void)why;
+	*at = (struct bpf_attach){ .kind = BA_TIMER, .period = bpf_ns(t->period_ns),
+				   .randomize = t->randomize_ns ? bpf_ns(t->randomize_ns) : 0 };
 	return 0;
 }
 
@@ -161,7 +159,7 @@ const struct provider timer_provider = {
 	.emit_decls = emit_decls,
 	.emit_register = emit_register,
 	.emit_unregister = emit_unregister,
-	.bpf_section = bpf_section,
+	.bpf_attach = bpf_attach,
 	.shapes = shapes,
 	.unprivileged = true,
 };

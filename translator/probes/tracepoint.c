@@ -15,6 +15,7 @@
  * target variable, however many arguments the tracepoint has.
  */
 #include "provider.h"
+#include "bpf_proto.h"
 
 #include <dwarf.h>
 #include <fnmatch.h>
@@ -126,7 +127,7 @@ static void add_probe(struct session *s, struct probe *p, struct probe_point *pp
 	t->module = module ? xstrdup(module) : NULL;
 	if (f)
 		t->scope = (struct dw_scope){ .img = img, .die = f->die, .entry = f->addr, .hidden = "__data" };
-	struct derived_probe *dp = derived_probe_add(s, p, pp, &tracepoint_provider, PK_NORMAL);
+	struct derived_probe *dp = derived_probe_add(s, p, pp, &tracepoint_provider, STP_PK_NORMAL);
 	dp->pp = sys ? xasprintf("kernel.trace(\"%s:%s\")", sys, name) : xasprintf("kernel.trace(\"%s\")", name);
 	dp->data = t;
 }
@@ -389,14 +390,12 @@ static const char *probe_type(const struct derived_probe *dp)
 /* --runtime=bpf: a raw tracepoint, whose context is the arguments the
  * module's handler gets after __data (its pt_regs si, dx, cx, r8, r9, then
  * the stack sp points at) */
-static int bpf_section(const struct derived_probe *dp, struct strbuf *out, bool *optional,
-		       const char **why)
+static int bpf_attach(const struct derived_probe *dp, struct bpf_attach *at, const char **why)
 {
 	const struct tp_probe *t = dp->data;
 
 	(void)why;
-	strbuf_addf(out, "raw_tracepoint %s", t->name);
-	(void)optional;
+	*at = (struct bpf_attach){ .kind = BA_RAW_TRACEPOINT, .event = t->name };
 	return 0;
 }
 
@@ -415,6 +414,6 @@ const struct provider tracepoint_provider = {
 	.emit_unregister = emit_unregister,
 	.in_irq = in_irq,
 	.guest_modules = guest_modules,
-	.bpf_section = bpf_section,
+	.bpf_attach = bpf_attach,
 	.shapes = shapes,
 };

@@ -12,6 +12,7 @@
  * compiled from the note's operands (tvar_code).
  */
 #include "uprobes.h"
+#include "bpf_proto.h"
 
 #include <dwarf.h>
 #include <fnmatch.h>
@@ -65,7 +66,7 @@ static struct uprobe_probe *add(struct session *s, struct probe *p, struct probe
 		free(text);
 		return NULL;
 	}
-	struct derived_probe *dp = derived_probe_add(s, p, pp, &uprobes_provider, PK_NORMAL);
+	struct derived_probe *dp = derived_probe_add(s, p, pp, &uprobes_provider, STP_PK_NORMAL);
 	struct uprobe_probe *u = xcalloc(1, sizeof(*u));
 	u->path = img->user;
 	u->host = img->path;
@@ -522,7 +523,8 @@ static const char *probe_type(const struct derived_probe *dp)
 /* --runtime=bpf: a uprobe (ret: uretprobe) through the uprobe PMU at
  * offset in u's file, with the semaphore the kernel counts (REFCTR) and
  * process(PID)'s pid; -1 with *why when u has none. */
-static int section(const struct uprobe_probe *u, bool ret, uint64_t offset, struct strbuf *out, const char **why)
+static int attach_at(const struct uprobe_probe *u, bool ret, uint64_t offset, struct bpf_attach *at,
+		     const char **why)
 {
 	if (u->target_only) {
 		*why = "a point that names no program (the -c/-x target's process tree)";
@@ -532,25 +534,27 @@ static int section(const struct uprobe_probe *u, bool ret, uint64_t offset, stru
 		*why = "a file whose path has a space";
 		return -1;
 	}
-	strbuf_addf(out, "%s %s %llu %llu %ld", ret ? "uretprobe" : "uprobe", u->path, (unsigned long long)offset,
-		    (unsigned long long)u->ref_ctr, u->pid);
+	*at = (struct bpf_attach){ .kind = ret ? BA_URETPROBE : BA_UPROBE, .symbol = u->path,
+				   .offset = (long long)offset, .ref_ctr = (long long)u->ref_ctr, .pid = u->pid };
 	return 0;
 }
 
-static int bpf_section(const struct derived_probe *dp, struct strbuf *out, bool *optional, const char **why)
+static int bpf_attach(const struct derived_probe *dp, struct bpf_attach *at, const char **why)
 {
 	const struct uprobe_probe *u = dp->data;
 
-	*optional = u->optional;
-	return section(u, u->ret, u->offset, out, why);
+	if (attach_at(u, u->ret, u->offset, at, why) < 0)
+		return -1;
+	at->optional = u->optional;
+	return 0;
 }
 
 /* A uretprobe's values at entry are read by a uprobe past the prologue
  * (the scope's entry), as the module's (runtime/uprobes.h); the frame
  * address there is what the call frame information says, and the stack
  * pointer after the return. */
-static int bpf_entry_section(struct session *s, const struct derived_probe *dp, struct strbuf *out, int *reg,
-			     int64_t *off, int64_t *ret_off, const char **why)
+static int bpf_entry_attach(struct session *s, const struct derived_probe *dp, struct bpf_attach *at, int *reg,
+			    int64_t *off, int64_t *ret_off, const char **why)
 {
 	const struct uprobe_probe *u = dp->data;
 
@@ -559,36 +563,23 @@ static int bpf_entry_section(struct session *s, const struct derived_probe *dp, 
 		return -1;
 	}
 	*ret_off = 0;
-	return section(u, false, u->body_offset, out, why);
+	return attach_at(u, false, u->body_offset, at, why);
 }
 
-uint64_t uprobe_vaddr(const struct derived_probe *dp, bool entry)
+/* --runtime=bpf: user registers, with the function's arguments; the ip is
+ * the probed address, so the load bias is it minus the link-time one (a
+ * .return's is read at entry); a marker's arguments. */
+static void bpf_context(const struct derived_probe *dp, struct bpf_context *c)
 {
 	const struct uprobe_probe *u = dp->data;
 
-	return entry ? u->body : u->vaddr;
-}
-
-bool uprobe_mark(const struct derived_probe *dp, int *nargs)
-{
-	const struct uprobe_probe *u = dp && dp->prov == &uprobes_provider ? dp->data : NULL;
-
-	if (!u || !u->mark)
-		return false;
-	*nargs = u->nargs;
-	return true;
-}
-
-char *uprobe_mark_arg_c(const struct derived_probe *dp, int n, char **why)
-{
-	const struct uprobe_probe *u = dp->data;
-
-	return sdt_arg_c(u->host, u->args, n, why);
-}
-
-bool uprobe_is_return(const struct derived_probe *dp)
-{
-	return dp && dp->prov == &uprobes_provider && ((const struct uprobe_probe *)dp->data)->ret;
+	c->user = true;
+	c->reg_args = true;
+	c->ip_back = 0;
+	c->bias_at_entry = u->ret;
+	c->vaddr = u->vaddr;
+	c->entry_vaddr = u->body;
+	c->mark_args = u->mark ? u->nargs : -1;
 }
 
 static void emit_decls(struct session *s, struct strbuf *out)
@@ -658,6 +649,7 @@ const struct provider uprobes_provider = {
 	.probe_type = probe_type,
 	.shows_origin = true,
 	.dump_note = dump_note,
-	.bpf_section = bpf_section,
-	.bpf_entry_section = bpf_entry_section,
+	.bpf_attach = bpf_attach,
+	.bpf_entry_attach = bpf_entry_attach,
+	.bpf_context = bpf_context,
 };

@@ -42,17 +42,4 @@ bool uprobe_process_files(struct session *s, struct probe_point *pp, bool librar
 void uprobe_restrict(struct session *s, const struct probe_point *pp, int first);
 /* The file dp is a process probe on, or NULL if it is no process probe. */
 const char *uprobe_path(const struct derived_probe *dp);
-
-/* A process probe's link-time address (entry: where a .return probe's
- * values at entry are read): the probe's context's instruction pointer
- * minus it is the file's load bias. */
-uint64_t uprobe_vaddr(const struct derived_probe *dp, bool entry);
-/* Is dp an SDT marker's probe? Its argument count in *nargs. */
-bool uprobe_mark(const struct derived_probe *dp, int *nargs);
-/* The C of a marker's argument n (1 ..), as tvar_code gives it; NULL with
- * *why (allocated). */
-char *uprobe_mark_arg_c(const struct derived_probe *dp, int n, char **why);
-/* Is dp a process probe's .return? */
-bool uprobe_is_return(const struct derived_probe *dp);
-
 #endif

@@ -1825,12 +1825,12 @@ static void gen_handlers(struct session *s, struct strbuf *out)
 	free(sharer);
 }
 
-static const char *kind_name(enum probe_kind k)
+static const char *kind_name(enum stp_probe_kind k)
 {
 	switch (k) {
-	case PK_BEGIN: return "STP_PK_BEGIN";
-	case PK_END: return "STP_PK_END";
-	case PK_ERROR: return "STP_PK_ERROR";
+	case STP_PK_BEGIN: return "STP_PK_BEGIN";
+	case STP_PK_END: return "STP_PK_END";
+	case STP_PK_ERROR: return "STP_PK_ERROR";
 	default: return "STP_PK_NORMAL";
 	}
 }
@@ -2084,7 +2084,7 @@ int translate(struct session *s, struct strbuf *out)
 			continue;
 		nbodies++;
 		strbuf_addf(&code, "/* probe %s */\n", dp->pp);
-		bool process_ctx = dp->kind == PK_BEGIN || dp->kind == PK_END || dp->kind == PK_ERROR;
+		bool process_ctx = dp->kind == STP_PK_BEGIN || dp->kind == STP_PK_END || dp->kind == STP_PK_ERROR;
 		gen_body(s, &types, &code, xasprintf("body_%d", dp->body), xasprintf("fr_p%d", dp->body),
 			 p->body, NULL, &p->locals, NULL,
 			 process_ctx ? "MAXACTION_INTERRUPTIBLE" : "STP_MAXACTION", dp->own_body ? dp : NULL);

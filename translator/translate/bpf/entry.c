@@ -13,7 +13,6 @@
  * instance. */
 #include <string.h>
 
-#include "probes/uprobes.h"
 #include "target/tvars.h"
 #include "translate/bpf/gen.h"
 #include "walk.h"
@@ -79,7 +78,7 @@ static void make_key(struct bgen *g, int k, int reg, int64_t off)
 }
 
 /* The program on the function's entry: each value into the map. */
-static void entry_program(struct bgen *g, const char *section, int reg, int64_t off, int vsize)
+static void entry_program(struct bgen *g, const struct bpf_attach *at, int reg, int64_t off, int vsize)
 {
 	int vbase, k;
 
@@ -112,7 +111,7 @@ static void entry_program(struct bgen *g, const char *section, int reg, int64_t 
 	str_addr(g, R3, (struct bstr){ R7, vbase });
 	bg_mov_imm(g, R4, 0);
 	bg_call(g, H_MAP_UPDATE);
-	bg_prog_end(g, section);   /* its callbacks made as on entry too */
+	bg_prog_end(g, at, g->dp->pp);   /* its callbacks made as on entry too */
 	g->in_entry = false;
 }
 
@@ -120,7 +119,7 @@ bool bg_entry_prepare(struct bgen *g, const struct derived_probe *dp)
 {
 	struct prewalk w = { .g = g };
 	struct walker wk = { .expr = visit, .ctx = &w };
-	struct strbuf sec = STRBUF_INIT;
+	struct bpf_attach at;
 	const char *why = NULL;
 	int reg;
 	int64_t off;
@@ -129,18 +128,18 @@ bool bg_entry_prepare(struct bgen *g, const struct derived_probe *dp)
 	g->entries.len = 0;
 	g->entry_map = -1;
 	g->bias_voff = -1;
-	g->dp = dp;
+	bg_set_probe(g, dp);
 	if (dp->probe->cond)
 		walk_expr(&wk, dp->probe->cond);
 	walk_stmt(&wk, dp->probe->body);
-	if (w.bias && uprobe_is_return(dp)) {
+	if (w.bias && g->ctx.bias_at_entry) {
 		g->bias_voff = w.vsize;
 		w.vsize += 8;
 	}
 	if (!g->entries.len && g->bias_voff < 0)
 		return true;
-	if (!dp->prov->bpf_entry_section ||
-	    dp->prov->bpf_entry_section(g->s, dp, &sec, &reg, &off, &g->entry_ret_off, &why) < 0) {
+	if (!dp->prov->bpf_entry_attach ||
+	    dp->prov->bpf_entry_attach(g->s, dp, &at, &reg, &off, &g->entry_ret_off, &why) < 0) {
 		bg_fail(g, dp->probe->pos, "values at entry of '%s' have no BPF form%s%s", dp->pp,
 			why ? ": " : "", why ? why : "");
 		ok = false;
@@ -151,11 +150,10 @@ bool bg_entry_prepare(struct bgen *g, const struct derived_probe *dp)
 		if (g->bias_voff >= 0)
 			strbuf_addch(&spec, 'l');
 		g->entry_map = bg_map(g, "lru_hash", "ll", spec.buf, g->maxmapentries, "@entry");
-		strbuf_addf(&sec, "\npp %s\noptional", dp->pp);   /* the return program reports a refusal */
-		entry_program(g, sec.buf, reg, off, w.vsize);
+		at.optional = true;   /* the return program reports a refusal */
+		entry_program(g, &at, reg, off, w.vsize);
 		strbuf_release(&spec);
 	}
-	strbuf_release(&sec);
 	return ok;
 }
 
@@ -214,7 +212,7 @@ bool bg_entry_value(struct bgen *g, struct expr *e, struct bstr *out)
 
 void bg_ubias(struct bgen *g)
 {
-	if (!g->in_entry && uprobe_is_return(g->dp)) {
+	if (!g->in_entry && g->ctx.bias_at_entry) {
 		if (g->bias_voff < 0) {
 			bg_fail(g, g->last_pos, "the load bias of a process probe's file has no BPF form here");
 			return;
@@ -223,6 +221,6 @@ void bg_ubias(struct bgen *g)
 		return;
 	}
 	ldx(g, R0, R6, PT_REGS_IP);
-	bg_mov_imm(g, R1, (int64_t)uprobe_vaddr(g->dp, g->in_entry));
+	bg_mov_imm(g, R1, (int64_t)(g->in_entry ? g->ctx.entry_vaddr : g->ctx.vaddr));
 	alu_x(g, A_SUB, R0, R1);
 }

@@ -7,9 +7,7 @@
 #include <string.h>
 
 #include "format.h"
-#include "probes/kpsites.h"
 #include "probes/provider.h"
-#include "probes/uprobes.h"
 #include "target/syscalls_gen.h"
 #include "target/tvars.h"
 #include "translate/bpf/gen.h"
@@ -1435,10 +1433,9 @@ static struct bstr ctx_str(struct bgen *g, struct expr *e, const char *n, bool *
 		stx(g, R10, v, R0);
 		bg_sc_decode(g, syscalls_decoder_table(g->s, n + 7), v, e->args.items[1]->num, d);
 	} else if (!strcmp(n, "probemod") && !e->args.len) {   /* a kprobe's: a constant */
-		size_t len = 0;
-		bool none = (g->user && !g->user_timer) || (g->dp && uprobe_path(g->dp));
-		const char *mod = !g->user && g->dp && g->dp->prov->takes_kprobe ?
-				  kp_site_module(g->dp, &len) : NULL;
+		size_t len = g->ctx.module_len;
+		bool none = (g->user && !g->user_timer) || g->ctx.user;
+		const char *mod = !g->user ? g->ctx.module : NULL;
 		if (none)   /* the module's error: no registers, or user-mode ones */
 			error_near(g, "Cannot determine the module of this probe point", "identifier", n,
 				   e->pos);
@@ -1493,14 +1490,14 @@ static void reg_arg(struct bgen *g, struct expr *e)
 {
 	static const int regs[] = { 112, 104, 96, 88, 72, 64 };   /* offsets in pt_regs */
 	int v = bg_stack(g), done = bg_label(g), bad = bg_label(g), wide = bg_label(g), r = bg_stack(g);
-	bool user = g->dp && uprobe_path(g->dp);
+	bool user = g->ctx.user;
 
 	if (g->user || g->ctx_args) {
 		bg_error(g, "cannot access function args in this context",
 			 "cannot access function args in this context\n");
 		return;
 	}
-	if (strcmp(g->dp->prov->name, "dwarf") && strcmp(g->dp->prov->name, "kprobe") && !user) {
+	if (!g->ctx.reg_args) {
 		bg_fail(g, e->pos, "function arguments of a %s probe have no BPF form yet", g->dp->prov->name);
 		return;
 	}
@@ -1551,26 +1548,15 @@ static void reg_arg(struct bgen *g, struct expr *e)
 	bg_place(g, done);
 }
 
-/* addr() of dp: its context's ip minus this (a kprobe's ip is past its
- * breakpoint); -1 for a probe whose ip is not the probed address */
-static int probe_addr_back(const struct derived_probe *dp)
-{
-	const char *t = probe_type_name(dp);
-
-	if (!strcmp(t, "kprobe"))
-		return 1;
-	return !strcmp(t, "kretprobe") || !strcmp(t, "uprobe") || !strcmp(t, "uretprobe") ||
-	       !strcmp(t, "perf_event") ? 0 : -1;   /* a perf event's: where it interrupted */
-}
-
-
+/* addr(): the context's ip, less what the family says (a kprobe's ip is
+ * past its breakpoint); false for a probe whose ip is not the probed address */
 bool bg_probe_addr(struct bgen *g)
 {
-	if (g->user || g->ctx_args || !g->dp || probe_addr_back(g->dp) < 0)
+	if (g->user || g->ctx_args || !g->dp || g->ctx.ip_back < 0)
 		return false;
 	ldx(g, R0, R6, 128);   /* the context's pt_regs' ip */
-	if (probe_addr_back(g->dp))
-		alu_k(g, A_ADD, R0, -1);
+	if (g->ctx.ip_back)
+		alu_k(g, A_ADD, R0, -g->ctx.ip_back);
 	return true;
 }
 
@@ -1871,10 +1857,10 @@ static bool ctx_long(struct bgen *g, struct expr *e, const char *n)
 	} else if ((!strcmp(n, "asmlinkage") || !strcmp(n, "fastcall")) && !e->args.len) {
 		/* a 32-bit task's conventions: nothing in a kernel probe; a
 		 * process probe reads every argument on the stack (asmlinkage) */
-		if (n[0] == 'f' && g->dp && uprobe_path(g->dp))
+		if (n[0] == 'f' && g->ctx.user)
 			bg_fail(g, e->pos, "fastcall() in a process probe has no BPF form yet");
 		bg_mov_imm(g, R0, 0);
-	} else if (!strcmp(n, "regparm") && e->args.len == 1 && g->dp && uprobe_path(g->dp) &&
+	} else if (!strcmp(n, "regparm") && e->args.len == 1 && g->ctx.user &&
 		   !(e->args.items[0]->kind == EXPR_NUM && !e->args.items[0]->num)) {
 		bg_fail(g, e->pos, "regparm() in a process probe has no BPF form yet");
 	} else if (!strcmp(n, "regparm") && e->args.len == 1) {

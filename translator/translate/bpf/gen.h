@@ -15,6 +15,7 @@
 
 #include "ast.h"
 #include "session.h"
+#include "probes/provider.h"
 #include "translate/bpf/insn.h"
 
 struct derived_probe;
@@ -97,6 +98,7 @@ struct bgen {
 	int globals_size, scratch_size;
 	/* the program being made */
 	const struct derived_probe *dp;
+	struct bpf_context ctx; /* what dp's family says of its context (bg_set_probe) */
 	bool user;              /* begin/end/error/procfs: run by stapbpf's interpreter */
 	bool user_timer;        /* ... and a timer probe it runs so (no task context) */
 	bool timer_randomized;  /* ... because of its .randomize(M) */
@@ -155,7 +157,10 @@ void bg_fail_user_only(struct bgen *g, struct srcpos pos, const char *what);
 int bg_map(struct bgen *g, const char *kind, const char *key, const char *val, int64_t max, const char *name);
 int bg_fmt(struct bgen *g, const char *types, const char *text, size_t len);
 void bg_prog_start(struct bgen *g, const struct derived_probe *dp, bool user);
-void bg_prog_end(struct bgen *g, const char *section);
+/* the program made so far, attached at at, of probe point pp (NULL: none) */
+void bg_prog_end(struct bgen *g, const struct bpf_attach *at, const char *pp);
+/* dp becomes the probe whose programs are made: g->dp, g->ctx */
+void bg_set_probe(struct bgen *g, const struct derived_probe *dp);
 char *bg_bundle(struct bgen *g);
 /* string slots */
 void bg_str_zero(struct bgen *g, struct bstr d);

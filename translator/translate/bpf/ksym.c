@@ -131,7 +131,7 @@ void bg_print_backtrace(struct bgen *g, struct srcpos pos)
 	bg_call(g, H_RB_RESERVE);
 	bg_jmp(g, J_EQ, R0, -1, 0, none);
 	mov(g, R9, R0);
-	bg_mov_imm(g, R1, REC_STACK | (strcmp(probe_type_name(g->dp), "kretprobe") ? 0 :
+	bg_mov_imm(g, R1, REC_STACK | (!g->ctx.kretprobe ? 0 :
 				       (int64_t)(g->nprogs + 1) << 32));
 	stx(g, R9, 0, R1);
 	mov(g, R1, R6);

@@ -249,9 +249,15 @@ int bg_fmt(struct bgen *g, const char *types, const char *text, size_t len)
  * timers from running inside one another, but not raw tracepoints, which
  * an interrupt runs in the middle of any (and the two would share
  * @scratch, a wrapping array's lock, a hash's per-CPU bucket guard). */
-void bg_prog_start(struct bgen *g, const struct derived_probe *dp, bool user)
+void bg_set_probe(struct bgen *g, const struct derived_probe *dp)
 {
 	g->dp = dp;
+	bpf_context_of(dp, &g->ctx);
+}
+
+void bg_prog_start(struct bgen *g, const struct derived_probe *dp, bool user)
+{
+	bg_set_probe(g, dp);
 	g->user = user;
 	g->user_timer = false;
 	g->n = 0;
@@ -463,7 +469,51 @@ void bg_timing_lines(struct bgen *g, struct strbuf *sb)
 	}
 }
 
-void bg_prog_end(struct bgen *g, const char *section)
+/* The bundle's SECTION of at (doc/bpf-bundle.md): its kind's word, then
+ * the fields that kind has, in stapbpf's order. */
+static void attach_text(struct strbuf *sb, const struct bpf_attach *at)
+{
+	strbuf_addstr(sb, bpf_attach_word(at->kind));
+	switch (at->kind) {
+	case BA_KPROBE:
+	case BA_KRETPROBE:
+		strbuf_addf(sb, " %s %llu", at->symbol, (unsigned long long)at->offset);
+		if (at->maxactive)   /* a kretprobe's: stapbpf makes it through tracefs */
+			strbuf_addf(sb, " %d", at->maxactive);
+		break;
+	case BA_UPROBE:
+	case BA_URETPROBE:
+		strbuf_addf(sb, " %s %llu %llu %lld", at->symbol, (unsigned long long)at->offset,
+			    (unsigned long long)at->ref_ctr, at->pid);
+		break;
+	case BA_TIMER:
+	case BA_UTIMER:
+		strbuf_addf(sb, " %lld", at->period);
+		if (at->randomize)
+			strbuf_addf(sb, " %lld", at->randomize);
+		break;
+	case BA_PROCFS_READ:
+	case BA_PROCFS_WRITE:
+		strbuf_addf(sb, " %lld %lld %s", at->offset, at->period, at->symbol);
+		break;
+	case BA_RAW_TRACEPOINT:
+		strbuf_addf(sb, " %s", at->event);
+		break;
+	case BA_TRACEPOINT:
+		strbuf_addf(sb, " %s %s", at->symbol, at->event);
+		break;
+	case BA_PERF:
+		strbuf_addf(sb, " %u %lld %lld", at->perf_type, at->perf_config, at->period);
+		break;
+	case BA_HWBKPT:
+		strbuf_addf(sb, " %lld %d %d %d", at->bp_addr, at->bp_len, at->bp_rw, at->bp_linked);
+		break;
+	default:   /* begin, end, error, profile: the word alone */
+		break;
+	}
+}
+
+void bg_prog_end(struct bgen *g, const struct bpf_attach *at, const char *pp)
 {
 	if (g->act_used) {   /* MAXACTION's error: its format is in r2 */
 		bg_ja(g, g->exit_label);
@@ -496,7 +546,11 @@ void bg_prog_end(struct bgen *g, const char *section)
 		bg_fail(g, g->last_pos, "the probe is too long for a BPF jump (more than 32767 instructions)");
 	else
 		drop_unreachable(g);
-	strbuf_addf(&g->progs, "prog %d %s\n", g->nprogs++, section);
+	strbuf_addf(&g->progs, "prog %d ", g->nprogs++);
+	attach_text(&g->progs, at);
+	if (pp)
+		strbuf_addf(&g->progs, "\npp %s", pp);
+	strbuf_addstr(&g->progs, at->optional ? "\noptional\n" : "\n");
 	strbuf_addstr(&g->progs, g->lines.buf);
 	for (int i = 0; i < g->n; i++) {
 		struct binsn *x = &g->insn[i];

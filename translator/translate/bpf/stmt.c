@@ -643,7 +643,7 @@ static void init_program(struct bgen *g)
 		}
 	}
 	if (any)
-		bg_prog_end(g, "begin");
+		bg_prog_end(g, &(struct bpf_attach){ .kind = BA_BEGIN }, NULL);
 }
 
 /* The body of dp's program, after its prologue: false if it has no BPF form
@@ -672,23 +672,23 @@ static bool probe_body(struct bgen *g, struct derived_probe *dp, bool user, bool
 /*
  * A timer probe whose body BPF can run only in user space (a periodic
  * report: foreach, aggregates, delete of a whole array) runs in stapbpf's
- * interpreter, on a timer of its own ("utimer NS"), if it reads nothing
+ * interpreter, on a timer of its own (BA_UTIMER), if it reads nothing
  * of the task or CPU the timer interrupted. The kernel program is tried
- * first, quietly; true when either is made (sec says which), false when
- * neither (or dp is no timer): then the refusals to report are the
+ * first, quietly; true when either is made (at's kind says which), false
+ * when neither (or dp is no timer): then the refusals to report are the
  * interpreter's if all the kernel program's were of what it can run
- * (*as_user), else the kernel program's. A randomized timer ("timer NS
- * RAND": a perf event has one period) can only be the interpreter's.
+ * (*as_user), else the kernel program's. A randomized timer (a perf event
+ * has one period) can only be the interpreter's.
  */
-static bool timer_program(struct bgen *g, struct derived_probe *dp, struct strbuf *sec, bool *as_user)
+static bool timer_program(struct bgen *g, struct derived_probe *dp, struct bpf_attach *at, bool *as_user)
 {
 	bool ok, failed = g->failed, randomized;
 	int nf = g->nfails, nu = g->nfails_user;
 
 	*as_user = false;
-	if (strncmp(sec->buf, "timer ", 6))
+	if (at->kind != BA_TIMER)
 		return false;
-	randomized = strchr(sec->buf + 6, ' ') != NULL;
+	randomized = at->randomize != 0;
 	g->timer_randomized = randomized;
 	g->s->muted++;
 	ok = !randomized && probe_body(g, dp, false, false);
@@ -699,22 +699,18 @@ static bool timer_program(struct bgen *g, struct derived_probe *dp, struct strbu
 		g->failed = failed;
 	}
 	g->s->muted--;
-	if (ok && g->user_timer) {
-		char *t = strbuf_detach(sec);
-		strbuf_addf(sec, "u%s", t);
-		free(t);
-	}
+	if (ok && g->user_timer)
+		at->kind = BA_UTIMER;
 	return ok;
 }
 
 /* A procfs file is a FIFO for stapbpf (doc/bpf-bundle.md): read or
- * written, not both, as SystemTap's stapbpf has it. sec is
- * "procfs_DIR MODE MAXSIZE PATH"; false (reported) for a file that has
- * probes of both ways. */
-static bool procfs_one_way(struct bgen *g, struct derived_probe *dp, const char *sec)
+ * written, not both, as SystemTap's stapbpf has it. at is a procfs
+ * program's; false (reported) for a file that has probes of both ways. */
+static bool procfs_one_way(struct bgen *g, struct derived_probe *dp, const struct bpf_attach *at)
 {
-	const char *path = strrchr(sec, ' ') + 1;
-	bool write = sec[7] == 'w';
+	const char *path = at->symbol;
+	bool write = at->kind == BA_PROCFS_WRITE;
 
 	for (int i = 0; i < g->procfs.len; i++) {
 		const char *o = g->procfs.items[i];
@@ -733,38 +729,28 @@ static bool procfs_one_way(struct bgen *g, struct derived_probe *dp, const char 
 /* One derived probe as one program. */
 static void probe_program(struct bgen *g, struct derived_probe *dp)
 {
-	struct strbuf sec = STRBUF_INIT;
+	struct bpf_attach at = { 0 };
 	const char *why = NULL;
-	bool user = dp->kind == PK_BEGIN || dp->kind == PK_END || dp->kind == PK_ERROR, optional = false;
 
-	if (dp->kind == PK_NEVER)
+	if (dp->kind == STP_PK_NEVER)
 		return;
-	if (!dp->prov->bpf_section || dp->prov->bpf_section(dp, &sec, &optional, &why) < 0) {
+	if (!dp->prov->bpf_attach || dp->prov->bpf_attach(dp, &at, &why) < 0) {
 		diag(g->s, E_BPF_UNSUPPORTED, dp->point ? dp->point->pos : dp->probe->pos,
 		     "probe point '%s' has no BPF form%s%s", dp->pp, why ? ": " : " yet", why ? why : "");
 		g->failed = true;
-		strbuf_release(&sec);
 		return;
 	}
-	if (!strncmp(sec.buf, "procfs_", 7)) {
-		if (!procfs_one_way(g, dp, sec.buf)) {
-			strbuf_release(&sec);
-			return;
-		}
-		user = true;
-	}
-	g->ctx_args = !strncmp(sec.buf, "raw_tracepoint ", 15);
-	if (!bg_entry_prepare(g, dp)) {
-		strbuf_release(&sec);
+	bool user = bpf_attach_in_user(at.kind);
+	if ((at.kind == BA_PROCFS_READ || at.kind == BA_PROCFS_WRITE) && !procfs_one_way(g, dp, &at))
 		return;
-	}
+	g->ctx_args = at.kind == BA_RAW_TRACEPOINT;   /* its context: the arguments, u64 args[] */
+	if (!bg_entry_prepare(g, dp))
+		return;
 	bool as_user = false;
-	if (user || !timer_program(g, dp, &sec, &as_user))
+	if (user || !timer_program(g, dp, &at, &as_user))
 		probe_body(g, dp, user || as_user, as_user);
 	g->timer_randomized = false;
-	strbuf_addf(&sec, "\npp %s%s", dp->pp, optional ? "\noptional" : "");
-	bg_prog_end(g, sec.buf);
-	strbuf_release(&sec);
+	bg_prog_end(g, &at, dp->pp);
 }
 
 /* -D NAME=VALUE: the limits BPF honours, and a refusal of the rest (they
@@ -815,7 +801,7 @@ static bool defines(struct bgen *g)
  * of the script; the rest as derived */
 static int64_t probe_order(const struct derived_probe *dp)
 {
-	return (dp->kind == PK_BEGIN || dp->kind == PK_END || dp->kind == PK_ERROR) && dp->prov->probe_order
+	return (dp->kind == STP_PK_BEGIN || dp->kind == STP_PK_END || dp->kind == STP_PK_ERROR) && dp->prov->probe_order
 	       ? dp->prov->probe_order(dp) : 0;
 }
 

@@ -7,10 +7,10 @@
  * bpf_probe_read_kernel/user. Anything else in it (pretty printing, module
  * symbols ...) is refused. */
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "probes/uprobes.h"
 #include "target/tvars.h"
 #include "translate/bpf/gen.h"
 
@@ -418,7 +418,25 @@ bool bg_mark_parms(struct bgen *g, struct expr *e, int *nargs)
 	const struct tvar *tv = e->kind == EXPR_TARGET ? tvar_find(g->s, g->dp, e) : NULL;
 
 	return tv && tv->kind == TV_PRETTY && (!strcmp(e->name, "$$parms") || !strcmp(e->name, "$$vars")) &&
-	       !e->suffix && uprobe_mark(g->dp, nargs);
+	       !e->suffix && g->ctx.mark_args >= 0 && (*nargs = g->ctx.mark_args, true);
+}
+
+/* The C of marker argument i, as its family's tvar_code gives $argI; NULL
+ * with *why (allocated, or NULL) when it has none. */
+static char *mark_arg_code(struct bgen *g, int i, char **why)
+{
+	char name[24];
+	struct expr arg = { .kind = EXPR_TARGET, .name = name };
+	char *code = NULL;
+	bool pretty = false;
+
+	snprintf(name, sizeof(name), "$arg%d", i);
+	if (!g->dp->prov->tvar_code || g->dp->prov->tvar_code(g->s, g->dp, &arg, &code, &pretty, why) != 1 ||
+	    pretty) {
+		free(code);
+		return NULL;
+	}
+	return code;
 }
 
 void bg_mark_parms_fmt(struct strbuf *fmt, int nargs)
@@ -429,7 +447,7 @@ void bg_mark_parms_fmt(struct strbuf *fmt, int nargs)
 
 bool bg_mark_arg_str(struct bgen *g, struct expr *e, int i, struct bstr d)
 {
-	char *why = NULL, *code = uprobe_mark_arg_c(g->dp, i, &why);
+	char *why = NULL, *code = mark_arg_code(g, i, &why);
 	int v = bg_stack(g), fault = bg_label(g), done = bg_label(g);
 	bool ok;
 
