@@ -93,14 +93,17 @@ struct session {
 	char *ko_file;            /* module built by pass 4 (--runtime=bpf: the bundle) */
 	char *bpf_bundle;         /* --runtime=bpf: the bundle's text, made at pass 2's end */
 
+	/* the files passes 2-4 read beyond those known before pass 1 and
+	 * whether they can be listed at all (inputs.c; the cache keys on them) */
+	VEC(char *) inputs;       /* each path once (input_note) */
+	const char *inputs_unkeyable; /* why the run has no key before pass 1 */
+
 	/* the module cache (cache/modcache.c). An option that changes what
 	 * passes 1-4 make must be part of its key (modcache.c, run_key). */
 	bool no_cache;            /* --disable-cache */
 	char *cache_key;          /* the run's key before pass 1; NULL: none */
 	char *cache_c_key;        /* its key after pass 3; NULL: none */
 	bool cache_hit;           /* the module came from the cache */
-	VEC(char *) cache_inputs; /* files passes 2-4 read (modcache_note_input) */
-	const char *cache_unkeyable; /* why the run has no key before pass 1 */
 	struct strbuf *cache_diags; /* the diagnostics passes 1-4 printed */
 	VEC(char *) run_modules;  /* on a hit: the kernel modules the guest loads */
 	VEC(char *) run_files;    /* on a hit: the files process probes are on */

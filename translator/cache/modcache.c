@@ -12,7 +12,7 @@
  *     and tapset file, of the target kernel's image and its kbuild tree.
  * What passes 2-4 read beyond that (the kernel's and modules' debuginfo, the
  * programs process probes name, the symbol map) is noted as it is opened
- * (modcache_note_input) and kept in the entry with each file's identity: a
+ * (input_note, translator/inputs.c) and kept in the entry with each file's identity: a
  * lookup is a hit only if they are all still the same. A run whose inputs
  * cannot be listed so (a wildcard over files, @cast headers) is keyed after
  * pass 3 instead, on the C, the build flags and the kernel: its hit skips
@@ -384,20 +384,6 @@ int modcache_lookup_c(struct session *s)
 	return 1;
 }
 
-void modcache_note_input(struct session *s, const char *path)
-{
-	for (int i = 0; i < s->cache_inputs.len; i++)
-		if (!strcmp(s->cache_inputs.items[i], path))
-			return;
-	vec_push(&s->cache_inputs, xstrdup(path));
-}
-
-void modcache_unkeyable(struct session *s, const char *why)
-{
-	if (!s->cache_unkeyable)
-		s->cache_unkeyable = why;
-}
-
 static void rm_entry(const char *dir)
 {
 	DIR *d = opendir(dir);
@@ -436,9 +422,9 @@ static void store_entry(struct session *s, const char *top, const char *key, boo
 		strbuf_addf(&meta, "module %s\n", mods.items[i]);
 	for (int i = 0; i < files.len; i++)
 		strbuf_addf(&meta, "file %s\n", files.items[i]);
-	for (int i = 0; with_inputs && i < s->cache_inputs.len; i++) {
+	for (int i = 0; with_inputs && i < s->inputs.len; i++) {
 		strbuf_addstr(&meta, "input ");
-		add_identity(&meta, s->cache_inputs.items[i]);
+		add_identity(&meta, s->inputs.items[i]);
 	}
 	strbuf_addstr(&meta, "diags\n");
 	if (s->cache_diags)
@@ -549,13 +535,13 @@ void modcache_store(struct session *s)
 	char *top = modules_dir();
 	if (!top)
 		return;
-	if (s->cache_key && !s->cache_unkeyable)
+	if (s->cache_key && !s->inputs_unkeyable)
 		store_entry(s, top, s->cache_key, true);
 	else if (s->cache_key && s->verbose >= 2)
-		fprintf(stderr, "stap: cache: the module is kept by its C only: %s\n", s->cache_unkeyable);
+		fprintf(stderr, "stap: cache: the module is kept by its C only: %s\n", s->inputs_unkeyable);
 	if (s->cache_c_key)
 		store_entry(s, top, s->cache_c_key, false);
-	trim(top, s->cache_key && !s->cache_unkeyable ? s->cache_key : s->cache_c_key, s->verbose);
+	trim(top, s->cache_key && !s->inputs_unkeyable ? s->cache_key : s->cache_c_key, s->verbose);
 	free(top);
 }
 

@@ -15,17 +15,11 @@ int modcache_lookup(struct session *s);
  * and kernel (s->ko_file set), else 0. For runs the first lookup cannot key. */
 int modcache_lookup_c(struct session *s);
 
-/* After pass 4: keep the module under the keys of both lookups, then bound
+/* After pass 4: keep the module under the keys of both lookups (the first
+ * with the files the run read, s->inputs: a later lookup is a hit only
+ * while they are the same; none if s->inputs_unkeyable), then bound
  * the cache's size. Failures only cost the next run a build. */
 void modcache_store(struct session *s);
-
-/* Pass 2-4 read path (debuginfo, a probed program, a symbol map): a later
- * lookup is a hit only while it is the same file. */
-void modcache_note_input(struct session *s, const char *path);
-
-/* This run's module cannot be keyed before pass 1 (why: a wildcard over
- * files, headers compiled for @cast); modcache_lookup_c still applies. */
-void modcache_unkeyable(struct session *s, const char *why);
 
 /* --clean-cache: bound the cache to its size limit now; 0 or 1 on error. */
 int modcache_clean(struct session *s);

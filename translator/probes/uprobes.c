@@ -20,11 +20,11 @@
 #include <string.h>
 
 #include "diag.h"
+#include "inputs.h"
 #include "target/tvars.h"
 #include "kpoint.h"
 #include "target/sdt.h"
 #include "target/uimage.h"
-#include "cache/modcache.h"
 
 extern const struct provider uprobes_provider;
 
@@ -202,7 +202,7 @@ bool uprobe_process_files(struct session *s, struct probe_point *pp, bool librar
 		return false;
 	}
 	if (!library && kpoint_has_wildcard(arg)) {   /* every file matching */
-		modcache_unkeyable(s, "a wildcard over files");
+		input_unkeyable(s, "a wildcard over files");
 		uimage_glob(s, arg, files);
 		if (!files->len && !pp->optional)
 			diag(s, E_PROBE_POINT, pp->pos, "no match for probe point %s: no file matches '%s'",

@@ -11,10 +11,10 @@
 #include <unistd.h>
 
 #include "env.h"
+#include "inputs.h"
 #include "kernel.h"
 #include "kimage.h"
 #include "target.h"
-#include "cache/modcache.h"
 
 #define BTF_MAGIC 0xeB9F
 
@@ -146,9 +146,9 @@ static char *load_raw(struct session *s, size_t *len, const char **why)
 	char *cached = cache_path(vmlinuz);
 	if (cached && (data = read_file(cached, len))) {
 		utimensat(AT_FDCWD, cached, NULL, 0);   /* used, for cache_prune */
-		modcache_note_input(s, vmlinuz);
+		input_note(s, vmlinuz);
 	} else if ((data = kimage_section(vmlinuz, ".BTF", len))) {
-		modcache_note_input(s, vmlinuz);
+		input_note(s, vmlinuz);
 		char *dir = cached ? cache_dir() : NULL;
 		if (dir)   /* one per kernel image */
 			cache_store(dir, cached, data, *len, "btf-", 8, 90L * 86400);

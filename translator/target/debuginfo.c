@@ -9,12 +9,12 @@
 #include <unistd.h>
 
 #include "debuginfod.h"
+#include "inputs.h"
 #include "kernel.h"
 #include "kimage.h"
 #include "sysroot.h"
 #include "target.h"
 #include "uimage.h"
-#include "cache/modcache.h"
 #include "util.h"
 
 
@@ -92,7 +92,7 @@ static struct dw_image *try_kernel(struct session *s, const char *path, const ch
 	struct dw_image *img = xcalloc(1, sizeof(*img));
 	img->path = xstrdup(path);
 	img->dbg = d;   /* the descriptor stays open for the mmap's life */
-	modcache_note_input(s, path);
+	input_note(s, path);
 	if (s->verbose >= 2)
 		fprintf(stderr, "kernel debuginfo: %s\n", img->path);
 	return img;
@@ -268,9 +268,9 @@ struct dw_image *dw_module(struct session *s, const char *module, const char **w
 		free(what);
 	}
 	if (headers)
-		modcache_unkeyable(s, "@cast with C headers");
+		input_unkeyable(s, "@cast with C headers");
 	else
-		modcache_note_input(s, path);
+		input_note(s, path);
 	Dwfl *dwfl = dwfl_begin(callbacks);
 	Dwfl_Module *mod = dwfl ? dwfl_report_offline(dwfl, module, path, -1) : NULL;
 	Dwarf_Addr bias = 0;

@@ -3,10 +3,10 @@
 
 #include "blacklist.h"
 #include "debuginfo.h"
+#include "inputs.h"
 #include "kernel.h"
 #include "sysroot.h"
 #include "target.h"
-#include "cache/modcache.h"
 
 #include <ctype.h>
 #include <fcntl.h>
@@ -219,13 +219,13 @@ const struct ksymtab *ksyms_kernel(struct session *s, const char **why)
 		if (!kernel_tab) {
 			p = xasprintf("%s/boot/System.map-%s", dw_debug_root(s), rel);
 			if ((kernel_tab = load_map(p)))
-				modcache_note_input(s, p);
+				input_note(s, p);
 			free(p);
 		}
 		if (!kernel_tab) {
 			p = xasprintf("%s/boot/System.map-%s", sysroot_dir(s), rel);
 			if ((kernel_tab = load_map(p)))
-				modcache_note_input(s, p);
+				input_note(s, p);
 			free(p);
 		}
 		if (!kernel_tab) {   /* the symbols of the kernel's debuginfo (debuginfod) */

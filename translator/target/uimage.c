@@ -13,11 +13,11 @@
 
 #include "debuginfod.h"
 #include "env.h"
+#include "inputs.h"
 #include "kimage.h"
 #include "spawn.h"
 #include "sysroot.h"
 #include "target.h"
-#include "cache/modcache.h"
 
 /* Is the target's file there, readable (X_OK: runnable) here? */
 static bool target_access(struct session *s, const char *path, int mode)
@@ -252,7 +252,7 @@ struct dw_image *dw_user(struct session *s, const char *path, const char **why)
 		}
 	elf_version(EV_CURRENT);
 	char *host = sysroot_host(s, path);   /* read here; path is the target's */
-	modcache_note_input(s, host);
+	input_note(s, host);
 	Dwfl *dwfl = dwfl_begin(dw_offline_callbacks(s));
 	Dwfl_Module *mod = dwfl ? dwfl_report_offline(dwfl, path, host, -1) : NULL;
 	if (!mod) {
