@@ -22,6 +22,7 @@ REMOTE_SOURCES = translator/remote/qemu.c translator/remote/qemu.h translator/re
 # per-run state off the session), debuginfo (installed or debuginfod), symbols,
 # the image, DWARF functions, lines and locations, the syscall tapset generator
 TARGET_SOURCES = translator/target/kernel.c translator/target/kernel.h translator/target/target.h \
+	translator/target/releases.c translator/target/releases.h \
 	translator/target/debuginfo.c translator/target/debuginfo.h translator/target/cast_headers.c \
 	translator/target/uimage.c translator/target/uimage.h translator/target/sysroot.c translator/target/sysroot.h translator/target/sdt.c translator/target/sdt.h \
 	translator/target/debuginfod.c translator/target/debuginfod.h \
@@ -70,5 +71,6 @@ translator_stap_LDADD = -ldw -lelf $(DEBUGINFOD_LIBS) $(CRYPTO_LIBS)
 
 translator_stap_vm_SOURCES = translator/remote/stap_vm_main.c translator/util.c translator/util.h \
 	translator/spawn.c translator/spawn.h \
-	translator/env.c translator/env.h translator/env.def $(REMOTE_SOURCES)
+	translator/env.c translator/env.h translator/env.def $(REMOTE_SOURCES) \
+	translator/target/releases.c translator/target/releases.h
 translator_stap_vm_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/translator

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "env.h"
+#include "target/releases.h"
 
 #ifndef PKGLIBEXECDIR
 #define PKGLIBEXECDIR "/usr/local/libexec/cstap"
@@ -38,130 +39,6 @@ static bool is_dir(const char *p)
 	struct stat st;
 
 	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-static bool bootable(const char *rel)
-{
-	char *k = xasprintf("/boot/vmlinuz-%s", rel);
-	bool ok = access(k, F_OK) == 0;
-
-	free(k);
-	return ok;
-}
-
-/* The kernel release linux-image-cloud-amd64 depends on, from dpkg's status
- * file (no dpkg run needed); NULL if that package is not installed. */
-static char *dpkg_cloud_release(void)
-{
-	char *st = read_file("/var/lib/dpkg/status", NULL);
-	char *rel = NULL;
-
-	if (!st)
-		return NULL;
-	for (char *p = st; p && *p;) {
-		char *end = strstr(p, "\n\n");
-		if (end)
-			*end = 0;
-		if (!strncmp(p, "Package: linux-image-cloud-amd64\n", 33)) {
-			char *status = strstr(p, "\nStatus: ");
-			char *dep = strstr(p, "\nDepends: ");
-			size_t sl = status ? strcspn(status + 1, "\n") : 0;
-			bool installed = sl > 10 && !strncmp(status + 1 + sl - 10, " installed", 10);
-			if (installed && dep) {
-				dep += strlen("\nDepends: ");
-				size_t n = strcspn(dep, " ,|(\n");
-				if (n > 12 && !strncmp(dep, "linux-image-", 12)) {
-					rel = xstrndup(dep + 12, n - 12);
-					size_t l = strlen(rel);
-					if (l > 9 && !strcmp(rel + l - 9, "-unsigned"))
-						rel[l - 9] = 0;
-				}
-			}
-			break;
-		}
-		p = end ? end + 2 : NULL;
-	}
-	free(st);
-	return rel;
-}
-
-/* Highest (version order) /boot/vmlinuz-REL with a /lib/modules/REL/build. */
-static int cmp_release(const void *a, const void *b)
-{
-	return strverscmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Every ROOT/boot/vmlinuz-REL that has ROOT/lib/modules/REL/build, oldest
- * first (root "": this system's). */
-static strvec boot_releases(const char *root)
-{
-	char *boot = xasprintf("%s/boot", root);
-	DIR *d = opendir(boot);
-	struct dirent *e;
-	strvec v = { 0 };
-
-	free(boot);
-	if (!d)
-		return v;
-	while ((e = readdir(d))) {
-		if (strncmp(e->d_name, "vmlinuz-", 8) || !e->d_name[8])
-			continue;
-		const char *rel = e->d_name + 8;
-		char *build = xasprintf("%s/lib/modules/%s/build", root, rel);
-		if (is_dir(build))
-			vec_push(&v, xstrdup(rel));
-		free(build);
-	}
-	closedir(d);
-	if (v.len)
-		qsort(v.items, v.len, sizeof(v.items[0]), cmp_release);
-	return v;
-}
-
-char *vm_newest_release(const char *root)
-{
-	strvec v = boot_releases(root);
-	char *best = v.len ? xstrdup(v.items[v.len - 1]) : NULL;
-
-	for (int i = 0; i < v.len; i++)
-		free(v.items[i]);
-	free(v.items);
-	return best;
-}
-
-strvec vm_releases(void)
-{
-	strvec v = boot_releases(""), out = { 0 };
-	const char *def = vm_default_release();
-
-	if (def)
-		vec_push(&out, xstrdup(def));
-	for (int i = 0; i < v.len; i++) {
-		if (def && !strcmp(v.items[i], def))
-			free(v.items[i]);
-		else
-			vec_push(&out, v.items[i]);
-	}
-	free(v.items);
-	return out;
-}
-
-const char *vm_default_release(void)
-{
-	static char *rel;
-	static bool done;
-
-	if (done)
-		return rel;
-	done = true;
-	rel = dpkg_cloud_release();
-	if (rel && !bootable(rel)) {
-		free(rel);
-		rel = NULL;
-	}
-	if (!rel)
-		rel = vm_newest_release("");
-	return rel;
 }
 
 /* Directory of the running executable (for the build tree's staprun). */
@@ -227,7 +104,7 @@ static int default_memory(const struct vm_config *c)
 static int resolve(struct vm_config *c, int default_timeout)
 {
 	if (!c->release && !c->kernel) {
-		c->release = vm_default_release();
+		c->release = releases_default();
 		if (!c->release) {
 			vm_msg("no kernel to boot: need /boot/vmlinuz-REL with /lib/modules/REL/build");
 			return -1;

@@ -25,7 +25,7 @@
 struct vm_file { const char *host, *guest; };
 
 struct vm_config {
-	const char *release;    /* kernel release; NULL = vm_default_release() */
+	const char *release;    /* kernel release; NULL = releases_default() (target/releases.h) */
 	const char *kernel;     /* vmlinuz path; NULL = ROOT/boot/vmlinuz-<release> */
 	const char *root;       /* the system's files under this directory (--sysroot):
 	                           its kernel image and modules; NULL = this system's */
@@ -54,19 +54,6 @@ struct vm_config {
 	                           guest (QEMU user networking, virtio-net; the guest's
 	                           eth0 is 10.0.2.15/24, gateway 10.0.2.2). Needs .release */
 };
-
-/* The newest installed kernel we can boot and build for: the release that
- * linux-image-cloud-amd64 depends on if installed (dpkg), else the highest
- * /boot/vmlinuz-* that has /lib/modules/<rel>/build; NULL if none. */
-const char *vm_default_release(void);
-/* The highest release under root ("": this system; a --sysroot) with
- * ROOT/boot/vmlinuz-REL and ROOT/lib/modules/REL/build; NULL if none. */
-char *vm_newest_release(const char *root);
-
-/* Every kernel release a guest can boot and modules be built for (a
- * /boot/vmlinuz-REL with /lib/modules/REL/build), the default first, then
- * oldest to newest: what the tests run on. */
-strvec vm_releases(void);
 
 /* Interactive: run `argv` (e.g. staprun /ko/x.ko ...) in the guest; its stdout
  * and stderr are streamed to ours (fd 1, fd 2) while it runs. The first SIGINT

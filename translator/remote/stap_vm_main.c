@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #endif
 #include "qemu.h"
+#include "target/releases.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -154,13 +155,13 @@ int main(int argc, char **argv)
 			break;
 		}
 		case 'R': {
-			strvec v = vm_releases();
+			strvec v = releases_bootable();
 			for (int i = 0; i < v.len; i++)
 				printf("%s\n", v.items[i]);
 			return v.len ? 0 : 1;
 		}
 		case 'D': {
-			const char *rel = vm_default_release();
+			const char *rel = releases_default();
 			if (!rel) {
 				fprintf(stderr, "stap-vm: no kernel found: need /boot/vmlinuz-REL with /lib/modules/REL/build\n");
 				return 1;

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "env.h"
-#include "remote/qemu.h"
+#include "releases.h"
 #include "sysroot.h"
 #include "target.h"
 
@@ -47,10 +47,10 @@ const struct target_kernel *target_kernel(struct session *s)
 	k->host_loads_modules = host_can_load_modules();
 	k->release = s->kernel_release ? s->kernel_release : env_get(ENV_CSTAP_RELEASE);
 	if ((!k->release || !*k->release) && s->sysroot)
-		k->release = vm_newest_release(s->sysroot);
+		k->release = releases_newest(s->sysroot);
 	else if (!k->release || !*k->release)
 		k->release = k->host_loads_modules ? (k->host_release ? k->host_release : "")
-						   : vm_default_release();
+						   : releases_default();
 	if (!k->release)
 		return k;
 	/* a system under a sysroot is not this one, whatever its release */
