@@ -19,7 +19,8 @@ REMOTE_SOURCES = translator/remote/qemu.c translator/remote/qemu.h translator/re
 	translator/remote/boot.c
 
 # the target kernel: its facts and files (kernel.c, once per run; target.h the
-# per-run state off the session), debuginfo (installed or debuginfod), symbols,
+# per-run state off the session; releases.c the installed releases, stap-vm
+# links it too), debuginfo (installed or debuginfod), symbols,
 # the image, DWARF functions, lines and locations, the syscall tapset generator
 TARGET_SOURCES = translator/target/kernel.c translator/target/kernel.h translator/target/target.h \
 	translator/target/releases.c translator/target/releases.h \
@@ -50,7 +51,7 @@ STAP_PASS_SOURCES = translator/passes.h translator/options.c translator/options.
 	translator/elaborate/elaborate.c translator/elaborate/autocast.c \
 	translator/walk.c translator/walk.h translator/elaborate/analyze.c \
 	translator/elaborate/alias.c translator/elaborate/checks.c translator/elaborate/dump.c \
-	translator/elaborate/optimize.c translator/elaborate/context_funcs.c translator/elaborate/doubleglob.c \
+	translator/elaborate/optimize.c translator/elaborate/context_funcs.c translator/elaborate/target_exprs.c translator/elaborate/doubleglob.c \
 	translator/elaborate/listing.c translator/elaborate/listing.h translator/elaborate/dumps.c translator/elaborate/privilege.c \
 	translator/translate/translate.c translator/translate/translate.h \
 	translator/translate/bpf/bpf.h translator/translate/bpf/gen.h translator/translate/bpf/insn.h \

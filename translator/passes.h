@@ -57,6 +57,11 @@ void context_funcs_mark(struct session *s);
  * to out once each. */
 void context_funcs_reached(struct stmt *body, funcvec *out);
 
+/* pass 2: resolve every target expression of the probes and functions kept,
+ * in each derived probe's context as its family gives it (target_exprs.c,
+ * through target/tvars.c); errors are reported. Returns their number. */
+int target_exprs_resolve(struct session *s);
+
 /* pass 2's last step (analyze.c): decide what pass 3 only reads */
 void analyze(struct session *s);
 /* x++, x--, ++x, --x, x += e, x -= e on a global: that global, else NULL */

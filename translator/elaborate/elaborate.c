@@ -1400,7 +1400,7 @@ int pass2_elaborate(struct session *s)
 	if (!s->list_vars)   /* -L lists the locals an alias's prologue sets, read or not */
 		optimize_bodies(s);
 	autocast_rewrite(s, bodies.items, bodies.len);
-	if (s->errors || tvars_resolve(s))
+	if (s->errors || target_exprs_resolve(s))
 		return 1;
 
 	elide_unused_globals(s);

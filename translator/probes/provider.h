@@ -6,10 +6,10 @@
  * hooks (doc/architecture.md shows who calls which):
  *
  *   pass 2   derive        (elaborate.c) a probe point -> derived probes
- *            tvar_scope    (target/tvars.c) where $target variables live
- *            tvar_code     (target/tvars.c) those that are not DWARF
- *            is_return     (target/tvars.c) @entry without DWARF
- *            without_dwarf (target/tvars.c) on code no DWARF describes: $$vars empty
+ *            tvar_scope    (target_exprs.c) where $target variables live
+ *            tvar_code     (target_exprs.c) those that are not DWARF
+ *            is_return     (target_exprs.c) @entry without DWARF
+ *            without_dwarf (target_exprs.c) on code no DWARF describes: $$vars empty
  *   -L       list_vars     (listing.c) " $name:type ..." of a probe
  *   pass 3   runtime_header, probe_type (translate.c) what the module includes;
  *                          the probe_type() of each probe
@@ -77,7 +77,7 @@ struct derived_probe {
 	bool own_body;                  /* body_N is its alone: its target variables differ */
 	bool has_entry;                 /* .return probe saving values at entry (@entry) */
 	funcvec ctx_funcs;              /* the functions reading its $target variables that
-					 * its body calls (context_funcs.c; set by tvars.c) */
+					 * its body calls (context_funcs.c; set by target_exprs.c) */
 	unsigned char *lock_modes;      /* per global, as s->globals: 0 none, 1 read, 2|3 write
 					 * lock, through called functions too (pass 2 analysis) */
 	struct derived_probe *sharer;   /* pass 3: the probe whose dh_N runs this one's body

@@ -19,8 +19,6 @@
 
 #include "diag.h"
 #include "dwarf_scope.h"
-#include "passes.h"
-#include "probes/provider.h"
 #include "ksyms.h"
 #include "walk.h"
 
@@ -45,7 +43,8 @@ static struct tvar_table *table(struct session *s)
 /* What a target expression is resolved against. */
 struct rctx {
 	struct session *s;
-	const struct derived_probe *dp;
+	const struct tvar_site *site;     /* NULL: in no probe */
+	const struct derived_probe *dp;   /* site's dp, or NULL */
 	const struct dw_scope *in;        /* NULL: no probe context (@cast only) */
 	struct dw_image *img;             /* image for @cast / @var */
 	Dwarf_Die fn;
@@ -1324,12 +1323,12 @@ static bool resolve_loc(struct rctx *r, const struct expr *e, bool addrof, struc
 	switch (e->kind) {
 	case EXPR_TARGET:
 		/* a kernel probe's $vars are the kernel's, registers too */
-		if (r->dp && !r->dp->prov->unprivileged)
+		if (r->site && r->site->kernel)
 			r->kernel = true;
-		if (r->dp && r->dp->prov->tvar_code) {   /* the family's own ($argN of a marker) */
+		if (r->site && r->site->code) {   /* the family's own ($argN of a marker) */
 			char *code = NULL, *why = NULL;
 			bool pretty = false;
-			int k = r->dp->prov->tvar_code(r->s, r->dp, e, &code, &pretty, &why);
+			int k = r->site->code(r->s, r->dp, e, &code, &pretty, &why);
 			if (k < 0) {
 				r->family_var = true;
 				fail(r, "%s", why);
@@ -1561,8 +1560,8 @@ static void report(struct walk *w, const struct expr *e)
 		enum diag_tag tag = r->in || r->family_var || e->kind != EXPR_TARGET ? E_TARGET_VAR
 										     : E_TARGET_UNAVAILABLE;
 		const char *fn = r->in && dwarf_diename(&r->fn) ? dwarf_diename(&r->fn) : NULL;
-		if (r->dp && fn && tag == E_TARGET_VAR)
-			diag(r->s, tag, e->pos, "%s (in probe %s)", r->why, r->dp->pp);
+		if (r->site && fn && tag == E_TARGET_VAR)
+			diag(r->s, tag, e->pos, "%s (in probe %s)", r->why, r->site->pp);
 		else
 			diag(r->s, tag, e->pos, "%s", r->why ? r->why : "cannot resolve this target expression");
 		w->errors++;
@@ -1640,8 +1639,8 @@ static void walk_target(struct walk *w, const struct expr *e, bool addrof, const
 		free(tv);
 		return;
 	}
-	if (tv->at_entry && r->dp) {
-		((struct derived_probe *)r->dp)->has_entry = true;
+	if (tv->at_entry && r->site) {
+		*r->site->has_entry = true;
 		no_entry_in_func(w, e);
 	}
 	if (!w->quiet || !tvar_find(r->s, dp, key))
@@ -1702,8 +1701,8 @@ static enum walk_action visit_expr(struct expr *e, void *ctx)
 		return WALK_SKIP;
 	}
 	case EXPR_ENTRY:
-		if (w->r->ret && w->r->dp) {
-			((struct derived_probe *)w->r->dp)->has_entry = true;
+		if (w->r->ret && w->r->site) {
+			*w->r->site->has_entry = true;
 			no_entry_in_func(w, e);
 		}
 		if (!w->r->ret && !w->quiet) {
@@ -1733,16 +1732,18 @@ bool tvars_per_probe(const struct probe *p)
 	return !walk_stmt(&w, p->body);
 }
 
-/* The context of a derived probe: its function DIE and address. */
-static void probe_ctx(struct session *s, const struct derived_probe *dp, struct rctx *r)
+/* The context of a derived probe (site; NULL: none): its function DIE
+ * and address, as its family's scope gives them. */
+static void probe_ctx(struct session *s, const struct tvar_site *site, struct rctx *r)
 {
 	const char *why;
 
 	memset(r, 0, sizeof(*r));
 	r->s = s;
-	r->dp = dp;
-	r->in = dp && dp->prov->tvar_scope ? dp->prov->tvar_scope(dp) : NULL;
-	r->no_dwarf = dp && dp->prov->without_dwarf && dp->prov->without_dwarf(dp);
+	r->site = site;
+	r->dp = site ? site->dp : NULL;
+	r->in = site ? site->scope : NULL;
+	r->no_dwarf = site && site->no_dwarf;
 	if (r->in && !dwarf_offdie(r->in->img->dbg, r->in->die, &r->fn))
 		r->in = NULL;
 	if (r->in) {
@@ -1755,55 +1756,37 @@ static void probe_ctx(struct session *s, const struct derived_probe *dp, struct 
 		r->img = dw_kernel(s, &why);
 		/* a return probe without DWARF (kprobe.function().return) can
 		 * still have @entry(expr) evaluated when the function is entered */
-		r->ret = dp && dp->prov->is_return && dp->prov->is_return(dp);
+		r->ret = site && site->is_return;
 	}
 }
 
-bool tvars_cfa(struct session *s, const struct derived_probe *dp, int *reg, int64_t *off)
+/* uprobes.c: a uretprobe's entry handler needs the frame address there. */
+bool tvars_cfa(struct session *s, const struct dw_scope *scope, int *reg, int64_t *off)
 {
+	struct tvar_site site = { .scope = scope };
 	struct rctx r;
 	bool ok;
 
-	probe_ctx(s, dp, &r);
+	probe_ctx(s, &site, &r);
 	ok = r.in && cfa_rule(&r, reg, off);
 	free(r.why);
 	return ok;
 }
 
-int tvars_resolve(struct session *s)
+/* One walk over a probe's body and the functions it calls, so a value at
+ * entry read in those functions is told apart (in_func). */
+int tvars_resolve_body(struct session *s, const struct tvar_site *site, struct stmt *body,
+		       const funcvec *funcs)
 {
-	int errors = 0;
-	struct probe *last = NULL;
+	struct rctx r;
 
-	for (int i = 0; i < s->probes.len; i++) {
-		struct derived_probe *dp = s->probes.items[i];
-		struct rctx r;
-		if (!tvars_per_probe(dp->probe)) {
-			if (dp->probe == last)
-				continue;
-			last = dp->probe;   /* @cast/@var only: once per body */
-		}
-		probe_ctx(s, dp, &r);
-		struct walk w = { .r = &r };
-		walk_body(&w, dp->probe->body);
-		/* and the functions reading its $vars (pass 3 writes a copy of each) */
-		context_funcs_reached(dp->probe->body, &dp->ctx_funcs);
-		w.in_func = true;
-		for (int k = 0; k < dp->ctx_funcs.len; k++)
-			walk_body(&w, dp->ctx_funcs.items[k]->body);
-		errors += w.errors;
-	}
-	for (int i = 0; i < s->funcs.len; i++) {
-		struct func *f = s->funcs.items[i];
-		struct rctx r;
-		if (!f->body || f->in_context)
-			continue;
-		probe_ctx(s, NULL, &r);
-		struct walk w = { .r = &r };
-		walk_body(&w, f->body);
-		errors += w.errors;
-	}
-	return errors;
+	probe_ctx(s, site, &r);
+	struct walk w = { .r = &r };
+	walk_body(&w, body);
+	w.in_func = true;
+	for (int k = 0; funcs && k < funcs->len; k++)
+		walk_body(&w, funcs->items[k]->body);
+	return w.errors;
 }
 
 bool tvars_kernel(struct session *s, const struct derived_probe *dp, const struct expr *e)

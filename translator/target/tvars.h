@@ -17,8 +17,11 @@
 #ifndef CSTAP_TVARS_H
 #define CSTAP_TVARS_H
 
+#include "ast.h"
 #include "debuginfo.h"
-#include "probes/provider.h"
+
+struct derived_probe;   /* probes/provider.h; here only the key of what is resolved in it */
+struct dw_scope;
 
 enum tv_kind {
 	TV_VALUE,       /* code: a C expression of type int64_t */
@@ -42,9 +45,30 @@ struct tvar {
 	int size;               /* bytes */
 };
 
-/* Pass 2: resolve every target expression of the probes and functions
- * kept; errors are reported as diagnostics. Returns the number of errors. */
-int tvars_resolve(struct session *s);
+/* What resolving target expressions needs of the derived probe they are
+ * in, as its family answers through struct provider's hooks (pass 2 fills
+ * it: elaborate/target_exprs.c), so target/ needs no probe family. */
+struct tvar_site {
+	const struct derived_probe *dp; /* the key of what is resolved in it */
+	const char *pp;                 /* its pp(), for messages */
+	const struct dw_scope *scope;   /* tvar_scope: where $x lives; NULL: no DWARF */
+	bool no_dwarf;                  /* without_dwarf: on code no DWARF describes */
+	bool is_return;                 /* is_return: @entry evaluable without DWARF */
+	bool kernel;                    /* its $x read the kernel's memory or registers
+					 * (a family not marked unprivileged) */
+	/* tvar_code: the family's own target variables, as the hook says;
+	 * NULL: all are DWARF */
+	int (*code)(struct session *s, const struct derived_probe *dp, const struct expr *e,
+		    char **code, bool *pretty, char **why);
+	bool *has_entry;                /* set to true when it reads values at entry */
+};
+
+/* Pass 2: resolve the target expressions of body, in site (NULL: in no
+ * probe, a function's @cast and @var), then of the bodies of funcs (the
+ * functions the probe's body calls that read its $vars; NULL: none);
+ * errors are reported as diagnostics. Returns the number of errors. */
+int tvars_resolve_body(struct session *s, const struct tvar_site *site, struct stmt *body,
+		       const funcvec *funcs);
 /* Does e, as resolved in dp (or anywhere: dp NULL), read the kernel's
  * memory or registers, or give a kernel address? (privilege.c) */
 bool tvars_kernel(struct session *s, const struct derived_probe *dp, const struct expr *e);
@@ -58,10 +82,10 @@ bool tvars_per_probe(const struct probe *p);
 /* A condition decided by @defined in dp: 1 true, 0 false, -1 not constant.
  * Pass 2 resolves, and pass 3 generates, only the live branch. */
 int tvars_static_cond(struct session *s, const struct derived_probe *dp, const struct expr *cond);
-/* The canonical frame address where dp's scope puts it (its entry), as
- * DWARF register *reg + *off; false if the call frame information has no
- * such rule there. */
-bool tvars_cfa(struct session *s, const struct derived_probe *dp, int *reg, int64_t *off);
+/* The canonical frame address where a probe's scope (its family's
+ * tvar_scope) puts it (its entry), as DWARF register *reg + *off; false if
+ * there is no scope or the call frame information has no such rule there. */
+bool tvars_cfa(struct session *s, const struct dw_scope *scope, int *reg, int64_t *off);
 /* Offset of a member in a struct type of img ("struct x"), or -1. */
 long dw_member_offset(struct dw_image *img, const char *type, const char *member);
 /* C statements run when the script starts for its $target reads: they set
