@@ -18,6 +18,14 @@
 #include "util.h"
 
 
+/* qsort/bsearch order of DIE offsets */
+int dw_off_cmp(const void *a, const void *b)
+{
+	Dwarf_Off x = *(const Dwarf_Off *)a, y = *(const Dwarf_Off *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 /* The running kernel's build-id, from the raw notes in /sys/kernel/notes. */
 static char *running_build_id(void)
 {

@@ -18,6 +18,10 @@
 
 struct dw_aranges;
 
+/* DIE offsets (units, functions), and their order for qsort/bsearch. */
+typedef VEC(Dwarf_Off) dw_offvec;
+int dw_off_cmp(const void *a, const void *b);
+
 struct dw_image {
 	char *path;
 	char *module;           /* a kernel module's name; NULL: the kernel or a user file */

@@ -232,14 +232,6 @@ static int cmp_usym_addr(const void *a, const void *b)
 	return (x->addr > y->addr) - (x->addr < y->addr);
 }
 
-static int cmp_off(const void *a, const void *b)
-{
-	Dwarf_Off x = *(const Dwarf_Off *)a, y = *(const Dwarf_Off *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-typedef VEC(Dwarf_Off) offvec;
 
 struct arange { uint64_t lo, hi; Dwarf_Off cu; };
 typedef VEC(struct arange) arangevec;
@@ -336,7 +328,7 @@ static bool find_cu(const arangevec *v, uint64_t addr, Dwarf_Off *cu)
 /* Units (header offsets) holding functions whose symbol matches, found
  * through .debug_aranges. False if that is not possible. */
 static bool units_by_symbol(struct dw_image *img, const struct ksymtab *syms, const char *pat,
-			    offvec *units)
+			    dw_offvec *units)
 {
 	if (img->mod || !syms)
 		return false;
@@ -384,7 +376,7 @@ static int cmp_addr(const void *a, const void *b)
 void dw_find_functions(struct dw_image *img, const struct ksymtab *syms,
 		       const struct dw_pattern *p, dw_funcvec *out)
 {
-	offvec units = { 0 };
+	dw_offvec units = { 0 };
 	int first = out->len;
 	usymvec alias = { 0 };
 
@@ -396,7 +388,7 @@ void dw_find_functions(struct dw_image *img, const struct ksymtab *syms,
 
 	if (!all_wild(p->func) && units_by_symbol(img, syms, p->func, &units)) {
 		if (units.len)
-			qsort(units.items, units.len, sizeof(Dwarf_Off), cmp_off);
+			qsort(units.items, units.len, sizeof(Dwarf_Off), dw_off_cmp);
 		for (int i = 0; i < units.len; i++) {
 			Dwarf_Die cu;
 			Dwarf_Off next;

@@ -75,13 +75,6 @@ static int cmp_ptr(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int cmp_off(const void *a, const void *b)
-{
-	Dwarf_Off x = *(const Dwarf_Off *)a, y = *(const Dwarf_Off *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static int cmp_pair(const void *a, const void *b)
 {
 	const struct pair *x = a, *y = b;
@@ -236,7 +229,7 @@ void dw_inline_units(const struct dw_inline_index *idx, const char *pat, dw_offv
 			vec_push(out, (Dwarf_Off)idx->cus[n->first + k]);
 	}
 	if (out->len - first > 1)
-		qsort(out->items + first, out->len - first, sizeof(Dwarf_Off), cmp_off);
+		qsort(out->items + first, out->len - first, sizeof(Dwarf_Off), dw_off_cmp);
 	int n = first;
 	for (int i = first; i < out->len; i++)
 		if (n == first || out->items[n - 1] != out->items[i])

@@ -14,8 +14,6 @@
 #include "debuginfo.h"
 #include "util.h"
 
-typedef VEC(Dwarf_Off) dw_offvec;
-
 /* The index of img: from memory, from the cache, or, when build is set,
  * made now by walking every unit (and stored). NULL if there is none and
  * build is false, or the image cannot be walked. */
