@@ -120,6 +120,31 @@ struct stmt *stmt_clone(const struct stmt *st)
 	return c;
 }
 
+const char *pragma_next(const char **s, size_t *len)
+{
+	const char *c = *s;
+
+	while (c && (c = strstr(c, "/*"))) {
+		const char *e = strstr(c + 2, "*/"), *a, *b;
+
+		if (!e)
+			break;
+		for (a = c + 2; a < e && (*a == ' ' || *a == '\t'); a++)
+			;
+		for (b = e; b > a && (b[-1] == ' ' || b[-1] == '\t'); b--)
+			;
+		c = e + 2;
+		if (b > a && !memchr(a, ' ', (size_t)(b - a)) &&
+		    !memchr(a, '\n', (size_t)(b - a))) {
+			*s = c;
+			*len = (size_t)(b - a);
+			return a;
+		}
+	}
+	*s = NULL;
+	return NULL;
+}
+
 bool expr_is_update(const struct expr *e)
 {
 	return e->kind == EXPR_ASSIGN || e->kind == EXPR_PREINC || e->kind == EXPR_POSTINC;

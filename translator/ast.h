@@ -322,6 +322,10 @@ struct expr *expr_clone(const struct expr *e);
 struct target_step *step_clone(const struct target_step *s);
 /* An assignment (any operator, <<< too), ++ or --: it writes its lhs. */
 bool expr_is_update(const struct expr *e);
+/* The next pragma comment of embedded code at or after *s (a one-word
+ * comment: / * pure * /, / * unprivileged * / ...): its word, not
+ * NUL-terminated, *len bytes; *s moves past it. NULL when none is left. */
+const char *pragma_next(const char **s, size_t *len);
 struct stmt *stmt_clone(const struct stmt *st);
 
 #endif

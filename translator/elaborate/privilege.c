@@ -46,19 +46,12 @@ static bool library_file(const struct srcfile *f)
  * parser collects a function's pragmas: one word between the markers.) */
 static bool code_has_pragma(const char *code, const char *name)
 {
-	size_t n = strlen(name);
+	const char *s = code, *w;
+	size_t n;
 
-	for (const char *s = code; s && (s = strstr(s, "/*")); s += 2) {
-		const char *a = s + 2;
-		while (*a == ' ' || *a == '\t')
-			a++;
-		if (strncmp(a, name, n))
-			continue;
-		for (a += n; *a == ' ' || *a == '\t'; a++)
-			;
-		if (!strncmp(a, "*/", 2))
+	while ((w = pragma_next(&s, &n)))
+		if (n == strlen(name) && !strncmp(w, name, n))
 			return true;
-	}
 	return false;
 }
 
@@ -205,23 +198,37 @@ static enum walk_action check_stmt(struct stmt *st, void *ctx)
 	return WALK_DESCEND;
 }
 
+/* The memo's verdict for (f, dp), made (not done, nothing found) and
+ * *fresh set when there was none yet. */
+static struct verdict *verdict_of(verdictvec *memo, const struct func *f, const struct derived_probe *dp,
+				  bool *fresh)
+{
+	struct verdict *v;
+
+	for (int i = 0; i < memo->len; i++)
+		if (memo->items[i]->f == f && memo->items[i]->dp == dp) {
+			*fresh = false;
+			return memo->items[i];
+		}
+	v = xcalloc(1, sizeof(*v));
+	v->f = f;
+	v->dp = dp;
+	vec_push(memo, v);
+	*fresh = true;
+	return v;
+}
+
 /* What makes a script function refused, or NULL: its body is checked as
  * the user's code would be, in the context of the probe that calls it if
  * it reads that probe's $vars. */
 static const struct finding *func_refused(struct check *c, const struct func *f)
 {
 	const struct derived_probe *dp = f->in_context ? c->dp : NULL;
-	struct verdict *v = NULL;
+	bool fresh;
+	struct verdict *v = verdict_of(c->memo, f, dp, &fresh);
 
-	for (int i = 0; i < c->memo->len && !v; i++)
-		if (c->memo->items[i]->f == f && c->memo->items[i]->dp == dp)
-			v = c->memo->items[i];
-	if (v)
+	if (!fresh)
 		return v->done && v->bad.what ? &v->bad : NULL;   /* in progress: what it calls decides */
-	v = xcalloc(1, sizeof(*v));
-	v->f = f;
-	v->dp = dp;
-	vec_push(c->memo, v);
 	struct check in = { .s = c->s, .dp = dp, .memo = c->memo };
 	const struct walker w = { .expr = check_expr, .stmt = check_stmt, .ctx = &in };
 	walk_stmt(&w, f->body);
@@ -235,16 +242,14 @@ static const struct finding *func_refused(struct check *c, const struct func *f)
  * the others once, by check_privilege. */
 static void check_user_func(struct check *c, const struct func *f)
 {
+	bool fresh;
+
 	if (!f->in_context)
 		return;
-	for (int i = 0; i < c->memo->len; i++)
-		if (c->memo->items[i]->f == f && c->memo->items[i]->dp == c->dp)
-			return;
-	struct verdict *v = xcalloc(1, sizeof(*v));
-	v->f = f;
-	v->dp = c->dp;
+	struct verdict *v = verdict_of(c->memo, f, c->dp, &fresh);
+	if (!fresh)
+		return;
 	v->done = true;   /* a user function's verdict is its reports */
-	vec_push(c->memo, v);
 	const struct walker w = { .expr = check_expr, .stmt = check_stmt, .ctx = c };
 	walk_stmt(&w, f->body);
 }

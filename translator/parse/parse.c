@@ -1500,21 +1500,11 @@ static enum type parse_type(struct parser *p)
 /* Pragma comments in embedded C: / * pure * /, / * unprivileged * / ... */
 static void collect_pragmas(struct func *f, const char *code)
 {
-	const char *s = code;
+	const char *s = code, *w;
+	size_t n;
 
-	while ((s = strstr(s, "/*"))) {
-		const char *e = strstr(s + 2, "*/"), *a, *b;
-
-		if (!e)
-			return;
-		for (a = s + 2; a < e && (*a == ' ' || *a == '\t'); a++)
-			;
-		for (b = e; b > a && (b[-1] == ' ' || b[-1] == '\t'); b--)
-			;
-		if (b > a && !memchr(a, ' ', (size_t)(b - a)) && !memchr(a, '\n', (size_t)(b - a)))
-			vec_push(&f->pragmas, xstrndup(a, (size_t)(b - a)));
-		s = e + 2;
-	}
+	while ((w = pragma_next(&s, &n)))
+		vec_push(&f->pragmas, xstrndup(w, n));
 }
 
 /* function := 'function' IDENT [':' type] '(' [param {',' param}] ')'
