@@ -13,10 +13,9 @@
 
 static struct session S;
 
-/* Parse text as the user's script, with the source tree's tapsets, and
- * elaborate it (with -u if keep_unused); returns pass 2's status. stderr
- * is kept quiet. */
-static int elaborate_opts(const char *text, bool keep_unused)
+/* A fresh session S for text as the user's script, up to pass 2, for a
+ * kernel that is not there (the tests need no debuginfo). */
+static void session_for(const char *text)
 {
 	memset(&S, 0, sizeof(S));
 	S.last_pass = 2;
@@ -24,8 +23,11 @@ static int elaborate_opts(const char *text, bool keep_unused)
 	S.kernel_release = "6.1.0-1-amd64";
 	S.kernel_build = "/nonexistent";
 	S.script_text = text;
-	S.keep_unused = keep_unused;
-	vec_push(&S.include_dirs, TAPSET_DIR);
+}
+
+/* Passes 1 and 2 of S with stderr kept quiet; pass 2's status. */
+static int quiet_passes(void)
+{
 	fflush(stderr);
 	FILE *saved = stderr;
 	stderr = fopen("/dev/null", "w");
@@ -35,6 +37,17 @@ static int elaborate_opts(const char *text, bool keep_unused)
 	fclose(stderr);
 	stderr = saved;
 	return rc;
+}
+
+/* Parse text as the user's script, with the source tree's tapsets, and
+ * elaborate it (with -u if keep_unused); returns pass 2's status. stderr
+ * is kept quiet. */
+static int elaborate_opts(const char *text, bool keep_unused)
+{
+	session_for(text);
+	S.keep_unused = keep_unused;
+	vec_push(&S.include_dirs, TAPSET_DIR);
+	return quiet_passes();
 }
 
 /* With -u: the tests' scripts store into locals to see their types. */
@@ -227,23 +240,12 @@ static void test_privilege_include_dir(void)
 	const char *script = "probe begin { println(mylib(), pid()) }";
 	for (int priv = 0; priv < 2; priv++) {
 		struct strbuf out = STRBUF_INIT;
-		memset(&S, 0, sizeof(S));
-		S.last_pass = 2;
-		S.arch = "x86_64";
-		S.kernel_release = "6.1.0-1-amd64";
-		S.kernel_build = "/nonexistent";
-		S.script_text = script;
+		session_for(script);
 		S.privilege = priv ? PRIV_STAPUSR : PRIV_STAPDEV;
 		vec_push(&S.include_dirs, dir);
 		vec_push(&S.include_dirs, TAPSET_DIR);
 		diag_capture(&out);
-		FILE *saved = stderr;
-		stderr = fopen("/dev/null", "w");
-		int rc = pass1_parse(&S);
-		if (rc == 0)
-			rc = pass2_elaborate(&S);
-		fclose(stderr);
-		stderr = saved;
+		int rc = quiet_passes();
 		diag_capture(NULL);
 		if (priv) {
 			CU_ASSERT_NOT_EQUAL(rc, 0);
