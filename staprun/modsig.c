@@ -123,18 +123,17 @@ static void verify(CMS_ContentInfo *cms, const unsigned char *img, size_t conten
 void modsig_check(const unsigned char *img, size_t len, struct modsig_result *r)
 {
 	const unsigned char *sig, *p;
-	size_t sig_len;
+	size_t sig_len, content_len;
 	STACK_OF(X509) *certs;
 	CMS_ContentInfo *cms;
 	int split;
 
 	memset(r, 0, sizeof(*r));
-	r->content_len = len;
-	split = modsig_split(img, len, &r->content_len, &sig, &sig_len);
+	split = modsig_split(img, len, &content_len, &sig, &sig_len);
 	if (split == 0)
 		return;
 	r->verdict = MODSIG_REFUSED;
-	if (split < 0 || r->content_len > 0x7fffffff) {
+	if (split < 0 || content_len > 0x7fffffff) {
 		snprintf(r->why, sizeof(r->why), "its signature appendix is malformed");
 		return;
 	}
@@ -155,7 +154,7 @@ void modsig_check(const unsigned char *img, size_t len, struct modsig_result *r)
 	if (!certs || sk_X509_num(certs) == 0)
 		snprintf(r->why, sizeof(r->why), "no trusted signer is installed (%s/*.pem)", STAPRUN_CERT_DIR);
 	else
-		verify(cms, img, r->content_len, certs, r);
+		verify(cms, img, content_len, certs, r);
 	sk_X509_pop_free(certs, X509_free);
 	CMS_ContentInfo_free(cms);
 	ERR_clear_error();

@@ -20,7 +20,6 @@ enum modsig_verdict {
 
 struct modsig_result {
 	enum modsig_verdict verdict;
-	size_t content_len;	/* the signed bytes (the whole image when unsigned) */
 	char signer[256];	/* MODSIG_TRUSTED: the certificate's subject */
 	char why[512];		/* MODSIG_REFUSED: the reason */
 };

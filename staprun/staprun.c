@@ -41,7 +41,6 @@
 #include "modinfo.h"
 #include "module_file.h"
 #include "modsig.h"
-#include "modsig_format.h"
 
 #ifndef PKGLIBEXECDIR
 #define PKGLIBEXECDIR "/usr/local/libexec/cstap"
@@ -62,6 +61,8 @@ struct options {
 static pid_t stapio_pid;
 
 #define STP_MODULE_NAME_MAX 55	/* the kernel's MODULE_NAME_LEN, less its NUL */
+/* what module and parameter names are made of (kbuild's, the script's globals) */
+#define NAME_CHARS "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_"
 
 static void __attribute__((format(printf, 1, 2), noreturn)) usage_error(const char *fmt, ...);
 
@@ -341,7 +342,7 @@ static void check_load_privilege(const struct module_file *m, const struct modsi
 	if (m->installed)
 		return;
 	if (sig->verdict == MODSIG_TRUSTED) {
-		modinfo_value(m->img, sig->content_len, "stap_privilege", level, sizeof(level));
+		modinfo_value(m->img, m->elf_len, "stap_privilege", level, sizeof(level));
 		if (!strcmp(level, "stapusr") || ((groups & GRP_STAPSYS) && !strcmp(level, "stapsys")))
 			return;
 		untrusted_error("%s is signed by a trusted signer (%s) but built for %s: as a member of %s "
@@ -438,7 +439,7 @@ static void check_param(const struct module_file *m, const char *a)
 	size_t n = strcspn(a, "=");
 	const char *name = printable(a, n);
 
-	if (n == 0 || strspn(a, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") != n)
+	if (n == 0 || strspn(a, NAME_CHARS) != n)
 		param_error("module parameter '%s': a name is letters, digits and '_'", name);
 	if (getuid() != 0 && !strncmp(a, "_stp_", 5))
 		param_error("module parameter '%s' is staprun's own", name);
@@ -528,9 +529,7 @@ static bool lockdown_active(void)
  * module.sig_enforce=1, lockdown, Secure Boot): say what to do, tagged. */
 static void __attribute__((noreturn)) signature_refused(const struct module_file *m, int err)
 {
-	const unsigned char *sig;
-	size_t content_len, sig_len;
-	bool signed_image = modsig_split(m->img, m->len, &content_len, &sig, &sig_len) == 1;
+	bool signed_image = m->elf_len < m->len;	/* a well-formed signature appended */
 
 	fprintf(stderr, "run error [R_MODSIG]: staprun: the kernel refused %s: ", m->path);
 	if (err == EPERM && !signed_image)
@@ -594,7 +593,7 @@ static const char *find_stapio(void)
 	ssize_t n;
 	char *slash;
 
-	if (env && *env && !setuid_run())
+	if (env && *env)	/* a setuid staprun has dropped it (clean_environment) */
 		return env;
 	n = readlink("/proc/self/exe", path, sizeof(path) - 8);
 	if (n > 0) {
@@ -705,7 +704,7 @@ static void check_module_name(const char *name)
 	if (n > STP_MODULE_NAME_MAX)
 		usage_error("module name '%s' is longer than %d characters, the kernel's limit", name,
 			    STP_MODULE_NAME_MAX);
-	if (n == 0 || strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") != n)
+	if (n == 0 || strspn(name, NAME_CHARS) != n)
 		usage_error("module name '%s' is not letters, digits and '_'", name);
 }
 
