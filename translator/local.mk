@@ -61,7 +61,7 @@ STAP_PASS_SOURCES = translator/passes.h translator/options.c translator/options.
 	translator/build/build.c translator/build/recipe.c translator/build/recipe.h translator/build/pch.c translator/build/pch.h translator/build/kfeatures.c translator/build/kfeatures.h \
 	translator/build/modsign.c translator/build/modsign.h \
 	translator/run/run.c translator/run/ssh.c translator/cache/modcache.c translator/cache/modcache.h \
-	translator/inputs.c translator/inputs.h \
+	translator/inputs.c translator/inputs.h translator/lowered.c translator/lowered.h \
 	$(TARGET_SOURCES) $(PROBE_SOURCES)
 
 bin_PROGRAMS += translator/stap translator/stap-vm

@@ -6,9 +6,16 @@
 #include <unistd.h>
 
 #include "diag.h"
+#include "lowered.h"
 #include "passes.h"
 #include "probes/provider.h"
 #include "session.h"
+#include "target/btf.h"
+#include "target/debuginfo.h"
+#include "target/kernel.h"
+#include "target/releases.h"
+#include "target/sdt.h"
+#include "target/tvars.h"
 #include "translate/translate.h"
 
 static struct session S;
@@ -261,6 +268,119 @@ static void test_privilege_include_dir(void)
 	free(file);
 }
 
+/* ---- the lowered form (lowered.h) ---------------------------------------- */
+
+/* x as lx_dump writes it (a static buffer: one at a time) */
+static const char *dumped(const struct lx *x)
+{
+	static struct strbuf sb = STRBUF_INIT;
+
+	strbuf_reset(&sb);
+	if (x)
+		lx_dump(&sb, x);
+	return x ? sb.buf : "(null)";
+}
+
+/* An SDT marker's operands (gas syntax, as the note stores them) lowered:
+ * registers cut to their size, memory as user reads, the sign from the
+ * size prefix. */
+static void test_lowered_sdt(void)
+{
+	char *why = NULL;
+
+	/* %edi: rdi (DWARF 5) cut to 32 bits, signed */
+	CU_ASSERT_STRING_EQUAL(dumped(sdt_arg_lx("/nonexistent", "-4@%edi", 1, &why)),
+			       "(sext 32 (& (>> (reg 5) 0) 0xffffffff))");
+	/* %ah: bits 8-15 of rax, unsigned */
+	CU_ASSERT_STRING_EQUAL(dumped(sdt_arg_lx("/nonexistent", "1@%ah", 1, &why)),
+			       "(& (& (>> (reg 0) 8) 0xff) 0xff)");
+	/* -16(%rbp,%rax,8): a user read at rbp (6) - 16 + rax * 8 */
+	CU_ASSERT_STRING_EQUAL(dumped(sdt_arg_lx("/nonexistent", "8@%rsi 8@-16(%rbp,%rax,8)", 2, &why)),
+			       "(load 8 u (+ (+ -16 (reg 6)) (* (reg 0) 8)))");
+	/* a constant, a second argument of three, unsigned 2 bytes */
+	CU_ASSERT_STRING_EQUAL(dumped(sdt_arg_lx("/nonexistent", "8@%rdi 2@$70000 4@%eax", 2, &why)),
+			       "(& 70000 0xffff)");
+	CU_ASSERT_PTR_NULL(sdt_arg_lx("/nonexistent", "8@%rdi", 2, &why));   /* no second argument */
+	CU_ASSERT_PTR_NOT_NULL(why);
+	free(why);
+	why = NULL;
+	CU_ASSERT_PTR_NULL(sdt_arg_lx("/nonexistent", "8@sym(%rip)", 1, &why));   /* no such file */
+	free(why);
+}
+
+/* The module backend's C of a few trees: operands pasted, constants
+ * typed, shifts of the right kind, counts taken modulo 64. */
+static void test_lowered_c(void)
+{
+	const struct lx *idx = lx_bin(LX_ADD, lx_leaf(LX_PTR, 0), lx_bin(LX_MUL, lx_leaf(LX_INDEX, 0), lx_const(16)));
+	char *ops[] = { "l_i" };
+	char *c = lx_to_c(lx_load(idx, 4, false), "l_p", ops, 1);
+
+	CU_ASSERT_STRING_EQUAL(c, "((int64_t)stp_kread(c, (((int64_t)(l_p)) + (((int64_t)(l_i)) * 16LL)), 4))");
+	free(c);
+	c = lx_to_c(lx_leaf(LX_INDEX, 3), NULL, NULL, 0);   /* no operands: tvars.h's placeholder */
+	CU_ASSERT_STRING_EQUAL(c, "((int64_t)(@@I3@@))");
+	free(c);
+	c = lx_to_c(lx_bin(LX_SHR, lx_leaf(LX_REG, 1), lx_leaf(LX_REG, 2)), NULL, NULL, 0);
+	CU_ASSERT_STRING_EQUAL(c, "((int64_t)((u64)((int64_t)stp_dwarf_reg(c, 1)) >> (((int64_t)stp_dwarf_reg(c, 2)) & 63)))");
+	free(c);
+	c = lx_to_c(lx_sext(lx_bin(LX_SAR, lx_load(lx_hex(0xffffffff81000000ULL), 8, true), lx_const(3)), 5), NULL, NULL, 0);
+	CU_ASSERT_STRING_EQUAL(c, "stp_sext(((int64_t)((int64_t)stp_uread(c, 0xffffffff81000000ULL, 8)) >> 3), 5)");
+	free(c);
+	CU_ASSERT(lx_has(idx, LX_INDEX) && !lx_has(idx, LX_UBIAS));
+}
+
+/* A kernel function's parameter and a member through it, lowered from the
+ * default target kernel's DWARF: at vfs_read's entry $file is rdi, and
+ * ->f_flags a 4-byte kernel read at the member's offset. Needs that
+ * kernel's debuginfo (setup.sh installs it). */
+static void test_lowered_dwarf(void)
+{
+	const char *rel = releases_default();
+	const char *why = NULL;
+
+	session_for("probe kernel.function(\"vfs_read\") { a = $file; b = $file->f_flags; c = &$file->f_pos }");
+	S.kernel_release = rel;
+	S.kernel_build = NULL;
+	S.keep_unused = true;
+	vec_push(&S.include_dirs, TAPSET_DIR);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(rel);
+	S.kernel_build = target_kernel(&S)->build;
+	struct dw_image *img = dw_kernel(&S, &why);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(img);   /* the default kernel's -dbg is installed */
+	long off = dw_member_offset(img, "struct file", "f_flags");
+	long pos = dw_member_offset(img, "struct file", "f_pos");
+	CU_ASSERT_FATAL(off > 0 && pos > 0);
+	CU_ASSERT_EQUAL_FATAL(quiet_passes(), 0);
+	CU_ASSERT_EQUAL_FATAL(S.probes.len, 1);
+	const struct derived_probe *dp = S.probes.items[0];
+	const struct stmt *body = dp->probe->body;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(body);
+	char want[96];
+	int seen = 0;
+	for (int i = 0; i < body->stmts.len; i++) {
+		const struct expr *e = body->stmts.items[i]->expr;
+		if (!e || e->kind != EXPR_ASSIGN)
+			continue;
+		const struct tvar *tv = tvar_find(&S, dp, e->rhs);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(tv);
+		CU_ASSERT_EQUAL(tv->kind, TV_VALUE);
+		if (!strcmp(e->lhs->name, "a")) {
+			CU_ASSERT_STRING_EQUAL(dumped(tv->value), "(reg 5)");
+			CU_ASSERT_EQUAL(tv->reg, 5);   /* its home, for a write */
+		} else if (!strcmp(e->lhs->name, "b")) {
+			snprintf(want, sizeof(want), "(load 4 k (+ (reg 5) %ld))", off);
+			CU_ASSERT_STRING_EQUAL(dumped(tv->value), want);
+		} else {
+			snprintf(want, sizeof(want), "(+ (reg 5) %ld)", pos);
+			CU_ASSERT_STRING_EQUAL(dumped(tv->value), want);
+		}
+		CU_ASSERT(tv->kernel);
+		seen++;
+	}
+	CU_ASSERT_EQUAL(seen, 3);
+}
+
 int main(void)
 {
 	CU_pSuite s;
@@ -280,6 +400,9 @@ int main(void)
 	CU_add_test(s, "probe points", test_probe_points);
 	CU_add_test(s, "errors", test_errors);
 	CU_add_test(s, "-I tapsets are the user's code to --privilege", test_privilege_include_dir);
+	CU_add_test(s, "lowered form: SDT operands", test_lowered_sdt);
+	CU_add_test(s, "lowered form: the module's C", test_lowered_c);
+	CU_add_test(s, "lowered form: DWARF target variables", test_lowered_dwarf);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	int failed = CU_get_number_of_failures();

@@ -55,11 +55,11 @@ static int first_by_value(const struct btf *b, uint32_t proto)
 
 /* Parameter i (from 0) at the function's entry: a register, or from the
  * seventh on the stack above the return address. */
-static char *param_c(int i)
+static const struct lx *param_lx(int i)
 {
 	if (i < 6)
-		return xasprintf("((int64_t)stp_dwarf_reg(c, %d))", arg_regs[i]);
-	return xasprintf("((int64_t)stp_kread(c, stp_dwarf_reg(c, 7) + %d, 8))", 8 * (i - 5));
+		return lx_leaf(LX_REG, arg_regs[i]);
+	return lx_load(lx_add_k(lx_leaf(LX_REG, 7), 8 * (i - 5)), 8, false);
 }
 
 int kfunc_btf_derive(struct session *s, struct probe *p, struct probe_point *pp, int fn_comp, const char *pat,
@@ -122,7 +122,7 @@ static char *pretty_list(const struct btf *b, const struct kfunc_btf *k, const c
 	if (!strcmp(n, "$$return")) {
 		uint32_t rt = btf_return_type(b, k->proto);
 		if (ret && rt) {
-			char *v = btf_typed_value(b, rt, xasprintf("((int64_t)stp_dwarf_reg(c, 0))"));
+			char *v = lx_to_c(btf_typed_value(b, rt, lx_leaf(LX_REG, 0)), NULL, NULL, 0);
 			strbuf_addf(&out, "stp_str_appendf(@@S@@, \"return=%%#llx\", (unsigned long long)%s);\n", v);
 			free(v);
 		}
@@ -131,7 +131,7 @@ static char *pretty_list(const struct btf *b, const struct kfunc_btf *k, const c
 	if (!strcmp(n, "$$locals"))
 		return strbuf_detach(&out);   /* BTF knows no locals */
 	for (int i = 0; i < first_by_value(b, k->proto); i++) {
-		char *v = btf_typed_value(b, btf_param_type(b, k->proto, i), param_c(i));
+		char *v = lx_to_c(btf_typed_value(b, btf_param_type(b, k->proto, i), param_lx(i)), NULL, NULL, 0);
 		strbuf_addf(&out, "stp_str_appendf(@@S@@, \"%s%s=%%#llx\", (unsigned long long)%s);\n", first ? "" : " ",
 			    btf_param_name(b, k->proto, i), v);
 		free(v);
@@ -140,17 +140,16 @@ static char *pretty_list(const struct btf *b, const struct kfunc_btf *k, const c
 	return strbuf_detach(&out);
 }
 
-static int tvar_code(struct session *s, const struct derived_probe *dp, const struct expr *e, char **code,
-		     bool *pretty, char **why)
+static int tvar_code(struct session *s, const struct derived_probe *dp, const struct expr *e,
+		     const struct lx **value, char **pretty, char **why)
 {
 	const struct kfunc_btf *k = dp->data;
 	const struct btf *b = btf_kernel(s, NULL);
 	const char *n = e->name;
 	bool ret = k->site.ret;
 	uint32_t type;
-	char *base;
+	const struct lx *base;
 
-	*pretty = false;
 	if (!b || !k->proto) {
 		*why = xasprintf("no BTF type for %s", k->func);
 		return -1;
@@ -170,8 +169,7 @@ static int tvar_code(struct session *s, const struct derived_probe *dp, const st
 			*why = xasprintf("$$return is only available in .return probes");
 			return -1;
 		}
-		*pretty = true;
-		*code = pretty_list(b, k, n, ret);
+		*pretty = pretty_list(b, k, n, ret);
 		return ret && strcmp(n, "$$return") && strcmp(n, "$$locals") ? 2 : 1;
 	}
 	if (!strcmp(n, "$return")) {
@@ -184,7 +182,7 @@ static int tvar_code(struct session *s, const struct derived_probe *dp, const st
 			*why = xasprintf("%s returns void", k->func);
 			return -1;
 		}
-		base = xasprintf("((int64_t)stp_dwarf_reg(c, 0))");
+		base = lx_leaf(LX_REG, 0);
 	} else {
 		int i, np = btf_nparams(b, k->proto);
 		for (i = 0; i < np && strcmp(btf_param_name(b, k->proto, i), n + 1); i++)
@@ -201,9 +199,9 @@ static int tvar_code(struct session *s, const struct derived_probe *dp, const st
 			return -1;
 		}
 		type = btf_param_type(b, k->proto, i);
-		base = param_c(i);
+		base = param_lx(i);
 	}
-	if (!(*code = btf_chain_code(b, type, base, false, e, false, why)))
+	if (!(*value = btf_chain_lx(b, type, base, false, e, false, why)))
 		return -1;
 	/* a parameter in a .return probe is its value at entry */
 	return ret && strcmp(n, "$return") ? 2 : 1;

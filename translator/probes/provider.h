@@ -39,6 +39,7 @@
 struct provider;
 struct dw_scope;
 struct bpf_attach;
+struct lx;
 
 /* --runtime=bpf: what the BPF backend may ask of a probe's context, as its
  * family answers (the bpf_context hook). */
@@ -111,14 +112,14 @@ struct provider {
 	 * No hook: the family has no target variables. */
 	const struct dw_scope *(*tvar_scope)(const struct derived_probe *dp);
 	/* Pass 2: dp's target variables that are not DWARF (an SDT marker's
-	 * $argN, $$name, $$parms): 1 with *code, a C expression of type
-	 * int64_t or (*pretty) statements appending to @@S@@ (tvars.h); 2 the
-	 * same, read when a return probe's function was entered (its entry
-	 * handler); -1 with *why (allocated); 0: not one of them (then
+	 * $argN, $$name, $$parms): 1 with *value, in the lowered form
+	 * (lowered.h), or *pretty, statements appending to @@S@@ (tvars.h); 2
+	 * the same, read when a return probe's function was entered (its
+	 * entry handler); -1 with *why (allocated); 0: not one of them (then
 	 * tvar_scope's DWARF).
 	 * No hook: all are DWARF. */
 	int (*tvar_code)(struct session *s, const struct derived_probe *dp, const struct expr *e,
-			 char **code, bool *pretty, char **why);
+			 const struct lx **value, char **pretty, char **why);
 	/* Pass 2: is dp a return probe whose family can evaluate @entry(expr)
 	 * when the function is entered (a kretprobe's entry handler)? Asked
 	 * when dp has no tvar_scope (with one, the scope says). */

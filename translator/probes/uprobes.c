@@ -426,7 +426,7 @@ static void list_vars(struct session *s, const struct derived_probe *dp, struct 
  * as in SystemTap), $$name, $$provider, and $$parms / $$vars: "$arg1=0x..
  * $arg2=0x..". */
 static int tvar_code(struct session *s, const struct derived_probe *dp, const struct expr *e,
-		     char **code, bool *pretty, char **why)
+		     const struct lx **value, char **pretty, char **why)
 {
 	const struct uprobe_probe *u = dp->data;
 	const char *n = e->name;
@@ -435,7 +435,6 @@ static int tvar_code(struct session *s, const struct derived_probe *dp, const st
 	(void)s;
 	if (!u->mark)
 		return 0;
-	*pretty = false;
 	if (!strncmp(n, "$arg", 4) && n[4] >= '1' && n[4] <= '9' && strspn(n + 4, "0123456789") == strlen(n + 4))
 		argno = atoi(n + 4);
 	if (argno > u->nargs && !u->has_scope) {   /* nor a variable of the program's */
@@ -452,30 +451,30 @@ static int tvar_code(struct session *s, const struct derived_probe *dp, const st
 		return -1;
 	}
 	if (argno) {
-		*code = sdt_arg_c(u->host, u->args, argno, why);
-		return *code ? 1 : -1;
+		*value = sdt_arg_lx(u->host, u->args, argno, why);
+		return *value ? 1 : -1;
 	}
 	struct strbuf out = STRBUF_INIT;
-	*pretty = true;
 	if (!strcmp(n, "$$name") || !strcmp(n, "$$provider")) {
 		strbuf_addstr(&out, "stp_str_append(@@S@@, ");
 		strbuf_add_cstr_literal(&out, n[2] == 'n' ? u->name : u->provider);
 		strbuf_addstr(&out, ");\n");
-		*code = strbuf_detach(&out);
+		*pretty = strbuf_detach(&out);
 		return 1;
 	}
 	for (int i = 1; i <= u->nargs; i++) {
-		char *v = sdt_arg_c(u->host, u->args, i, why);
-		if (!v) {
+		const struct lx *x = sdt_arg_lx(u->host, u->args, i, why);
+		if (!x) {
 			strbuf_release(&out);
 			return -1;
 		}
+		char *v = lx_to_c(x, NULL, NULL, 0);
 		strbuf_addf(&out, "{ int64_t v_ = %s; if (c->last_error) { c->last_error = NULL; "
 			    "stp_str_appendf(@@S@@, \"%s$arg%d=?\"); } else { stp_str_appendf(@@S@@, \"%s$arg%d=%%#llx\", "
 			    "(unsigned long long)v_); } }\n", v, i > 1 ? " " : "", i, i > 1 ? " " : "", i);
 		free(v);
 	}
-	*code = strbuf_detach(&out);
+	*pretty = strbuf_detach(&out);
 	return 1;
 }
 

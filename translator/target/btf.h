@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "session.h"
+#include "lowered.h"
 #include "util.h"
 
 /* BTF kinds (the kernel's BTF_KIND_*) */
@@ -64,15 +65,15 @@ bool btf_member(const struct btf *b, uint32_t sid, const char *name, uint64_t *b
  * "union u", "enum e"; 0 if BTF has none. */
 uint32_t btf_type_named(const struct btf *b, const char *name);
 
-/* C for target expressions (btf_chain.c), int64_t valued, reading memory
- * with stp_kread through the context c: */
-/* code (a value of type `type`) cut to the type's size and sign */
-char *btf_typed_value(const struct btf *b, uint32_t type, char *code);
-/* e's chain (->member, [index] as @@I<n>@@) from base: a value of type
+/* Target expressions through BTF in the lowered form (btf_chain.c),
+ * reading kernel memory: */
+/* v (a value of type `type`) cut to the type's size and sign */
+const struct lx *btf_typed_value(const struct btf *b, uint32_t type, const struct lx *v);
+/* e's chain (->member, [index] as LX_INDEX) from base: a value of type
  * `type`, or (base_addr) the address of an object of that type; the
  * value at its end, or (addrof) its address. NULL with *why (allocated). */
 struct expr;
-char *btf_chain_code(const struct btf *b, uint32_t type, char *base, bool base_addr, const struct expr *e,
-		     bool addrof, char **why);
+const struct lx *btf_chain_lx(const struct btf *b, uint32_t type, const struct lx *base, bool base_addr,
+			      const struct expr *e, bool addrof, char **why);
 
 #endif

@@ -1,35 +1,29 @@
-/* btf_chain.c - the C that reads a target expression's chain through BTF
- * types ($param->a->b[i], @cast(p, "struct x")->y without DWARF): each
- * step follows a pointer (read with stp_kread) or adds a member's offset;
- * the end is read with its size and sign. See btf.h. */
+/* btf_chain.c - a target expression's chain through BTF types
+ * ($param->a->b[i], @cast(p, "struct x")->y without DWARF) in the lowered
+ * form: each step follows a pointer (a kernel read) or adds a member's
+ * offset; the end is read with its size and sign. See btf.h. */
 #include "btf.h"
 
 #include <string.h>
 
 #include "ast.h"
 
-/* A value of type `type` in code (int64_t), cut to its size and sign. */
-char *btf_typed_value(const struct btf *b, uint32_t type, char *code)
+/* A value of type `type`, cut to its size and sign. */
+const struct lx *btf_typed_value(const struct btf *b, uint32_t type, const struct lx *v)
 {
 	uint64_t size = btf_size(b, type);
 	int kind = btf_kind(b, btf_resolve(b, type));
-	char *v;
 
 	if (kind == BTFK_PTR || size >= 8 || !size)
-		return code;
-	if (btf_int_signed(b, type))
-		v = xasprintf("stp_sext(%s, %d)", code, (int)size * 8);
-	else
-		v = xasprintf("((int64_t)((u64)%s & 0x%llxULL))", code, (unsigned long long)((1ULL << (size * 8)) - 1));
-	free(code);
-	return v;
+		return v;
+	return lx_fit(v, (int)size, btf_int_signed(b, type));
 }
 
 /* Where a chain step is: a value (a register's, a pointer's), or the
  * address of an object in kernel memory. */
 struct place {
 	bool addr;
-	char *c;
+	const struct lx *x;
 	uint32_t type;
 	uint32_t bitsize, bitshift;   /* a bit field at addr */
 };
@@ -49,18 +43,15 @@ static bool follow(const struct btf *b, const struct expr *e, struct place *pl, 
 		}
 		if (kind == BTFK_PTR) {   /* p->x, p[i]: what p points to */
 			uint32_t to = btf_pointee(b, t);
-			char *base = pl->addr ? xasprintf("((int64_t)stp_kread(c, %s, 8))", pl->c) : pl->c;
-			if (pl->addr)
-				free(pl->c);
+			const struct lx *base = pl->addr ? lx_load(pl->x, 8, false) : pl->x;
 			if (st->kind == TS_INDEX) {
-				pl->c = xasprintf("(%s + (@@I%d@@) * %llu)", base, nidx++,
-						  (unsigned long long)btf_size(b, to));
-				free(base);
+				pl->x = lx_bin(LX_ADD, base, lx_bin(LX_MUL, lx_leaf(LX_INDEX, nidx++),
+								   lx_const((int64_t)btf_size(b, to))));
 				pl->addr = true;
 				pl->type = to;
 				continue;
 			}
-			pl->c = base;
+			pl->x = base;
 			pl->addr = true;
 			t = btf_resolve(b, to);
 			kind = btf_kind(b, t);
@@ -75,9 +66,8 @@ static bool follow(const struct btf *b, const struct expr *e, struct place *pl, 
 				*why = xasprintf("'[...]' on something that is neither a pointer nor an array");
 				return false;
 			}
-			char *c = xasprintf("(%s + (@@I%d@@) * %llu)", pl->c, nidx++, (unsigned long long)btf_size(b, el));
-			free(pl->c);
-			pl->c = c;
+			pl->x = lx_bin(LX_ADD, pl->x, lx_bin(LX_MUL, lx_leaf(LX_INDEX, nidx++),
+							      lx_const((int64_t)btf_size(b, el))));
 			pl->type = el;
 			continue;
 		}
@@ -97,9 +87,7 @@ static bool follow(const struct btf *b, const struct expr *e, struct place *pl, 
 			strbuf_release(&tt);
 			return false;
 		}
-		char *c = xasprintf("(%s + %llu)", pl->c, (unsigned long long)(bitoff / 8));
-		free(pl->c);
-		pl->c = c;
+		pl->x = lx_add_k(pl->x, (int64_t)(bitoff / 8));
 		pl->type = mtype;
 		pl->bitsize = bits;
 		pl->bitshift = (uint32_t)(bitoff % 8);
@@ -108,15 +96,15 @@ static bool follow(const struct btf *b, const struct expr *e, struct place *pl, 
 }
 
 /* The int64_t value at the end of a chain; NULL with *why. */
-static char *place_value(const struct btf *b, const struct expr *e, struct place *pl, char **why)
+static const struct lx *place_value(const struct btf *b, const struct expr *e, struct place *pl, char **why)
 {
 	uint32_t t = btf_resolve(b, pl->type);
 	int kind = btf_kind(b, t);
 
 	if (!pl->addr)
-		return btf_typed_value(b, pl->type, pl->c);
+		return btf_typed_value(b, pl->type, pl->x);
 	if (kind == BTFK_ARRAY)   /* an array's value is its address, as with DWARF */
-		return pl->c;
+		return pl->x;
 	if (kind == BTFK_STRUCT || kind == BTFK_UNION) {
 		*why = xasprintf("'%s' is a structure: pick a member with '->'", e->name ? e->name : "@cast(...)");
 		return NULL;
@@ -128,24 +116,18 @@ static char *place_value(const struct btf *b, const struct expr *e, struct place
 	}
 	if (pl->bitsize) {
 		uint32_t span = pl->bitshift + pl->bitsize, n = span <= 8 ? 1 : span <= 16 ? 2 : span <= 32 ? 4 : 8;
-		char *v = xasprintf("((int64_t)((stp_kread(c, %s, %u) >> %u) & 0x%llxULL))", pl->c, n, pl->bitshift,
-				    (unsigned long long)(pl->bitsize >= 64 ? ~0ULL : (1ULL << pl->bitsize) - 1));
-		if (btf_int_signed(b, t)) {
-			char *s = xasprintf("stp_sext(%s, %u)", v, pl->bitsize);
-			free(v);
-			v = s;
-		}
-		return v;
+		const struct lx *v = lx_bin(LX_AND, lx_bin(LX_SHR, lx_load(pl->x, (int)n, false), lx_const(pl->bitshift)),
+					    lx_hex(pl->bitsize >= 64 ? ~0ULL : (1ULL << pl->bitsize) - 1));
+		return btf_int_signed(b, t) ? lx_sext(v, (int)pl->bitsize) : v;
 	}
-	char *v = xasprintf("((int64_t)stp_kread(c, %s, %d))", pl->c, (int)(size && size <= 8 ? size : 8));
-	return btf_typed_value(b, pl->type, v);
+	return btf_typed_value(b, pl->type, lx_load(pl->x, (int)(size && size <= 8 ? size : 8), false));
 }
 
 
-char *btf_chain_code(const struct btf *b, uint32_t type, char *base, bool base_addr, const struct expr *e,
-		     bool addrof, char **why)
+const struct lx *btf_chain_lx(const struct btf *b, uint32_t type, const struct lx *base, bool base_addr,
+			      const struct expr *e, bool addrof, char **why)
 {
-	struct place pl = { .addr = base_addr, .c = base, .type = type };
+	struct place pl = { .addr = base_addr, .x = base, .type = type };
 
 	if (!follow(b, e, &pl, why))
 		return NULL;
@@ -154,7 +136,7 @@ char *btf_chain_code(const struct btf *b, uint32_t type, char *base, bool base_a
 			*why = xasprintf("'&' of something without an address (%s)", pl.bitsize ? "a bit field" : "a value");
 			return NULL;
 		}
-		return pl.c;
+		return pl.x;
 	}
 	return place_value(b, e, &pl, why);
 }

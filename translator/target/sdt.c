@@ -172,13 +172,14 @@ static bool parse_reg(const char **pp, struct reg *r)
 	return r->dwarf >= 0;
 }
 
-/* A register's value as C, cut to its size (unsigned). */
-static char *reg_value(const struct reg *r)
+/* A register's value, cut to its size (unsigned). */
+static const struct lx *reg_value(const struct reg *r)
 {
+	const struct lx *v = lx_leaf(LX_REG, r->dwarf);
+
 	if (r->size == 8)
-		return xasprintf("stp_dwarf_reg(c, %d)", r->dwarf);
-	return xasprintf("((stp_dwarf_reg(c, %d) >> %d) & 0x%llxULL)", r->dwarf, r->shift,
-			 (1ULL << (8 * r->size)) - 1);
+		return v;
+	return lx_bin(LX_AND, lx_bin(LX_SHR, v, lx_const(r->shift)), lx_hex((1ULL << (8 * r->size)) - 1));
 }
 
 static bool parse_int(const char **pp, int64_t *v)
@@ -229,19 +230,19 @@ static bool file_symbol(const char *path, const char *name, uint64_t *addr)
 
 /* A displacement: an integer, or symbol[+-integer] (its run-time address:
  * the load bias added). */
-static bool parse_disp(const char *path, const char **pp, char **c, bool *sym_based, char **why)
+static bool parse_disp(const char *path, const char **pp, const struct lx **c, bool *sym_based, char **why)
 {
 	const char *p = *pp;
 	int64_t v = 0;
 
 	*sym_based = false;
 	if (*p == '(' || !*p) {
-		*c = xstrdup("0");
+		*c = lx_const(0);
 		return true;
 	}
 	if (parse_int(&p, &v)) {
 		*pp = p;
-		*c = xasprintf("(%lldLL)", (long long)v);
+		*c = lx_const(v);
 		return true;
 	}
 	size_t n = 0;
@@ -267,7 +268,7 @@ static bool parse_disp(const char *path, const char **pp, char **c, bool *sym_ba
 	free(sym);
 	*pp = p;
 	*sym_based = true;
-	*c = xasprintf("((int64_t)(0x%llxULL + c->ubias) + (%lldLL))", (unsigned long long)addr, (long long)v);
+	*c = lx_add_k(lx_bin(LX_ADD, lx_hex(addr), lx_leaf(LX_UBIAS, 0)), v);
 	return true;
 }
 
@@ -286,25 +287,11 @@ static char *nth_arg(const char *args, int n)
 	return NULL;
 }
 
-/* The value v (u64, its low size bytes meaningful) as int64_t. */
-static char *extend(char *v, int size, bool sign)
+const struct lx *sdt_arg_lx(const char *path, const char *args, int n, char **why)
 {
-	char *r;
-
-	if (size >= 8)
-		r = xasprintf("((int64_t)%s)", v);
-	else if (sign)
-		r = xasprintf("stp_sext(%s, %d)", v, 8 * size);
-	else
-		r = xasprintf("((int64_t)((u64)%s & 0x%llxULL))", v, (1ULL << (8 * size)) - 1);
-	free(v);
-	return r;
-}
-
-char *sdt_arg_c(const char *path, const char *args, int n, char **why)
-{
-	char *word = nth_arg(args, n), *disp = NULL, *base = NULL, *index = NULL;
+	char *word = nth_arg(args, n);
 	const char *p = word, *at;
+	const struct lx *c = NULL, *disp = NULL;
 	int size = 8;
 	bool sign = true;
 	struct reg r;
@@ -324,22 +311,21 @@ char *sdt_arg_c(const char *path, const char *args, int n, char **why)
 		}
 		p = at + 1;
 	}
-	char *c = NULL;
 	bool sym_based;
 	if (*p == '%') {   /* a register */
 		if (!parse_reg(&p, &r) || *p)
 			goto bad;
-		c = extend(reg_value(&r), r.size < size ? r.size : size, sign && r.size >= size);
+		c = lx_fit(reg_value(&r), r.size < size ? r.size : size, sign && r.size >= size);
 	} else if (*p == '$') {   /* a constant */
 		int64_t v;
 		p++;
 		if (!parse_int(&p, &v) || *p)
 			goto bad;
-		c = extend(xasprintf("((u64)%lldLL)", (long long)v), size, sign);
+		c = lx_fit(lx_const(v), size, sign);
 	} else {   /* memory: disp(base,index,scale), disp(%rip), symbol */
 		if (!parse_disp(path, &p, &disp, &sym_based, why))
 			goto fail;
-		char *addr = NULL;
+		const struct lx *addr = NULL;
 		if (*p == '(') {
 			struct reg b = { -1, 8, 0 }, x = { -1, 8, 0 };
 			int64_t scale = 1;
@@ -365,34 +351,21 @@ char *sdt_arg_c(const char *path, const char *args, int n, char **why)
 				}
 				b.dwarf = -1;
 			}
-			base = b.dwarf >= 0 ? reg_value(&b) : xstrdup("0");
-			if (x.dwarf >= 0) {
-				char *xv = reg_value(&x);
-				index = xasprintf("%s * %lld", xv, (long long)scale);
-				free(xv);
-			} else {
-				index = xstrdup("0");
-			}
-			addr = xasprintf("(u64)(%s + (int64_t)%s + (int64_t)(%s))", disp, base, index);
+			const struct lx *base = b.dwarf >= 0 ? reg_value(&b) : lx_const(0);
+			const struct lx *index = x.dwarf >= 0 ? lx_bin(LX_MUL, reg_value(&x), lx_const(scale)) : lx_const(0);
+			addr = lx_bin(LX_ADD, lx_bin(LX_ADD, disp, base), index);
 		} else if (!*p && sym_based) {   /* a symbol: its address */
-			addr = xasprintf("(u64)%s", disp);
+			addr = disp;
 		} else {
 			goto bad;
 		}
-		c = extend(xasprintf("stp_uread(c, %s, %d)", addr, size), size, sign);
-		free(addr);
+		c = lx_fit(lx_load(addr, size, true), size, sign);
 	}
 	free(word);
-	free(disp);
-	free(base);
-	free(index);
 	return c;
 bad:
 	*why = xasprintf("cannot parse argument %d ('%s') of the marker", n, word);
 fail:
 	free(word);
-	free(disp);
-	free(base);
-	free(index);
 	return NULL;
 }

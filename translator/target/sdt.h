@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "lowered.h"
 #include "util.h"
 
 struct sdt_marker {
@@ -30,11 +31,10 @@ bool sdt_markers(const char *path, sdtvec *out, char **why);
 void sdt_markers_free(sdtvec *v);
 /* How many arguments an argument string has. */
 int sdt_arg_count(const char *args);
-/* Argument n (1 ..) of a marker of the file at path as a C expression of
- * type int64_t over the probe context c (c->regs: the user registers,
- * c->ubias: the file's load bias; memory through stp_uread), sign- or
+/* Argument n (1 ..) of a marker of the file at path in the lowered form
+ * (the user registers, the file's load bias, user memory), sign- or
  * zero-extended from its size; NULL with *why (allocated) if it cannot be
  * parsed. */
-char *sdt_arg_c(const char *path, const char *args, int n, char **why);
+const struct lx *sdt_arg_lx(const char *path, const char *args, int n, char **why);
 
 #endif

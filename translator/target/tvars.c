@@ -1,7 +1,8 @@
-/* tvars.c - compile $target expressions to C through DWARF (tvars.h).
+/* tvars.c - resolve $target expressions through DWARF into the lowered
+ * form (tvars.h, lowered.h).
  *
  * A variable's DWARF location at the probe address becomes an address or
- * a value expression over the probe's registers; each step of the chain
+ * a value over the probe's registers; each step of the chain
  * (->field, [index]) moves the address or loads a pointer; the end loads
  * the value with its C type's size and signedness. Pretty printing ($x$,
  * $$parms ...) walks the type at translation time and emits one read per
@@ -63,21 +64,23 @@ struct rctx {
 /* Where a value is while a chain is walked. */
 struct loc {
 	enum { L_ADDR, L_VALUE, L_REG } kind;
-	char *c;                /* address (L_ADDR) or value (L_VALUE, L_REG) expression */
+	const struct lx *x;     /* address (L_ADDR) or value (L_VALUE, L_REG) */
 	int reg;                /* L_REG */
 	Dwarf_Die type;         /* type of the value (unpeeled) */
 	bool has_type;
 	int bit_size, bit_off;  /* bitfield: bits from the byte at c */
 };
 
-/* The runtime's read of the probed program's memory: the kernel's, or a
- * process probe's user memory (a kernel read is noted for --privilege). */
-static const char *rd(struct rctx *r)
+/* A read of size bytes at addr in the probed program's memory: the
+ * kernel's, or a process probe's user memory (a kernel read is noted for
+ * --privilege). */
+static const struct lx *rd(struct rctx *r, const struct lx *addr, int size)
 {
-	if (r->img && r->img->user)
-		return "stp_uread";
-	r->kernel = true;
-	return "stp_kread";
+	bool user = r->img && r->img->user;
+
+	if (!user)
+		r->kernel = true;
+	return lx_load(addr, size, user);
 }
 
 static bool fail(struct rctx *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -215,9 +218,9 @@ static bool find_member(Dwarf_Die *st, const char *name, Dwarf_Die *mem, Dwarf_W
 
 /* ---- locations -------------------------------------------------------------- */
 
-static char *reg_c(int n)
+static const struct lx *reg_x(int n)
 {
-	return xasprintf("((int64_t)stp_dwarf_reg(c, %d))", n);
+	return lx_leaf(LX_REG, n);
 }
 
 /* The canonical frame address at the probe as DWARF register reg + off:
@@ -259,14 +262,14 @@ static bool cfa_rule(struct rctx *r, int *reg, int64_t *off)
 	return true;
 }
 
-static char *cfa_c(struct rctx *r)
+static const struct lx *cfa_x(struct rctx *r)
 {
 	int reg;
 	int64_t off;
 
 	if (!cfa_rule(r, &reg, &off))
 		return NULL;
-	return xasprintf("((int64_t)stp_dwarf_reg(c, %d) + %" PRId64 ")", reg, off);
+	return lx_add_k(reg_x(reg), off);
 }
 
 static bool eval_ops(struct rctx *r, Dwarf_Attribute *attr, Dwarf_Op *ops, size_t n, struct loc *out);
@@ -291,7 +294,7 @@ static bool frame_base_attr(struct rctx *r, Dwarf_Attribute *a)
 }
 
 /* The frame base of the function (DW_AT_frame_base), as an address. */
-static char *frame_base_c(struct rctx *r)
+static const struct lx *frame_base_x(struct rctx *r)
 {
 	Dwarf_Attribute a;
 	Dwarf_Op *ops;
@@ -304,11 +307,11 @@ static char *frame_base_c(struct rctx *r)
 	}
 	if (!eval_ops(r, &a, ops, n, &l))
 		return NULL;
-	return l.c;
+	return l.x;
 }
 
 /* DW_OP_entry_value(DW_OP_regN) at the entry itself is just regN. */
-static char *entry_value_c(struct rctx *r, Dwarf_Attribute *attr, Dwarf_Op *op)
+static const struct lx *entry_value_x(struct rctx *r, Dwarf_Attribute *attr, Dwarf_Op *op)
 {
 	Dwarf_Attribute sub;
 	Dwarf_Op *ops;
@@ -318,23 +321,23 @@ static char *entry_value_c(struct rctx *r, Dwarf_Attribute *attr, Dwarf_Op *op)
 	    dwarf_getlocation(&sub, &ops, &n) != 0 || n != 1)
 		return NULL;
 	if (ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg31)
-		return reg_c(ops[0].atom - DW_OP_reg0);
+		return reg_x(ops[0].atom - DW_OP_reg0);
 	if (ops[0].atom == DW_OP_regx)
-		return reg_c((int)ops[0].number);
+		return reg_x((int)ops[0].number);
 	return NULL;
 }
 
-/* A DWARF location expression as C, with a stack of C expressions. */
+/* A DWARF location expression in the lowered form, with a stack of them. */
 static bool eval_ops(struct rctx *r, Dwarf_Attribute *attr, Dwarf_Op *ops, size_t n, struct loc *out)
 {
-	char *st[32];
+	const struct lx *st[32];
 	int sp = 0;
 
 #define PUSH(x) do { if (sp == 32) return fail(r, "location expression too deep"); st[sp++] = (x); } while (0)
 #define NEED(k) do { if (sp < (k)) return fail(r, "malformed location expression"); } while (0)
 	for (size_t i = 0; i < n; i++) {
 		unsigned a = ops[i].atom;
-		char *x, *y;
+		const struct lx *x, *y;
 		if (a == DW_OP_piece) {
 			/* the first piece, if it holds the whole value (a later
 			 * check compares sizes); more pieces are not supported */
@@ -345,86 +348,81 @@ static bool eval_ops(struct rctx *r, Dwarf_Attribute *attr, Dwarf_Op *ops, size_
 				return fail(r, "unsupported register location");
 			out->kind = L_REG;
 			out->reg = a == DW_OP_regx ? (int)ops[i].number : (int)(a - DW_OP_reg0);
-			out->c = reg_c(out->reg);
+			out->x = reg_x(out->reg);
 			return true;
 		}
 		if ((a >= DW_OP_breg0 && a <= DW_OP_breg31) || a == DW_OP_bregx) {
 			int reg = a == DW_OP_bregx ? (int)ops[i].number : (int)(a - DW_OP_breg0);
 			int64_t off = a == DW_OP_bregx ? (int64_t)ops[i].number2 : (int64_t)ops[i].number;
-			PUSH(xasprintf("(%s + %" PRId64 ")", reg_c(reg), off));
+			PUSH(lx_add_k(reg_x(reg), off));
 			continue;
 		}
 		if (a >= DW_OP_lit0 && a <= DW_OP_lit31) {
-			PUSH(xasprintf("((int64_t)%u)", a - DW_OP_lit0));
+			PUSH(lx_const(a - DW_OP_lit0));
 			continue;
 		}
 		switch (a) {
 		case DW_OP_fbreg:
-			if (!(x = frame_base_c(r)))
+			if (!(x = frame_base_x(r)))
 				return false;
-			PUSH(xasprintf("(%s + %" PRId64 ")", x, (int64_t)ops[i].number));
+			PUSH(lx_add_k(x, (int64_t)ops[i].number));
 			break;
 		case DW_OP_call_frame_cfa:
-			if (!(x = cfa_c(r)))
+			if (!(x = cfa_x(r)))
 				return false;
 			PUSH(x);
 			break;
 		case DW_OP_addr:
 			if (r->img && r->img->user) {   /* moved by the file's load bias */
-				PUSH(xasprintf("((int64_t)(c->ubias + 0x%" PRIx64 "ULL))", (uint64_t)ops[i].number));
+				PUSH(lx_bin(LX_ADD, lx_leaf(LX_UBIAS, 0), lx_hex(ops[i].number)));
 				break;
 			}
 			if (r->img && r->img->module)
 				return fail(r, "static variables of modules are not supported yet");
 			table(r->s)->uses_kaslr = true;
-			PUSH(xasprintf("((int64_t)(stp_kaslr_offset + 0x%" PRIx64 "ULL))", (uint64_t)ops[i].number));
+			PUSH(lx_bin(LX_ADD, lx_leaf(LX_KASLR, 0), lx_hex(ops[i].number)));
 			break;
 		case DW_OP_const1u: case DW_OP_const2u: case DW_OP_const4u: case DW_OP_const8u: case DW_OP_constu:
-			PUSH(xasprintf("((int64_t)0x%" PRIx64 "ULL)", (uint64_t)ops[i].number));
+			PUSH(lx_hex(ops[i].number));
 			break;
 		case DW_OP_const1s: case DW_OP_const2s: case DW_OP_const4s: case DW_OP_const8s: case DW_OP_consts:
-			PUSH(xasprintf("((int64_t)%" PRId64 "LL)", (int64_t)ops[i].number));
+			PUSH(lx_const((int64_t)ops[i].number));
 			break;
 		case DW_OP_deref:
 			NEED(1);
 			x = st[--sp];
-			PUSH(xasprintf("((int64_t)%s(c, %s, 8))", rd(r), x));
+			PUSH(rd(r, x, 8));
 			break;
 		case DW_OP_deref_size:
 			NEED(1);
 			x = st[--sp];
-			PUSH(xasprintf("((int64_t)%s(c, %s, %d))", rd(r), x, (int)ops[i].number));
+			PUSH(rd(r, x, (int)ops[i].number));
 			break;
 		case DW_OP_plus_uconst:
 			NEED(1);
 			x = st[--sp];
-			PUSH(xasprintf("(%s + %" PRId64 ")", x, (int64_t)ops[i].number));
+			PUSH(lx_add_k(x, (int64_t)ops[i].number));
 			break;
 		case DW_OP_plus: case DW_OP_minus: case DW_OP_mul: case DW_OP_and: case DW_OP_or:
 		case DW_OP_xor: case DW_OP_shl: case DW_OP_shr: case DW_OP_shra: {
 			NEED(2);
 			y = st[--sp];
 			x = st[--sp];
-			const char *op = a == DW_OP_plus ? "+" : a == DW_OP_minus ? "-" : a == DW_OP_mul ? "*" :
-					 a == DW_OP_and ? "&" : a == DW_OP_or ? "|" : a == DW_OP_xor ? "^" :
-					 a == DW_OP_shl ? "<<" : ">>";
-			if (a == DW_OP_shr)
-				PUSH(xasprintf("((int64_t)((u64)%s >> (%s & 63)))", x, y));
-			else if (a == DW_OP_shl || a == DW_OP_shra)
-				PUSH(xasprintf("((int64_t)(%s %s (%s & 63)))", x, op, y));
-			else
-				PUSH(xasprintf("((int64_t)((u64)%s %s (u64)%s))", x, op, y));
+			enum lx_op op = a == DW_OP_plus ? LX_ADD : a == DW_OP_minus ? LX_SUB : a == DW_OP_mul ? LX_MUL :
+					a == DW_OP_and ? LX_AND : a == DW_OP_or ? LX_OR : a == DW_OP_xor ? LX_XOR :
+					a == DW_OP_shl ? LX_SHL : a == DW_OP_shr ? LX_SHR : LX_SAR;
+			PUSH(lx_bin(op, x, y));
 			break;
 		}
 		case DW_OP_neg:
 			NEED(1);
 			x = st[--sp];
-			PUSH(xasprintf("(-%s)", x));
+			PUSH(lx_un(LX_NEG, x));
 			break;
 		case DW_OP_not:
 			NEED(1);
 			x = st[--sp];
-			PUSH(xasprintf("(~%s)", x));
+			PUSH(lx_un(LX_NOT, x));
 			break;
 		case DW_OP_dup:
 			NEED(1);
@@ -448,14 +446,14 @@ static bool eval_ops(struct rctx *r, Dwarf_Attribute *attr, Dwarf_Op *ops, size_
 			break;
 		case DW_OP_entry_value:
 		case DW_OP_GNU_entry_value:
-			if (!(x = entry_value_c(r, attr, &ops[i])))
+			if (!(x = entry_value_x(r, attr, &ops[i])))
 				return fail(r, "the value at function entry is not available here");
 			PUSH(x);
 			break;
 		case DW_OP_stack_value:
 			NEED(1);
 			out->kind = L_VALUE;
-			out->c = st[sp - 1];
+			out->x = st[sp - 1];
 			return true;
 		case DW_OP_implicit_pointer:
 		case DW_OP_GNU_implicit_pointer:
@@ -468,7 +466,7 @@ static bool eval_ops(struct rctx *r, Dwarf_Attribute *attr, Dwarf_Op *ops, size_
 	if (!sp)
 		return fail(r, "the value is not available here (optimized out)");
 	out->kind = L_ADDR;
-	out->c = st[sp - 1];
+	out->x = st[sp - 1];
 	return true;
 #undef PUSH
 #undef NEED
@@ -499,7 +497,7 @@ static bool global_from_symtab(struct rctx *r, Dwarf_Die *var, struct loc *out)
 		return false;
 	table(r->s)->uses_kaslr = true;
 	out->kind = L_ADDR;
-	out->c = xasprintf("((int64_t)(stp_kaslr_offset + 0x%" PRIx64 "ULL))", found->addr);
+	out->x = lx_bin(LX_ADD, lx_leaf(LX_KASLR, 0), lx_hex(found->addr));
 	return true;
 }
 
@@ -526,7 +524,7 @@ static bool module_global(struct rctx *r, Dwarf_Die *var, struct loc *out)
 		free(key);
 	}
 	out->kind = L_ADDR;
-	out->c = xasprintf("((int64_t)stp_modsym_addrs[%d])", k);
+	out->x = lx_leaf(LX_MODSYM, k);
 	return true;
 }
 
@@ -544,7 +542,7 @@ static bool var_loc(struct rctx *r, Dwarf_Die *var, struct loc *out)
 		if (dwarf_formsdata(&a, &v) != 0)
 			return fail(r, "unsupported constant value");
 		out->kind = L_VALUE;
-		out->c = xasprintf("((int64_t)%" PRId64 "LL)", (int64_t)v);
+		out->x = lx_const((int64_t)v);
 		return true;
 	}
 	bool in_module = r->img && r->img->module;
@@ -565,19 +563,9 @@ static bool var_loc(struct rctx *r, Dwarf_Die *var, struct loc *out)
 
 /* ---- values ------------------------------------------------------------------- */
 
-/* Truncate or sign-extend a value held in a wider register. */
-static char *fit(const char *v, int size, bool sign)
-{
-	if (size >= 8 || size <= 0)
-		return xstrdup(v);
-	if (sign)
-		return xasprintf("stp_sext(%s, %d)", v, size * 8);
-	return xasprintf("((int64_t)((u64)%s & 0x%" PRIx64 "ULL))", v, (((uint64_t)1) << (size * 8)) - 1);
-}
-
 /* The value at l as an int64_t expression: integers, enums, pointers;
  * an array is its address. */
-static bool load(struct rctx *r, struct loc *l, char **out)
+static bool load(struct rctx *r, struct loc *l, const struct lx **out)
 {
 	Dwarf_Die t = l->type;
 
@@ -587,7 +575,7 @@ static bool load(struct rctx *r, struct loc *l, char **out)
 	if (tag == DW_TAG_array_type) {
 		if (l->kind != L_ADDR)
 			return fail(r, "an array held in a register");
-		*out = l->c;
+		*out = l->x;
 		return true;
 	}
 	if (is_aggregate(&t))
@@ -604,20 +592,19 @@ static bool load(struct rctx *r, struct loc *l, char **out)
 		int rdsize = need <= 1 ? 1 : need <= 2 ? 2 : need <= 4 ? 4 : 8;
 		if (l->kind != L_ADDR || l->bit_off + l->bit_size > 64)
 			return fail(r, "unsupported bitfield");
-		char *v = xasprintf("((int64_t)(%s(c, %s, %d) >> %d))", rd(r), l->c, rdsize, l->bit_off);
+		const struct lx *v = lx_bin(LX_SHR, rd(r, l->x, rdsize), lx_const(l->bit_off));
 		if (sign)
-			*out = xasprintf("stp_sext(%s, %d)", v, l->bit_size);
+			*out = lx_sext(v, l->bit_size);
 		else
-			*out = xasprintf("((int64_t)((u64)%s & 0x%" PRIx64 "ULL))", v,
-					 l->bit_size >= 64 ? ~(uint64_t)0 : (((uint64_t)1) << l->bit_size) - 1);
+			*out = lx_bin(LX_AND, v, lx_hex(l->bit_size >= 64 ? ~(uint64_t)0 : (((uint64_t)1) << l->bit_size) - 1));
 		return true;
 	}
 	if (l->kind == L_ADDR) {
-		char *v = xasprintf("((int64_t)%s(c, %s, %d))", rd(r), l->c, size);
-		*out = sign ? fit(v, size, true) : v;
+		const struct lx *v = rd(r, l->x, size);
+		*out = sign ? lx_fit(v, size, true) : v;
 		return true;
 	}
-	*out = fit(l->c, size, sign);
+	*out = lx_fit(l->x, size, sign);
 	return true;
 }
 
@@ -633,13 +620,13 @@ static bool step_field(struct rctx *r, struct loc *l, const char *field)
 	if (!l->has_type || !peel(&t))
 		return fail(r, "'->%s' on a void value", field);
 	if (dwarf_tag(&t) == DW_TAG_pointer_type) {
-		char *p;
+		const struct lx *p;
 		if (!load(r, l, &p))
 			return false;
 		if (!type_of(&t, &t))
 			return fail(r, "'->%s' through a void pointer", field);
 		l->kind = L_ADDR;
-		l->c = p;
+		l->x = p;
 	}
 	if (!is_aggregate(&t))
 		return fail(r, "'->%s' on a value that is not a struct, union or pointer to one", field);
@@ -660,7 +647,7 @@ static bool step_field(struct rctx *r, struct loc *l, const char *field)
 		return fail(r, "%s%s has no member '%s'", dwarf_tag(&t) == DW_TAG_union_type ? "union " : "struct ",
 			    tn ? tn : "{...}", field);
 	}
-	l->c = off ? xasprintf("(%s + %" PRIu64 ")", l->c, (uint64_t)off) : l->c;
+	l->x = off ? lx_add_k(l->x, (int64_t)off) : l->x;
 	l->has_type = dwarf_formref_die(dwarf_attr_integrate(&mem, DW_AT_type, &(Dwarf_Attribute){0}), &l->type) != NULL;
 	l->bit_size = bs;
 	l->bit_off = bo;
@@ -671,7 +658,7 @@ static bool step_field(struct rctx *r, struct loc *l, const char *field)
 static bool step_index(struct rctx *r, struct loc *l)
 {
 	Dwarf_Die t = l->type, elem;
-	char *base;
+	const struct lx *base;
 
 	if (!l->has_type || !peel(&t))
 		return fail(r, "'[]' on a void value");
@@ -679,7 +666,7 @@ static bool step_index(struct rctx *r, struct loc *l)
 	if (tag == DW_TAG_array_type) {
 		if (l->kind != L_ADDR)
 			return fail(r, "an array held in a register");
-		base = l->c;
+		base = l->x;
 	} else if (tag == DW_TAG_pointer_type) {
 		if (!load(r, l, &base))
 			return false;
@@ -689,7 +676,7 @@ static bool step_index(struct rctx *r, struct loc *l)
 		int size = byte_size(&pe);
 		if (size <= 0)
 			return fail(r, "'[]' on elements of unknown size");
-		l->c = xasprintf("(%s + (int64_t)(@@I%d@@) * %d)", l->c, r->nidx++, size);
+		l->x = lx_bin(LX_ADD, l->x, lx_bin(LX_MUL, lx_leaf(LX_INDEX, r->nidx++), lx_const(size)));
 		l->bit_size = 0;
 		return true;
 	} else {
@@ -703,7 +690,7 @@ static bool step_index(struct rctx *r, struct loc *l)
 	if (stride <= 0)
 		return fail(r, "'[]' on elements of unknown size");
 	l->kind = L_ADDR;
-	l->c = xasprintf("(%s + (int64_t)(@@I%d@@) * %d)", base, r->nidx++, stride);
+	l->x = lx_bin(LX_ADD, base, lx_bin(LX_MUL, lx_leaf(LX_INDEX, r->nidx++), lx_const(stride)));
 	l->type = elem;
 	l->has_type = true;
 	l->bit_size = 0;
@@ -730,17 +717,19 @@ static void pp_value(struct rctx *r, struct loc *l, int mode, int depth, struct 
 /* Append text for one loaded value: fmt gets the int64_t v_. */
 static void pp_leaf(struct rctx *r, struct loc *l, const char *fmt, struct strbuf *out)
 {
-	char *v;
+	const struct lx *x;
 
 	r->why = NULL;
-	if (!load(r, l, &v)) {
+	if (!load(r, l, &x)) {
 		free(r->why);
 		r->why = NULL;
 		strbuf_addstr(out, "stp_str_append(@@S@@, \"?\");\n");
 		return;
 	}
+	char *v = lx_to_c(x, NULL, NULL, 0);
 	strbuf_addf(out, "{ int64_t v_ = %s; if (c->last_error) { c->last_error = NULL; "
 		    "stp_str_append(@@S@@, \"?\"); } else { %s; } }\n", v, fmt);
+	free(v);
 }
 
 static void pp_members_text(struct rctx *r, struct loc *l, Dwarf_Die *st, int mode, int depth, struct strbuf *out)
@@ -774,7 +763,7 @@ static void pp_members_text(struct rctx *r, struct loc *l, Dwarf_Die *st, int mo
 			} else if (dwarf_attr(&m, DW_AT_bit_size, &a) && dwarf_formudata(&a, &bs) == 0 && bs) {
 				continue;   /* unnamed bitfield padding */
 			}
-			ml.c = xasprintf("(%s + %" PRIu64 ")", l->c, (uint64_t)off);
+			ml.x = lx_add_k(l->x, (int64_t)off);
 			strbuf_addf(out, "stp_str_append(@@S@@, \"%s", first ? "" : ", ");
 			first = false;
 			if (n) {
@@ -819,9 +808,11 @@ static void pp_members(struct rctx *r, struct loc *l, Dwarf_Die *st, int mode, i
 	}
 	struct strbuf body = STRBUF_INIT;
 	struct loc bl = *l;
-	bl.c = "b_";
+	bl.x = lx_leaf(LX_LOCAL, -1);
 	pp_members_text(r, &bl, st, mode, depth, &body);
-	strbuf_addf(out, "stp_pp_%d(c, @@S@@, %s);\n", pp_helper(r->s, strbuf_detach(&body)), l->c);
+	char *base = lx_to_c(l->x, NULL, NULL, 0);
+	strbuf_addf(out, "stp_pp_%d(c, @@S@@, %s);\n", pp_helper(r->s, strbuf_detach(&body)), base);
+	free(base);
 }
 
 char *tvars_pp_helpers(struct session *s)
@@ -875,7 +866,9 @@ static void pp_value(struct rctx *r, struct loc *l, int mode, int depth, struct 
 	if (tag == DW_TAG_array_type) {
 		Dwarf_Die e;
 		if (l->kind == L_ADDR && type_of(&t, &e) && is_char(&e) && (depth == 0 || mode == PP_DEEP)) {
-			strbuf_addf(out, "stp_pp_string(@@S@@, %s, %d);\n", l->c, byte_size(&t));
+			char *a = lx_to_c(l->x, NULL, NULL, 0);
+			strbuf_addf(out, "stp_pp_string(@@S@@, %s, %d);\n", a, byte_size(&t));
+			free(a);
 			return;
 		}
 		strbuf_addstr(out, "stp_str_append(@@S@@, \"[...]\");\n");
@@ -888,18 +881,20 @@ static void pp_value(struct rctx *r, struct loc *l, int mode, int depth, struct 
 			return;
 		}
 		if (has && is_aggregate(&inner) && depth == 0) {
-			char *p;
+			const struct lx *px;
 			r->why = NULL;
-			if (!load(r, l, &p)) {
+			if (!load(r, l, &px)) {
 				free(r->why);
 				r->why = NULL;
 				strbuf_addstr(out, "stp_str_append(@@S@@, \"?\");\n");
 				return;
 			}
-			struct loc pl = { .kind = L_ADDR, .c = xasprintf("((int64_t)v_%d)", depth), .has_type = true };
+			struct loc pl = { .kind = L_ADDR, .x = lx_leaf(LX_LOCAL, depth), .has_type = true };
+			char *p = lx_to_c(px, NULL, NULL, 0);
 			dwarf_formref_die(dwarf_attr_integrate(&t, DW_AT_type, &(Dwarf_Attribute){0}), &pl.type);
 			strbuf_addf(out, "{ int64_t v_%d = %s; if (c->last_error) { c->last_error = NULL; "
 				    "stp_str_append(@@S@@, \"?\"); } else {\n", depth, p);
+			free(p);
 			pp_members(r, &pl, &inner, mode, depth, out);
 			strbuf_addstr(out, "} }\n");
 			return;
@@ -953,7 +948,7 @@ static bool pretty_list(struct rctx *r, const struct expr *e, struct tvar *tv)
 	Dwarf_Die d;
 
 	if (!strcmp(what, "return")) {
-		struct loc l = { .kind = L_REG, .reg = 0, .c = reg_c(0) };
+		struct loc l = { .kind = L_REG, .reg = 0, .x = reg_x(0) };
 		if (!r->ret)
 			return fail(r, "$$return is only available in .return probes");
 		if (!dwarf_formref_die(dwarf_attr_integrate(&r->fn, DW_AT_type, &(Dwarf_Attribute){0}), &l.type)) {
@@ -1206,7 +1201,7 @@ static bool finish(struct rctx *r, const struct expr *e, struct loc *l, bool add
 	if (addrof) {
 		if (l->kind != L_ADDR || l->bit_size)
 			return fail(r, "cannot take the address of a value held in a register or a bitfield");
-		tv->code = l->c;
+		tv->value = l->x;
 		return true;
 	}
 	if (e->suffix) {
@@ -1216,11 +1211,11 @@ static bool finish(struct rctx *r, const struct expr *e, struct loc *l, bool add
 		tv->code = strbuf_detach(&out);
 		return true;
 	}
-	if (!load(r, l, &tv->code))
+	if (!load(r, l, &tv->value))
 		return false;
 	tv->size = l->has_type && peel(&t) ? byte_size(&t) : 8;
 	if (l->kind == L_ADDR && !l->bit_size)
-		tv->addr = l->c;
+		tv->addr = l->x;
 	else if (l->kind == L_REG)
 		tv->reg = l->reg;
 	return true;
@@ -1246,7 +1241,7 @@ static bool typed_base(struct rctx *r, const struct expr *src, struct loc *l)
 	case EXPR_ADDROF:
 		if (!resolve_loc(r, src->lhs, false, NULL, &x))
 			return false;
-		*l = (struct loc){ .kind = L_ADDR, .c = xstrdup("((int64_t)(@@P@@))"), .type = x.type,
+		*l = (struct loc){ .kind = L_ADDR, .x = lx_leaf(LX_PTR, 0), .type = x.type,
 				   .has_type = x.has_type };
 		return true;
 	case EXPR_CAST:
@@ -1257,7 +1252,7 @@ static bool typed_base(struct rctx *r, const struct expr *src, struct loc *l)
 				return fail(r, "no debuginfo for module '%s'", src->module);
 			if (!img || !find_type(img, src->str, &x.type))
 				return fail(r, "type '%s' not found", src->str);
-			*l = (struct loc){ .kind = L_ADDR, .c = xstrdup("((int64_t)(@@P@@))"), .type = x.type,
+			*l = (struct loc){ .kind = L_ADDR, .x = lx_leaf(LX_PTR, 0), .type = x.type,
 					   .has_type = true };
 			return true;
 		}
@@ -1269,7 +1264,7 @@ static bool typed_base(struct rctx *r, const struct expr *src, struct loc *l)
 		 * sun_path[0]): the array is there */
 		Dwarf_Die t = x.type;
 		bool array = x.has_type && peel(&t) && dwarf_tag(&t) == DW_TAG_array_type;
-		*l = (struct loc){ .kind = array ? L_ADDR : L_VALUE, .c = xstrdup("((int64_t)(@@P@@))"), .type = x.type,
+		*l = (struct loc){ .kind = array ? L_ADDR : L_VALUE, .x = lx_leaf(LX_PTR, 0), .type = x.type,
 				   .has_type = x.has_type };
 		return true;
 	}
@@ -1294,14 +1289,14 @@ static bool btf_cast(struct rctx *r, const struct expr *e, bool addrof, struct l
 	uint32_t type = btf_type_named(b, e->str);
 	if (!type)
 		return fail(r, "type '%s' not found in the kernel's BTF (no kernel debuginfo)", e->str);
-	char *code = btf_chain_code(b, type, xstrdup("((int64_t)(@@P@@))"), true, e, addrof, &bwhy);
-	if (!code) {
+	const struct lx *x = btf_chain_lx(b, type, lx_leaf(LX_PTR, 0), true, e, addrof, &bwhy);
+	if (!x) {
 		fail(r, "%s", bwhy);
 		free(bwhy);
 		return false;
 	}
 	tv->kind = TV_VALUE;
-	tv->code = code;
+	tv->value = x;
 	tv->size = 8;
 	return true;
 }
@@ -1326,9 +1321,9 @@ static bool resolve_loc(struct rctx *r, const struct expr *e, bool addrof, struc
 		if (r->site && r->site->kernel)
 			r->kernel = true;
 		if (r->site && r->site->code) {   /* the family's own ($argN of a marker) */
-			char *code = NULL, *why = NULL;
-			bool pretty = false;
-			int k = r->site->code(r->s, r->dp, e, &code, &pretty, &why);
+			char *pretty = NULL, *why = NULL;
+			const struct lx *value = NULL;
+			int k = r->site->code(r->s, r->dp, e, &value, &pretty, &why);
 			if (k < 0) {
 				r->family_var = true;
 				fail(r, "%s", why);
@@ -1336,12 +1331,13 @@ static bool resolve_loc(struct rctx *r, const struct expr *e, bool addrof, struc
 				return false;
 			}
 			if (k > 0 && (want || addrof)) {
-				free(code);
+				free(pretty);
 				return fail(r, "'%s' has no type to follow and no address", e->name);
 			}
 			if (k > 0) {
 				tv->kind = pretty ? TV_PRETTY : TV_VALUE;
-				tv->code = code;
+				tv->code = pretty;
+				tv->value = value;
 				tv->size = 8;
 				tv->at_entry = k == 2;   /* read when the function was entered */
 				return true;
@@ -1369,7 +1365,7 @@ static bool resolve_loc(struct rctx *r, const struct expr *e, bool addrof, struc
 				return fail(r, "$return is only available in .return probes");
 			l.kind = L_REG;
 			l.reg = 0;
-			l.c = reg_c(0);
+			l.x = reg_x(0);
 			l.has_type = dwarf_formref_die(dwarf_attr_integrate(&r->fn, DW_AT_type, &(Dwarf_Attribute){0}),
 						       &l.type) != NULL;
 			if (!l.has_type)
@@ -1407,7 +1403,7 @@ static bool resolve_loc(struct rctx *r, const struct expr *e, bool addrof, struc
 		}
 		if (!e->chain.len && !e->suffix && !addrof && !want) {
 			/* just the pointer: no debuginfo needed until it is followed */
-			tv->code = xstrdup("((int64_t)(@@P@@))");
+			tv->value = lx_leaf(LX_PTR, 0);
 			return true;
 		}
 		if (!img && (!mod || !strncmp(mod, "kernel", 6)))
@@ -1427,7 +1423,7 @@ static bool resolve_loc(struct rctx *r, const struct expr *e, bool addrof, struc
 		}
 		l.has_type = true;
 		l.kind = L_ADDR;
-		l.c = xstrdup("((int64_t)(@@P@@))");
+		l.x = lx_leaf(LX_PTR, 0);
 		bool ok = walk_chain(r, e, &l) && (want ? (*want = l, true) : finish(r, e, &l, addrof, tv));
 		r->img = saved.img;
 		return ok;
@@ -1618,7 +1614,10 @@ static void walk_target(struct walk *w, const struct expr *e, bool addrof, const
 			free(r->why);
 			r->why = NULL;
 			tv->kind = e->suffix || (e->kind == EXPR_TARGET && !strncmp(e->name, "$$", 2)) ? TV_PRETTY : TV_VALUE;
-			tv->code = xstrdup(tv->kind == TV_PRETTY ? "" : "((int64_t)0)");
+			if (tv->kind == TV_PRETTY)
+				tv->code = xstrdup("");
+			else
+				tv->value = lx_const(0);
 			tv->at_entry = false;
 			tv->addr = NULL;
 			tv->reg = -1;

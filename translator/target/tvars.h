@@ -1,31 +1,37 @@
 /* tvars.h - $target variables, @cast, @var, @defined and @entry, resolved
- * through DWARF in pass 2 and pasted as C by pass 3.
+ * through DWARF (or BTF, or a family's own rules) in pass 2 for pass 3.
  *
  * One probe body may sit on many functions (wildcards, comma lists), and
  * $x lives in a different place in each: pass 2 resolves every target
- * expression once per derived probe and keeps the C it compiles to (calls
- * of runtime/deref.h). Pass 3 gives such a probe one body per derived
- * probe and pastes the code, replacing the placeholders:
+ * expression once per derived probe. A value is kept in the lowered form
+ * (lowered.h), its operands (@cast's pointer, the [index] values) as
+ * LX_PTR and LX_INDEX; each backend compiles it. Pass 3 gives such a probe
+ * one body per derived probe.
+ *
+ * Pretty-printed values ($x$, $$parms ...) are still module C statements
+ * (the BPF backend reads them back: translate/bpf/pretty.c), with these
+ * placeholders:
  *
  *   @@I<n>@@   the value of the chain's n-th [index] expression (int64_t)
  *   @@P@@      the pointer operand of @cast (int64_t)
  *   @@S@@      the string a pretty-printed value is appended to
  *
- * Reads in the code may set c->last_error (a read fault); pass 3 checks it
- * after the expression.
+ * A read may fault (the module's c->last_error); pass 3 checks after the
+ * expression.
  */
 #ifndef CSTAP_TVARS_H
 #define CSTAP_TVARS_H
 
 #include "ast.h"
 #include "debuginfo.h"
+#include "lowered.h"
 
 struct derived_probe;   /* probes/provider.h; here only the key of what is resolved in it */
 struct dw_scope;
 
 enum tv_kind {
-	TV_VALUE,       /* code: a C expression of type int64_t */
-	TV_PRETTY,      /* code: statements appending text to @@S@@ */
+	TV_VALUE,       /* value: in the lowered form */
+	TV_PRETTY,      /* code: C statements appending text to @@S@@ */
 	TV_DEFINED,     /* @defined: a constant, `defined` */
 	TV_UNRESOLVED,  /* -L only: not found, no code; its type is unknown */
 };
@@ -34,13 +40,14 @@ struct tvar {
 	const struct derived_probe *dp; /* NULL: the same in every probe (@cast, @var) */
 	const struct expr *e;
 	enum tv_kind kind;
+	const struct lx *value;
 	char *code;
 	bool defined;
 	bool at_entry;          /* .return probe: evaluate when the function is entered */
 	bool kernel;            /* reads kernel memory or registers, or is a kernel
 				 * address: not for --privilege=stapusr|stapsys */
 	/* writes (guru mode): the value's home */
-	char *addr;             /* C address expression, or NULL (a register) */
+	const struct lx *addr;  /* its address, or NULL (a register) */
 	int reg;                /* DWARF register number when addr is NULL, else -1 */
 	int size;               /* bytes */
 };
@@ -59,7 +66,7 @@ struct tvar_site {
 	/* tvar_code: the family's own target variables, as the hook says;
 	 * NULL: all are DWARF */
 	int (*code)(struct session *s, const struct derived_probe *dp, const struct expr *e,
-		    char **code, bool *pretty, char **why);
+		    const struct lx **value, char **pretty, char **why);
 	bool *has_entry;                /* set to true when it reads values at entry */
 };
 

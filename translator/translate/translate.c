@@ -798,8 +798,9 @@ static char *entry_slot(struct gen *g, const struct expr *e)
 	return xasprintf("(((struct entry_d%d *)c->entry_data)->v%d)", g->dp->index, k);
 }
 
-/* Paste a resolved target expression: the chain's index values and the
- * @cast pointer go where tvars.h's placeholders are. */
+/* Paste a pretty-printed target expression's statements: the chain's
+ * index values, the @cast pointer and the string go where tvars.h's
+ * placeholders are. */
 static char *fill_placeholders(const char *code, char **idx, int nidx, const char *ptr, const char *str)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -891,7 +892,7 @@ static char *gen_tvar_write(struct gen *g, struct expr *lhs, const char *op, str
 	char *cur = NULL;
 	if (strcmp(op, "=")) {
 		cur = temp(g, TYPE_LONG);
-		emit(g, "%s = %s;", cur, fill_placeholders(tv->code, o.idx, o.nidx, o.ptr, NULL));
+		emit(g, "%s = %s;", cur, lx_to_c(tv->value, o.ptr, o.idx, o.nidx));
 		check_error(g);
 	}
 	char *ret = res;
@@ -905,7 +906,7 @@ static char *gen_tvar_write(struct gen *g, struct expr *lhs, const char *op, str
 		gen_compound(g, res, cur, xstrndup(op, strlen(op) - 1), rv, pos);
 	}
 	if (tv->addr) {
-		emit(g, "stp_kwrite(c, %s, %d, (u64)%s);", fill_placeholders(tv->addr, o.idx, o.nidx, o.ptr, NULL),
+		emit(g, "stp_kwrite(c, %s, %d, (u64)%s);", lx_to_c(tv->addr, o.ptr, o.idx, o.nidx),
 		     tv->size > 0 ? tv->size : 8, res);
 	} else {
 		emit(g, "{ unsigned long *r_ = stp_dwarf_reg_slot(c, %d); if (r_) *r_ = (unsigned long)%s; }",
@@ -941,7 +942,7 @@ static char *gen_tvar(struct gen *g, struct expr *e)
 		return t;
 	}
 	char *t = temp(g, TYPE_LONG);
-	char *code = fill_placeholders(tv->code, o.idx, o.nidx, o.ptr, NULL);
+	char *code = lx_to_c(tv->value, o.ptr, o.idx, o.nidx);
 	emit(g, "%s = %s;", t, code);
 	free(code);
 	check_error(g);

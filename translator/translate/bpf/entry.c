@@ -58,7 +58,7 @@ static enum walk_action visit(struct expr *e, void *ctx)
 		tv = tvar_find(w->g->s, w->g->dp, e);
 		if (tv && tv->at_entry)
 			add_entry(w, e, tv->kind == TV_PRETTY);   /* $$parms: its text */
-		else if (tv && tv->code && strstr(tv->code, "c->ubias"))
+		else if (tv && tv->value && lx_has(tv->value, LX_UBIAS))
 			w->bias = true;
 		return WALK_DESCEND;   /* @cast's operand, [index] values */
 	default:

@@ -1,11 +1,10 @@
 /* tvar.c - $target variables and @cast for the BPF backend. Pass 2
- * resolves them through DWARF or BTF into a small C expression over the
- * module runtime's reads (target/tvars.h): registers (stp_dwarf_reg),
- * kernel or user memory (stp_kread, stp_uread), sign extension (stp_sext),
- * constants, casts and arithmetic. That C is read here and compiled to
- * BPF: registers from the probe's pt_regs (r6), memory through
- * bpf_probe_read_kernel/user. Anything else in it (pretty printing, module
- * symbols ...) is refused. */
+ * resolves them through DWARF or BTF into the lowered form (lowered.h),
+ * compiled here: registers from the probe's pt_regs (r6), memory through
+ * bpf_probe_read_kernel/user; what BPF has no form of (module globals) is
+ * refused. Pretty-printed values are still module C statements
+ * (target/tvars.h); the C expressions in them are read back here
+ * (bg_cexpr, for pretty.c). */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,20 +54,58 @@ static bool eat(struct cparse *c, const char *tok)
 static void cexpr(struct cparse *c, int prec);
 
 /* r0 = the value of a read of size bytes at address r0; a fault is the
- * script's error, as the module runtime reports it */
-static void read_mem(struct cparse *c, int size, bool user)
+ * script's error, as the module runtime reports it; false if it cannot be
+ * made (reported, or *bad set) */
+static void read_mem(struct bgen *g, const struct expr *te, int size, bool user, bool *bad)
 {
-	const struct expr *te = c->te;
 	const char *what = te->kind == EXPR_TARGET ? "identifier" : "operator";
 	const char *name = te->kind == EXPR_TARGET ? te->name : te->kind == EXPR_CAST ? "@cast" : "@var";
 
-	if (c->g->user && !user) {   /* stapbpf's interpreter cannot read the kernel */
-		bg_fail(c->g, te->pos, "reading kernel memory in a begin, end, error or procfs probe "
+	if (g->user && !user) {   /* stapbpf's interpreter cannot read the kernel */
+		bg_fail(g, te->pos, "reading kernel memory in a begin, end, error or procfs probe "
 			"(stapbpf runs them in user space)");
 		return;
 	}
-	if (!bg_read_mem(c->g, size, user, "read fault [man error::fault] at 0x%x", what, name, te->pos))
-		c->bad = true;
+	if (!bg_read_mem(g, size, user, "read fault [man error::fault] at 0x%x", what, name, te->pos))
+		*bad = true;
+}
+
+/* r0 = DWARF register r of the probe's context; false if it has none */
+static bool read_reg(struct bgen *g, int64_t r)
+{
+	if (r < 0 || r >= (int64_t)(sizeof(dwarf_pt_regs) / sizeof(int)))
+		return false;
+	if (g->user)   /* begin/end have no registers */
+		return false;
+	if (g->ctx_args) {   /* a raw tracepoint: si, dx, cx, r8, r9 are args[0..4] */
+		static const int arg_of[] = { [4] = 1, [1] = 2, [2] = 3, [8] = 4, [9] = 5 };
+		int a = r < 10 ? arg_of[r] : 0;
+		if (r == 7) {
+			/* sp: the module's handler points it at a return
+			 * address slot before the arguments after the fifth
+			 * (probes/tracepoint.c), which are args[5...] here */
+			mov(g, R0, R6);
+			alu_k(g, A_ADD, R0, 8 * 5 - 8);
+			return true;
+		}
+		if (!a)
+			return false;
+		bg_emit(g, B_LDX | B_MEM | B_DW, R0, R6, 8 * (a - 1), 0);
+		return true;
+	}
+	bg_emit(g, B_LDX | B_MEM | B_DW, R0, R6, dwarf_pt_regs[r], 0);
+	return true;
+}
+
+/* r0 = the kernel's load offset: @config's third field */
+static void kaslr_offset(struct bgen *g)
+{
+	int none = bg_label(g);
+
+	bg_lookup0(g, g->config_map);
+	bg_jmp(g, J_EQ, R0, -1, 0, none);
+	ldx(g, R0, R0, 16);
+	bg_place(g, none);
 }
 
 static void zext(struct bgen *g, int bits)
@@ -162,12 +199,8 @@ static void primary(struct cparse *c)
 			bg_long(g, c->ops[i]);
 		return;
 	}
-	if (eat(c, "stp_kaslr_offset")) {   /* the kernel's load offset: @config's third field */
-		int none = bg_label(g);
-		bg_lookup0(g, g->config_map);
-		bg_jmp(g, J_EQ, R0, -1, 0, none);
-		ldx(g, R0, R0, 16);
-		bg_place(g, none);
+	if (eat(c, "stp_kaslr_offset")) {
+		kaslr_offset(g);
 		return;
 	}
 	if (eat(c, "c->ubias")) {   /* a process probe's load bias */
@@ -179,33 +212,8 @@ static void primary(struct cparse *c)
 	}
 	if (eat(c, "stp_dwarf_reg(c,")) {
 		int64_t r = (skip_ws(c), number(c));
-		if (!eat(c, ")") || r < 0 || r >= (int64_t)(sizeof(dwarf_pt_regs) / sizeof(int))) {
+		if (!eat(c, ")") || !read_reg(g, r))
 			c->bad = true;
-			return;
-		}
-		if (g->user) {   /* begin/end have no registers */
-			c->bad = true;
-			return;
-		}
-		if (g->ctx_args) {   /* a raw tracepoint: si, dx, cx, r8, r9 are args[0..4] */
-			static const int arg_of[] = { [4] = 1, [1] = 2, [2] = 3, [8] = 4, [9] = 5 };
-			int a = r < 10 ? arg_of[r] : 0;
-			if (r == 7) {
-				/* sp: the module's handler points it at a return
-				 * address slot before the arguments after the fifth
-				 * (probes/tracepoint.c), which are args[5...] here */
-				mov(g, R0, R6);
-				alu_k(g, A_ADD, R0, 8 * 5 - 8);
-				return;
-			}
-			if (!a) {
-				c->bad = true;
-				return;
-			}
-			bg_emit(g, B_LDX | B_MEM | B_DW, R0, R6, 8 * (a - 1), 0);
-			return;
-		}
-		bg_emit(g, B_LDX | B_MEM | B_DW, R0, R6, dwarf_pt_regs[r], 0);
 		return;
 	}
 	bool user = false;
@@ -219,7 +227,7 @@ static void primary(struct cparse *c)
 		if (!eat(c, ")"))
 			c->bad = true;
 		if (!c->bad)
-			read_mem(c, size, user);
+			read_mem(g, c->te, size, user, &c->bad);
 		return;
 	}
 	if (eat(c, "stp_sext(")) {
@@ -280,17 +288,113 @@ static void cexpr(struct cparse *c, int min)
 	}
 }
 
-/* r0 = the value of code (pass 2's C, see the top) for te, with @cast's
- * pointer and the [index] values ops; false after reporting */
-static bool compile_code(struct bgen *g, const char *code, struct expr *te, struct expr **ops, int nops,
-			 bool has_ptr)
-{
-	struct cparse c = { .g = g, .te = te, .ops = ops, .nops = nops, .has_ptr = has_ptr, .p = code };
+/* Compiling a lowered value: te is the target expression it is (for
+ * messages), ops its operands (@cast's pointer first, then the [index]
+ * values). */
+struct lxgen {
+	struct bgen *g;
+	const struct expr *te;
+	struct expr **ops;
+	int nops;
+	bool has_ptr;
+	bool bad;               /* a step BPF has no form of */
+};
 
-	cexpr(&c, 0);
-	skip_ws(&c);
-	if (c.bad || *c.p) {
-		bg_fail(g, te->pos, "this target expression has no BPF form yet (%s)", code);
+/* r0 = x, the operands' values evaluated where x names them; every binary
+ * step keeps its left value in a stack slot of its own while the right
+ * one is made (both may read memory, which takes r1-r5) */
+static void emit_lx(struct lxgen *c, const struct lx *x)
+{
+	static const int alu[] = {
+		[LX_ADD] = A_ADD, [LX_SUB] = A_SUB, [LX_MUL] = A_MUL, [LX_AND] = A_AND, [LX_OR] = A_OR,
+		[LX_XOR] = A_XOR, [LX_SHL] = A_LSH, [LX_SHR] = A_ARSH, [LX_SAR] = A_ARSH,
+	};
+	struct bgen *g = c->g;
+
+	if (c->bad)
+		return;
+	switch (x->op) {
+	case LX_CONST:
+		if (!x->hex && x->k < 0 && x->k != INT64_MIN) {
+			bg_mov_imm(g, R0, -x->k);
+			bg_emit(g, B_ALU64 | A_NEG | B_K, R0, 0, 0, 0);
+		} else {
+			bg_mov_imm(g, R0, x->k);
+		}
+		return;
+	case LX_REG:
+		if (!read_reg(g, x->k))
+			c->bad = true;
+		return;
+	case LX_PTR:
+	case LX_INDEX: {
+		int i = x->op == LX_PTR ? 0 : (int)x->k + (c->has_ptr ? 1 : 0);
+		if ((x->op == LX_PTR && !c->has_ptr) || i >= c->nops)
+			c->bad = true;
+		else
+			bg_long(g, c->ops[i]);
+		return;
+	}
+	case LX_KASLR:
+		kaslr_offset(g);
+		return;
+	case LX_UBIAS:   /* a process probe's load bias */
+		if (g->user)
+			c->bad = true;
+		else
+			bg_ubias(g);
+		return;
+	case LX_MODSYM:
+	case LX_LOCAL:
+		c->bad = true;
+		return;
+	case LX_LOAD:
+		emit_lx(c, x->a);
+		if (!c->bad)
+			read_mem(g, c->te, (int)x->k, x->user, &c->bad);
+		return;
+	case LX_SEXT:
+		emit_lx(c, x->a);
+		bg_sext(g, (int)x->k);
+		return;
+	case LX_NEG:
+		emit_lx(c, x->a);
+		bg_emit(g, B_ALU64 | A_NEG | B_K, R0, 0, 0, 0);
+		return;
+	case LX_NOT:
+		emit_lx(c, x->a);
+		bg_emit(g, B_ALU64 | A_XOR | B_K, R0, 0, 0, -1);
+		return;
+	default: {
+		emit_lx(c, x->a);
+		int t = bg_stack(g);
+		bg_emit(g, B_STX | B_MEM | B_DW, R10, R0, t, 0);
+		bool shift = x->op == LX_SHL || x->op == LX_SHR || x->op == LX_SAR;
+		if (shift && !(x->b->op == LX_CONST && x->b->k >= 0 && x->b->k < 64))
+			emit_lx(c, lx_bin(LX_AND, x->b, lx_const(63)));   /* the count modulo 64 */
+		else
+			emit_lx(c, x->b);
+		bg_emit(g, B_ALU64 | A_MOV | B_X, R1, R0, 0, 0);
+		bg_emit(g, B_LDX | B_MEM | B_DW, R0, R10, t, 0);
+		bg_emit(g, B_ALU64 | alu[x->op] | B_X, R0, R1, 0, 0);
+		return;
+	}
+	}
+}
+
+/* r0 = the value x for te, with @cast's pointer and the [index] values
+ * ops; false after reporting */
+static bool compile_lx(struct bgen *g, const struct lx *x, const struct expr *te, struct expr **ops, int nops,
+		       bool has_ptr)
+{
+	struct lxgen c = { .g = g, .te = te, .ops = ops, .nops = nops, .has_ptr = has_ptr };
+
+	emit_lx(&c, x);
+	if (c.bad) {
+		struct strbuf sb = STRBUF_INIT;
+		lx_dump(&sb, x);
+		bg_fail(g, te->pos, "this target expression has no BPF form yet (%s)", sb.buf);
+		strbuf_release(&sb);
 		return false;
 	}
 	return true;
@@ -334,7 +438,7 @@ bool bg_tvar(struct bgen *g, struct expr *e)
 	VEC(struct expr *) ops = { 0 };
 	bool ok;
 
-	if (!tv || tv->kind != TV_VALUE || !tv->code) {
+	if (!tv || tv->kind != TV_VALUE || !tv->value) {
 		bg_fail(g, e->pos, "%s", tv && tv->kind == TV_PRETTY ? "pretty-printing a target variable has no BPF form yet"
 		      : "this target expression has no BPF form");
 		return false;
@@ -347,7 +451,7 @@ bool bg_tvar(struct bgen *g, struct expr *e)
 	}
 	struct cparse c = { 0 };
 	operands(te, &c, &ops);
-	ok = compile_code(g, tv->code, te, c.ops, c.nops, c.has_ptr);
+	ok = compile_lx(g, tv->value, te, c.ops, c.nops, c.has_ptr);
 	free(ops.items);
 	return ok;
 }
@@ -421,22 +525,22 @@ bool bg_mark_parms(struct bgen *g, struct expr *e, int *nargs)
 	       !e->suffix && g->ctx.mark_args >= 0 && (*nargs = g->ctx.mark_args, true);
 }
 
-/* The C of marker argument i, as its family's tvar_code gives $argI; NULL
- * with *why (allocated, or NULL) when it has none. */
-static char *mark_arg_code(struct bgen *g, int i, char **why)
+/* Marker argument i, as its family's tvar_code gives $argI; NULL with
+ * *why (allocated, or NULL) when it has none. */
+static const struct lx *mark_arg(struct bgen *g, int i, char **why)
 {
 	char name[24];
 	struct expr arg = { .kind = EXPR_TARGET, .name = name };
-	char *code = NULL;
-	bool pretty = false;
+	const struct lx *value = NULL;
+	char *pretty = NULL;
 
 	snprintf(name, sizeof(name), "$arg%d", i);
-	if (!g->dp->prov->tvar_code || g->dp->prov->tvar_code(g->s, g->dp, &arg, &code, &pretty, why) != 1 ||
+	if (!g->dp->prov->tvar_code || g->dp->prov->tvar_code(g->s, g->dp, &arg, &value, &pretty, why) != 1 ||
 	    pretty) {
-		free(code);
+		free(pretty);
 		return NULL;
 	}
-	return code;
+	return value;
 }
 
 void bg_mark_parms_fmt(struct strbuf *fmt, int nargs)
@@ -447,19 +551,19 @@ void bg_mark_parms_fmt(struct strbuf *fmt, int nargs)
 
 bool bg_mark_arg_str(struct bgen *g, struct expr *e, int i, struct bstr d)
 {
-	char *why = NULL, *code = mark_arg_code(g, i, &why);
+	char *why = NULL;
+	const struct lx *x = mark_arg(g, i, &why);
 	int v = bg_stack(g), fault = bg_label(g), done = bg_label(g);
 	bool ok;
 
-	if (!code) {
+	if (!x) {
 		bg_fail(g, e->pos, "%s: %s", e->name, why ? why : "an argument has no value");
 		free(why);
 		return false;
 	}
 	vec_push(&g->tries, ((struct btry){ .catch_label = fault }));
-	ok = compile_code(g, code, e, NULL, 0, false);
+	ok = compile_lx(g, x, e, NULL, 0, false);
 	g->tries.len--;
-	free(code);
 	stx(g, R10, v, R0);
 	ok = ok && bg_kformat(g, "%#x", 3, "l", &v, NULL, d, e->pos);
 	bg_ja(g, done);

@@ -1,0 +1,75 @@
+/* lowered.h - the lowered form: what pass 2 resolves a target expression
+ * ($x, $p->f[i], @cast(p, "t")->f, @var, &$x, an SDT marker's $argN, a
+ * BTF function's parameter) to, for both backends.
+ *
+ * A value is a small tree of typed steps over the probe's context, each a
+ * 64-bit integer:
+ *
+ *   LX_CONST k            a constant (hex: an address or a mask, printed so)
+ *   LX_REG n              DWARF register n of the probe's saved registers
+ *   LX_PTR                the expression's @cast pointer operand
+ *   LX_INDEX n            the value of the chain's n-th [index] operand
+ *   LX_KASLR              the kernel's load offset (added to link-time addresses)
+ *   LX_UBIAS              a process probe's load bias (added to the file's addresses)
+ *   LX_MODSYM n           the address of the n-th module global read (looked up at start)
+ *   LX_LOCAL n            a pretty printer's value n (the pointer it follows; -1:
+ *                         the struct it prints, in a module's printing function)
+ *   LX_LOAD a, size, user a read of size bytes at address a, kernel or user memory:
+ *                         zero-extended; a fault is the script's error
+ *   LX_SEXT a, bits       a's low bits, sign-extended
+ *   LX_ADD .. LX_SAR a, b two's complement arithmetic (LX_SHR logical, LX_SAR
+ *                         arithmetic; shift counts taken modulo 64)
+ *   LX_NEG a, LX_NOT a
+ *
+ * The module backend prints it as C over runtime/deref.h (lx_to_c), the BPF
+ * backend compiles it to instructions (translate/bpf/tvar.c); neither reads
+ * the other's text. Nodes are shared freely (DW_OP_dup): a tree is never
+ * changed after it is made, and lives as long as the session.
+ */
+#ifndef CSTAP_LOWERED_H
+#define CSTAP_LOWERED_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "util.h"
+
+enum lx_op {
+	LX_CONST, LX_REG, LX_PTR, LX_INDEX, LX_KASLR, LX_UBIAS, LX_MODSYM, LX_LOCAL,
+	LX_LOAD, LX_SEXT,
+	LX_ADD, LX_SUB, LX_MUL, LX_AND, LX_OR, LX_XOR, LX_SHL, LX_SHR, LX_SAR,
+	LX_NEG, LX_NOT,
+};
+
+struct lx {
+	enum lx_op op;
+	int64_t k;              /* CONST: the value; REG, INDEX, MODSYM, LOCAL: the number;
+				 * LOAD: bytes (1, 2, 4, 8); SEXT: bits */
+	bool hex;               /* CONST: an address or a mask */
+	bool user;              /* LOAD: user memory */
+	const struct lx *a, *b; /* operands */
+};
+
+const struct lx *lx_const(int64_t k);
+const struct lx *lx_hex(uint64_t k);
+const struct lx *lx_leaf(enum lx_op op, int64_t n);   /* REG, PTR, INDEX, KASLR, UBIAS, MODSYM, LOCAL */
+const struct lx *lx_load(const struct lx *addr, int size, bool user);
+const struct lx *lx_sext(const struct lx *a, int bits);
+const struct lx *lx_bin(enum lx_op op, const struct lx *a, const struct lx *b);
+const struct lx *lx_un(enum lx_op op, const struct lx *a);
+/* a + k */
+const struct lx *lx_add_k(const struct lx *a, int64_t k);
+/* a's low bytes as an integer of size bytes, signed or not (a itself for 8) */
+const struct lx *lx_fit(const struct lx *a, int size, bool sign);
+
+/* Does the tree hold a step of kind op? */
+bool lx_has(const struct lx *x, enum lx_op op);
+/* The tree as an s-expression, for tests and -p2 dumps: "(load 8 k (+ (reg 7) 8))". */
+void lx_dump(struct strbuf *out, const struct lx *x);
+
+/* The C the module runtime evaluates it with (an int64_t expression over
+ * runtime/deref.h's reads); ptr and idx are the C of the operands (NULL:
+ * printed as tvars.h's @@P@@ / @@I<n>@@ placeholders). */
+char *lx_to_c(const struct lx *x, const char *ptr, char *const *idx, int nidx);
+
+#endif
