@@ -1,6 +1,7 @@
 /* lowered.c - making, asking and printing the lowered form (lowered.h). */
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "lowered.h"
 
@@ -135,104 +136,133 @@ void lx_dump(struct strbuf *out, const struct lx *x)
 	strbuf_addch(out, ')');
 }
 
-struct cprint {
-	struct strbuf *out;
-	const char *ptr;
-	char *const *idx;
-	int nidx;
-};
-
-/* Is x a shift count that needs no "& 63"? */
-static bool small_count(const struct lx *x)
+void lp_text(lpvec *v, const char *text)
 {
-	return x->op == LX_CONST && x->k >= 0 && x->k < 64;
+	struct lp *p = xcalloc(1, sizeof(*p));
+
+	p->kind = LP_TEXT;
+	p->text = xstrdup(text);
+	vec_push(v, p);
 }
 
-static void print_c(struct cprint *p, const struct lx *x)
+void lp_value(lpvec *v, const struct lx *x, enum lp_fmt fmt)
 {
-	static const char *const cop[] = {
-		[LX_ADD] = "+", [LX_SUB] = "-", [LX_MUL] = "*", [LX_AND] = "&", [LX_OR] = "|",
-		[LX_XOR] = "^", [LX_SHL] = "<<", [LX_SHR] = ">>", [LX_SAR] = ">>",
-	};
-	struct strbuf *out = p->out;
+	struct lp *p = xcalloc(1, sizeof(*p));
 
-	switch (x->op) {
-	case LX_CONST:
-		if (x->hex || x->k == INT64_MIN)
-			strbuf_addf(out, "0x%" PRIx64 "ULL", (uint64_t)x->k);
-		else
-			strbuf_addf(out, "%" PRId64 "LL", x->k);
-		return;
-	case LX_REG:
-		strbuf_addf(out, "((int64_t)stp_dwarf_reg(c, %d))", (int)x->k);
-		return;
-	case LX_PTR:
-		strbuf_addf(out, "((int64_t)(%s))", p->ptr ? p->ptr : "@@P@@");
-		return;
-	case LX_INDEX:
-		if (p->idx)
-			strbuf_addf(out, "((int64_t)(%s))", x->k < p->nidx ? p->idx[x->k] : "0");
-		else
-			strbuf_addf(out, "((int64_t)(@@I%d@@))", (int)x->k);
-		return;
-	case LX_KASLR:
-		strbuf_addstr(out, "((int64_t)stp_kaslr_offset)");
-		return;
-	case LX_UBIAS:
-		strbuf_addstr(out, "((int64_t)c->ubias)");
-		return;
-	case LX_MODSYM:
-		strbuf_addf(out, "((int64_t)stp_modsym_addrs[%d])", (int)x->k);
-		return;
-	case LX_LOCAL:   /* the pretty printer's: v_<n>, the struct printing function's b_ */
-		if (x->k < 0)
-			strbuf_addstr(out, "((int64_t)b_)");
-		else
-			strbuf_addf(out, "((int64_t)v_%d)", (int)x->k);
-		return;
-	case LX_LOAD:
-		strbuf_addf(out, "((int64_t)%s(c, ", x->user ? "stp_uread" : "stp_kread");
-		print_c(p, x->a);
-		strbuf_addf(out, ", %d))", (int)x->k);
-		return;
-	case LX_SEXT:
-		strbuf_addstr(out, "stp_sext(");
-		print_c(p, x->a);
-		strbuf_addf(out, ", %d)", (int)x->k);
-		return;
-	case LX_NEG: case LX_NOT:
-		strbuf_addstr(out, x->op == LX_NEG ? "(-" : "(~");
-		print_c(p, x->a);
-		strbuf_addch(out, ')');
-		return;
-	case LX_SHL: case LX_SHR: case LX_SAR:   /* C's >> of a signed value is arithmetic */
-		strbuf_addstr(out, x->op == LX_SAR ? "((int64_t)" : "((int64_t)((u64)");
-		print_c(p, x->a);
-		strbuf_addf(out, " %s ", cop[x->op]);
-		if (small_count(x->b)) {
-			strbuf_addf(out, "%d", (int)x->b->k);
-		} else {
-			strbuf_addch(out, '(');
-			print_c(p, x->b);
-			strbuf_addstr(out, " & 63)");
-		}
-		strbuf_addstr(out, x->op == LX_SAR ? ")" : "))");
-		return;
-	default:   /* the kernel is built to wrap signed overflow (-fno-strict-overflow) */
-		strbuf_addch(out, '(');
-		print_c(p, x->a);
-		strbuf_addf(out, " %s ", cop[x->op]);
-		print_c(p, x->b);
-		strbuf_addch(out, ')');
-		return;
+	p->kind = LP_VALUE;
+	p->x = x;
+	p->fmt = fmt;
+	vec_push(v, p);
+}
+
+void lp_string(lpvec *v, const struct lx *x, int size)
+{
+	struct lp *p = xcalloc(1, sizeof(*p));
+
+	p->kind = LP_STRING;
+	p->x = x;
+	p->n = size;
+	vec_push(v, p);
+}
+
+void lp_nested(lpvec *v, enum lp_kind kind, const struct lx *x, int n, const lpvec *body)
+{
+	struct lp *p = xcalloc(1, sizeof(*p));
+
+	p->kind = kind;
+	p->x = x;
+	p->n = n;
+	p->body = body;
+	vec_push(v, p);
+}
+
+static bool lx_equal(const struct lx *a, const struct lx *b)
+{
+	if (!a || !b)
+		return a == b;
+	return a->op == b->op && a->k == b->k && a->hex == b->hex && a->user == b->user &&
+	       lx_equal(a->a, b->a) && lx_equal(a->b, b->b);
+}
+
+bool lp_equal(const lpvec *a, const lpvec *b)
+{
+	if (!a || !b)
+		return a == b;
+	if (a->len != b->len)
+		return false;
+	for (int i = 0; i < a->len; i++) {
+		const struct lp *x = a->items[i], *y = b->items[i];
+		if (x->kind != y->kind || x->fmt != y->fmt || x->n != y->n || !lx_equal(x->x, y->x) ||
+		    (x->text ? !y->text || strcmp(x->text, y->text) : !!y->text) || !lp_equal(x->body, y->body))
+			return false;
 	}
+	return true;
 }
 
-char *lx_to_c(const struct lx *x, const char *ptr, char *const *idx, int nidx)
+static uint64_t mix(uint64_t h, uint64_t v)
 {
-	struct strbuf out = STRBUF_INIT;
-	struct cprint p = { .out = &out, .ptr = ptr, .idx = idx, .nidx = nidx };
+	return (h ^ v) * 0x100000001b3ULL;
+}
 
-	print_c(&p, x);
-	return strbuf_detach(&out);
+static uint64_t lx_hash(const struct lx *x)
+{
+	if (!x)
+		return 7;
+	return mix(mix(mix(mix((uint64_t)x->op, (uint64_t)x->k), x->hex * 2 + x->user), lx_hash(x->a)), lx_hash(x->b));
+}
+
+uint64_t lp_hash(const lpvec *v)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (int i = 0; v && i < v->len; i++) {
+		const struct lp *p = v->items[i];
+		h = mix(mix(mix(mix(h, p->kind), p->fmt), (uint64_t)p->n), lx_hash(p->x));
+		if (p->text)
+			h = mix(h, hash64(p->text, strlen(p->text)));
+		if (p->body)
+			h = mix(h, lp_hash(p->body));
+	}
+	return h;
+}
+
+bool lp_constant(const lpvec *v, const char **text)
+{
+	if (!v || v->len != 1 || v->items[0]->kind != LP_TEXT)
+		return false;
+	*text = v->items[0]->text;
+	return true;
+}
+
+void lp_dump(struct strbuf *out, const lpvec *v)
+{
+	static const char *const fmts[] = { "dec", "udec", "hex", "char", "str" };
+
+	for (int i = 0; v && i < v->len; i++) {
+		const struct lp *p = v->items[i];
+		if (i)
+			strbuf_addch(out, ' ');
+		switch (p->kind) {
+		case LP_TEXT:
+			strbuf_addf(out, "\"%s\"", p->text);
+			continue;
+		case LP_VALUE:
+			strbuf_addf(out, "(%s ", fmts[p->fmt]);
+			break;
+		case LP_STRING:
+			strbuf_addf(out, "(string %d ", p->n);
+			break;
+		case LP_DEREF:
+		case LP_STRUCT:
+			strbuf_addf(out, "(%s %d ", p->kind == LP_DEREF ? "deref" : "struct", p->n);
+			break;
+		}
+		lx_dump(out, p->x);
+		if (p->body) {
+			strbuf_addstr(out, " [");
+			lp_dump(out, p->body);
+			strbuf_addch(out, ']');
+		}
+		strbuf_addch(out, ')');
+	}
 }

@@ -67,9 +67,52 @@ bool lx_has(const struct lx *x, enum lx_op op);
 /* The tree as an s-expression, for tests and -p2 dumps: "(load 8 k (+ (reg 7) 8))". */
 void lx_dump(struct strbuf *out, const struct lx *x);
 
-/* The C the module runtime evaluates it with (an int64_t expression over
- * runtime/deref.h's reads); ptr and idx are the C of the operands (NULL:
- * printed as tvars.h's @@P@@ / @@I<n>@@ placeholders). */
-char *lx_to_c(const struct lx *x, const char *ptr, char *const *idx, int nidx);
+/* A pretty-printed value ($x$, $p$$, $$parms, $$return ...) lowered: its
+ * text is these items in order, as SystemTap prints it.
+ *
+ *   LP_TEXT text           literal text
+ *   LP_VALUE x, fmt        the value x written as fmt; "?" when reading it faults
+ *   LP_STRING x, n         the string at address x (a char array of n bytes), quoted;
+ *                          "?" when it cannot be read
+ *   LP_DEREF x, n, body    the pointer x, read once: body printed with it as
+ *                          LX_LOCAL n; "?" when reading it faults
+ *   LP_STRUCT x, n, body   the members of the struct at x: body printed with x
+ *                          as LX_LOCAL -1; n numbers the distinct bodies of a
+ *                          session (the module prints each in a function of its
+ *                          own, shared by every probe printing the same type)
+ */
+enum lp_kind { LP_TEXT, LP_VALUE, LP_STRING, LP_DEREF, LP_STRUCT };
+enum lp_fmt {
+	LP_DEC,         /* %lld */
+	LP_UDEC,        /* %llu */
+	LP_HEX,         /* %#llx */
+	LP_CHAR,        /* the low byte, quoted as a char */
+	LP_STR,         /* the string the value points to, quoted */
+};
+
+struct lp;
+typedef VEC(struct lp *) lpvec;
+
+struct lp {
+	enum lp_kind kind;
+	char *text;             /* TEXT */
+	const struct lx *x;     /* VALUE, STRING, DEREF, STRUCT */
+	enum lp_fmt fmt;        /* VALUE */
+	int n;                  /* STRING: bytes; DEREF: the local; STRUCT: the body's number */
+	const lpvec *body;      /* DEREF, STRUCT */
+};
+
+void lp_text(lpvec *v, const char *text);
+void lp_value(lpvec *v, const struct lx *x, enum lp_fmt fmt);
+void lp_string(lpvec *v, const struct lx *x, int size);
+void lp_nested(lpvec *v, enum lp_kind kind, const struct lx *x, int n, const lpvec *body);
+/* Are a and b the same items (the same text, the same steps)? */
+bool lp_equal(const lpvec *a, const lpvec *b);
+/* A hash of the items, equal for lp_equal ones. */
+uint64_t lp_hash(const lpvec *v);
+/* Is v one text item alone (*text: it)? */
+bool lp_constant(const lpvec *v, const char **text);
+/* The items as s-expressions, for tests. */
+void lp_dump(struct strbuf *out, const lpvec *v);
 
 #endif

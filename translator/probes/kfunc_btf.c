@@ -114,34 +114,33 @@ int kfunc_btf_derive(struct session *s, struct probe *p, struct probe_point *pp,
 
 /* $$parms, $$vars (the same: BTF has no locals), $$return: "name=0x..."
  * each, as SystemTap lists them */
-static char *pretty_list(const struct btf *b, const struct kfunc_btf *k, const char *n, bool ret)
+static lpvec *pretty_list(const struct btf *b, const struct kfunc_btf *k, const char *n, bool ret)
 {
-	struct strbuf out = STRBUF_INIT;
+	lpvec *out = xcalloc(1, sizeof(*out));
 	bool first = true;
 
 	if (!strcmp(n, "$$return")) {
 		uint32_t rt = btf_return_type(b, k->proto);
 		if (ret && rt) {
-			char *v = lx_to_c(btf_typed_value(b, rt, lx_leaf(LX_REG, 0)), NULL, NULL, 0);
-			strbuf_addf(&out, "stp_str_appendf(@@S@@, \"return=%%#llx\", (unsigned long long)%s);\n", v);
-			free(v);
+			lp_text(out, "return=");
+			lp_value(out, btf_typed_value(b, rt, lx_leaf(LX_REG, 0)), LP_HEX);
 		}
-		return strbuf_detach(&out);
+		return out;
 	}
 	if (!strcmp(n, "$$locals"))
-		return strbuf_detach(&out);   /* BTF knows no locals */
+		return out;   /* BTF knows no locals */
 	for (int i = 0; i < first_by_value(b, k->proto); i++) {
-		char *v = lx_to_c(btf_typed_value(b, btf_param_type(b, k->proto, i), param_lx(i)), NULL, NULL, 0);
-		strbuf_addf(&out, "stp_str_appendf(@@S@@, \"%s%s=%%#llx\", (unsigned long long)%s);\n", first ? "" : " ",
-			    btf_param_name(b, k->proto, i), v);
-		free(v);
+		char *label = xasprintf("%s%s=", first ? "" : " ", btf_param_name(b, k->proto, i));
+		lp_text(out, label);
+		free(label);
+		lp_value(out, btf_typed_value(b, btf_param_type(b, k->proto, i), param_lx(i)), LP_HEX);
 		first = false;
 	}
-	return strbuf_detach(&out);
+	return out;
 }
 
 static int tvar_code(struct session *s, const struct derived_probe *dp, const struct expr *e,
-		     const struct lx **value, char **pretty, char **why)
+		     const struct lx **value, lpvec **pretty, char **why)
 {
 	const struct kfunc_btf *k = dp->data;
 	const struct btf *b = btf_kernel(s, NULL);

@@ -32,6 +32,7 @@
 #define CSTAP_PROVIDER_H
 
 #include "ast.h"
+#include "lowered.h"
 #include "session.h"
 
 #include "probe_kind.h"	/* runtime/: enum stp_probe_kind, when a probe runs */
@@ -39,7 +40,6 @@
 struct provider;
 struct dw_scope;
 struct bpf_attach;
-struct lx;
 
 /* --runtime=bpf: what the BPF backend may ask of a probe's context, as its
  * family answers (the bpf_context hook). */
@@ -112,14 +112,14 @@ struct provider {
 	 * No hook: the family has no target variables. */
 	const struct dw_scope *(*tvar_scope)(const struct derived_probe *dp);
 	/* Pass 2: dp's target variables that are not DWARF (an SDT marker's
-	 * $argN, $$name, $$parms): 1 with *value, in the lowered form
-	 * (lowered.h), or *pretty, statements appending to @@S@@ (tvars.h); 2
+	 * $argN, $$name, $$parms): 1 with *value or (pretty printed) *pretty,
+	 * in the lowered form (lowered.h); 2
 	 * the same, read when a return probe's function was entered (its
 	 * entry handler); -1 with *why (allocated); 0: not one of them (then
 	 * tvar_scope's DWARF).
 	 * No hook: all are DWARF. */
 	int (*tvar_code)(struct session *s, const struct derived_probe *dp, const struct expr *e,
-			 const struct lx **value, char **pretty, char **why);
+			 const struct lx **value, lpvec **pretty, char **why);
 	/* Pass 2: is dp a return probe whose family can evaluate @entry(expr)
 	 * when the function is entered (a kretprobe's entry handler)? Asked
 	 * when dp has no tvar_scope (with one, the scope says). */

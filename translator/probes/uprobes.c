@@ -426,7 +426,7 @@ static void list_vars(struct session *s, const struct derived_probe *dp, struct 
  * as in SystemTap), $$name, $$provider, and $$parms / $$vars: "$arg1=0x..
  * $arg2=0x..". */
 static int tvar_code(struct session *s, const struct derived_probe *dp, const struct expr *e,
-		     const struct lx **value, char **pretty, char **why)
+		     const struct lx **value, lpvec **pretty, char **why)
 {
 	const struct uprobe_probe *u = dp->data;
 	const char *n = e->name;
@@ -454,27 +454,23 @@ static int tvar_code(struct session *s, const struct derived_probe *dp, const st
 		*value = sdt_arg_lx(u->host, u->args, argno, why);
 		return *value ? 1 : -1;
 	}
-	struct strbuf out = STRBUF_INIT;
+	lpvec *out = xcalloc(1, sizeof(*out));
+	*pretty = out;
 	if (!strcmp(n, "$$name") || !strcmp(n, "$$provider")) {
-		strbuf_addstr(&out, "stp_str_append(@@S@@, ");
-		strbuf_add_cstr_literal(&out, n[2] == 'n' ? u->name : u->provider);
-		strbuf_addstr(&out, ");\n");
-		*pretty = strbuf_detach(&out);
+		lp_text(out, n[2] == 'n' ? u->name : u->provider);
 		return 1;
 	}
 	for (int i = 1; i <= u->nargs; i++) {
 		const struct lx *x = sdt_arg_lx(u->host, u->args, i, why);
 		if (!x) {
-			strbuf_release(&out);
+			*pretty = NULL;
 			return -1;
 		}
-		char *v = lx_to_c(x, NULL, NULL, 0);
-		strbuf_addf(&out, "{ int64_t v_ = %s; if (c->last_error) { c->last_error = NULL; "
-			    "stp_str_appendf(@@S@@, \"%s$arg%d=?\"); } else { stp_str_appendf(@@S@@, \"%s$arg%d=%%#llx\", "
-			    "(unsigned long long)v_); } }\n", v, i > 1 ? " " : "", i, i > 1 ? " " : "", i);
-		free(v);
+		char label[32];
+		snprintf(label, sizeof(label), "%s$arg%d=", i > 1 ? " " : "", i);
+		lp_text(out, label);
+		lp_value(out, x, LP_HEX);
 	}
-	*pretty = strbuf_detach(&out);
 	return 1;
 }
 

@@ -29,8 +29,7 @@ struct tvar_table {
 	bool uses_kaslr;        /* some code adds stp_kaslr_offset (DW_OP_addr) */
 	strvec modsyms;         /* "module:name" of the module globals read, by
 				 * their index in stp_modsym_addrs[] */
-	strvec pp_bodies;       /* module: the pretty-printing function
-				 * stp_pp_<i>(c, s_, b_) of each struct printed */
+	VEC(lpvec *) pp_bodies; /* the struct printers (LP_STRUCT's bodies) */
 	VEC(uint64_t) pp_hashes;
 };
 
@@ -712,10 +711,10 @@ static bool walk_chain(struct rctx *r, const struct expr *e, struct loc *l)
 /* pretty-print modes */
 enum { PP_PLAIN, PP_ONE, PP_DEEP };   /* $$vars, $x$ / $$vars$, $x$$ / $$vars$$ */
 
-static void pp_value(struct rctx *r, struct loc *l, int mode, int depth, struct strbuf *out);
+static void pp_value(struct rctx *r, struct loc *l, int mode, int depth, lpvec *out);
 
-/* Append text for one loaded value: fmt gets the int64_t v_. */
-static void pp_leaf(struct rctx *r, struct loc *l, const char *fmt, struct strbuf *out)
+/* One loaded value written as fmt ("?" if it cannot be resolved). */
+static void pp_leaf(struct rctx *r, struct loc *l, enum lp_fmt fmt, lpvec *out)
 {
 	const struct lx *x;
 
@@ -723,21 +722,18 @@ static void pp_leaf(struct rctx *r, struct loc *l, const char *fmt, struct strbu
 	if (!load(r, l, &x)) {
 		free(r->why);
 		r->why = NULL;
-		strbuf_addstr(out, "stp_str_append(@@S@@, \"?\");\n");
+		lp_text(out, "?");
 		return;
 	}
-	char *v = lx_to_c(x, NULL, NULL, 0);
-	strbuf_addf(out, "{ int64_t v_ = %s; if (c->last_error) { c->last_error = NULL; "
-		    "stp_str_append(@@S@@, \"?\"); } else { %s; } }\n", v, fmt);
-	free(v);
+	lp_value(out, x, fmt);
 }
 
-static void pp_members_text(struct rctx *r, struct loc *l, Dwarf_Die *st, int mode, int depth, struct strbuf *out)
+static void pp_members_text(struct rctx *r, struct loc *l, Dwarf_Die *st, int mode, int depth, lpvec *out)
 {
 	Dwarf_Die m;
 	bool first = true;
 
-	strbuf_addstr(out, "stp_str_append(@@S@@, \"{\");\n");
+	lp_text(out, "{");
 	if (dwarf_child(st, &m) == 0) {
 		do {
 			if (dwarf_tag(&m) != DW_TAG_member)
@@ -764,101 +760,90 @@ static void pp_members_text(struct rctx *r, struct loc *l, Dwarf_Die *st, int mo
 				continue;   /* unnamed bitfield padding */
 			}
 			ml.x = lx_add_k(l->x, (int64_t)off);
-			strbuf_addf(out, "stp_str_append(@@S@@, \"%s", first ? "" : ", ");
-			first = false;
+			char *label;
 			if (n) {
-				strbuf_addf(out, ".%s=\");\n", n);
+				label = xasprintf("%s.%s=", first ? "" : ", ", n);
 			} else {
 				mt = ml.type;
 				bool u = ml.has_type && peel(&mt) && dwarf_tag(&mt) == DW_TAG_union_type;
-				strbuf_addf(out, "%s=\");\n", u ? "<union>" : "<class>");
+				label = xasprintf("%s%s=", first ? "" : ", ", u ? "<union>" : "<class>");
 			}
+			lp_text(out, label);
+			free(label);
+			first = false;
 			pp_value(r, &ml, mode, depth + 1, out);
 		} while (dwarf_siblingof(&m, &m) == 0);
 	}
-	strbuf_addstr(out, "stp_str_append(@@S@@, \"}\");\n");
+	lp_text(out, "}");
 }
 
-/* The number of the module's function printing a struct as body does
- * (at b_ into s_): one per distinct text, made on first use. */
-static int pp_helper(struct session *s, char *body)
+/* The number of the session's struct printer whose items are body (the
+ * first of the same items), made on first use; *same: that one's items. */
+static int pp_helper(struct session *s, lpvec *body, const lpvec **same)
 {
 	struct tvar_table *t = table(s);
-	uint64_t h = hash64(body, strlen(body));
+	uint64_t h = lp_hash(body);
 
 	for (int i = 0; i < t->pp_hashes.len; i++)
-		if (t->pp_hashes.items[i] == h && !strcmp(t->pp_bodies.items[i], body)) {
-			free(body);
+		if (t->pp_hashes.items[i] == h && lp_equal(t->pp_bodies.items[i], body)) {
+			*same = t->pp_bodies.items[i];
 			return i;
 		}
 	vec_push(&t->pp_hashes, h);
 	vec_push(&t->pp_bodies, body);
+	*same = body;
 	return t->pp_bodies.len - 1;
 }
 
-/* The members of the struct at l. In a module a struct is printed by a
- * function of its own, shared by every probe printing the same type the
- * same way: $$parms$$ on 762 functions was 12 MB of C inline (300 s of
- * GCC), most of it the same few kernel structs. BPF takes the text. */
-static void pp_members(struct rctx *r, struct loc *l, Dwarf_Die *st, int mode, int depth, struct strbuf *out)
+/* The members of the struct at l, printed over its address (LX_LOCAL -1):
+ * the module makes a function of each distinct printer, shared by every
+ * probe printing the same type the same way ($$parms$$ on 762 functions
+ * was 12 MB of C inline, 300 s of GCC, most of it the same few kernel
+ * structs); BPF prints them inline. */
+static void pp_members(struct rctx *r, struct loc *l, Dwarf_Die *st, int mode, int depth, lpvec *out)
 {
-	if (r->s->runtime_bpf) {
-		pp_members_text(r, l, st, mode, depth, out);
-		return;
-	}
-	struct strbuf body = STRBUF_INIT;
+	lpvec *body = xcalloc(1, sizeof(*body));
+	const lpvec *same;
 	struct loc bl = *l;
+
 	bl.x = lx_leaf(LX_LOCAL, -1);
-	pp_members_text(r, &bl, st, mode, depth, &body);
-	char *base = lx_to_c(l->x, NULL, NULL, 0);
-	strbuf_addf(out, "stp_pp_%d(c, @@S@@, %s);\n", pp_helper(r->s, strbuf_detach(&body)), base);
-	free(base);
+	pp_members_text(r, &bl, st, mode, depth, body);
+	int n = pp_helper(r->s, body, &same);
+	lp_nested(out, LP_STRUCT, l->x, n, same);
 }
 
-char *tvars_pp_helpers(struct session *s)
+int tvars_struct_printers(struct session *s, const lpvec *const **bodies)
 {
 	struct tvar_table *t = table(s);
-	struct strbuf out = STRBUF_INIT;
 
-	if (!t->pp_bodies.len)
-		return NULL;
-	for (int i = 0; i < t->pp_bodies.len; i++)
-		strbuf_addf(&out, "static noinline __maybe_unused void stp_pp_%d(struct stp_context *c, char *s_, int64_t b_);\n", i);
-	for (int i = 0; i < t->pp_bodies.len; i++) {
-		/* a full string takes no more text: the reads are skipped */
-		strbuf_addf(&out, "static noinline __maybe_unused void stp_pp_%d(struct stp_context *c, char *s_, int64_t b_)\n{\n"
-			    "\tif (strnlen(s_, MAXSTRINGLEN - 1) >= MAXSTRINGLEN - 1)\n\t\treturn;\n", i);
-		char *body = str_replace_all(t->pp_bodies.items[i], "@@S@@", "s_");
-		strbuf_addf(&out, "%s}\n", body);
-		free(body);
-	}
-	return strbuf_detach(&out);
+	*bodies = (const lpvec *const *)t->pp_bodies.items;
+	return t->pp_bodies.len;
 }
 
-/* Text of the value at l in SystemTap's pretty-print style. */
-static void pp_value(struct rctx *r, struct loc *l, int mode, int depth, struct strbuf *out)
+/* The value at l in SystemTap's pretty-print style. */
+static void pp_value(struct rctx *r, struct loc *l, int mode, int depth, lpvec *out)
 {
 	Dwarf_Die t = l->type, inner;
 
 	if (!l->has_type || !peel(&t)) {
-		strbuf_addstr(out, "stp_str_append(@@S@@, \"?\");\n");
+		lp_text(out, "?");
 		return;
 	}
 	int tag = dwarf_tag(&t);
 	if (mode == PP_PLAIN) {
 		if (is_aggregate(&t))
-			strbuf_addstr(out, "stp_str_append(@@S@@, \"{...}\");\n");
+			lp_text(out, "{...}");
 		else if (tag == DW_TAG_array_type)
-			strbuf_addstr(out, "stp_str_append(@@S@@, \"[...]\");\n");
+			lp_text(out, "[...]");
 		else
-			pp_leaf(r, l, "stp_str_appendf(@@S@@, \"%#llx\", (unsigned long long)v_)", out);
+			pp_leaf(r, l, LP_HEX, out);
 		return;
 	}
 	if (is_aggregate(&t)) {
 		if (l->kind != L_ADDR)
-			strbuf_addstr(out, "stp_str_append(@@S@@, \"?\");\n");
+			lp_text(out, "?");
 		else if (depth > 0 && (mode == PP_ONE || depth > 6))
-			strbuf_addstr(out, "stp_str_append(@@S@@, \"{...}\");\n");
+			lp_text(out, "{...}");
 		else
 			pp_members(r, l, &t, mode, depth, out);
 		return;
@@ -866,18 +851,16 @@ static void pp_value(struct rctx *r, struct loc *l, int mode, int depth, struct 
 	if (tag == DW_TAG_array_type) {
 		Dwarf_Die e;
 		if (l->kind == L_ADDR && type_of(&t, &e) && is_char(&e) && (depth == 0 || mode == PP_DEEP)) {
-			char *a = lx_to_c(l->x, NULL, NULL, 0);
-			strbuf_addf(out, "stp_pp_string(@@S@@, %s, %d);\n", a, byte_size(&t));
-			free(a);
+			lp_string(out, l->x, byte_size(&t));
 			return;
 		}
-		strbuf_addstr(out, "stp_str_append(@@S@@, \"[...]\");\n");
+		lp_text(out, "[...]");
 		return;
 	}
 	if (tag == DW_TAG_pointer_type) {
 		bool has = type_of(&t, &inner);
 		if (has && is_char(&inner)) {
-			pp_leaf(r, l, "stp_pp_string(@@S@@, v_, 0)", out);
+			pp_leaf(r, l, LP_STR, out);
 			return;
 		}
 		if (has && is_aggregate(&inner) && depth == 0) {
@@ -886,33 +869,27 @@ static void pp_value(struct rctx *r, struct loc *l, int mode, int depth, struct 
 			if (!load(r, l, &px)) {
 				free(r->why);
 				r->why = NULL;
-				strbuf_addstr(out, "stp_str_append(@@S@@, \"?\");\n");
+				lp_text(out, "?");
 				return;
 			}
 			struct loc pl = { .kind = L_ADDR, .x = lx_leaf(LX_LOCAL, depth), .has_type = true };
-			char *p = lx_to_c(px, NULL, NULL, 0);
+			lpvec *body = xcalloc(1, sizeof(*body));
 			dwarf_formref_die(dwarf_attr_integrate(&t, DW_AT_type, &(Dwarf_Attribute){0}), &pl.type);
-			strbuf_addf(out, "{ int64_t v_%d = %s; if (c->last_error) { c->last_error = NULL; "
-				    "stp_str_append(@@S@@, \"?\"); } else {\n", depth, p);
-			free(p);
-			pp_members(r, &pl, &inner, mode, depth, out);
-			strbuf_addstr(out, "} }\n");
+			pp_members(r, &pl, &inner, mode, depth, body);
+			lp_nested(out, LP_DEREF, px, depth, body);
 			return;
 		}
 		if (has && (dwarf_tag(&inner) == DW_TAG_base_type || dwarf_tag(&inner) == DW_TAG_enumeration_type))
-			pp_leaf(r, l, "stp_str_appendf(@@S@@, \"%lld\", (long long)v_)", out);
+			pp_leaf(r, l, LP_DEC, out);
 		else
-			pp_leaf(r, l, "stp_str_appendf(@@S@@, \"%#llx\", (unsigned long long)v_)", out);
+			pp_leaf(r, l, LP_HEX, out);
 		return;
 	}
 	if (is_char(&t) && depth > 0) {
-		pp_leaf(r, l, "stp_pp_char(@@S@@, v_)", out);
+		pp_leaf(r, l, LP_CHAR, out);
 		return;
 	}
-	if (is_signed(&t))
-		pp_leaf(r, l, "stp_str_appendf(@@S@@, \"%lld\", (long long)v_)", out);
-	else
-		pp_leaf(r, l, "stp_str_appendf(@@S@@, \"%llu\", (unsigned long long)v_)", out);
+	pp_leaf(r, l, is_signed(&t) ? LP_DEC : LP_UDEC, out);
 }
 
 static int pp_mode(const char *suffix)
@@ -921,16 +898,18 @@ static int pp_mode(const char *suffix)
 }
 
 /* "name=value" for one variable DIE; "name=?" if it has no location here. */
-static void pp_var(struct rctx *r, Dwarf_Die *var, const char *name, int mode, struct strbuf *out)
+static void pp_var(struct rctx *r, Dwarf_Die *var, const char *name, int mode, lpvec *out)
 {
 	struct loc l;
+	char *label = xasprintf("%s=", name);
 
-	strbuf_addf(out, "stp_str_append(@@S@@, \"%s=\");\n", name);
+	lp_text(out, label);
+	free(label);
 	r->why = NULL;
 	if (!var_loc(r, var, &l)) {
 		free(r->why);
 		r->why = NULL;
-		strbuf_addstr(out, "stp_str_append(@@S@@, \"?\");\n");
+		lp_text(out, "?");
 		return;
 	}
 	pp_value(r, &l, mode, 0, out);
@@ -939,7 +918,7 @@ static void pp_var(struct rctx *r, Dwarf_Die *var, const char *name, int mode, s
 /* $$vars, $$parms, $$locals, $$return */
 static bool pretty_list(struct rctx *r, const struct expr *e, struct tvar *tv)
 {
-	struct strbuf out = STRBUF_INIT;
+	lpvec *out = xcalloc(1, sizeof(*out));
 	const char *what = e->name + 2;
 	int mode = pp_mode(e->suffix);
 	bool parms = !strcmp(what, "vars") || !strcmp(what, "parms");
@@ -947,18 +926,16 @@ static bool pretty_list(struct rctx *r, const struct expr *e, struct tvar *tv)
 	bool first = true;
 	Dwarf_Die d;
 
+	tv->pretty = out;
 	if (!strcmp(what, "return")) {
 		struct loc l = { .kind = L_REG, .reg = 0, .x = reg_x(0) };
 		if (!r->ret)
 			return fail(r, "$$return is only available in .return probes");
-		if (!dwarf_formref_die(dwarf_attr_integrate(&r->fn, DW_AT_type, &(Dwarf_Attribute){0}), &l.type)) {
-			tv->code = xstrdup("");   /* a void function: "" (as SystemTap) */
-			return true;
-		}
+		if (!dwarf_formref_die(dwarf_attr_integrate(&r->fn, DW_AT_type, &(Dwarf_Attribute){0}), &l.type))
+			return true;   /* a void function: "" (as SystemTap) */
 		l.has_type = true;
-		strbuf_addstr(&out, "stp_str_append(@@S@@, \"return=\");\n");
-		pp_value(r, &l, mode, 0, &out);
-		tv->code = strbuf_detach(&out);
+		lp_text(out, "return=");
+		pp_value(r, &l, mode, 0, out);
 		return true;
 	}
 	if (!parms && !locals)
@@ -973,12 +950,11 @@ static bool pretty_list(struct rctx *r, const struct expr *e, struct tvar *tv)
 			if (r->in && r->in->hidden && !strcmp(name, r->in->hidden))
 				continue;   /* the probe mechanism's, not an argument (as -L) */
 			if (!first)
-				strbuf_addstr(&out, "stp_str_append(@@S@@, \" \");\n");
+				lp_text(out, " ");
 			first = false;
-			pp_var(r, &d, name, mode, &out);
+			pp_var(r, &d, name, mode, out);
 		} while (dwarf_siblingof(&d, &d) == 0);
 	}
-	tv->code = strbuf_detach(&out);
 	return true;
 }
 
@@ -1205,10 +1181,9 @@ static bool finish(struct rctx *r, const struct expr *e, struct loc *l, bool add
 		return true;
 	}
 	if (e->suffix) {
-		struct strbuf out = STRBUF_INIT;
 		tv->kind = TV_PRETTY;
-		pp_value(r, l, pp_mode(e->suffix), 0, &out);
-		tv->code = strbuf_detach(&out);
+		tv->pretty = xcalloc(1, sizeof(*tv->pretty));
+		pp_value(r, l, pp_mode(e->suffix), 0, tv->pretty);
 		return true;
 	}
 	if (!load(r, l, &tv->value))
@@ -1321,7 +1296,8 @@ static bool resolve_loc(struct rctx *r, const struct expr *e, bool addrof, struc
 		if (r->site && r->site->kernel)
 			r->kernel = true;
 		if (r->site && r->site->code) {   /* the family's own ($argN of a marker) */
-			char *pretty = NULL, *why = NULL;
+			char *why = NULL;
+			lpvec *pretty = NULL;
 			const struct lx *value = NULL;
 			int k = r->site->code(r->s, r->dp, e, &value, &pretty, &why);
 			if (k < 0) {
@@ -1331,12 +1307,11 @@ static bool resolve_loc(struct rctx *r, const struct expr *e, bool addrof, struc
 				return false;
 			}
 			if (k > 0 && (want || addrof)) {
-				free(pretty);
 				return fail(r, "'%s' has no type to follow and no address", e->name);
 			}
 			if (k > 0) {
 				tv->kind = pretty ? TV_PRETTY : TV_VALUE;
-				tv->code = pretty;
+				tv->pretty = pretty;
 				tv->value = value;
 				tv->size = 8;
 				tv->at_entry = k == 2;   /* read when the function was entered */
@@ -1346,7 +1321,7 @@ static bool resolve_loc(struct rctx *r, const struct expr *e, bool addrof, struc
 		if (!r->in && r->no_dwarf && !strncmp(e->name, "$$", 2) && strcmp(e->name, "$$return") &&
 		    !want && !addrof && !e->chain.len) {
 			tv->kind = TV_PRETTY;   /* nothing to list, as SystemTap */
-			tv->code = xstrdup("");
+			tv->pretty = xcalloc(1, sizeof(*tv->pretty));
 			return true;
 		}
 		if (!r->in)
@@ -1615,7 +1590,7 @@ static void walk_target(struct walk *w, const struct expr *e, bool addrof, const
 			r->why = NULL;
 			tv->kind = e->suffix || (e->kind == EXPR_TARGET && !strncmp(e->name, "$$", 2)) ? TV_PRETTY : TV_VALUE;
 			if (tv->kind == TV_PRETTY)
-				tv->code = xstrdup("");
+				tv->pretty = xcalloc(1, sizeof(*tv->pretty));
 			else
 				tv->value = lx_const(0);
 			tv->at_entry = false;

@@ -3,21 +3,11 @@
  *
  * One probe body may sit on many functions (wildcards, comma lists), and
  * $x lives in a different place in each: pass 2 resolves every target
- * expression once per derived probe. A value is kept in the lowered form
- * (lowered.h), its operands (@cast's pointer, the [index] values) as
- * LX_PTR and LX_INDEX; each backend compiles it. Pass 3 gives such a probe
- * one body per derived probe.
- *
- * Pretty-printed values ($x$, $$parms ...) are still module C statements
- * (the BPF backend reads them back: translate/bpf/pretty.c), with these
- * placeholders:
- *
- *   @@I<n>@@   the value of the chain's n-th [index] expression (int64_t)
- *   @@P@@      the pointer operand of @cast (int64_t)
- *   @@S@@      the string a pretty-printed value is appended to
- *
- * A read may fault (the module's c->last_error); pass 3 checks after the
- * expression.
+ * expression once per derived probe into the lowered form (lowered.h): a
+ * value as steps, a pretty-printed one ($x$, $$parms ...) as the items of
+ * its text; the expression's operands (@cast's pointer, the [index]
+ * values) are LX_PTR and LX_INDEX. Each backend compiles it; pass 3 gives
+ * such a probe one body per derived probe.
  */
 #ifndef CSTAP_TVARS_H
 #define CSTAP_TVARS_H
@@ -31,7 +21,7 @@ struct dw_scope;
 
 enum tv_kind {
 	TV_VALUE,       /* value: in the lowered form */
-	TV_PRETTY,      /* code: C statements appending text to @@S@@ */
+	TV_PRETTY,      /* pretty: the items of its text */
 	TV_DEFINED,     /* @defined: a constant, `defined` */
 	TV_UNRESOLVED,  /* -L only: not found, no code; its type is unknown */
 };
@@ -41,7 +31,7 @@ struct tvar {
 	const struct expr *e;
 	enum tv_kind kind;
 	const struct lx *value;
-	char *code;
+	lpvec *pretty;
 	bool defined;
 	bool at_entry;          /* .return probe: evaluate when the function is entered */
 	bool kernel;            /* reads kernel memory or registers, or is a kernel
@@ -66,7 +56,7 @@ struct tvar_site {
 	/* tvar_code: the family's own target variables, as the hook says;
 	 * NULL: all are DWARF */
 	int (*code)(struct session *s, const struct derived_probe *dp, const struct expr *e,
-		    const struct lx **value, char **pretty, char **why);
+		    const struct lx **value, lpvec **pretty, char **why);
 	bool *has_entry;                /* set to true when it reads values at entry */
 };
 
@@ -99,9 +89,9 @@ long dw_member_offset(struct dw_image *img, const char *type, const char *member
  * stp_kaslr_offset (for DW_OP_addr) and the addresses of the module
  * globals read (stp_modsym_addrs[]); NULL if none are needed. */
 char *tvars_kaslr_init(struct session *s);
-/* The module's functions printing structs that the pretty-printed
- * values call (stp_pp_<n>), or NULL. */
-char *tvars_pp_helpers(struct session *s);
+/* The struct printers of the session's pretty-printed values (LP_STRUCT
+ * n's body is (*bodies)[n]); their count. */
+int tvars_struct_printers(struct session *s, const lpvec *const **bodies);
 /* Does target variables' code add stp_kaslr_offset? kfree's link-time
  * address in *addr: the load offset is where it is now minus that. */
 bool tvars_kaslr_ref(struct session *s, uint64_t *addr);

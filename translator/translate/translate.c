@@ -28,6 +28,7 @@
 #include "target/tvars.h"
 #include "session.h"
 #include "translate.h"
+#include "translate/lowered_c.h"
 
 struct gen {
 	struct session *s;
@@ -798,43 +799,31 @@ static char *entry_slot(struct gen *g, const struct expr *e)
 	return xasprintf("(((struct entry_d%d *)c->entry_data)->v%d)", g->dp->index, k);
 }
 
-/* Paste a pretty-printed target expression's statements: the chain's
- * index values, the @cast pointer and the string go where tvars.h's
- * placeholders are. */
-static char *fill_placeholders(const char *code, char **idx, int nidx, const char *ptr, const char *str)
+/* The module's functions printing structs that pretty-printed values
+ * call (stp_pp_<n>, LP_STRUCT's bodies, the struct at b_ into s_): a full
+ * string takes no more text, the reads are skipped. */
+static void gen_struct_printers(struct session *s, struct strbuf *out)
 {
-	struct strbuf sb = STRBUF_INIT;
+	const lpvec *const *bodies;
+	int n = tvars_struct_printers(s, &bodies);
 
-	for (const char *p = code; *p;) {
-		if (strncmp(p, "@@", 2)) {
-			strbuf_addch(&sb, *p++);
-			continue;
-		}
-		const char *end = strstr(p + 2, "@@");
-		if (!end) {
-			strbuf_addstr(&sb, p);
-			break;
-		}
-		if (p[2] == 'I') {
-			int i = atoi(p + 3);
-			strbuf_addstr(&sb, i < nidx ? idx[i] : "0");
-		} else if (p[2] == 'P') {
-			strbuf_addstr(&sb, ptr ? ptr : "0");
-		} else if (p[2] == 'S') {
-			strbuf_addstr(&sb, str ? str : "NULL");
-		}
-		p = end + 2;
+	for (int i = 0; i < n; i++)
+		strbuf_addf(out, "static noinline __maybe_unused void stp_pp_%d(struct stp_context *c, char *s_, int64_t b_);\n", i);
+	for (int i = 0; i < n; i++) {
+		strbuf_addf(out, "static noinline __maybe_unused void stp_pp_%d(struct stp_context *c, char *s_, int64_t b_)\n{\n"
+			    "\tif (strnlen(s_, MAXSTRINGLEN - 1) >= MAXSTRINGLEN - 1)\n\t\treturn;\n", i);
+		lp_to_c(out, bodies[i], "s_", NULL, NULL, 0);
+		strbuf_addstr(out, "}\n");
 	}
-	return strbuf_detach(&sb);
 }
 
-/* The values a resolved target expression's code needs, in placeholder
- * order: @cast's pointer (@@P@@) first, then the chain's [index] values. */
+/* The operands of a target expression, in order: @cast's pointer
+ * (LX_PTR) first, then the chain's [index] values (LX_INDEX). */
 struct tvar_ops {
 	char **vals;
 	int n;
-	const char *ptr;   /* @@P@@, or NULL */
-	char **idx;        /* @@I<n>@@ */
+	const char *ptr;   /* LX_PTR, or NULL */
+	char **idx;        /* LX_INDEX n */
 	int nidx;
 };
 
@@ -932,12 +921,10 @@ static char *gen_tvar(struct gen *g, struct expr *e)
 	tvar_near(g, te);
 	if (tv->kind == TV_PRETTY) {
 		char *t = temp(g, TYPE_STRING);
-		char *code = fill_placeholders(tv->code, o.idx, o.nidx, o.ptr, t);
 		emit(g, "%s[0] = '\\0';", t);
 		emit(g, "{");
-		strbuf_addstr(g->out, code);
+		lp_to_c(g->out, tv->pretty, t, o.ptr, o.idx, o.nidx);
 		emit(g, "}");
-		free(code);
 		check_error(g);
 		return t;
 	}
@@ -2028,10 +2015,7 @@ int translate(struct session *s, struct strbuf *out)
 	gen_klines(s, out);
 	gen_ustack(s, out);
 	gen_globals(s, out);
-	char *pp = tvars_pp_helpers(s);
-	if (pp)
-		strbuf_addstr(out, pp);
-	free(pp);
+	gen_struct_printers(s, out);
 	strbuf_addstr(out, "\n");
 
 	/* function prototypes, then bodies; a function reading $target

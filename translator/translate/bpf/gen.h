@@ -340,12 +340,25 @@ void bg_local_zero(struct bgen *g, struct bloc *l);
 /* tvar.c: $target variables and @cast in r0 (false: refused) */
 bool bg_tvar(struct bgen *g, struct expr *e);
 int bg_pt_regs_off(int dwarf_reg);      /* where struct pt_regs holds it */
-/* r0 = the C expression of pass 2 at *p (moved past it) for te; an
- * identifier names[i] reads r10 slot slots[i]. false: not one it knows */
-bool bg_cexpr(struct bgen *g, const char **p, struct expr *te, const char *const *names, const int *slots, int n);
-/* the text of the C string literal at p (allocated; *end at its closing
- * quote), or NULL */
-char *bg_c_literal(const char *p, const char **end, size_t *n);
+/* What a lowered value's leaves stand for where it is compiled: the
+ * target expression's operands (LX_PTR first, then LX_INDEX), the pretty
+ * printer's locals (LX_LOCAL n: r10 slot slots[n], 0: none) and the
+ * structs being printed (LX_LOCAL -1: self[nself - 1], itself compiled
+ * with the ones before). */
+#define BG_LX_LOCALS 8
+struct bg_lxscope {
+	struct expr **ops;
+	int nops;
+	bool has_ptr;
+	int slots[BG_LX_LOCALS];
+	const struct lx *self[8];
+	int nself;
+};
+/* r0 = x for the target expression te (messages) in scope sc; false when
+ * BPF has no form of a step (not reported) */
+bool bg_lx(struct bgen *g, const struct lx *x, const struct expr *te, const struct bg_lxscope *sc);
+/* sc's operands: te's (free sc->ops after) */
+void bg_lx_operands(struct expr *te, struct bg_lxscope *sc);
 /* a string-valued one ($$name, $$parms ...) into d (false: refused); a
  * constant one's text (allocated) */
 bool bg_tvar_str(struct bgen *g, struct expr *e, struct bstr d);

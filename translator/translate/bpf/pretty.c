@@ -1,20 +1,11 @@
 /* pretty.c - pretty-printed target variables ($x$, $x$$, $$parms,
- * $$locals, $$return ...) for the BPF backend. Pass 2 writes them as a
- * few kinds of C statements appending to a string (target/tvars.c's
- * pretty printer):
- *
- *   stp_str_append(@@S@@, "text");
- *   stp_str_appendf(@@S@@, "%lld" | "%llu" | "%#llx", (CAST)EXPR);
- *   stp_pp_string(@@S@@, EXPR, MAX);     a quoted string read at EXPR
- *   stp_pp_char(@@S@@, EXPR);            a quoted character
- *   { int64_t NAME = EXPR; if (c->last_error) { c->last_error = NULL;
- *     stp_str_append(@@S@@, "?"); } else { STATEMENTS } }
- *
- * EXPR being the C tvar.c compiles. They are compiled here to BPF code
- * that makes the text with kfmt.c's appends, a read that faults giving
- * "?" as in the module. As a value the text is cut to BPF's 63 bytes;
- * printf("%s", $x$) takes it a top-level piece at a time instead: each
- * literal joins the format, each value is a string of its own, so that
+ * $$locals, $$return ...) for the BPF backend: the items pass 2 lowers
+ * them to (lowered.h) compiled to BPF code that makes the text with
+ * kfmt.c's appends, a read that faults giving "?" as in the module. A
+ * struct's members are printed inline (LP_STRUCT's body, its address
+ * made where the body uses it). As a value the text is cut to BPF's 63
+ * bytes; printf("%s", $x$) takes it a top-level item at a time instead:
+ * each text joins the format, each value is a string of its own, so that
  * the line is whole.
  */
 #include <stdlib.h>
@@ -29,79 +20,16 @@ struct pp {
 	struct bgen *g;
 	struct expr *te;
 	struct kfmt *k;
-	const char *names[8];   /* the blocks' values in scope, innermost last */
-	int slots[8];
-	int nnames;
+	struct bg_lxscope sc;   /* the operands, the locals, the structs printed */
 	bool bad;
 };
 
-static bool eat(const char **p, const char *tok)
+/* r0 = x; false (pp->bad) when BPF has no form of it */
+static bool value(struct pp *pp, const struct lx *x)
 {
-	size_t n = strlen(tok);
-
-	while (**p == ' ' || **p == '\n' || **p == '\t')
-		(*p)++;
-	if (strncmp(*p, tok, n))
-		return false;
-	*p += n;
-	return true;
-}
-
-/* The end of the statement at p: past its ';' or its block's '}'. */
-static const char *stmt_end(const char *p)
-{
-	int depth = 0;
-	bool str = false;
-
-	for (; *p; p++) {
-		if (str) {
-			if (*p == '\\' && p[1])
-				p++;
-			else if (*p == '"')
-				str = false;
-			continue;
-		}
-		if (*p == '"') {
-			str = true;
-		} else if (*p == '{') {
-			depth++;
-		} else if (*p == '}' && --depth == 0) {
-			p++;
-			break;
-		} else if (*p == ';' && depth == 0) {
-			p++;
-			break;
-		}
-	}
-	while (*p == ' ' || *p == '\n')
-		p++;
-	return p;
-}
-
-/* "stp_str_append(@@S@@, "text");" at p: its text, p past it; else NULL */
-static char *literal_stmt(const char **p, size_t *n)
-{
-	const char *q = *p, *end;
-	char *t;
-
-	if (!eat(&q, "stp_str_append(@@S@@, ") || !(t = bg_c_literal(q, &end, n)))
-		return NULL;
-	q = end + 1;
-	if (!eat(&q, ");")) {
-		free(t);
-		return NULL;
-	}
-	*p = q;
-	return t;
-}
-
-static bool expr_at(struct pp *pp, const char **p)
-{
-	if (!bg_cexpr(pp->g, p, pp->te, pp->names, pp->slots, pp->nnames)) {
+	if (!bg_lx(pp->g, x, pp->te, &pp->sc))
 		pp->bad = true;
-		return false;
-	}
-	return true;
+	return !pp->bad;
 }
 
 /* the string at the address in r10 slot a ("?" if unreadable), quoted */
@@ -162,110 +90,100 @@ static void pp_char(struct pp *pp, int a)
 	bg_place(g, done);
 }
 
-static void stmts(struct pp *pp, const char **p, bool in_block);
+static void items(struct pp *pp, const lpvec *v);
 
-/* One statement at *p, compiled; *p past it. */
-static void stmt(struct pp *pp, const char **p)
+/* The value in r10 slot v written as fmt. */
+static void write_value(struct pp *pp, enum lp_fmt fmt, int v)
 {
+	static const char *const convs[] = { [LP_DEC] = "%d", [LP_UDEC] = "%u", [LP_HEX] = "%#x" };
 	struct bgen *g = pp->g;
-	const char *q = *p;
-	char *text;
-	size_t n;
+	int a = bg_stack(g);
 
-	if ((text = literal_stmt(p, &n))) {
-		bg_kfmt_lit(pp->k, text, n);
-		free(text);
-	} else if (eat(&q, "stp_str_appendf(@@S@@, \"")) {
-		static const char *const convs[][2] = { { "%lld\"", "%d" }, { "%llu\"", "%u" }, { "%#llx\"", "%#x" } };
-		size_t i;
-		int v = bg_stack(g);
-		for (i = 0; i < 3 && strncmp(q, convs[i][0], strlen(convs[i][0])); i++)
-			;
-		if (i == 3 || (q += strlen(convs[i][0]), !eat(&q, ",")) || !expr_at(pp, &q) || !eat(&q, ");")) {
-			pp->bad = true;
-			return;
-		}
-		stx(g, R10, v, R0);
-		bg_kfmt_conv(pp->k, convs[i][1], v);
-		*p = q;
-	} else if (eat(&q, "stp_pp_string(@@S@@, ")) {
-		int a = bg_stack(g);
-		char *end;
-		if (!expr_at(pp, &q) || !eat(&q, ",")) {
-			pp->bad = true;
-			return;
-		}
-		stx(g, R10, a, R0);
-		int64_t max = strtoll(q, &end, 10);
-		q = end;
-		if (!eat(&q, ");")) {
-			pp->bad = true;
-			return;
-		}
-		pp_string(pp, a, max);
-		*p = q;
-	} else if (eat(&q, "stp_pp_char(@@S@@, ")) {
-		int a = bg_stack(g);
-		if (!expr_at(pp, &q) || !eat(&q, ");")) {
-			pp->bad = true;
-			return;
-		}
-		stx(g, R10, a, R0);
+	ldx(g, R0, R10, v);
+	stx(g, R10, a, R0);
+	if (fmt == LP_STR)
+		pp_string(pp, a, 0);
+	else if (fmt == LP_CHAR)
 		pp_char(pp, a);
-		*p = q;
-	} else if (eat(&q, "{ int64_t ") && pp->nnames < 8) {
-		/* a value read once; "?" when the read faults */
-		size_t len = strcspn(q, " =");
-		char *name = xstrndup(q, len);
-		int v = bg_stack(g), fault = bg_label(g), done = bg_label(g);
-		q += len;
-		if (!eat(&q, "=")) {
-			free(name);
-			pp->bad = true;
-			return;
-		}
-		vec_push(&g->tries, ((struct btry){ .catch_label = fault }));
-		bool ok = expr_at(pp, &q);
-		g->tries.len--;
-		if (!ok || !eat(&q, "; if (c->last_error) { c->last_error = NULL; stp_str_append(@@S@@, \"?\"); } else {")) {
-			free(name);
-			pp->bad = true;
-			return;
-		}
-		stx(g, R10, v, R0);
-		pp->names[pp->nnames] = name;
-		pp->slots[pp->nnames++] = v;
-		stmts(pp, &q, true);
-		pp->nnames--;
-		free(name);
-		if (pp->bad || !eat(&q, "}") || !eat(&q, "}")) {
-			pp->bad = true;
-			return;
-		}
-		bg_ja(g, done);
-		bg_place(g, fault);
-		bg_kfmt_lit(pp->k, "?", 1);
-		bg_place(g, done);
-		*p = q;
-	} else {
-		pp->bad = true;
-	}
+	else
+		bg_kfmt_conv(pp->k, convs[fmt], a);
 }
 
-/* The statements up to the end (or the block's '}'); the stack slots of
- * each are free again after it (a struct's members would fill BPF's 512
- * bytes). */
-static void stmts(struct pp *pp, const char **p, bool in_block)
+/* x read once into a slot (local n: the body's), then what follows; "?"
+ * when the read faults */
+static void read_once(struct pp *pp, const struct lx *x, int local, enum lp_fmt fmt, const lpvec *body)
 {
-	for (;;) {
-		int mark = pp->g->stack;
-		while (**p == ' ' || **p == '\n' || **p == '\t' || **p == ';')
-			(*p)++;
-		if (!**p || (in_block && **p == '}') || pp->bad)
+	struct bgen *g = pp->g;
+	int v = bg_stack(g), fault = bg_label(g), done = bg_label(g);
+
+	vec_push(&g->tries, ((struct btry){ .catch_label = fault }));
+	bool ok = value(pp, x);
+	g->tries.len--;
+	if (!ok)
+		return;
+	stx(g, R10, v, R0);
+	if (body) {
+		if (local < 0 || local >= BG_LX_LOCALS) {
+			pp->bad = true;
 			return;
-		stmt(pp, p);
-		pp->g->stack = mark;
+		}
+		int saved = pp->sc.slots[local];
+		pp->sc.slots[local] = v;
+		items(pp, body);
+		pp->sc.slots[local] = saved;
+	} else {
+		int mark = g->stack;
+		write_value(pp, fmt, v);
+		g->stack = mark;
 	}
+	bg_ja(g, done);
+	bg_place(g, fault);
+	bg_kfmt_lit(pp->k, "?", 1);
+	bg_place(g, done);
+}
+
+/* One item; its stack slots are free again after it (a struct's
+ * members would fill BPF's 512 bytes). */
+static void item(struct pp *pp, const struct lp *it)
+{
+	struct bgen *g = pp->g;
+	int mark = g->stack;
+
+	switch (it->kind) {
+	case LP_TEXT:
+		bg_kfmt_lit(pp->k, it->text, strlen(it->text));
+		break;
+	case LP_VALUE:
+		read_once(pp, it->x, -1, it->fmt, NULL);
+		break;
+	case LP_STRING: {
+		int a = bg_stack(g);
+		if (!value(pp, it->x))
+			break;
+		stx(g, R10, a, R0);
+		pp_string(pp, a, it->n);
+		break;
+	}
+	case LP_DEREF:
+		read_once(pp, it->x, it->n, LP_HEX, it->body);
+		break;
+	case LP_STRUCT:   /* inline: its address made where the members need it */
+		if (pp->sc.nself == (int)(sizeof(pp->sc.self) / sizeof(pp->sc.self[0]))) {
+			pp->bad = true;
+			break;
+		}
+		pp->sc.self[pp->sc.nself++] = it->x;
+		items(pp, it->body);
+		pp->sc.nself--;
+		break;
+	}
+	g->stack = mark;
+}
+
+static void items(struct pp *pp, const lpvec *v)
+{
+	for (int i = 0; v && i < v->len && !pp->bad; i++)
+		item(pp, v->items[i]);
 }
 
 static const struct tvar *pretty_tvar(struct bgen *g, struct expr *e)
@@ -273,18 +191,22 @@ static const struct tvar *pretty_tvar(struct bgen *g, struct expr *e)
 	const struct tvar *tv = e->kind == EXPR_TARGET || e->kind == EXPR_CAST || e->kind == EXPR_ATVAR
 				? tvar_find(g->s, g->dp, e) : NULL;
 
-	return tv && tv->kind == TV_PRETTY && tv->code ? tv : NULL;
+	return tv && tv->kind == TV_PRETTY && tv->pretty ? tv : NULL;
 }
 
-/* The text of the statements from p to end into a new string. */
-static struct bstr compile(struct bgen *g, struct expr *e, const char *p, const char *end, bool *ok)
+/* The text of the items from..to of v (a struct's inline, selves its
+ * address's for the first) into a new string. */
+static struct bstr compile(struct bgen *g, struct expr *e, const lpvec *v, int from, int to,
+			   const struct lx *const *selves, int nself, bool *ok)
 {
 	struct pp pp = { .g = g, .te = e, .k = bg_kfmt_start(g) };
-	char *code = xstrndup(p, (size_t)(end - p));
-	const char *q = code;
 
-	stmts(&pp, &q, false);
-	free(code);
+	bg_lx_operands(e, &pp.sc);
+	for (int i = 0; i < nself; i++)
+		pp.sc.self[pp.sc.nself++] = selves[i];
+	for (int i = from; i < to && !pp.bad; i++)
+		item(&pp, v->items[i]);
+	free(pp.sc.ops);
 	*ok = !pp.bad;
 	return bg_kfmt_done(pp.k);
 }
@@ -295,7 +217,7 @@ bool bg_pretty_value(struct bgen *g, struct expr *e, struct bstr d)
 	bool ok = false;
 
 	if (tv) {
-		struct bstr s = compile(g, e, tv->code, tv->code + strlen(tv->code), &ok);
+		struct bstr s = compile(g, e, tv->pretty, 0, tv->pretty->len, NULL, 0, &ok);
 		bg_str_copy(g, d, s);
 	}
 	if (!ok)
@@ -303,52 +225,66 @@ bool bg_pretty_value(struct bgen *g, struct expr *e, struct bstr d)
 	return ok;
 }
 
+/* The top-level pieces of v for printf: each item, a struct's members as
+ * items of the level it is at; fn called with each (and the struct
+ * addresses around it). */
+struct piece_walk {
+	struct bgen *g;
+	struct expr *e;
+	struct strbuf *fmt;     /* pieces: the format, or NULL */
+	struct bstr *sv;        /* values: the strings, or NULL */
+	int n;
+	bool ok;
+	const struct lx *selves[8];
+	int nself;
+};
+
+static void pieces(struct piece_walk *w, const lpvec *v)
+{
+	for (int i = 0; v && i < v->len && w->ok; i++) {
+		const struct lp *it = v->items[i];
+		if (it->kind == LP_STRUCT) {
+			if (w->nself == 8) {
+				w->ok = false;
+				return;
+			}
+			w->selves[w->nself++] = it->x;
+			pieces(w, it->body);
+			w->nself--;
+		} else if (it->kind == LP_TEXT) {
+			for (const char *t = it->text; w->fmt && *t; t++) {
+				if (*t == '%')
+					strbuf_addch(w->fmt, '%');
+				strbuf_addch(w->fmt, *t);
+			}
+		} else {
+			if (w->fmt)
+				strbuf_addstr(w->fmt, "%s");
+			if (w->sv)
+				w->sv[w->n] = compile(w->g, w->e, v, i, i + 1, w->selves, w->nself, &w->ok);
+			w->n++;
+		}
+	}
+}
+
 int bg_pretty_pieces(struct bgen *g, struct expr *e, struct strbuf *fmt)
 {
 	const struct tvar *tv = pretty_tvar(g, e);
-	int n = 0;
+	struct piece_walk w = { .g = g, .e = e, .fmt = fmt, .ok = true };
 
 	if (!tv || tv->at_entry)
 		return -1;
-	for (const char *p = tv->code; *p;) {
-		const char *q = p, *end = stmt_end(p);
-		size_t len;
-		char *text = literal_stmt(&q, &len);
-		if (text && fmt) {
-			for (size_t i = 0; i < len; i++) {
-				if (text[i] == '%')
-					strbuf_addch(fmt, '%');
-				strbuf_addch(fmt, text[i]);
-			}
-		} else if (!text) {
-			if (fmt)
-				strbuf_addstr(fmt, "%s");
-			n++;
-		}
-		free(text);
-		if (end == p)
-			return -1;
-		p = end;
-	}
-	return n;
+	pieces(&w, tv->pretty);
+	return w.ok ? w.n : -1;
 }
 
 bool bg_pretty_values(struct bgen *g, struct expr *e, struct bstr *sv)
 {
 	const struct tvar *tv = pretty_tvar(g, e);
-	int n = 0;
-	bool ok = true;
+	struct piece_walk w = { .g = g, .e = e, .sv = sv, .ok = true };
 
-	for (const char *p = tv->code; *p && ok;) {
-		const char *q = p, *end = stmt_end(p);
-		size_t len;
-		char *text = literal_stmt(&q, &len);
-		if (!text)
-			sv[n++] = compile(g, e, p, end, &ok);
-		free(text);
-		p = end;
-	}
-	if (!ok)
+	pieces(&w, tv->pretty);
+	if (!w.ok)
 		bg_fail(g, e->pos, "pretty-printing this target variable has no BPF form yet");
-	return ok;
+	return w.ok;
 }

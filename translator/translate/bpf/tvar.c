@@ -5,7 +5,6 @@
  * refused. Pretty-printed values are still module C statements
  * (target/tvars.h); the C expressions in them are read back here
  * (bg_cexpr, for pretty.c). */
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,46 +15,14 @@
 /* x86-64 DWARF register numbers -> offsets in struct pt_regs */
 static const int dwarf_pt_regs[] = { 80, 96, 88, 40, 104, 112, 32, 152, 72, 64, 56, 48, 24, 16, 8, 0, 128 };
 
-struct cparse {
-	struct bgen *g;
-	const char *p;
-	bool bad;
-	struct expr *te;        /* for messages, and @@P@@ / @@I@@ operands */
-	struct expr **ops;      /* @cast's pointer, then the [index] values */
-	int nops;
-	bool has_ptr;
-	const char *const *names;   /* the pretty printer's v_ ...: r10 slots */
-	const int *slots;
-	int nnames;
-};
-
 int bg_pt_regs_off(int dwarf_reg)
 {
 	return dwarf_reg >= 0 && dwarf_reg < (int)(sizeof(dwarf_pt_regs) / sizeof(int)) ? dwarf_pt_regs[dwarf_reg] : 0;
 }
 
-static void skip_ws(struct cparse *c)
-{
-	while (isspace((unsigned char)*c->p))
-		c->p++;
-}
-
-static bool eat(struct cparse *c, const char *tok)
-{
-	size_t n = strlen(tok);
-
-	skip_ws(c);
-	if (strncmp(c->p, tok, n))
-		return false;
-	c->p += n;
-	return true;
-}
-
-static void cexpr(struct cparse *c, int prec);
-
 /* r0 = the value of a read of size bytes at address r0; a fault is the
- * script's error, as the module runtime reports it; false if it cannot be
- * made (reported, or *bad set) */
+ * script's error, as the module runtime reports it; *bad when it cannot
+ * be made (reported) */
 static void read_mem(struct bgen *g, const struct expr *te, int size, bool user, bool *bad)
 {
 	const char *what = te->kind == EXPR_TARGET ? "identifier" : "operator";
@@ -108,195 +75,13 @@ static void kaslr_offset(struct bgen *g)
 	bg_place(g, none);
 }
 
-static void zext(struct bgen *g, int bits)
-{
-	if (bits == 32)
-		bg_emit(g, B_ALU | A_MOV | B_X, R0, R0, 0, 0);
-	else if (bits < 32)
-		bg_emit(g, B_ALU64 | A_AND | B_K, R0, 0, 0, (int32_t)((1u << bits) - 1));
-}
-
-static int64_t number(struct cparse *c)
-{
-	char *end;
-	int64_t v = (int64_t)strtoull(c->p, &end, 0);
-
-	c->p = end;
-	while (*c->p == 'U' || *c->p == 'L' || *c->p == 'u' || *c->p == 'l')
-		c->p++;
-	return v;
-}
-
-/* A cast's type: bits and signedness; false if it is not a type we know. */
-static bool cast_type(struct cparse *c, int *bits, bool *sign)
-{
-	static const struct { const char *name; int bits; bool sign; } types[] = {
-		{ "int64_t", 64, true }, { "uint64_t", 64, false }, { "int32_t", 32, true },
-		{ "uint32_t", 32, false }, { "int16_t", 16, true }, { "uint16_t", 16, false },
-		{ "int8_t", 8, true }, { "uint8_t", 8, false }, { "unsigned long long", 64, false },
-		{ "unsigned long", 64, false }, { "long long", 64, true }, { "long", 64, true },
-		{ "u64", 64, false }, { "s64", 64, true }, { "u32", 32, false }, { "s32", 32, true },
-	};
-	const char *save = c->p;
-
-	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
-		c->p = save;
-		if (eat(c, "(") && eat(c, types[i].name) && eat(c, ")")) {
-			*bits = types[i].bits;
-			*sign = types[i].sign;
-			return true;
-		}
-	}
-	c->p = save;
-	return false;
-}
-
-static void primary(struct cparse *c)
-{
-	struct bgen *g = c->g;
-	int bits;
-	bool sign;
-
-	skip_ws(c);
-	if (cast_type(c, &bits, &sign)) {
-		cexpr(c, 11);
-		if (bits < 64)
-			sign ? bg_sext(g, bits) : zext(g, bits);
-		return;
-	}
-	if (eat(c, "(")) {
-		cexpr(c, 0);
-		if (!eat(c, ")"))
-			c->bad = true;
-		return;
-	}
-	if (eat(c, "-")) {
-		primary(c);
-		bg_emit(g, B_ALU64 | A_NEG | B_K, R0, 0, 0, 0);
-		return;
-	}
-	if (eat(c, "~")) {
-		primary(c);
-		bg_emit(g, B_ALU64 | A_XOR | B_K, R0, 0, 0, -1);
-		return;
-	}
-	if (isdigit((unsigned char)*c->p)) {
-		bg_mov_imm(g, R0, number(c));
-		return;
-	}
-	if (eat(c, "@@P@@")) {
-		if (!c->has_ptr)
-			c->bad = true;
-		else
-			bg_long(g, c->ops[0]);
-		return;
-	}
-	if (eat(c, "@@I")) {
-		int i = (int)number(c) + (c->has_ptr ? 1 : 0);
-		if (!eat(c, "@@") || i >= c->nops)
-			c->bad = true;
-		else
-			bg_long(g, c->ops[i]);
-		return;
-	}
-	if (eat(c, "stp_kaslr_offset")) {
-		kaslr_offset(g);
-		return;
-	}
-	if (eat(c, "c->ubias")) {   /* a process probe's load bias */
-		if (g->user)
-			c->bad = true;
-		else
-			bg_ubias(g);
-		return;
-	}
-	if (eat(c, "stp_dwarf_reg(c,")) {
-		int64_t r = (skip_ws(c), number(c));
-		if (!eat(c, ")") || !read_reg(g, r))
-			c->bad = true;
-		return;
-	}
-	bool user = false;
-	if (eat(c, "stp_kread(c,") || (user = eat(c, "stp_uread(c,"))) {
-		int size;
-		cexpr(c, 0);
-		if (!eat(c, ","))
-			c->bad = true;
-		skip_ws(c);
-		size = (int)number(c);
-		if (!eat(c, ")"))
-			c->bad = true;
-		if (!c->bad)
-			read_mem(g, c->te, size, user, &c->bad);
-		return;
-	}
-	if (eat(c, "stp_sext(")) {
-		int b;
-		cexpr(c, 0);
-		if (!eat(c, ","))
-			c->bad = true;
-		skip_ws(c);
-		b = (int)number(c);
-		if (!eat(c, ")"))
-			c->bad = true;
-		bg_sext(g, b);
-		return;
-	}
-	for (int i = 0; i < c->nnames; i++) {
-		size_t n = strlen(c->names[i]);
-		if (!strncmp(c->p, c->names[i], n) && !isalnum((unsigned char)c->p[n]) && c->p[n] != '_') {
-			c->p += n;
-			ldx(g, R0, R10, c->slots[i]);
-			return;
-		}
-	}
-	c->bad = true;
-}
-
-static int binop(struct cparse *c, int *op)
-{
-	static const struct { const char *tok; int prec, op; } ops[] = {
-		{ "<<", 8, A_LSH }, { ">>", 8, A_ARSH }, { "*", 10, A_MUL }, { "+", 9, A_ADD },
-		{ "-", 9, A_SUB }, { "&", 7, A_AND }, { "^", 6, A_XOR }, { "|", 5, A_OR },
-	};
-
-	skip_ws(c);
-	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
-		if (!strncmp(c->p, ops[i].tok, strlen(ops[i].tok)) &&
-		    !(ops[i].tok[0] == '&' && c->p[1] == '&') && !(ops[i].tok[0] == '|' && c->p[1] == '|')) {
-			*op = ops[i].op;
-			return ops[i].prec;
-		}
-	return -1;
-}
-
-/* precedence climbing over the binary operators; the value in r0 */
-static void cexpr(struct cparse *c, int min)
-{
-	struct bgen *g = c->g;
-	int op = 0, prec;
-
-	primary(c);
-	while (!c->bad && (prec = binop(c, &op)) > min) {
-		int t = bg_stack(g);
-		c->p += op == A_LSH || op == A_ARSH ? 2 : 1;
-		bg_emit(g, B_STX | B_MEM | B_DW, R10, R0, t, 0);
-		cexpr(c, prec);
-		bg_emit(g, B_ALU64 | A_MOV | B_X, R1, R0, 0, 0);
-		bg_emit(g, B_LDX | B_MEM | B_DW, R0, R10, t, 0);
-		bg_emit(g, B_ALU64 | op | B_X, R0, R1, 0, 0);
-	}
-}
-
 /* Compiling a lowered value: te is the target expression it is (for
- * messages), ops its operands (@cast's pointer first, then the [index]
- * values). */
+ * messages), sc what its leaves stand for. */
 struct lxgen {
 	struct bgen *g;
 	const struct expr *te;
-	struct expr **ops;
-	int nops;
-	bool has_ptr;
+	const struct bg_lxscope *sc;
+	int nself;              /* LX_LOCAL -1 is sc->self[nself - 1] */
 	bool bad;               /* a step BPF has no form of */
 };
 
@@ -310,6 +95,7 @@ static void emit_lx(struct lxgen *c, const struct lx *x)
 		[LX_XOR] = A_XOR, [LX_SHL] = A_LSH, [LX_SHR] = A_ARSH, [LX_SAR] = A_ARSH,
 	};
 	struct bgen *g = c->g;
+	const struct bg_lxscope *sc = c->sc;
 
 	if (c->bad)
 		return;
@@ -328,11 +114,11 @@ static void emit_lx(struct lxgen *c, const struct lx *x)
 		return;
 	case LX_PTR:
 	case LX_INDEX: {
-		int i = x->op == LX_PTR ? 0 : (int)x->k + (c->has_ptr ? 1 : 0);
-		if ((x->op == LX_PTR && !c->has_ptr) || i >= c->nops)
+		int i = x->op == LX_PTR ? 0 : (int)x->k + (sc->has_ptr ? 1 : 0);
+		if ((x->op == LX_PTR && !sc->has_ptr) || i >= sc->nops)
 			c->bad = true;
 		else
-			bg_long(g, c->ops[i]);
+			bg_long(g, sc->ops[i]);
 		return;
 	}
 	case LX_KASLR:
@@ -344,8 +130,18 @@ static void emit_lx(struct lxgen *c, const struct lx *x)
 		else
 			bg_ubias(g);
 		return;
-	case LX_MODSYM:
 	case LX_LOCAL:
+		if (x->k < 0 && c->nself > 0) {   /* the struct printed: its address, made here */
+			c->nself--;
+			emit_lx(c, sc->self[c->nself]);
+			c->nself++;
+		} else if (x->k >= 0 && x->k < BG_LX_LOCALS && sc->slots[x->k]) {
+			ldx(g, R0, R10, sc->slots[x->k]);
+		} else {
+			c->bad = true;
+		}
+		return;
+	case LX_MODSYM:
 		c->bad = true;
 		return;
 	case LX_LOAD:
@@ -382,51 +178,38 @@ static void emit_lx(struct lxgen *c, const struct lx *x)
 	}
 }
 
-/* r0 = the value x for te, with @cast's pointer and the [index] values
- * ops; false after reporting */
-static bool compile_lx(struct bgen *g, const struct lx *x, const struct expr *te, struct expr **ops, int nops,
-		       bool has_ptr)
+bool bg_lx(struct bgen *g, const struct lx *x, const struct expr *te, const struct bg_lxscope *sc)
 {
-	struct lxgen c = { .g = g, .te = te, .ops = ops, .nops = nops, .has_ptr = has_ptr };
+	struct lxgen c = { .g = g, .te = te, .sc = sc, .nself = sc->nself };
 
 	emit_lx(&c, x);
-	if (c.bad) {
-		struct strbuf sb = STRBUF_INIT;
-		lx_dump(&sb, x);
-		bg_fail(g, te->pos, "this target expression has no BPF form yet (%s)", sb.buf);
-		strbuf_release(&sb);
-		return false;
-	}
-	return true;
+	return !c.bad;
 }
 
-/* te's operands the code names: @cast's pointer (@@P@@), then the [index]
- * values (@@I0@@ ...); free ops->items */
-static void operands(struct expr *te, struct cparse *c, void *vec)
+void bg_lx_operands(struct expr *te, struct bg_lxscope *sc)
 {
-	VEC(struct expr *) *ops = vec;
-
-	if (te->kind == EXPR_CAST)
-		vec_push(ops, te->lhs);
-	for (int i = 0; i < te->chain.len; i++)
-		if (te->chain.items[i]->kind == TS_INDEX)
-			vec_push(ops, te->chain.items[i]->index);
-	c->ops = ops->items;
-	c->nops = ops->len;
-	c->has_ptr = te->kind == EXPR_CAST;
-}
-
-bool bg_cexpr(struct bgen *g, const char **p, struct expr *te, const char *const *names, const int *slots, int n)
-{
-	struct cparse c = { .g = g, .te = te, .p = *p, .names = names, .slots = slots, .nnames = n };
 	VEC(struct expr *) ops = { 0 };
 
-	operands(te, &c, &ops);
-	cexpr(&c, 0);
-	skip_ws(&c);
-	*p = c.p;
-	free(ops.items);
-	return !c.bad;
+	if (te->kind == EXPR_CAST)
+		vec_push(&ops, te->lhs);
+	for (int i = 0; i < te->chain.len; i++)
+		if (te->chain.items[i]->kind == TS_INDEX)
+			vec_push(&ops, te->chain.items[i]->index);
+	sc->ops = ops.items;
+	sc->nops = ops.len;
+	sc->has_ptr = te->kind == EXPR_CAST;
+}
+
+/* r0 = the value x for te, in scope sc; false after reporting */
+static bool compile_lx(struct bgen *g, const struct lx *x, const struct expr *te, const struct bg_lxscope *sc)
+{
+	if (bg_lx(g, x, te, sc))
+		return true;
+	struct strbuf sb = STRBUF_INIT;
+	lx_dump(&sb, x);
+	bg_fail(g, te->pos, "this target expression has no BPF form yet (%s)", sb.buf);
+	strbuf_release(&sb);
+	return false;
 }
 
 /* e ($x, $p->f, @cast(p, "t")->f, &$x ...) in r0; false when it has no BPF
@@ -435,7 +218,7 @@ bool bg_tvar(struct bgen *g, struct expr *e)
 {
 	struct expr *te = e->kind == EXPR_ADDROF ? e->lhs : e;
 	const struct tvar *tv = tvar_find(g->s, g->dp, e);
-	VEC(struct expr *) ops = { 0 };
+	struct bg_lxscope sc = { 0 };
 	bool ok;
 
 	if (!tv || tv->kind != TV_VALUE || !tv->value) {
@@ -449,71 +232,21 @@ bool bg_tvar(struct bgen *g, struct expr *e)
 		bg_fail(g, e->pos, "a parameter in a .return probe (the value at entry) has no BPF form here");
 		return false;
 	}
-	struct cparse c = { 0 };
-	operands(te, &c, &ops);
-	ok = compile_lx(g, tv->value, te, c.ops, c.nops, c.has_ptr);
-	free(ops.items);
+	bg_lx_operands(te, &sc);
+	ok = compile_lx(g, tv->value, te, &sc);
+	free(sc.ops);
 	return ok;
-}
-
-char *bg_c_literal(const char *p, const char **end, size_t *n)
-{
-	struct strbuf sb = STRBUF_INIT;
-
-	if (*p++ != '"')
-		return NULL;
-	while (*p && *p != '"') {
-		if (*p != '\\') {
-			strbuf_addch(&sb, *p++);
-			continue;
-		}
-		p++;
-		switch (*p) {
-		case 'n': strbuf_addch(&sb, '\n'); p++; break;
-		case 't': strbuf_addch(&sb, '\t'); p++; break;
-		case 'r': strbuf_addch(&sb, '\r'); p++; break;
-		case 'x': {
-			char *e;
-			strbuf_addch(&sb, (char)strtol(p + 1, &e, 16));
-			p = e;
-			break;
-		}
-		default:
-			if (*p >= '0' && *p <= '7') {
-				int v = 0;
-				for (int i = 0; i < 3 && *p >= '0' && *p <= '7'; i++)
-					v = v * 8 + *p++ - '0';
-				strbuf_addch(&sb, (char)v);
-			} else if (*p) {
-				strbuf_addch(&sb, *p++);
-			}
-		}
-	}
-	if (*p != '"') {
-		strbuf_release(&sb);
-		return NULL;
-	}
-	*end = p;
-	*n = sb.len;
-	return strbuf_detach(&sb);
 }
 
 bool bg_tvar_const(struct bgen *g, struct expr *e, char **s, size_t *n)
 {
 	const struct tvar *tv = e->kind == EXPR_TARGET ? tvar_find(g->s, g->dp, e) : NULL;
-	const char *p, *end;
-	char *t;
+	const char *text;
 
-	if (!tv || tv->kind != TV_PRETTY || !tv->code || strncmp(tv->code, "stp_str_append(@@S@@, ", 22))
+	if (!tv || tv->kind != TV_PRETTY || !lp_constant(tv->pretty, &text))
 		return false;
-	p = tv->code + 22;
-	if (!(t = bg_c_literal(p, &end, n)))
-		return false;
-	if (strcmp(end, "\");\n")) {
-		free(t);
-		return false;
-	}
-	*s = t;
+	*s = xstrdup(text);
+	*n = strlen(text);
 	return true;
 }
 
@@ -532,14 +265,12 @@ static const struct lx *mark_arg(struct bgen *g, int i, char **why)
 	char name[24];
 	struct expr arg = { .kind = EXPR_TARGET, .name = name };
 	const struct lx *value = NULL;
-	char *pretty = NULL;
+	lpvec *pretty = NULL;
 
 	snprintf(name, sizeof(name), "$arg%d", i);
 	if (!g->dp->prov->tvar_code || g->dp->prov->tvar_code(g->s, g->dp, &arg, &value, &pretty, why) != 1 ||
-	    pretty) {
-		free(pretty);
+	    pretty)
 		return NULL;
-	}
 	return value;
 }
 
@@ -562,7 +293,7 @@ bool bg_mark_arg_str(struct bgen *g, struct expr *e, int i, struct bstr d)
 		return false;
 	}
 	vec_push(&g->tries, ((struct btry){ .catch_label = fault }));
-	ok = compile_lx(g, x, e, NULL, 0, false);
+	ok = compile_lx(g, x, e, &(struct bg_lxscope){ 0 });
 	g->tries.len--;
 	stx(g, R10, v, R0);
 	ok = ok && bg_kformat(g, "%#x", 3, "l", &v, NULL, d, e->pos);
