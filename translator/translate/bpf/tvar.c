@@ -92,7 +92,7 @@ static void emit_lx(struct lxgen *c, const struct lx *x)
 {
 	static const int alu[] = {
 		[LX_ADD] = A_ADD, [LX_SUB] = A_SUB, [LX_MUL] = A_MUL, [LX_AND] = A_AND, [LX_OR] = A_OR,
-		[LX_XOR] = A_XOR, [LX_SHL] = A_LSH, [LX_SHR] = A_ARSH, [LX_SAR] = A_ARSH,
+		[LX_XOR] = A_XOR, [LX_SHL] = A_LSH, [LX_SHR] = A_RSH, [LX_SAR] = A_ARSH,
 	};
 	struct bgen *g = c->g;
 	const struct bg_lxscope *sc = c->sc;
@@ -101,12 +101,7 @@ static void emit_lx(struct lxgen *c, const struct lx *x)
 		return;
 	switch (x->op) {
 	case LX_CONST:
-		if (!x->hex && x->k < 0 && x->k != INT64_MIN) {
-			bg_mov_imm(g, R0, -x->k);
-			bg_emit(g, B_ALU64 | A_NEG | B_K, R0, 0, 0, 0);
-		} else {
-			bg_mov_imm(g, R0, x->k);
-		}
+		bg_mov_imm(g, R0, x->k);
 		return;
 	case LX_REG:
 		if (!read_reg(g, x->k))
@@ -162,14 +157,17 @@ static void emit_lx(struct lxgen *c, const struct lx *x)
 		bg_emit(g, B_ALU64 | A_XOR | B_K, R0, 0, 0, -1);
 		return;
 	default: {
+		bool shift = x->op == LX_SHL || x->op == LX_SHR || x->op == LX_SAR;
 		emit_lx(c, x->a);
+		if (x->b->op == LX_CONST && (shift ? x->b->k >= 0 && x->b->k < 64 : x->b->k == (int32_t)x->b->k)) {
+			alu_k(g, alu[x->op], R0, (int32_t)x->b->k);   /* an immediate (sign-extended) */
+			return;
+		}
 		int t = bg_stack(g);
 		bg_emit(g, B_STX | B_MEM | B_DW, R10, R0, t, 0);
-		bool shift = x->op == LX_SHL || x->op == LX_SHR || x->op == LX_SAR;
-		if (shift && !(x->b->op == LX_CONST && x->b->k >= 0 && x->b->k < 64))
-			emit_lx(c, lx_bin(LX_AND, x->b, lx_const(63)));   /* the count modulo 64 */
-		else
-			emit_lx(c, x->b);
+		emit_lx(c, x->b);
+		if (shift)
+			alu_k(g, A_AND, R0, 63);   /* the count modulo 64, as the module's C */
 		bg_emit(g, B_ALU64 | A_MOV | B_X, R1, R0, 0, 0);
 		bg_emit(g, B_LDX | B_MEM | B_DW, R0, R10, t, 0);
 		bg_emit(g, B_ALU64 | alu[x->op] | B_X, R0, R1, 0, 0);
