@@ -340,7 +340,7 @@ static void test_lowered_dwarf(void)
 	const char *rel = releases_default();
 	const char *why = NULL;
 
-	session_for("probe kernel.function(\"vfs_read\") { a = $file; b = $file->f_flags; c = &$file->f_pos }");
+	session_for("probe kernel.function(\"vfs_read\") { a = $file; b = $file->f_flags; c = &$file->f_pos; d = $file$ }");
 	S.kernel_release = rel;
 	S.kernel_build = NULL;
 	S.keep_unused = true;
@@ -365,6 +365,21 @@ static void test_lowered_dwarf(void)
 			continue;
 		const struct tvar *tv = tvar_find(&S, dp, e->rhs);
 		CU_ASSERT_PTR_NOT_NULL_FATAL(tv);
+		if (!strcmp(e->lhs->name, "d")) {
+			/* the pointer read once, the struct's members printed
+			 * over it: f_flags at its offset, unsigned */
+			struct strbuf sb = STRBUF_INIT;
+			CU_ASSERT_EQUAL_FATAL(tv->kind, TV_PRETTY);
+			lp_dump(&sb, tv->pretty);
+			CU_ASSERT(!strncmp(sb.buf, "(deref 0 (reg 5) [(struct ", 26));
+			CU_ASSERT_PTR_NOT_NULL(strstr(sb.buf, " (local 0) [\"{\" \""));
+			snprintf(want, sizeof(want), "\", .f_flags=\" (udec (load 4 k (+ (local -1) %ld)))", off);
+			CU_ASSERT_PTR_NOT_NULL(strstr(sb.buf, want));
+			CU_ASSERT(sb.len > 3 && !strcmp(sb.buf + sb.len - 7, "\"}\"])])"));
+			strbuf_release(&sb);
+			seen++;
+			continue;
+		}
 		CU_ASSERT_EQUAL(tv->kind, TV_VALUE);
 		if (!strcmp(e->lhs->name, "a")) {
 			CU_ASSERT_STRING_EQUAL(dumped(tv->value), "(reg 5)");
@@ -379,7 +394,7 @@ static void test_lowered_dwarf(void)
 		CU_ASSERT(tv->kernel);
 		seen++;
 	}
-	CU_ASSERT_EQUAL(seen, 3);
+	CU_ASSERT_EQUAL(seen, 4);
 }
 
 int main(void)
