@@ -1780,6 +1780,20 @@ bool tvars_unresolved(struct session *s, const struct expr *e)
 	return false;
 }
 
+int tvar_operands(struct expr *te, struct expr ***ops, bool *ptr)
+{
+	VEC(struct expr *) v = { 0 };
+
+	*ptr = te->kind == EXPR_CAST;
+	if (*ptr)
+		vec_push(&v, te->lhs);
+	for (int i = 0; i < te->chain.len; i++)
+		if (te->chain.items[i]->kind == TS_INDEX)
+			vec_push(&v, te->chain.items[i]->index);
+	*ops = v.items;
+	return v.len;
+}
+
 const struct tvar *tvar_find(struct session *s, const struct derived_probe *dp, const struct expr *e)
 {
 	struct tvar_table *t = table(s);

@@ -71,6 +71,9 @@ int tvars_resolve_body(struct session *s, const struct tvar_site *site, struct s
 bool tvars_kernel(struct session *s, const struct derived_probe *dp, const struct expr *e);
 /* -L: did e fail to resolve in some probe (its type is then unknown)? */
 bool tvars_unresolved(struct session *s, const struct expr *e);
+/* The expressions te's LX_PTR and LX_INDEX n stand for, in that order
+ * (*ptr: it has a pointer, @cast's): into *ops (allocated), their count. */
+int tvar_operands(struct expr *te, struct expr ***ops, bool *ptr);
 /* What e compiles to in dp (or anywhere: dp NULL), or NULL. */
 const struct tvar *tvar_find(struct session *s, const struct derived_probe *dp, const struct expr *e);
 /* Does the body of this script probe use anything resolved per derived

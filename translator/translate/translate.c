@@ -829,20 +829,15 @@ struct tvar_ops {
 
 static void gen_tvar_ops(struct gen *g, struct expr *te, struct tvar_ops *o)
 {
-	VEC(struct expr *) ops = { 0 };
+	struct expr **ops;
+	bool ptr;
 
-	if (te->kind == EXPR_CAST)
-		vec_push(&ops, te->lhs);
-	for (int i = 0; i < te->chain.len; i++)
-		if (te->chain.items[i]->kind == TS_INDEX)
-			vec_push(&ops, te->chain.items[i]->index);
-	o->vals = gen_list(g, ops.items, ops.len);
-	o->n = ops.len;
-	int skip = te->kind == EXPR_CAST;
-	o->ptr = skip ? o->vals[0] : NULL;
-	o->idx = o->vals + skip;
-	o->nidx = ops.len - skip;
-	free(ops.items);
+	o->n = tvar_operands(te, &ops, &ptr);
+	o->vals = gen_list(g, ops, o->n);
+	o->ptr = ptr ? o->vals[0] : NULL;
+	o->idx = o->vals + ptr;
+	o->nidx = o->n - ptr;
+	free(ops);
 }
 
 /* c->last_stmt for a read fault in te: "identifier '$x'", "operator '@cast'" */

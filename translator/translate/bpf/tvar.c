@@ -186,16 +186,7 @@ bool bg_lx(struct bgen *g, const struct lx *x, const struct expr *te, const stru
 
 void bg_lx_operands(struct expr *te, struct bg_lxscope *sc)
 {
-	VEC(struct expr *) ops = { 0 };
-
-	if (te->kind == EXPR_CAST)
-		vec_push(&ops, te->lhs);
-	for (int i = 0; i < te->chain.len; i++)
-		if (te->chain.items[i]->kind == TS_INDEX)
-			vec_push(&ops, te->chain.items[i]->index);
-	sc->ops = ops.items;
-	sc->nops = ops.len;
-	sc->has_ptr = te->kind == EXPR_CAST;
+	sc->nops = tvar_operands(te, &sc->ops, &sc->has_ptr);
 }
 
 /* r0 = the value x for te, in scope sc; false after reporting */
