@@ -1,9 +1,9 @@
 /* ast.h - the one header for cstap's syntax tree.
  *
  * Pass 1 (parse.c) builds it, pass 2 (elaborate.c) resolves names and fills in
- * types, pass 3 (translate.c) walks it to emit C. Every node carries the
- * source position of the token that starts it (for diagnostics and run-time
- * "near ... at file:line:col" messages).
+ * types, pass 3 walks it to emit C (translate/module/) or BPF (translate/bpf/).
+ * Every node carries the source position of the token that starts it (for
+ * diagnostics and run-time "near ... at file:line:col" messages).
  *
  * Ownership: nodes are allocated with xmalloc/xcalloc and never freed.
  */

@@ -53,7 +53,9 @@ STAP_PASS_SOURCES = translator/passes.h translator/options.c translator/options.
 	translator/elaborate/alias.c translator/elaborate/checks.c translator/elaborate/dump.c \
 	translator/elaborate/optimize.c translator/elaborate/context_funcs.c translator/elaborate/target_exprs.c translator/elaborate/doubleglob.c \
 	translator/elaborate/listing.c translator/elaborate/listing.h translator/elaborate/dumps.c translator/elaborate/privilege.c \
-	translator/translate/translate.c translator/translate/translate.h translator/translate/lowered_c.c translator/translate/lowered_c.h \
+	translator/translate/translate.c translator/translate/translate.h \
+	translator/translate/module/module.c translator/translate/module/module.h \
+	translator/translate/module/lowered_c.c translator/translate/module/lowered_c.h \
 	translator/translate/bpf/bpf.h translator/translate/bpf/gen.h translator/translate/bpf/insn.h \
 	translator/translate/bpf/prog.c translator/translate/bpf/expr.c translator/translate/bpf/stmt.c \
 	translator/translate/bpf/kfmt.c translator/translate/bpf/rematch.c translator/translate/bpf/entry.c translator/translate/bpf/pretty.c \

@@ -16,8 +16,8 @@
 #include "target/releases.h"
 #include "target/sdt.h"
 #include "target/tvars.h"
-#include "translate/lowered_c.h"
-#include "translate/translate.h"
+#include "translate/module/lowered_c.h"
+#include "translate/module/module.h"
 
 static struct session S;
 
@@ -180,13 +180,13 @@ static void test_probe_points(void)
 	/* what the families made of the points reaches the module: periods
 	 * in ns (jiffies converted in C), begin(N) ordering the calls */
 	struct strbuf c = STRBUF_INIT;
-	CU_ASSERT_EQUAL_FATAL(translate(&S, &c), 0);
+	CU_ASSERT_EQUAL_FATAL(translate_module(&S, &c), 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(c.buf, "stp_timers[0].period_ns = 10000000ULL;"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(c.buf, "stp_timers[0].rand_ns = 2000000ULL;"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(c.buf, "stp_timers[1].period_ns = (u64)jiffies_to_nsecs(3ULL);"));
 	strbuf_release(&c);
 	CU_ASSERT_EQUAL_FATAL(elaborate("probe begin(5) { } probe begin(-1) { } probe begin { }"), 0);
-	CU_ASSERT_EQUAL_FATAL(translate(&S, &c), 0);
+	CU_ASSERT_EQUAL_FATAL(translate_module(&S, &c), 0);
 	const char *start = strstr(c.buf, "stp_script_start(void)");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(start);
 	const char *b1 = strstr(start, "dp_1();"), *b2 = strstr(start, "dp_2();"), *b0 = strstr(start, "dp_0();");

@@ -14,7 +14,7 @@
  *     is the user's too (srcfile.from_include): its marks are not trusted;
  *   - only the library's functions whose embedded C is marked unprivileged
  *     or myproc-unprivileged (the latter run only in the user's processes:
- *     translate.c checks that at run time), and script functions whose
+ *     translate/module/module.c checks that at run time), and script functions whose
  *     bodies, and what they call, pass these same checks; an embedded
  *     expression in a library function must be marked unprivileged.
  * A probe alias's body is checked as part of the user's probe. Each refusal

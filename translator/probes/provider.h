@@ -11,12 +11,12 @@
  *            is_return     (target_exprs.c) @entry without DWARF
  *            without_dwarf (target_exprs.c) on code no DWARF describes: $$vars empty
  *   -L       list_vars     (listing.c) " $name:type ..." of a probe
- *   pass 3   runtime_header, probe_type (translate.c) what the module includes;
+ *   pass 3   runtime_header, probe_type (module.c) what the module includes;
  *                          the probe_type() of each probe
- *            handler       (translate.c) the C signature of dp_N and how it
+ *            handler       (module.c) the C signature of dp_N and how it
  *                          fills the context from its arguments
- *            emit_decls, emit_register, emit_unregister (translate.c)
- *            shows_origin  (translate.c, -t) the written point beside pp()
+ *            emit_decls, emit_register, emit_unregister (module.c)
+ *            shows_origin  (module.c, -t) the written point beside pp()
  *   pass 5   guest_modules (run.c) kernel modules the QEMU guest must load
  *   --runtime=bpf (translate/bpf/)
  *            bpf_attach    where dp's program attaches: a struct bpf_attach
@@ -82,7 +82,7 @@ struct derived_probe {
 	unsigned char *lock_modes;      /* per global, as s->globals: 0 none, 1 read, 2|3 write
 					 * lock, through called functions too (pass 2 analysis) */
 	struct derived_probe *sharer;   /* pass 3: the probe whose dh_N runs this one's body
-					 * (translate.c's gen_handlers), or NULL */
+					 * (module.c's gen_handlers), or NULL */
 };
 
 /* The C of a derived probe's handler dp_N, as its family calls it. */

@@ -1,11 +1,10 @@
-/* translate.h - pass 3 internals shared with providers. */
+/* translate.h - pass 3: what both backends (translate/module/,
+ * translate/bpf/) share. */
 #ifndef CSTAP_TRANSLATE_H
 #define CSTAP_TRANSLATE_H
 
 #include "session.h"
 
-/* Write the module source for the elaborated session into out. */
-int translate(struct session *s, struct strbuf *out);
 /* What a run-time error is "near": "identifier 'x' at f.stp:3:5", as
  * SystemTap says it (the BPF backend says the same). */
 char *near_text(const char *what, const char *name, struct srcpos pos);
@@ -20,7 +19,5 @@ char *probe_pos(const struct derived_probe *dp);
  * point of its probe as written; a point resolved through DWARF shows the
  * chain "resolved from: written". */
 char *timing_from(const struct derived_probe *dp);
-/* C name of a global variable. */
-char *global_cname(const struct sym *v);
 
 #endif

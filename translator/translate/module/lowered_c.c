@@ -4,7 +4,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "translate/lowered_c.h"
+#include "translate/module/lowered_c.h"
 
 struct cprint {
 	struct strbuf *out;
