@@ -305,7 +305,7 @@ cstap-bpf 1
 module printf
 map 0 ringbuf - - 4096 @ring
 fmt 0 lllllllssl [%5d][%-5d|][%x][%#x][%o][%c][%p][%10s][%.3s][%%][%u]\n
-fmt 1 lllllslllll %+d|% d|%05d|%X|%#o|%-6s|%lld|%5.2d|%-4c|%#X|%i\n
+fmt 1 lllllslllll %+d|% d|%05d|%X|%#o|%-6s|%ld|%5.2d|%-4c|%#X|%i\n
 fmt 2 lllsllll [%*d|%-*s|%.*d|%1b%1b]\n
 fmt 3 sl %s=%d
 fmt 4 s sprintf: <%s>\n
@@ -466,6 +466,15 @@ insn 149 0 0 0 0
 end"
 malformed "format against its argument types" "3: fmt 0: conversion 1 (%s) wants a string" "$hdr
 fmt 0 l %s\n
+end"
+malformed "format with a conversion the translator refuses" "3: fmt 0: invalid conversion '%ll'" "$hdr
+fmt 0 l %lld\n
+end"
+malformed "format reading the probe's memory" "3: fmt 0: conversion 2 (%M) reads the probe's memory" "$hdr
+fmt 0 ll %*M\n
+end"
+malformed "'*' width given a string" "3: fmt 0: argument 1 (a '*' width or precision) wants a number" "$hdr
+fmt 0 ss %*s\n
 end"
 malformed "unknown map kind" "2: unknown map kind 'tree'" "cstap-bpf 1
 map 0 tree l l 1 x
