@@ -102,6 +102,29 @@ static inline __maybe_unused int stp_fmt_user_read(void *dst, u64 addr,
 #endif /* __KERNEL__ */
 
 /*
+ * A width or precision at p: '*' (*star), digits (*val, saturated at
+ * STP_FMT_MAX_FIELD) or neither (*val left as it is). Returns what follows.
+ */
+static inline const char *stp_fmt_field(const char *p, int *val, bool *star)
+{
+	if (*p == '*') {
+		*star = true;
+		return p + 1;
+	}
+	if (*p < '0' || *p > '9')
+		return p;
+	*val = 0;
+	do {
+		/* clamped before the step, which would overflow an int */
+		*val = *val > STP_FMT_MAX_FIELD / 10 ? STP_FMT_MAX_FIELD : *val * 10 + (*p - '0');
+		if (*val > STP_FMT_MAX_FIELD)
+			*val = STP_FMT_MAX_FIELD;
+		p++;
+	} while (*p >= '0' && *p <= '9');
+	return p;
+}
+
+/*
  * Parse one conversion starting just after a '%'. Returns the bytes it
  * spans ("%%" gives conv '%' and 1), or -1 if it is invalid. Then
  * spec->conv is '\0' when the string ended inside a started conversion
@@ -136,38 +159,9 @@ static inline __maybe_unused int stp_format_parse_spec(const char *fmt,
 	case '#': spec->flags |= STP_FMT_SPECIAL; p++; break;
 	}
 
-	if (*p == '*') {
-		spec->width_star = true;
-		p++;
-	} else if (*p >= '0' && *p <= '9') {
-		spec->width = 0;
-		do {
-			/* clamped before the step, which would overflow an int */
-			spec->width = spec->width > STP_FMT_MAX_FIELD / 10 ? STP_FMT_MAX_FIELD
-				: spec->width * 10 + (*p - '0');
-			p++;
-			if (spec->width > STP_FMT_MAX_FIELD)
-				spec->width = STP_FMT_MAX_FIELD;
-		} while (*p >= '0' && *p <= '9');
-	}
-
-	if (*p == '.') {
-		p++;
-		if (*p == '*') {
-			spec->prec_star = true;
-			p++;
-		} else if (*p >= '0' && *p <= '9') {
-			spec->prec = 0;
-			do {
-				/* clamped before the step, which would overflow an int */
-				spec->prec = spec->prec > STP_FMT_MAX_FIELD / 10 ? STP_FMT_MAX_FIELD
-					: spec->prec * 10 + (*p - '0');
-				p++;
-				if (spec->prec > STP_FMT_MAX_FIELD)
-					spec->prec = STP_FMT_MAX_FIELD;
-			} while (*p >= '0' && *p <= '9');
-		}
-	}
+	p = stp_fmt_field(p, &spec->width, &spec->width_star);
+	if (*p == '.')
+		p = stp_fmt_field(p + 1, &spec->prec, &spec->prec_star);
 
 	if (*p == 'l')
 		p++;
