@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * cstap runtime: the printf engine behind printf/sprintf
- * (doc/runtime-api.md, "Formatting"), for the kernel module and user space
- * (the translator checks formats with stp_format_parse_spec in pass 2).
+ * (doc/runtime-api.md, "Formatting"), for the kernel module and user space:
+ * stapbpf formats the BPF runtime's records with it, the translator (pass
+ * 2) and stapbpf (a bundle's formats) check formats with
+ * stp_format_signature.
  *
  * SystemTap semantics, which differ from C's in places:
  *  - one optional flag only ("%-+5d" is an invalid conversion), then an
@@ -100,6 +102,29 @@ static inline __maybe_unused int stp_fmt_user_read(void *dst, u64 addr,
 #endif /* __KERNEL__ */
 
 /*
+ * A width or precision at p: '*' (*star), digits (*val, saturated at
+ * STP_FMT_MAX_FIELD) or neither (*val left as it is). Returns what follows.
+ */
+static inline const char *stp_fmt_field(const char *p, int *val, bool *star)
+{
+	if (*p == '*') {
+		*star = true;
+		return p + 1;
+	}
+	if (*p < '0' || *p > '9')
+		return p;
+	*val = 0;
+	do {
+		/* clamped before the step, which would overflow an int */
+		*val = *val > STP_FMT_MAX_FIELD / 10 ? STP_FMT_MAX_FIELD : *val * 10 + (*p - '0');
+		if (*val > STP_FMT_MAX_FIELD)
+			*val = STP_FMT_MAX_FIELD;
+		p++;
+	} while (*p >= '0' && *p <= '9');
+	return p;
+}
+
+/*
  * Parse one conversion starting just after a '%'. Returns the bytes it
  * spans ("%%" gives conv '%' and 1), or -1 if it is invalid. Then
  * spec->conv is '\0' when the string ended inside a started conversion
@@ -134,38 +159,9 @@ static inline __maybe_unused int stp_format_parse_spec(const char *fmt,
 	case '#': spec->flags |= STP_FMT_SPECIAL; p++; break;
 	}
 
-	if (*p == '*') {
-		spec->width_star = true;
-		p++;
-	} else if (*p >= '0' && *p <= '9') {
-		spec->width = 0;
-		do {
-			/* clamped before the step, which would overflow an int */
-			spec->width = spec->width > STP_FMT_MAX_FIELD / 10 ? STP_FMT_MAX_FIELD
-				: spec->width * 10 + (*p - '0');
-			p++;
-			if (spec->width > STP_FMT_MAX_FIELD)
-				spec->width = STP_FMT_MAX_FIELD;
-		} while (*p >= '0' && *p <= '9');
-	}
-
-	if (*p == '.') {
-		p++;
-		if (*p == '*') {
-			spec->prec_star = true;
-			p++;
-		} else if (*p >= '0' && *p <= '9') {
-			spec->prec = 0;
-			do {
-				/* clamped before the step, which would overflow an int */
-				spec->prec = spec->prec > STP_FMT_MAX_FIELD / 10 ? STP_FMT_MAX_FIELD
-					: spec->prec * 10 + (*p - '0');
-				p++;
-				if (spec->prec > STP_FMT_MAX_FIELD)
-					spec->prec = STP_FMT_MAX_FIELD;
-			} while (*p >= '0' && *p <= '9');
-		}
-	}
+	p = stp_fmt_field(p, &spec->width, &spec->width_star);
+	if (*p == '.')
+		p = stp_fmt_field(p + 1, &spec->prec, &spec->prec_star);
 
 	if (*p == 'l')
 		p++;
@@ -201,6 +197,43 @@ static inline __maybe_unused int stp_fmt_spec_nargs(const struct stp_fmt_spec *s
 static inline __maybe_unused bool stp_fmt_spec_takes_string(const struct stp_fmt_spec *spec)
 {
 	return spec->conv == 's';
+}
+
+/*
+ * The arguments fmt takes, in order, one letter each into sig[cap]
+ * (NUL-terminated; cut to fit, cap > 0): '*' for a '*' width or precision
+ * (a long), else the conversion it is the value of ('s' a string, any
+ * other a long). So "%-*s=%d" gives "*sd"; a '*' letter's conversion is
+ * the next letter that is not '*'. Returns the number of arguments, or -1
+ * at an invalid conversion, *bad (if bad) then at its '%' and sig holding
+ * the arguments before it. The translator (pass 2) and stapbpf (a bundle's
+ * formats against their argument types) check formats with this.
+ * O(fmt length).
+ */
+static inline __maybe_unused int stp_format_signature(const char *fmt, char *sig, size_t cap,
+						      const char **bad)
+{
+	struct stp_fmt_spec sp;
+	size_t k = 0;
+	int i, n;
+
+	for (; *fmt; fmt++) {
+		if (*fmt != '%')
+			continue;
+		n = stp_format_parse_spec(fmt + 1, &sp);
+		if (n < 0) {
+			if (bad)
+				*bad = fmt;
+			sig[k < cap ? k : cap - 1] = '\0';
+			return -1;
+		}
+		fmt += n;
+		for (i = 0; i < stp_fmt_spec_nargs(&sp); i++, k++)
+			if (k < cap - 1)
+				sig[k] = i < sp.width_star + sp.prec_star ? '*' : sp.conv;
+	}
+	sig[k < cap ? k : cap - 1] = '\0';
+	return (int)k;
 }
 
 /* Output cursor: cap bytes are writable (one is kept for the NUL). */

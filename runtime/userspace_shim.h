@@ -2,8 +2,9 @@
 /*
  * cstap runtime: the few kernel APIs the pure runtime headers (format.h,
  * map.h, strings.h) use, mapped to libc when they are compiled outside the
- * kernel (CUnit tests, and the translator, which uses format.h to check
- * printf formats in pass 2). In a kernel build this only pulls in the
+ * kernel (CUnit tests; the translator, which uses format.h to check
+ * printf formats in pass 2; stapbpf, whose printf is format.h's). In a
+ * kernel build this only pulls in the
  * matching kernel headers.
  */
 #ifndef STP_USERSPACE_SHIM_H

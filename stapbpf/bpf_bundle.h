@@ -37,7 +37,7 @@ struct bundle_map {
 struct bundle_fmt {
 	bool defined;
 	char *argtypes;			/* 'l'/'s' per argument; "" for '-' */
-	char *text;			/* unescaped (may hold NUL bytes) */
+	char *text;			/* unescaped; printf ends at a NUL in it */
 	size_t len;
 	size_t args_size;		/* bytes of arguments a record carries */
 };

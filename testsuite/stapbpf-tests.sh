@@ -4,9 +4,11 @@
 # (printf records, @globals written back through map_lookup_elem, programs
 # in ID order, a per-CPU array merged), foreach over a hash map sorted by
 # value, kernel programs (timer, perf, tracepoint) counting with an atomic
-# add, SystemTap's printf conversions and sprintf, a program the verifier
+# add, SystemTap's printf conversions (runtime/format.h's, a string field
+# filled to its end) and sprintf, a program the verifier
 # refuses (its script position reported), -c and -x in @config, MAXACTION,
-# ERROR/WARN records, signals, -o, malformed bundles, a utimer program, procfs
+# ERROR/WARN records, signals, -o, malformed bundles (formats the translator
+# would refuse, %m), a utimer program, procfs
 # FIFOs, maxskipped, and a
 # timer program with a bpf_loop callback (BTF func info). Skipped (exit 0)
 # where bpf() is not allowed. Needs root (bpf(), perf events), no kprobes.
@@ -299,16 +301,19 @@ else
 	check "a tracepoint program (sched:sched_switch, tracefs mounted if needed)" 0 "switched"
 fi
 
-# --- 5: SystemTap's printf conversions, records by ringbuf_reserve/submit
+# --- 5: SystemTap's printf conversions, records by ringbuf_reserve/submit;
+# a string field filled to its 64th byte (no NUL) is printed whole
+str64=0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ+-
 bundle printf <<EOF
 cstap-bpf 1
 module printf
 map 0 ringbuf - - 4096 @ring
 fmt 0 lllllllssl [%5d][%-5d|][%x][%#x][%o][%c][%p][%10s][%.3s][%%][%u]\n
-fmt 1 lllllslllll %+d|% d|%05d|%X|%#o|%-6s|%lld|%5.2d|%-4c|%#X|%i\n
+fmt 1 lllllslllll %+d|% d|%05d|%X|%#o|%-6s|%ld|%5.2d|%-4c|%#X|%i\n
 fmt 2 lllsllll [%*d|%-*s|%.*d|%1b%1b]\n
 fmt 3 sl %s=%d
 fmt 4 s sprintf: <%s>\n
+fmt 5 ss [%s] [%-66.70s]\n
 prog 0 begin
 $(ldmap 1 0)
 $(mov 2 200)
@@ -371,6 +376,19 @@ $(stdw 6 120 75)
 $(movr 1 6)
 $(mov 2 0)
 $(call 132)
+$(ldmap 1 0)
+$(mov 2 136)
+$(mov 3 0)
+$(call 131)
+$(jeq 0 0 @out)
+$(movr 6 0)
+$(ld64 1 $((5 << 32 | 1)))
+$(stxdw 6 1 0)
+$(str_at 6 8 "$str64")
+$(str_at 6 72 "$str64")
+$(movr 1 6)
+$(mov 2 0)
+$(call 132)
 $(str_at 10 -136 x)
 $(stdw 10 -72 42)
 $(movr 1 10)
@@ -388,10 +406,11 @@ $(ret0)
 end
 EOF
 run printf
-check "printf: widths, flags, precisions, %x %o %c %p %s %% %u %b, '*'; sprintf" 0 \
+check "printf: widths, flags, precisions, %x %o %c %p %s %% %u %b, '*', a full string field; sprintf" 0 \
 "[   42][42   |][ff][0xff][10][A][0x1234][       abc][abc][%][18446744073709551615]
 +7| 7|-0042|BEEF|010|hi    |-5|   07|z   |0X0|-123
 [   42|ab   |007|OK]
+[$str64] [$str64  ]
 sprintf: <x=42>"
 
 # --- 6: the verifier refuses a read of an unset register: the script
@@ -466,6 +485,15 @@ insn 149 0 0 0 0
 end"
 malformed "format against its argument types" "3: fmt 0: conversion 1 (%s) wants a string" "$hdr
 fmt 0 l %s\n
+end"
+malformed "format with a conversion the translator refuses" "3: fmt 0: invalid conversion '%ll'" "$hdr
+fmt 0 l %lld\n
+end"
+malformed "format reading the probe's memory" "3: fmt 0: conversion 2 (%M) reads the probe's memory" "$hdr
+fmt 0 ll %*M\n
+end"
+malformed "'*' width given a string" "3: fmt 0: argument 1 (a '*' width or precision) wants a number" "$hdr
+fmt 0 ss %*s\n
 end"
 malformed "unknown map kind" "2: unknown map kind 'tree'" "cstap-bpf 1
 map 0 tree l l 1 x

@@ -1331,6 +1331,37 @@ static void test_parse_spec(void)
 	CU_ASSERT_EQUAL(sp.conv, '\0');
 }
 
+/* ---------- the argument signature the translator and stapbpf check ---------- */
+
+static void test_signature(void)
+{
+	char sig[8];
+	const char *bad = NULL;
+	const char *f;
+
+	CU_ASSERT_EQUAL(stp_format_signature("no conversion %%", sig, sizeof(sig), &bad), 0);
+	CU_ASSERT_STRING_EQUAL(sig, "");
+	CU_ASSERT_EQUAL(stp_format_signature("%-*s=%d %#x%c", sig, sizeof(sig), &bad), 5);
+	CU_ASSERT_STRING_EQUAL(sig, "*sdxc");
+	CU_ASSERT_EQUAL(stp_format_signature("%*.*s|%.*M|%b", sig, sizeof(sig), &bad), 6);
+	CU_ASSERT_STRING_EQUAL(sig, "**s*Mb");
+	/* more arguments than fit: counted, sig cut */
+	CU_ASSERT_EQUAL(stp_format_signature("%d%d%d%d%d%d%d%d%d", sig, sizeof(sig), &bad), 9);
+	CU_ASSERT_STRING_EQUAL(sig, "ddddddd");
+	CU_ASSERT_EQUAL(stp_format_signature("%d", sig, 1, &bad), 1);
+	CU_ASSERT_STRING_EQUAL(sig, "");
+	/* invalid: where, and the arguments before it */
+	f = "%s %d %lld %d";
+	CU_ASSERT_EQUAL(stp_format_signature(f, sig, sizeof(sig), &bad), -1);
+	CU_ASSERT_PTR_EQUAL(bad, f + 6);
+	CU_ASSERT_STRING_EQUAL(sig, "sd");
+	f = "100%";
+	CU_ASSERT_EQUAL(stp_format_signature(f, sig, sizeof(sig), &bad), -1);
+	CU_ASSERT_PTR_EQUAL(bad, f + 3);
+	CU_ASSERT_EQUAL(stp_format_signature("%-+5d", sig, sizeof(sig), NULL), -1);
+	CU_ASSERT_STRING_EQUAL(sig, "");
+}
+
 int main(void)
 {
 	CU_pSuite s;
@@ -1352,6 +1383,7 @@ int main(void)
 	CU_add_test(s, "truncation", test_truncation);
 	CU_add_test(s, "SystemTap 4.8 outputs", test_systemtap_outputs);
 	CU_add_test(s, "parse spec", test_parse_spec);
+	CU_add_test(s, "signature", test_signature);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	failures = CU_get_number_of_failures();

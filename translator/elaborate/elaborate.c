@@ -593,47 +593,47 @@ static void infer_keys(struct elab *el, struct sym *a, struct expr **keys, int n
 	}
 }
 
-/* Check printf-family format strings and type their arguments. */
+/* Check printf-family format strings and type their arguments: the
+ * arguments the format's signature (runtime/format.h, which stapbpf checks
+ * a bundle's formats with too) names, then an invalid conversion if any. */
 static void infer_format(struct elab *el, struct expr *e, int first)
 {
 	struct expr *f = e->args.len > 0 ? e->args.items[0] : NULL;
-	int argi = first;
+	int argi = first, n;
+	char *sig;
 
 	if (!f || f->kind != EXPR_STR) {
 		if (el->report)
 			diag(el->s, E_FORMAT, e->pos, "%s needs a literal format string", e->name);
 		return;
 	}
-	for (const char *p = f->str; *p; p++) {
-		if (*p != '%')
-			continue;
-		struct stp_fmt_spec spec;
-		int used = stp_format_parse_spec(p + 1, &spec);
-		if (used < 0) {
+	sig = xmalloc(strlen(f->str) + 1);	/* a conversion spans 2 bytes or more */
+	n = stp_format_signature(f->str, sig, strlen(f->str) + 1, NULL);
+	for (size_t k = 0; sig[k]; k++, argi++) {
+		size_t c = k;
+
+		while (sig[c] == '*')	/* the conversion a '*' is of */
+			c++;
+		if (argi >= e->args.len) {
 			if (el->report)
-				diag(el->s, E_FORMAT, f->pos, "invalid or missing conversion specifier after '%%' in the format string");
+				diag(el->s, E_FORMAT, e->pos, "too few arguments for format string");
+			free(sig);
 			return;
 		}
-		p += used;
-		if (spec.conv == '%')
-			continue;
-		int needed = 1 + spec.width_star + spec.prec_star;
-		for (int k = 0; k < needed; k++, argi++) {
-			if (argi >= e->args.len) {
-				if (el->report)
-					diag(el->s, E_FORMAT, e->pos, "too few arguments for format string");
-				return;
-			}
-			bool last = k == needed - 1;
-			enum type want = (last && spec.conv == 's') ? TYPE_STRING : TYPE_LONG;
-			enum type t = infer(el, e->args.items[argi], TYPE_UNKNOWN);
-			if (t == TYPE_UNKNOWN)
-				t = infer(el, e->args.items[argi], want);
-			if (t != TYPE_UNKNOWN && t != want && el->report)
-				diag(el->s, E_FORMAT, e->args.items[argi]->pos,
-				     "format '%%%c' expects a %s argument, got %s", spec.conv,
-				     type_name(want), type_name(t));
-		}
+		enum type want = sig[k] == 's' ? TYPE_STRING : TYPE_LONG;
+		enum type t = infer(el, e->args.items[argi], TYPE_UNKNOWN);
+		if (t == TYPE_UNKNOWN)
+			t = infer(el, e->args.items[argi], want);
+		if (t != TYPE_UNKNOWN && t != want && el->report)
+			diag(el->s, E_FORMAT, e->args.items[argi]->pos,
+			     "format '%%%c' expects a %s argument, got %s", sig[c],
+			     type_name(want), type_name(t));
+	}
+	free(sig);
+	if (n < 0) {
+		if (el->report)
+			diag(el->s, E_FORMAT, f->pos, "invalid or missing conversion specifier after '%%' in the format string");
+		return;
 	}
 	if (argi < e->args.len && el->report)
 		diag(el->s, E_FORMAT, e->args.items[argi]->pos, "too many arguments for format string");
