@@ -30,7 +30,7 @@
 /* The program type the section's events take. */
 enum bpf_prog_type attach_prog_type(const struct bundle_prog *p)
 {
-	switch (p->kind) {
+	switch (p->at.kind) {
 	case BA_TIMER:
 	case BA_PROFILE:
 	case BA_PERF:
@@ -159,7 +159,7 @@ static int format_bit(const char *pmu, const char *name, char *why, size_t whyle
 static int attach_kuprobe(const struct bundle_prog *p, int prog_fd, struct attachment *a,
 			  char *why, size_t whylen)
 {
-	bool user = p->kind == BA_UPROBE || p->kind == BA_URETPROBE;
+	bool user = p->at.kind == BA_UPROBE || p->at.kind == BA_URETPROBE;
 	const char *pmu = user ? UPROBE_PMU : KPROBE_PMU;
 	struct perf_event_attr attr;
 	char path[128];
@@ -173,19 +173,19 @@ static int attach_kuprobe(const struct bundle_prog *p, int prog_fd, struct attac
 		return failed(-rc, why, whylen, "the kernel has no %s PMU (%s: %s)", user ? "uprobe" : "kprobe",
 			      path, strerror(-rc));
 	attr.type = (uint32_t)type;
-	attr.config1 = (uint64_t)(uintptr_t)p->symbol;
-	attr.config2 = (uint64_t)p->offset;
-	if (p->kind == BA_KRETPROBE || p->kind == BA_URETPROBE) {
+	attr.config1 = (uint64_t)(uintptr_t)p->at.symbol;
+	attr.config2 = (uint64_t)p->at.offset;
+	if (p->at.kind == BA_KRETPROBE || p->at.kind == BA_URETPROBE) {
 		if ((bit = format_bit(pmu, "retprobe", why, whylen)) < 0)
 			return bit;
 		attr.config |= 1ull << bit;
 	}
-	if (p->ref_ctr) {
+	if (p->at.ref_ctr) {
 		if ((bit = format_bit(pmu, "ref_ctr_offset", why, whylen)) < 0)
 			return bit;
-		attr.config |= (uint64_t)p->ref_ctr << bit;
+		attr.config |= (uint64_t)p->at.ref_ctr << bit;
 	}
-	return open_pid_event(&attr, p->pid ? (pid_t)p->pid : -1, 0, prog_fd, a, why, whylen);
+	return open_pid_event(&attr, p->at.pid ? (pid_t)p->at.pid : -1, 0, prog_fd, a, why, whylen);
 }
 
 /* Where tracefs is (or debugfs's tracing), mounted if neither is there:
@@ -243,16 +243,16 @@ static int attach_kretprobe_tracefs(const struct bundle_prog *p, int prog_fd, st
 
 	if (rc < 0)
 		return rc;
-	if (!strcmp(p->symbol, "_stext")) {
+	if (!strcmp(p->at.symbol, "_stext")) {
 		uint64_t stext = bpf_ksym_addr("_stext");
 		if (!stext)
 			return failed(ENOENT, why, whylen, "no _stext in /proc/kallsyms");
-		snprintf(place, sizeof(place), "0x%llx", (unsigned long long)(stext + (uint64_t)p->offset));
+		snprintf(place, sizeof(place), "0x%llx", (unsigned long long)(stext + (uint64_t)p->at.offset));
 	} else {
-		snprintf(place, sizeof(place), "%s+%lld", p->symbol, (long long)p->offset);
+		snprintf(place, sizeof(place), "%s+%lld", p->at.symbol, (long long)p->at.offset);
 	}
 	snprintf(path, sizeof(path), "cstap/p%d_%d", (int)getpid(), p->id);
-	snprintf(line, sizeof(line), "r%d:%s %s\n", p->maxactive, path, place);
+	snprintf(line, sizeof(line), "r%d:%s %s\n", p->at.maxactive, path, place);
 	rc = kprobe_events(root, line);
 	if (rc < 0)
 		return failed(-rc, why, whylen, "%s/kprobe_events: %s: %s", root, line, strerror(-rc));
@@ -300,16 +300,16 @@ static int tracepoint_id(const struct bundle_prog *p, long *id, char *why, size_
 	char path[512];
 	int rc;
 
-	if (strchr(p->symbol, '/') || strchr(p->event, '/') || !strcmp(p->symbol, "..") || !strcmp(p->event, ".."))
-		return failed(EINVAL, why, whylen, "bad tracepoint name %s:%s", p->symbol, p->event);
+	if (strchr(p->at.symbol, '/') || strchr(p->at.event, '/') || !strcmp(p->at.symbol, "..") || !strcmp(p->at.event, ".."))
+		return failed(EINVAL, why, whylen, "bad tracepoint name %s:%s", p->at.symbol, p->at.event);
 	rc = tracefs_root(&root, why, whylen);
 	if (rc < 0)
 		return rc;
-	snprintf(path, sizeof(path), "%s/events/%s/%s/id", root, p->symbol, p->event);
+	snprintf(path, sizeof(path), "%s/events/%s/%s/id", root, p->at.symbol, p->at.event);
 	rc = read_number(path, id);
 	if (rc == 0)
 		return 0;
-	return failed(-rc, why, whylen, "tracepoint %s:%s (%s): %s", p->symbol, p->event, path, strerror(-rc));
+	return failed(-rc, why, whylen, "tracepoint %s:%s (%s): %s", p->at.symbol, p->at.event, path, strerror(-rc));
 }
 
 /* The online CPUs, from /sys/devices/system/cpu/online ("0-3,5"). */
@@ -355,9 +355,9 @@ int attach_prog(const struct bundle_prog *p, int prog_fd, struct attachment *a, 
 
 	memset(&attr, 0, sizeof(attr));
 	why[0] = '\0';
-	switch (p->kind) {
+	switch (p->at.kind) {
 	case BA_KRETPROBE:
-		if (p->maxactive)
+		if (p->at.maxactive)
 			return attach_kretprobe_tracefs(p, prog_fd, a, why, whylen);
 		/* fall through */
 	case BA_KPROBE:
@@ -374,33 +374,33 @@ int attach_prog(const struct bundle_prog *p, int prog_fd, struct attachment *a, 
 		attr.wakeup_events = 1;
 		return open_event(&attr, 0, prog_fd, a, why, whylen);
 	case BA_RAW_TRACEPOINT: {   /* attached at once; @config's run flag holds it */
-		int fd = bpf_raw_tracepoint_open(p->event, prog_fd);
+		int fd = bpf_raw_tracepoint_open(p->at.event, prog_fd);
 		if (fd < 0)
-			return failed(errno, why, whylen, "BPF_RAW_TRACEPOINT_OPEN %s: %s", p->event,
+			return failed(errno, why, whylen, "BPF_RAW_TRACEPOINT_OPEN %s: %s", p->at.event,
 				      strerror(errno));
 		a->no_enable = true;
 		return add_fd(a, fd, why, whylen);
 	}
 	case BA_HWBKPT:   /* every access the watchpoint takes is a sample */
 		attr.type = PERF_TYPE_BREAKPOINT;
-		attr.bp_type = p->bp_rw ? HW_BREAKPOINT_RW : HW_BREAKPOINT_W;
-		attr.bp_addr = p->bp_addr;
-		attr.bp_len = (uint64_t)p->bp_len;
+		attr.bp_type = p->at.bp_rw ? HW_BREAKPOINT_RW : HW_BREAKPOINT_W;
+		attr.bp_addr = p->at.bp_addr;
+		attr.bp_len = (uint64_t)p->at.bp_len;
 		attr.sample_period = 1;
 		attr.wakeup_events = 1;
 		goto every_cpu;
 	case BA_TIMER:
 	case BA_PROFILE:
 	case BA_PERF:
-		attr.type = p->kind == BA_PERF ? p->perf_type : PERF_TYPE_SOFTWARE;
-		attr.config = p->kind == BA_PERF ? p->perf_config : PERF_COUNT_SW_CPU_CLOCK;
-		if (p->period < 0) {	/* perf's -Hz */
+		attr.type = p->at.kind == BA_PERF ? p->at.perf_type : PERF_TYPE_SOFTWARE;
+		attr.config = p->at.kind == BA_PERF ? p->at.perf_config : PERF_COUNT_SW_CPU_CLOCK;
+		if (p->at.period < 0) {	/* perf's -Hz */
 			attr.freq = 1;
-			attr.sample_freq = (uint64_t)-p->period;
+			attr.sample_freq = (uint64_t)-p->at.period;
 		} else {
-			attr.sample_period = (uint64_t)p->period;
+			attr.sample_period = (uint64_t)p->at.period;
 		}
-		if (p->kind == BA_TIMER)
+		if (p->at.kind == BA_TIMER)
 			return open_event(&attr, 0, prog_fd, a, why, whylen);
 every_cpu:
 		rc = online_cpus(&cpus, &ncpus);

@@ -504,30 +504,30 @@ static int parse_prog(struct parser *ps, char *rest)
 		free(p.section);
 		return perr(ps, "unknown program section '%s'", sec);
 	}
-	p.kind = (enum bpf_attach_kind)k;
-	switch (p.kind) {
+	p.at.kind = (enum bpf_attach_kind)k;
+	switch (p.at.kind) {
 	case BA_KPROBE:
 	case BA_KRETPROBE:
 	case BA_TRACEPOINT:
 		a = next_field(&rest);
 		if (!a)
 			goto missing;
-		p.symbol = xstrdup(a);
-		a = p.kind == BA_TRACEPOINT ? NULL : next_field(&rest);
-		if (p.kind == BA_KPROBE || a) {	/* a kretprobe's is optional */
+		p.at.symbol = xstrdup(a);
+		a = p.at.kind == BA_TRACEPOINT ? NULL : next_field(&rest);
+		if (p.at.kind == BA_KPROBE || a) {	/* a kretprobe's is optional */
 			if (number(ps, a, "the probe's OFFSET", 0, INT64_MAX, &v) < 0)
 				goto fail;
-			p.offset = v;
-			if (p.kind == BA_KRETPROBE && (a = next_field(&rest))) {
+			p.at.offset = v;
+			if (p.at.kind == BA_KRETPROBE && (a = next_field(&rest))) {
 				if (number(ps, a, "the kretprobe's MAXACTIVE", 1, 4096, &v) < 0)
 					goto fail;
-				p.maxactive = (int)v;
+				p.at.maxactive = (int)v;
 			}
-		} else if (p.kind == BA_TRACEPOINT) {
+		} else if (p.at.kind == BA_TRACEPOINT) {
 			a = next_field(&rest);
 			if (!a)
 				goto missing;
-			p.event = xstrdup(a);
+			p.at.event = xstrdup(a);
 		}
 		break;
 	case BA_UPROBE:
@@ -535,19 +535,19 @@ static int parse_prog(struct parser *ps, char *rest)
 		a = next_field(&rest);
 		if (!a)
 			goto missing;
-		p.symbol = xstrdup(a);
+		p.at.symbol = xstrdup(a);
 		if (number(ps, next_field(&rest), "the probe's OFFSET", 0, INT64_MAX, &v) < 0)
 			goto fail;
-		p.offset = v;
+		p.at.offset = v;
 		if ((a = next_field(&rest))) {
 			if (number(ps, a, "the probe's REFCTR", 0, INT64_MAX, &v) < 0)
 				goto fail;
-			p.ref_ctr = v;
+			p.at.ref_ctr = v;
 		}
 		if ((a = next_field(&rest))) {
 			if (number(ps, a, "the probe's PID", 0, INT32_MAX, &v) < 0)
 				goto fail;
-			p.pid = v;
+			p.at.pid = v;
 		}
 		break;
 	case BA_RAW_TRACEPOINT:
@@ -556,66 +556,66 @@ static int parse_prog(struct parser *ps, char *rest)
 			perr(ps, "%s wants NAME", sec);
 			goto fail;
 		}
-		p.event = xstrdup(a);
+		p.at.event = xstrdup(a);
 		break;
 	case BA_TIMER:
 	case BA_UTIMER:
 		if (number(ps, next_field(&rest), "the timer's NS", 1, INT64_MAX, &v) < 0)
 			goto fail;
-		p.period = v;
+		p.at.period = v;
 		/* a utimer's randomize: an offset in [-RAND, RAND] each period */
-		if (p.kind == BA_UTIMER && (a = next_field(&rest))) {
-			if (number(ps, a, "the timer's RAND", 0, p.period, &v) < 0)
+		if (p.at.kind == BA_UTIMER && (a = next_field(&rest))) {
+			if (number(ps, a, "the timer's RAND", 0, p.at.period, &v) < 0)
 				goto fail;
-			p.randomize = v;
+			p.at.randomize = v;
 		}
 		break;
 	case BA_PERF:
 		if (number(ps, next_field(&rest), "the perf event's TYPE", 0, UINT32_MAX, &v) < 0)
 			goto fail;
-		p.perf_type = (uint32_t)v;
+		p.at.perf_type = (uint32_t)v;
 		if (number(ps, next_field(&rest), "the perf event's CONFIG", INT64_MIN, INT64_MAX, &v) < 0)
 			goto fail;
-		p.perf_config = (uint64_t)v;
+		p.at.perf_config = (uint64_t)v;
 		if (number(ps, next_field(&rest), "the perf event's PERIOD", INT64_MIN + 1, INT64_MAX, &v) < 0)
 			goto fail;
 		if (v == 0) {
 			perr(ps, "the perf event's PERIOD is 0 (events, or -Hz)");
 			goto fail;
 		}
-		p.period = v;
+		p.at.period = v;
 		break;
 	case BA_PROFILE:
-		p.period = 4000000;
+		p.at.period = 4000000;
 		break;
 	case BA_HWBKPT:   /* ADDR LEN RW LINKED */
 		if (number(ps, next_field(&rest), "the watchpoint's ADDR", INT64_MIN, INT64_MAX, &v) < 0)
 			goto fail;
-		p.bp_addr = (uint64_t)v;
+		p.at.bp_addr = (uint64_t)v;
 		if (number(ps, next_field(&rest), "the watchpoint's LEN", 1, 8, &v) < 0)
 			goto fail;
-		p.bp_len = (int)v;
+		p.at.bp_len = (int)v;
 		if (number(ps, next_field(&rest), "the watchpoint's RW", 0, 1, &v) < 0)
 			goto fail;
-		p.bp_rw = v;
+		p.at.bp_rw = v;
 		if (number(ps, next_field(&rest), "the watchpoint's LINKED", 0, 1, &v) < 0)
 			goto fail;
-		p.bp_linked = v;
+		p.at.bp_linked = v;
 		break;
 	case BA_PROCFS_READ:
 	case BA_PROCFS_WRITE:   /* MODE MAXSIZE PATH */
 		if (number(ps, next_field(&rest), "the procfs file's MODE", 0, 0777, &v) < 0)
 			goto fail;
-		p.offset = v;
+		p.at.offset = v;
 		if (number(ps, next_field(&rest), "the procfs file's MAXSIZE", 0, 1 << 24, &v) < 0)
 			goto fail;
-		p.period = v;
+		p.at.period = v;
 		a = next_field(&rest);
 		if (!a || a[0] == '/' || strstr(a, "..")) {
 			perr(ps, "%s wants MODE MAXSIZE PATH (a relative path)", sec);
 			goto fail;
 		}
-		p.symbol = xstrdup(a);
+		p.at.symbol = xstrdup(a);
 		break;
 	default:
 		break;
@@ -632,13 +632,13 @@ static int parse_prog(struct parser *ps, char *rest)
 	ps->insns_cap = ps->at_cap = ps->lines_cap = 0;
 	return 0;
 missing:
-	perr(ps, "%s wants %s", sec, p.kind == BA_TRACEPOINT ? "SYSTEM NAME" :
-	     p.kind == BA_KPROBE ? "SYMBOL OFFSET" : p.kind == BA_KRETPROBE ? "SYMBOL [OFFSET]" :
+	perr(ps, "%s wants %s", sec, p.at.kind == BA_TRACEPOINT ? "SYSTEM NAME" :
+	     p.at.kind == BA_KPROBE ? "SYMBOL OFFSET" : p.at.kind == BA_KRETPROBE ? "SYMBOL [OFFSET]" :
 	     "FILE OFFSET [REFCTR [PID]]");
 fail:
 	free(p.section);
-	free(p.symbol);
-	free(p.event);
+	free((char *)p.at.symbol);
+	free((char *)p.at.event);
 	return -1;
 }
 
@@ -701,7 +701,7 @@ static int parse_prog_note(struct parser *ps, const char *kw, char *rest)
 	if (!p)
 		return perr(ps, "'%s' before any 'prog'", kw);
 	if (!strcmp(kw, "optional")) {
-		p->optional = true;
+		p->at.optional = true;
 		return no_more(ps, &rest, "optional");
 	}
 	while (*rest == ' ')
@@ -884,8 +884,8 @@ void bundle_free(struct bundle *b)
 		struct bundle_prog *p = &b->progs[i];
 
 		free(p->section);
-		free(p->symbol);
-		free(p->event);
+		free((char *)p->at.symbol);
+		free((char *)p->at.event);
 		free(p->insns);
 		for (size_t j = 0; j < p->nlines; j++)
 			free(p->lines[j].pos);
@@ -919,8 +919,8 @@ const char *bundle_pos_of(const struct bundle_prog *p, size_t index)
  * kernel. */
 bool bundle_prog_is_user(const struct bundle_prog *p)
 {
-	return p->kind == BA_BEGIN || p->kind == BA_END || p->kind == BA_ERROR || p->kind == BA_UTIMER ||
-	       p->kind == BA_PROCFS_READ || p->kind == BA_PROCFS_WRITE;
+	return p->at.kind == BA_BEGIN || p->at.kind == BA_END || p->at.kind == BA_ERROR || p->at.kind == BA_UTIMER ||
+	       p->at.kind == BA_PROCFS_READ || p->at.kind == BA_PROCFS_WRITE;
 }
 
 /* A map by its NAME field (@config ...). */

@@ -49,32 +49,16 @@ struct bundle_line {
 
 struct bundle_prog {
 	int id;
-	enum bpf_attach_kind kind;	/* bpf_proto.h: shared with the translator */
+	struct bpf_attach at;		/* where it attaches (bpf_proto.h: the
+					   translator's own struct; the strings
+					   are the bundle's, allocated) */
 	char *section;			/* "SECTION ARGS" as written, for messages */
-	char *symbol;			/* kprobe/kretprobe symbol; tracepoint system;
-					   uprobe/uretprobe file; procfs file's path */
-	char *event;			/* tracepoint name */
-	int64_t offset;			/* kprobe/kretprobe offset; uprobe file offset;
-					   procfs: the FIFO's mode */
-	int64_t ref_ctr;		/* uprobe: its semaphore's file offset, or 0 */
-	int maxactive;			/* kretprobe: its instances at most (tracefs), or 0 */
-	int64_t pid;			/* uprobe: the one process it fires in, or 0 */
-	uint32_t perf_type;		/* perf: perf_event_attr's type and config */
-	uint64_t perf_config;
-	uint64_t bp_addr;		/* hwbkpt: the address watched (a linked one gets */
-	bool bp_linked;			/* the kernel's load offset added), its length, */
-	int bp_len;			/* and whether reads count too */
-	bool bp_rw;
-	int64_t period;			/* timer/utimer/profile: ns; perf: events, or -Hz;
-					   procfs_read: maxsize (0: 512 bytes) */
-	int64_t randomize;		/* utimer: each period moves by up to this, in ns */
 	struct bpf_insn *insns;
 	size_t ninsns;
 	struct bundle_line *lines;	/* sorted by index */
 	size_t nlines;
 	int file_line;			/* the "prog" line in the bundle */
 	char *pp;			/* the probe point, for messages ("pp" line), or NULL */
-	bool optional;			/* an attach failure is skipped silently ("optional") */
 };
 
 struct bundle_timing {		/* "timing INDEX TEXT" (stap -t) */

@@ -81,10 +81,10 @@ static int make_dirs(char *path, bool whole)
 static struct procfs_file *file_of(struct procfs *pf, const struct bundle_prog *p)
 {
 	for (size_t i = 0; i < pf->n; i++)
-		if (!strcmp(pf->files[i].path, p->symbol))
+		if (!strcmp(pf->files[i].path, p->at.symbol))
 			return &pf->files[i];
 	struct procfs_file *f = &pf->files[pf->n++];
-	*f = (struct procfs_file){ .path = p->symbol, .write = p->kind == BA_PROCFS_WRITE, .fd = -1,
+	*f = (struct procfs_file){ .path = p->at.symbol, .write = p->at.kind == BA_PROCFS_WRITE, .fd = -1,
 				   .wfd = -1, .wd = -1 };
 	return f;
 }
@@ -129,20 +129,20 @@ int procfs_open(struct procfs *pf, const struct bundle *b)
 	pf->files = xcalloc_or_die(b->nprogs, sizeof(*pf->files));
 	for (size_t i = 0; i < b->nprogs; i++) {
 		const struct bundle_prog *p = &b->progs[i];
-		if (p->kind != BA_PROCFS_READ && p->kind != BA_PROCFS_WRITE)
+		if (p->at.kind != BA_PROCFS_READ && p->at.kind != BA_PROCFS_WRITE)
 			continue;
 		struct procfs_file *f = file_of(pf, p);
 		size_t k = (size_t)(f - pf->files);
-		if (f->write != (p->kind == BA_PROCFS_WRITE)) {
+		if (f->write != (p->at.kind == BA_PROCFS_WRITE)) {
 			fprintf(stderr, "ERROR: procfs file %s has read and write probes: a FIFO goes one way\n",
 				f->path);
 			return -1;
 		}
 		if (!f->nprogs)
 			modes[k] = 0;
-		modes[k] |= (unsigned)p->offset;
-		if (!f->write && (size_t)(p->period ? p->period : 512) + 1 > f->size)
-			f->size = (size_t)(p->period ? p->period : 512) + 1;
+		modes[k] |= (unsigned)p->at.offset;
+		if (!f->write && (size_t)(p->at.period ? p->at.period : 512) + 1 > f->size)
+			f->size = (size_t)(p->at.period ? p->at.period : 512) + 1;
 		f->progs = realloc(f->progs, (f->nprogs + 1) * sizeof(*f->progs));
 		if (!f->progs)
 			return -1;

@@ -16,7 +16,7 @@
 #include "bpf_bundle.h"
 
 struct procfs_file {
-	char *path;		/* as the script names it, relative */
+	const char *path;		/* as the script names it, relative */
 	char *fifo;		/* its FIFO; NULL for __stdin */
 	bool write;		/* written by users: its write probes */
 	size_t size;		/* a read's buffer: maxsize (or 512) and a NUL */

@@ -176,9 +176,9 @@ static void print_stack_record(struct session *s, uint32_t prog, const uint8_t *
 	if (size < 8)
 		return;
 	for (size_t i = 0; prog && i < s->b.nprogs; i++)
-		if (s->b.progs[i].id == (int)prog - 1 && s->b.progs[i].kind == BA_KRETPROBE) {
-			from = bpf_ksym_addr(s->b.progs[i].symbol);
-			from = from ? from + (uint64_t)s->b.progs[i].offset : 0;
+		if (s->b.progs[i].id == (int)prog - 1 && s->b.progs[i].at.kind == BA_KRETPROBE) {
+			from = bpf_ksym_addr(s->b.progs[i].at.symbol);
+			from = from ? from + (uint64_t)s->b.progs[i].at.offset : 0;
 		}
 	memcpy(&bytes, p, 8);
 	for (int64_t i = 0; i + 8 <= bytes && 8 + i + 8 <= (int64_t)size; i += 8) {
@@ -754,7 +754,7 @@ static int load_programs(struct session *s)
 static void run_programs(struct session *s, enum bpf_attach_kind kind)
 {
 	for (size_t i = 0; i < s->b.nprogs; i++) {
-		if (s->b.progs[i].kind != kind || (kind == BA_BEGIN && s->stop))
+		if (s->b.progs[i].at.kind != kind || (kind == BA_BEGIN && s->stop))
 			continue;
 		if (interp_run(&s->env, &s->b.progs[i]) < 0) {
 			s->failed = true;
@@ -771,10 +771,10 @@ static void run_programs(struct session *s, enum bpf_attach_kind kind)
  * PMU: B_ATTACH). */
 static bool site_refused(const struct bundle_prog *p, int rc)
 {
-	if (p->kind == BA_HWBKPT)   /* no debug register left (x86 has 4), as the module */
+	if (p->at.kind == BA_HWBKPT)   /* no debug register left (x86 has 4), as the module */
 		return rc == -ENOSPC;
-	return (p->kind == BA_KPROBE || p->kind == BA_KRETPROBE || p->kind == BA_UPROBE ||
-		p->kind == BA_URETPROBE) &&
+	return (p->at.kind == BA_KPROBE || p->at.kind == BA_KRETPROBE || p->at.kind == BA_UPROBE ||
+		p->at.kind == BA_URETPROBE) &&
 	       (rc == -EINVAL || rc == -ENOENT || rc == -EBUSY || rc == -EEXIST || rc == -EILSEQ ||
 		rc == -EOPNOTSUPP);
 }
@@ -794,7 +794,7 @@ static int attach_all(struct session *s)
 			/* as the module runtime: the kernel refuses this one
 			 * function (blacklisted, notrace): skipped, with a
 			 * warning unless the point was a wildcard's or '?' */
-			if (!p->optional)
+			if (!p->at.optional)
 				fprintf(stderr, "WARNING: probe %s registration error (rc %d)\n",
 					p->pp ? p->pp : p->section, rc);
 			detach_prog(&s->att[i]);
@@ -921,14 +921,14 @@ static void run_user(struct session *s, const struct bundle_prog *p)
  * uniform offset in [-M, M], as the module's timers. */
 static double timer_period(const struct bundle_prog *p)
 {
-	int64_t ns = p->period;
+	int64_t ns = p->at.period;
 
-	if (p->randomize) {
+	if (p->at.randomize) {
 		uint64_t r;
 
 		if (getrandom(&r, sizeof(r), 0) != sizeof(r))
 			r = (uint64_t)random() << 31 ^ (uint64_t)random();
-		ns += (int64_t)(r % (uint64_t)(2 * p->randomize + 1)) - p->randomize;
+		ns += (int64_t)(r % (uint64_t)(2 * p->at.randomize + 1)) - p->at.randomize;
 	}
 	return (ns > 0 ? ns : 1) / 1e9;
 }
@@ -946,7 +946,7 @@ static int run_timers(struct session *s, double *due, double t, int max_ms)
 	for (size_t i = 0; i < s->b.nprogs && due; i++) {
 		const struct bundle_prog *p = &s->b.progs[i];
 
-		if (p->kind != BA_UTIMER)
+		if (p->at.kind != BA_UTIMER)
 			continue;
 		if (due[i] == 0)
 			due[i] = t + timer_period(p);
@@ -1087,8 +1087,8 @@ static int prepare(struct session *s)
 	if (kaslr_offset(s, &s->kaslr) < 0 || write_config(s, 0) < 0 || load_programs(s) < 0)
 		return -1;
 	for (size_t i = 0; i < s->b.nprogs; i++)   /* a watched symbol where it is now */
-		if (s->b.progs[i].kind == BA_HWBKPT && s->b.progs[i].bp_linked)
-			s->b.progs[i].bp_addr += (uint64_t)s->kaslr;
+		if (s->b.progs[i].at.kind == BA_HWBKPT && s->b.progs[i].at.bp_linked)
+			s->b.progs[i].at.bp_addr += (uint64_t)s->kaslr;
 	if (s->b.nmaps && s->b.maps[0].kind == BM_RINGBUF) {
 		s->rb = ring_buffer__new(s->maps[0].fd, ringbuf_record, s, NULL);
 		if (!s->rb) {
