@@ -370,14 +370,14 @@ static void resolve_expr(struct elab *el, struct expr *e)
 		if (is_print_builtin(e->name))
 			return check_call(el, e);
 		e->func = find_func(el, e->name, e->args.len);
-		if (!e->func && !el->s->runtime_bpf && !strncmp(e->name, "__bpf_", 6)) {
-			/* tapsets/bpf_intrinsics.stp: none of them in the module runtime */
-			diag(el->s, E_BPF_INTRINSIC, e->pos, "'%s' is a BPF intrinsic: only --runtime=bpf has it",
-			     e->name);
-			return;
-		}
 		if (!e->func) {
 			diag(el->s, E_UNRESOLVED_FUNC, e->pos, "unresolved function '%s'", e->name);
+			return;
+		}
+		if (!el->s->runtime_bpf && e->func->file && e->func->file->is_tapset && !strncmp(e->name, "__bpf_", 6)) {
+			/* tapsets/bpf_intrinsics.stp: no module form */
+			diag(el->s, E_BPF_INTRINSIC, e->pos, "'%s' is a BPF intrinsic: only --runtime=bpf has it",
+			     e->name);
 			return;
 		}
 		if (e->args.len != e->func->params.len)
