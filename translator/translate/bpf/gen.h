@@ -1,7 +1,8 @@
 /* gen.h - the BPF backend's generator state, shared by its files:
  *   prog.c   instructions, labels, stack and scratch slots, maps, formats,
  *            the bundle's text (doc/bpf-bundle.md)
- *   expr.c   expressions, and the functions BPF has its own form of
+ *   expr.c   expressions: calls inlined, or made by an intrinsic
+ *   intrinsics.c  the BPF intrinsics tapset functions name (doc/bpf-intrinsics.md)
  *   stmt.c   statements, probes, the entry points (bpf.h)
  *
  * Registers while a program runs: r6 the context (r1 at entry), r7 the

@@ -837,6 +837,12 @@ INTRINSIC(i_sc_decode)
 	return true;
 }
 
+INTRINSIC(i_strmax)   /* MAXSTRINGLEN as BPF's strings have it: 63 bytes and the NUL */
+{
+	bg_mov_imm(g, R0, BPF_STRSZ);
+	return true;
+}
+
 INTRINSIC(i_strlen)
 {
 	struct bstr s = bg_str(g, e->args.items[0]), t = scratch_str(g);
@@ -1137,6 +1143,7 @@ static const struct bpf_intrinsic intrinsics[] = {
 	{ "sc_decode", S, i_sc_decode },
 	{ "stringat", L, i_stringat },
 	{ "strlen", L, i_strlen },
+	{ "strmax", L, i_strmax },
 	{ "strpos", L, i_strpos },
 	{ "substr", S, i_substr },
 	{ "symdata", S, i_symdata },
