@@ -5,7 +5,7 @@ dist_tapset_DATA = tapsets/logging.stp tapsets/context.stp tapsets/time.stp taps
 	tapsets/indent.stp tapsets/random.stp tapsets/errno.stp tapsets/ansi.stp \
 	tapsets/uconversions.stp tapsets/tokenize.stp tapsets/cmdline.stp tapsets/stopwatch.stp \
 	tapsets/context-symbols.stp tapsets/ucontext-symbols.stp tapsets/symlines.stp tapsets/tz_ctime.stp \
-	tapsets/json.stp tapsets/json.stpm tapsets/cast.stpm tapsets/uprobes.stp
+	tapsets/json.stp tapsets/json.stpm tapsets/cast.stpm tapsets/uprobes.stp tapsets/bpf_intrinsics.stp
 # IEEE doubles in longs, without the FPU
 dist_tapset_DATA += tapsets/floatingpoint.stp
 # the kernel subsystem tapsets (vfs, scheduler, signal, kprocess, memory ...)

@@ -1,7 +1,9 @@
 /* elaborate_test.c - pass 2: name resolution and type inference, and the
  * tags of its errors. Each test parses a script and runs pass2_elaborate. */
 #include <CUnit/Basic.h>
+#include <dirent.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -18,6 +20,8 @@
 #include "target/tvars.h"
 #include "translate/module/lowered_c.h"
 #include "translate/module/module.h"
+#include "translate/bpf/bpf.h"
+#include "translate/translate.h"
 
 static struct session S;
 
@@ -397,6 +401,107 @@ static void test_lowered_dwarf(void)
 	CU_ASSERT_EQUAL(seen, 4);
 }
 
+/* The BPF intrinsics' table is sorted (bsearch finds each), and every
+ * / * bpf:NAME * / pragma in the tapset library names one of them. */
+static void test_bpf_intrinsic_table(void)
+{
+	const char *prev = NULL, *name;
+	DIR *d = opendir(TAPSET_DIR);
+	struct dirent *ent;
+	int pragmas = 0;
+
+	for (size_t i = 0; (name = bpf_intrinsic_name(i)); prev = name, i++) {
+		CU_ASSERT(!prev || strcmp(prev, name) < 0);
+		CU_ASSERT_PTR_NOT_NULL(bpf_intrinsic_find(name));
+	}
+	CU_ASSERT_PTR_NOT_NULL(prev);
+	CU_ASSERT_PTR_NULL(bpf_intrinsic_find("nosuch"));
+	CU_ASSERT_FATAL(d != NULL);
+	while ((ent = readdir(d))) {
+		size_t n = strlen(ent->d_name), len;
+		char *path, *text;
+		const char *p, *w;
+		FILE *f;
+
+		if (n < 4 || strcmp(ent->d_name + n - 4, ".stp"))
+			continue;
+		path = xasprintf("%s/%s", TAPSET_DIR, ent->d_name);
+		f = fopen(path, "r");
+		CU_ASSERT_FATAL(f != NULL);
+		text = xcalloc(1, 1 << 20);
+		CU_ASSERT(fread(text, 1, (1 << 20) - 1, f) > 0);
+		fclose(f);
+		for (p = text; (w = pragma_next(&p, &len));) {
+			if (len <= 4 || strncmp(w, "bpf:", 4))
+				continue;
+			char *in = xstrndup(w + 4, len - 4);
+			if (!bpf_intrinsic_find(in))
+				fprintf(stderr, "%s: bpf:%s names no intrinsic\n", ent->d_name, in);
+			CU_ASSERT_PTR_NOT_NULL(bpf_intrinsic_find(in));
+			free(in);
+			pragmas++;
+		}
+		free(text);
+		free(path);
+	}
+	closedir(d);
+	CU_ASSERT(pragmas > 50);
+}
+
+/* Passes 1 and 2 of script (guru mode), then, with --runtime=bpf, the
+ * bundle; diagnostics into out. 0: the bundle was made. */
+static int bpf_passes(const char *script, bool bpf, struct strbuf *out)
+{
+	int rc;
+
+	session_for(script);
+	S.guru = true;
+	S.runtime_bpf = bpf;
+	S.module_name = "stap_test";
+	vec_push(&S.include_dirs, TAPSET_DIR);
+	diag_capture(out);
+	rc = quiet_passes();
+	if (rc == 0 && bpf) {
+		FILE *saved = stderr;
+		fflush(stderr);
+		stderr = fopen("/dev/null", "w");
+		rc = bpf_translate(&S) ? 1 : 0;
+		fclose(stderr);
+		stderr = saved;
+	}
+	diag_capture(NULL);
+	return rc;
+}
+
+/* A function's / * bpf:NAME * / pragma makes it the intrinsic NAME in BPF
+ * (its embedded C is not refused; a name no intrinsic has leaves it
+ * refused); __bpf_NAME are script functions with --runtime=bpf only: the
+ * module runtime refuses a call of one with its tag. */
+static void test_bpf_intrinsic_calls(void)
+{
+	static const char mine[] = "function mine:long() %{ /* bpf:tgid */ STAP_RETVALUE = 1; %}\n"
+				   "probe begin { println(mine()) }";
+	static const char other[] = "function other:long() %{ /* bpf:nosuch */ STAP_RETVALUE = 1; %}\n"
+				    "probe begin { println(other()) }";
+	static const char direct[] = "probe begin { println(__bpf_tgid(), __bpf_user_program() ? 1 : 2) }";
+	struct strbuf out = STRBUF_INIT;
+
+	CU_ASSERT_EQUAL(bpf_passes(mine, true, &out), 0);
+	CU_ASSERT_PTR_NOT_NULL(S.bpf_bundle);
+	strbuf_release(&out);
+	CU_ASSERT_NOT_EQUAL(bpf_passes(other, true, &out), 0);
+	CU_ASSERT(out.buf && strstr(out.buf, "[E_BPF_UNSUPPORTED]") && strstr(out.buf, "other() is embedded C"));
+	strbuf_release(&out);
+	CU_ASSERT_EQUAL(bpf_passes(direct, true, &out), 0);
+	CU_ASSERT_PTR_NOT_NULL(S.bpf_bundle);
+	strbuf_release(&out);
+	CU_ASSERT_NOT_EQUAL(bpf_passes(direct, false, &out), 0);
+	CU_ASSERT(out.buf && strstr(out.buf, "[E_BPF_INTRINSIC]") && strstr(out.buf, "'__bpf_tgid'"));
+	strbuf_release(&out);
+	CU_ASSERT_EQUAL(bpf_passes(mine, false, &out), 0);   /* the module runs its C */
+	strbuf_release(&out);
+}
+
 int main(void)
 {
 	CU_pSuite s;
@@ -419,6 +524,8 @@ int main(void)
 	CU_add_test(s, "lowered form: SDT operands", test_lowered_sdt);
 	CU_add_test(s, "lowered form: the module's C", test_lowered_c);
 	CU_add_test(s, "lowered form: DWARF target variables", test_lowered_dwarf);
+	CU_add_test(s, "BPF intrinsics: the table, the tapsets' pragmas", test_bpf_intrinsic_table);
+	CU_add_test(s, "BPF intrinsics: calls, refused in the module runtime", test_bpf_intrinsic_calls);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	int failed = CU_get_number_of_failures();

@@ -374,6 +374,12 @@ static void resolve_expr(struct elab *el, struct expr *e)
 			diag(el->s, E_UNRESOLVED_FUNC, e->pos, "unresolved function '%s'", e->name);
 			return;
 		}
+		if (!el->s->runtime_bpf && e->func->file && e->func->file->is_tapset && !strncmp(e->name, "__bpf_", 6)) {
+			/* tapsets/bpf_intrinsics.stp: no module form */
+			diag(el->s, E_BPF_INTRINSIC, e->pos, "'%s' is a BPF intrinsic: only --runtime=bpf has it",
+			     e->name);
+			return;
+		}
 		if (e->args.len != e->func->params.len)
 			diag(el->s, E_ARG_COUNT, e->pos, "function '%s' takes %d argument%s, called with %d",
 			     e->name, e->func->params.len, e->func->params.len == 1 ? "" : "s", e->args.len);

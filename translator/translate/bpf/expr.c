@@ -1,7 +1,8 @@
 /* expr.c - expressions for the BPF backend: a long ends in r0, a string in
- * a 64-byte slot (gen.h). Functions with embedded C have a BPF form here
- * or are refused (E_BPF_UNSUPPORTED); functions in the script language
- * are inlined at each call. */
+ * a 64-byte slot (gen.h). A function whose pragma names a BPF intrinsic is
+ * made by it (intrinsics.c); other embedded C is refused
+ * (E_BPF_UNSUPPORTED); functions in the script language are inlined at
+ * each call. */
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,9 +12,9 @@
 #include "target/syscalls_gen.h"
 #include "target/tvars.h"
 #include "translate/bpf/gen.h"
+#include "walk.h"
 
-static void error_near(struct bgen *g, const char *msg, const char *what, const char *name,
-		       struct srcpos pos)
+void bg_error_near(struct bgen *g, const char *msg, const char *what, const char *name, struct srcpos pos)
 {
 	char *f = bg_near_fmt(msg, what, name, pos);
 
@@ -31,12 +32,12 @@ static void overflow_check(struct bgen *g, const struct expr *arr)
 		    : xstrdup("Array overflow, check MAXMAPENTRIES");
 
 	bg_jmp(g, J_EQ, R0, -1, 0, ok);
-	error_near(g, msg, "identifier", arr->name, arr->pos);
+	bg_error_near(g, msg, "identifier", arr->name, arr->pos);
 	bg_place(g, ok);
 	free(msg);
 }
 
-static bool user_only(struct bgen *g, struct srcpos pos, const char *what)
+bool bg_user_only(struct bgen *g, struct srcpos pos, const char *what)
 {
 	if (g->user)
 		return true;
@@ -196,7 +197,7 @@ static void statop(struct bgen *g, struct expr *e)
 	const char *op = e->name;
 	int empty = bg_label(g), done = bg_label(g);
 
-	if (!user_only(g, e->pos, "reading an aggregate"))
+	if (!bg_user_only(g, e->pos, "reading an aggregate"))
 		return;
 	if (x->kind == EXPR_INDEX) {
 		int key = build_key(g, x->sym, x->args.items, x->args.len);
@@ -234,7 +235,7 @@ static void statop(struct bgen *g, struct expr *e)
 		bg_mov_imm(g, R0, 0);
 	} else {
 		char *at = xasprintf("@%s", op);
-		error_near(g, "empty aggregate", "operator", at, e->pos);
+		bg_error_near(g, "empty aggregate", "operator", at, e->pos);
 		free(at);
 	}
 	bg_place(g, done);
@@ -262,7 +263,7 @@ static void arith(struct bgen *g, const char *op, struct srcpos pos)
 		int nz = bg_label(g), a_pos = bg_label(g), b_pos = bg_label(g), fix = bg_label(g);
 		char o[2] = { op[0], 0 };
 		bg_jmp(g, J_NE, R1, -1, 0, nz);
-		error_near(g, "division by 0", "operator", o, pos);
+		bg_error_near(g, "division by 0", "operator", o, pos);
 		bg_place(g, nz);
 		bg_mov_imm(g, R2, 0);           /* r2: negate the result */
 		bg_jmp(g, J_SGE, R0, -1, 0, a_pos);
@@ -518,7 +519,7 @@ static void print_hist(struct bgen *g, struct expr *h, const char *fn, struct sr
 	ldx(g, R1, R0, 0);
 	bg_jmp(g, J_NE, R1, -1, 0, ok);
 	bg_place(g, empty);
-	error_near(g, "empty aggregate", "identifier", fn, pos);
+	bg_error_near(g, "empty aggregate", "identifier", fn, pos);
 	bg_place(g, ok);
 	mov(g, R1, R0);   /* the helper finds the buckets 32 bytes on */
 	alu_k(g, A_ADD, R1, bg_stat_bytes(a) - 32);
@@ -540,7 +541,7 @@ static void hist_index(struct bgen *g, struct expr *h, struct expr *idx, struct 
 	bool walked = false;
 	char *at = xasprintf("@%s", h->name);
 
-	if (!user_only(g, pos, "reading a histogram"))
+	if (!bg_user_only(g, pos, "reading a histogram"))
 		return;
 	for (int k = 0; k < g->hist_walks.len; k++)
 		walked |= g->hist_walks.items[k] == a->index;
@@ -555,7 +556,7 @@ static void hist_index(struct bgen *g, struct expr *h, struct expr *idx, struct 
 		bg_mov_imm(g, R0, 0);
 		bg_ja(g, done);
 	} else {
-		error_near(g, "empty aggregate", "operator", at, h->pos);
+		bg_error_near(g, "empty aggregate", "operator", at, h->pos);
 	}
 	bg_place(g, have);
 	ldx(g, R1, R10, i);
@@ -566,7 +567,7 @@ static void hist_index(struct bgen *g, struct expr *h, struct expr *idx, struct 
 	ldx(g, R0, R1, bg_stat_bytes(a));
 	bg_ja(g, done);
 	bg_place(g, bad);
-	error_near(g, "histogram index out of range", "operator", at, h->pos);
+	bg_error_near(g, "histogram index out of range", "operator", at, h->pos);
 	bg_place(g, done);
 	free(at);
 }
@@ -898,19 +899,6 @@ bool bg_str_fits(struct bgen *g, size_t n, const char *what, struct srcpos pos)
 	return false;
 }
 
-/* The name in a .plt("NAME") point (the last one in pp), or NULL. */
-static const char *plt_name(const char *pp, size_t *n)
-{
-	const char *p = NULL, *q;
-
-	for (q = strstr(pp, ".plt(\""); q; q = strstr(q + 1, ".plt(\""))
-		p = q + 6;
-	if (!p)
-		return NULL;
-	*n = strcspn(p, "\"");
-	return p;
-}
-
 /* A string known in pass 3: a literal, pp(), $$name ... (text allocated). */
 static bool const_str(struct bgen *g, struct expr *e, char **s, size_t *n)
 {
@@ -921,14 +909,8 @@ static bool const_str(struct bgen *g, struct expr *e, char **s, size_t *n)
 		*n = e->str_len;
 	} else if (e->kind == EXPR_TARGET) {
 		return bg_tvar_const(g, e, s, n);
-	} else if (e->kind == EXPR_CALL && e->func && e->func->file && e->func->file->is_tapset && !e->args.len &&
-		   g->dp) {
-		if (!strcmp(e->func->name, "pp") || !strcmp(e->func->name, "pn")) {
-			t = g->dp->pp;
-			*n = strlen(t);
-		} else if (!strcmp(e->func->name, "__uprobe_plt_name")) {
-			t = plt_name(g->dp->pp, n);
-		}
+	} else if (e->kind == EXPR_CALL && g->dp) {   /* pp(): a constant intrinsic */
+		t = bg_intrinsic_text(g, e, n);
 	}
 	if (!t || memchr(t, '\0', *n))
 		return false;
@@ -1047,7 +1029,7 @@ static void print(struct bgen *g, struct expr *e, struct bstr *out)
 		if (args[i]->kind != EXPR_HIST)
 			continue;
 		/* a histogram among the values: each value printed on its own */
-		if (to_str || first || !user_only(g, args[i]->pos, "printing a histogram")) {
+		if (to_str || first || !bg_user_only(g, args[i]->pos, "printing a histogram")) {
 			if (to_str || first)
 				bg_fail(g, args[i]->pos, "%s of a histogram has no BPF form yet", n);
 			return;
@@ -1170,6 +1152,7 @@ static void inline_call(struct bgen *g, struct expr *e, struct bstr *out)
 	int stack = g->stack;
 	in = xcalloc(1, sizeof(*in));
 	in->f = f;
+	in->call = e;
 	in->ret_label = bg_label(g);
 	in->ret.str = f->ret == TYPE_STRING;
 	in->ret.off = in->ret.str ? bg_scratch(g, BPF_STRSZ) : bg_stack(g);
@@ -1212,6 +1195,43 @@ static void inline_call(struct bgen *g, struct expr *e, struct bstr *out)
 	g->scratch = scratch;
 }
 
+/* Does a function's body assign v? */
+struct assigns {
+	const struct sym *v;
+	bool found;
+};
+
+static enum walk_action assigns_expr(struct expr *e, void *ctx)
+{
+	struct assigns *a = ctx;
+
+	if (expr_is_update(e) && e->lhs && e->lhs->kind == EXPR_VAR && e->lhs->sym == a->v) {
+		a->found = true;
+		return WALK_STOP;
+	}
+	return WALK_DESCEND;
+}
+
+struct expr *bg_arg_source(struct bgen *g, struct expr *e)
+{
+	for (int k = g->inl.len - 1; k >= 0 && e->kind == EXPR_VAR && e->sym && e->sym->kind == SYM_PARAM; k--) {
+		const struct binline *in = g->inl.items[k];
+		struct assigns a = { e->sym, false };
+		struct walker w = { .expr = assigns_expr, .ctx = &a };
+		int i;
+
+		for (i = 0; i < in->f->params.len && in->f->params.items[i] != e->sym; i++)
+			;
+		if (i == in->f->params.len || i >= in->call->args.len)
+			break;
+		walk_stmt(&w, in->f->body);
+		if (a.found)
+			break;
+		e = in->call->args.items[i];
+	}
+	return e;
+}
+
 bool bg_read_mem(struct bgen *g, int size, bool user, const char *fault_msg, const char *what,
 		 const char *name, struct srcpos pos)
 {
@@ -1239,724 +1259,8 @@ bool bg_read_mem(struct bgen *g, int size, bool user, const char *fault_msg, con
 	return true;
 }
 
-/* user_int_error(addr) and its kin of a fixed size (not long, ulong: 32
- * bits in a 32-bit task): one read of the current task's memory, the
- * module's fault as the error (tapsets/uconversions.stp's STP_UREAD) */
-static bool user_read(struct bgen *g, struct expr *e, const char *name)
-{
-	static const struct { const char *name; int size; bool sign; } t[] = {
-		{ "char_error", 1, true }, { "short_error", 2, true }, { "ushort_error", 2, false },
-		{ "int_error", 4, true }, { "int8_error", 1, true }, { "uint8_error", 1, false },
-		{ "int16_error", 2, true }, { "uint16_error", 2, false }, { "int32_error", 4, true },
-		{ "uint32_error", 4, false }, { "int64_error", 8, true },
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof(t) / sizeof(t[0]) && strcmp(t[i].name, name); i++)
-		;
-	if (i == sizeof(t) / sizeof(t[0]) || e->args.len != 1)
-		return false;
-	bg_long(g, e->args.items[0]);
-	bg_read_mem(g, t[i].size, true, "read fault [man error::fault] at 0x%x", "identifier", e->name, e->pos);
-	if (t[i].sign)
-		bg_sext(g, 8 * t[i].size);
-	return true;
-}
-
-/* kernel_long(addr) and its kin: one read of the type's size,
- * sign-extended but for the pointer's, as the tapset's STP_KREAD */
-static bool kernel_read(struct bgen *g, struct expr *e, const char *type)
-{
-	static const struct { const char *type; int size; } t[] = {
-		{ "long", 8 }, { "int", 4 }, { "short", 2 }, { "char", 1 }, { "pointer", 8 },
-	};
-	char msg[64];
-	size_t i;
-
-	for (i = 0; i < sizeof(t) / sizeof(t[0]) && strcmp(t[i].type, type); i++)
-		;
-	if (i == sizeof(t) / sizeof(t[0]) || e->args.len != 1)
-		return false;
-	snprintf(msg, sizeof(msg), "kernel %s copy fault at 0x%%x [man error::fault]", type);
-	bg_long(g, e->args.items[0]);
-	bg_read_mem(g, t[i].size, false, msg, "identifier", e->name, e->pos);
-	bg_sext(g, 8 * t[i].size);   /* 64 bits: nothing */
-	return true;
-}
-
-/* kernel_string(addr[, err]), kernel_string_n(addr, n), user_string ...:
- * a string read with bpf_probe_read_{kernel,user}_str; a fault is the
- * script's error (or err, when given) */
-static void read_string(struct bgen *g, struct expr *e, struct bstr d, bool user, bool has_n)
-{
-	struct expr **a = e->args.items;
-	int addr = bg_stack(g), ok = bg_label(g), size = bg_stack(g);
-	int erri = has_n ? 2 : 1;
-	bool has_err = e->args.len > erri;
-
-	bg_long(g, a[0]);
-	stx(g, R10, addr, R0);
-	bg_mov_imm(g, R0, BPF_STRSZ);
-	if (has_n) {   /* at most n bytes and the NUL: n + 1 in 1..64 */
-		int lo = bg_label(g), hi = bg_label(g);
-		bg_long(g, a[1]);
-		bg_jmp(g, J_SGE, R0, -1, 0, lo);
-		bg_mov_imm(g, R0, 0);
-		bg_place(g, lo);
-		bg_jmp(g, J_SLT, R0, -1, BPF_STRSZ - 1, hi);
-		bg_mov_imm(g, R0, BPF_STRSZ - 1);
-		bg_place(g, hi);
-		alu_k(g, A_ADD, R0, 1);
-	}
-	stx(g, R10, size, R0);
-	bg_str_zero(g, d);
-	str_addr(g, R1, d);
-	ldx(g, R2, R10, size);
-	alu_k(g, A_AND, R2, 127);    /* the verifier's bound: 1..64 */
-	ldx(g, R3, R10, addr);
-	bg_call(g, user ? H_READ_USER_STR : H_READ_KERNEL_STR);
-	bg_jmp(g, J_SGE, R0, -1, 0, ok);
-	if (has_err) {
-		bg_str_copy(g, d, bg_str(g, a[erri]));
-	} else if (user) {   /* the tapset's message, with the helper's -errno */
-		const char *m = "user string copy fault %d at 0x%x [man error::fault]";
-		char *f = bg_near_fmt(m, "identifier", e->name, e->pos);
-		int lv[2] = { size, addr };
-		stx(g, R10, size, R0);
-		bg_raise(g, m, bg_fmt(g, "ll", f, strlen(f)), "ll", lv, NULL);
-		free(f);
-	} else {
-		const char *m = "kernel string copy fault at 0x%x [man error::fault]";
-		char *f = bg_near_fmt(m, "identifier", e->name, e->pos);
-		int lv[1] = { addr };
-		bg_raise(g, m, bg_fmt(g, "l", f, strlen(f)), "l", lv, NULL);
-		free(f);
-	}
-	bg_place(g, ok);
-}
-
-/* substr(str, start, length): the bytes from start, at most length, as
- * the tapset's (nothing for a start outside the string); the copy is a
- * probe_read_kernel_str from inside the source slot, bounded for the
- * verifier */
-static void substr(struct bgen *g, struct expr *e, struct bstr d)
-{
-	struct expr **a = e->args.items;
-	struct bstr s = bg_str(g, a[0]), ts = scratch_str(g);
-	int start = bg_stack(g), n = bg_stack(g), done = bg_label(g);
-
-	bg_str_copy(g, ts, s);
-	bg_long(g, a[1]);
-	stx(g, R10, start, R0);
-	bg_long(g, a[2]);
-	stx(g, R10, n, R0);
-	bg_str_zero(g, d);
-	ldx(g, R1, R10, start);
-	bg_jmp(g, J_SLT, R1, -1, 0, done);
-	bg_jmp(g, J_SGE, R1, -1, BPF_STRSZ - 1, done);
-	ldx(g, R2, R10, n);
-	bg_jmp(g, J_SLE, R2, -1, 0, done);
-	{
-		int fits = bg_label(g);
-		bg_jmp(g, J_SLT, R2, -1, BPF_STRSZ, fits);
-		bg_mov_imm(g, R2, BPF_STRSZ - 1);
-		bg_place(g, fits);
-	}
-	alu_k(g, A_ADD, R2, 1);             /* the NUL: 2..64 */
-	alu_k(g, A_AND, R2, 127);
-	str_addr(g, R3, ts);
-	bg_emit(g, B_ALU64 | A_ADD | B_X, R3, R1, 0, 0);
-	str_addr(g, R1, d);
-	bg_call(g, H_READ_KERNEL_STR);
-	bg_place(g, done);
-}
-
-static struct bstr ctx_str(struct bgen *g, struct expr *e, const char *n, bool *done)
-{
-	struct bstr d = scratch_str(g);
-
-	*done = true;
-	bg_scratch(g, BPF_STRSZ);   /* room past d for the verifier's bound */
-	if (!strcmp(n, "kernel_string") || !strcmp(n, "kernel_string_n") || !strcmp(n, "user_string_n")) {
-		read_string(g, e, d, n[0] == 'u', !strcmp(n + strlen(n) - 2, "_n"));
-	} else if (!strcmp(n, "execname")) {
-		bg_str_zero(g, d);
-		str_addr(g, R1, d);
-		bg_mov_imm(g, R2, 16);
-		bg_call(g, H_COMM);
-	} else if (!strcmp(n, "pp") || !strcmp(n, "pn")) {
-		const char *pp = g->dp->pp;
-		if (bg_str_fits(g, strlen(pp), n[1] == 'p' ? "pp()" : "pn()", e->pos))
-			bg_str_literal(g, d, pp, strlen(pp));
-	} else if (!strcmp(n, "__uprobe_plt_name") && !e->args.len && g->dp) {
-		size_t len = 0;
-		const char *p = plt_name(g->dp->pp, &len);
-		if (bg_str_fits(g, len, "$$name", e->pos))
-			bg_str_literal(g, d, p ? p : "", len);
-	} else if (!strcmp(n, "ppfunc")) {   /* the function the point names: a constant */
-		const char *pp = g->dp->pp, *p = strstr(pp, "function(\"");
-		if (!p)
-			p = strstr(pp, "statement(\"");
-		p = p ? strchr(p, '"') : strchr(pp, '"');
-		p = p ? p + 1 : "";
-		bg_str_literal(g, d, p, strcspn(p, "\"@"));
-	} else if (!strcmp(n, "substr")) {
-		substr(g, e, d);
-	} else if (!strcmp(n, "__procfs_value") && !e->args.len) {   /* at most 63 bytes of it */
-		bg_str_zero(g, d);
-		if (g->user) {
-			bg_mov_imm(g, R1, PROCFS_VALUE);
-			str_addr(g, R2, d);
-			bg_call(g, HU_PROCFS);
-		}
-	} else if (!strcmp(n, "__tz_name") && !e->args.len) {   /* 15 bytes at @config's 40 */
-		int none = bg_label(g);
-		bg_str_zero(g, d);
-		bg_lookup0(g, g->config_map);
-		bg_jmp(g, J_EQ, R0, -1, 0, none);
-		for (int i = 0; i < 16; i += 8) {
-			ldx(g, R1, R0, 40 + i);
-			stx(g, d.base, d.off + i, R1);
-		}
-		bg_emit(g, B_ST | B_MEM | B_B, d.base, 0, d.off + 15, 0);
-		bg_place(g, none);
-	} else if ((!strcmp(n, "symname") || !strcmp(n, "symdata")) && e->args.len == 1) {
-		bg_ksym(g, e->args.items[0], n[3] == 'd', d, e->pos);
-	} else if ((!strcmp(n, "text_str") && e->args.len == 1) ||
-		   (!strcmp(n, "text_strn") && e->args.len == 3 && e->args.items[1]->kind == EXPR_NUM &&
-		    !e->args.items[1]->num && e->args.items[2]->kind == EXPR_NUM)) {
-		bg_text_str(g, bg_str(g, e->args.items[0]), e->args.len == 3 && e->args.items[2]->num, d);
-	} else if (!strncmp(n, "__sc_t_", 7) && e->args.len == 2 && e->args.items[1]->kind == EXPR_NUM &&
-		   syscalls_decoder_table(g->s, n + 7)) {   /* a decoding table, walked in BPF */
-		int v = bg_stack(g);
-		bg_long(g, e->args.items[0]);
-		stx(g, R10, v, R0);
-		bg_sc_decode(g, syscalls_decoder_table(g->s, n + 7), v, e->args.items[1]->num, d);
-	} else if (!strcmp(n, "probemod") && !e->args.len) {   /* a kprobe's: a constant */
-		size_t len = g->ctx.module_len;
-		bool none = (g->user && !g->user_timer) || g->ctx.user;
-		const char *mod = !g->user ? g->ctx.module : NULL;
-		if (none)   /* the module's error: no registers, or user-mode ones */
-			error_near(g, "Cannot determine the module of this probe point", "identifier", n,
-				   e->pos);
-		else if (!mod)
-			bg_fail(g, e->pos, "probemod() in a %s probe has no BPF form yet",
-				g->dp ? g->dp->prov->name : "begin");
-		else
-			bg_str_literal(g, d, mod, len);
-	} else if (!strcmp(n, "probe_type") && !e->args.len) {   /* a constant of the probe */
-		const char *type = probe_type_name(g->dp);
-		bg_str_literal(g, d, type, strlen(type));
-	} else if (!strcmp(n, "module_name") && !e->args.len) {   /* the bundle's name */
-		bg_str_literal(g, d, g->s->module_name, strlen(g->s->module_name));
-	} else if ((!strcmp(n, "tolower") || !strcmp(n, "toupper")) && e->args.len == 1) {
-		/* a copy, then each byte in range flipped: no loop for the verifier */
-		int lo = n[2] == 'l' ? 'A' : 'a';
-		bg_str_copy(g, d, bg_str(g, e->args.items[0]));
-		for (int i = 0; i < BPF_STRSZ - 1; i++) {
-			int skip = bg_label(g);
-			bg_emit(g, B_LDX | B_MEM | B_B, R1, d.base, d.off + i, 0);
-			bg_jmp(g, J_LT, R1, -1, lo, skip);
-			bg_jmp(g, J_GT, R1, -1, lo + 25, skip);
-			alu_k(g, A_XOR, R1, 0x20);
-			bg_emit(g, B_STX | B_MEM | B_B, d.base, R1, d.off + i, 0);
-			bg_place(g, skip);
-		}
-	} else {
-		*done = false;
-	}
-	(void)e;
-	return d;
-}
-
-/* The embedded-C functions BPF has a form of; false if n is not one. */
-/* An error without a "near" part, the module's when its code clears
- * last_stmt: msg, its one %d the long in slot v. */
-static void error_value(struct bgen *g, const char *msg, int v)
-{
-	char *text = xasprintf("%s\n", msg);
-	int lv[1] = { v };
-
-	bg_raise(g, msg, bg_fmt(g, "l", text, strlen(text)), "l", lv, NULL);
-	free(text);
-}
-
-/* __reg_arg(n): argument n of the probed function, as regargs.stp's
- * stp_reg_arg on x86_64: di si dx cx r8 r9 of the probe's pt_regs, then
- * the stack above the return address (a process probe's in user memory);
- * in a 32-bit task (a process probe's, user code segment 0x23) every one
- * on the stack, 4 bytes each. Not a tracepoint's (no registers). */
-static void reg_arg(struct bgen *g, struct expr *e)
-{
-	static const int regs[] = { 112, 104, 96, 88, 72, 64 };   /* offsets in pt_regs */
-	int v = bg_stack(g), done = bg_label(g), bad = bg_label(g), wide = bg_label(g), r = bg_stack(g);
-	bool user = g->ctx.user;
-
-	if (g->user || g->ctx_args) {
-		bg_error(g, "cannot access function args in this context",
-			 "cannot access function args in this context\n");
-		return;
-	}
-	if (!g->ctx.reg_args) {
-		bg_fail(g, e->pos, "function arguments of a %s probe have no BPF form yet", g->dp->prov->name);
-		return;
-	}
-	bg_long(g, e->args.items[0]);
-	stx(g, R10, v, R0);
-	bg_jmp(g, J_SLT, R0, -1, 1, bad);
-	if (user) {   /* a 32-bit task: sp + 4n */
-		ldx(g, R1, R6, 136);   /* cs */
-		bg_jmp(g, J_NE, R1, -1, 0x23, wide);
-		ldx(g, R3, R6, 152);
-		ldx(g, R0, R10, v);
-		alu_k(g, A_LSH, R0, 2);
-		alu_x(g, A_ADD, R3, R0);
-		bg_emit(g, B_ST | B_MEM | B_DW, R10, 0, r, 0);
-		mov(g, R1, R10);
-		alu_k(g, A_ADD, R1, r);
-		bg_mov_imm(g, R2, 4);
-		bg_call(g, H_READ_USER);
-		bg_jmp(g, J_NE, R0, -1, 0, bad);
-		ldx(g, R0, R10, r);
-		bg_ja(g, done);
-		bg_place(g, wide);
-		ldx(g, R0, R10, v);
-	}
-	for (int i = 0; i < 6; i++) {
-		int next = bg_label(g);
-		bg_jmp(g, J_NE, R0, -1, i + 1, next);
-		ldx(g, R0, R6, regs[i]);
-		bg_ja(g, done);
-		bg_place(g, next);
-	}
-	ldx(g, R1, R6, 152);   /* sp */
-	ldx(g, R0, R10, v);
-	alu_k(g, A_ADD, R0, -6);
-	alu_k(g, A_LSH, R0, 3);
-	alu_x(g, A_ADD, R0, R1);
-	/* the stack above the return address */
-	mov(g, R3, R0);
-	mov(g, R1, R10);
-	alu_k(g, A_ADD, R1, r);
-	bg_mov_imm(g, R2, 8);
-	bg_call(g, user ? H_READ_USER : H_READ_KERNEL);
-	bg_jmp(g, J_NE, R0, -1, 0, bad);
-	ldx(g, R0, R10, r);
-	bg_ja(g, done);
-	bg_place(g, bad);
-	error_value(g, "cannot access arg(%d)", v);
-	bg_place(g, done);
-}
-
-/* addr(): the context's ip, less what the family says (a kprobe's ip is
- * past its breakpoint); false for a probe whose ip is not the probed address */
-bool bg_probe_addr(struct bgen *g)
-{
-	if (g->user || g->ctx_args || !g->dp || g->ctx.ip_back < 0)
-		return false;
-	ldx(g, R0, R6, 128);   /* the context's pt_regs' ip */
-	if (g->ctx.ip_back)
-		alu_k(g, A_ADD, R0, -g->ctx.ip_back);
-	return true;
-}
-
-/* r0 = uaddr(): the user-space ip of the current task, as the module's
- * stp_user_regs: the probe's registers when they are user mode (a uprobe,
- * a perf sample in user code), else those the task entered the kernel
- * with, none for a task without an mm (a kernel thread, an exiting task).
- * The first frame of bpf_get_stack's user stack is exactly that (perf's
- * callchain starts at that ip). 0 in stapbpf's user-space programs. */
-static void user_ip(struct bgen *g)
-{
-	struct bstr r = { R7, bg_scratch(g, 8) };
-	int done = bg_label(g);
-
-	bg_mov_imm(g, R0, 0);
-	if (g->user && !g->user_timer)
-		return;
-	bg_emit(g, B_ST | B_MEM | B_DW, r.base, 0, r.off, 0);
-	mov(g, R1, R6);
-	str_addr(g, R2, r);
-	bg_mov_imm(g, R3, 8);
-	bg_mov_imm(g, R4, 256);   /* BPF_F_USER_STACK */
-	bg_call(g, H_GET_STACK);
-	mov(g, R1, R0);
-	bg_mov_imm(g, R0, 0);
-	bg_jmp(g, J_NE, R1, -1, 8, done);
-	ldx(g, R0, r.base, r.off);
-	bg_place(g, done);
-}
-
-/* The offset in x86_64's pt_regs of a register register() names, as the
- * module's stp_register_offset (runtime/symbols.h); -1 if none. *half: an
- * e-register, its low 32 bits sign-extended. */
-static int register_offset(const char *name, bool *half)
-{
-	static const struct { const char *n, *alt; int off; } regs[] = {
-		{ "rax", "ax", 80 }, { "rbx", "bx", 40 }, { "rcx", "cx", 88 }, { "rdx", "dx", 96 },
-		{ "rsi", "si", 104 }, { "rdi", "di", 112 }, { "rbp", "bp", 32 }, { "rsp", "sp", 152 },
-		{ "rip", "ip", 128 }, { "eflags", "flags", 144 }, { "orig_rax", "orig_ax", 120 },
-		{ "r8", "r8", 72 }, { "r9", "r9", 64 }, { "r10", "r10", 56 }, { "r11", "r11", 48 },
-		{ "r12", "r12", 24 }, { "r13", "r13", 16 }, { "r14", "r14", 8 }, { "r15", "r15", 0 },
-		{ "cs", "xcs", 136 }, { "ss", "xss", 160 },
-		{ "eax", NULL, 80 }, { "ebx", NULL, 40 }, { "ecx", NULL, 88 }, { "edx", NULL, 96 },
-		{ "esi", NULL, 104 }, { "edi", NULL, 112 }, { "ebp", NULL, 32 }, { "esp", NULL, 152 },
-		{ "eip", NULL, 128 },
-	};
-
-	for (size_t i = 0; i < sizeof(regs) / sizeof(regs[0]); i++)
-		if (!strcmp(name, regs[i].n) || (regs[i].alt && !strcmp(name, regs[i].alt))) {
-			*half = name[0] == 'e' && strcmp(name, "eflags");
-			return regs[i].off;
-		}
-	return -1;
-}
-
-/* r0 = register(name) / u_register(name) (unsigned: a 32-bit register
- * zero-extended), name a literal: a field of the probe's pt_regs; the
- * module's errors where there are none (begin, a tracepoint) or the name
- * is no register. */
-static void register_value(struct bgen *g, struct expr *e, bool unsign)
-{
-	struct expr *a = e->args.items[0];
-	bool half = false;
-	int off;
-
-	if (a->kind != EXPR_STR) {
-		bg_fail(g, a->pos, "%s() of a name not known when translating has no BPF form",
-			unsign ? "u_register" : "register");
-		return;
-	}
-	if (g->user_timer) {   /* the module's timer has the interrupted ones */
-		bg_fail(g, e->pos, "%s() in a timer probe that stapbpf runs in user space",
-			unsign ? "u_register" : "register");
-		return;
-	}
-	if (g->user || g->ctx_args) {
-		bg_error(g, "cannot access CPU registers in this context",
-			 "cannot access CPU registers in this context\n");
-		return;
-	}
-	off = register_offset(a->str, &half);
-	if (off < 0) {
-		char *msg = xasprintf("Unknown register: %s", a->str);
-		error_near(g, msg, "identifier", e->func->name, e->pos);
-		free(msg);
-		return;
-	}
-	if (!(off == 128 && bg_probe_addr(g)))   /* a kprobe's ip is one past */
-		ldx(g, R0, R6, off);
-	if (half && unsign)
-		bg_emit(g, B_ALU | A_MOV | B_X, R0, R0, 0, 0);   /* the low 32 bits */
-	else if (half)
-		bg_sext(g, 32);
-}
-
-/* r0 = the time of day in ns, in a kernel probe: the kernel's TAI clock
- * (bpf_ktime_get_tai_ns, Linux 6.1) plus the whole seconds by which the
- * wall clock differs from it, which stapbpf puts in @config at offset 24
- * (the leap seconds: they change only when the kernel is told of one). A
- * step of the wall clock moves both. */
-static bool wall_clock(struct bgen *g, struct srcpos pos)
-{
-	int slot = bg_stack(g), found = bg_label(g);
-
-	if (!bg_kernel_at_least(g->s, 6, 1)) {
-		char *what = xasprintf("the time of day in a kernel probe needs Linux 6.1's TAI clock "
-				       "(kernel %s)", g->s->kernel_release);
-		bg_fail_user_only(g, pos, what);
-		free(what);
-		return false;
-	}
-	bg_emit(g, B_ST | B_MEM | B_DW, R10, 0, slot, 0);
-	bg_lookup0(g, g->config_map);
-	bg_jmp(g, J_EQ, R0, -1, 0, found);
-	ldx(g, R1, R0, 24);
-	stx(g, R10, slot, R1);
-	bg_place(g, found);
-	bg_call(g, H_KTIME_TAI);
-	ldx(g, R1, R10, slot);
-	alu_x(g, A_ADD, R0, R1);
-	return true;
-}
-
-static bool ctx_long(struct bgen *g, struct expr *e, const char *n)
-{
-	if (!strcmp(n, "__tz_gmtoff") && !e->args.len) {   /* stapbpf's zone, in @config */
-		int none = bg_label(g);
-		bg_lookup0(g, g->config_map);
-		bg_jmp(g, J_EQ, R0, -1, 0, none);
-		ldx(g, R0, R0, 32);
-		bg_place(g, none);
-	} else if (!strcmp(n, "pid") || !strcmp(n, "tid")) {
-		bg_call(g, H_PID_TGID);
-		if (n[0] == 'p')
-			alu_k(g, A_RSH, R0, 32);
-		else
-			bg_emit(g, B_ALU | A_MOV | B_X, R0, R0, 0, 0);   /* the low 32 bits */
-	} else if (!strcmp(n, "uid") || !strcmp(n, "gid")) {
-		bg_call(g, H_UID_GID);
-		if (n[0] == 'g')
-			alu_k(g, A_RSH, R0, 32);
-		else
-			bg_emit(g, B_ALU | A_MOV | B_X, R0, R0, 0, 0);
-	} else if (!strcmp(n, "cpu")) {
-		bg_call(g, H_SMP_PROCESSOR_ID);
-	} else if (!strcmp(n, "local_clock_ns") || !strcmp(n, "cpu_clock_ns") ||
-		   !strcmp(n, "local_clock_us") || !strcmp(n, "local_clock_ms") ||
-		   !strcmp(n, "local_clock_s")) {
-		bg_call(g, H_KTIME_NS);
-		if (!strcmp(n, "local_clock_us"))
-			alu_k(g, A_DIV, R0, 1000);
-		else if (!strcmp(n, "local_clock_ms"))
-			alu_k(g, A_DIV, R0, 1000000);
-		else if (!strcmp(n, "local_clock_s"))
-			alu_k(g, A_DIV, R0, 1000000000);
-	} else if (!strncmp(n, "gettimeofday_", 13)) {
-		if (g->user)
-			bg_call(g, HU_REALTIME_NS);
-		else if (!wall_clock(g, e->pos))
-			return true;
-		if (!strcmp(n + 13, "us"))
-			alu_k(g, A_DIV, R0, 1000);
-		else if (!strcmp(n + 13, "ms"))
-			alu_k(g, A_DIV, R0, 1000000);
-		else if (!strcmp(n + 13, "s"))
-			alu_k(g, A_DIV, R0, 1000000000);
-	} else if (!strcmp(n, "target")) {
-		int found = bg_label(g);
-		bg_lookup0(g, g->config_map);
-		bg_jmp(g, J_EQ, R0, -1, 0, found);
-		ldx(g, R0, R0, 0);
-		bg_place(g, found);
-	} else if ((!strcmp(n, "isinstr") || !strcmp(n, "strpos")) && e->args.len == 2) {
-		/* is b in a: for each start i in a (a loop of one bound, r1), b's
-		 * bytes compared with a's from there without a branch (a branch
-		 * per byte is more paths than the verifier walks): the XOR of the
-		 * two, kept where b's byte is not NUL ((c + 255) >> 8), ORed into
-		 * r5. a is copied before 64 zero bytes, so that a[i + j] stays in
-		 * the slot. */
-		struct bstr a = bg_str(g, e->args.items[0]), b = bg_str(g, e->args.items[1]);
-		struct bstr t = { R7, bg_scratch(g, 2 * BPF_STRSZ) };
-		int outer = bg_label(g), yes = bg_label(g), no = bg_label(g), done = bg_label(g);
-		bg_str_copy(g, t, a);
-		for (int k = BPF_STRSZ; k < 2 * BPF_STRSZ; k += 8)
-			bg_emit(g, B_ST | B_MEM | B_DW, R7, 0, t.off + k, 0);
-		bg_mov_imm(g, R1, 0);
-		bg_place(g, outer);
-		bg_jmp(g, J_GE, R1, -1, BPF_STRSZ - 1, no);
-		mov(g, R3, R7);
-		bg_emit(g, B_ALU64 | A_ADD | B_X, R3, R1, 0, 0);
-		bg_mov_imm(g, R5, 0);
-		for (int j = 0; j < BPF_STRSZ - 1; j++) {
-			bg_emit(g, B_LDX | B_MEM | B_B, R4, b.base, b.off + j, 0);
-			bg_emit(g, B_LDX | B_MEM | B_B, R0, R3, t.off + j, 0);
-			bg_emit(g, B_ALU64 | A_XOR | B_X, R0, R4, 0, 0);
-			alu_k(g, A_ADD, R4, 255);
-			alu_k(g, A_RSH, R4, 8);
-			bg_emit(g, B_ALU64 | A_MUL | B_X, R0, R4, 0, 0);
-			bg_emit(g, B_ALU64 | A_OR | B_X, R5, R0, 0, 0);
-		}
-		bg_jmp(g, J_EQ, R5, -1, 0, yes);
-		bg_emit(g, B_LDX | B_MEM | B_B, R0, R3, t.off, 0);
-		bg_jmp(g, J_EQ, R0, -1, 0, no);
-		alu_k(g, A_ADD, R1, 1);
-		bg_ja(g, outer);
-		/* the answer goes through memory: with r0 = 1 on one way and 0 on
-		 * the other the verifier walks the rest of the program twice
-		 * for each isinstr, 2^n times for n of them */
-		bg_place(g, yes);   /* strpos: where it starts */
-		if (n[0] == 's')
-			stx(g, R7, t.off, R1);
-		else
-			bg_emit(g, B_ST | B_MEM | B_DW, R7, 0, t.off, 1);
-		bg_ja(g, done);
-		bg_place(g, no);
-		bg_emit(g, B_ST | B_MEM | B_DW, R7, 0, t.off, n[0] == 's' ? -1 : 0);
-		bg_place(g, done);
-		ldx(g, R0, R7, t.off);
-	} else if (!strcmp(n, "jiffies") && !e->args.len) {
-		bg_call(g, H_JIFFIES64);
-	} else if (!strcmp(n, "log") && e->args.len == 1) {   /* the message and a newline */
-		struct bstr sv[1] = { bg_str(g, e->args.items[0]) };
-		bg_record(g, REC_PRINTF, bg_fmt(g, "s", "%s\n", 3), "s", NULL, sv);
-		bg_mov_imm(g, R0, 0);
-	} else if (!strcmp(n, "__pid_parent") && e->args.len == 1) {   /* stapbpf reads /proc */
-		if (user_only(g, e->pos, "the parent of a pid")) {
-			bg_long(g, e->args.items[0]);
-			mov(g, R1, R0);
-			bg_call(g, HU_PID_PARENT);
-		}
-	} else if (!strcmp(n, "isdigit") && e->args.len == 1) {   /* its first byte */
-		struct bstr s = bg_str(g, e->args.items[0]);
-		int yes = bg_label(g);
-		bg_emit(g, B_LDX | B_MEM | B_B, R0, s.base, s.off, 0);
-		alu_k(g, A_ADD, R0, -'0');
-		bg_mov_imm(g, R1, 1);
-		bg_jmp(g, J_LT, R0, -1, 10, yes);
-		bg_mov_imm(g, R1, 0);
-		bg_place(g, yes);
-		mov(g, R0, R1);
-	} else if (!strcmp(n, "stringat") && e->args.len == 2) {
-		/* a byte before the string's NUL: the slot is NUL-padded, so a
-		 * non-zero byte is one */
-		struct bstr s = bg_str(g, e->args.items[0]), ts = scratch_str(g);
-		int bad = bg_label(g), done = bg_label(g);
-		bg_str_copy(g, ts, s);
-		bg_long(g, e->args.items[1]);
-		bg_jmp(g, J_SLT, R0, -1, 0, bad);
-		bg_jmp(g, J_SGT, R0, -1, BPF_STRSZ - 1, bad);
-		alu_k(g, A_AND, R0, BPF_STRSZ - 1);
-		str_byte(g, R0, R1, ts, R0);
-		bg_jmp(g, J_NE, R0, -1, 0, done);
-		bg_place(g, bad);
-		error_near(g, "Position out of bounds", "identifier", n, e->pos);
-		bg_place(g, done);
-	} else if (!strcmp(n, "uaddr") && !e->args.len) {
-		user_ip(g);
-	} else if ((!strcmp(n, "register") || !strcmp(n, "u_register")) && e->args.len == 1) {
-		register_value(g, e, n[0] == 'u');
-	} else if (!strcmp(n, "registers_valid") && !e->args.len) {   /* the probe has pt_regs */
-		if (g->user_timer)
-			bg_fail(g, e->pos, "registers_valid() in a timer probe that stapbpf runs in user space");
-		bg_mov_imm(g, R0, !g->user && !g->ctx_args);
-	} else if (!strcmp(n, "user_mode") && !e->args.len) {   /* the pt_regs' cs: ring 3 */
-		if (g->user || g->ctx_args) {
-			bg_mov_imm(g, R0, 0);
-		} else {
-			int yes = bg_label(g);
-			ldx(g, R0, R6, 136);
-			alu_k(g, A_AND, R0, 3);
-			bg_mov_imm(g, R1, 1);
-			bg_jmp(g, J_NE, R0, -1, 0, yes);
-			bg_mov_imm(g, R1, 0);
-			bg_place(g, yes);
-			mov(g, R0, R1);
-		}
-	} else if (!strcmp(n, "randint") && e->args.len == 1) {
-		/* as random.stp: 32 random bits times n, the high half; n at
-		 * most 2^20 (unsigned: a negative n is too wide too) */
-		int v = bg_stack(g), fine = bg_label(g);
-		bg_long(g, e->args.items[0]);
-		stx(g, R10, v, R0);
-		bg_jmp(g, J_LE, R0, -1, 1048576, fine);
-		error_near(g, "range too wide", "identifier", n, e->pos);
-		bg_place(g, fine);
-		bg_call(g, H_PRANDOM_U32);
-		ldx(g, R1, R10, v);
-		alu_x(g, A_MUL, R0, R1);
-		alu_k(g, A_RSH, R0, 32);
-	} else if (!strcmp(n, "addr") && !e->args.len && (g->user || g->ctx_args)) {
-		bg_mov_imm(g, R0, 0);   /* no registers: as the module's */
-	} else if (!strcmp(n, "addr") && !e->args.len && bg_probe_addr(g)) {
-		;
-	} else if (!strcmp(n, "print_backtrace") && !e->args.len) {
-		bg_print_backtrace(g, e->pos);
-	} else if (!strcmp(n, "__reg_arg") && e->args.len == 1) {
-		reg_arg(g, e);
-	} else if ((!strcmp(n, "asmlinkage") || !strcmp(n, "fastcall")) && !e->args.len) {
-		/* a 32-bit task's conventions: nothing in a kernel probe; a
-		 * process probe reads every argument on the stack (asmlinkage) */
-		if (n[0] == 'f' && g->ctx.user)
-			bg_fail(g, e->pos, "fastcall() in a process probe has no BPF form yet");
-		bg_mov_imm(g, R0, 0);
-	} else if (!strcmp(n, "regparm") && e->args.len == 1 && g->ctx.user &&
-		   !(e->args.items[0]->kind == EXPR_NUM && !e->args.items[0]->num)) {
-		bg_fail(g, e->pos, "regparm() in a process probe has no BPF form yet");
-	} else if (!strcmp(n, "regparm") && e->args.len == 1) {
-		int v = bg_stack(g), fine = bg_label(g), bad = bg_label(g);
-		bg_long(g, e->args.items[0]);
-		stx(g, R10, v, R0);
-		bg_jmp(g, J_SLT, R0, -1, 0, bad);
-		bg_jmp(g, J_SLE, R0, -1, 3, fine);
-		bg_place(g, bad);
-		error_value(g, "regparm value out of range: %d", v);
-		bg_place(g, fine);
-		bg_mov_imm(g, R0, 0);
-	} else if (!strcmp(n, "returnval") && !e->args.len) {   /* rax, of the context's pt_regs */
-		if (g->user || g->ctx_args)
-			error_near(g, "cannot access function return value (no registers)", "identifier",
-				   n, e->pos);
-		else
-			ldx(g, R0, R6, 80);
-	} else if (!strcmp(n, "exit") || !strcmp(n, "abort")) {
-		bg_record(g, REC_EXIT, 0, "", NULL, NULL);
-		bg_stop_kernel(g);
-		if (n[0] == 'a')   /* abort(): this handler ends too; no catch stops it */
-			bg_ja(g, g->exit_label);
-	} else if (!strcmp(n, "system") && e->args.len == 1) {   /* stapbpf runs it (REC_SYSTEM) */
-		struct bstr sv[1] = { bg_str(g, e->args.items[0]) };
-		bg_record(g, REC_SYSTEM, bg_fmt(g, "s", "%s", 2), "s", NULL, sv);
-	} else if (!strcmp(n, "error") || !strcmp(n, "warn")) {
-		struct bstr m = bg_str(g, e->args.items[0]);
-		struct bstr sv[1] = { m };
-		if (n[0] == 'e') {   /* error(msg): the message alone, as SystemTap */
-			bg_raise(g, "%s", bg_fmt(g, "s", "%s\n", 3), "s", NULL, sv);
-		} else {
-			bg_record(g, REC_WARN, bg_fmt(g, "s", "%s\n", 3), "s", NULL, sv);
-		}
-	} else if (!strncmp(n, "kernel_", 7) && kernel_read(g, e, n + 7)) {
-		;
-	} else if (!strncmp(n, "user_", 5) && user_read(g, e, n + 5)) {
-		;
-	} else if (!strcmp(n, "__sc_compat_task") && g->user) {   /* stapbpf: a 64-bit task */
-		bg_mov_imm(g, R0, 0);
-	} else if (!strcmp(n, "__procfs_reading") && !e->args.len) {   /* a procfs probe's file */
-		bg_mov_imm(g, R0, 0);
-		if (g->user) {
-			bg_mov_imm(g, R1, PROCFS_ACTIVE);
-			bg_call(g, HU_PROCFS);
-		}
-	} else if ((!strcmp(n, "__procfs_set") || !strcmp(n, "__procfs_append")) && e->args.len == 1) {
-		struct bstr v = bg_str(g, e->args.items[0]);
-		if (g->user) {   /* no kernel program has a file to fill */
-			bg_mov_imm(g, R1, n[9] == 's' ? PROCFS_SET : PROCFS_APPEND);
-			str_addr(g, R2, v);
-			bg_call(g, HU_PROCFS);
-		}
-	} else if (!strcmp(n, "__input_line_done") && e->args.len == 1) {
-		/* input.line: a line ends at its newline or when a string is full */
-		struct bstr s = bg_str(g, e->args.items[0]), t = scratch_str(g);
-		int done = bg_label(g), full = bg_label(g);
-		bg_scratch(g, BPF_STRSZ);
-		str_addr(g, R1, t);
-		bg_mov_imm(g, R2, BPF_STRSZ);
-		str_addr(g, R3, s);
-		bg_call(g, H_READ_KERNEL_STR);
-		alu_k(g, A_ADD, R0, -1);        /* the length */
-		int some = bg_label(g);
-		bg_jmp(g, J_SGT, R0, -1, 0, some);
-		bg_mov_imm(g, R0, 0);
-		bg_ja(g, done);
-		bg_place(g, some);
-		bg_jmp(g, J_SGE, R0, -1, BPF_STRSZ - 1, full);
-		alu_k(g, A_ADD, R0, -1);
-		alu_k(g, A_AND, R0, BPF_STRSZ - 1);
-		str_addr(g, R1, t);
-		alu_x(g, A_ADD, R1, R0);
-		bg_emit(g, B_LDX | B_MEM | B_B, R1, R1, 0, 0);
-		bg_mov_imm(g, R0, 0);
-		bg_jmp(g, J_NE, R1, -1, '\n', done);
-		bg_place(g, full);
-		bg_mov_imm(g, R0, 1);
-		bg_place(g, done);
-	} else if (!strcmp(n, "strlen")) {
-		struct bstr s = bg_str(g, e->args.items[0]), t = scratch_str(g);
-		int pos = bg_label(g);
-		str_addr(g, R1, t);
-		bg_mov_imm(g, R2, BPF_STRSZ);
-		str_addr(g, R3, s);
-		bg_call(g, H_READ_KERNEL_STR);
-		alu_k(g, A_ADD, R0, -1);
-		bg_jmp(g, J_SGE, R0, -1, 0, pos);
-		bg_mov_imm(g, R0, 0);
-		bg_place(g, pos);
-	} else {
-		return false;
-	}
-	return true;
-}
-
+/* A call: print and its kin; a function whose pragma names a BPF intrinsic
+ * (intrinsics.c); embedded C, refused; script code, inlined. */
 static void call(struct bgen *g, struct expr *e, struct bstr *out)
 {
 	struct func *f = e->func;
@@ -1965,48 +1269,16 @@ static void call(struct bgen *g, struct expr *e, struct bstr *out)
 		print(g, e, out);
 		return;
 	}
-	/* the tapset's functions BPF has a form of, in embedded C or not
-	 * (user_string() calls embedded helpers of its own) */
-	if (f->embedded || (f->file && f->file->is_tapset)) {
-		if (f->ret == TYPE_STRING) {
-			bool done;
-			struct bstr s = ctx_str(g, e, f->name, &done);
-			if (done) {
-				if (out)
-					*out = s;
-				return;
-			}
-		} else if (ctx_long(g, e, f->name)) {
-			return;
-		}
-		if (f->embedded) {
-			bg_fail(g, e->pos, "%s() is embedded C, which BPF cannot run", f->name);
-			return;
-		}
+	if (bg_intrinsic_call(g, e, out))
+		return;
+	if (f->embedded) {
+		bg_fail(g, e->pos, "%s() is embedded C, which BPF cannot run", f->name);
+		return;
 	}
 	inline_call(g, e, out);
 }
 
 /* ---- the entry points --------------------------------------------------- */
-
-/* Is embedded C expression text `(long)current`, whatever pragma comments
- * (pure, unprivileged ...) and spaces surround it? */
-static bool is_current_task(const char *s)
-{
-	for (;;) {
-		s += strspn(s, " \t\n");
-		if (strncmp(s, "/*", 2))
-			break;
-		const char *end = strstr(s + 2, "*/");
-		if (!end)
-			return false;
-		s = end + 2;
-	}
-	if (strncmp(s, "(long)current", 13))
-		return false;
-	s += 13;
-	return s[strspn(s, " \t\n")] == '\0';
-}
 
 static void gen(struct bgen *g, struct expr *e, struct bstr *out);
 
@@ -2016,6 +1288,8 @@ static void ternary(struct bgen *g, struct expr *e, struct bstr *out)
 	int live = g->dp ? tvars_static_cond(g->s, g->dp, e->args.items[0]) : -1;
 	struct bstr d = { R7, 0 };
 
+	if (live < 0)   /* an intrinsic known as the program is made: __bpf_user_program() */
+		live = bg_intrinsic_fixed(g, e->args.items[0]);
 	if (live >= 0) {   /* @defined decided it: the other branch is not made (pass 2 resolved only this one) */
 		gen(g, e->args.items[live ? 1 : 2], out ? out : &d);
 		return;
@@ -2142,10 +1416,8 @@ static void gen(struct bgen *g, struct expr *e, struct bstr *out)
 		gen(g, e->args.items[bg_tvar_defined(g, e) ? 0 : 1], out);
 		return;
 	case EXPR_EMBEDDED:   /* the tapset's task_current(): @task(%{ (long)current %}) */
-		if (e->str && is_current_task(e->str)) {
-			bg_call(g, H_CURRENT_TASK);
+		if (e->str && bg_intrinsic_embedded(g, e))
 			return;
-		}
 		bg_fail(g, e->pos, "embedded C, which BPF cannot run");
 		return;
 	case EXPR_REGEX:

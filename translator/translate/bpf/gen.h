@@ -1,7 +1,8 @@
 /* gen.h - the BPF backend's generator state, shared by its files:
  *   prog.c   instructions, labels, stack and scratch slots, maps, formats,
  *            the bundle's text (doc/bpf-bundle.md)
- *   expr.c   expressions, and the functions BPF has its own form of
+ *   expr.c   expressions: calls inlined, or made by an intrinsic
+ *   intrinsics.c  the BPF intrinsics tapset functions name (doc/bpf-intrinsics.md)
  *   stmt.c   statements, probes, the entry points (bpf.h)
  *
  * Registers while a program runs: r6 the context (r1 at entry), r7 the
@@ -47,6 +48,7 @@ struct bcallback;       /* callback.c: a loop bpf_loop runs */
 
 struct binline {        /* a function call being inlined */
 	const struct func *f;
+	struct expr *call;      /* the call */
 	int ret_label;
 	struct bloc ret;
 };
@@ -326,7 +328,27 @@ void bg_sc_decode(struct bgen *g, const struct sc_dec_table *t, int v, bool bits
 struct regex_prog;
 bool bg_regex(struct bgen *g, const struct regex_prog *re, struct bstr s, struct srcpos pos);
 
+/* intrinsics.c (doc/bpf-intrinsics.md): e calls a function whose
+ * / * bpf:NAME * / pragma names an intrinsic, made here (a string into *out);
+ * false: none, or it has no form here (nothing made). bg_intrinsic_fixed:
+ * e's value when it is known as the program is made, else -1;
+ * bg_intrinsic_text: e's constant string (pp()), or NULL. */
+bool bg_intrinsic_call(struct bgen *g, struct expr *e, struct bstr *out);
+/* embedded C in an expression (%{ ... %}) whose pragma names a long intrinsic,
+ * made (task_current()'s @task(%{ (long)current %})); false: none */
+bool bg_intrinsic_embedded(struct bgen *g, struct expr *e);
+int bg_intrinsic_fixed(struct bgen *g, struct expr *e);
+const char *bg_intrinsic_text(const struct bgen *g, const struct expr *e, size_t *n);
+
 /* expr.c */
+/* "MSG near WHAT 'NAME' at POS", the script's error; the refusal of what
+ * only stapbpf's programs can do (false) outside them */
+void bg_error_near(struct bgen *g, const char *msg, const char *what, const char *name, struct srcpos pos);
+bool bg_user_only(struct bgen *g, struct srcpos pos, const char *what);
+/* what e stands for: a parameter of a function being inlined that it never
+ * assigns is the caller's argument (seen through in turn): a constant a
+ * tapset function passes on to an intrinsic */
+struct expr *bg_arg_source(struct bgen *g, struct expr *e);
 void bg_long(struct bgen *g, struct expr *e);           /* value in r0 */
 /* a constant string of n bytes as a value (what names it): BPF's strings
  * hold 63 bytes; a longer one is refused, not cut (printf of one prints

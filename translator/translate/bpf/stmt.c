@@ -30,15 +30,12 @@ struct kread_walk {
 static enum walk_action kread_expr(struct expr *e, void *ctx)
 {
 	struct kread_walk *k = ctx;
-	static const char *const readers[] = { "kernel_string", "kernel_string_n", "user_string",
-					       "user_string_n", NULL };
 
 	if (e->kind == EXPR_TARGET || e->kind == EXPR_CAST || e->kind == EXPR_ATVAR)
 		return k->found = true, WALK_STOP;
 	if (e->kind == EXPR_CALL && e->func) {
-		for (int i = 0; readers[i]; i++)
-			if (!strcmp(e->func->name, readers[i]))
-				return k->found = true, WALK_STOP;
+		if (bpf_intrinsic_reads_string(e->func))
+			return k->found = true, WALK_STOP;
 		if (e->func->body && k->depth < 8) {
 			struct walker w = { .expr = kread_expr, .ctx = k };
 			k->depth++;
