@@ -981,6 +981,20 @@ static void fold_consts(struct bgen *g, struct strbuf *fmt, struct expr **args, 
 /* print, println, printf, printd, printdln: a record the loader formats;
  * their s- forms (begin/end only) the same values formatted into a string
  * by the interpreter */
+/* %m and %M print the probe's memory at an address: stapbpf formats in
+ * user space, where that memory is not (refused here, in pass 2, rather
+ * than when stapbpf loads the bundle). */
+static bool memory_free(struct bgen *g, const struct expr *f)
+{
+	char *sig = xmalloc(f->str_len + 1);
+	bool ok = stp_format_signature(f->str, sig, f->str_len + 1, NULL) < 0 || !strpbrk(sig, "mM");
+
+	free(sig);
+	if (!ok)
+		bg_fail(g, f->pos, "%%m and %%M (the probe's memory) have no BPF form");
+	return ok;
+}
+
 static void print(struct bgen *g, struct expr *e, struct bstr *out)
 {
 	const char *n = e->name;
@@ -997,6 +1011,8 @@ static void print(struct bgen *g, struct expr *e, struct bstr *out)
 	if (!strcmp(n, "printf")) {
 		strbuf_add(&fmt, args[0]->str, args[0]->str_len);
 		first = 1;
+		if (!memory_free(g, args[0]))
+			return;
 	} else {
 		bool delim = !strncmp(n, "printd", 6);
 		struct strbuf d = STRBUF_INIT;

@@ -345,8 +345,8 @@ bool bg_kformat(struct bgen *g, const char *fmt, size_t len, const char *types, 
 			continue;
 		}
 		if (sp.prec_star || strchr("bmM", sp.conv) || (sp.conv == 'c' && (sp.flags & STP_FMT_SPECIAL))) {
-			bg_fail(g, pos, "sprintf's %%%.*s in a kernel probe has no BPF form yet (printf has)", n,
-				p - n);
+			bg_fail(g, pos, "sprintf's %%%.*s in a kernel probe has no BPF form yet%s", n, p - n,
+				strchr("mM", sp.conv) ? "" : " (printf has)");
 			return false;
 		}
 		struct kwidth w = { sp.width, 0 };
