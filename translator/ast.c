@@ -145,6 +145,24 @@ const char *pragma_next(const char **s, size_t *len)
 	return NULL;
 }
 
+const struct print_kind *print_kind(const char *name)
+{
+	static const struct print_kind kinds[] = {
+		{ "print", false, false, false, false },   { "println", false, false, false, true },
+		{ "printd", false, false, true, false },   { "printdln", false, false, true, true },
+		{ "printf", false, true, false, false },   { "sprint", true, false, false, false },
+		{ "sprintd", true, false, true, false },   { "sprintdln", true, false, true, true },
+		{ "sprintf", true, true, false, false },   { "sprintln", true, false, false, true },
+	};
+
+	if (!name || (name[0] != 'p' && name[0] != 's'))
+		return NULL;
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (!strcmp(name, kinds[i].name))
+			return &kinds[i];
+	return NULL;
+}
+
 bool expr_is_update(const struct expr *e)
 {
 	return e->kind == EXPR_ASSIGN || e->kind == EXPR_PREINC || e->kind == EXPR_POSTINC;

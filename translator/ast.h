@@ -138,6 +138,7 @@ struct expr {
 	/* filled by pass 2 */
 	struct sym *sym;     /* EXPR_VAR / EXPR_INDEX / EXPR_IN array / statop operand */
 	struct func *func;   /* EXPR_CALL target */
+	const struct print_kind *print;  /* EXPR_CALL of a print builtin (set by pass 1) */
 	struct regex_prog *regex; /* EXPR_REGEX: compiled by pass 2 (regex.h) */
 	int temp;            /* pass 3 scratch */
 };
@@ -322,6 +323,18 @@ struct expr *expr_clone(const struct expr *e);
 struct target_step *step_clone(const struct target_step *s);
 /* An assignment (any operator, <<< too), ++ or --: it writes its lhs. */
 bool expr_is_update(const struct expr *e);
+/* The print builtins (printf, sprintf, print, println, printd, printdln,
+ * and sprint, sprintln, sprintd, sprintdln): what a call of one does. The
+ * parser, pass 2 and both backends read this, not the name. */
+struct print_kind {
+	const char *name;
+	bool to_string;         /* s...: returns the text instead of printing it */
+	bool formatted;         /* printf, sprintf: args[0] is a literal format */
+	bool delim;             /* printd...: args[0] is a literal delimiter between the values */
+	bool newline;           /* ...ln: a newline after the values */
+};
+/* name's, or NULL if it is none of them */
+const struct print_kind *print_kind(const char *name);
 /* The next pragma comment of embedded code at or after *s (a one-word
  * comment: / * pure * /, / * unprivileged * / ...): its word, not
  * NUL-terminated, *len bytes; *s moves past it. NULL when none is left. */

@@ -312,6 +312,8 @@ static void test_errors(void)
 	check_error(parse_text("probe a * b {}"), "P_EXPECT_LBRACE", 1, 9);
 	check_error(parse_text("probe begin { x = a =~ b }"), "P_EXPECT_LITERAL", 1, 24);
 	check_error(parse_text("probe begin { printd(1, 2, 3) }"), "P_PRINT_ARGS", 1, 22);
+	/* every delimited form wants a literal delimiter, sprintdln too */
+	check_error(parse_text("probe begin { d = \",\"; x = sprintdln(d, 1, 2) }"), "P_PRINT_ARGS", 1, 38);
 	check_error(parse_text("probe begin { x = @kregister(0) }"), "P_GURU_ONLY", 1, 19);
 	check_error(parse_text("probe begin { x = @nosuch(0) }"), "P_MACRO_UNDEFINED", 1, 19);
 	check_error(parse_text("probe begin { $0 }"), "P_BAD_PARAM", 1, 15);

@@ -169,18 +169,6 @@ static struct sym *resolve_array(struct elab *el, const char *name, struct srcpo
 
 /* ---- resolution ----------------------------------------------------------- */
 
-static bool is_print_builtin(const char *n)
-{
-	static const char *const names[] = {
-		"printf", "sprintf", "print", "println", "printd", "printdln",
-		"sprint", "sprintln", "sprintd", "sprintdln", NULL,
-	};
-	for (int i = 0; names[i]; i++)
-		if (!strcmp(n, names[i]))
-			return true;
-	return false;
-}
-
 static void resolve_expr(struct elab *el, struct expr *e);
 static void resolve_stmt(struct elab *el, struct stmt *st);
 
@@ -196,7 +184,7 @@ static bool has_pragma(const struct func *f, const char *name)
  * tapset function marked guru only guru-mode scripts may call. */
 static void check_call(struct elab *el, struct expr *e)
 {
-	if (is_print_builtin(e->name) && e->args.len > 32)
+	if (e->print && e->args.len > 32)
 		diag(el->s, E_ARG_COUNT, e->pos, "too many arguments to %s (%d, at most 32)", e->name, e->args.len);
 	if (e->func && !el->s->guru && has_pragma(e->func, "guru") && !(el->file && el->file->is_tapset))
 		diag(el->s, E_GURU, e->pos, "function '%s' may not be used unless -g is specified", e->name);
@@ -367,7 +355,9 @@ static void resolve_expr(struct elab *el, struct expr *e)
 		return;
 	case EXPR_CALL:
 		resolve_args(el, e);
-		if (is_print_builtin(e->name))
+		if (!e->print)   /* a call pass 2 made */
+			e->print = print_kind(e->name);
+		if (e->print)
 			return check_call(el, e);
 		e->func = find_func(el, e->name, e->args.len);
 		if (!e->func) {
@@ -649,13 +639,12 @@ static enum type infer_call(struct elab *el, struct expr *e)
 {
 	const char *n = e->name;
 
-	if (!strcmp(n, "printf"))
-		return infer_format(el, e, 1), TYPE_VOID;
-	if (!strcmp(n, "sprintf"))
-		return infer_format(el, e, 1), TYPE_STRING;
-	if (is_print_builtin(n)) {
-		bool delim = !strcmp(n, "printd") || !strcmp(n, "printdln") ||
-			     !strcmp(n, "sprintd") || !strcmp(n, "sprintdln");
+	const struct print_kind *k = e->print;
+
+	if (k && k->formatted)
+		return infer_format(el, e, 1), k->to_string ? TYPE_STRING : TYPE_VOID;
+	if (k) {
+		bool delim = k->delim;
 		for (int i = 0; i < e->args.len; i++) {
 			enum type t = infer(el, e->args.items[i], (delim && i == 0) ? TYPE_STRING : TYPE_UNKNOWN);
 			if (t == TYPE_UNKNOWN && el->report)
@@ -665,7 +654,7 @@ static enum type infer_call(struct elab *el, struct expr *e)
 			diag(el->s, E_ARG_COUNT, e->pos, "%s needs a delimiter and at least one value", n);
 		if (!strcmp(n, "print") && e->args.len == 0 && el->report)
 			diag(el->s, E_ARG_COUNT, e->pos, "print needs at least one argument");
-		return n[0] == 's' ? TYPE_STRING : TYPE_VOID;
+		return k->to_string ? TYPE_STRING : TYPE_VOID;
 	}
 	if (!e->func)
 		return TYPE_UNKNOWN;

@@ -34,7 +34,7 @@ static bool is_own_var(const struct expr *e)
  * as in SystemTap (its print_format is one only when it prints). */
 static bool is_sprint(const struct expr *e)
 {
-	return !e->func && e->name && !strncmp(e->name, "sprint", 6);
+	return !e->func && e->print && e->print->to_string;
 }
 
 /* An embedded-C expression that says it is pure (SystemTap's / * pure * /

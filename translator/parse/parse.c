@@ -717,9 +717,9 @@ static void parse_call_args(struct parser *p, struct expr *e)
 static void check_print(struct parser *p, struct expr *e, struct token *name)
 {
 	const char *n = e->name;
-	bool fmt = !strcmp(n, "printf") || !strcmp(n, "sprintf");
-	bool delim = !strcmp(n, "printd") || !strcmp(n, "printdln") || !strcmp(n, "sprintd");
-	bool any = !strcmp(n, "print") || !strcmp(n, "sprint");
+	const struct print_kind *k = e->print;
+	bool fmt = k && k->formatted, delim = k && k->delim;
+	bool any = k && !fmt && !delim && !k->newline;
 
 	if ((fmt || delim) && (!e->args.len || e->args.items[0]->kind != EXPR_STR))
 		error_at(p, P_PRINT_ARGS, e->args.len ? e->args.items[0]->pos : name->pos,
@@ -737,10 +737,9 @@ static void check_print(struct parser *p, struct expr *e, struct token *name)
 
 /* print(hist) / println / sprint / sprintln: the one place a histogram is a
  * value, and then as the only argument, as in SystemTap. */
-static bool hist_printer(const char *name)
+static bool hist_printer(const struct print_kind *k)
 {
-	return !strcmp(name, "print") || !strcmp(name, "println") || !strcmp(name, "sprint") ||
-	       !strcmp(name, "sprintln");
+	return k && !k->formatted && !k->delim;
 }
 
 static const char *const stat_ops[] = { "@count", "@sum", "@min", "@max", "@avg", "@variance", NULL };
@@ -911,9 +910,10 @@ static struct expr *parse_primary(struct parser *p)
 		if (is_op(peek(p), "(")) {
 			e = expr_new(EXPR_CALL, id.pos);
 			e->name = id.text;
+			e->print = print_kind(id.text);
 			bool outer = p->hist_arg;
 
-			p->hist_arg = hist_printer(id.text);
+			p->hist_arg = hist_printer(e->print);
 			parse_call_args(p, e);
 			p->hist_arg = outer;
 			check_print(p, e, &id);

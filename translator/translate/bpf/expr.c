@@ -997,24 +997,22 @@ static bool memory_free(struct bgen *g, const struct expr *f)
 
 static void print(struct bgen *g, struct expr *e, struct bstr *out)
 {
+	const struct print_kind *k = e->print;
 	const char *n = e->name;
 	struct expr **args = e->args.items;
 	int nargs = e->args.len, first = 0;
 	struct strbuf fmt = STRBUF_INIT, types = STRBUF_INIT;
 	int lv[32], nl = 0, ns = 0;
 	struct bstr sv[32];
+	bool to_str = k->to_string;
 
-	bool to_str = n[0] == 's';
-
-	if (to_str)
-		n++;
-	if (!strcmp(n, "printf")) {
+	if (k->formatted) {
 		strbuf_add(&fmt, args[0]->str, args[0]->str_len);
 		first = 1;
 		if (!memory_free(g, args[0]))
 			return;
 	} else {
-		bool delim = !strncmp(n, "printd", 6);
+		bool delim = k->delim;
 		struct strbuf d = STRBUF_INIT;
 		if (delim) {
 			if (args[0]->kind != EXPR_STR) {
@@ -1033,7 +1031,7 @@ static void print(struct bgen *g, struct expr *e, struct bstr *out)
 				strbuf_addstr(&fmt, d.buf);
 			strbuf_addstr(&fmt, args[i]->type == TYPE_STRING ? "%s" : "%d");
 		}
-		if (!strcmp(n + strlen(n) - 2, "ln"))
+		if (k->newline)
 			strbuf_addch(&fmt, '\n');
 		strbuf_release(&d);
 	}
@@ -1050,18 +1048,19 @@ static void print(struct bgen *g, struct expr *e, struct bstr *out)
 				bg_fail(g, args[i]->pos, "%s of a histogram has no BPF form yet", n);
 			return;
 		}
-		for (int k = 0; k < nargs; k++) {
-			if (args[k]->kind == EXPR_HIST) {
-				print_hist(g, args[k], e->name, e->pos);
+		for (int i2 = 0; i2 < nargs; i2++) {
+			if (args[i2]->kind == EXPR_HIST) {
+				print_hist(g, args[i2], e->name, e->pos);
 			} else {
 				struct expr one = *e;
 				one.name = "print";
-				one.args.items = &args[k];
+				one.print = print_kind("print");
+				one.args.items = &args[i2];
 				one.args.len = 1;
 				print(g, &one, out);
 			}
 		}
-		if (!strcmp(n + strlen(n) - 2, "ln"))
+		if (k->newline)
 			bg_record(g, REC_PRINTF, bg_fmt(g, "", "\n", 1), "", NULL, NULL);
 		return;
 	}

@@ -498,19 +498,20 @@ static char *plain_format(const struct expr *f)
 
 static char *gen_print(struct gen *g, struct expr *e)
 {
+	const struct print_kind *k = e->print;
 	const char *n = e->name;
 	int nargs = e->args.len;
 	struct expr **args = e->args.items;
 
-	if (!strcmp(n, "printf") || !strcmp(n, "sprintf")) {
+	if (k->formatted) {
 		char *fmt = c_string(args[0]->str, args[0]->str_len);
 		char *plain = nargs == 1 ? plain_format(args[0]) : NULL;
-		if (n[0] == 'p' && plain) {
+		if (!k->to_string && plain) {
 			emit(g, "stp_print_str(c, %s);", c_string(plain, strlen(plain)));
 			return NULL;
 		}
 		char *vals = gen_vals(g, args + 1, nargs - 1);
-		if (n[0] == 'p') {
+		if (!k->to_string) {
 			emit(g, "stp_printf(c, %s, %d, %s);", fmt, nargs - 1, vals);
 			return NULL;
 		}
@@ -519,10 +520,7 @@ static char *gen_print(struct gen *g, struct expr *e)
 		return t;
 	}
 	/* print, println, printd, printdln and their s- forms */
-	bool to_str = n[0] == 's';
-	const char *base = to_str ? n + 1 : n;
-	bool delim = !strncmp(base, "printd", 6);
-	bool ln = strlen(base) > 2 && !strcmp(base + strlen(base) - 2, "ln");
+	bool to_str = k->to_string, delim = k->delim, ln = k->newline;
 	char **vals = gen_list(g, args, nargs);
 	char *t = to_str ? temp(g, TYPE_STRING) : NULL;
 	char *num = NULL;
