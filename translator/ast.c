@@ -145,6 +145,19 @@ const char *pragma_next(const char **s, size_t *len)
 	return NULL;
 }
 
+int stat_op_of(const char *name)
+{
+	static const char *const names[] = {
+		[SO_COUNT] = "count", [SO_SUM] = "sum", [SO_MIN] = "min", [SO_MAX] = "max",
+		[SO_AVG] = "avg", [SO_VARIANCE] = "variance",
+	};
+
+	for (int i = 0; name && i < (int)(sizeof(names) / sizeof(names[0])); i++)
+		if (!strcmp(name, names[i]))
+			return i;
+	return -1;
+}
+
 const struct print_kind *print_kind(const char *name)
 {
 	static const struct print_kind kinds[] = {

@@ -115,6 +115,13 @@ struct target_step {
 	struct srcpos pos;
 };
 
+/* The aggregate operators, @count(s) ... @variance(s) (EXPR_STATOP), and
+ * what foreach sorts an aggregate array by (STMT_FOREACH's sort_op): set
+ * by the parser, read by pass 2 and both backends. */
+enum stat_op { SO_COUNT, SO_SUM, SO_MIN, SO_MAX, SO_AVG, SO_VARIANCE };
+/* "count" ... "variance": name's operator, -1 if none */
+int stat_op_of(const char *name);
+
 struct expr {
 	enum expr_kind kind;
 	struct srcpos pos;
@@ -139,6 +146,7 @@ struct expr {
 	struct sym *sym;     /* EXPR_VAR / EXPR_INDEX / EXPR_IN array / statop operand */
 	struct func *func;   /* EXPR_CALL target */
 	const struct print_kind *print;  /* EXPR_CALL of a print builtin (set by pass 1) */
+	enum stat_op statop;             /* EXPR_STATOP: which (name says it too) */
 	struct regex_prog *regex; /* EXPR_REGEX: compiled by pass 2 (regex.h) */
 	int temp;            /* pass 3 scratch */
 };
@@ -181,6 +189,7 @@ struct stmt {
 	struct expr *limit;          /* or NULL */
 	struct expr *catch_var;      /* STMT_TRY: EXPR_VAR or NULL */
 	char *sort_aggr;             /* foreach (... in a @count+): "count" ... or NULL */
+	enum stat_op sort_op;        /* ... as an operator (SO_COUNT without one) */
 };
 
 /* ---- declarations ------------------------------------------------------- */

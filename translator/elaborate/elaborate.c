@@ -402,7 +402,7 @@ static void resolve_expr(struct elab *el, struct expr *e)
 		resolve_args(el, e);
 		if (e->kind == EXPR_HIST && e->lhs && e->lhs->sym)
 			note_histogram(el, e);
-		if (e->kind == EXPR_STATOP && !strcmp(e->name, "variance") && e->lhs && e->lhs->sym) {
+		if (e->kind == EXPR_STATOP && e->statop == SO_VARIANCE && e->lhs && e->lhs->sym) {
 			e->lhs->sym->var_used = true;
 			if (e->args.len)
 				note_variance_shift(el, e);

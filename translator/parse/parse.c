@@ -770,6 +770,7 @@ static struct expr *parse_at_operator(struct parser *p)
 	if (in_list(n, stat_ops)) {
 		e = expr_new(EXPR_STATOP, t.pos);
 		e->name = xstrdup(n + 1);
+		e->statop = (enum stat_op)stat_op_of(e->name);
 		expect_op(p, "(");
 		e->lhs = parse_expression(p);
 		if (!strcmp(n, "@variance") && accept_op(p, ","))
@@ -1090,6 +1091,8 @@ static struct stmt *parse_foreach(struct parser *p, struct token *kw)
 		if (!is_op(peek(p), "+") && !is_op(peek(p), "-"))
 			error_here(p, P_BAD_FOREACH, "expected '+' or '-' after %s", agg.text);
 		st->sort_aggr = xstrdup(agg.text + 1);
+		if (stat_op_of(st->sort_aggr) >= 0)
+			st->sort_op = (enum stat_op)stat_op_of(st->sort_aggr);
 	}
 	parse_sort(p, st, 0);
 	if (accept_kw(p, "limit"))

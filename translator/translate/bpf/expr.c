@@ -208,18 +208,18 @@ static void statop(struct bgen *g, struct expr *e)
 	bg_jmp(g, J_EQ, R0, -1, 0, empty);
 	ldx(g, R1, R0, 0);
 	bg_jmp(g, J_EQ, R1, -1, 0, empty);
-	if (!strcmp(op, "count")) {
+	if (e->statop == SO_COUNT) {
 		mov(g, R0, R1);
-	} else if (!strcmp(op, "sum")) {
+	} else if (e->statop == SO_SUM) {
 		ldx(g, R0, R0, 8);
-	} else if (!strcmp(op, "min")) {
+	} else if (e->statop == SO_MIN) {
 		ldx(g, R0, R0, 16);
-	} else if (!strcmp(op, "max")) {
+	} else if (e->statop == SO_MAX) {
 		ldx(g, R0, R0, 24);
-	} else if (!strcmp(op, "avg")) {   /* sum / count, signed */
+	} else if (e->statop == SO_AVG) {   /* sum / count, signed */
 		ldx(g, R0, R0, 8);
 		sdiv_by_count(g, R0, R1);
-	} else if (!strcmp(op, "variance") && x->sym->var_used) {
+	} else if (e->statop == SO_VARIANCE && x->sym->var_used) {
 		int rec = bg_stack(g);   /* read again: user space merges it */
 		stx(g, R10, rec, R0);
 		mov(g, R1, R0);
@@ -231,7 +231,7 @@ static void statop(struct bgen *g, struct expr *e)
 	}
 	bg_ja(g, done);
 	bg_place(g, empty);
-	if (!strcmp(op, "count") || !strcmp(op, "sum")) {
+	if (e->statop == SO_COUNT || e->statop == SO_SUM) {
 		bg_mov_imm(g, R0, 0);
 	} else {
 		char *at = xasprintf("@%s", op);

@@ -111,16 +111,6 @@ static void loop(struct bgen *g, struct stmt *st)
 	bg_place(g, brk);
 }
 
-static int aggr_code(const char *a)
-{
-	static const char *const names[] = { "count", "sum", "min", "max", "avg" };
-
-	for (int i = 0; a && i < 5; i++)
-		if (!strcmp(a, names[i]))
-			return i;
-	return 0;
-}
-
 /* foreach ([v =] b in @hist_log(s)): every bucket number in order, empty
  * ones too, as the module runtime walks them (a sort is ignored there as
  * in SystemTap 4.8); v is the bucket's count */
@@ -240,7 +230,7 @@ static void foreach(struct bgen *g, struct stmt *st)
 	bg_emit(g, B_ALU64 | A_MOV | B_X, R3, R0, 0, 0);
 	bg_ld_map(g, R1, g->gmap[a->index]);
 	bg_mov_imm(g, R2, (st->sort_column < 0 ? 0 : st->sort_column) | dir << 8 |
-		   aggr_code(st->sort_aggr) << 16);
+		   (int)st->sort_op << 16);
 	bg_call(g, HU_FOREACH_START);
 	bg_emit(g, B_STX | B_MEM | B_DW, R10, R0, h, 0);
 	bg_place(g, top);

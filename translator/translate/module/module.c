@@ -353,11 +353,11 @@ static char *gen_statop(struct gen *g, struct expr *e)
 	char *st = gen_stat_record(g, e->lhs);
 	const char *op = e->name;
 
-	if (!strcmp(op, "count") || !strcmp(op, "sum"))
+	if (e->statop == SO_COUNT || e->statop == SO_SUM)
 		return xasprintf("%s->%s", st, op);
 	emit_fail(g, xasprintf("%s->count == 0", st), "\"empty aggregate\"",
 		  near("operator", xasprintf("@%s", op), e->pos));
-	if (!strcmp(op, "variance"))
+	if (e->statop == SO_VARIANCE)
 		return xasprintf("stp_stat_variance(%s, &%s_desc)", st, global_cname(e->lhs->sym));
 	return xasprintf("%s->%s", st, op);
 }
@@ -1082,11 +1082,12 @@ static void gen_foreach(struct gen *g, struct stmt *st)
 		emit_fail(g, xasprintf("stp_pmap_aggregate(%s) < 0", m), "\"Array overflow, check MAXMAPENTRIES\"",
 			  near("identifier", a->name, st->array->pos));
 		if (st->sort_dir) {
-			const char *sub = "STP_STAT_SORT_COUNT";
-			if (st->sort_aggr && !strcmp(st->sort_aggr, "sum")) sub = "STP_STAT_SORT_SUM";
-			if (st->sort_aggr && !strcmp(st->sort_aggr, "min")) sub = "STP_STAT_SORT_MIN";
-			if (st->sort_aggr && !strcmp(st->sort_aggr, "max")) sub = "STP_STAT_SORT_MAX";
-			if (st->sort_aggr && !strcmp(st->sort_aggr, "avg")) sub = "STP_STAT_SORT_AVG";
+			static const char *const subs[] = {
+				[SO_COUNT] = "STP_STAT_SORT_COUNT", [SO_SUM] = "STP_STAT_SORT_SUM",
+				[SO_MIN] = "STP_STAT_SORT_MIN", [SO_MAX] = "STP_STAT_SORT_MAX",
+				[SO_AVG] = "STP_STAT_SORT_AVG", [SO_VARIANCE] = "STP_STAT_SORT_COUNT",
+			};
+			const char *sub = subs[st->sort_op];
 			emit(g, "stp_pmap_sort(%s, %d, %s, %d);", m, st->sort_column, sub, st->sort_dir);
 		}
 		m = xasprintf("%s->agg", m);
