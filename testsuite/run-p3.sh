@@ -13,6 +13,10 @@
 # paths read as SRC), must be byte for byte the same, exit status included;
 # a difference is "DIFF: NAME (p2|p3|bpf)" with its first lines.
 #   usage: run-p3.sh [NAME ...]
+# With SET=buildok it takes SystemTap's testsuite files that must build
+# (../shared/conformance/systemtap-testsuite/buildok/NAME.stp, no options or
+# arguments) instead of the run tests: with BASE, a second body of scripts
+# whose translation a change must leave the same.
 #   env: STAP (default: the build's translator/stap), CSTAP_BUILD, REL (the
 #        target release, default stap-vm --default-release), JOBS (default 2),
 #        VERBOSE=1 shows the stderr of failures, BASE (see above)
@@ -35,8 +39,15 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0} UBSAN_OPTIONS=${UBSAN_OPTION
 out=$(mktemp -d "${TMPDIR:-/tmp}/cstap-run-p3.XXXXXX") || exit 1
 trap 'rm -rf "$out"' EXIT INT TERM
 
+case ${SET:-run} in
+run)	tests=$src/testsuite/run ;;
+buildok) tests=${CONFORMANCE:-$src/../shared/conformance}/systemtap-testsuite/buildok
+	[ -d "$tests" ] || { echo "run-p3: no $tests"; exit 77; } ;;
+*)	echo "run-p3: SET is run or buildok"; exit 1 ;;
+esac
+tests=$(cd "$tests" && pwd)
 if [ $# -gt 0 ]; then names=("$@"); else
-	names=(); for f in "$src"/testsuite/run/*.stp; do names+=("$(basename "$f" .stp)"); done
+	names=(); for f in "$tests"/*.stp; do names+=("$(basename "$f" .stp)"); done
 fi
 
 # the programs process probes name ($UPROGS/P, P_nodebug, lib*.so), built as
@@ -96,7 +107,7 @@ same_test() {
 
 # one_test NAME: prints "FAIL: NAME (why)" and the stderr head, or nothing
 one_test() {
-	local n=$1 t=$src/testsuite/run/$1 d=$out/$1 opts=() args=() rc why=
+	local n=$1 t=$tests/$1 d=$out/$1 opts=() args=() rc why=
 	local o=$t.opts a=$t.args
 	[ -f "$o.$series" ] && o=$o.$series
 	[ -f "$a.$series" ] && a=$a.$series
@@ -121,7 +132,7 @@ one_test() {
 	fi
 	return 0
 }
-export -f one_test same_test; export src out STAP REL series UPROGS BASE
+export -f one_test same_test; export src out STAP REL series UPROGS BASE tests
 
 start=$(date +%s)
 printf '%s\n' "${names[@]}" | xargs -P "${JOBS:-2}" -I{} bash -c 'one_test {}' | tee "$out/fails"
