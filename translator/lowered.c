@@ -1,5 +1,6 @@
 /* lowered.c - making, asking and printing the lowered form (lowered.h). */
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -79,6 +80,16 @@ const struct lx *lx_add_k(const struct lx *a, int64_t k)
 	return lx_bin(LX_ADD, a, lx_const(k));
 }
 
+const struct lx *lx_index(const struct lx *base, int n, int64_t stride)
+{
+	return lx_bin(LX_ADD, base, lx_bin(LX_MUL, lx_leaf(LX_INDEX, n), lx_const(stride)));
+}
+
+bool lx_small_shift(const struct lx *count)
+{
+	return count->op == LX_CONST && count->k >= 0 && count->k < 64;
+}
+
 /* The value's bytes as an integer of its size: what a register or a wider
  * read holds beyond them is not the value's. */
 const struct lx *lx_fit(const struct lx *a, int size, bool sign)
@@ -143,6 +154,18 @@ void lp_text(lpvec *v, const char *text)
 	p->kind = LP_TEXT;
 	p->text = xstrdup(text);
 	vec_push(v, p);
+}
+
+void lp_textf(lpvec *v, const char *fmt, ...)
+{
+	va_list ap;
+	char *text;
+
+	va_start(ap, fmt);
+	text = xvasprintf(fmt, ap);
+	va_end(ap);
+	lp_text(v, text);
+	free(text);
 }
 
 void lp_value(lpvec *v, const struct lx *x, enum lp_fmt fmt)

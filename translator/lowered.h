@@ -59,6 +59,10 @@ const struct lx *lx_bin(enum lx_op op, const struct lx *a, const struct lx *b);
 const struct lx *lx_un(enum lx_op op, const struct lx *a);
 /* a + k */
 const struct lx *lx_add_k(const struct lx *a, int64_t k);
+/* base + operand n (LX_INDEX) * stride: element n of an array at base */
+const struct lx *lx_index(const struct lx *base, int n, int64_t stride);
+/* Is count a constant shift count in 0..63, which needs no "modulo 64"? */
+bool lx_small_shift(const struct lx *count);
 /* a's low bytes as an integer of size bytes, signed or not (a itself for 8) */
 const struct lx *lx_fit(const struct lx *a, int size, bool sign);
 
@@ -103,6 +107,7 @@ struct lp {
 };
 
 void lp_text(lpvec *v, const char *text);
+void lp_textf(lpvec *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void lp_value(lpvec *v, const struct lx *x, enum lp_fmt fmt);
 void lp_string(lpvec *v, const struct lx *x, int size);
 void lp_nested(lpvec *v, enum lp_kind kind, const struct lx *x, int n, const lpvec *body);

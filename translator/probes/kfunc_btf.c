@@ -130,9 +130,7 @@ static lpvec *pretty_list(const struct btf *b, const struct kfunc_btf *k, const 
 	if (!strcmp(n, "$$locals"))
 		return out;   /* BTF knows no locals */
 	for (int i = 0; i < first_by_value(b, k->proto); i++) {
-		char *label = xasprintf("%s%s=", first ? "" : " ", btf_param_name(b, k->proto, i));
-		lp_text(out, label);
-		free(label);
+		lp_textf(out, "%s%s=", first ? "" : " ", btf_param_name(b, k->proto, i));
 		lp_value(out, btf_typed_value(b, btf_param_type(b, k->proto, i), param_lx(i)), LP_HEX);
 		first = false;
 	}

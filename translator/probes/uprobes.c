@@ -466,9 +466,7 @@ static int tvar_code(struct session *s, const struct derived_probe *dp, const st
 			*pretty = NULL;
 			return -1;
 		}
-		char label[32];
-		snprintf(label, sizeof(label), "%s$arg%d=", i > 1 ? " " : "", i);
-		lp_text(out, label);
+		lp_textf(out, "%s$arg%d=", i > 1 ? " " : "", i);
 		lp_value(out, x, LP_HEX);
 	}
 	return 1;

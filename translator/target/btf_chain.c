@@ -45,8 +45,7 @@ static bool follow(const struct btf *b, const struct expr *e, struct place *pl, 
 			uint32_t to = btf_pointee(b, t);
 			const struct lx *base = pl->addr ? lx_load(pl->x, 8, false) : pl->x;
 			if (st->kind == TS_INDEX) {
-				pl->x = lx_bin(LX_ADD, base, lx_bin(LX_MUL, lx_leaf(LX_INDEX, nidx++),
-								   lx_const((int64_t)btf_size(b, to))));
+				pl->x = lx_index(base, nidx++, (int64_t)btf_size(b, to));
 				pl->addr = true;
 				pl->type = to;
 				continue;
@@ -66,8 +65,7 @@ static bool follow(const struct btf *b, const struct expr *e, struct place *pl, 
 				*why = xasprintf("'[...]' on something that is neither a pointer nor an array");
 				return false;
 			}
-			pl->x = lx_bin(LX_ADD, pl->x, lx_bin(LX_MUL, lx_leaf(LX_INDEX, nidx++),
-							      lx_const((int64_t)btf_size(b, el))));
+			pl->x = lx_index(pl->x, nidx++, (int64_t)btf_size(b, el));
 			pl->type = el;
 			continue;
 		}

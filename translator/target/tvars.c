@@ -217,6 +217,14 @@ static bool find_member(Dwarf_Die *st, const char *name, Dwarf_Die *mem, Dwarf_W
 
 /* ---- locations -------------------------------------------------------------- */
 
+/* A link-time kernel address (DW_OP_addr, a symbol's) where it is now:
+ * the module's start sets the load offset it adds (tvars_kaslr_init). */
+static const struct lx *kernel_addr(struct rctx *r, uint64_t addr)
+{
+	table(r->s)->uses_kaslr = true;
+	return lx_bin(LX_ADD, lx_leaf(LX_KASLR, 0), lx_hex(addr));
+}
+
 static const struct lx *reg_x(int n)
 {
 	return lx_leaf(LX_REG, n);
@@ -378,8 +386,7 @@ static bool eval_ops(struct rctx *r, Dwarf_Attribute *attr, Dwarf_Op *ops, size_
 			}
 			if (r->img && r->img->module)
 				return fail(r, "static variables of modules are not supported yet");
-			table(r->s)->uses_kaslr = true;
-			PUSH(lx_bin(LX_ADD, lx_leaf(LX_KASLR, 0), lx_hex(ops[i].number)));
+			PUSH(kernel_addr(r, ops[i].number));
 			break;
 		case DW_OP_const1u: case DW_OP_const2u: case DW_OP_const4u: case DW_OP_const8u: case DW_OP_constu:
 			PUSH(lx_hex(ops[i].number));
@@ -494,9 +501,8 @@ static bool global_from_symtab(struct rctx *r, Dwarf_Die *var, struct loc *out)
 	}
 	if (!found)
 		return false;
-	table(r->s)->uses_kaslr = true;
 	out->kind = L_ADDR;
-	out->x = lx_bin(LX_ADD, lx_leaf(LX_KASLR, 0), lx_hex(found->addr));
+	out->x = kernel_addr(r, found->addr);
 	return true;
 }
 
@@ -675,7 +681,7 @@ static bool step_index(struct rctx *r, struct loc *l)
 		int size = byte_size(&pe);
 		if (size <= 0)
 			return fail(r, "'[]' on elements of unknown size");
-		l->x = lx_bin(LX_ADD, l->x, lx_bin(LX_MUL, lx_leaf(LX_INDEX, r->nidx++), lx_const(size)));
+		l->x = lx_index(l->x, r->nidx++, size);
 		l->bit_size = 0;
 		return true;
 	} else {
@@ -689,7 +695,7 @@ static bool step_index(struct rctx *r, struct loc *l)
 	if (stride <= 0)
 		return fail(r, "'[]' on elements of unknown size");
 	l->kind = L_ADDR;
-	l->x = lx_bin(LX_ADD, base, lx_bin(LX_MUL, lx_leaf(LX_INDEX, r->nidx++), lx_const(stride)));
+	l->x = lx_index(base, r->nidx++, stride);
 	l->type = elem;
 	l->has_type = true;
 	l->bit_size = 0;
@@ -760,16 +766,13 @@ static void pp_members_text(struct rctx *r, struct loc *l, Dwarf_Die *st, int mo
 				continue;   /* unnamed bitfield padding */
 			}
 			ml.x = lx_add_k(l->x, (int64_t)off);
-			char *label;
 			if (n) {
-				label = xasprintf("%s.%s=", first ? "" : ", ", n);
+				lp_textf(out, "%s.%s=", first ? "" : ", ", n);
 			} else {
 				mt = ml.type;
 				bool u = ml.has_type && peel(&mt) && dwarf_tag(&mt) == DW_TAG_union_type;
-				label = xasprintf("%s%s=", first ? "" : ", ", u ? "<union>" : "<class>");
+				lp_textf(out, "%s%s=", first ? "" : ", ", u ? "<union>" : "<class>");
 			}
-			lp_text(out, label);
-			free(label);
 			first = false;
 			pp_value(r, &ml, mode, depth + 1, out);
 		} while (dwarf_siblingof(&m, &m) == 0);
@@ -901,10 +904,7 @@ static int pp_mode(const char *suffix)
 static void pp_var(struct rctx *r, Dwarf_Die *var, const char *name, int mode, lpvec *out)
 {
 	struct loc l;
-	char *label = xasprintf("%s=", name);
-
-	lp_text(out, label);
-	free(label);
+	lp_textf(out, "%s=", name);
 	r->why = NULL;
 	if (!var_loc(r, var, &l)) {
 		free(r->why);

@@ -953,11 +953,7 @@ static void fold_consts(struct bgen *g, struct strbuf *fmt, struct expr **args, 
 			size_t m = stp_format(NULL, 0, conv, 1, &v);
 			buf = xmalloc(m + 1);
 			stp_format(buf, m + 1, conv, 1, &v);
-			for (size_t i = 0; i < m; i++) {
-				if (buf[i] == '%')
-					strbuf_addch(&out, '%');
-				strbuf_addch(&out, buf[i]);
-			}
+			bg_fmt_add_literal(&out, buf, m);
 			folded[k] = 1;
 			free(buf);
 			free(conv);
@@ -1019,11 +1015,7 @@ static void print(struct bgen *g, struct expr *e, struct bstr *out)
 				bg_fail(g, args[0]->pos, "the delimiter of %s() must be a literal", n);
 				return;
 			}
-			for (size_t i = 0; i < args[0]->str_len; i++) {
-				if (args[0]->str[i] == '%')
-					strbuf_addch(&d, '%');
-				strbuf_addch(&d, args[0]->str[i]);
-			}
+			bg_fmt_add_literal(&d, args[0]->str, args[0]->str_len);
 			first = 1;
 		}
 		for (int i = first; i < nargs; i++) {

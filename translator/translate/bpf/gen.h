@@ -182,7 +182,9 @@ void bg_raise(struct bgen *g, const char *bare, int fmt, const char *types, cons
 void bg_stop_kernel(struct bgen *g);
 /* bg_raise of a message with no values: bare, and text (bare near ...) */
 void bg_error(struct bgen *g, const char *bare, const char *text);
-/* text with its % doubled (a format that prints it as it is) */
+/* text with its % doubled (a format that prints it as it is): appended
+ * to sb (n bytes of text), or as a new string */
+void bg_fmt_add_literal(struct strbuf *sb, const char *text, size_t n);
 char *bg_fmt_quote(const char *text);
 /* "MSG near WHAT 'NAME' at POS\n", %-quoted, as a format */
 char *bg_near_fmt(const char *msg, const char *what, const char *name, struct srcpos pos);
@@ -368,12 +370,13 @@ int bg_pt_regs_off(int dwarf_reg);      /* where struct pt_regs holds it */
  * structs being printed (LX_LOCAL -1: self[nself - 1], itself compiled
  * with the ones before). */
 #define BG_LX_LOCALS 8
+#define BG_LX_SELVES 8      /* structs printed one in another, at the most */
 struct bg_lxscope {
 	struct expr **ops;
 	int nops;
 	bool has_ptr;
 	int slots[BG_LX_LOCALS];
-	const struct lx *self[8];
+	const struct lx *self[BG_LX_SELVES];
 	int nself;
 };
 /* r0 = x for the target expression te (messages) in scope sc; false when

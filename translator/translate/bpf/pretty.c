@@ -168,7 +168,7 @@ static void item(struct pp *pp, const struct lp *it)
 		read_once(pp, it->x, it->n, LP_HEX, it->body);
 		break;
 	case LP_STRUCT:   /* inline: its address made where the members need it */
-		if (pp->sc.nself == (int)(sizeof(pp->sc.self) / sizeof(pp->sc.self[0]))) {
+		if (pp->sc.nself == BG_LX_SELVES) {
 			pp->bad = true;
 			break;
 		}
@@ -226,8 +226,8 @@ bool bg_pretty_value(struct bgen *g, struct expr *e, struct bstr d)
 }
 
 /* The top-level pieces of v for printf: each item, a struct's members as
- * items of the level it is at; fn called with each (and the struct
- * addresses around it). */
+ * items of the level it is at (the struct addresses around them kept in
+ * selves): a text joins the format, any other item is a value of its own. */
 struct piece_walk {
 	struct bgen *g;
 	struct expr *e;
@@ -235,7 +235,7 @@ struct piece_walk {
 	struct bstr *sv;        /* values: the strings, or NULL */
 	int n;
 	bool ok;
-	const struct lx *selves[8];
+	const struct lx *selves[BG_LX_SELVES];
 	int nself;
 };
 
@@ -244,7 +244,7 @@ static void pieces(struct piece_walk *w, const lpvec *v)
 	for (int i = 0; v && i < v->len && w->ok; i++) {
 		const struct lp *it = v->items[i];
 		if (it->kind == LP_STRUCT) {
-			if (w->nself == 8) {
+			if (w->nself == BG_LX_SELVES) {
 				w->ok = false;
 				return;
 			}
@@ -252,11 +252,8 @@ static void pieces(struct piece_walk *w, const lpvec *v)
 			pieces(w, it->body);
 			w->nself--;
 		} else if (it->kind == LP_TEXT) {
-			for (const char *t = it->text; w->fmt && *t; t++) {
-				if (*t == '%')
-					strbuf_addch(w->fmt, '%');
-				strbuf_addch(w->fmt, *t);
-			}
+			if (w->fmt)
+				bg_fmt_add_literal(w->fmt, it->text, strlen(it->text));
 		} else {
 			if (w->fmt)
 				strbuf_addstr(w->fmt, "%s");

@@ -673,15 +673,20 @@ void bg_record(struct bgen *g, int kind, int fmt, const char *types, const int *
 	bg_place(g, skip);
 }
 
+void bg_fmt_add_literal(struct strbuf *sb, const char *text, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (text[i] == '%')
+			strbuf_addch(sb, '%');
+		strbuf_addch(sb, text[i]);
+	}
+}
+
 char *bg_fmt_quote(const char *text)
 {
 	struct strbuf sb = STRBUF_INIT;
 
-	for (const char *p = text; *p; p++) {
-		if (*p == '%')
-			strbuf_addch(&sb, '%');
-		strbuf_addch(&sb, *p);
-	}
+	bg_fmt_add_literal(&sb, text, strlen(text));
 	return strbuf_detach(&sb);
 }
 

@@ -159,7 +159,7 @@ static void emit_lx(struct lxgen *c, const struct lx *x)
 	default: {
 		bool shift = x->op == LX_SHL || x->op == LX_SHR || x->op == LX_SAR;
 		emit_lx(c, x->a);
-		if (x->b->op == LX_CONST && (shift ? x->b->k >= 0 && x->b->k < 64 : x->b->k == (int32_t)x->b->k)) {
+		if (shift ? lx_small_shift(x->b) : x->b->op == LX_CONST && x->b->k == (int32_t)x->b->k) {
 			alu_k(g, alu[x->op], R0, (int32_t)x->b->k);   /* an immediate (sign-extended) */
 			return;
 		}

@@ -13,11 +13,6 @@ struct cprint {
 	int nidx;
 	const char *str;
 };
-/* Is x a shift count that needs no "& 63"? */
-static bool small_count(const struct lx *x)
-{
-	return x->op == LX_CONST && x->k >= 0 && x->k < 64;
-}
 
 static void print_c(struct cprint *p, const struct lx *x)
 {
@@ -77,7 +72,7 @@ static void print_c(struct cprint *p, const struct lx *x)
 		strbuf_addstr(out, x->op == LX_SAR ? "((int64_t)" : "((int64_t)((u64)");
 		print_c(p, x->a);
 		strbuf_addf(out, " %s ", cop[x->op]);
-		if (small_count(x->b)) {
+		if (lx_small_shift(x->b)) {
 			strbuf_addf(out, "%d", (int)x->b->k);
 		} else {
 			strbuf_addch(out, '(');
