@@ -127,13 +127,13 @@ static int run_pass(struct session *s, int pass, int (*fn)(struct session *))
 	return rc;
 }
 
-/* --runtime=bpf: pass 2, then the bundle, so that what BPF cannot do is
- * refused in pass 2 */
+/* --runtime=bpf: pass 2, then the script lowered to BPF, so that what BPF
+ * cannot do is refused in pass 2 */
 static int pass2_elaborate_bpf(struct session *s)
 {
 	int rc = pass2_elaborate(s);
 
-	return rc ? rc : bpf_translate(s) ? 1 : 0;
+	return rc ? rc : (s->bpf_unit = bpf_lower(s)) ? 0 : 1;
 }
 
 /* build() stopped the run early, as asked (-p1..-p3, -l, --dump-*) */

@@ -91,7 +91,7 @@ struct session {
 	char *tmpdir;             /* build directory */
 	char *c_file;             /* generated source */
 	char *ko_file;            /* module built by pass 4 (--runtime=bpf: the bundle) */
-	char *bpf_bundle;         /* --runtime=bpf: the bundle's text, made at pass 2's end */
+	struct bpf_unit *bpf_unit;   /* --runtime=bpf: the script lowered at pass 2's end */
 
 	/* the files passes 2-4 read beyond those known before pass 1 and
 	 * whether they can be listed at all (inputs.c; the cache keys on them) */

@@ -21,6 +21,7 @@
 #include "translate/module/lowered_c.h"
 #include "translate/module/module.h"
 #include "translate/bpf/bpf.h"
+#include "translate/bpf/unit.h"
 #include "translate/translate.h"
 
 static struct session S;
@@ -465,7 +466,7 @@ static int bpf_passes(const char *script, bool bpf, struct strbuf *out)
 		FILE *saved = stderr;
 		fflush(stderr);
 		stderr = fopen("/dev/null", "w");
-		rc = bpf_translate(&S) ? 1 : 0;
+		rc = (S.bpf_unit = bpf_lower(&S)) ? 0 : 1;
 		fclose(stderr);
 		stderr = saved;
 	}
@@ -487,18 +488,104 @@ static void test_bpf_intrinsic_calls(void)
 	struct strbuf out = STRBUF_INIT;
 
 	CU_ASSERT_EQUAL(bpf_passes(mine, true, &out), 0);
-	CU_ASSERT_PTR_NOT_NULL(S.bpf_bundle);
+	CU_ASSERT_PTR_NOT_NULL(S.bpf_unit);
 	strbuf_release(&out);
 	CU_ASSERT_NOT_EQUAL(bpf_passes(other, true, &out), 0);
 	CU_ASSERT(out.buf && strstr(out.buf, "[E_BPF_UNSUPPORTED]") && strstr(out.buf, "other() is embedded C"));
 	strbuf_release(&out);
 	CU_ASSERT_EQUAL(bpf_passes(direct, true, &out), 0);
-	CU_ASSERT_PTR_NOT_NULL(S.bpf_bundle);
+	CU_ASSERT_PTR_NOT_NULL(S.bpf_unit);
 	strbuf_release(&out);
 	CU_ASSERT_NOT_EQUAL(bpf_passes(direct, false, &out), 0);
 	CU_ASSERT(out.buf && strstr(out.buf, "[E_BPF_INTRINSIC]") && strstr(out.buf, "'__bpf_tgid'"));
 	strbuf_release(&out);
 	CU_ASSERT_EQUAL(bpf_passes(mine, false, &out), 0);   /* the module runs its C */
+	strbuf_release(&out);
+}
+
+/* ---- the script lowered to BPF (translate/bpf/unit.h) ------------------- */
+
+/* the unit's map named name, or NULL */
+static const struct bpf_map *unit_map(const struct bpf_unit *u, const char *name)
+{
+	for (int i = 0; u && i < u->maps.len; i++)
+		if (!strcmp(u->maps.items[i]->name, name))
+			return u->maps.items[i];
+	return NULL;
+}
+
+/* the unit's program of probe point pp, or NULL */
+static const struct bpf_prog *unit_prog(const struct bpf_unit *u, const char *pp)
+{
+	for (int i = 0; u && i < u->progs.len; i++)
+		if (u->progs.items[i].pp && !strcmp(u->progs.items[i].pp, pp))
+			return &u->progs.items[i];
+	return NULL;
+}
+
+/* the id of the unit's format of types and text, or -1 */
+static int unit_fmt(const struct bpf_unit *u, const char *types, const char *text)
+{
+	for (int i = 0; u && i < u->fmts.len; i++)
+		if (!strcmp(u->fmts.items[i].types, types) && u->fmts.items[i].len == strlen(text) &&
+		    !memcmp(u->fmts.items[i].text, text, strlen(text)))
+			return i;
+	return -1;
+}
+
+/* A few scripts lowered: an array's map typed by its key and value, a
+ * printf's format shared by the probes that print it, a timer probe that
+ * BPF runs in the kernel and one only stapbpf's interpreter can run (a
+ * foreach), each program's line table naming the script's lines. */
+static void test_bpf_unit(void)
+{
+	static const char script[] =
+		"global a, n\n"
+		"probe begin { a[\"x\"] = 1; printf(\"%d\\n\", a[\"x\"]) }\n"
+		"probe timer.ms(100) { n++; printf(\"%d\\n\", n) }\n"
+		"probe timer.s(1) {\n"
+		"  foreach (k in a) println(k)\n"
+		"}\n";
+	struct strbuf out = STRBUF_INIT;
+	const struct bpf_unit *u;
+	const struct bpf_map *m;
+	const struct bpf_prog *p;
+	bool line4 = false;
+
+	CU_ASSERT_EQUAL(bpf_passes(script, true, &out), 0);
+	strbuf_release(&out);
+	u = S.bpf_unit;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(u);
+	m = unit_map(u, "a");   /* string keys, long values */
+	CU_ASSERT(m && !strcmp(m->kind, "hash") && !strcmp(m->keyspec, "s") && !strcmp(m->valspec, "l"));
+	CU_ASSERT_PTR_NULL(unit_map(u, "n"));   /* a scalar lives in @globals */
+	CU_ASSERT_PTR_NOT_NULL(unit_map(u, "@globals"));
+	CU_ASSERT(unit_fmt(u, "l", "%d\n") >= 0);
+	for (int i = 0, seen = 0; i < u->fmts.len; i++)   /* made once for both probes */
+		CU_ASSERT((seen += unit_fmt(u, "l", "%d\n") == i) <= 1);
+	p = unit_prog(u, "begin");
+	CU_ASSERT(p && p->at.kind == BA_BEGIN && p->n > 0);
+	p = unit_prog(u, "timer.ms(100)");
+	CU_ASSERT(p && p->at.kind == BA_TIMER && p->at.period == 100000000);
+	p = unit_prog(u, "timer.s(1)");
+	CU_ASSERT_FATAL(p && p->at.kind == BA_UTIMER && p->at.period == 1000000000);
+	for (int i = 0; i < p->lines.len; i++) {
+		CU_ASSERT(p->lines.items[i].insn >= 0 && p->lines.items[i].insn <= p->n);
+		line4 |= p->lines.items[i].pos.line == 4;
+	}
+	CU_ASSERT(line4);
+	CU_ASSERT_EQUAL(p->insn[p->n - 1].code, B_JMP | J_EXIT);
+}
+
+/* What BPF cannot do is refused while lowering, with its tag: no unit. */
+static void test_bpf_unit_refused(void)
+{
+	struct strbuf out = STRBUF_INIT;
+
+	CU_ASSERT_NOT_EQUAL(bpf_passes("function f(x) { return x ? f(x - 1) : 0 }\n"
+				       "probe begin { println(f(3)) }", true, &out), 0);
+	CU_ASSERT_PTR_NULL(S.bpf_unit);
+	CU_ASSERT(out.buf && strstr(out.buf, "[E_BPF_UNSUPPORTED]") && strstr(out.buf, "calls itself"));
 	strbuf_release(&out);
 }
 
@@ -526,6 +613,8 @@ int main(void)
 	CU_add_test(s, "lowered form: DWARF target variables", test_lowered_dwarf);
 	CU_add_test(s, "BPF intrinsics: the table, the tapsets' pragmas", test_bpf_intrinsic_table);
 	CU_add_test(s, "BPF intrinsics: calls, refused in the module runtime", test_bpf_intrinsic_calls);
+	CU_add_test(s, "BPF lowering: maps, formats, programs", test_bpf_unit);
+	CU_add_test(s, "BPF lowering: a refusal makes no unit", test_bpf_unit_refused);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	int failed = CU_get_number_of_failures();

@@ -10,6 +10,7 @@
 #include "passes.h"
 #include "probes/provider.h"
 #include "session.h"
+#include "translate/bpf/unit.h"
 #include "translate/module/module.h"
 #include "translate/translate.h"
 
@@ -86,8 +87,8 @@ int pass3_translate(struct session *s)
 	/* first: the module's source may name files written next to it */
 	if (session_mkdtemp(s))
 		return 1;
-	if (s->runtime_bpf)   /* made at pass 2's end (translate/bpf/) */
-		strbuf_addstr(&out, s->bpf_bundle);
+	if (s->runtime_bpf)   /* lowered at pass 2's end (translate/bpf/) */
+		bpf_bundle_write(s->bpf_unit, &out);
 	else if (translate_module(s, &out))
 		return 1;
 	s->c_file = xasprintf("%s/%s.%s", s->tmpdir, s->module_name, s->runtime_bpf ? "bo" : "c");

@@ -1,13 +1,15 @@
-/* bpf.h - the BPF backend (--runtime=bpf): the script as a bundle of eBPF
- * programs for stapbpf (doc/bpf-bundle.md). */
+/* bpf.h - the BPF backend (--runtime=bpf): the script lowered to eBPF
+ * programs (unit.h), written as a bundle for stapbpf (doc/bpf-bundle.md). */
 #ifndef CSTAP_BPF_H
 #define CSTAP_BPF_H
 
 #include "session.h"
 
-/* At the end of pass 2: s->bpf_bundle, or -1 after errors (what BPF cannot
- * do, tagged E_BPF_UNSUPPORTED). */
-int bpf_translate(struct session *s);
+/* The end of pass 2: the script lowered to BPF (unit.h), or NULL after
+ * refusing what BPF cannot do (E_BPF_UNSUPPORTED). Pass 3 writes it
+ * (bpf_bundle_write). */
+struct bpf_unit;
+struct bpf_unit *bpf_lower(struct session *s);
 
 /* The BPF intrinsics (translate/bpf/intrinsics.c, doc/bpf-intrinsics.md):
  * the one of that name, or NULL; the i-th name in the table (NULL past its

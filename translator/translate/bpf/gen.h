@@ -18,6 +18,7 @@
 #include "session.h"
 #include "probes/provider.h"
 #include "translate/bpf/insn.h"
+#include "translate/bpf/unit.h"
 
 struct derived_probe;
 
@@ -30,13 +31,6 @@ struct bloc {           /* where a local lives in the program being made */
 	const struct sym *sym;
 	bool str;
 	int off;        /* long: r10-relative (negative); string: r7-relative */
-};
-
-struct bmap {
-	const char *kind;       /* hash, array, percpu_hash, percpu_array, ringbuf */
-	char *keyspec, *valspec;
-	int64_t max;
-	char *name;
 };
 
 struct bwrap {          /* a wrapping array's own maps (wrap.c) */
@@ -76,18 +70,14 @@ struct bgen {
 	struct session *s;
 	bool failed;
 	int nfails, nfails_user;   /* refusals; of them, of what user space can run */
-	/* the bundle */
-	VEC(struct bmap *) maps;
-	struct strbuf fmts;     /* "fmt ID TYPES TEXT\n" lines */
-	int nfmts;
-	struct bfmt_slot {      /* bg_fmt's index of them by "TYPES TEXT" */
+	struct bpf_unit *u;     /* what is made: maps, formats, programs */
+	struct strbuf fmt_keys; /* "TYPES TEXT" of each of u's formats */
+	struct bfmt_slot {      /* bg_fmt's index of them */
 		uint64_t h;
 		int id;
-		size_t off, len;    /* the key in fmts (len 0: a free slot) */
+		size_t off, len;    /* the key in fmt_keys (len 0: a free slot) */
 	} *fmt_tab;
 	size_t fmt_cap;
-	struct strbuf progs;    /* "prog ..." and its insn/line lines */
-	int nprogs;
 	int *gmap;              /* per s->globals: its map (arrays, aggregates), or -1 */
 	int *goff;              /* per s->globals: its offset in @globals (scalars) */
 	struct bwrap *wrap;     /* per s->globals: a wrapping array's list */
@@ -107,7 +97,7 @@ struct bgen {
 	bool ctx_args;          /* the context is u64 args[] (a raw tracepoint), not pt_regs */
 	struct binsn *insn;
 	int n, cap;
-	struct strbuf lines;
+	VEC(struct bpf_line) lines;
 	struct srcpos last_pos;
 	int *label_at;          /* per label: its instruction, -1 not placed yet */
 	int nlabels;
@@ -163,7 +153,6 @@ void bg_prog_start(struct bgen *g, const struct derived_probe *dp, bool user);
 void bg_prog_end(struct bgen *g, const struct bpf_attach *at, const char *pp);
 /* dp becomes the probe whose programs are made: g->dp, g->ctx */
 void bg_set_probe(struct bgen *g, const struct derived_probe *dp);
-char *bg_bundle(struct bgen *g);
 /* string slots */
 void bg_str_zero(struct bgen *g, struct bstr d);
 void bg_str_copy(struct bgen *g, struct bstr d, struct bstr src);
@@ -277,15 +266,11 @@ static inline struct bstr scratch_str(struct bgen *g)
 	return (struct bstr){ R7, bg_scratch(g, BPF_STRSZ) };
 }
 
-/* ksym.c: d = symname(addr), or symdata(addr) when data; the bundle's
- * line that fills @rodata, when a program uses it */
 /* prog.c: -t, the probe body's time from here to its program's end added
- * to @timing[dp's index] (bg_prog_end); the bundle's lines naming the
- * probes for stapbpf's report */
+ * to @timing[dp's index] (bg_prog_end); the unit's names of the probes for
+ * stapbpf's report */
 void bg_timing_start(struct bgen *g, const struct derived_probe *dp);
-/* prog.c: text C-escaped for a bundle line (fmt, rodata, timing) */
-void bg_escape(struct strbuf *sb, const char *text, size_t len);
-void bg_timing_lines(struct bgen *g, struct strbuf *sb);
+void bg_timing_names(struct bgen *g);
 
 /* prog.c: the record kind of a run-time error (REC_ERROR, or quiet) */
 int bg_error_kind(const struct bgen *g);
@@ -296,8 +281,10 @@ bool bg_probe_addr(struct bgen *g);
 /* ksym.c: print_backtrace() (a STACK record stapbpf prints) */
 void bg_print_backtrace(struct bgen *g, struct srcpos pos);
 
+/* ksym.c: d = symname(addr), or symdata(addr) when data; @rodata's
+ * contents in the unit, when a program uses it */
 void bg_ksym(struct bgen *g, struct expr *addr, bool data, struct bstr d, struct srcpos pos);
-void bg_ksym_rodata(struct bgen *g, struct strbuf *sb);
+void bg_ksym_rodata(struct bgen *g);
 
 /* kfmt.c: in a kernel probe, d = fmt (a checked format) of the values
  * (long: r10 offsets in lv, strings in sv, in the order types gives), made

@@ -18,13 +18,14 @@
 #include "probes/provider.h"
 #include "translate/bpf/gen.h"
 
-#define RODATA_TEXT "%ps\\x00%pS\\x00"   /* as the bundle's line writes it */
-
-/* The bundle's line filling @rodata, when a program uses it. */
-void bg_ksym_rodata(struct bgen *g, struct strbuf *sb)
+/* @rodata's contents, when a program uses it: the formats of a kernel
+ * symbol's name, with and without its offset */
+void bg_ksym_rodata(struct bgen *g)
 {
+	static const char text[] = "%ps\0%pS";
+
 	if (g->rodata_map >= 0)
-		strbuf_addf(sb, "rodata %d %s\n", g->rodata_map, RODATA_TEXT);
+		vec_push(&g->u->rodata, ((struct bpf_bytes){ g->rodata_map, text, sizeof(text) }));
 }
 
 /* d's bytes from its first space on zeroed ("name [module]" to "name"),
@@ -132,7 +133,7 @@ void bg_print_backtrace(struct bgen *g, struct srcpos pos)
 	bg_jmp(g, J_EQ, R0, -1, 0, none);
 	mov(g, R9, R0);
 	bg_mov_imm(g, R1, REC_STACK | (!g->ctx.kretprobe ? 0 :
-				       (int64_t)(g->nprogs + 1) << 32));
+				       (int64_t)(g->u->progs.len + 1) << 32));
 	stx(g, R9, 0, R1);
 	mov(g, R1, R6);
 	mov(g, R2, R9);

@@ -1,6 +1,6 @@
 /* prog.c - the BPF backend's instruction buffer: labels, slots, maps,
- * printf formats, ring buffer records, and the bundle's text
- * (doc/bpf-bundle.md). */
+ * printf formats, ring buffer records, and each finished program into the
+ * unit (unit.h). */
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +20,7 @@ void bg_pos(struct bgen *g, struct srcpos pos)
 			  pos.col == g->last_pos.col))
 		return;
 	g->last_pos = pos;
-	strbuf_addf(&g->lines, "line %d %s:%d:%d\n", g->n, pos.file->name, pos.line, pos.col);
+	vec_push(&g->lines, ((struct bpf_line){ g->n, pos }));
 }
 
 void bg_emit(struct bgen *g, uint8_t code, int dst, int src, int off, int32_t imm)
@@ -169,33 +169,15 @@ int bg_scratch(struct bgen *g, int n)
 
 int bg_map(struct bgen *g, const char *kind, const char *key, const char *val, int64_t max, const char *name)
 {
-	struct bmap *m = xcalloc(1, sizeof(*m));
+	struct bpf_map *m = xcalloc(1, sizeof(*m));
 
 	m->kind = kind;
 	m->keyspec = xstrdup(key);
 	m->valspec = xstrdup(val);
 	m->max = max;
 	m->name = xstrdup(name);
-	vec_push(&g->maps, m);
-	return g->maps.len - 1;
-}
-
-void bg_escape(struct strbuf *sb, const char *text, size_t len)
-{
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)text[i];
-		switch (c) {
-		case '\n': strbuf_addstr(sb, "\\n"); break;
-		case '\t': strbuf_addstr(sb, "\\t"); break;
-		case '\\': strbuf_addstr(sb, "\\\\"); break;
-		case '"': strbuf_addstr(sb, "\\\""); break;
-		default:
-			if (c < 0x20 || c >= 0x7f)
-				strbuf_addf(sb, "\\x%02x", c);
-			else
-				strbuf_addch(sb, c);
-		}
-	}
+	vec_push(&g->u->maps, m);
+	return g->u->maps.len - 1;
 }
 
 /* The slot of key (hash h) in g's format index: its own or a free one. */
@@ -204,7 +186,7 @@ static struct bfmt_slot *fmt_slot(struct bgen *g, uint64_t h, const char *key, s
 	size_t i = h & (g->fmt_cap - 1);
 
 	while (g->fmt_tab[i].len && !(g->fmt_tab[i].h == h && g->fmt_tab[i].len == len &&
-				       !memcmp(g->fmts.buf + g->fmt_tab[i].off, key, len)))
+				       !memcmp(g->fmt_keys.buf + g->fmt_tab[i].off, key, len)))
 		i = (i + 1) & (g->fmt_cap - 1);
 	return &g->fmt_tab[i];
 }
@@ -217,25 +199,27 @@ int bg_fmt(struct bgen *g, const char *types, const char *text, size_t len)
 {
 	struct strbuf key = STRBUF_INIT;
 
-	strbuf_addf(&key, "%s ", *types ? types : "-");
-	bg_escape(&key, text, len);
-	if ((size_t)g->nfmts * 2 >= g->fmt_cap) {   /* half full at most */
+	strbuf_addf(&key, "%s ", types);
+	strbuf_add(&key, text, len);
+	if ((size_t)g->u->fmts.len * 2 >= g->fmt_cap) {   /* half full at most */
 		struct bfmt_slot *old = g->fmt_tab;
 		size_t n = g->fmt_cap;
 		g->fmt_cap = n ? n * 2 : 64;
 		g->fmt_tab = xcalloc(g->fmt_cap, sizeof(*g->fmt_tab));
 		for (size_t i = 0; i < n; i++)
 			if (old[i].len)
-				*fmt_slot(g, old[i].h, g->fmts.buf + old[i].off, old[i].len) = old[i];
+				*fmt_slot(g, old[i].h, g->fmt_keys.buf + old[i].off, old[i].len) = old[i];
 		free(old);
 	}
 	uint64_t h = hash64(key.buf, key.len);
 	struct bfmt_slot *slot = fmt_slot(g, h, key.buf, key.len);
 	if (!slot->len) {
-		strbuf_addf(&g->fmts, "fmt %d ", g->nfmts);
-		*slot = (struct bfmt_slot){ .h = h, .id = g->nfmts++, .off = g->fmts.len, .len = key.len };
-		strbuf_add(&g->fmts, key.buf, key.len);
-		strbuf_addch(&g->fmts, '\n');
+		char *t = xmalloc(len + 1);
+		memcpy(t, text, len);
+		t[len] = 0;
+		vec_push(&g->u->fmts, ((struct bpf_fmt){ xstrdup(types), t, len }));
+		*slot = (struct bfmt_slot){ .h = h, .id = g->u->fmts.len - 1, .off = g->fmt_keys.len, .len = key.len };
+		strbuf_add(&g->fmt_keys, key.buf, key.len);
 	}
 	strbuf_release(&key);
 	return slot->id;
@@ -272,7 +256,7 @@ void bg_prog_start(struct bgen *g, const struct derived_probe *dp, bool user)
 	g->brk.len = g->cont.len = 0;
 	g->inl.len = 0;
 	g->last_pos = (struct srcpos){ 0 };
-	strbuf_reset(&g->lines);
+	g->lines.len = 0;
 	g->exit_label = bg_label(g);
 	g->bare_exit = bg_label(g);
 	g->skip_label = bg_label(g);
@@ -356,18 +340,9 @@ static void drop_unreachable(struct bgen *g)
 			x->imm = map[i + 1 + x->imm] - map[i] - 1;
 		g->insn[map[i]] = *x;
 	}
-	/* the line table follows the instructions: "line IDX POS" */
-	{
-		struct strbuf l = STRBUF_INIT;
-		for (char *p = g->lines.buf, *nl; *p; p = nl + 1) {
-			char *pos = strchr(p + 5, ' ');
-			nl = strchr(p, '\n');
-			strbuf_addf(&l, "line %d %.*s\n", map[atoi(p + 5)], (int)(nl - pos - 1), pos + 1);
-		}
-		strbuf_reset(&g->lines);
-		strbuf_addstr(&g->lines, l.buf);
-		strbuf_release(&l);
-	}
+	/* the line table follows the instructions */
+	for (int i = 0; i < g->lines.len; i++)
+		g->lines.items[i].insn = map[g->lines.items[i].insn];
 	g->n = n;
 	free(seen);
 	free(stack);
@@ -449,67 +424,21 @@ static void timing_end(struct bgen *g)
 	bg_place(g, none);
 }
 
-void bg_timing_lines(struct bgen *g, struct strbuf *sb)
+void bg_timing_names(struct bgen *g)
 {
 	if (g->timing_map < 0)
 		return;
 	for (int i = 0; i < g->s->probes.len; i++) {
 		const struct derived_probe *dp = g->s->probes.items[i];
-		char *pos = probe_pos(dp), *from = timing_from(dp), *text;
+		char *pos = probe_pos(dp), *from = timing_from(dp);
+		struct strbuf sb = STRBUF_INIT;
 
-		text = xasprintf("%s, (%s)", dp->pp, pos);
-		strbuf_addf(sb, "timing %d ", dp->index);
-		bg_escape(sb, text, strlen(text));
-		strbuf_addstr(sb, "\\x00");
-		bg_escape(sb, from, strlen(from));
-		strbuf_addch(sb, '\n');
-		free(text);
+		strbuf_addf(&sb, "%s, (%s)", dp->pp, pos);
+		strbuf_addch(&sb, 0);
+		strbuf_addstr(&sb, from);
+		vec_push(&g->u->timing, ((struct bpf_bytes){ dp->index, sb.buf, sb.len }));
 		free(pos);
 		free(from);
-	}
-}
-
-/* The bundle's SECTION of at (doc/bpf-bundle.md): its kind's word, then
- * the fields that kind has, in stapbpf's order. */
-static void attach_text(struct strbuf *sb, const struct bpf_attach *at)
-{
-	strbuf_addstr(sb, bpf_attach_word(at->kind));
-	switch (at->kind) {
-	case BA_KPROBE:
-	case BA_KRETPROBE:
-		strbuf_addf(sb, " %s %llu", at->symbol, (unsigned long long)at->offset);
-		if (at->maxactive)   /* a kretprobe's: stapbpf makes it through tracefs */
-			strbuf_addf(sb, " %d", at->maxactive);
-		break;
-	case BA_UPROBE:
-	case BA_URETPROBE:
-		strbuf_addf(sb, " %s %llu %llu %lld", at->symbol, (unsigned long long)at->offset,
-			    (unsigned long long)at->ref_ctr, at->pid);
-		break;
-	case BA_TIMER:
-	case BA_UTIMER:
-		strbuf_addf(sb, " %lld", at->period);
-		if (at->randomize)
-			strbuf_addf(sb, " %lld", at->randomize);
-		break;
-	case BA_PROCFS_READ:
-	case BA_PROCFS_WRITE:
-		strbuf_addf(sb, " %lld %lld %s", at->offset, at->period, at->symbol);
-		break;
-	case BA_RAW_TRACEPOINT:
-		strbuf_addf(sb, " %s", at->event);
-		break;
-	case BA_TRACEPOINT:
-		strbuf_addf(sb, " %s %s", at->symbol, at->event);
-		break;
-	case BA_PERF:
-		strbuf_addf(sb, " %u %lld %lld", at->perf_type, at->perf_config, at->period);
-		break;
-	case BA_HWBKPT:
-		strbuf_addf(sb, " %lld %d %d %d", at->bp_addr, at->bp_len, at->bp_rw, at->bp_linked);
-		break;
-	default:   /* begin, end, error, profile: the word alone */
-		break;
 	}
 }
 
@@ -546,16 +475,12 @@ void bg_prog_end(struct bgen *g, const struct bpf_attach *at, const char *pp)
 		bg_fail(g, g->last_pos, "the probe is too long for a BPF jump (more than 32767 instructions)");
 	else
 		drop_unreachable(g);
-	strbuf_addf(&g->progs, "prog %d ", g->nprogs++);
-	attach_text(&g->progs, at);
-	if (pp)
-		strbuf_addf(&g->progs, "\npp %s", pp);
-	strbuf_addstr(&g->progs, at->optional ? "\noptional\n" : "\n");
-	strbuf_addstr(&g->progs, g->lines.buf);
-	for (int i = 0; i < g->n; i++) {
-		struct binsn *x = &g->insn[i];
-		strbuf_addf(&g->progs, "insn %u %u %u %d %d\n", x->code, x->dst, x->src, x->off, x->imm);
-	}
+	struct bpf_prog p = { .at = *at, .pp = pp ? xstrdup(pp) : NULL, .n = g->n };
+	p.insn = xmalloc((g->n ? g->n : 1) * sizeof(*p.insn));
+	memcpy(p.insn, g->insn, g->n * sizeof(*p.insn));
+	for (int i = 0; i < g->lines.len; i++)
+		vec_push(&p.lines, g->lines.items[i]);
+	vec_push(&g->u->progs, p);
 }
 
 /* An error's record: REC_QUIET_ERROR under --suppress-handler-errors
@@ -585,29 +510,6 @@ void bg_act_record(struct bgen *g)
 	bg_place(g, skip);
 }
 
-char *bg_bundle(struct bgen *g)
-{
-	struct strbuf sb = STRBUF_INIT;
-
-	uint64_t kfree;
-
-	strbuf_addf(&sb, "cstap-bpf 1\nmodule %s\n", g->s->module_name);
-	if (tvars_kaslr_ref(g->s, &kfree))   /* stapbpf puts the load offset in @config */
-		strbuf_addf(&sb, "kaslr kfree 0x%llx\n", (unsigned long long)kfree);
-	if (g->maxskipped >= 0)
-		strbuf_addf(&sb, "maxskipped %lld\n", (long long)g->maxskipped);
-	for (int i = 0; i < g->maps.len; i++) {
-		struct bmap *m = g->maps.items[i];
-		strbuf_addf(&sb, "map %d %s %s %s %lld %s\n", i, m->kind, m->keyspec, m->valspec,
-			    (long long)m->max, m->name);
-	}
-	bg_ksym_rodata(g, &sb);
-	bg_timing_lines(g, &sb);
-	strbuf_addstr(&sb, g->fmts.buf);
-	strbuf_addstr(&sb, g->progs.buf);
-	strbuf_addstr(&sb, "end\n");
-	return strbuf_detach(&sb);
-}
 
 void bg_str_zero(struct bgen *g, struct bstr d)
 {

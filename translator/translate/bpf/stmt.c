@@ -1,6 +1,6 @@
 /* stmt.c - statements and probes for the BPF backend, and its entry:
- * bpf_translate() makes the bundle at the end of pass 2, so that what BPF
- * cannot do is refused there (E_BPF_UNSUPPORTED). */
+ * bpf_lower() lowers the script to BPF (unit.h) at the end of pass 2, so
+ * that what BPF cannot do is refused there (E_BPF_UNSUPPORTED). */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -792,18 +792,19 @@ static int64_t probe_order(const struct derived_probe *dp)
 	       ? dp->prov->probe_order(dp) : 0;
 }
 
-int bpf_translate(struct session *s)
+struct bpf_unit *bpf_lower(struct session *s)
 {
-	struct bgen g = { .s = s, .fmts = STRBUF_INIT, .progs = STRBUF_INIT, .lines = STRBUF_INIT,
-			  .globals_spec = STRBUF_INIT, .entry_map = -1, .bias_voff = -1 };
+	struct bpf_unit *u = xcalloc(1, sizeof(*u));
+	struct bgen g = { .s = s, .u = u, .fmt_keys = STRBUF_INIT, .globals_spec = STRBUF_INIT,
+			  .entry_map = -1, .bias_voff = -1 };
 	int n = s->probes.len;
 	struct derived_probe **order = xcalloc(n ? n : 1, sizeof(*order));
 
 	if (!defines(&g))
-		return -1;
+		return NULL;
 	layout_globals(&g);
 	if (g.failed)
-		return -1;
+		return NULL;
 	init_program(&g);
 	/* a stable insertion sort by begin(N)/end(N) */
 	for (int i = 0; i < n; i++) {
@@ -818,16 +819,20 @@ int bpf_translate(struct session *s)
 		probe_program(&g, order[i]);
 	free(order);
 	if (g.failed)
-		return -1;
+		return NULL;
 	/* the scratch value: the most any program used, and a string's room
 	 * past it (the verifier's bound on a concatenation's copy) */
 	{
 		int slots = (g.scratch_size + BPF_STRSZ - 1) / BPF_STRSZ + 1;
-		struct bmap *m = g.maps.items[g.scratch_map];
+		struct bpf_map *m = u->maps.items[g.scratch_map];
 		free(m->valspec);
 		m->valspec = xcalloc(slots + 1, 1);
 		memset(m->valspec, 's', slots);
 	}
-	s->bpf_bundle = bg_bundle(&g);
-	return 0;
+	u->module = s->module_name;
+	u->kaslr = tvars_kaslr_ref(s, &u->kfree);
+	u->maxskipped = g.maxskipped;
+	bg_ksym_rodata(&g);
+	bg_timing_names(&g);
+	return u;
 }
