@@ -73,6 +73,17 @@ struct stp_context {
 #endif
 };
 
+/* Set the probe's read-fault error (the first one wins): a $target read's,
+ * or printf's %m/%M (print.h). */
+static inline void stp_read_fault(struct stp_context *c, unsigned long addr)
+{
+	if (c->last_error)
+		return;
+	snprintf(c->error_buf, sizeof(c->error_buf),
+		 "read fault [man error::fault] at 0x%lx", addr);
+	c->last_error = c->error_buf;
+}
+
 /*
  * abort(): the error that ends the probe handler and no try catches; the
  * handler's end neither reports nor counts it (the session stops as with

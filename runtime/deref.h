@@ -106,16 +106,6 @@ static inline int stp_read_try(unsigned long addr, int size, u64 *out, bool user
 	return 0;
 }
 
-/* Set the probe's read-fault error (the first one wins). */
-static inline void stp_read_fault(struct stp_context *c, unsigned long addr)
-{
-	if (c->last_error)
-		return;
-	snprintf(c->error_buf, sizeof(c->error_buf),
-		 "read fault [man error::fault] at 0x%lx", addr);
-	c->last_error = c->error_buf;
-}
-
 /* A read inside a $target expression; after an error, a no-op. */
 static inline u64 stp_kread(struct stp_context *c, u64 addr, int size)
 {

@@ -71,12 +71,12 @@ struct stp_fmt_spec {
 	bool width_star, prec_star;
 };
 
-/* A failed %m/%M read: the message SystemTap gives, with (long)addr. */
+/* A failed %m/%M read: where (the module makes it the probe's read-fault
+ * error, print.h). */
 struct stp_fmt_fault {
 	bool faulted;
 	u64 addr;
 };
-#define STP_FMT_FAULT_MSG "read fault [man error::fault] at 0x%lx"
 
 /* Static widths and precisions saturate here instead of overflowing. */
 #define STP_FMT_MAX_FIELD 0x3fffffff
@@ -500,7 +500,7 @@ static inline union stp_val stp_fmt_arg(const union stp_val *args, int nargs,
  * size - 1 bytes and a NUL (if size > 0); returns the length the output
  * would have had. If a %m/%M read faults, the output is dropped (buf gets
  * "", returns 0) and *fault (if not NULL) says where, for the caller to
- * raise STP_FMT_FAULT_MSG as a run-time error.
+ * raise as a run-time error (stp_read_fault).
  * O(fmt length + output length); no allocation, no locks.
  */
 static __maybe_unused size_t stp_format_ex(char *buf, size_t size,

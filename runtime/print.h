@@ -54,25 +54,45 @@ static __maybe_unused void stp_print_str(struct stp_context *c, const char *s)
 /*
  * printf(): format straight into the free part of the buffer; if it did
  * not fit, flush and format again into the whole buffer. Output longer
- * than the whole buffer is truncated and the rest counted as dropped.
+ * than the whole buffer is truncated and the rest counted as dropped. A
+ * %m/%M read that faults prints nothing and is the probe's read-fault
+ * error, as SystemTap's.
  */
 static __maybe_unused void stp_printf(struct stp_context *c, const char *fmt, int nargs,
 		       const union stp_val *args)
 {
+	struct stp_fmt_fault fault;
 	size_t room = STP_PRINT_BUF_SIZE - c->plen;
-	size_t n = stp_format(c->pbuf + c->plen, room, fmt, nargs, args);
+	size_t n = stp_format_ex(c->pbuf + c->plen, room, fmt, nargs, args, &fault);
 
-	if (n < room) {
+	if (n < room && !fault.faulted) {
 		c->plen += n;
 		return;
 	}
-	stp_print_flush(c);
-	n = stp_format(c->pbuf, STP_PRINT_BUF_SIZE, fmt, nargs, args);
+	if (!fault.faulted) {
+		stp_print_flush(c);
+		n = stp_format_ex(c->pbuf, STP_PRINT_BUF_SIZE, fmt, nargs, args, &fault);
+	}
+	if (fault.faulted) {
+		stp_read_fault(c, (unsigned long)fault.addr);
+		return;
+	}
 	if (n >= STP_PRINT_BUF_SIZE) {
 		stp_transport_count_dropped(n - (STP_PRINT_BUF_SIZE - 1));
 		n = STP_PRINT_BUF_SIZE - 1;
 	}
 	c->plen = n;
+}
+
+/* sprintf() into a string value (MAXSTRINGLEN); a %m/%M fault as printf's. */
+static __maybe_unused void stp_sprintf(struct stp_context *c, char *buf, const char *fmt, int nargs,
+		       const union stp_val *args)
+{
+	struct stp_fmt_fault fault;
+
+	stp_format_ex(buf, MAXSTRINGLEN, fmt, nargs, args, &fault);
+	if (fault.faulted)
+		stp_read_fault(c, (unsigned long)fault.addr);
 }
 
 /* "<prefix><message>\n" to stapio's stderr as one record. */

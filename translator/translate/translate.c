@@ -4,6 +4,9 @@
  * -t's table). */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include "format.h"
 
 #include "diag.h"
 #include "options.h"
@@ -77,6 +80,16 @@ char *timing_from(const struct derived_probe *dp)
 		unparse_probe_point(&pp, dp->probe->points.items[0]);
 	}
 	return pp.buf ? strbuf_detach(&pp) : xstrdup("");
+}
+/* %m/%M: a module checks for the read's fault after the print; BPF has no
+ * form of them. An invalid format (refused in pass 2) reads nothing. */
+bool format_reads_memory(const struct expr *fmt)
+{
+	char *sig = xmalloc(fmt->str_len + 1);
+	bool reads = stp_format_signature(fmt->str, sig, fmt->str_len + 1, NULL) >= 0 && strpbrk(sig, "mM");
+
+	free(sig);
+	return reads;
 }
 
 /* Pass 3: write the module source into a fresh build directory; -p3 prints it. */

@@ -19,5 +19,7 @@ char *probe_pos(const struct derived_probe *dp);
  * point of its probe as written; a point resolved through DWARF shows the
  * chain "resolved from: written". */
 char *timing_from(const struct derived_probe *dp);
+/* Does a print's format (a literal) read the probe's memory: %m or %M? */
+bool format_reads_memory(const struct expr *fmt);
 
 #endif

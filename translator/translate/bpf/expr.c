@@ -12,6 +12,7 @@
 #include "target/syscalls_gen.h"
 #include "target/tvars.h"
 #include "translate/bpf/gen.h"
+#include "translate/translate.h"
 #include "walk.h"
 
 void bg_error_near(struct bgen *g, const char *msg, const char *what, const char *name, struct srcpos pos)
@@ -982,10 +983,8 @@ static void fold_consts(struct bgen *g, struct strbuf *fmt, struct expr **args, 
  * than when stapbpf loads the bundle). */
 static bool memory_free(struct bgen *g, const struct expr *f)
 {
-	char *sig = xmalloc(f->str_len + 1);
-	bool ok = stp_format_signature(f->str, sig, f->str_len + 1, NULL) < 0 || !strpbrk(sig, "mM");
+	bool ok = !format_reads_memory(f);
 
-	free(sig);
 	if (!ok)
 		bg_fail(g, f->pos, "%%m and %%M (the probe's memory) have no BPF form");
 	return ok;

@@ -511,12 +511,16 @@ static char *gen_print(struct gen *g, struct expr *e)
 			return NULL;
 		}
 		char *vals = gen_vals(g, args + 1, nargs - 1);
-		if (!k->to_string) {
+		bool faults = format_reads_memory(args[0]);
+		char *t = k->to_string ? temp(g, TYPE_STRING) : NULL;
+		if (faults)
+			emit(g, "c->last_stmt = %s;", near("identifier", e->name, e->pos));
+		if (t)
+			emit(g, "stp_sprintf(c, %s, %s, %d, %s);", t, fmt, nargs - 1, vals);
+		else
 			emit(g, "stp_printf(c, %s, %d, %s);", fmt, nargs - 1, vals);
-			return NULL;
-		}
-		char *t = temp(g, TYPE_STRING);
-		emit(g, "stp_format(%s, MAXSTRINGLEN, %s, %d, %s);", t, fmt, nargs - 1, vals);
+		if (faults)   /* a read fault ends the probe */
+			check_error(g);
 		return t;
 	}
 	/* print, println, printd, printdln and their s- forms */
