@@ -158,6 +158,55 @@ int stat_op_of(const char *name)
 	return -1;
 }
 
+/* Each operator's spelling and the expressions it is spelled so in; a
+ * binary operator with a compound assignment has that one's too. */
+static const struct {
+	const char *text, *compound;
+	enum expr_kind kind;
+} op_spellings[] = {
+	[OP_MUL] = { "*", "*=", EXPR_BINARY },     [OP_DIV] = { "/", "/=", EXPR_BINARY },
+	[OP_MOD] = { "%", "%=", EXPR_BINARY },     [OP_ADD] = { "+", "+=", EXPR_BINARY },
+	[OP_SUB] = { "-", "-=", EXPR_BINARY },     [OP_CAT] = { ".", ".=", EXPR_BINARY },
+	[OP_SHL] = { "<<", "<<=", EXPR_BINARY },   [OP_SHR] = { ">>", ">>=", EXPR_BINARY },
+	[OP_USHR] = { ">>>", NULL, EXPR_BINARY },  [OP_AND] = { "&", "&=", EXPR_BINARY },
+	[OP_XOR] = { "^", "^=", EXPR_BINARY },     [OP_OR] = { "|", "|=", EXPR_BINARY },
+	[OP_LAND] = { "&&", NULL, EXPR_BINARY },   [OP_LOR] = { "||", NULL, EXPR_BINARY },
+	[OP_LT] = { "<", NULL, EXPR_BINARY },      [OP_GT] = { ">", NULL, EXPR_BINARY },
+	[OP_LE] = { "<=", NULL, EXPR_BINARY },     [OP_GE] = { ">=", NULL, EXPR_BINARY },
+	[OP_EQ] = { "==", NULL, EXPR_BINARY },     [OP_NE] = { "!=", NULL, EXPR_BINARY },
+	[OP_NEG] = { "-", NULL, EXPR_UNARY },      [OP_PLUS] = { "+", NULL, EXPR_UNARY },
+	[OP_NOT] = { "!", NULL, EXPR_UNARY },      [OP_BITNOT] = { "~", NULL, EXPR_UNARY },
+	[OP_INC] = { "++", NULL, EXPR_PREINC },    [OP_DEC] = { "--", NULL, EXPR_PREINC },
+	[OP_REGEX_MATCH] = { "=~", NULL, EXPR_REGEX }, [OP_REGEX_NOMATCH] = { "!~", NULL, EXPR_REGEX },
+	[OP_ASSIGN] = { "=", NULL, EXPR_ASSIGN },  [OP_STAT_ADD] = { "<<<", NULL, EXPR_ASSIGN },
+};
+#define N_OPS (sizeof(op_spellings) / sizeof(op_spellings[0]))
+
+enum op_kind op_of(enum expr_kind kind, const char *text)
+{
+	if (kind == EXPR_POSTINC)
+		kind = EXPR_PREINC;
+	for (size_t i = OP_NONE + 1; i < N_OPS; i++) {
+		const char *spelled = op_spellings[i].kind == kind ? op_spellings[i].text
+				      : kind == EXPR_ASSIGN ? op_spellings[i].compound : NULL;
+		if (spelled && !strcmp(text, spelled))
+			return (enum op_kind)i;
+	}
+	return OP_NONE;
+}
+
+const char *op_text(enum op_kind op)
+{
+	return op_spellings[op].text;
+}
+
+const char *expr_op_text(const struct expr *e)
+{
+	if (e->kind == EXPR_ASSIGN && op_spellings[e->op].compound)
+		return op_spellings[e->op].compound;
+	return op_text(e->op);
+}
+
 const struct print_kind *print_kind(const char *name)
 {
 	static const struct print_kind kinds[] = {

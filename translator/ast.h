@@ -84,11 +84,11 @@ enum expr_kind {
 			  * @kregister(n) @uregister(n) @kderef(size, addr)
 			  * @uderef(size, addr) @const("NAME") too, and
 			  * @probewrite(var); name with its '@' */
-	EXPR_UNARY,         /* op: "-" "!" "~" "+" */
-	EXPR_BINARY,        /* op: * / % + - << >> >>> & ^ | && || < > <= >= == != . */
-	EXPR_PREINC,        /* ++x / --x: op "++" or "--" */
+	EXPR_UNARY,         /* op: - + ! ~ */
+	EXPR_BINARY,        /* op: * / % + - . << >> >>> & ^ | && || < > <= >= == != */
+	EXPR_PREINC,        /* ++x / --x: op OP_INC or OP_DEC */
 	EXPR_POSTINC,       /* x++ / x-- */
-	EXPR_ASSIGN,        /* op: = += -= *= /= %= <<= >>= &= ^= |= .= <<< */
+	EXPR_ASSIGN,        /* op: = <<< or a compound one (enum op_kind) */
 	EXPR_TERNARY,       /* cond ? a : b  (args[0..2]) */
 	EXPR_IN,            /* [k1, k2] in a / k in a: args = keys, lhs = array */
 	EXPR_STATOP,        /* @count(x) etc: name = "count", lhs = operand, args = extra */
@@ -101,7 +101,7 @@ enum expr_kind {
 	EXPR_ATVAR,         /* @var("name@file"[, "module"]) with chain; name = "name@file" */
 	EXPR_PERF,          /* @perf("name") */
 	EXPR_EMBEDDED,      /* %{ code %} used as an expression (guru mode) */
-	EXPR_REGEX,         /* s =~ "re" / s !~ "re" : op "=~"/"!~", lhs, rhs */
+	EXPR_REGEX,         /* s =~ "re" / s !~ "re" : op, lhs, rhs */
 	EXPR_ADDROF,        /* &$var->f : lhs is the target expression */
 	EXPR_PARAM,         /* $1 / @1 left unresolved (only inside %( $# ... %) etc.) */
 	EXPR_AUTOCAST,      /* (expr)->a[1]$ : lhs is any expression, with chain and suffix */
@@ -122,11 +122,32 @@ enum stat_op { SO_COUNT, SO_SUM, SO_MIN, SO_MAX, SO_AVG, SO_VARIANCE };
 /* "count" ... "variance": name's operator, -1 if none */
 int stat_op_of(const char *name);
 
+/* The operator of an EXPR_UNARY, BINARY, ASSIGN, PREINC/POSTINC or REGEX:
+ * set by the parser, read by pass 2 and both backends. An assignment's is
+ * OP_ASSIGN for '=', OP_STAT_ADD for '<<<', else the binary operator of
+ * the compound one: OP_ADD for '+='. */
+enum op_kind {
+	OP_NONE,
+	OP_MUL, OP_DIV, OP_MOD, OP_ADD, OP_SUB, OP_CAT,         /* * / % + - . */
+	OP_SHL, OP_SHR, OP_USHR, OP_AND, OP_XOR, OP_OR,         /* << >> >>> & ^ | */
+	OP_LAND, OP_LOR,                                        /* && || */
+	OP_LT, OP_GT, OP_LE, OP_GE, OP_EQ, OP_NE,               /* < > <= >= == != */
+	OP_NEG, OP_PLUS, OP_NOT, OP_BITNOT,                     /* unary - + ! ~ */
+	OP_INC, OP_DEC,                                         /* ++ -- */
+	OP_REGEX_MATCH, OP_REGEX_NOMATCH,                       /* =~ !~ */
+	OP_ASSIGN, OP_STAT_ADD,                                 /* = <<< */
+};
+/* The operator spelled text in an expression of kind ("-" is OP_NEG in
+ * an EXPR_UNARY, "-=" OP_SUB in an EXPR_ASSIGN); OP_NONE if none */
+enum op_kind op_of(enum expr_kind kind, const char *text);
+/* op's own spelling: "+" for OP_ADD and OP_PLUS, NULL for OP_NONE */
+const char *op_text(enum op_kind op);
+
 struct expr {
 	enum expr_kind kind;
 	struct srcpos pos;
 	enum type type;      /* filled by pass 2 */
-	const char *op;      /* operator text for UNARY/BINARY/ASSIGN/INC/REGEX */
+	enum op_kind op;     /* UNARY/BINARY/ASSIGN/INC/REGEX's operator */
 	char *name;          /* VAR / INDEX / CALL / STATOP / HIST / TARGET name */
 	int64_t num;         /* EXPR_NUM */
 	char *str;           /* EXPR_STR, EXPR_EMBEDDED code, EXPR_CAST type name */
@@ -332,6 +353,8 @@ struct expr *expr_clone(const struct expr *e);
 struct target_step *step_clone(const struct target_step *s);
 /* An assignment (any operator, <<< too), ++ or --: it writes its lhs. */
 bool expr_is_update(const struct expr *e);
+/* e's operator as the script spells it: "+=" for a compound assignment */
+const char *expr_op_text(const struct expr *e);
 /* The print builtins (printf, sprintf, print, println, printd, printdln,
  * and sprint, sprintln, sprintd, sprintdln): what a call of one does. The
  * parser, pass 2 and both backends read this, not the name. */

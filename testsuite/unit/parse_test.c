@@ -630,7 +630,7 @@ static bool same_expr(const struct expr *a, const struct expr *b)
 {
 	if (!a || !b)
 		return a == b;
-	if (a->kind != b->kind || !same_str(a->op, b->op) || !same_str(a->name, b->name) ||
+	if (a->kind != b->kind || a->op != b->op || !same_str(a->name, b->name) ||
 	    a->num != b->num || a->str_len != b->str_len || !same_str(a->suffix, b->suffix) ||
 	    !same_str(a->module, b->module) || !same_expr(a->lhs, b->lhs) ||
 	    !same_expr(a->rhs, b->rhs) || !same_exprs(a->args.items, a->args.len, b->args.items, b->args.len) ||

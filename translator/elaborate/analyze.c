@@ -24,7 +24,7 @@ struct sym *bumped_global(const struct expr *e)
 	if (!e || !e->lhs || e->lhs->kind != EXPR_VAR || !e->lhs->sym || e->lhs->sym->kind != SYM_GLOBAL)
 		return NULL;
 	if (e->kind == EXPR_PREINC || e->kind == EXPR_POSTINC ||
-	    (e->kind == EXPR_ASSIGN && (!strcmp(e->op, "+=") || !strcmp(e->op, "-="))))
+	    (e->kind == EXPR_ASSIGN && (e->op == OP_ADD || e->op == OP_SUB)))
 		return e->lhs->sym;
 	return NULL;
 }
@@ -129,7 +129,7 @@ static enum walk_action use_expr(struct expr *e, void *ctx)
 	case EXPR_ASSIGN:
 	case EXPR_PREINC:
 	case EXPR_POSTINC:
-		if (strcmp(e->op, "<<<"))
+		if (e->op != OP_STAT_ADD)
 			u->written = e->lhs;   /* walked next */
 		break;
 	case EXPR_CALL:

@@ -89,7 +89,7 @@ static enum walk_action assigned_expr(struct expr *e, void *ctx)
 	if ((e->kind != EXPR_ASSIGN && e->kind != EXPR_PREINC && e->kind != EXPR_POSTINC) || !e->lhs ||
 	    e->lhs->kind != EXPR_VAR || e->lhs->sym != a->v)
 		return WALK_DESCEND;
-	if (e->kind != EXPR_ASSIGN || strcmp(e->op, "="))
+	if (e->kind != EXPR_ASSIGN || e->op != OP_ASSIGN)
 		return WALK_STOP;
 	struct ctype u = type_of(a->sc, e->rhs);
 	if (!u.src)
@@ -196,7 +196,7 @@ static struct ctype type_of(struct scope *sc, const struct expr *e)
 		return a.src && b.src && ctype_same(a.src, b.src) ? a : t;
 	}
 	case EXPR_ASSIGN:      /* (v = &@cast(p, "T"))->f: what is assigned */
-		return e->op && !strcmp(e->op, "=") ? type_of(sc, e->rhs) : t;
+		return e->op == OP_ASSIGN ? type_of(sc, e->rhs) : t;
 	case EXPR_VAR:
 		if (!e->sym || e->sym->kind != SYM_LOCAL || !sc->body)
 			return t;

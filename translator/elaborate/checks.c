@@ -46,7 +46,7 @@ static enum walk_action lvalue_expr(struct expr *e, void *ctx)
 		break;
 	default:
 		diag(s, E_NOT_LVALUE, e->pos, "expecting a variable, array element or target variable on the left of '%s'",
-		     e->op ? e->op : "=");
+		     expr_op_text(e));
 		break;
 	}
 	return WALK_DESCEND;

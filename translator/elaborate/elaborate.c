@@ -219,7 +219,7 @@ static bool literal_num(const struct expr *e, int64_t *v)
 		*v = e->num;
 		return true;
 	}
-	if (e->kind == EXPR_UNARY && !strcmp(e->op, "-") && e->lhs && e->lhs->kind == EXPR_NUM) {
+	if (e->kind == EXPR_UNARY && e->op == OP_NEG && e->lhs && e->lhs->kind == EXPR_NUM) {
 		*v = (int64_t)(0 - (uint64_t)e->lhs->num);   /* -INT64_MIN wraps, as in C */
 		return true;
 	}
@@ -414,7 +414,8 @@ static void resolve_expr(struct elab *el, struct expr *e)
 		const char *why;
 		resolve_expr(el, e->lhs);
 		if (!e->rhs || e->rhs->kind != EXPR_STR) {
-			diag(el->s, E_BAD_REGEX, e->pos, "the regular expression after %s must be a literal string", e->op);
+			diag(el->s, E_BAD_REGEX, e->pos, "the regular expression after %s must be a literal string",
+			     expr_op_text(e));
 			free(prog);
 			return;
 		}
@@ -450,7 +451,7 @@ static void resolve_expr(struct elab *el, struct expr *e)
 			diag(el->s, E_GURU, e->lhs->pos, "writing to a target variable needs guru mode (-g)");
 		if (expr_is_update(e))
 			check_hist_bucket_write(el, e->lhs);
-		if (e->kind == EXPR_ASSIGN && !strcmp(e->op, "<<<"))
+		if (e->kind == EXPR_ASSIGN && e->op == OP_STAT_ADD)
 			resolve_stat_operand(el, e->lhs, e->pos);
 		else
 			resolve_expr(el, e->lhs);
@@ -674,10 +675,15 @@ static void infer_chain(struct elab *el, struct expr *e)
 			infer(el, e->chain.items[i]->index, TYPE_LONG);
 }
 
-static bool is_compare(const char *op)
+/* < > <= >= == !=: a long from two values of one type, longs or strings */
+static bool is_compare(enum op_kind op)
 {
-	return !strcmp(op, "<") || !strcmp(op, ">") || !strcmp(op, "<=") ||
-	       !strcmp(op, ">=") || !strcmp(op, "==") || !strcmp(op, "!=");
+	switch (op) {
+	case OP_LT: case OP_GT: case OP_LE: case OP_GE: case OP_EQ: case OP_NE:
+		return true;
+	default:
+		return false;
+	}
 }
 
 /* Infer e's type, pushing `want` down into symbols of unknown type. */
@@ -755,7 +761,7 @@ static enum type infer(struct elab *el, struct expr *e, enum type want)
 		t = TYPE_LONG;
 		break;
 	case EXPR_BINARY:
-		if (!strcmp(e->op, ".")) {
+		if (e->op == OP_CAT) {
 			infer(el, e->lhs, TYPE_STRING);
 			infer(el, e->rhs, TYPE_STRING);
 			t = TYPE_STRING;
@@ -775,7 +781,7 @@ static enum type infer(struct elab *el, struct expr *e, enum type want)
 		}
 		break;
 	case EXPR_ASSIGN:
-		if (!strcmp(e->op, "=")) {
+		if (e->op == OP_ASSIGN) {
 			enum type l = infer(el, e->lhs, want);
 			enum type r = infer(el, e->rhs, l);
 			if (l == TYPE_UNKNOWN && r != TYPE_UNKNOWN)
@@ -784,11 +790,11 @@ static enum type infer(struct elab *el, struct expr *e, enum type want)
 				diag(el->s, E_TYPE_MISMATCH, e->pos, "assignment of %s to %s",
 				     type_name(r), type_name(l));
 			t = l;
-		} else if (!strcmp(e->op, "<<<")) {
+		} else if (e->op == OP_STAT_ADD) {
 			infer(el, e->lhs, TYPE_STATS);
 			infer(el, e->rhs, TYPE_LONG);
 			t = TYPE_LONG;
-		} else if (!strcmp(e->op, ".=")) {
+		} else if (e->op == OP_CAT) {
 			infer(el, e->lhs, TYPE_STRING);
 			infer(el, e->rhs, TYPE_STRING);
 			t = TYPE_STRING;
@@ -1033,7 +1039,7 @@ static void derive_point(struct session *s, struct probe *p, struct probe_point 
 		npp->cond = NULL;
 		memset(&np->points, 0, sizeof(np->points));
 		vec_push(&np->points, npp);
-		not->op = "!";
+		not->op = OP_NOT;
 		not->lhs = expr_clone(pp->cond);
 		np->cond = not->lhs;
 		skip->expr = not;

@@ -63,7 +63,7 @@ static enum walk_action callee_effect_expr(struct expr *e, void *ctx)
 	case EXPR_STATOP:
 		return WALK_STOP;
 	case EXPR_BINARY:
-		if (!strcmp(e->op, "/") || !strcmp(e->op, "%"))
+		if (e->op == OP_DIV || e->op == OP_MOD)
 			return WALK_STOP;
 		return WALK_DESCEND;
 	default:
@@ -137,7 +137,7 @@ static enum walk_action effect_expr(struct expr *e, void *ctx)
 	case EXPR_REGEX:
 		return WALK_STOP;
 	case EXPR_BINARY:      /* checked division can fail: kept, as SystemTap */
-		if (!strcmp(e->op, "/") || !strcmp(e->op, "%"))
+		if (e->op == OP_DIV || e->op == OP_MOD)
 			return WALK_STOP;
 		return WALK_DESCEND;
 	case EXPR_STATOP:      /* @avg of an empty aggregate is an error */
@@ -205,7 +205,7 @@ static bool elision_said(const struct elide *el, struct srcpos pos)
  * SystemTap: x++, x += v, x .= v are kept). */
 static struct expr *without_dead_stores(struct elide *el, struct expr *e)
 {
-	while (e && e->kind == EXPR_ASSIGN && (!strcmp(e->op, "=") || !strcmp(e->op, "<<<")) &&
+	while (e && e->kind == EXPR_ASSIGN && (e->op == OP_ASSIGN || e->op == OP_STAT_ADD) &&
 	       e->lhs && e->lhs->kind == EXPR_VAR && e->lhs->sym && e->lhs->sym->kind == SYM_LOCAL &&
 	       !is_read(&el->reads, e->lhs->sym)) {
 		if (elision_said(el, e->pos))
@@ -313,7 +313,7 @@ static void drop_unnamed_locals(struct stmt *body, symvec *locals)
  * joined by a $1 that holds an expression fold into one). */
 static void fold_concat(struct expr *e)
 {
-	if (e->kind != EXPR_BINARY || strcmp(e->op, "."))
+	if (e->kind != EXPR_BINARY || e->op != OP_CAT)
 		return;
 	fold_concat(e->lhs);
 	fold_concat(e->rhs);
@@ -328,7 +328,7 @@ static void fold_concat(struct expr *e)
 	e->str = str;
 	e->str_len = l->str_len + r->str_len;
 	e->lhs = e->rhs = NULL;
-	e->op = NULL;
+	e->op = OP_NONE;
 }
 
 static enum walk_action fold_expr(struct expr *e, void *ctx)

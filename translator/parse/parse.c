@@ -353,7 +353,7 @@ static struct expr *binary(enum expr_kind kind, struct token op, struct expr *l,
 {
 	struct expr *e = expr_new(kind, op.pos);
 
-	e->op = op.text;
+	e->op = op_of(kind, op.text);
 	e->lhs = l;
 	e->rhs = r;
 	return e;
@@ -602,7 +602,7 @@ static struct expr *parse_unary(struct parser *p)
 
 		enter(p);
 		e = expr_new(EXPR_UNARY, op.pos);
-		e->op = op.text;
+		e->op = op_of(EXPR_UNARY, op.text);
 		e->lhs = parse_unary(p);
 		leave(p, 1);
 		return e;
@@ -611,7 +611,7 @@ static struct expr *parse_unary(struct parser *p)
 		struct token op = next(p);
 
 		e = expr_new(EXPR_PREINC, op.pos);
-		e->op = op.text;
+		e->op = op_of(EXPR_PREINC, op.text);
 		e->lhs = parse_value(p);
 		return e;
 	}
@@ -632,7 +632,7 @@ static struct expr *parse_unary(struct parser *p)
 		struct token op = next(p);
 		struct expr *inc = expr_new(EXPR_POSTINC, op.pos);
 
-		inc->op = op.text;
+		inc->op = op_of(EXPR_POSTINC, op.text);
 		inc->lhs = e;
 		return inc;
 	}

@@ -116,22 +116,22 @@ void unparse_expr(struct strbuf *out, const struct expr *e)
 		break;
 	case EXPR_UNARY:
 	case EXPR_PREINC:
-		strbuf_addstr(out, e->op);
+		strbuf_addstr(out, expr_op_text(e));
 		paren(out, e->lhs);
 		break;
 	case EXPR_POSTINC:
 		paren(out, e->lhs);
-		strbuf_addstr(out, e->op);
+		strbuf_addstr(out, expr_op_text(e));
 		break;
 	case EXPR_BINARY:
 	case EXPR_ASSIGN:
 		paren(out, e->lhs);
-		strbuf_addf(out, " %s ", e->op);
+		strbuf_addf(out, " %s ", expr_op_text(e));
 		paren(out, e->rhs);
 		break;
 	case EXPR_REGEX:
 		paren(out, e->lhs);
-		strbuf_addf(out, " %s ", e->op);
+		strbuf_addf(out, " %s ", expr_op_text(e));
 		put_literal(out, e->rhs);
 		break;
 	case EXPR_TERNARY:

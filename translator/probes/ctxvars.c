@@ -23,7 +23,7 @@ static struct expr *as_call(struct expr *e, const char *fn)
 	if (e->kind == EXPR_ASSIGN) {
 		vec_push(&e->args, e->rhs);
 		e->lhs = e->rhs = NULL;
-		e->op = NULL;
+		e->op = OP_NONE;
 	}
 	e->kind = EXPR_CALL;
 	return e;
@@ -58,9 +58,10 @@ static enum walk_action rewrite_var(struct expr *e, void *ctx)
 		if (last)
 			*last = t->pos;
 	}
-	bool append = !strcmp(e->op, ".=");
-	if ((strcmp(e->op, "=") && !append) || (append && !v->append)) {
-		diag(rw->s, E_TARGET_VAR, e->pos, "%s takes =%s, not %s", v->name, v->append ? " or .=" : "", e->op);
+	bool append = e->op == OP_CAT;
+	if ((e->op != OP_ASSIGN && !append) || (append && !v->append)) {
+		diag(rw->s, E_TARGET_VAR, e->pos, "%s takes =%s, not %s", v->name, v->append ? " or .=" : "",
+		     expr_op_text(e));
 		return WALK_SKIP;
 	}
 	as_call(e, append ? v->append : v->set);

@@ -1485,14 +1485,14 @@ int tvars_static_cond(struct session *s, const struct derived_probe *dp, const s
 	bool neg = false;
 	const struct tvar *tv;
 
-	while (cond && cond->kind == EXPR_UNARY && !strcmp(cond->op, "!")) {
+	while (cond && cond->kind == EXPR_UNARY && cond->op == OP_NOT) {
 		neg = !neg;
 		cond = cond->lhs;
 	}
-	if (cond && cond->kind == EXPR_BINARY && (!strcmp(cond->op, "&&") || !strcmp(cond->op, "||"))) {
+	if (cond && cond->kind == EXPR_BINARY && (cond->op == OP_LAND || cond->op == OP_LOR)) {
 		/* known when both sides are, or the left one decides (the
 		 * right one is then not evaluated anyway) */
-		bool and = !strcmp(cond->op, "&&");
+		bool and = cond->op == OP_LAND;
 		int l = tvars_static_cond(s, dp, cond->lhs), r;
 		if (l == (and ? 0 : 1))
 			return l != neg;

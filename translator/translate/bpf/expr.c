@@ -244,27 +244,25 @@ static void statop(struct bgen *g, struct expr *e)
 
 /* ---- writing values -------------------------------------------------- */
 
-/* dst(r0) = r0 OP r1 for a compound assignment's operator; division is
- * signed (BPF's is not) and checks for zero */
-static void arith(struct bgen *g, const char *op, struct srcpos pos)
+/* dst(r0) = r0 OP r1 for a binary operator (a compound assignment's
+ * too); division is signed (BPF's is not) and checks for zero */
+static void arith(struct bgen *g, enum op_kind op, struct srcpos pos)
 {
-	switch (op[0]) {
-	case '+': bg_emit(g, B_ALU64 | A_ADD | B_X, R0, R1, 0, 0); return;
-	case '-': bg_emit(g, B_ALU64 | A_SUB | B_X, R0, R1, 0, 0); return;
-	case '*': bg_emit(g, B_ALU64 | A_MUL | B_X, R0, R1, 0, 0); return;
-	case '&': bg_emit(g, B_ALU64 | A_AND | B_X, R0, R1, 0, 0); return;
-	case '|': bg_emit(g, B_ALU64 | A_OR | B_X, R0, R1, 0, 0); return;
-	case '^': bg_emit(g, B_ALU64 | A_XOR | B_X, R0, R1, 0, 0); return;
-	case '<': bg_emit(g, B_ALU64 | A_LSH | B_X, R0, R1, 0, 0); return;
-	case '>':
-		bg_emit(g, B_ALU64 | (!strncmp(op, ">>>", 3) ? A_RSH : A_ARSH) | B_X, R0, R1, 0, 0);
-		return;
-	case '/':
-	case '%': {
+	switch (op) {
+	case OP_ADD: bg_emit(g, B_ALU64 | A_ADD | B_X, R0, R1, 0, 0); return;
+	case OP_SUB: bg_emit(g, B_ALU64 | A_SUB | B_X, R0, R1, 0, 0); return;
+	case OP_MUL: bg_emit(g, B_ALU64 | A_MUL | B_X, R0, R1, 0, 0); return;
+	case OP_AND: bg_emit(g, B_ALU64 | A_AND | B_X, R0, R1, 0, 0); return;
+	case OP_OR: bg_emit(g, B_ALU64 | A_OR | B_X, R0, R1, 0, 0); return;
+	case OP_XOR: bg_emit(g, B_ALU64 | A_XOR | B_X, R0, R1, 0, 0); return;
+	case OP_SHL: bg_emit(g, B_ALU64 | A_LSH | B_X, R0, R1, 0, 0); return;
+	case OP_SHR: bg_emit(g, B_ALU64 | A_ARSH | B_X, R0, R1, 0, 0); return;
+	case OP_USHR: bg_emit(g, B_ALU64 | A_RSH | B_X, R0, R1, 0, 0); return;
+	case OP_DIV:
+	case OP_MOD: {
 		int nz = bg_label(g), a_pos = bg_label(g), b_pos = bg_label(g), fix = bg_label(g);
-		char o[2] = { op[0], 0 };
 		bg_jmp(g, J_NE, R1, -1, 0, nz);
-		bg_error_near(g, "division by 0", "operator", o, pos);
+		bg_error_near(g, "division by 0", "operator", op_text(op), pos);
 		bg_place(g, nz);
 		bg_mov_imm(g, R2, 0);           /* r2: negate the result */
 		bg_jmp(g, J_SGE, R0, -1, 0, a_pos);
@@ -273,24 +271,19 @@ static void arith(struct bgen *g, const char *op, struct srcpos pos)
 		bg_place(g, a_pos);
 		bg_jmp(g, J_SGE, R1, -1, 0, b_pos);
 		alu_k(g, A_NEG, R1, 0);
-		if (op[0] == '/')
+		if (op == OP_DIV)
 			alu_k(g, A_XOR, R2, 1);
 		bg_place(g, b_pos);
-		bg_emit(g, B_ALU64 | (op[0] == '/' ? A_DIV : A_MOD) | B_X, R0, R1, 0, 0);
+		bg_emit(g, B_ALU64 | (op == OP_DIV ? A_DIV : A_MOD) | B_X, R0, R1, 0, 0);
 		bg_jmp(g, J_EQ, R2, -1, 0, fix);
 		alu_k(g, A_NEG, R0, 0);
 		bg_place(g, fix);
 		return;
 	}
+	default:
+		bg_fail(g, pos, "operator '%s' has no BPF form", op_text(op));
+		return;
 	}
-	bg_fail(g, pos, "operator '%s' has no BPF form", op);
-}
-
-/* The operator of a compound assignment "+=" -> "+", "<<=" -> "<<". */
-static char *base_op(const char *op)
-{
-	size_t n = strlen(op);
-	return n > 1 && op[n - 1] == '=' ? xasprintf("%.*s", (int)n - 1, op) : xstrdup(op);
 }
 
 /* Store r0 into the long lvalue e (a local or a scalar global). */
@@ -575,13 +568,12 @@ static void hist_index(struct bgen *g, struct expr *h, struct expr *idx, struct 
 
 /* lhs OP= value for an array element; the new value in r0 (longs).
  * += and -= on an element that exists are atomic adds. */
-static void update_index_long(struct bgen *g, struct expr *lhs, const char *op, int vslot)
+static void update_index_long(struct bgen *g, struct expr *lhs, enum op_kind op, int vslot)
 {
 	int key = build_key(g, lhs->sym, lhs->args.items, lhs->args.len);
 	int have = bg_label(g), done = bg_label(g), nv = bg_stack(g);
-	bool plain = !strcmp(op, "=");
-	bool add = !strcmp(op, "+=") || !strcmp(op, "-=");
-	char *bop = base_op(op);
+	bool plain = op == OP_ASSIGN;
+	bool add = op == OP_ADD || op == OP_SUB;
 
 	if (!plain) {
 		lookup(g, lhs->sym, key);
@@ -593,7 +585,7 @@ static void update_index_long(struct bgen *g, struct expr *lhs, const char *op, 
 	} else {
 		bg_mov_imm(g, R0, 0);
 		ldx(g, R1, R10, vslot);
-		arith(g, bop, lhs->pos);
+		arith(g, op, lhs->pos);
 	}
 	stx(g, R10, nv, R0);
 	int locked = lhs->sym->wrap ? bg_wrap_admit(g, lhs->sym, key, lhs->pos) : 0;
@@ -611,7 +603,7 @@ static void update_index_long(struct bgen *g, struct expr *lhs, const char *op, 
 		bg_place(g, have);
 		if (add) {
 			ldx(g, R1, R10, vslot);
-			if (op[0] == '-')
+			if (op == OP_SUB)
 				alu_k(g, A_NEG, R1, 0);
 			mov(g, R2, R1);
 			bg_emit(g, B_STX | B_ATOMIC | B_DW, R0, R1, 0, AT_ADD | AT_FETCH);
@@ -622,22 +614,21 @@ static void update_index_long(struct bgen *g, struct expr *lhs, const char *op, 
 			stx(g, R10, nv, R3);     /* keep the element's address */
 			ldx(g, R0, R3, 0);
 			ldx(g, R1, R10, vslot);
-			arith(g, bop, lhs->pos);
+			arith(g, op, lhs->pos);
 			ldx(g, R3, R10, nv);
 			stx(g, R3, 0, R0);
 		}
 		bg_place(g, done);
 	}
-	free(bop);
 }
 
 /* e = lhs OP rhs (any assignment operator); longs end in r0 */
 static void assign(struct bgen *g, struct expr *e, struct bstr *out)
 {
 	struct expr *lhs = e->lhs, *rhs = e->rhs;
-	const char *op = e->op;
+	enum op_kind op = e->op;
 
-	if (!strcmp(op, "<<<")) {
+	if (op == OP_STAT_ADD) {
 		bg_long(g, rhs);
 		stat_add(g, lhs);
 		return;
@@ -648,15 +639,14 @@ static void assign(struct bgen *g, struct expr *e, struct bstr *out)
 	}
 	if (lhs->type == TYPE_STRING) {
 		struct bstr v, d;
-		if (!strcmp(op, ".=")) {
+		if (op == OP_CAT) {   /* as lhs . rhs */
 			struct expr cat = *e;
 			cat.kind = EXPR_BINARY;
-			cat.op = ".";
 			v = bg_str(g, &cat);
-		} else if (!strcmp(op, "=")) {
+		} else if (op == OP_ASSIGN) {
 			v = bg_str(g, rhs);
 		} else {
-			bg_fail(g, e->pos, "operator '%s' on a string", op);
+			bg_fail(g, e->pos, "operator '%s' on a string", expr_op_text(e));
 			return;
 		}
 		if (lhs->kind == EXPR_INDEX) {
@@ -692,14 +682,14 @@ static void assign(struct bgen *g, struct expr *e, struct bstr *out)
 		bg_fail(g, e->pos, "this assignment has no BPF form");
 		return;
 	}
-	if (!strcmp(op, "=")) {
+	if (op == OP_ASSIGN) {
 		bg_long(g, rhs);
 		store_long(g, lhs);
 		return;
 	}
-	if (is_global(lhs->sym) && (!strcmp(op, "+=") || !strcmp(op, "-="))) {
+	if (is_global(lhs->sym) && (op == OP_ADD || op == OP_SUB)) {
 		bg_long(g, rhs);           /* atomic on the shared value */
-		if (op[0] == '-')
+		if (op == OP_SUB)
 			alu_k(g, A_NEG, R0, 0);
 		mov(g, R1, R0);
 		mov(g, R2, R0);
@@ -708,15 +698,13 @@ static void assign(struct bgen *g, struct expr *e, struct bstr *out)
 		mov(g, R0, R1);
 		return;
 	}
-	char *bop = base_op(op);
 	int t = bg_stack(g);
 	bg_long(g, rhs);
 	stx(g, R10, t, R0);
 	read_var_long(g, lhs);
 	ldx(g, R1, R10, t);
-	arith(g, bop, e->pos);
+	arith(g, op, e->pos);
 	store_long(g, lhs);
-	free(bop);
 }
 
 /* ++x, x++, --x, x-- */
@@ -724,19 +712,19 @@ static void incdec(struct bgen *g, struct expr *e)
 {
 	struct expr *x = e->lhs;
 	bool post = e->kind == EXPR_POSTINC;
-	int d = !strcmp(e->op, "++") ? 1 : -1;
+	int d = e->op == OP_INC ? 1 : -1;
 
 	if (x->kind == EXPR_INDEX) {
 		int vslot = bg_stack(g);
 		bg_mov_imm(g, R0, d);
 		stx(g, R10, vslot, R0);
-		update_index_long(g, x, "+=", vslot);
+		update_index_long(g, x, OP_ADD, vslot);
 		if (post)
 			alu_k(g, A_ADD, R0, -d);
 		return;
 	}
 	if (x->kind != EXPR_VAR) {
-		bg_fail(g, e->pos, "'%s' on this has no BPF form", e->op);
+		bg_fail(g, e->pos, "'%s' on this has no BPF form", expr_op_text(e));
 		return;
 	}
 	if (is_global(x->sym)) {
@@ -777,15 +765,18 @@ static void str_order(struct bgen *g, struct bstr a, struct bstr b)
 	bg_place(g, done);
 }
 
-static int cmp_op(const char *op)
+/* A comparison's signed jump, -1 for other operators */
+static int cmp_op(enum op_kind op)
 {
-	if (!strcmp(op, "==")) return J_EQ;
-	if (!strcmp(op, "!=")) return J_NE;
-	if (!strcmp(op, "<")) return J_SLT;
-	if (!strcmp(op, "<=")) return J_SLE;
-	if (!strcmp(op, ">")) return J_SGT;
-	if (!strcmp(op, ">=")) return J_SGE;
-	return -1;
+	switch (op) {
+	case OP_EQ: return J_EQ;
+	case OP_NE: return J_NE;
+	case OP_LT: return J_SLT;
+	case OP_LE: return J_SLE;
+	case OP_GT: return J_SGT;
+	case OP_GE: return J_SGE;
+	default: return -1;
+	}
 }
 
 /* r0 = (r0 OP r1) as 0 or 1 */
@@ -833,12 +824,11 @@ static struct bstr concat(struct bgen *g, struct expr *e)
 
 static void binary(struct bgen *g, struct expr *e)
 {
-	const char *op = e->op;
-	int jop = cmp_op(op);
+	int jop = cmp_op(e->op);
 
-	if (!strcmp(op, "&&") || !strcmp(op, "||")) {
+	if (e->op == OP_LAND || e->op == OP_LOR) {
 		int short_c = bg_label(g), done = bg_label(g);
-		bool and = op[0] == '&';
+		bool and = e->op == OP_LAND;
 		bg_long(g, e->lhs);
 		bg_jmp(g, and ? J_EQ : J_NE, R0, -1, 0, short_c);
 		bg_long(g, e->rhs);
@@ -868,16 +858,16 @@ static void binary(struct bgen *g, struct expr *e)
 	if (jop >= 0)
 		compare(g, jop);
 	else
-		arith(g, op, e->pos);
+		arith(g, e->op, e->pos);
 }
 
 static void unary(struct bgen *g, struct expr *e)
 {
 	bg_long(g, e->lhs);
-	switch (e->op[0]) {
-	case '-': alu_k(g, A_NEG, R0, 0); break;
-	case '~': alu_k(g, A_XOR, R0, -1); break;
-	case '!': {
+	switch (e->op) {
+	case OP_NEG: alu_k(g, A_NEG, R0, 0); break;
+	case OP_BITNOT: alu_k(g, A_XOR, R0, -1); break;
+	case OP_NOT: {
 		int z = bg_label(g), done = bg_label(g);
 		bg_jmp(g, J_EQ, R0, -1, 0, z);
 		bg_mov_imm(g, R0, 0);
@@ -887,6 +877,8 @@ static void unary(struct bgen *g, struct expr *e)
 		bg_place(g, done);
 		break;
 	}
+	default:   /* unary +: the value itself */
+		break;
 	}
 }
 
@@ -1362,7 +1354,7 @@ static void gen(struct bgen *g, struct expr *e, struct bstr *out)
 		unary(g, e);
 		return;
 	case EXPR_BINARY:
-		if (!strcmp(e->op, "."))
+		if (e->op == OP_CAT)
 			*out = concat(g, e);
 		else
 			binary(g, e);
@@ -1427,7 +1419,7 @@ static void gen(struct bgen *g, struct expr *e, struct bstr *out)
 		bg_fail(g, e->pos, "embedded C, which BPF cannot run");
 		return;
 	case EXPR_REGEX:
-		if (bg_regex(g, e->regex, bg_str(g, e->lhs), e->pos) && e->op[0] == '!')
+		if (bg_regex(g, e->regex, bg_str(g, e->lhs), e->pos) && e->op == OP_REGEX_NOMATCH)
 			alu_k(g, A_XOR, R0, 1);
 		return;
 	case EXPR_HIST:

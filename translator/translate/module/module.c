@@ -125,7 +125,7 @@ static char *sym_ref(struct gen *g, const struct sym *v)
 
 static char *gen_expr(struct gen *g, struct expr *e);
 static char *gen_tvar(struct gen *g, struct expr *e);
-static char *gen_tvar_write(struct gen *g, struct expr *lhs, const char *op, struct expr *rhs,
+static char *gen_tvar_write(struct gen *g, struct expr *lhs, enum op_kind op, struct expr *rhs,
 			    bool post, struct srcpos pos);
 static char *entry_slot(struct gen *g, const struct expr *e);
 static void gen_stmt(struct gen *g, struct stmt *st);
@@ -220,18 +220,46 @@ static bool is_slice(const struct expr *e)
 	return false;
 }
 
+/* dst = cur op rhs, for a compound assignment's binary operator and for a
+ * checked / or % (a statement, as it can fail). */
+static void gen_compound(struct gen *g, const char *dst, const char *cur, enum op_kind op,
+			 const char *rhs, struct srcpos pos)
+{
+	switch (op) {
+	case OP_DIV:
+	case OP_MOD:
+		emit(g, "%s = stp_%s(c, %s, %s, %s);", dst, op == OP_DIV ? "div" : "mod", cur, rhs,
+		     near("operator", op_text(op), pos));
+		check_error(g);
+		break;
+	case OP_SHL:
+	case OP_SHR:
+		emit(g, "%s = stp_sh%c(%s, %s);", dst, op == OP_SHL ? 'l' : 'r', cur, rhs);
+		break;
+	case OP_ADD:
+	case OP_SUB:
+	case OP_MUL:
+		emit(g, "%s = (int64_t)((u64)(%s) %s (u64)(%s));", dst, cur, op_text(op), rhs);
+		break;
+	default:
+		emit(g, "%s = (%s) %s (%s);", dst, cur, op_text(op), rhs);
+		break;
+	}
+}
+
+/* a op b: && and || short-circuit, longs wrap, / and % are checked */
 static char *gen_binary(struct gen *g, struct expr *e)
 {
-	const char *op = e->op;
+	const char *op = op_text(e->op);
 	char *a = gen_expr(g, e->lhs);
 	char *bv;
 	char *side = gen_aside(g, e->rhs, &bv);
 
-	if (!strcmp(op, "&&") || !strcmp(op, "||")) {
+	if (e->op == OP_LAND || e->op == OP_LOR) {
 		if (!*side)
 			return xasprintf("(!!(%s) %s !!(%s))", a, op, bv);
 		char *t = temp(g, TYPE_LONG);
-		bool and = op[0] == '&';
+		bool and = e->op == OP_LAND;
 		emit(g, "%s = %s;", t, and ? "0" : "1");
 		emit(g, "if (%s(%s)) {", and ? "" : "!", a);
 		strbuf_addstr(g->out, side);
@@ -242,7 +270,7 @@ static char *gen_binary(struct gen *g, struct expr *e)
 	if (*side && !is_literal(e->lhs))
 		a = spill(g, a, e->lhs->type);
 	strbuf_addstr(g->out, side);
-	if (!strcmp(op, ".")) {
+	if (e->op == OP_CAT) {
 		char *t = temp(g, TYPE_STRING);
 		emit(g, "stp_str_assign(%s, %s);", t, a);
 		emit(g, "stp_str_append(%s, %s);", t, bv);
@@ -250,39 +278,32 @@ static char *gen_binary(struct gen *g, struct expr *e)
 	}
 	if (e->lhs->type == TYPE_STRING)   /* string comparison */
 		return xasprintf("(strcmp(%s, %s) %s 0)", a, bv, op);
-	if (!strcmp(op, "/") || !strcmp(op, "%")) {
+	switch (e->op) {
+	case OP_DIV:
+	case OP_MOD: {   /* checked: a statement */
 		char *t = temp(g, TYPE_LONG);
-		emit(g, "%s = stp_%s(c, %s, %s, %s);", t, op[0] == '/' ? "div" : "mod", a, bv,
-		     near("operator", op, e->pos));
-		check_error(g);
+		gen_compound(g, t, a, e->op, bv, e->pos);
 		return t;
 	}
-	if (!strcmp(op, "<<"))
+	case OP_SHL:
 		return xasprintf("stp_shl(%s, %s)", a, bv);
-	if (!strcmp(op, ">>"))
+	case OP_SHR:
 		return xasprintf("stp_shr(%s, %s)", a, bv);
-	if (!strcmp(op, ">>>"))
+	case OP_USHR:
 		return xasprintf("stp_ushr(%s, %s)", a, bv);
-	if (!strcmp(op, "+") || !strcmp(op, "-") || !strcmp(op, "*"))   /* wrap, no UB */
+	case OP_ADD:
+	case OP_SUB:
+	case OP_MUL:   /* wrap, no UB */
 		return xasprintf("((int64_t)((u64)(%s) %s (u64)(%s)))", a, op, bv);
-	return xasprintf("((int64_t)((%s) %s (%s)))", a, op, bv);
+	default:
+		return xasprintf("((int64_t)((%s) %s (%s)))", a, op, bv);
+	}
 }
 
-/* Apply compound operator op (without '=') to cur and rhs, into dst. */
-static void gen_compound(struct gen *g, const char *dst, const char *cur, const char *op,
-			 const char *rhs, struct srcpos pos)
+/* The C operator ++ and -- step by: '+' or '-'. */
+static char step_sign(enum op_kind op)
 {
-	if (!strcmp(op, "/") || !strcmp(op, "%")) {
-		emit(g, "%s = stp_%s(c, %s, %s, %s);", dst, op[0] == '/' ? "div" : "mod", cur, rhs,
-		     near("operator", op, pos));
-		check_error(g);
-	} else if (!strcmp(op, "<<") || !strcmp(op, ">>")) {
-		emit(g, "%s = stp_sh%c(%s, %s);", dst, op[0] == '<' ? 'l' : 'r', cur, rhs);
-	} else if (!strcmp(op, "+") || !strcmp(op, "-") || !strcmp(op, "*")) {
-		emit(g, "%s = (int64_t)((u64)(%s) %s (u64)(%s));", dst, cur, op, rhs);
-	} else {
-		emit(g, "%s = (%s) %s (%s);", dst, cur, op, rhs);
-	}
+	return op == OP_INC ? '+' : '-';
 }
 
 /* if (cond) fail with run-time error msg near `where` (both C literals). */
@@ -383,7 +404,7 @@ static char *gen_hist_index(struct gen *g, struct expr *e)
 }
 
 /* Assignment family on a scalar or array element: lhs OP= rhs, ++, --. */
-static char *gen_update(struct gen *g, struct expr *lhs, const char *op, struct expr *rhs,
+static char *gen_update(struct gen *g, struct expr *lhs, enum op_kind op, struct expr *rhs,
 			bool post, struct srcpos pos)
 {
 	enum type t = lhs->type;
@@ -407,7 +428,7 @@ static char *gen_update(struct gen *g, struct expr *lhs, const char *op, struct 
 		overflow_check(g, ent, lhs);
 		char *res = temp(g, t);
 		if (t == TYPE_STRING) {
-			if (!strcmp(op, "="))
+			if (op == OP_ASSIGN)
 				emit(g, "stp_str_assign(%s, %s);", res, rv);
 			else {   /* .= */
 				emit(g, "stp_str_assign(%s, stp_entry_str(%s, %s));", res, m, ent);
@@ -417,17 +438,16 @@ static char *gen_update(struct gen *g, struct expr *lhs, const char *op, struct 
 			return res;
 		}
 		char *cur = xasprintf("stp_entry_long(%s, %s)", m, ent);
-		if (!strcmp(op, "="))
+		if (op == OP_ASSIGN)
 			emit(g, "%s = %s;", res, rv);
-		else if (!strcmp(op, "++") || !strcmp(op, "--")) {
+		else if (op == OP_INC || op == OP_DEC) {
 			emit(g, "%s = %s;", res, cur);
-			emit(g, "stp_entry_set_long(%s, %s, (int64_t)((u64)%s %c 1));", m, ent, res, op[0]);
+			emit(g, "stp_entry_set_long(%s, %s, (int64_t)((u64)%s %c 1));", m, ent, res, step_sign(op));
 			if (!post)
-				emit(g, "%s = (int64_t)((u64)%s %c 1);", res, res, op[0]);
+				emit(g, "%s = (int64_t)((u64)%s %c 1);", res, res, step_sign(op));
 			return res;
 		} else {
-			char *o = xstrndup(op, strlen(op) - 1);
-			gen_compound(g, res, cur, o, rv, pos);
+			gen_compound(g, res, cur, op, rv, pos);
 		}
 		emit(g, "stp_entry_set_long(%s, %s, %s);", m, ent, res);
 		return res;
@@ -440,26 +460,26 @@ static char *gen_update(struct gen *g, struct expr *lhs, const char *op, struct 
 		strbuf_addstr(g->out, side);
 	}
 	if (t == TYPE_STRING) {
-		if (!strcmp(op, "="))
+		if (op == OP_ASSIGN)
 			emit(g, "stp_str_assign(%s, %s);", v, rv);
 		else
 			emit(g, "stp_str_append(%s, %s);", v, rv);
 		return v;
 	}
-	if (!strcmp(op, "++") || !strcmp(op, "--")) {
+	if (op == OP_INC || op == OP_DEC) {
 		if (post) {
 			char *res = temp(g, TYPE_LONG);
 			emit(g, "%s = %s;", res, v);
-			emit(g, "%s = (int64_t)((u64)%s %c 1);", v, v, op[0]);
+			emit(g, "%s = (int64_t)((u64)%s %c 1);", v, v, step_sign(op));
 			return res;
 		}
-		emit(g, "%s = (int64_t)((u64)%s %c 1);", v, v, op[0]);
+		emit(g, "%s = (int64_t)((u64)%s %c 1);", v, v, step_sign(op));
 		return v;
 	}
-	if (!strcmp(op, "="))
+	if (op == OP_ASSIGN)
 		emit(g, "%s = %s;", v, rv);
 	else
-		gen_compound(g, v, v, xstrndup(op, strlen(op) - 1), rv, pos);
+		gen_compound(g, v, v, op, rv, pos);
 	return v;
 }
 
@@ -667,8 +687,8 @@ static char *gen_regex(struct gen *g, struct expr *e)
 	char *s = gen_expr(g, e->lhs);
 	char *t = temp(g, TYPE_LONG);
 
-	emit(g, "c->last_stmt = %s;", near("operator", e->op, e->pos));
-	emit(g, "%s = %sstp_regex_match(c, re_%d, re_%d_cls, %d, %s);", t, e->op[0] == '!' ? "!" : "",
+	emit(g, "c->last_stmt = %s;", near("operator", op_text(e->op), e->pos));
+	emit(g, "%s = %sstp_regex_match(c, re_%d, re_%d_cls, %d, %s);", t, e->op == OP_REGEX_NOMATCH ? "!" : "",
 	     re->id, re->id, re->ngroups, s);
 	check_error(g);
 	return t;
@@ -726,16 +746,16 @@ static char *gen_expr(struct gen *g, struct expr *e)
 		return gen_call(g, e);
 	case EXPR_UNARY: {
 		char *a = gen_expr(g, e->lhs);
-		if (!strcmp(e->op, "-"))
+		if (e->op == OP_NEG)
 			return xasprintf("((int64_t)(0 - (u64)(%s)))", a);
-		if (!strcmp(e->op, "+"))
+		if (e->op == OP_PLUS)
 			return a;
-		return xasprintf("((int64_t)(%s(%s)))", e->op, a);
+		return xasprintf("((int64_t)(%s(%s)))", op_text(e->op), a);
 	}
 	case EXPR_BINARY:
 		return gen_binary(g, e);
 	case EXPR_ASSIGN:
-		if (!strcmp(e->op, "<<<"))
+		if (e->op == OP_STAT_ADD)
 			return gen_stat_add(g, e);
 		return gen_update(g, e->lhs, e->op, e->rhs, false, e->pos);
 	case EXPR_STATOP:
@@ -845,7 +865,7 @@ static void tvar_near(struct gen *g, const struct expr *te)
 /* $x = v, $p->f += v, $x++ ... (guru mode, checked in pass 2): read the
  * current value if the operator needs it, then store into the value's
  * home, memory or the probe's saved registers. */
-static char *gen_tvar_write(struct gen *g, struct expr *lhs, const char *op, struct expr *rhs,
+static char *gen_tvar_write(struct gen *g, struct expr *lhs, enum op_kind op, struct expr *rhs,
 			    bool post, struct srcpos pos)
 {
 	const struct tvar *tv = tvar_find(g->s, g->dp, lhs);
@@ -868,20 +888,20 @@ static char *gen_tvar_write(struct gen *g, struct expr *lhs, const char *op, str
 	tvar_near(g, lhs);
 	char *res = temp(g, TYPE_LONG);
 	char *cur = NULL;
-	if (strcmp(op, "=")) {
+	if (op != OP_ASSIGN) {
 		cur = temp(g, TYPE_LONG);
 		emit(g, "%s = %s;", cur, lx_to_c(tv->value, o.ptr, o.idx, o.nidx));
 		check_error(g);
 	}
 	char *ret = res;
-	if (!strcmp(op, "=")) {
+	if (op == OP_ASSIGN) {
 		emit(g, "%s = %s;", res, rv);
-	} else if (!strcmp(op, "++") || !strcmp(op, "--")) {
-		emit(g, "%s = (int64_t)((u64)%s %c 1);", res, cur, op[0]);
+	} else if (op == OP_INC || op == OP_DEC) {
+		emit(g, "%s = (int64_t)((u64)%s %c 1);", res, cur, step_sign(op));
 		if (post)
 			ret = cur;
 	} else {
-		gen_compound(g, res, cur, xstrndup(op, strlen(op) - 1), rv, pos);
+		gen_compound(g, res, cur, op, rv, pos);
 	}
 	if (tv->addr) {
 		emit(g, "stp_kwrite(c, %s, %d, (u64)%s);", lx_to_c(tv->addr, o.ptr, o.idx, o.nidx),
@@ -937,13 +957,13 @@ static bool gen_atomic_bump(struct gen *g, struct expr *e)
 		return false;
 	char *n = global_cname(v);
 	if (e->kind == EXPR_PREINC || e->kind == EXPR_POSTINC) {
-		emit(g, "atomic64_%s(&%s);", e->op[0] == '+' ? "inc" : "dec", n);
+		emit(g, "atomic64_%s(&%s);", e->op == OP_INC ? "inc" : "dec", n);
 		return true;
 	}
 	char *val;
 	char *side = gen_aside(g, e->rhs, &val);
 	strbuf_addstr(g->out, side);
-	emit(g, "atomic64_%s(%s, &%s);", e->op[0] == '+' ? "add" : "sub", val, n);
+	emit(g, "atomic64_%s(%s, &%s);", e->op == OP_ADD ? "add" : "sub", val, n);
 	return true;
 }
 
