@@ -79,7 +79,7 @@ for c in $cases; do
 	(cd "$work" && "$build/translator/stap" -p4 -DSTP_NO_OVERLOAD -DMAXSKIPPED=100000000 -m "c_$c" "$c.stp" > /dev/null) ||
 		{ echo "cstap build of $c failed" >&2; exit 1; }
 	files+=(-f "$work/c_$c.ko:/ko/c_$c.ko")
-	if (cd "$work" && "$build/translator/stap" --runtime=bpf -p4 -m "b_$c" "$c.stp" > /dev/null 2>&1); then
+	if (cd "$work" && "$build/translator/stap" --runtime=bpf -r "$rel" -p4 -m "b_$c" "$c.stp" > /dev/null 2>&1); then
 		files+=(-f "$work/b_$c.bo:/ko/b_$c.bo")
 		eval "bpf_$c=1"
 	fi

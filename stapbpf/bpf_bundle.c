@@ -476,7 +476,7 @@ static int finish_prog(struct parser *ps)
 static int parse_prog(struct parser *ps, char *rest)
 {
 	struct bundle *b = ps->b;
-	struct bundle_prog p = { .file_line = ps->line };
+	struct bundle_prog p = { .file_line = ps->line, .from = -1 };
 	char *sec, *a;
 	int64_t v;
 	size_t k;
@@ -693,16 +693,30 @@ static int parse_line(struct parser *ps, char *rest)
 	return 0;
 }
 
-/* pp TEXT: the program's probe point; optional: it may fail to attach */
+/* pp TEXT: the program's probe point; optional: it may fail to attach;
+ * from N TEXT: the script's probe it comes from */
 static int parse_prog_note(struct parser *ps, const char *kw, char *rest)
 {
 	struct bundle_prog *p = ps->cur;
+	int64_t n;
 
 	if (!p)
 		return perr(ps, "'%s' before any 'prog'", kw);
 	if (!strcmp(kw, "optional")) {
 		p->at.optional = true;
 		return no_more(ps, &rest, "optional");
+	}
+	if (!strcmp(kw, "from")) {
+		if (number(ps, next_field(&rest), "from N", 0, INT32_MAX, &n) < 0)
+			return -1;
+		while (*rest == ' ')
+			rest++;
+		if (!*rest)
+			return perr(ps, "from TEXT is missing");
+		p->from = (int)n;
+		free(p->written);
+		p->written = xstrdup(rest);
+		return 0;
 	}
 	while (*rest == ' ')
 		rest++;
@@ -730,7 +744,7 @@ static int parse_item(struct parser *ps, char *text)
 		return parse_insn(ps, rest);
 	if (!strcmp(kw, "line"))
 		return parse_line(ps, rest);
-	if (!strcmp(kw, "pp") || !strcmp(kw, "optional"))
+	if (!strcmp(kw, "pp") || !strcmp(kw, "optional") || !strcmp(kw, "from"))
 		return parse_prog_note(ps, kw, rest);
 	if (!strcmp(kw, "map"))
 		return parse_map(ps, rest);
@@ -884,6 +898,8 @@ void bundle_free(struct bundle *b)
 		struct bundle_prog *p = &b->progs[i];
 
 		free(p->section);
+		free(p->pp);
+		free(p->written);
 		free((char *)p->at.symbol);
 		free((char *)p->at.event);
 		free(p->insns);

@@ -59,6 +59,8 @@ struct bundle_prog {
 	size_t nlines;
 	int file_line;			/* the "prog" line in the bundle */
 	char *pp;			/* the probe point, for messages ("pp" line), or NULL */
+	int from;			/* "from N TEXT": the script's probe N it is one */
+	char *written;			/* of, written TEXT; -1 and NULL without one */
 };
 
 struct bundle_timing {		/* "timing INDEX TEXT" (stap -t) */

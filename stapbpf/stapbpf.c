@@ -779,16 +779,58 @@ static bool site_refused(const struct bundle_prog *p, int rc)
 		rc == -EOPNOTSUPP);
 }
 
+/* What attach_all learnt of the script's probes (a bundle's "from N"):
+ * how many kernel programs each has, how many went on, and the first
+ * reason one did not. */
+struct probe_tally {
+	int programs, attached;
+	const char *written;
+	char why[360];
+};
+
+/* A probe of the script none of whose kernel programs went on is never
+ * silent, even when each was optional (a wildcard's function, a '?'
+ * point, an alias's alternatives): a warning with the first reason. None
+ * at all of the script's is an error. 0, or -1 after that error. */
+static int report_unattached(struct session *s, struct probe_tally *t, int nt, int programs, int attached)
+{
+	for (int k = 0; k < nt; k++)
+		if (t[k].programs && !t[k].attached)
+			fprintf(stderr, "WARNING: probe %s: none of its %d point%s could be attached: %s\n",
+				t[k].written, t[k].programs, t[k].programs == 1 ? "" : "s", t[k].why);
+	if (programs && !attached) {
+		error_msg(s, "ERROR [B_ATTACH]: none of the script's %d kernel probe point%s could be attached",
+			  programs, programs == 1 ? "" : "s");
+		return -1;
+	}
+	return 0;
+}
+
 /* The kernel programs on their events, after the begin programs ran. */
 static int attach_all(struct session *s)
 {
+	int nt = 0, programs = 0, attached = 0;
+	struct probe_tally *t;
+
+	for (size_t i = 0; i < s->b.nprogs; i++)
+		if (s->b.progs[i].from >= nt)
+			nt = s->b.progs[i].from + 1;
+	t = calloc(nt ? nt : 1, sizeof(*t));
+	if (!t)
+		return -1;
 	for (size_t i = 0; i < s->b.nprogs; i++) {
 		const struct bundle_prog *p = &s->b.progs[i];
+		struct probe_tally *pt = p->from >= 0 ? &t[p->from] : NULL;
 		char why[512];
 		int rc;
 
 		if (s->prog_fds[i] < 0)
 			continue;
+		programs++;
+		if (pt) {
+			pt->programs++;
+			pt->written = p->written;
+		}
 		rc = attach_prog(p, s->prog_fds[i], &s->att[i], why, sizeof(why));
 		if (rc < 0 && site_refused(p, rc)) {
 			/* as the module runtime: the kernel refuses this one
@@ -797,6 +839,9 @@ static int attach_all(struct session *s)
 			if (!p->at.optional)
 				fprintf(stderr, "WARNING: probe %s registration error (rc %d)\n",
 					p->pp ? p->pp : p->section, rc);
+			if (pt && !pt->why[0])
+				snprintf(pt->why, sizeof(pt->why), "%.120s (rc %d%s%.200s)", p->pp ? p->pp : p->section, rc,
+					 why[0] ? ": " : "", why);
 			detach_prog(&s->att[i]);
 			close(s->prog_fds[i]);
 			s->prog_fds[i] = -1;
@@ -807,14 +852,22 @@ static int attach_all(struct session *s)
 				  strerror(-rc));
 			if (why[0])
 				fprintf(stderr, "    %s\n", why);
+			free(t);
 			return -1;
 		}
+		attached++;
+		if (pt)
+			pt->attached++;
 		verbose(s, "attached probe %d (%s): %zu perf event(s)", p->id, p->section, s->att[i].n);
 		close(s->prog_fds[i]);	/* its events hold it: one fd less per probe */
 		s->prog_fds[i] = -1;
 	}
+	int rc = report_unattached(s, t, nt, programs, attached);
+	free(t);
+	if (rc < 0)
+		return -1;
 	for (size_t i = 0; i < s->b.nprogs; i++) {
-		int rc = attach_enable(&s->att[i]);
+		rc = attach_enable(&s->att[i]);
 		if (rc < 0) {
 			error_msg(s, "ERROR [B_ATTACH]: cannot enable probe %d (%s): %s", (int)i,
 				  s->b.progs[i].section, strerror(-rc));

@@ -153,7 +153,7 @@ else
 fi
 rw='probe kernel.function("*@fs/read_write.c").call { }'
 if "$STAP" -p2 -DMAXKPROBES=20 -e "$rw" > /dev/null 2>&1 &&
-   ! out=$("$STAP" -p2 --runtime=bpf -DMAXKPROBES=20 -e "$rw" 2>&1) && grep -q 'E_TOO_MANY_KPROBES' <<< "$out"; then
+   ! out=$("$STAP" -p2 --runtime=bpf --remote=qemu -DMAXKPROBES=20 -e "$rw" 2>&1) && grep -q 'E_TOO_MANY_KPROBES' <<< "$out"; then
 	ok "MAXKPROBES counts ftrace entries only with --runtime=bpf"
 else
 	bad "MAXKPROBES and .call" "$out"

@@ -64,7 +64,9 @@ static void usage(FILE *f)
 	      "                  tapset probe aliases, then stop\n"
 	      "  -R DIR          use the runtime in DIR\n"
 	      "  --runtime=MODE  kernel (a kernel module, the default) or bpf (eBPF programs\n"
-	      "                  run by stapbpf: no module, no kbuild; doc/bpf-bundle.md)\n"
+	      "                  run by stapbpf: no module, no kbuild; doc/bpf-bundle.md);\n"
+	      "                  with bpf the target kernel is the running one unless -r\n"
+	      "  --bpf           --runtime=bpf\n"
 	      "  -B NAME=VAL     pass a make variable to kbuild (pass 4)\n"
 	      "  -a ARCH         the target architecture: x86_64 (the only one)\n"
 	      "  --tmpdir=DIR    make build directories in DIR (default $TMPDIR, /tmp)\n"
@@ -325,7 +327,7 @@ int parse_options(struct session *s, int argc, char **argv)
 	       OPT_ALL_MODULES, OPT_MONITOR, OPT_RLIMIT_AS, OPT_RLIMIT_CPU, OPT_RLIMIT_FSIZE,
 	       OPT_RLIMIT_NPROC, OPT_RLIMIT_STACK, OPT_DUMP_FUNCTIONS, OPT_DUMP_PROBE_TYPES,
 	       OPT_DUMP_PROBE_ALIASES, OPT_SUPPRESS_HANDLER_ERRORS, OPT_TMPDIR, OPT_PRIVILEGE,
-	       OPT_UNPRIVILEGED, OPT_SYSROOT, OPT_SYSENV, OPT_EXAMPLE, OPT_REMOTE_PREFIX, OPT_RUNTIME,
+	       OPT_UNPRIVILEGED, OPT_SYSROOT, OPT_SYSENV, OPT_EXAMPLE, OPT_REMOTE_PREFIX, OPT_RUNTIME, OPT_BPF,
 	       OPT_SIGN_KEY, OPT_SIGN_CERT };
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
@@ -333,6 +335,7 @@ int parse_options(struct session *s, int argc, char **argv)
 		{ "remote", required_argument, NULL, OPT_REMOTE },
 		{ "remote-prefix", no_argument, NULL, OPT_REMOTE_PREFIX },
 		{ "runtime", required_argument, NULL, OPT_RUNTIME },
+		{ "bpf", no_argument, NULL, OPT_BPF },
 		{ "list-tags", no_argument, NULL, OPT_LIST_TAGS },
 		{ "compatible", required_argument, NULL, OPT_COMPATIBLE },
 		{ "prologue-searching", optional_argument, NULL, OPT_PROLOGUE },
@@ -484,6 +487,9 @@ int parse_options(struct session *s, int argc, char **argv)
 			}
 			s->runtime_bpf = !strcmp(optarg, "bpf");
 			s->no_cache |= s->runtime_bpf;   /* a bundle is made in milliseconds */
+			break;
+		case OPT_BPF:   /* SystemTap's short form */
+			s->runtime_bpf = s->no_cache = true;
 			break;
 		case OPT_LIST_TAGS: diag_list_tags(); return -1;
 		case OPT_SKIP_BADVARS: s->skip_badvars = true; break;

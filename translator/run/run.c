@@ -18,7 +18,23 @@
 #include "target/sysroot.h"
 #include "target/uimage.h"
 
-/* staprun (or stapbpf) of the build tree, else the installed one on PATH */
+/* name's file in $PATH, or name itself when none is there */
+static const char *path_lookup(const char *name)
+{
+	const char *path = getenv("PATH");
+
+	for (const char *d = path; d && *d; d += strcspn(d, ":") + (d[strcspn(d, ":")] == ':')) {
+		size_t n = strcspn(d, ":");
+		char *p = xasprintf("%.*s/%s", (int)(n ? n : 1), n ? d : ".", name);
+		if (access(p, X_OK) == 0)
+			return p;
+		free(p);
+	}
+	return name;
+}
+
+/* staprun (or stapbpf) of the build tree, else the installed one beside
+ * stap or on PATH (a guest needs its file, not a name to exec) */
 static const char *find_staprun(const struct session *s)
 {
 	const char *e = s->runtime_bpf ? NULL : env_or(ENV_CSTAP_STAPRUN, NULL);
@@ -26,10 +42,16 @@ static const char *find_staprun(const struct session *s)
 
 	if (e)
 		return e;
-	char *p = xasprintf("%s/../%s/%s", self_dir(), name, name);   /* staprun/staprun, stapbpf/stapbpf */
+	/* the build tree's staprun/staprun, stapbpf/stapbpf; installed, beside stap */
+	char *p = xasprintf("%s/../%s/%s", self_dir(), name, name);
 	if (access(p, X_OK) == 0)
 		return p;
-	return name;
+	free(p);
+	p = xasprintf("%s/%s", self_dir(), name);
+	if (access(p, X_OK) == 0)
+		return p;
+	free(p);
+	return path_lookup(name);
 }
 
 /* -c CMD as the guest runs it. Its program runs from its absolute host

@@ -48,9 +48,9 @@ const struct target_kernel *target_kernel(struct session *s)
 	k->release = s->kernel_release ? s->kernel_release : env_get(ENV_CSTAP_RELEASE);
 	if ((!k->release || !*k->release) && s->sysroot)
 		k->release = releases_newest(s->sysroot);
-	else if (!k->release || !*k->release)
-		k->release = k->host_loads_modules ? (k->host_release ? k->host_release : "")
-						   : releases_default();
+	else if (!k->release || !*k->release)   /* BPF runs here whether or not modules load */
+		k->release = k->host_loads_modules || (s->runtime_bpf && !s->remote) ?
+			     (k->host_release ? k->host_release : "") : releases_default();
 	if (!k->release)
 		return k;
 	/* a system under a sysroot is not this one, whatever its release */

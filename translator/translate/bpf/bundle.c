@@ -75,6 +75,8 @@ static void prog_text(struct strbuf *sb, int index, const struct bpf_prog *p)
 	attach_text(sb, &p->at);
 	if (p->pp)
 		strbuf_addf(sb, "\npp %s", p->pp);
+	if (p->from >= 0)
+		strbuf_addf(sb, "\nfrom %d %s", p->from, p->written);
 	strbuf_addstr(sb, p->at.optional ? "\noptional\n" : "\n");
 	for (int i = 0; i < p->lines.len; i++) {
 		const struct bpf_line *l = &p->lines.items[i];

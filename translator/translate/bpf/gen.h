@@ -71,6 +71,7 @@ struct bgen {
 	bool failed;
 	int nfails, nfails_user;   /* refusals; of them, of what user space can run */
 	struct bpf_unit *u;     /* what is made: maps, formats, programs */
+	VEC(const struct probe *) written;   /* the script's probes programs came from */
 	struct strbuf fmt_keys; /* "TYPES TEXT" of each of u's formats */
 	struct bfmt_slot {      /* bg_fmt's index of them */
 		uint64_t h;

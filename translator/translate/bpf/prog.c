@@ -442,6 +442,30 @@ void bg_timing_names(struct bgen *g)
 	}
 }
 
+/* The index of the script's probe dp comes from (through its aliases), and
+ * that probe's points as written: stapbpf says so of a probe none of whose
+ * programs could be attached. */
+static int written_probe(struct bgen *g, const struct derived_probe *dp, char **text)
+{
+	const struct probe *p = dp->probe;
+	struct strbuf sb = STRBUF_INIT;
+	int i;
+
+	while (p->expanded)
+		p = p->expanded;
+	for (i = 0; i < g->written.len && g->written.items[i] != p; i++)
+		;
+	if (i == g->written.len)
+		vec_push(&g->written, p);
+	for (int k = 0; k < p->points.len; k++) {
+		if (k)
+			strbuf_addstr(&sb, ", ");
+		unparse_probe_point(&sb, p->points.items[k]);
+	}
+	*text = strbuf_detach(&sb);
+	return i;
+}
+
 void bg_prog_end(struct bgen *g, const struct bpf_attach *at, const char *pp)
 {
 	if (g->act_used) {   /* MAXACTION's error: its format is in r2 */
@@ -475,7 +499,9 @@ void bg_prog_end(struct bgen *g, const struct bpf_attach *at, const char *pp)
 		bg_fail(g, g->last_pos, "the probe is too long for a BPF jump (more than 32767 instructions)");
 	else
 		drop_unreachable(g);
-	struct bpf_prog p = { .at = *at, .pp = pp ? xstrdup(pp) : NULL, .n = g->n };
+	struct bpf_prog p = { .at = *at, .pp = pp ? xstrdup(pp) : NULL, .n = g->n, .from = -1 };
+	if (g->dp)
+		p.from = written_probe(g, g->dp, &p.written);
 	p.insn = xmalloc((g->n ? g->n : 1) * sizeof(*p.insn));
 	memcpy(p.insn, g->insn, g->n * sizeof(*p.insn));
 	for (int i = 0; i < g->lines.len; i++)

@@ -35,6 +35,8 @@ struct bpf_line {               /* insn and those after it come from pos */
 struct bpf_prog {
 	struct bpf_attach at;
 	char *pp;               /* its probe point, or NULL (the global initialisers) */
+	int from;               /* the script's probe it is one of (its index), or -1 */
+	char *written;          /* ... that probe's points as the script writes them */
 	struct binsn *insn;
 	int n;
 	VEC(struct bpf_line) lines;
