@@ -16,7 +16,7 @@ enum {
 	H_SMP_PROCESSOR_ID = 8, H_PID_TGID = 14, H_UID_GID = 15, H_COMM = 16, H_CURRENT_TASK = 35,
 	H_JIFFIES64 = 118,
 	H_READ_USER = 112, H_READ_KERNEL = 113, H_READ_USER_STR = 114, H_READ_KERNEL_STR = 115,
-	H_BOOT_NS = 125, H_RB_OUTPUT = 130, H_FOR_EACH_MAP = 164, H_SNPRINTF = 165, H_GET_STACK = 67, H_LOOP = 181, H_RB_RESERVE = 131, H_RB_SUBMIT = 132,
+	H_BOOT_NS = 125, H_RB_OUTPUT = 130, H_FOR_EACH_MAP = 164, H_SNPRINTF = 165, H_GET_STACK = 67, H_LOOP = 181, H_FUNC_ARG = 183, H_FUNC_RET = 184, H_RB_RESERVE = 131, H_RB_SUBMIT = 132,
 	H_RB_DISCARD = 133, H_KTIME_TAI = 208,
 	HU_FOREACH_START = 0x1001, HU_FOREACH_NEXT = 0x1002, HU_MAP_CLEAR = 0x1003,
 	HU_MAP_COUNT = 0x1004, HU_REALTIME_NS = 0x1005, HU_SPRINTF = 0x1006, HU_PRINT_HIST = 0x1007,
@@ -55,6 +55,8 @@ enum bpf_attach_kind {
 	BA_PROCFS_WRITE,
 	BA_HWBKPT,		/* a perf breakpoint event on every CPU */
 	BA_UTIMER,		/* a timer probe stapbpf runs itself */
+	BA_FENTRY,		/* a BPF trampoline on a kernel function's entry / return */
+	BA_FEXIT,
 	BA_NKINDS
 };
 
@@ -67,7 +69,7 @@ static inline const char *bpf_attach_word(int k)
 		[BA_PROFILE] = "profile", [BA_PERF] = "perf", [BA_TRACEPOINT] = "tracepoint",
 		[BA_RAW_TRACEPOINT] = "raw_tracepoint", [BA_UPROBE] = "uprobe", [BA_URETPROBE] = "uretprobe",
 		[BA_PROCFS_READ] = "procfs_read", [BA_PROCFS_WRITE] = "procfs_write", [BA_HWBKPT] = "hwbkpt",
-		[BA_UTIMER] = "utimer",
+		[BA_UTIMER] = "utimer", [BA_FENTRY] = "fentry", [BA_FEXIT] = "fexit",
 	};
 	return k >= 0 && k < BA_NKINDS ? words[k] : 0;
 }
@@ -85,7 +87,8 @@ static inline int bpf_attach_in_user(int k)
  * a kind does not use are 0. */
 struct bpf_attach {
 	enum bpf_attach_kind kind;
-	const char *symbol;	/* kprobe: SYMBOL ("_stext", "MODULE:SYMBOL"); uprobe: FILE;
+	const char *symbol;	/* kprobe: SYMBOL ("_stext", "MODULE:SYMBOL"); fentry/fexit:
+				   FUNCTION (vmlinux's BTF names it); uprobe: FILE;
 				   tracepoint: SYSTEM; procfs: PATH (relative) */
 	const char *event;	/* (raw_)tracepoint: NAME */
 	long long offset;	/* kprobe, uprobe: OFFSET; procfs: the FIFO's MODE */

@@ -40,6 +40,9 @@ enum bpf_prog_type attach_prog_type(const struct bundle_prog *p)
 		return BPF_PROG_TYPE_TRACEPOINT;
 	case BA_RAW_TRACEPOINT:
 		return BPF_PROG_TYPE_RAW_TRACEPOINT;
+	case BA_FENTRY:
+	case BA_FEXIT:
+		return BPF_PROG_TYPE_TRACING;
 	default:
 		return BPF_PROG_TYPE_KPROBE;
 	}
@@ -377,6 +380,16 @@ int attach_prog(const struct bundle_prog *p, int prog_fd, struct attachment *a, 
 		int fd = bpf_raw_tracepoint_open(p->at.event, prog_fd);
 		if (fd < 0)
 			return failed(errno, why, whylen, "BPF_RAW_TRACEPOINT_OPEN %s: %s", p->at.event,
+				      strerror(errno));
+		a->no_enable = true;
+		return add_fd(a, fd, why, whylen);
+	}
+	case BA_FENTRY:   /* the trampoline's link, made at once: @config's run flag holds it */
+	case BA_FEXIT: {
+		int fd = bpf_link_create(prog_fd, 0, p->at.kind == BA_FENTRY ? BPF_TRACE_FENTRY : BPF_TRACE_FEXIT,
+					 NULL);
+		if (fd < 0)
+			return failed(errno, why, whylen, "a BPF trampoline on %s: %s", p->at.symbol,
 				      strerror(errno));
 		a->no_enable = true;
 		return add_fd(a, fd, why, whylen);

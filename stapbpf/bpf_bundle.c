@@ -558,6 +558,15 @@ static int parse_prog(struct parser *ps, char *rest)
 		}
 		p.at.event = xstrdup(a);
 		break;
+	case BA_FENTRY:
+	case BA_FEXIT:   /* FUNCTION */
+		a = next_field(&rest);
+		if (!a) {
+			perr(ps, "%s wants FUNCTION", sec);
+			goto fail;
+		}
+		p.at.symbol = xstrdup(a);
+		break;
 	case BA_TIMER:
 	case BA_UTIMER:
 		if (number(ps, next_field(&rest), "the timer's NS", 1, INT64_MAX, &v) < 0)

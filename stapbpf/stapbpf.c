@@ -57,6 +57,8 @@ struct session {
 	FILE *out;
 	struct umap *maps;		/* by map ID */
 	int *prog_fds;			/* by program index; -1 for interpreted ones */
+	char **refused;			/* by program index: why the kernel refused to load it
+					   (a trampoline's), or NULL */
 	uint32_t *prog_ids;		/* by program index: the kernel's ID, 0 for none */
 	struct attachment *att;		/* by program index */
 	struct ring_buffer *rb;
@@ -587,10 +589,35 @@ static bool report_verifier(struct session *s, const struct bundle_prog *p, char
 	return true;
 }
 
-/* Load one kernel program; when the kernel refuses it, again with the
- * verifier's log (bigger buffers while the log does not fit). */
-static int load_prog(struct session *s, const struct bundle_prog *p)
+/* What a program's load says beside its instructions: its callbacks' BTF
+ * (fi); a trampoline's kind and the kernel function it is for (the BTF id
+ * of FUNCTION in vmlinux), which the kernel binds it to at load. */
+static void load_opts(const struct bundle_prog *p, const struct funcinfo *fi, int btf_id,
+		      struct bpf_prog_load_opts *opts)
 {
+	if (fi->n) {
+		opts->prog_btf_fd = (uint32_t)fi->btf_fd;
+		opts->func_info = fi->rec;
+		opts->func_info_cnt = fi->n;
+		opts->func_info_rec_size = sizeof(*fi->rec);
+	}
+	if (p->at.kind == BA_FENTRY || p->at.kind == BA_FEXIT) {
+		opts->expected_attach_type = p->at.kind == BA_FENTRY ? BPF_TRACE_FENTRY : BPF_TRACE_FEXIT;
+		opts->attach_btf_id = (uint32_t)btf_id;
+	}
+}
+
+/* Load one kernel program; when the kernel refuses it, again with the
+ * verifier's log (bigger buffers while the log does not fit). -1 after
+ * an error said; -2 with why when the kernel refuses a trampoline before
+ * verifying it (no BTF for the function, no trampolines, a policy that
+ * forbids them): a probe that cannot be attached, as a kprobe without
+ * the kprobe PMU. */
+static int load_prog(struct session *s, const struct bundle_prog *p, char *why, size_t whylen)
+{
+	bool trampoline = p->at.kind == BA_FENTRY || p->at.kind == BA_FEXIT;
+	int btf_id = trampoline ? libbpf_find_vmlinux_btf_id(p->at.symbol, p->at.kind == BA_FENTRY ?
+							       BPF_TRACE_FENTRY : BPF_TRACE_FEXIT) : 0;
 	struct bpf_insn *insns = malloc(p->ninsns * sizeof(*insns));
 	struct funcinfo fi;
 	char name[BPF_OBJ_NAME_LEN], buf[32];
@@ -615,26 +642,22 @@ static int load_prog(struct session *s, const struct bundle_prog *p)
 	}
 	snprintf(buf, sizeof(buf), "stap_%d", p->id);
 	object_name(name, buf);
+	if (trampoline && btf_id < 0) {
+		free(insns);
+		funcinfo_free(&fi);
+		snprintf(why, whylen, "the kernel's BTF has no function %s for a BPF trampoline: %s",
+			 p->at.symbol, strerror(-btf_id));
+		return -2;
+	}
 	{
 		LIBBPF_OPTS(bpf_prog_load_opts, opts);
-		if (fi.n) {
-			opts.prog_btf_fd = (uint32_t)fi.btf_fd;
-			opts.func_info = fi.rec;
-			opts.func_info_cnt = fi.n;
-			opts.func_info_rec_size = sizeof(*fi.rec);
-		}
+		load_opts(p, &fi, btf_id, &opts);
 		fd = bpf_prog_load(attach_prog_type(p), name, "GPL", insns, p->ninsns, &opts);
 		err = errno;
 	}
 	for (size_t size = 1 << 20; fd < 0 && size <= (256u << 20); size *= 16) {
 		LIBBPF_OPTS(bpf_prog_load_opts, opts, .log_level = 1, .log_size = (uint32_t)size);
-		if (fi.n) {
-			opts.prog_btf_fd = (uint32_t)fi.btf_fd;
-			opts.func_info = fi.rec;
-			opts.func_info_cnt = fi.n;
-			opts.func_info_rec_size = sizeof(*fi.rec);
-		}
-
+		load_opts(p, &fi, btf_id, &opts);
 		free(log);
 		log = calloc(1, size);
 		if (!log)
@@ -651,6 +674,13 @@ static int load_prog(struct session *s, const struct bundle_prog *p)
 		free(log);
 		verbose(s, "loaded probe %d (%s), fd %d", p->id, p->section, fd);
 		return fd;
+	}
+	if (trampoline && (!log || !*log)) {
+		snprintf(why, whylen, "the kernel refused a BPF trampoline (%s) on %s: %s%s",
+			 bpf_attach_word(p->at.kind), p->at.symbol, strerror(err),
+			 err == EPERM ? " (a security policy, or no trampolines)" : "");
+		free(log);
+		return -2;
 	}
 	if (!log || !report_verifier(s, p, log))
 		error_msg(s, "ERROR: cannot load probe %d (%s): %s", p->id, p->section, strerror(err));
@@ -681,8 +711,12 @@ static uint64_t prog_hash(const struct bundle_prog *p)
 	return h;
 }
 
+/* The same program loaded once serves both, unless the kernel binds each
+ * to its function (a trampoline's). */
 static bool same_prog(const struct bundle_prog *a, const struct bundle_prog *b)
 {
+	if (attach_prog_type(a) == BPF_PROG_TYPE_TRACING)
+		return false;
 	return attach_prog_type(a) == attach_prog_type(b) && a->ninsns == b->ninsns &&
 	       !memcmp(a->insns, b->insns, a->ninsns * sizeof(*a->insns));
 }
@@ -708,7 +742,8 @@ static int load_programs(struct session *s)
 	s->prog_fds = malloc((s->b.nprogs ? s->b.nprogs : 1) * sizeof(int));
 	s->prog_ids = calloc(s->b.nprogs ? s->b.nprogs : 1, sizeof(*s->prog_ids));
 	s->att = calloc(s->b.nprogs ? s->b.nprogs : 1, sizeof(*s->att));
-	if (!s->prog_fds || !s->att || !s->prog_ids) {
+	s->refused = calloc(s->b.nprogs ? s->b.nprogs : 1, sizeof(*s->refused));
+	if (!s->prog_fds || !s->att || !s->prog_ids || !s->refused) {
 		free(seen);
 		return -1;
 	}
@@ -734,11 +769,17 @@ static int load_programs(struct session *s)
 			continue;
 		}
 		seen[k] = (ssize_t)i;
-		s->prog_fds[i] = load_prog(s, &s->b.progs[i]);
-		if (s->prog_fds[i] < 0) {
+		char why[512];
+		int fd = load_prog(s, &s->b.progs[i], why, sizeof(why));
+		if (fd == -2) {   /* attach_all says so */
+			s->refused[i] = strdup(why);
+			continue;
+		}
+		if (fd < 0) {
 			free(seen);
 			return -1;
 		}
+		s->prog_fds[i] = fd;
 		struct bpf_prog_info info;
 		uint32_t len = sizeof(info);
 		memset(&info, 0, sizeof(info));
@@ -783,19 +824,20 @@ static bool site_refused(const struct bundle_prog *p, int rc)
  * how many kernel programs each has, how many went on, and the first
  * reason one did not. */
 struct probe_tally {
-	int programs, attached;
+	int programs, attached, quiet;   /* quiet: optional ones that failed unsaid */
 	const char *written;
 	char why[360];
 };
 
 /* A probe of the script none of whose kernel programs went on is never
  * silent, even when each was optional (a wildcard's function, a '?'
- * point, an alias's alternatives): a warning with the first reason. None
- * at all of the script's is an error. 0, or -1 after that error. */
+ * point, an alias's alternatives): a warning with the first reason, unless
+ * each failure was warned of already. None at all of the script's is an
+ * error. 0, or -1 after that error. */
 static int report_unattached(struct session *s, struct probe_tally *t, int nt, int programs, int attached)
 {
 	for (int k = 0; k < nt; k++)
-		if (t[k].programs && !t[k].attached)
+		if (t[k].programs && !t[k].attached && t[k].quiet)
 			fprintf(stderr, "WARNING: probe %s: none of its %d point%s could be attached: %s\n",
 				t[k].written, t[k].programs, t[k].programs == 1 ? "" : "s", t[k].why);
 	if (programs && !attached) {
@@ -824,26 +866,34 @@ static int attach_all(struct session *s)
 		char why[512];
 		int rc;
 
-		if (s->prog_fds[i] < 0)
+		if (s->prog_fds[i] < 0 && !s->refused[i])
 			continue;
 		programs++;
 		if (pt) {
 			pt->programs++;
 			pt->written = p->written;
 		}
-		rc = attach_prog(p, s->prog_fds[i], &s->att[i], why, sizeof(why));
-		if (rc < 0 && site_refused(p, rc)) {
+		if (s->refused[i]) {
+			rc = -EPERM;
+			snprintf(why, sizeof(why), "%s", s->refused[i]);
+		} else {
+			rc = attach_prog(p, s->prog_fds[i], &s->att[i], why, sizeof(why));
+		}
+		if (rc < 0 && (s->refused[i] || site_refused(p, rc))) {
 			/* as the module runtime: the kernel refuses this one
 			 * function (blacklisted, notrace): skipped, with a
 			 * warning unless the point was a wildcard's or '?' */
 			if (!p->at.optional)
-				fprintf(stderr, "WARNING: probe %s registration error (rc %d)\n",
-					p->pp ? p->pp : p->section, rc);
+				fprintf(stderr, "WARNING: probe %s registration error (rc %d)%s%s\n",
+					p->pp ? p->pp : p->section, rc, why[0] ? "\n    " : "", why);
+			if (pt)
+				pt->quiet += p->at.optional;
 			if (pt && !pt->why[0])
 				snprintf(pt->why, sizeof(pt->why), "%.120s (rc %d%s%.200s)", p->pp ? p->pp : p->section, rc,
 					 why[0] ? ": " : "", why);
 			detach_prog(&s->att[i]);
-			close(s->prog_fds[i]);
+			if (s->prog_fds[i] >= 0)
+				close(s->prog_fds[i]);
 			s->prog_fds[i] = -1;
 			continue;
 		}
@@ -1167,6 +1217,9 @@ static void cleanup(struct session *s)
 	for (size_t i = 0; s->maps && i < s->b.nmaps; i++)
 		if (s->maps[i].m)
 			close(s->maps[i].fd);
+	for (size_t i = 0; s->refused && i < s->b.nprogs; i++)
+		free(s->refused[i]);
+	free(s->refused);
 	free(s->prog_fds);
 	free(s->prog_ids);
 	free(s->att);

@@ -19,6 +19,7 @@
 
 #include <string.h>
 
+#include "bpf_proto.h"
 #include "diag.h"
 #include "kpoint.h"
 #include "kpsites.h"
@@ -33,6 +34,7 @@ struct kfunc_btf {
 	struct kp_site site;
 	const char *func;
 	uint32_t proto;
+	int nparams;
 };
 
 /* The System V x86-64 argument registers, as DWARF numbers them. */
@@ -60,6 +62,16 @@ static const struct lx *param_lx(int i)
 	if (i < 6)
 		return lx_leaf(LX_REG, arg_regs[i]);
 	return lx_load(lx_add_k(lx_leaf(LX_REG, 7), 8 * (i - 5)), 8, false);
+}
+
+/* --runtime=bpf: a BPF trampoline on the function (fentry, fexit), which
+ * the kernel's BTF names it by and which costs less per hit than a kprobe;
+ * the parameters are its context's args[], $return after them. A function
+ * of more than six parameters keeps a kprobe: trampolines of kernels before
+ * 6.4 take no more (ENOTSUPP). */
+static bool trampoline(const struct kfunc_btf *k)
+{
+	return k->nparams <= 6;
 }
 
 int kfunc_btf_derive(struct session *s, struct probe *p, struct probe_point *pp, int fn_comp, const char *pat,
@@ -104,6 +116,7 @@ int kfunc_btf_derive(struct session *s, struct probe *p, struct probe_point *pp,
 					    .optional = wild || pp->optional };
 		k->func = names.items[i];
 		k->proto = btf_func_proto(b, names.items[i]);
+		k->nparams = btf_nparams(b, k->proto);
 		struct derived_probe *dp = derived_probe_add(s, p, pp, &kfunc_btf_provider, STP_PK_NORMAL);
 		dp->pp = kpoint_text(pp, fn_comp, names.items[i]);
 		dp->data = k;
@@ -167,7 +180,7 @@ static int tvar_code(struct session *s, const struct derived_probe *dp, const st
 			return -1;
 		}
 		*pretty = pretty_list(b, k, n, ret);
-		return ret && strcmp(n, "$$return") && strcmp(n, "$$locals") ? 2 : 1;
+		return ret && strcmp(n, "$$return") && strcmp(n, "$$locals") && !(s->runtime_bpf && trampoline(k)) ? 2 : 1;
 	}
 	if (!strcmp(n, "$return")) {
 		if (!ret) {
@@ -200,8 +213,9 @@ static int tvar_code(struct session *s, const struct derived_probe *dp, const st
 	}
 	if (!(*value = btf_chain_lx(b, type, base, false, e, false, why)))
 		return -1;
-	/* a parameter in a .return probe is its value at entry */
-	return ret && strcmp(n, "$return") ? 2 : 1;
+	/* a parameter in a .return probe is its value at entry, which fexit
+	 * (BPF) has at the return; what it points to is read at entry */
+	return ret && strcmp(n, "$return") && !(s->runtime_bpf && trampoline(k) && !lx_has(*value, LX_LOAD)) ? 2 : 1;
 }
 
 /* -L: " $return:TYPE" first in a .return probe, then each parameter */
@@ -244,10 +258,41 @@ static void emit_unregister(struct session *s, struct strbuf *out)
 	kp_emit_unregister(s, &kfunc_btf_provider, "btf", out);
 }
 
-/* --runtime=bpf: a kprobe site's context, but without probemod() and
+/* --runtime=bpf: fentry/fexit where trampoline(), else a kprobe */
+static int bpf_attach(const struct derived_probe *dp, struct bpf_attach *at, const char **why)
+{
+	const struct kfunc_btf *k = dp->data;
+
+	if (!trampoline(k))
+		return kp_bpf_attach(dp, at, why);
+	*at = (struct bpf_attach){ .kind = k->site.ret ? BA_FEXIT : BA_FENTRY, .symbol = k->func,
+				   .optional = k->site.optional };
+	return 0;
+}
+
+/* fexit reads the arguments as they were at entry: no entry program. A
+ * value read through them at entry (a field, @entry) has none yet. */
+static int bpf_entry_attach(struct session *s, const struct derived_probe *dp, struct bpf_attach *at, int *reg,
+			    int64_t *off, int64_t *ret_off, const char **why)
+{
+	if (!trampoline(dp->data))
+		return kp_bpf_entry_attach(s, dp, at, reg, off, ret_off, why);
+	*why = "through a BPF trampoline (fexit) a .return probe reads the parameters themselves, not yet "
+	       "what they point to at entry";
+	return -1;
+}
+
+/* a trampoline's context; a kprobe site's, but without probemod() and
  * __reg_arg(), which the BPF backend has not had for BTF's probes yet */
 static void bpf_context(const struct derived_probe *dp, struct bpf_context *c)
 {
+	const struct kfunc_btf *k = dp->data;
+
+	if (trampoline(k)) {
+		c->trampoline = k->site.ret ? 2 : 1;
+		c->ip_back = -1;
+		return;
+	}
 	kp_bpf_context(dp, c);
 	c->reg_args = false;
 	c->module = NULL;
@@ -256,8 +301,8 @@ static void bpf_context(const struct derived_probe *dp, struct bpf_context *c)
 
 const struct provider kfunc_btf_provider = {
 	.calls_shared = true,
-	.bpf_attach = kp_bpf_attach,
-	.bpf_entry_attach = kp_bpf_entry_attach,
+	.bpf_attach = bpf_attach,
+	.bpf_entry_attach = bpf_entry_attach,
 	.bpf_context = bpf_context,
 	.name = "kernel.function (BTF)",
 	.runtime_header = "kprobes.h",

@@ -54,6 +54,10 @@ static void attach_text(struct strbuf *sb, const struct bpf_attach *at)
 	case BA_RAW_TRACEPOINT:
 		strbuf_addf(sb, " %s", at->event);
 		break;
+	case BA_FENTRY:
+	case BA_FEXIT:
+		strbuf_addf(sb, " %s", at->symbol);
+		break;
 	case BA_TRACEPOINT:
 		strbuf_addf(sb, " %s %s", at->symbol, at->event);
 		break;

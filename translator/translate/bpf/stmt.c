@@ -730,7 +730,8 @@ static void probe_program(struct bgen *g, struct derived_probe *dp)
 	bool user = bpf_attach_in_user(at.kind);
 	if ((at.kind == BA_PROCFS_READ || at.kind == BA_PROCFS_WRITE) && !procfs_one_way(g, dp, &at))
 		return;
-	g->ctx_args = at.kind == BA_RAW_TRACEPOINT;   /* its context: the arguments, u64 args[] */
+	/* its context: the arguments, u64 args[] (not pt_regs) */
+	g->ctx_args = at.kind == BA_RAW_TRACEPOINT || at.kind == BA_FENTRY || at.kind == BA_FEXIT;
 	if (!bg_entry_prepare(g, dp))
 		return;
 	bool as_user = false;

@@ -37,6 +37,37 @@ static void read_mem(struct bgen *g, const struct expr *te, int size, bool user,
 		*bad = true;
 }
 
+/* r0 = DWARF register r at a BPF trampoline: the argument registers are
+ * its args[0..5], rax at fexit the return value, read with the helpers the
+ * verifier inlines (a pointer argument read from the context directly
+ * would be a typed pointer, which takes no arithmetic); the stack's
+ * arguments follow in args[] (read as memory). */
+static bool trampoline_reg(struct bgen *g, int64_t r)
+{
+	static const int arg_of[] = { [5] = 1, [4] = 2, [1] = 3, [2] = 4, [8] = 5, [9] = 6 };
+	int a = r >= 0 && r < 10 ? arg_of[r] : 0, slot;
+	bool ret = r == 0 && g->ctx.trampoline == 2;
+
+	if (r == 7) {
+		/* sp: as the kprobe's, 8 bytes below where the stack's
+		 * arguments start, the seventh's on (param_lx): args[6...] */
+		mov(g, R0, R6);
+		alu_k(g, A_ADD, R0, 8 * 6 - 8);
+		return true;
+	}
+	if (!a && !ret)
+		return false;
+	slot = bg_stack(g);
+	mov(g, R1, R6);
+	if (!ret)
+		bg_mov_imm(g, R2, a - 1);
+	mov(g, ret ? R2 : R3, R10);
+	alu_k(g, A_ADD, ret ? R2 : R3, slot);
+	bg_call(g, ret ? H_FUNC_RET : H_FUNC_ARG);
+	ldx(g, R0, R10, slot);
+	return true;
+}
+
 /* r0 = DWARF register r of the probe's context; false if it has none */
 static bool read_reg(struct bgen *g, int64_t r)
 {
@@ -44,6 +75,8 @@ static bool read_reg(struct bgen *g, int64_t r)
 		return false;
 	if (g->user)   /* begin/end have no registers */
 		return false;
+	if (g->ctx.trampoline)
+		return trampoline_reg(g, r);
 	if (g->ctx_args) {   /* a raw tracepoint: si, dx, cx, r8, r9 are args[0..4] */
 		static const int arg_of[] = { [4] = 1, [1] = 2, [2] = 3, [8] = 4, [9] = 5 };
 		int a = r < 10 ? arg_of[r] : 0;
