@@ -2,11 +2,12 @@
  * printf formats, ring buffer records, and the bundle's text
  * (doc/bpf-bundle.md). */
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "diag.h"
-#include "target/tvars.h"
+#include "target/ksyms.h"
 #include "translate/bpf/gen.h"
 #include "translate/translate.h"
 
@@ -592,7 +593,7 @@ char *bg_bundle(struct bgen *g)
 	uint64_t kfree;
 
 	strbuf_addf(&sb, "cstap-bpf 1\nmodule %s\n", g->s->module_name);
-	if (tvars_kaslr_ref(g->s, &kfree))   /* stapbpf puts the load offset in @config */
+	if (ksyms_kaslr_ref(g->s, &kfree))   /* stapbpf puts the load offset in @config */
 		strbuf_addf(&sb, "kaslr kfree 0x%llx\n", (unsigned long long)kfree);
 	if (g->maxskipped >= 0)
 		strbuf_addf(&sb, "maxskipped %lld\n", (long long)g->maxskipped);

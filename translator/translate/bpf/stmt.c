@@ -7,7 +7,7 @@
 
 #include "diag.h"
 #include "probes/provider.h"
-#include "target/tvars.h"
+#include "elaborate/tvars.h"
 #include "translate/bpf/bpf.h"
 #include "options.h"
 #include "translate/bpf/gen.h"
