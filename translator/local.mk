@@ -21,7 +21,7 @@ REMOTE_SOURCES = translator/remote/qemu.c translator/remote/qemu.h translator/re
 # the target kernel: its facts and files (kernel.c, once per run; target.h the
 # per-run state off the session; releases.c the installed releases, stap-vm
 # links it too), debuginfo (installed or debuginfod), symbols,
-# the image, DWARF functions, lines and locations, the syscall tapset generator
+# the image, DWARF functions, types, lines and locations, the syscall tapset generator
 TARGET_SOURCES = translator/target/kernel.c translator/target/kernel.h translator/target/target.h \
 	translator/target/releases.c translator/target/releases.h \
 	translator/target/debuginfo.c translator/target/debuginfo.h translator/target/cast_headers.c \
@@ -32,8 +32,8 @@ TARGET_SOURCES = translator/target/kernel.c translator/target/kernel.h translato
 	translator/target/ktracepoints.c translator/target/ktracepoints.h \
 	translator/target/kimage.h translator/target/dwarf_funcs.c translator/target/dwarf_funcs.h \
 	translator/target/dwarf_stmt.c translator/target/dwarf_stmt.h translator/target/dwarf_inlines.c translator/target/dwarf_inlines.h translator/target/dwarf_scope.c \
-	translator/target/dwarf_scope.h translator/target/tvars.c \
-	translator/target/tvars.h translator/target/syscalls_gen.c \
+	translator/target/dwarf_scope.h translator/target/dwarf_types.c translator/target/dwarf_types.h \
+	translator/target/syscalls_gen.c \
 	translator/target/syscalls_gen.h translator/target/uapi.c translator/target/uapi.h \
 	translator/target/klines.c translator/target/klines.h \
 	translator/target/ustack.c translator/target/ustack.h \
@@ -51,7 +51,8 @@ STAP_PASS_SOURCES = translator/passes.h translator/options.c translator/options.
 	translator/elaborate/elaborate.c translator/elaborate/autocast.c \
 	translator/walk.c translator/walk.h translator/elaborate/analyze.c \
 	translator/elaborate/alias.c translator/elaborate/checks.c translator/elaborate/dump.c \
-	translator/elaborate/optimize.c translator/elaborate/context_funcs.c translator/elaborate/target_exprs.c translator/elaborate/doubleglob.c \
+	translator/elaborate/optimize.c translator/elaborate/context_funcs.c translator/elaborate/target_exprs.c \
+	translator/elaborate/tvars.c translator/elaborate/tvars.h translator/elaborate/doubleglob.c \
 	translator/elaborate/listing.c translator/elaborate/listing.h translator/elaborate/dumps.c translator/elaborate/privilege.c \
 	translator/translate/translate.c translator/translate/translate.h \
 	translator/translate/module/module.c translator/translate/module/module.h \

@@ -59,7 +59,7 @@ void context_funcs_reached(struct stmt *body, funcvec *out);
 
 /* pass 2: resolve every target expression of the probes and functions kept,
  * in each derived probe's context as its family gives it (target_exprs.c,
- * through target/tvars.c); errors are reported. Returns their number. */
+ * through elaborate/tvars.c); errors are reported. Returns their number. */
 int target_exprs_resolve(struct session *s);
 
 /* pass 2's last step (analyze.c): decide what pass 3 only reads */

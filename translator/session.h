@@ -83,7 +83,7 @@ struct session {
 	VEC(struct embed *) embeds;
 	VEC(struct regex_prog *) regexes; /* every =~ / !~, compiled (pass 2; regex.h) */
 	void **provider_states;   /* each probe family's own, by providers[] index */
-	struct tvar_table *tvars; /* target/tvars.c: resolved target expressions */
+	struct tvar_table *tvars; /* elaborate/tvars.c: resolved target expressions */
 	VEC(struct probe *) aliases;     /* every probe alias, the user's first (alias.c) */
 	bool aliases_listed;             /* aliases is filled */
 

@@ -14,7 +14,7 @@
 #include "passes.h"
 #include "probes/provider.h"
 #include "session.h"
-#include "target/tvars.h"
+#include "tvars.h"
 #include "walk.h"
 
 /* ---- lock-free counters ------------------------------------------------------ */

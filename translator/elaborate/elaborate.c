@@ -19,7 +19,7 @@
 #include "probes/provider.h"
 #include "regex.h"
 #include "target/syscalls_gen.h"
-#include "target/tvars.h"
+#include "tvars.h"
 #include "session.h"
 
 struct elab {

@@ -27,7 +27,7 @@
 #include "diag.h"
 #include "passes.h"
 #include "probes/provider.h"
-#include "target/tvars.h"
+#include "tvars.h"
 #include "walk.h"
 
 static const char *level(const struct session *s)

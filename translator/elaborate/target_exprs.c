@@ -1,12 +1,12 @@
 /* target_exprs.c - pass 2, step 5: every target expression ($x, @cast,
- * @var, @defined, @entry) is compiled to C once per derived probe
- * (target/tvars.c), in the context the probe's family gives it through
- * struct provider's hooks; here is where those hooks are asked, so target/
- * knows no probe family.
+ * @var, @defined, @entry) is resolved into the lowered form once per
+ * derived probe (tvars.c), in the context the probe's family gives it
+ * through struct provider's hooks; here is where those hooks are asked, so
+ * tvars.c knows no probe family.
  */
 #include "passes.h"
 #include "probes/provider.h"
-#include "target/tvars.h"
+#include "tvars.h"
 
 /* What tvars needs of dp, asked of its family in the order tvars once
  * asked it itself (scope first). */

@@ -3,7 +3,7 @@
  *
  * A symbol is looked up in the kernel's symbol table (its link address; the
  * module adds the KASLR offset, stp_kaslr_offset, as target variables' code
- * does: tvars.c); an address is taken as a run-time one. The length is rounded up
+ * does: ksyms_use_kaslr); an address is taken as a run-time one. The length is rounded up
  * to one x86 debug registers take (1, 2, 4 or 8 bytes; a symbol's is 1, as
  * in SystemTap). x86 has four debug registers: a fifth watchpoint gets a
  * warning here and fails to register.
@@ -16,7 +16,6 @@
 
 #include "diag.h"
 #include "target/ksyms.h"
-#include "target/tvars.h"
 
 extern const struct provider hwbkpt_provider;
 
@@ -82,7 +81,7 @@ static int derive(struct session *s, struct probe *p, struct probe_point *pp)
 			return -1;
 		}
 		hb.linked = true;
-		tvars_use_kaslr(s);
+		ksyms_use_kaslr(s);
 	}
 	if (hb.addr % hb.len) {
 		diag(s, E_PROBE_ARG, pp->comps.items[1]->pos,

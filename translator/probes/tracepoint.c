@@ -28,7 +28,7 @@
 #include "target/kernel.h"
 #include "target/ksyms.h"
 #include "target/ktracepoints.h"
-#include "target/tvars.h"
+#include "target/dwarf_types.h"
 
 extern const struct provider tracepoint_provider;
 

@@ -21,7 +21,6 @@
 
 #include "diag.h"
 #include "inputs.h"
-#include "target/tvars.h"
 #include "kpoint.h"
 #include "target/sdt.h"
 #include "target/uimage.h"
@@ -551,7 +550,7 @@ static int bpf_entry_attach(struct session *s, const struct derived_probe *dp, s
 {
 	const struct uprobe_probe *u = dp->data;
 
-	if (!tvars_cfa(s, tvar_scope(dp), reg, off)) {
+	if (!dw_scope_cfa(tvar_scope(dp), reg, off)) {
 		*why = "no call frame information where the values at entry are read";
 		return -1;
 	}
@@ -596,7 +595,7 @@ static void emit_decls(struct session *s, struct strbuf *out)
 			    u->target_only ? " | STP_UPF_TARGET" : "", u->pid);
 		int reg;
 		int64_t cfa;
-		if (u->ret && dp->has_entry && !tvars_cfa(s, tvar_scope(dp), &reg, &cfa))
+		if (u->ret && dp->has_entry && !dw_scope_cfa(tvar_scope(dp), &reg, &cfa))
 			diag(s, E_TARGET_VAR, dp->probe->pos, "values at entry of %s: no call frame "
 			     "information where they are read (0x%llx)", dp->pp, (unsigned long long)u->body);
 		else if (u->ret && dp->has_entry)

@@ -5,7 +5,8 @@
  * small shared object with every type they declare kept in its DWARF
  * (-fno-eliminate-unused-debug-types); its image then serves find_type like
  * a kernel module's. "kernel<linux/x.h>" needs no compiler: the kernel's own
- * DWARF has those types (tvars.c looks there for any "kernel..." module).
+ * DWARF has those types (elaborate/tvars.c looks there for any "kernel..."
+ * module).
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -31,7 +31,7 @@ struct dw_image {
 	Dwarf_Addr bias;        /* DWARF address + bias = libdwfl address (modules) */
 	Dwfl *dwfl;             /* modules and user files only */
 	Dwfl_Module *mod;       /* modules and user files only */
-	struct dw_type_cache *types; /* tvars.c: type DIEs found by name */
+	struct dw_type_cache *types; /* dwarf_types.c: type DIEs found by name */
 	struct dw_aranges *aranges; /* dwarf_funcs.c's index of the units by address */
 	struct dw_inline_index *inlines; /* dwarf_inlines.c's index of the units by inlined function */
 	bool inlines_built;     /* that index was made (a walk of every unit) in this run */

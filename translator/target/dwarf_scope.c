@@ -1,5 +1,6 @@
 /* dwarf_scope.c - the DWARF scope of a probe (dwarf_scope.h): the blocks
- * holding its address, and its variables as SystemTap's -L lists them.
+ * holding its address, its variables as SystemTap's -L lists them, and the
+ * canonical frame address there from the call frame information.
  */
 #include "dwarf_scope.h"
 
@@ -185,4 +186,54 @@ void dw_scope_vars(const struct dw_scope *sc, struct strbuf *out)
 		scope_vars(&sc_dies[i], sc->entry, sc->hidden, out);
 	free(sc_dies);
 	scope_vars(&fn, sc->entry, sc->hidden, out);
+}
+
+/* At a function's entry the canonical frame address is the stack pointer
+ * before the call pushed the return address; elsewhere (an inlined
+ * instance's entry included: it is inside its caller's frame) the call
+ * frame information says. */
+bool dw_cfa_at(struct dw_image *img, Dwarf_Die *fn, Dwarf_Addr pc, Dwarf_Addr fn_entry, int *reg, int64_t *off)
+{
+	Dwarf_CFI *cfi;
+	Dwarf_Frame *fr = NULL;
+	Dwarf_Op *ops;
+	size_t n;
+
+	if (pc == fn_entry && dwarf_tag(fn) != DW_TAG_inlined_subroutine) {
+		*reg = 7;
+		*off = 8;
+		return true;
+	}
+	if (img->user) {   /* .debug_frame, else .eh_frame (libdwfl's addresses) */
+		Dwarf_Addr at = pc + img->bias, cbias = 0;
+		cfi = dwfl_module_dwarf_cfi(img->mod, &cbias);
+		if (!cfi || dwarf_cfi_addrframe(cfi, at - cbias, &fr) != 0) {
+			fr = NULL;
+			cfi = dwfl_module_eh_cfi(img->mod, &cbias);
+			if (cfi && dwarf_cfi_addrframe(cfi, at - cbias, &fr) != 0)
+				fr = NULL;
+		}
+	} else if ((cfi = dwarf_getcfi(img->dbg)) && dwarf_cfi_addrframe(cfi, pc, &fr) != 0) {
+		fr = NULL;
+	}
+	if (!fr || dwarf_frame_cfa(fr, &ops, &n) != 0 ||
+	    n != 1 || !((ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31) || ops[0].atom == DW_OP_bregx)) {
+		free(fr);
+		return false;
+	}
+	*reg = ops[0].atom == DW_OP_bregx ? (int)ops[0].number : ops[0].atom - DW_OP_breg0;
+	*off = ops[0].atom == DW_OP_bregx ? (int64_t)ops[0].number2 : (int64_t)ops[0].number;
+	free(fr);
+	return true;
+}
+
+/* uprobes.c: a uretprobe's entry handler needs the frame address there. */
+bool dw_scope_cfa(const struct dw_scope *sc, int *reg, int64_t *off)
+{
+	Dwarf_Die fn;
+	Dwarf_Addr lo;
+
+	if (!sc || !dwarf_offdie(sc->img->dbg, sc->die, &fn))
+		return false;
+	return dw_cfa_at(sc->img, &fn, sc->entry, dwarf_entrypc(&fn, &lo) == 0 ? lo : sc->entry, reg, off);
 }

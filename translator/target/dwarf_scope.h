@@ -1,5 +1,6 @@
 /* dwarf_scope.h - where in the target's DWARF a probe sits: the scope its
- * $target variables are resolved in (target/tvars.c) and listed from (-L).
+ * $target variables are resolved in (elaborate/tvars.c) and listed from
+ * (-L), and the frame address there.
  * Families whose probes have DWARF context (kernel.function, kernel.trace)
  * fill one per derived probe and hand it out through their tvar_scope hook.
  */
@@ -29,5 +30,12 @@ void dw_scope_find_block(struct dw_scope *sc);
  * the probe (in DIE order), preceded by $return for .return probes and by
  * the variables of the blocks holding a statement or label. */
 void dw_scope_vars(const struct dw_scope *sc, struct strbuf *out);
+
+/* The canonical frame address at DWARF address pc in function (or inlined
+ * instance) fn of img, whose entry is fn_entry, as DWARF register *reg +
+ * *off; false if the call frame information has no such rule there. */
+bool dw_cfa_at(struct dw_image *img, Dwarf_Die *fn, Dwarf_Addr pc, Dwarf_Addr fn_entry, int *reg, int64_t *off);
+/* The same at a probe's scope (its entry); false also when sc is NULL. */
+bool dw_scope_cfa(const struct dw_scope *sc, int *reg, int64_t *off);
 
 #endif

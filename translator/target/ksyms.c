@@ -245,6 +245,30 @@ const struct ksymtab *ksyms_kernel(struct session *s, const char **why)
 	return kernel_tab;
 }
 
+/* hwbkpt.c and elaborate/tvars.c mark that the code they make adds the
+ * load offset, so that the start of the script measures it. */
+void ksyms_use_kaslr(struct session *s)
+{
+	target_of(s)->ksyms.uses_kaslr = true;
+}
+
+/* The offset is measured at kfree, a symbol every kernel has: where it is
+ * now minus its link-time address. */
+bool ksyms_kaslr_ref(struct session *s, uint64_t *addr)
+{
+	const char *why;
+	const struct ksymtab *t;
+
+	if (!target_of(s)->ksyms.uses_kaslr || !(t = ksyms_kernel(s, &why)))
+		return false;
+	for (size_t i = 0; i < t->n; i++)
+		if (!strcmp(t->syms[i].name, "kfree")) {
+			*addr = t->syms[i].addr;
+			return true;
+		}
+	return false;
+}
+
 /* The lookups live with the kernel's other files (kernel.c); these names
  * are the ones the probe families know. */
 char *ksyms_module_path(struct session *s, const char *m)

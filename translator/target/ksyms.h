@@ -40,6 +40,14 @@ struct ksymtab {
 
 /* The kernel's table for s->kernel_release; NULL (and *why set) if none. */
 const struct ksymtab *ksyms_kernel(struct session *s, const char **why);
+/* Some probe's code adds the kernel's load offset (KASLR,
+ * stp_kaslr_offset) to a link-time address: a DWARF location's
+ * (DW_OP_addr), a kernel.data symbol's. */
+void ksyms_use_kaslr(struct session *s);
+/* If some code does: kfree's link-time address in *addr (the load offset
+ * is where kfree is now minus that), for the module's start or stapbpf's
+ * @config; false if none does, or the kernel has no symbol table. */
+bool ksyms_kaslr_ref(struct session *s, uint64_t *addr);
 /* A module's table; NULL if the module (or its symbols) cannot be found. */
 const struct ksymtab *ksyms_module(struct session *s, const char *module, const char **why);
 

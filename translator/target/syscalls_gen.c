@@ -30,9 +30,9 @@
 #include <string.h>
 
 #include "debuginfo.h"
+#include "dwarf_types.h"
 #include "ksyms.h"
 #include "syscalls_gen.h"
-#include "tvars.h"
 #include "uapi.h"
 
 #define META "__syscall_meta__"

@@ -26,6 +26,7 @@ struct target {
 		const char *why;       /* why the kernel has none */
 		VEC(struct ksymtab *) modules;
 		char *module_why;      /* why the last module asked for has none */
+		bool uses_kaslr;       /* some code adds the kernel's load offset */
 	} ksyms;
 
 	struct {                       /* debuginfo.c: DWARF images */

@@ -13,7 +13,7 @@
  * instance. */
 #include <string.h>
 
-#include "target/tvars.h"
+#include "elaborate/tvars.h"
 #include "translate/bpf/gen.h"
 #include "walk.h"
 

@@ -10,7 +10,7 @@
 #include "format.h"
 #include "probes/provider.h"
 #include "target/syscalls_gen.h"
-#include "target/tvars.h"
+#include "elaborate/tvars.h"
 #include "translate/bpf/gen.h"
 #include "translate/translate.h"
 #include "walk.h"

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "target/tvars.h"
+#include "elaborate/tvars.h"
 #include "translate/bpf/gen.h"
 
 #define USER_TOP 0x00007ffffffff000ULL   /* x86-64 TASK_SIZE_MAX: below, user memory */

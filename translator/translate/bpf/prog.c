@@ -2,11 +2,12 @@
  * printf formats, ring buffer records, and each finished program into the
  * unit (unit.h). */
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "diag.h"
-#include "target/tvars.h"
+#include "target/ksyms.h"
 #include "translate/bpf/gen.h"
 #include "translate/translate.h"
 

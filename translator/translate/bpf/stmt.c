@@ -7,7 +7,8 @@
 
 #include "diag.h"
 #include "probes/provider.h"
-#include "target/tvars.h"
+#include "elaborate/tvars.h"
+#include "target/ksyms.h"
 #include "translate/bpf/bpf.h"
 #include "options.h"
 #include "translate/bpf/gen.h"
@@ -831,7 +832,7 @@ struct bpf_unit *bpf_lower(struct session *s)
 		memset(m->valspec, 's', slots);
 	}
 	u->module = s->module_name;
-	u->kaslr = tvars_kaslr_ref(s, &u->kfree);
+	u->kaslr = ksyms_kaslr_ref(s, &u->kfree);
 	u->maxskipped = g.maxskipped;
 	bg_ksym_rodata(&g);
 	bg_timing_names(&g);

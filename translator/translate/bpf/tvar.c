@@ -2,14 +2,13 @@
  * resolves them through DWARF or BTF into the lowered form (lowered.h),
  * compiled here: registers from the probe's pt_regs (r6), memory through
  * bpf_probe_read_kernel/user; what BPF has no form of (module globals) is
- * refused. Pretty-printed values are still module C statements
- * (target/tvars.h); the C expressions in them are read back here
- * (bg_cexpr, for pretty.c). */
+ * refused. Pretty-printed values, the items pass 2 lowers them to
+ * (elaborate/tvars.h), are compiled by pretty.c. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "target/tvars.h"
+#include "elaborate/tvars.h"
 #include "translate/bpf/gen.h"
 
 /* x86-64 DWARF register numbers -> offsets in struct pt_regs */

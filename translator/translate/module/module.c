@@ -25,7 +25,7 @@
 #include "regex.h"
 #include "target/klines.h"
 #include "target/ustack.h"
-#include "target/tvars.h"
+#include "elaborate/tvars.h"
 #include "session.h"
 #include "translate/translate.h"
 #include "translate/module/lowered_c.h"

@@ -13,7 +13,7 @@
 #define CSTAP_TVARS_H
 
 #include "ast.h"
-#include "debuginfo.h"
+#include "target/debuginfo.h"
 #include "lowered.h"
 
 struct derived_probe;   /* probes/provider.h; here only the key of what is resolved in it */
@@ -44,7 +44,7 @@ struct tvar {
 
 /* What resolving target expressions needs of the derived probe they are
  * in, as its family answers through struct provider's hooks (pass 2 fills
- * it: elaborate/target_exprs.c), so target/ needs no probe family. */
+ * it: target_exprs.c), so tvars.c needs no probe family. */
 struct tvar_site {
 	const struct derived_probe *dp; /* the key of what is resolved in it */
 	const char *pp;                 /* its pp(), for messages */
@@ -82,12 +82,6 @@ bool tvars_per_probe(const struct probe *p);
 /* A condition decided by @defined in dp: 1 true, 0 false, -1 not constant.
  * Pass 2 resolves, and pass 3 generates, only the live branch. */
 int tvars_static_cond(struct session *s, const struct derived_probe *dp, const struct expr *cond);
-/* The canonical frame address where a probe's scope (its family's
- * tvar_scope) puts it (its entry), as DWARF register *reg + *off; false if
- * there is no scope or the call frame information has no such rule there. */
-bool tvars_cfa(struct session *s, const struct dw_scope *scope, int *reg, int64_t *off);
-/* Offset of a member in a struct type of img ("struct x"), or -1. */
-long dw_member_offset(struct dw_image *img, const char *type, const char *member);
 /* C statements run when the script starts for its $target reads: they set
  * stp_kaslr_offset (for DW_OP_addr) and the addresses of the module
  * globals read (stp_modsym_addrs[]); NULL if none are needed. */
@@ -95,11 +89,5 @@ char *tvars_kaslr_init(struct session *s);
 /* The struct printers of the session's pretty-printed values (LP_STRUCT
  * n's body is (*bodies)[n]); their count. */
 int tvars_struct_printers(struct session *s, const lpvec *const **bodies);
-/* Does target variables' code add stp_kaslr_offset? kfree's link-time
- * address in *addr: the load offset is where it is now minus that. */
-bool tvars_kaslr_ref(struct session *s, uint64_t *addr);
-/* Some probe's code adds stp_kaslr_offset to a link-time kernel address
- * (a kernel.data symbol's): tvars_kaslr_init then sets it. */
-void tvars_use_kaslr(struct session *s);
 
 #endif

@@ -1,5 +1,7 @@
-/* tvars.c - resolve $target expressions through DWARF into the lowered
- * form (tvars.h, lowered.h).
+/* tvars.c - pass 2: resolve $target expressions through DWARF into the
+ * lowered form (tvars.h, lowered.h). What it asks of the DWARF is
+ * target/'s (dwarf_types.h: types and members; dwarf_scope.h: the frame
+ * address; ksyms.h: the symbols and the KASLR note).
  *
  * A variable's DWARF location at the probe address becomes an address or
  * a value over the probe's registers; each step of the chain
@@ -9,7 +11,7 @@
  * leaf, with "?" for what cannot be read, as SystemTap prints.
  */
 #include "tvars.h"
-#include "btf.h"
+#include "target/btf.h"
 
 #include <dwarf.h>
 #include <inttypes.h>
@@ -19,14 +21,14 @@
 #include <string.h>
 
 #include "diag.h"
-#include "dwarf_scope.h"
-#include "ksyms.h"
+#include "target/dwarf_scope.h"
+#include "target/dwarf_types.h"
+#include "target/ksyms.h"
 #include "walk.h"
 
 /* What pass 2 resolved, for pass 3 (session->tvars). */
 struct tvar_table {
 	VEC(struct tvar *) all;
-	bool uses_kaslr;        /* some code adds stp_kaslr_offset (DW_OP_addr) */
 	strvec modsyms;         /* "module:name" of the module globals read, by
 				 * their index in stp_modsym_addrs[] */
 	VEC(lpvec *) pp_bodies; /* the struct printers (LP_STRUCT's bodies) */
@@ -95,133 +97,13 @@ static bool fail(struct rctx *r, const char *fmt, ...)
 	return false;
 }
 
-/* ---- types ---------------------------------------------------------------- */
-
-/* Follow typedefs and qualifiers; false for void. */
-static bool peel(Dwarf_Die *t)
-{
-	Dwarf_Attribute a;
-
-	for (int n = 0; n < 64; n++) {
-		int tag = dwarf_tag(t);
-		if (tag != DW_TAG_typedef && tag != DW_TAG_const_type && tag != DW_TAG_volatile_type &&
-		    tag != DW_TAG_restrict_type && tag != DW_TAG_atomic_type)
-			return true;
-		if (!dwarf_formref_die(dwarf_attr_integrate(t, DW_AT_type, &a), t))
-			return false;
-	}
-	return false;
-}
-
-/* The DW_AT_type of d, peeled; false for void or none. */
-static bool type_of(Dwarf_Die *d, Dwarf_Die *t)
-{
-	Dwarf_Attribute a;
-
-	if (!dwarf_formref_die(dwarf_attr_integrate(d, DW_AT_type, &a), t))
-		return false;
-	return peel(t);
-}
-
-static int byte_size(Dwarf_Die *t)
-{
-	Dwarf_Word w;
-
-	if (dwarf_tag(t) == DW_TAG_pointer_type)
-		return 8;
-	if (dwarf_aggregate_size(t, &w) == 0)
-		return (int)w;
-	return 0;
-}
-
-static bool is_signed(Dwarf_Die *t)
-{
-	Dwarf_Attribute a;
-	Dwarf_Word enc;
-	Dwarf_Die u;
-
-	if (dwarf_tag(t) == DW_TAG_enumeration_type)
-		return type_of(t, &u) && is_signed(&u);
-	if (dwarf_tag(t) != DW_TAG_base_type || dwarf_formudata(dwarf_attr(t, DW_AT_encoding, &a), &enc))
-		return false;
-	return enc == DW_ATE_signed || enc == DW_ATE_signed_char;
-}
-
-static bool is_char(Dwarf_Die *t)
-{
-	Dwarf_Attribute a;
-	Dwarf_Word enc;
-
-	if (dwarf_tag(t) != DW_TAG_base_type || dwarf_formudata(dwarf_attr(t, DW_AT_encoding, &a), &enc))
-		return false;
-	return (enc == DW_ATE_signed_char || enc == DW_ATE_unsigned_char) && byte_size(t) == 1;
-}
-
-static bool is_aggregate(Dwarf_Die *t)
-{
-	int tag = dwarf_tag(t);
-
-	return tag == DW_TAG_structure_type || tag == DW_TAG_union_type || tag == DW_TAG_class_type;
-}
-
-/* A member named name of struct/union st, looking into anonymous members;
- * its offset in bytes and bitfield position. */
-static bool find_member(Dwarf_Die *st, const char *name, Dwarf_Die *mem, Dwarf_Word *off,
-			int *bit_size, int *bit_off, int depth)
-{
-	Dwarf_Die m, t;
-	Dwarf_Attribute a;
-
-	if (depth > 8 || dwarf_child(st, &m) != 0)
-		return false;
-	do {
-		if (dwarf_tag(&m) != DW_TAG_member)
-			continue;
-		const char *n = dwarf_diename(&m);
-		Dwarf_Word moff = 0, bs = 0, bo = 0, dbo = 0;
-		if (dwarf_attr(&m, DW_AT_data_member_location, &a))
-			dwarf_formudata(&a, &moff);
-		if (n && !strcmp(n, name)) {
-			*mem = m;
-			*bit_size = 0;
-			*bit_off = 0;
-			if (dwarf_attr(&m, DW_AT_bit_size, &a) && dwarf_formudata(&a, &bs) == 0 && bs) {
-				*bit_size = (int)bs;
-				if (dwarf_attr(&m, DW_AT_data_bit_offset, &a) && dwarf_formudata(&a, &dbo) == 0) {
-					moff = dbo / 8;
-					*bit_off = (int)(dbo % 8);
-				} else if (dwarf_attr(&m, DW_AT_bit_offset, &a) && dwarf_formudata(&a, &bo) == 0) {
-					Dwarf_Word bsz = 0;
-					if (dwarf_attr(&m, DW_AT_byte_size, &a))
-						dwarf_formudata(&a, &bsz);
-					else if (type_of(&m, &t))
-						bsz = (Dwarf_Word)byte_size(&t);
-					Dwarf_Word le = moff * 8 + bsz * 8 - bo - bs;
-					moff = le / 8;
-					*bit_off = (int)(le % 8);
-				}
-			}
-			*off += moff;
-			return true;
-		}
-		if (!n && type_of(&m, &t) && is_aggregate(&t)) {
-			Dwarf_Word inner = *off + moff;
-			if (find_member(&t, name, mem, &inner, bit_size, bit_off, depth + 1)) {
-				*off = inner;
-				return true;
-			}
-		}
-	} while (dwarf_siblingof(&m, &m) == 0);
-	return false;
-}
-
 /* ---- locations -------------------------------------------------------------- */
 
 /* A link-time kernel address (DW_OP_addr, a symbol's) where it is now:
  * the module's start sets the load offset it adds (tvars_kaslr_init). */
 static const struct lx *kernel_addr(struct rctx *r, uint64_t addr)
 {
-	table(r->s)->uses_kaslr = true;
+	ksyms_use_kaslr(r->s);
 	return lx_bin(LX_ADD, lx_leaf(LX_KASLR, 0), lx_hex(addr));
 }
 
@@ -230,52 +112,17 @@ static const struct lx *reg_x(int n)
 	return lx_leaf(LX_REG, n);
 }
 
-/* The canonical frame address at the probe as DWARF register reg + off:
- * at a function's entry it is the stack pointer before the call pushed the
- * return address; elsewhere (an inlined instance's entry included: it is
- * inside its caller's frame) the call frame information says. */
-static bool cfa_rule(struct rctx *r, int *reg, int64_t *off)
-{
-	Dwarf_CFI *cfi;
-	Dwarf_Frame *fr = NULL;
-	Dwarf_Op *ops;
-	size_t n;
-
-	if (r->pc == r->fn_entry && dwarf_tag(&r->fn) != DW_TAG_inlined_subroutine) {
-		*reg = 7;
-		*off = 8;
-		return true;
-	}
-	if (r->img->user) {   /* .debug_frame, else .eh_frame (libdwfl's addresses) */
-		Dwarf_Addr at = r->pc + r->img->bias, cbias = 0;
-		cfi = dwfl_module_dwarf_cfi(r->img->mod, &cbias);
-		if (!cfi || dwarf_cfi_addrframe(cfi, at - cbias, &fr) != 0) {
-			fr = NULL;
-			cfi = dwfl_module_eh_cfi(r->img->mod, &cbias);
-			if (cfi && dwarf_cfi_addrframe(cfi, at - cbias, &fr) != 0)
-				fr = NULL;
-		}
-	} else if ((cfi = dwarf_getcfi(r->img->dbg)) && dwarf_cfi_addrframe(cfi, r->pc, &fr) != 0) {
-		fr = NULL;
-	}
-	if (!fr || dwarf_frame_cfa(fr, &ops, &n) != 0 ||
-	    n != 1 || !((ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31) || ops[0].atom == DW_OP_bregx)) {
-		free(fr);
-		return fail(r, "no call frame information at 0x%" PRIx64, (uint64_t)r->pc);
-	}
-	*reg = ops[0].atom == DW_OP_bregx ? (int)ops[0].number : ops[0].atom - DW_OP_breg0;
-	*off = ops[0].atom == DW_OP_bregx ? (int64_t)ops[0].number2 : (int64_t)ops[0].number;
-	free(fr);
-	return true;
-}
-
+/* DW_OP_call_frame_cfa: the canonical frame address at the probe
+ * (dwarf_scope.h's dw_cfa_at). */
 static const struct lx *cfa_x(struct rctx *r)
 {
 	int reg;
 	int64_t off;
 
-	if (!cfa_rule(r, &reg, &off))
+	if (!dw_cfa_at(r->img, &r->fn, r->pc, r->fn_entry, &reg, &off)) {
+		fail(r, "no call frame information at 0x%" PRIx64, (uint64_t)r->pc);
 		return NULL;
+	}
 	return lx_add_k(reg_x(reg), off);
 }
 
@@ -574,7 +421,7 @@ static bool load(struct rctx *r, struct loc *l, const struct lx **out)
 {
 	Dwarf_Die t = l->type;
 
-	if (!l->has_type || !peel(&t))
+	if (!l->has_type || !dw_peel(&t))
 		return fail(r, "the value has type void");
 	int tag = dwarf_tag(&t);
 	if (tag == DW_TAG_array_type) {
@@ -583,13 +430,13 @@ static bool load(struct rctx *r, struct loc *l, const struct lx **out)
 		*out = l->x;
 		return true;
 	}
-	if (is_aggregate(&t))
+	if (dw_is_aggregate(&t))
 		return fail(r, "a struct or union is not a value (use ->member, a '$' suffix or '&')");
 	if (tag != DW_TAG_base_type && tag != DW_TAG_enumeration_type && tag != DW_TAG_pointer_type &&
 	    tag != DW_TAG_reference_type && tag != DW_TAG_rvalue_reference_type)
 		return fail(r, "unsupported type (DWARF tag 0x%x)", tag);
-	int size = byte_size(&t);
-	bool sign = is_signed(&t);
+	int size = dw_byte_size(&t);
+	bool sign = dw_is_signed(&t);
 	if (size <= 0 || size > 8)
 		return fail(r, "unsupported value size %d", size);
 	if (l->bit_size) {
@@ -614,26 +461,24 @@ static bool load(struct rctx *r, struct loc *l, const struct lx **out)
 }
 
 /* ->field */
-static bool find_type(struct dw_image *img, const char *name, Dwarf_Die *out);
-
 static bool step_field(struct rctx *r, struct loc *l, const char *field)
 {
 	Dwarf_Die t = l->type, mem;
 	Dwarf_Word off = 0;
 	int bs = 0, bo = 0;
 
-	if (!l->has_type || !peel(&t))
+	if (!l->has_type || !dw_peel(&t))
 		return fail(r, "'->%s' on a void value", field);
 	if (dwarf_tag(&t) == DW_TAG_pointer_type) {
 		const struct lx *p;
 		if (!load(r, l, &p))
 			return false;
-		if (!type_of(&t, &t))
+		if (!dw_type_of(&t, &t))
 			return fail(r, "'->%s' through a void pointer", field);
 		l->kind = L_ADDR;
 		l->x = p;
 	}
-	if (!is_aggregate(&t))
+	if (!dw_is_aggregate(&t))
 		return fail(r, "'->%s' on a value that is not a struct, union or pointer to one", field);
 	if (l->kind != L_ADDR)
 		return fail(r, "'->%s' on a struct held in registers", field);
@@ -643,11 +488,11 @@ static bool step_field(struct rctx *r, struct loc *l, const char *field)
 		char *name = xasprintf("%s %s", dwarf_tag(&t) == DW_TAG_union_type ? "union" : "struct",
 				       dwarf_diename(&t));
 		Dwarf_Die full;
-		if (find_type(r->img, name, &full))
+		if (dw_find_type(r->img, name, &full))
 			t = full;
 		free(name);
 	}
-	if (!find_member(&t, field, &mem, &off, &bs, &bo, 0)) {
+	if (!dw_find_member(&t, field, &mem, &off, &bs, &bo, 0)) {
 		const char *tn = dwarf_diename(&t);
 		return fail(r, "%s%s has no member '%s'", dwarf_tag(&t) == DW_TAG_union_type ? "union " : "struct ",
 			    tn ? tn : "{...}", field);
@@ -665,7 +510,7 @@ static bool step_index(struct rctx *r, struct loc *l)
 	Dwarf_Die t = l->type, elem;
 	const struct lx *base;
 
-	if (!l->has_type || !peel(&t))
+	if (!l->has_type || !dw_peel(&t))
 		return fail(r, "'[]' on a void value");
 	int tag = dwarf_tag(&t);
 	if (tag == DW_TAG_array_type) {
@@ -675,10 +520,10 @@ static bool step_index(struct rctx *r, struct loc *l)
 	} else if (tag == DW_TAG_pointer_type) {
 		if (!load(r, l, &base))
 			return false;
-	} else if (is_aggregate(&t) && l->kind == L_ADDR) {
+	} else if (dw_is_aggregate(&t) && l->kind == L_ADDR) {
 		/* @cast(p, "struct iovec")[j]: p taken as an array of them */
 		Dwarf_Die pe = t;
-		int size = byte_size(&pe);
+		int size = dw_byte_size(&pe);
 		if (size <= 0)
 			return fail(r, "'[]' on elements of unknown size");
 		l->x = lx_index(l->x, r->nidx++, size);
@@ -691,7 +536,7 @@ static bool step_index(struct rctx *r, struct loc *l)
 	if (!dwarf_formref_die(dwarf_attr_integrate(&t, DW_AT_type, &a), &elem))
 		return fail(r, "'[]' through a void pointer");
 	Dwarf_Die pe = elem;
-	int stride = peel(&pe) ? byte_size(&pe) : 0;
+	int stride = dw_peel(&pe) ? dw_byte_size(&pe) : 0;
 	if (stride <= 0)
 		return fail(r, "'[]' on elements of unknown size");
 	l->kind = L_ADDR;
@@ -719,6 +564,15 @@ enum { PP_PLAIN, PP_ONE, PP_DEEP };   /* $$vars, $x$ / $$vars$, $x$$ / $$vars$$ 
 
 static void pp_value(struct rctx *r, struct loc *l, int mode, int depth, lpvec *out);
 
+/* What cannot be read prints as "?", as SystemTap prints it; why it
+ * failed is dropped. */
+static void pp_unknown(struct rctx *r, lpvec *out)
+{
+	free(r->why);
+	r->why = NULL;
+	lp_text(out, "?");
+}
+
 /* One loaded value written as fmt ("?" if it cannot be resolved). */
 static void pp_leaf(struct rctx *r, struct loc *l, enum lp_fmt fmt, lpvec *out)
 {
@@ -726,9 +580,7 @@ static void pp_leaf(struct rctx *r, struct loc *l, enum lp_fmt fmt, lpvec *out)
 
 	r->why = NULL;
 	if (!load(r, l, &x)) {
-		free(r->why);
-		r->why = NULL;
-		lp_text(out, "?");
+		pp_unknown(r, out);
 		return;
 	}
 	lp_value(out, x, fmt);
@@ -757,7 +609,7 @@ static void pp_members_text(struct rctx *r, struct loc *l, Dwarf_Die *st, int mo
 			if (n) {
 				int bsz = 0, bo = 0;
 				Dwarf_Word o2 = 0;
-				if (find_member(st, n, &mt, &o2, &bsz, &bo, 0)) {
+				if (dw_find_member(st, n, &mt, &o2, &bsz, &bo, 0)) {
 					off = o2;
 					ml.bit_size = bsz;
 					ml.bit_off = bo;
@@ -770,7 +622,7 @@ static void pp_members_text(struct rctx *r, struct loc *l, Dwarf_Die *st, int mo
 				lp_textf(out, "%s.%s=", first ? "" : ", ", n);
 			} else {
 				mt = ml.type;
-				bool u = ml.has_type && peel(&mt) && dwarf_tag(&mt) == DW_TAG_union_type;
+				bool u = ml.has_type && dw_peel(&mt) && dwarf_tag(&mt) == DW_TAG_union_type;
 				lp_textf(out, "%s%s=", first ? "" : ", ", u ? "<union>" : "<class>");
 			}
 			first = false;
@@ -828,13 +680,13 @@ static void pp_value(struct rctx *r, struct loc *l, int mode, int depth, lpvec *
 {
 	Dwarf_Die t = l->type, inner;
 
-	if (!l->has_type || !peel(&t)) {
+	if (!l->has_type || !dw_peel(&t)) {
 		lp_text(out, "?");
 		return;
 	}
 	int tag = dwarf_tag(&t);
 	if (mode == PP_PLAIN) {
-		if (is_aggregate(&t))
+		if (dw_is_aggregate(&t))
 			lp_text(out, "{...}");
 		else if (tag == DW_TAG_array_type)
 			lp_text(out, "[...]");
@@ -842,7 +694,7 @@ static void pp_value(struct rctx *r, struct loc *l, int mode, int depth, lpvec *
 			pp_leaf(r, l, LP_HEX, out);
 		return;
 	}
-	if (is_aggregate(&t)) {
+	if (dw_is_aggregate(&t)) {
 		if (l->kind != L_ADDR)
 			lp_text(out, "?");
 		else if (depth > 0 && (mode == PP_ONE || depth > 6))
@@ -853,26 +705,24 @@ static void pp_value(struct rctx *r, struct loc *l, int mode, int depth, lpvec *
 	}
 	if (tag == DW_TAG_array_type) {
 		Dwarf_Die e;
-		if (l->kind == L_ADDR && type_of(&t, &e) && is_char(&e) && (depth == 0 || mode == PP_DEEP)) {
-			lp_string(out, l->x, byte_size(&t));
+		if (l->kind == L_ADDR && dw_type_of(&t, &e) && dw_is_char(&e) && (depth == 0 || mode == PP_DEEP)) {
+			lp_string(out, l->x, dw_byte_size(&t));
 			return;
 		}
 		lp_text(out, "[...]");
 		return;
 	}
 	if (tag == DW_TAG_pointer_type) {
-		bool has = type_of(&t, &inner);
-		if (has && is_char(&inner)) {
+		bool has = dw_type_of(&t, &inner);
+		if (has && dw_is_char(&inner)) {
 			pp_leaf(r, l, LP_STR, out);
 			return;
 		}
-		if (has && is_aggregate(&inner) && depth == 0) {
+		if (has && dw_is_aggregate(&inner) && depth == 0) {
 			const struct lx *px;
 			r->why = NULL;
 			if (!load(r, l, &px)) {
-				free(r->why);
-				r->why = NULL;
-				lp_text(out, "?");
+				pp_unknown(r, out);
 				return;
 			}
 			struct loc pl = { .kind = L_ADDR, .x = lx_leaf(LX_LOCAL, depth), .has_type = true };
@@ -888,11 +738,11 @@ static void pp_value(struct rctx *r, struct loc *l, int mode, int depth, lpvec *
 			pp_leaf(r, l, LP_HEX, out);
 		return;
 	}
-	if (is_char(&t) && depth > 0) {
+	if (dw_is_char(&t) && depth > 0) {
 		pp_leaf(r, l, LP_CHAR, out);
 		return;
 	}
-	pp_leaf(r, l, is_signed(&t) ? LP_DEC : LP_UDEC, out);
+	pp_leaf(r, l, dw_is_signed(&t) ? LP_DEC : LP_UDEC, out);
 }
 
 static int pp_mode(const char *suffix)
@@ -907,9 +757,7 @@ static void pp_var(struct rctx *r, Dwarf_Die *var, const char *name, int mode, l
 	lp_textf(out, "%s=", name);
 	r->why = NULL;
 	if (!var_loc(r, var, &l)) {
-		free(r->why);
-		r->why = NULL;
-		lp_text(out, "?");
+		pp_unknown(r, out);
 		return;
 	}
 	pp_value(r, &l, mode, 0, out);
@@ -1051,78 +899,6 @@ static bool find_var(struct rctx *r, const char *name, Dwarf_Die *var)
 	return found;
 }
 
-/* Top-level type DIEs found by @cast, cached by name in their image. */
-struct type_hit {
-	char *name;
-	Dwarf_Off off;
-};
-struct dw_type_cache {
-	VEC(struct type_hit) hits;
-};
-
-/* A complete type named name ("struct x", "union x", "x") in img. */
-static bool find_type(struct dw_image *img, const char *name, Dwarf_Die *out);
-
-long dw_member_offset(struct dw_image *img, const char *type, const char *member)
-{
-	Dwarf_Die t, m;
-	Dwarf_Word off = 0;
-	int bs, bo;
-
-	if (!find_type(img, type, &t) || !peel(&t) || !is_aggregate(&t) ||
-	    !find_member(&t, member, &m, &off, &bs, &bo, 0) || bs)
-		return -1;
-	return (long)off;
-}
-
-static bool find_type(struct dw_image *img, const char *name, Dwarf_Die *out)
-{
-	int want = 0;
-	const char *n = name;
-
-	if (!img->types)
-		img->types = xcalloc(1, sizeof(*img->types));
-	for (int i = 0; i < img->types->hits.len; i++)
-		if (!strcmp(img->types->hits.items[i].name, name))
-			return img->types->hits.items[i].off && dwarf_offdie(img->dbg, img->types->hits.items[i].off, out);
-	if (!strncmp(n, "struct ", 7)) {
-		want = DW_TAG_structure_type;
-		n += 7;
-	} else if (!strncmp(n, "union ", 6)) {
-		want = DW_TAG_union_type;
-		n += 6;
-	} else if (!strncmp(n, "enum ", 5)) {
-		want = DW_TAG_enumeration_type;
-		n += 5;
-	}
-	while (*n == ' ')
-		n++;
-	size_t len = strcspn(n, " *");
-	Dwarf_CU *cu = NULL;
-	Dwarf_Die cudie, d;
-	Dwarf_Off found = 0;
-	while (!found && dwarf_get_units(img->dbg, cu, &cu, NULL, NULL, &cudie, NULL) == 0) {
-		if (dwarf_child(&cudie, &d) != 0)
-			continue;
-		do {
-			int tag = dwarf_tag(&d);
-			const char *dn = dwarf_diename(&d);
-			bool ok = want ? tag == want : (tag == DW_TAG_structure_type || tag == DW_TAG_union_type ||
-							tag == DW_TAG_typedef || tag == DW_TAG_base_type ||
-							tag == DW_TAG_enumeration_type);
-			if (!ok || !dn || strlen(dn) != len || strncmp(dn, n, len))
-				continue;
-			if (dwarf_hasattr(&d, DW_AT_declaration))
-				continue;
-			found = dwarf_dieoffset(&d);
-			break;
-		} while (dwarf_siblingof(&d, &d) == 0);
-	}
-	struct type_hit h = { xstrdup(name), found };
-	vec_push(&img->types->hits, h);
-	return found && dwarf_offdie(img->dbg, found, out);
-}
-
 /* A global variable "name[@file]" with a static address. */
 static bool find_global_var(struct dw_image *img, const char *spec, Dwarf_Die *out)
 {
@@ -1188,7 +964,7 @@ static bool finish(struct rctx *r, const struct expr *e, struct loc *l, bool add
 	}
 	if (!load(r, l, &tv->value))
 		return false;
-	tv->size = l->has_type && peel(&t) ? byte_size(&t) : 8;
+	tv->size = l->has_type && dw_peel(&t) ? dw_byte_size(&t) : 8;
 	if (l->kind == L_ADDR && !l->bit_size)
 		tv->addr = l->x;
 	else if (l->kind == L_REG)
@@ -1225,7 +1001,7 @@ static bool typed_base(struct rctx *r, const struct expr *src, struct loc *l)
 			const char *why = NULL;
 			if (src->module && strncmp(src->module, "kernel", 6) && !(img = dw_module(r->s, src->module, &why)))
 				return fail(r, "no debuginfo for module '%s'", src->module);
-			if (!img || !find_type(img, src->str, &x.type))
+			if (!img || !dw_find_type(img, src->str, &x.type))
 				return fail(r, "type '%s' not found", src->str);
 			*l = (struct loc){ .kind = L_ADDR, .x = lx_leaf(LX_PTR, 0), .type = x.type,
 					   .has_type = true };
@@ -1238,7 +1014,7 @@ static bool typed_base(struct rctx *r, const struct expr *src, struct loc *l)
 		/* an array's value is its address (sun_path = @cast(...)->sun_path;
 		 * sun_path[0]): the array is there */
 		Dwarf_Die t = x.type;
-		bool array = x.has_type && peel(&t) && dwarf_tag(&t) == DW_TAG_array_type;
+		bool array = x.has_type && dw_peel(&t) && dwarf_tag(&t) == DW_TAG_array_type;
 		*l = (struct loc){ .kind = array ? L_ADDR : L_VALUE, .x = lx_leaf(LX_PTR, 0), .type = x.type,
 				   .has_type = x.has_type };
 		return true;
@@ -1387,10 +1163,10 @@ static bool resolve_loc(struct rctx *r, const struct expr *e, bool addrof, struc
 			return fail(r, "no kernel debuginfo");
 		struct rctx saved = *r;
 		r->img = img;
-		if (!find_type(img, e->str, &l.type)) {
+		if (!dw_find_type(img, e->str, &l.type)) {
 			/* no module named: the probe's module's types, then the kernel's */
 			struct dw_image *k = mod ? NULL : dw_kernel(r->s, &why);
-			if (!k || k == img || !find_type(k, e->str, &l.type)) {
+			if (!k || k == img || !dw_find_type(k, e->str, &l.type)) {
 				r->img = saved.img;
 				return fail(r, "type '%s' not found in %s", e->str, mod ? mod : "the kernel");
 			}
@@ -1734,19 +1510,6 @@ static void probe_ctx(struct session *s, const struct tvar_site *site, struct rc
 	}
 }
 
-/* uprobes.c: a uretprobe's entry handler needs the frame address there. */
-bool tvars_cfa(struct session *s, const struct dw_scope *scope, int *reg, int64_t *off)
-{
-	struct tvar_site site = { .scope = scope };
-	struct rctx r;
-	bool ok;
-
-	probe_ctx(s, &site, &r);
-	ok = r.in && cfa_rule(&r, reg, off);
-	free(r.why);
-	return ok;
-}
-
 /* One walk over a probe's body and the functions it calls, so a value at
  * entry read in those functions is told apart (in_func). */
 int tvars_resolve_body(struct session *s, const struct tvar_site *site, struct stmt *body,
@@ -1804,42 +1567,15 @@ const struct tvar *tvar_find(struct session *s, const struct derived_probe *dp, 
 	return NULL;
 }
 
-void tvars_use_kaslr(struct session *s)
-{
-	table(s)->uses_kaslr = true;
-}
-
-bool tvars_kaslr_ref(struct session *s, uint64_t *addr)
-{
-	const char *why;
-	const struct ksymtab *t;
-
-	if (!table(s)->uses_kaslr || !(t = ksyms_kernel(s, &why)))
-		return false;
-	for (size_t i = 0; i < t->n; i++)
-		if (!strcmp(t->syms[i].name, "kfree")) {
-			*addr = t->syms[i].addr;
-			return true;
-		}
-	return false;
-}
-
 char *tvars_kaslr_init(struct session *s)
 {
-	const char *why;
-	const struct ksymtab *t;
+	uint64_t kfree;
 	struct strbuf out = STRBUF_INIT;
 	const struct tvar_table *tt = table(s);
 
 	for (int k = 0; k < tt->modsyms.len; k++)
 		strbuf_addf(&out, "\tstp_modsym_addrs[%d] = stp_modsym_lookup(\"%s\");\n", k, tt->modsyms.items[k]);
-	if (tt->uses_kaslr && (t = ksyms_kernel(s, &why))) {
-		for (size_t i = 0; i < t->n; i++)
-			if (!strcmp(t->syms[i].name, "kfree")) {
-				strbuf_addf(&out, "\tstp_kaslr_offset = (unsigned long)&kfree - 0x%" PRIx64 "UL;\n",
-					    (uint64_t)t->syms[i].addr);
-				break;
-			}
-	}
+	if (ksyms_kaslr_ref(s, &kfree))
+		strbuf_addf(&out, "\tstp_kaslr_offset = (unsigned long)&kfree - 0x%" PRIx64 "UL;\n", kfree);
 	return out.len ? strbuf_detach(&out) : (strbuf_release(&out), NULL);
 }
