@@ -35,6 +35,7 @@ struct kfunc_btf {
 	const char *func;
 	uint32_t proto;
 	int nparams;
+	int first;              /* the first parameter a script sees (1: a tracepoint's, after __data) */
 };
 
 /* The System V x86-64 argument registers, as DWARF numbers them. */
@@ -142,7 +143,7 @@ static lpvec *pretty_list(const struct btf *b, const struct kfunc_btf *k, const 
 	}
 	if (!strcmp(n, "$$locals"))
 		return out;   /* BTF knows no locals */
-	for (int i = 0; i < first_by_value(b, k->proto); i++) {
+	for (int i = k->first; i < first_by_value(b, k->proto); i++) {
 		lp_textf(out, "%s%s=", first ? "" : " ", btf_param_name(b, k->proto, i));
 		lp_value(out, btf_typed_value(b, btf_param_type(b, k->proto, i), param_lx(i)), LP_HEX);
 		first = false;
@@ -150,10 +151,9 @@ static lpvec *pretty_list(const struct btf *b, const struct kfunc_btf *k, const 
 	return out;
 }
 
-static int tvar_code(struct session *s, const struct derived_probe *dp, const struct expr *e,
-		     const struct lx **value, lpvec **pretty, char **why)
+int kfunc_btf_tvar(struct session *s, const struct kfunc_btf *k, const struct expr *e, const struct lx **value,
+		   lpvec **pretty, char **why)
 {
-	const struct kfunc_btf *k = dp->data;
 	const struct btf *b = btf_kernel(s, NULL);
 	const char *n = e->name;
 	bool ret = k->site.ret;
@@ -195,7 +195,7 @@ static int tvar_code(struct session *s, const struct derived_probe *dp, const st
 		base = lx_leaf(LX_REG, 0);
 	} else {
 		int i, np = btf_nparams(b, k->proto);
-		for (i = 0; i < np && strcmp(btf_param_name(b, k->proto, i), n + 1); i++)
+		for (i = k->first; i < np && strcmp(btf_param_name(b, k->proto, i), n + 1); i++)
 			;
 		if (i == np) {
 			*why = xasprintf("%s has no parameter '%s' (BTF knows parameters only: no local "
@@ -218,10 +218,15 @@ static int tvar_code(struct session *s, const struct derived_probe *dp, const st
 	return ret && strcmp(n, "$return") && !(s->runtime_bpf && trampoline(k) && !lx_has(*value, LX_LOAD)) ? 2 : 1;
 }
 
-/* -L: " $return:TYPE" first in a .return probe, then each parameter */
-static void list_vars(struct session *s, const struct derived_probe *dp, struct strbuf *out)
+static int tvar_code(struct session *s, const struct derived_probe *dp, const struct expr *e,
+		     const struct lx **value, lpvec **pretty, char **why)
 {
-	const struct kfunc_btf *k = dp->data;
+	return kfunc_btf_tvar(s, dp->data, e, value, pretty, why);
+}
+
+/* -L: " $return:TYPE" first in a .return probe, then each parameter */
+void kfunc_btf_list_vars(struct session *s, const struct kfunc_btf *k, struct strbuf *out)
+{
 	const struct btf *b = btf_kernel(s, NULL);
 
 	if (!b || !k->proto)
@@ -231,10 +236,26 @@ static void list_vars(struct session *s, const struct derived_probe *dp, struct 
 		strbuf_addstr(out, " $return:");
 		btf_type_text(b, rt, out);
 	}
-	for (int i = 0; i < btf_nparams(b, k->proto); i++) {
+	for (int i = k->first; i < btf_nparams(b, k->proto); i++) {
 		strbuf_addf(out, " $%s:", btf_param_name(b, k->proto, i));
 		btf_type_text(b, btf_param_type(b, k->proto, i), out);
 	}
+}
+
+static void list_vars(struct session *s, const struct derived_probe *dp, struct strbuf *out)
+{
+	kfunc_btf_list_vars(s, dp->data, out);
+}
+
+struct kfunc_btf *kfunc_btf_params(const struct btf *b, const char *func, uint32_t proto, int first)
+{
+	struct kfunc_btf *k = xcalloc(1, sizeof(*k));
+
+	k->func = func;
+	k->proto = proto;
+	k->nparams = btf_nparams(b, proto);
+	k->first = first;
+	return k;
 }
 
 static int derive(struct session *s, struct probe *p, struct probe_point *pp)

@@ -22,12 +22,15 @@
 #include <string.h>
 
 #include "diag.h"
+#include "kfunc_btf.h"
 #include "kpoint.h"
+#include "target/btf.h"
 #include "target/dwarf_funcs.h"
 #include "target/dwarf_scope.h"
 #include "target/kernel.h"
 #include "target/ksyms.h"
 #include "target/ktracepoints.h"
+#include "target/tracefs.h"
 #include "target/dwarf_types.h"
 
 extern const struct provider tracepoint_provider;
@@ -41,6 +44,7 @@ struct tp_probe {
 	char *system;           /* its system: "sched"; NULL if unknown */
 	char *module;           /* the module it is in, NULL for the kernel */
 	struct dw_scope scope;  /* __traceiter_NAME at its entry */
+	struct kfunc_btf *btf;  /* or, without DWARF, its arguments as BTF has them */
 	int nargs;              /* its arguments after __data */
 };
 
@@ -233,8 +237,40 @@ static int add_modules(struct session *s, struct probe *p, struct probe_point *p
 	return n;
 }
 
+/* Without DWARF: the kernel's tracepoints BTF describes matching name_pat
+ * (and sys_pat, by the systems the running kernel's tracefs gives; on
+ * another kernel the system is not known and not checked), their arguments
+ * as BTF types and names them; the number, or -1 with *why when there is
+ * no BTF either. The kernel's own only: modules' BTF is not read yet. */
+static int add_btf(struct session *s, struct probe *p, struct probe_point *pp, const char *name_pat,
+		   const char *sys_pat, const char **why)
+{
+	const struct btf *b = btf_kernel(s, why);
+	strvec names = { 0 };
+	int n = 0;
+
+	if (!b)
+		return -1;
+	btf_tracepoints_matching(b, name_pat, &names);
+	for (int i = 0; i < names.len; i++) {
+		const char *name = names.items[i];
+		bool known;
+		const char *sys = tracefs_event_system(s, name, &known);
+		uint32_t proto = btf_tracepoint_proto(b, name);
+		if (!proto || (sys_pat && known && (!sys || fnmatch(sys_pat, sys, 0))))
+			continue;
+		add_probe(s, p, pp, name, sys ? xstrdup(sys) : NULL, NULL, NULL, btf_nparams(b, proto) - 1, NULL);
+		struct tp_probe *t = s->probes.items[s->probes.len - 1]->data;
+		t->btf = kfunc_btf_params(b, name, proto, 1);
+		n++;
+	}
+	free(names.items);
+	return n;
+}
+
 /* kernel.trace("[SYSTEM:]NAME"): the tracepoints of the kernel and of its
- * modules (sunrpc:*, xfs:*, scsi:* in scsi_mod ...). */
+ * modules (sunrpc:*, xfs:*, scsi:* in scsi_mod ...), through DWARF, or
+ * through BTF when there is none. */
 static int derive(struct session *s, struct probe *p, struct probe_point *pp)
 {
 	const char *arg, *why = NULL, *colon;
@@ -257,16 +293,23 @@ static int derive(struct session *s, struct probe *p, struct probe_point *pp)
 	struct dw_pattern pat = { .func = xasprintf(TP_PREFIX "%s", name_pat), .no_probe = true };
 	img = dw_kernel(s, &why);
 	syms = img ? ksyms_kernel(s, &why) : NULL;
+	int n;
 	if (!img || !syms) {
-		if (pp->optional)
-			return 1;
-		diag(s, E_PROBE_POINT, pp->pos, "cannot resolve %s: %s", pp_text(pp), why);
-		return -1;
+		const char *bwhy = NULL;
+		n = add_btf(s, p, pp, name_pat, sys_pat, &bwhy);
+		if (n < 0 && !pp->optional)
+			diag(s, E_PROBE_POINT, pp->pos, "cannot resolve %s: %s; %s", pp_text(pp), why, bwhy);
+		if (n < 0) {
+			free(pat.func);
+			free(sys_pat);
+			return pp->optional ? 1 : -1;
+		}
+	} else {
+		n = add_kernel(s, p, pp, img, syms, &pat, sys_pat);
+		/* a tracepoint's name is unique: one the kernel has is no module's */
+		if (!n || kpoint_has_wildcard(name_pat))
+			n += add_modules(s, p, pp, img, name_pat, sys_pat);
 	}
-	int n = add_kernel(s, p, pp, img, syms, &pat, sys_pat);
-	/* a tracepoint's name is unique: one the kernel has is no module's */
-	if (!n || kpoint_has_wildcard(name_pat))
-		n += add_modules(s, p, pp, img, name_pat, sys_pat);
 	free(pat.func);
 	free(sys_pat);
 	if (!n) {
@@ -312,8 +355,22 @@ static const struct dw_scope *tvar_scope(const struct derived_probe *dp)
 
 static void list_vars(struct session *s, const struct derived_probe *dp, struct strbuf *out)
 {
-	if (tvar_scope(dp))
+	const struct tp_probe *t = dp->data;
+
+	if (t->btf)
+		kfunc_btf_list_vars(s, t->btf, out);
+	else if (tvar_scope(dp))
 		dw_scope_vars(tvar_scope(dp), out);
+}
+
+/* Through BTF: the arguments where the handler puts them (tracepoint_gen),
+ * as at a function's entry; through DWARF, none of this family's own. */
+static int tvar_code(struct session *s, const struct derived_probe *dp, const struct expr *e,
+		     const struct lx **value, lpvec **pretty, char **why)
+{
+	const struct tp_probe *t = dp->data;
+
+	return t->btf ? kfunc_btf_tvar(s, t->btf, e, value, pretty, why) : 0;
 }
 
 /* The kernel calls the handler as the tracepoint's probe: (void *data,
@@ -407,6 +464,7 @@ const struct provider tracepoint_provider = {
 	.probe_type = probe_type,
 	.derive = derive,
 	.tvar_scope = tvar_scope,
+	.tvar_code = tvar_code,
 	.list_vars = list_vars,
 	.handler = &tracepoint_abi,
 	.emit_decls = emit_decls,

@@ -32,7 +32,12 @@ struct btf {
 	uint32_t ntypes;            /* ids 1 .. ntypes - 1 */
 	struct btf_func *funcs;     /* sorted by name, each name once */
 	size_t nfuncs;
+	struct btf_func *tps;       /* tracepoints (typedef btf_trace_NAME): NAME, the
+				     * typedef's type (a pointer to its prototype); sorted */
+	size_t ntps;
 };
+
+#define TP_TYPEDEF "btf_trace_"
 
 static uint32_t rd32(const char *p)
 {
@@ -78,7 +83,7 @@ static struct btf *btf_parse(char *data, size_t len)
 		return NULL;
 	struct btf *b = xcalloc(1, sizeof(*b));
 	VEC(const uint32_t *) types = { 0 };
-	VEC(struct btf_func) funcs = { 0 };
+	VEC(struct btf_func) funcs = { 0 }, tps = { 0 };
 	b->data = data;
 	b->len = len;
 	b->strs = data + hdr + soff;
@@ -89,12 +94,16 @@ static struct btf *btf_parse(char *data, size_t len)
 		if (end - p < 12 || (size_t)(end - p) < 12 + extra_size(t)) {
 			free(types.items);
 			free(funcs.items);
+			free(tps.items);
 			free(b);
 			return NULL;
 		}
 		if (kind_of(t) == BTFK_FUNC) {
 			struct btf_func f = { str_at(b, t[0]), t[2] };
 			vec_push(&funcs, f);
+		} else if (kind_of(t) == BTFK_TYPEDEF && !strncmp(str_at(b, t[0]), TP_TYPEDEF, strlen(TP_TYPEDEF))) {
+			struct btf_func f = { str_at(b, t[0]) + strlen(TP_TYPEDEF), t[2] };
+			vec_push(&tps, f);
 		}
 		vec_push(&types, t);
 		p += 12 + extra_size(t);
@@ -108,6 +117,9 @@ static struct btf *btf_parse(char *data, size_t len)
 	b->ntypes = (uint32_t)types.len;
 	b->funcs = funcs.items;
 	b->nfuncs = n;
+	qsort(tps.items, (size_t)tps.len, sizeof(*tps.items), func_cmp);
+	b->tps = tps.items;
+	b->ntps = (size_t)tps.len;
 	return b;
 }
 
@@ -185,6 +197,69 @@ void btf_funcs_matching(const struct btf *b, const char *pat, strvec *out)
 	for (size_t i = 0; i < b->nfuncs; i++)
 		if (!fnmatch(pat, b->funcs[i].name, 0))
 			vec_push(out, (char *)b->funcs[i].name);
+}
+
+void btf_tracepoints_matching(const struct btf *b, const char *pat, strvec *out)
+{
+	for (size_t i = 0; i < b->ntps; i++)
+		if (!fnmatch(pat, b->tps[i].name, 0))
+			vec_push(out, (char *)b->tps[i].name);
+}
+
+/* Do prototypes a and b take the same types? */
+static bool same_params(const struct btf *b, uint32_t pa, uint32_t pb)
+{
+	int n = btf_nparams(b, pa);
+
+	if (n != btf_nparams(b, pb))
+		return false;
+	for (int i = 0; i < n; i++)
+		if (btf_param_type(b, pa, i) != btf_param_type(b, pb, i))
+			return false;
+	return true;
+}
+
+/* How many leading bytes two names share. */
+static size_t common_prefix(const char *a, const char *b)
+{
+	size_t n = 0;
+
+	while (a[n] && a[n] == b[n])
+		n++;
+	return n;
+}
+
+/* The typedef btf_trace_NAME is void (*)(void *__data, the tracepoint's
+ * arguments), unnamed; the event class's __bpf_trace_CLASS function has the
+ * same types with their names (CLASS is NAME for an event of its own: else
+ * the class of those types whose name shares most with NAME). */
+uint32_t btf_tracepoint_proto(const struct btf *b, const char *name)
+{
+	struct btf_func key = { name, 0 };
+	const struct btf_func *tp = bsearch(&key, b->tps, b->ntps, sizeof(key), func_cmp);
+	uint32_t unnamed = tp ? btf_pointee(b, btf_resolve(b, tp->proto)) : 0, best = 0;
+	size_t best_len = 0, pre = strlen("__bpf_trace_");
+
+	if (!unnamed || btf_kind(b, unnamed) != BTFK_FUNC_PROTO)
+		return 0;
+	char *own = xasprintf("__bpf_trace_%s", name);
+	uint32_t p = btf_func_proto(b, own);
+	free(own);
+	if (p && same_params(b, p, unnamed))
+		return p;
+	key.name = "__bpf_trace_";
+	const struct btf_func *f = b->funcs, *end = b->funcs + b->nfuncs;
+	while (f < end && strcmp(f->name, key.name) < 0)   /* the first __bpf_trace_ */
+		f++;
+	for (; f < end && !strncmp(f->name, key.name, pre); f++) {
+		const uint32_t *t = type_at(b, f->proto);
+		size_t len = common_prefix(f->name + pre, name);
+		if (t && kind_of(t) == BTFK_FUNC_PROTO && len > best_len && same_params(b, f->proto, unnamed)) {
+			best = f->proto;
+			best_len = len;
+		}
+	}
+	return best ? best : unnamed;
 }
 
 uint32_t btf_func_proto(const struct btf *b, const char *name)

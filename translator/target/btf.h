@@ -33,6 +33,12 @@ const struct btf *btf_kernel(struct session *s, const char **why);
 /* The names of the functions matching fnmatch pattern pat, each once,
  * sorted, appended to out (pointers into the BTF). */
 void btf_funcs_matching(const struct btf *b, const char *pat, strvec *out);
+/* The tracepoints BTF describes (typedef btf_trace_NAME) whose NAME
+ * matches pat, appended to out (pointers into the BTF); a tracepoint's
+ * prototype (void *__data, then its arguments, named as its event class's
+ * __bpf_trace_ function names them when BTF has one), or 0. */
+void btf_tracepoints_matching(const struct btf *b, const char *pat, strvec *out);
+uint32_t btf_tracepoint_proto(const struct btf *b, const char *name);
 /* FUNC name's prototype (a FUNC_PROTO id), 0 if BTF has no such function. */
 uint32_t btf_func_proto(const struct btf *b, const char *name);
 

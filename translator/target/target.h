@@ -16,6 +16,8 @@ struct dw_image;
 struct ktp_module;
 struct btf;
 
+struct tracefs_event;
+
 struct target {
 	bool kernel_known;             /* kernel.c: decided (on the first ask) */
 	struct target_kernel kernel;
@@ -47,6 +49,12 @@ struct target {
 		struct btf *kernel;
 		const char *why;
 	} btf;
+
+	struct {                       /* tracefs.c: the running kernel's trace events */
+		bool tried, known;
+		struct tracefs_event *events;   /* sorted by name */
+		size_t n;
+	} tracefs;
 
 	char *debuginfod_why;          /* debuginfod.c: why the last fetch failed */
 	VEC(struct ktp_module *) tracepoints; /* ktracepoints.c: modules' tracepoints */

@@ -1,0 +1,104 @@
+#!/bin/bash
+# native-tests.sh - stap --bpf on this host, natively (no guest): the host a
+# user is on, here one with BPF and BTF but maybe no kprobes, no BPF
+# trampolines and no debuginfo (as CI's). Checked: the running kernel is
+# the default target (no guest notice); begin, timer and end probes;
+# kernel.trace through BTF (no DWARF) with its arguments as $vars, -L and
+# -l of them; tapset functions in a tracepoint probe; a run-time error
+# (its message, status 1); kernel.function and syscall probes either
+# running (where the kernel attaches them) or, where it cannot, never
+# silent: the registration warning with its reason, ERROR [B_ATTACH], and
+# the -c command not run. Skipped (77) without root, bpf() or BTF.
+# usage: native-tests.sh    env: CSTAP_BUILD (build dir), KEEP=1
+set -u
+. "$(dirname "$0")/lib.sh"
+[ "$(id -u)" = 0 ] || { echo "native-tests: SKIP: needs root (bpf(), perf events)"; exit 77; }
+[ -r /sys/kernel/btf/vmlinux ] || { echo "native-tests: SKIP: the running kernel has no BTF"; exit 77; }
+cd "$work" || exit 1
+# bpf() allowed at all? (a begin program loads no kernel program: a timer does)
+if ! out=$("$STAP" --bpf -e 'probe timer.ms(1) { exit() }' 2>&1); then
+	echo "native-tests: SKIP: stapbpf cannot run BPF programs here: $out"
+	exit 77
+fi
+
+# run NAME EXPECTED-RC STAP-ARGS...: stdout in $work/NAME.out, stderr in .err
+run() {
+	local name=$1 want=$2 rc
+	shift 2
+	timeout -k 5 120 "$STAP" --bpf "$@" > "$name.out" 2> "$name.err" < /dev/null
+	rc=$?
+	[ "$rc" = "$want" ] || { bad "$name: exit status $rc, not $want" "$(head -5 "$name.err")"; return 1; }
+}
+
+# the running kernel, natively: no guest, no notice
+if run default 0 -e 'global n probe begin { println("begin") } probe timer.ms(20) { if (++n == 3) exit() }
+		      probe end { println("end ", n) }' &&
+   [ "$(cat default.out)" = $'begin\nend 3' ] && ! grep -q . default.err; then
+	ok "begin, timer and end probes on the running kernel $(uname -r), no guest"
+else
+	bad "begin/timer/end natively" "$(cat default.out default.err)"
+fi
+
+# kernel.trace through BTF: the arguments as $vars, tapset functions
+if run trace 0 -e 'probe kernel.trace("sched:sched_process_exec") {
+		   if (pid() == target())
+			   printf("%s %s %d %d\n", execname(), kernel_string($bprm->filename), $old_pid == pid(), $p->pid == tid())
+		   }' -c /bin/true &&
+   [ "$(cat trace.out)" = "true /bin/true 1 1" ]; then
+	ok "kernel.trace(\"sched:sched_process_exec\") with \$bprm->filename, \$old_pid, \$p->pid"
+else
+	bad "kernel.trace with \$vars" "$(cat trace.out trace.err)"
+fi
+out=$("$STAP" --bpf -L 'kernel.trace("sched:sched_process_exec")' 2>&1)
+if [ "$out" = 'kernel.trace("sched:sched_process_exec") $p:struct task_struct* $old_pid:pid_t $bprm:struct linux_binprm*' ]; then
+	ok "-L kernel.trace through BTF: $out"
+else
+	bad "-L kernel.trace through BTF" "$out"
+fi
+out=$("$STAP" --bpf -l 'kernel.trace("sched:*")' 2>&1)
+if grep -qx 'kernel.trace("sched:sched_switch")' <<< "$out" && ! grep -qv '^kernel.trace("sched:' <<< "$out"; then
+	ok "-l kernel.trace(\"sched:*\"): $(wc -l <<< "$out") tracepoints of the sched system"
+else
+	bad "-l kernel.trace(\"sched:*\")" "$(head -5 <<< "$out")"
+fi
+# $$parms, and an event of a class (sched_wakeup_new is sched_wakeup_template's)
+if run parms 0 -e 'probe kernel.trace("sched:sched_process_fork") { if (pid() == target()) { println($$parms); exit() } }
+		   probe kernel.trace("sched_wakeup_new") { if (pid() == target()) n++ }' \
+	-c 'sh -c "true & wait"' && grep -qE '^parent=0x[0-9a-f]+ child=0x[0-9a-f]+$' parms.out; then
+	ok "\$\$parms of kernel.trace: $(cat parms.out)"
+else
+	bad "\$\$parms of kernel.trace" "$(cat parms.out parms.err)"
+fi
+
+# a run-time error: its message and status
+if run fault 1 -e 'probe kernel.trace("sched:sched_process_exec") { if (pid() == target()) println(kernel_int(0)) }' \
+	-c /bin/true && grep -q "^ERROR: kernel int copy fault at 0x0 .*near identifier 'kernel_int'" fault.err; then
+	ok "a fault in a tracepoint probe is the script's error (status 1)"
+else
+	bad "a run-time error" "$(cat fault.out fault.err)"
+fi
+
+# kernel.function: through a BPF trampoline (or a kprobe) where the kernel
+# attaches one; where it cannot, never silent and the command never runs
+if timeout -k 5 120 "$STAP" --bpf -e 'probe kernel.function("vfs_read") { if (pid() == target() && $count > 0) {
+		println("read"); exit() } }' -c 'cat /etc/hostname > /dev/null' > kfunc.out 2> kfunc.err; then
+	[ "$(cat kfunc.out)" = read ] && ok "kernel.function(\"vfs_read\") attached here" ||
+		bad "kernel.function(\"vfs_read\")" "$(cat kfunc.out kfunc.err)"
+elif run kfunc 1 -e 'probe kernel.function("vfs_read") { println($count) }' -c 'touch ran' &&
+     grep -q '^WARNING: probe kernel.function("vfs_read") registration error' kfunc.err &&
+     grep -q '^ERROR \[B_ATTACH\]: none of the script' kfunc.err && [ ! -e ran ]; then
+	ok "kernel.function without trampolines or kprobes: $(sed -n 2p kfunc.err | sed 's/^ *//')"
+else
+	bad "kernel.function that cannot attach" "$(cat kfunc.out kfunc.err)"
+fi
+# an optional point's failure alone is quiet, but not a probe none of whose points attached
+if [ ! -d /sys/bus/event_source/devices/kprobe ] &&
+   run kopt 0 -e 'probe kprobe.function("vfs_read") ? { n++ } probe timer.ms(10) { exit() }' &&
+   grep -q '^WARNING: probe kprobe.function("vfs_read")?: none of its 1 point could be attached: .*no kprobe PMU' kopt.err; then
+	ok "an optional probe none of whose points attached is warned of"
+elif [ -d /sys/bus/event_source/devices/kprobe ]; then
+	ok "(kprobes attach here: the optional-point warning is checked where they do not)"
+else
+	bad "an optional probe that cannot attach" "$(cat kopt.out kopt.err)"
+fi
+finish
