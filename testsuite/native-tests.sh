@@ -70,6 +70,19 @@ else
 	bad "\$\$parms of kernel.trace" "$(cat parms.out parms.err)"
 fi
 
+# syscall probes: kprobes where the kernel has them, else its syscalls
+# trace events (syscalls.stp), with SystemTap's argstr and retstr
+if run sc 0 -e 'global want
+		probe syscall.openat { if (pid() == target() && isinstr(argstr, "cstap-none")) {
+			want[tid()] = 1; printf("%s: %s\n", name, argstr) } }
+		probe syscall.openat.return { if (want[tid()]) { printf("%s = %s\n", name, retstr); delete want[tid()] } }' \
+	-c 'cat /cstap-none' &&
+   [ "$(cat sc.out)" = $'openat: AT_FDCWD, "/cstap-none", O_RDONLY\nopenat = -2 (ENOENT)' ]; then
+	ok "syscall.openat and .return: argstr and retstr of cat's open"
+else
+	bad "syscall.openat natively" "$(cat sc.out sc.err)"
+fi
+
 # a run-time error: its message and status
 if run fault 1 -e 'probe kernel.trace("sched:sched_process_exec") { if (pid() == target()) println(kernel_int(0)) }' \
 	-c /bin/true && grep -q "^ERROR: kernel int copy fault at 0x0 .*near identifier 'kernel_int'" fault.err; then

@@ -168,6 +168,7 @@ static int choose_kernel(struct session *s)
 	}
 	s->kernel_release = k->release;
 	s->kernel_build = k->build;
+	s->kernel_config = kernel_config_text;
 	return 0;
 }
 

@@ -43,6 +43,9 @@ struct session {
 	int bufsize_mb;           /* -s N */
 	const char *kernel_release; /* -r RELEASE, then target_kernel(s)->release */
 	const char *kernel_build; /* target_kernel(s)->build: /lib/modules/REL/build */
+	/* the target kernel's CONFIG_ lines, read when pass 1 first asks
+	 * (target/kernel.c's kernel_config_text; NULL: none known) */
+	const char *(*kernel_config)(struct session *s);
 	const char *sysroot;      /* --sysroot=DIR (its realpath), or NULL: target/sysroot.h */
 	VEC(char *) sysenv;       /* --sysenv=VAR=VALUE: the target's environment */
 	const char *remote;       /* --remote=qemu / NULL */

@@ -137,17 +137,12 @@ static const char *arch_name(struct session *s)
 static const char *kconfig_value(struct session *s, const char *name)
 {
 	if (!kconfig.loaded || kconfig.s != s) {
-		char *path, *text, *line, *save = NULL;
+		const char *config = s && s->kernel_config ? s->kernel_config(s) : NULL;
+		char *text = config ? xstrdup(config) : NULL, *line, *save = NULL;
 
 		kconfig.loaded = true;
 		kconfig.s = s;
 		kconfig.names.len = kconfig.values.len = 0;
-		if (s && s->kernel_build)
-			path = xasprintf("%s/.config", s->kernel_build);
-		else
-			path = xasprintf("/lib/modules/%s/build/.config", kernel_release(s));
-		text = read_file(path, NULL);
-		free(path);
 		for (line = text ? strtok_r(text, "\n", &save) : NULL; line;
 		     line = strtok_r(NULL, "\n", &save)) {
 			char *eq = strchr(line, '=');

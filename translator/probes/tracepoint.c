@@ -45,6 +45,8 @@ struct tp_probe {
 	char *module;           /* the module it is in, NULL for the kernel */
 	struct dw_scope scope;  /* __traceiter_NAME at its entry */
 	struct kfunc_btf *btf;  /* or, without DWARF, its arguments as BTF has them */
+	bool event_only;        /* a trace event and no tracepoint (syscalls:sys_enter_NAME):
+				 * BPF attaches to its perf event, no $variables */
 	int nargs;              /* its arguments after __data */
 };
 
@@ -265,6 +267,19 @@ static int add_btf(struct session *s, struct probe *p, struct probe_point *pp, c
 		n++;
 	}
 	free(names.items);
+	/* the syscalls system's events are the raw_syscalls tracepoints' ftrace
+	 * events, one a call: BPF attaches to them (perf), a module cannot */
+	if (sys_pat && !fnmatch(sys_pat, "syscalls", 0) && s->runtime_bpf) {
+		strvec systems = { 0 }, events = { 0 };
+		tracefs_events_matching(s, "syscalls", name_pat, &systems, &events);
+		for (int i = 0; i < events.len; i++) {
+			add_probe(s, p, pp, events.items[i], xstrdup("syscalls"), NULL, NULL, 0, NULL);
+			((struct tp_probe *)s->probes.items[s->probes.len - 1]->data)->event_only = true;
+			n++;
+		}
+		free(systems.items);
+		free(events.items);
+	}
 	return n;
 }
 
@@ -370,6 +385,11 @@ static int tvar_code(struct session *s, const struct derived_probe *dp, const st
 {
 	const struct tp_probe *t = dp->data;
 
+	if (t->event_only) {
+		*why = xasprintf("%s is a trace event of the syscalls system, not a tracepoint: it has no "
+				 "arguments to read (the syscall tapsets read the task's registers)", t->name);
+		return -1;
+	}
 	return t->btf ? kfunc_btf_tvar(s, t->btf, e, value, pretty, why) : 0;
 }
 
@@ -452,7 +472,10 @@ static int bpf_attach(const struct derived_probe *dp, struct bpf_attach *at, con
 	const struct tp_probe *t = dp->data;
 
 	(void)why;
-	*at = (struct bpf_attach){ .kind = BA_RAW_TRACEPOINT, .event = t->name };
+	if (t->event_only)   /* its perf event: the context is its record */
+		*at = (struct bpf_attach){ .kind = BA_TRACEPOINT, .symbol = t->system, .event = t->name };
+	else
+		*at = (struct bpf_attach){ .kind = BA_RAW_TRACEPOINT, .event = t->name };
 	return 0;
 }
 

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "env.h"
+#include "spawn.h"
 #include "releases.h"
 #include "sysroot.h"
 #include "target.h"
@@ -62,12 +63,41 @@ const struct target_kernel *target_kernel(struct session *s)
 	return k;
 }
 
+const char *kernel_config_text(struct session *s)
+{
+	struct target *t = target_of(s);
+	const struct target_kernel *k = target_kernel(s);
+
+	if (t->config_read)
+		return t->config;
+	t->config_read = true;
+	if (k->build) {
+		char *path = xasprintf("%s/.config", k->build);
+		t->config = read_file(path, NULL);
+		free(path);
+	}
+	if (!t->config && k->release) {
+		char *path = xasprintf("%s/boot/config-%s", sysroot_dir(s), k->release);
+		t->config = read_file(path, NULL);
+		free(path);
+	}
+	if (!t->config && k->running && access("/proc/config.gz", R_OK) == 0) {
+		char *argv[] = { (char *)"gzip", (char *)"-dcq", (char *)"/proc/config.gz", NULL };
+		size_t n = 0;
+		t->config = spawn_capture(argv, &n, false);
+	}
+	return t->config;
+}
+
 void target_kernel_retarget(struct session *s, const char *release)
 {
 	struct target *t = target_of(s);
 
 	memset(&t->kernel, 0, sizeof(t->kernel));
 	t->kernel_known = false;
+	free(t->config);
+	t->config = NULL;
+	t->config_read = false;
 	s->kernel_release = release;
 	s->kernel_build = target_kernel(s)->build;
 }

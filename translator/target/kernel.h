@@ -29,6 +29,11 @@ struct target_kernel {
  * modules, else the newest installed kernel a guest can boot (with
  * --sysroot: the newest the root holds). Its paths are under the sysroot. */
 const struct target_kernel *target_kernel(struct session *s);
+
+/* The target kernel's configuration (CONFIG_NAME=VALUE lines): its kbuild
+ * tree's .config, else /boot/config-REL, else, for the running kernel,
+ * /proc/config.gz; NULL when none is found (every CONFIG_ is then ""). */
+const char *kernel_config_text(struct session *s);
 /* Build for `release` from now on (a --remote host's kernel), before pass 1. */
 void target_kernel_retarget(struct session *s, const char *release);
 

@@ -21,6 +21,8 @@ struct tracefs_event;
 struct target {
 	bool kernel_known;             /* kernel.c: decided (on the first ask) */
 	struct target_kernel kernel;
+	bool config_read;              /* kernel.c: its .config, read once */
+	char *config;
 
 	struct {                       /* ksyms.c: symbol tables */
 		bool tried;            /* the kernel's was looked for */

@@ -4,6 +4,7 @@
 #include "tracefs.h"
 
 #include <dirent.h>
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
@@ -70,7 +71,8 @@ static void read_events(struct target *t)
 	t->tracefs.known = true;
 }
 
-const char *tracefs_event_system(struct session *s, const char *name, bool *known)
+/* The table, read on the first ask (the running kernel's only). */
+static struct target *events_of(struct session *s)
 {
 	struct target *t = target_of(s);
 
@@ -79,6 +81,27 @@ const char *tracefs_event_system(struct session *s, const char *name, bool *know
 		if (target_kernel(s)->running)
 			read_events(t);
 	}
+	return t;
+}
+
+void tracefs_events_matching(struct session *s, const char *sys_pat, const char *name_pat, strvec *systems,
+			     strvec *names)
+{
+	struct target *t = events_of(s);
+
+	for (size_t i = 0; i < t->tracefs.n; i++) {
+		const struct tracefs_event *e = &t->tracefs.events[i];
+		if (!fnmatch(sys_pat, e->system, 0) && !fnmatch(name_pat, e->name, 0)) {
+			vec_push(systems, e->system);
+			vec_push(names, e->name);
+		}
+	}
+}
+
+const char *tracefs_event_system(struct session *s, const char *name, bool *known)
+{
+	struct target *t = events_of(s);
+
 	*known = t->tracefs.known;
 	struct tracefs_event key = { (char *)name, NULL };
 	const struct tracefs_event *e = t->tracefs.n ? bsearch(&key, t->tracefs.events, t->tracefs.n,

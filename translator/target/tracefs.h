@@ -6,6 +6,8 @@
 
 #include <stdbool.h>
 
+#include "util.h"
+
 struct session;
 
 /* The system of trace event name ("sched" for sched_switch), or NULL:
@@ -13,5 +15,11 @@ struct session;
  * could not be read (the target is not the running kernel, or it is not
  * mounted and cannot be). */
 const char *tracefs_event_system(struct session *s, const char *name, bool *known);
+
+/* The events of systems matching sys_pat named as name_pat matches, each
+ * as "SYSTEM NAME"'s two parts appended to systems and names (pointers
+ * into the table). */
+void tracefs_events_matching(struct session *s, const char *sys_pat, const char *name_pat, strvec *systems,
+			     strvec *names);
 
 #endif
