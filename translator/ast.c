@@ -182,15 +182,38 @@ static const struct {
 };
 #define N_OPS (sizeof(op_spellings) / sizeof(op_spellings[0]))
 
+/* The operators spelled starting with each character (pass 1 asks for
+ * every operator it reads: no walk of the whole table). */
+static const unsigned char *ops_starting(unsigned char c)
+{
+	static unsigned char by_first[128][12];
+	static bool built;
+
+	if (!built) {
+		for (size_t i = OP_NONE + 1; i < N_OPS; i++)
+			for (int k = 0; k < 2; k++) {
+				const char *t = k ? op_spellings[i].compound : op_spellings[i].text;
+				unsigned char *l = t ? by_first[(unsigned char)t[0] & 127] : NULL;
+				int n = 0;
+				while (l && l[n] && l[n] != i)
+					n++;
+				if (l && !l[n])
+					l[n] = (unsigned char)i;
+			}
+		built = true;
+	}
+	return by_first[c & 127];
+}
+
 enum op_kind op_of(enum expr_kind kind, const char *text)
 {
 	if (kind == EXPR_POSTINC)
 		kind = EXPR_PREINC;
-	for (size_t i = OP_NONE + 1; i < N_OPS; i++) {
-		const char *spelled = op_spellings[i].kind == kind ? op_spellings[i].text
-				      : kind == EXPR_ASSIGN ? op_spellings[i].compound : NULL;
+	for (const unsigned char *i = ops_starting((unsigned char)text[0]); *i; i++) {
+		const char *spelled = op_spellings[*i].kind == kind ? op_spellings[*i].text
+				      : kind == EXPR_ASSIGN ? op_spellings[*i].compound : NULL;
 		if (spelled && !strcmp(text, spelled))
-			return (enum op_kind)i;
+			return (enum op_kind)*i;
 	}
 	return OP_NONE;
 }

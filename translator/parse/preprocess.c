@@ -97,11 +97,35 @@ static struct {
 	bool failed;
 } lib;
 
+struct kconfig_entry {
+	char *name, *value;
+};
+
+/* The target's configuration text, and the values asked of it so far. */
 static struct {
 	struct session *s;
 	bool loaded;
-	VEC(char *) names, values;
+	const char *text;
+	VEC(struct kconfig_entry) asked;
 } kconfig;
+
+/* name's value in the configuration text: the line "NAME=VALUE" (quotes
+ * taken off a string's), or "" */
+static char *kconfig_find(const char *text, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = text; p && (p = strstr(p, name)); p += n) {
+		if ((p != text && p[-1] != '\n') || p[n] != '=')
+			continue;
+		const char *v = p + n + 1;
+		size_t vl = strcspn(v, "\n");
+		if (vl >= 2 && v[0] == '"' && v[vl - 1] == '"')
+			return xstrndup(v + 1, vl - 2);
+		return xstrndup(v, vl);
+	}
+	return xstrdup("");
+}
 
 static struct macro *find_macro(struct macro_table *t, const char *name)
 {
@@ -133,38 +157,27 @@ static const char *arch_name(struct session *s)
 	return u.machine;
 }
 
-/* .config of the target kernel; a missing file means every CONFIG_ is "". */
+/* .config of the target kernel; a missing file means every CONFIG_ is "".
+ * Each name is looked for once in the text (the syscall tapset asks the
+ * same two hundreds of times). */
 static const char *kconfig_value(struct session *s, const char *name)
 {
 	if (!kconfig.loaded || kconfig.s != s) {
-		const char *config = s && s->kernel_config ? s->kernel_config(s) : NULL;
-		char *text = config ? xstrdup(config) : NULL, *line, *save = NULL;
-
 		kconfig.loaded = true;
 		kconfig.s = s;
-		kconfig.names.len = kconfig.values.len = 0;
-		for (line = text ? strtok_r(text, "\n", &save) : NULL; line;
-		     line = strtok_r(NULL, "\n", &save)) {
-			char *eq = strchr(line, '=');
-			size_t vl;
-
-			if (strncmp(line, "CONFIG_", 7) != 0 || !eq)
-				continue;
-			*eq++ = 0;
-			vl = strlen(eq);
-			if (vl >= 2 && eq[0] == '"' && eq[vl - 1] == '"') {
-				eq[vl - 1] = 0;
-				eq++;
-			}
-			vec_push(&kconfig.names, xstrdup(line));
-			vec_push(&kconfig.values, xstrdup(eq));
+		kconfig.text = s && s->kernel_config ? s->kernel_config(s) : NULL;
+		for (int i = 0; i < kconfig.asked.len; i++) {
+			free(kconfig.asked.items[i].name);
+			free(kconfig.asked.items[i].value);
 		}
-		free(text);
+		kconfig.asked.len = 0;
 	}
-	for (int i = 0; i < kconfig.names.len; i++)
-		if (strcmp(kconfig.names.items[i], name) == 0)
-			return kconfig.values.items[i];
-	return "";
+	for (int i = 0; i < kconfig.asked.len; i++)
+		if (!strcmp(kconfig.asked.items[i].name, name))
+			return kconfig.asked.items[i].value;
+	char *v = kconfig.text ? kconfig_find(kconfig.text, name) : xstrdup("");
+	vec_push(&kconfig.asked, ((struct kconfig_entry){ xstrdup(name), v }));
+	return v;
 }
 
 /* ---- frames ------------------------------------------------------------ */
