@@ -473,6 +473,18 @@ static int finish_prog(struct parser *ps)
 }
 
 /* prog ID SECTION [ARGS...]: the section's arguments checked here. */
+/* A section's one-word field (a copy), or NULL after saying it is missing. */
+static char *word_field(struct parser *ps, char **rest, const char *sec, const char *what)
+{
+	char *a = next_field(rest);
+
+	if (!a) {
+		perr(ps, "%s wants %s", sec, what);
+		return NULL;
+	}
+	return xstrdup(a);
+}
+
 static int parse_prog(struct parser *ps, char *rest)
 {
 	struct bundle *b = ps->b;
@@ -551,21 +563,13 @@ static int parse_prog(struct parser *ps, char *rest)
 		}
 		break;
 	case BA_RAW_TRACEPOINT:
-		a = next_field(&rest);
-		if (!a) {
-			perr(ps, "%s wants NAME", sec);
+		if (!(p.at.event = word_field(ps, &rest, sec, "NAME")))
 			goto fail;
-		}
-		p.at.event = xstrdup(a);
 		break;
 	case BA_FENTRY:
-	case BA_FEXIT:   /* FUNCTION */
-		a = next_field(&rest);
-		if (!a) {
-			perr(ps, "%s wants FUNCTION", sec);
+	case BA_FEXIT:
+		if (!(p.at.symbol = word_field(ps, &rest, sec, "FUNCTION")))
 			goto fail;
-		}
-		p.at.symbol = xstrdup(a);
 		break;
 	case BA_TIMER:
 	case BA_UTIMER:
