@@ -11,6 +11,7 @@
 # usage: bench/cache-hit.sh [N]   N hits timed, the median printed (default 5)
 #        env: CSTAP_BUILD (build dir), SYSTEMTAP=/usr/bin/stap
 set -u
+export CSTAP_DEFAULT_RUNTIME=kernel   # modules (for the guest) where this host loads none: what SystemTap is compared with
 n=${1:-5}
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=${CSTAP_BUILD:-$src}

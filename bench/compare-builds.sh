@@ -7,6 +7,7 @@
 #   bench/compare-builds.sh /tmp/base
 # env: CSTAP_BUILD (this build dir)
 set -u
+export CSTAP_DEFAULT_RUNTIME=kernel   # modules (for the guest) where this host loads none: what SystemTap is compared with
 base=${1:?usage: compare-builds.sh BASE_BUILD [N]}
 n=${2:-11}
 src=$(cd "$(dirname "$0")/.." && pwd)

@@ -18,6 +18,7 @@
 # env:   CC (default cc), CSTAP_BUILD (build dir with translator/stap),
 #        SYSTEMTAP_TAPSETS (default /usr/share/systemtap/tapset)
 set -u
+export CSTAP_DEFAULT_RUNTIME=kernel   # modules (for the guest) where this host loads none: what SystemTap is compared with
 reps=${1:-10}
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=${CSTAP_BUILD:-$src}

@@ -10,6 +10,7 @@
 # ratio cstap / SystemTap and how many times faster cstap is.
 # usage: bench/pass2-dwarf.sh [N]     env: CSTAP_BUILD (build dir), SYSTEMTAP
 set -u
+export CSTAP_DEFAULT_RUNTIME=kernel   # modules (for the guest) where this host loads none: what SystemTap is compared with
 n=${1:-5}
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=${CSTAP_BUILD:-$src}

@@ -9,6 +9,7 @@
 # task_work_cancel_func (../shared/anchor/patches); this script makes that copy.
 # usage: bench/passes.sh [N]     env: CSTAP_BUILD (build dir), SYSTEMTAP=/usr/bin/stap
 set -u
+export CSTAP_DEFAULT_RUNTIME=kernel   # modules (for the guest) where this host loads none: what SystemTap is compared with
 n=${1:-3}
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=${CSTAP_BUILD:-$src}

@@ -34,6 +34,7 @@
 #   ../shared/anchor beside the source tree), CASES (a subset of the cases, in
 #   the order given)
 set -u
+export CSTAP_DEFAULT_RUNTIME=kernel   # modules (for the guest) where this host loads none: what SystemTap is compared with
 N=1000000; R=3; SMP=1; ICOUNT=0
 while getopts "N:r:s:ih" o; do
 	case $o in

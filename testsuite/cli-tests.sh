@@ -4,6 +4,7 @@
 # -p1 round trip, -p2/-p3 output, -k, -p4 -m NAME, the -v pass lines.
 # usage: cli-tests.sh    env: CSTAP_BUILD (build dir)
 set -u
+export CSTAP_DEFAULT_RUNTIME=kernel   # modules in a guest where this host loads none (native-tests.sh: the default)
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=${CSTAP_BUILD:-$(pwd)}
 [ -x "$build/translator/stap" ] || build=$src

@@ -40,6 +40,7 @@
 # on the default kernel: on a kernel SystemTap 4.8 cannot build for (6.12),
 # the same files must build with cstap.
 set -u
+export CSTAP_DEFAULT_RUNTIME=kernel   # modules in a guest where this host loads none (native-tests.sh: the default)
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=${CSTAP_BUILD:-$(pwd)}
 [ -x "$build/translator/stap" ] || build=$src

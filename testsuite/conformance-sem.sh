@@ -5,6 +5,7 @@
 # on every installed kernel (stap-vm --releases; $RELEASES overrides), each
 # through CSTAP_RELEASE, all at once (make check-quick: the default kernel).
 here=$(dirname "$0")
+export CSTAP_DEFAULT_RUNTIME=kernel   # modules in a guest where this host loads none (native-tests.sh: the default)
 stapvm=${CSTAP_BUILD:-$(pwd)}/translator/stap-vm
 [ -x "$stapvm" ] || stapvm=$here/../translator/stap-vm
 # (make check-quick, CSTAP_QUICK=1: the default kernel only)

@@ -29,6 +29,7 @@
 # say where). Without qemu the guest part is skipped: exit 77 when the
 # builds passed.
 set -u
+export CSTAP_DEFAULT_RUNTIME=kernel   # modules in a guest where this host loads none (native-tests.sh: the default)
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=${CSTAP_BUILD:-$(pwd)}
 [ -x "$build/translator/stap" ] || build=$src

@@ -11,6 +11,7 @@
 # Every wait is bounded; the server is killed on exit.
 # usage: debuginfod-tests.sh    env: CSTAP_BUILD (build dir)
 set -u
+export CSTAP_DEFAULT_RUNTIME=kernel   # modules in a guest where this host loads none (native-tests.sh: the default)
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=${CSTAP_BUILD:-$(pwd)}
 [ -x "$build/translator/stap" ] || build=$src

@@ -21,6 +21,7 @@
 # (default /usr/share/systemtap/examples), REL (the target kernel release).
 # Without systemtap-doc the test is skipped (automake's 77), saying so.
 set -u
+export CSTAP_DEFAULT_RUNTIME=kernel   # modules in a guest where this host loads none (native-tests.sh: the default)
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=${CSTAP_BUILD:-$(pwd)}
 [ -x "$build/translator/stap" ] || build=$src

@@ -5,6 +5,7 @@
 # STAPRUN, and work (a fresh directory, removed at exit unless KEEP=1);
 # defines ok NAME and bad NAME DETAIL... (one PASS/FAIL line each, counted)
 # and finish (the "N passed, M failed" line, and the exit status).
+export CSTAP_DEFAULT_RUNTIME=kernel   # modules in a guest where this host loads none (native-tests.sh: the default)
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=${CSTAP_BUILD:-$(pwd)}
 [ -x "$build/translator/stap" ] || build=$src

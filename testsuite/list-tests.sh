@@ -7,6 +7,7 @@
 # probes a module loaded in the guest).
 # usage: list-tests.sh    env: CSTAP_BUILD (build dir)
 set -u
+export CSTAP_DEFAULT_RUNTIME=kernel   # modules in a guest where this host loads none (native-tests.sh: the default)
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=${CSTAP_BUILD:-$(pwd)}
 [ -x "$build/translator/stap" ] || build=$src

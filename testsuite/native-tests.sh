@@ -12,6 +12,7 @@
 # usage: native-tests.sh    env: CSTAP_BUILD (build dir), KEEP=1
 set -u
 . "$(dirname "$0")/lib.sh"
+unset CSTAP_DEFAULT_RUNTIME   # the default is what is tested
 [ "$(id -u)" = 0 ] || { echo "native-tests: SKIP: needs root (bpf(), perf events)"; exit 77; }
 [ -r /sys/kernel/btf/vmlinux ] || { echo "native-tests: SKIP: the running kernel has no BTF"; exit 77; }
 cd "$work" || exit 1
@@ -30,13 +31,29 @@ run() {
 	[ "$rc" = "$want" ] || { bad "$name: exit status $rc, not $want" "$(head -5 "$name.err")"; return 1; }
 }
 
-# the running kernel, natively: no guest, no notice
+# the running kernel, natively: no guest; and by default (no --bpf) where
+# this host loads no modules, with one notice line
 if run default 0 -e 'global n probe begin { println("begin") } probe timer.ms(20) { if (++n == 3) exit() }
 		      probe end { println("end ", n) }' &&
    [ "$(cat default.out)" = $'begin\nend 3' ] && ! grep -q . default.err; then
 	ok "begin, timer and end probes on the running kernel $(uname -r), no guest"
 else
 	bad "begin/timer/end natively" "$(cat default.out default.err)"
+fi
+if [ -e /proc/modules ] && [ "$(cat /proc/sys/kernel/modules_disabled 2>/dev/null)" != 1 ]; then
+	ok "(this host loads modules: a plain stap runs a module here, not checked)"
+elif timeout -k 5 120 "$STAP" -e 'probe begin { println(execname() == "stapbpf") ; exit() }' > plain.out 2> plain.err &&
+     [ "$(cat plain.out)" = 1 ] && [ "$(cat plain.err)" = "stap: this kernel loads no modules; running the script with the BPF runtime (--runtime=kernel runs a module in a QEMU guest)" ]; then
+	ok "a plain stap -e runs natively with BPF where this host loads no modules, and says so"
+else
+	bad "a plain stap -e where this host loads no modules" "$(cat plain.out plain.err)"
+fi
+if ! timeout -k 5 120 "$STAP" -e 'function f(x) { return x ? f(x - 1) : 0 } probe begin { println(f(2)) }' \
+	> rec.out 2> rec.err && grep -q 'E_BPF_UNSUPPORTED' rec.err &&
+   grep -q -- '--runtime=kernel runs it in a QEMU guest' rec.err; then
+	ok "what BPF cannot run says how to run it in a guest"
+else
+	bad "a refusal of the default BPF runtime" "$(cat rec.err)"
 fi
 
 # kernel.trace through BTF: the arguments as $vars, tapset functions

@@ -21,6 +21,7 @@
 #        target release, default stap-vm --default-release), JOBS (default 2),
 #        VERBOSE=1 shows the stderr of failures, BASE (see above)
 set -u
+export CSTAP_DEFAULT_RUNTIME=kernel   # modules in a guest where this host loads none (native-tests.sh: the default)
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=${CSTAP_BUILD:-$(pwd)}
 [ -x "$build/translator/stap" ] || build=$src

@@ -50,6 +50,7 @@
 # usage: run-tests.sh [NAME ...]     env: CSTAP_BUILD (build dir), OUT,
 #   RUN_DIR (where the NAME.* files are; default testsuite/run), RUNTIME
 set -u
+export CSTAP_DEFAULT_RUNTIME=kernel   # modules in a guest where this host loads none (native-tests.sh: the default)
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=${CSTAP_BUILD:-$(pwd)}
 [ -x "$build/translator/stap" ] || build=$src

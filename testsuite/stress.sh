@@ -14,6 +14,7 @@
 # fails the boot and so the test. About 60-90 s of guest time per kernel.
 # usage: stress.sh      env: CSTAP_BUILD (build dir), RELEASES, ROUNDS (arm rounds, 4)
 set -u
+export CSTAP_DEFAULT_RUNTIME=kernel   # modules in a guest where this host loads none (native-tests.sh: the default)
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=${CSTAP_BUILD:-$(pwd)}
 [ -x "$build/translator/stap" ] || build=$src

@@ -6,6 +6,7 @@
 # (stap-vm appends one line per boot to $CSTAP_VM_TIMES: release, vCPUs,
 # jobs, seconds).
 # usage: timed.sh SUITE [ARGS...]      exit status: the suite's
+export CSTAP_DEFAULT_RUNTIME=kernel   # the suites say so themselves too; native-tests.sh unsets it
 boots=$(mktemp "${TMPDIR:-/tmp}/cstap-boots.XXXXXX") || exit 99
 t0=$(date +%s.%N)
 case $1 in

@@ -11,6 +11,7 @@
 #      CSTAP_STAPRUN/CSTAP_STAPIO (default: the build tree's, else /bin/true
 #      placeholders), KEEP=1 keeps the work directory.
 set -u
+export CSTAP_DEFAULT_RUNTIME=kernel   # modules in a guest where this host loads none (native-tests.sh: the default)
 here=$(cd "$(dirname "$0")" && pwd)
 if [ -n "${STAP_VM:-}" ]; then vm=$STAP_VM
 elif [ -x ./translator/stap-vm ]; then vm=$(pwd)/translator/stap-vm

@@ -133,7 +133,12 @@ static int pass2_elaborate_bpf(struct session *s)
 {
 	int rc = pass2_elaborate(s);
 
-	return rc ? rc : (s->bpf_unit = bpf_lower(s)) ? 0 : 1;
+	if (rc || (s->bpf_unit = bpf_lower(s)))
+		return rc;
+	if (s->runtime_auto)   /* BPF because this host loads no modules */
+		fprintf(stderr, "stap: this kernel loads no modules, and the script needs the module runtime: "
+			"--runtime=kernel runs it in a QEMU guest of an installed kernel\n");
+	return 1;
 }
 
 /* build() stopped the run early, as asked (-p1..-p3, -l, --dump-*) */

@@ -149,6 +149,26 @@ static char *locate(enum env_var env, const char *rel, const char *installed)
 	return xstrdup(installed);
 }
 
+/*
+ * A host that loads no modules (lockdown, CONFIG_MODULES off, a sandbox)
+ * but runs BPF with the kernel's BTF traces itself with the BPF runtime,
+ * unless the user asked otherwise: a runtime, a kernel (-r, CSTAP_RELEASE),
+ * a remote or a root of another system, what only modules do (signing,
+ * kbuild variables, an unprivileged user's module), or
+ * CSTAP_DEFAULT_RUNTIME=kernel. BPF needs root. Else the module runs in
+ * a QEMU guest of an installed kernel, as --remote=qemu does.
+ */
+static bool native_bpf_by_default(const struct session *s)
+{
+	const char *def = env_get(ENV_CSTAP_DEFAULT_RUNTIME), *rel = env_get(ENV_CSTAP_RELEASE);
+
+	if (s->runtime_given || s->kernel_release || (rel && *rel) || s->remote || s->ssh_remotes.len ||
+	    s->sysroot || s->sign_key || s->kbuild_vars.len || s->privilege != PRIV_STAPDEV ||
+	    (def && !strcmp(def, "kernel")))
+		return false;
+	return geteuid() == 0 && !host_can_load_modules() && access("/sys/kernel/btf/vmlinux", R_OK) == 0;
+}
+
 /* The target kernel (target/kernel.c decides), or a usage error when
  * there is none to build for. */
 static int choose_kernel(struct session *s)
@@ -488,9 +508,10 @@ int parse_options(struct session *s, int argc, char **argv)
 			}
 			s->runtime_bpf = !strcmp(optarg, "bpf");
 			s->no_cache |= s->runtime_bpf;   /* a bundle is made in milliseconds */
+			s->runtime_given = true;
 			break;
 		case OPT_BPF:   /* SystemTap's short form */
-			s->runtime_bpf = s->no_cache = true;
+			s->runtime_bpf = s->no_cache = s->runtime_given = true;
 			break;
 		case OPT_LIST_TAGS: diag_list_tags(); return -1;
 		case OPT_SKIP_BADVARS: s->skip_badvars = true; break;
@@ -628,6 +649,8 @@ int parse_options(struct session *s, int argc, char **argv)
 		     "it needs --sysroot=DIR");
 		return 1;
 	}
+	if (native_bpf_by_default(s))
+		s->runtime_bpf = s->no_cache = s->runtime_auto = true;
 	if (check_tmpdir(s) || check_privileged_options(s) || check_signing(s))
 		return 1;
 

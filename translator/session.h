@@ -54,6 +54,8 @@ struct session {
 	const char *runtime_dir;  /* -R DIR */
 	int kprobes;              /* pass 2: kernel kprobe table entries the probes take */
 	bool runtime_bpf;         /* --runtime=bpf: eBPF programs for stapbpf, not a module */
+	bool runtime_given;       /* --runtime or --bpf was given */
+	bool runtime_auto;        /* BPF because this host loads no modules (options.c) */
 	VEC(char *) defines;      /* -D NAME[=VALUE] */
 	VEC(char *) kbuild_vars;  /* -B NAME=VALUE: make variables for kbuild */
 	const char *tmp_base;     /* --tmpdir, else $TMPDIR, else /tmp */

@@ -143,6 +143,9 @@ static bool use_guest(struct session *s)
 
 	if (s->remote)
 		return true;
+	if (s->runtime_auto)
+		fprintf(stderr, "stap: this kernel loads no modules; running the script with the BPF runtime "
+			"(--runtime=kernel runs a module in a QEMU guest)\n");
 	if (!k->host_loads_modules && !s->runtime_bpf) {
 		fprintf(stderr, "stap: this kernel cannot load modules; running in a QEMU guest (kernel %s)\n",
 			k->release);

@@ -16,7 +16,7 @@
 
 /* A kernel without /proc/modules, or with modules_disabled set, cannot
  * run our module: pass 5 then boots the target kernel in a guest. */
-static bool host_can_load_modules(void)
+bool host_can_load_modules(void)
 {
 	char buf[8] = "";
 	FILE *f;

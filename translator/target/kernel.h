@@ -30,6 +30,9 @@ struct target_kernel {
  * --sysroot: the newest the root holds). Its paths are under the sysroot. */
 const struct target_kernel *target_kernel(struct session *s);
 
+/* Can this host load our module (/proc/modules, modules_disabled)? */
+bool host_can_load_modules(void);
+
 /* The target kernel's configuration (CONFIG_NAME=VALUE lines): its kbuild
  * tree's .config, else /boot/config-REL, else, for the running kernel,
  * /proc/config.gz; NULL when none is found (every CONFIG_ is then ""). */
