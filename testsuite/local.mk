@@ -21,7 +21,8 @@ check_SCRIPTS = translator/stap translator/stap-vm staprun/staprun staprun/stapi
 
 # make bench, each beside SystemTap 4.8 when installed: passes 1-4 of the hello
 # script, pass 2 against the kernel's DWARF, the cost of a probe hit in the guest
-# (1 CPU, then 2: the two loops at once);
+# (1 CPU, then 2: the two loops at once); natively on this host beside
+# bpftrace (native-bpf.sh: skipped without it or root);
 # with CSTAP_BASE_BUILD=DIR also passes 1-3 against that (earlier) build of stap
 bench: all
 	CSTAP_BUILD=$(abs_builddir) $(srcdir)/bench/passes.sh
@@ -30,6 +31,7 @@ bench: all
 	CSTAP_BUILD=$(abs_builddir) $(srcdir)/bench/probe-hit.sh
 	CSTAP_BUILD=$(abs_builddir) $(srcdir)/bench/probe-hit.sh -s 2 -N 300000
 	CSTAP_BUILD=$(abs_builddir) $(srcdir)/bench/first-event.sh
+	-CSTAP_BUILD=$(abs_builddir) $(srcdir)/bench/native-bpf.sh
 	@if [ -n "$(CSTAP_BASE_BUILD)" ]; then \
 		CSTAP_BUILD=$(abs_builddir) $(srcdir)/bench/compare-builds.sh $(CSTAP_BASE_BUILD); fi
 .PHONY: bench

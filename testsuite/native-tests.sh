@@ -100,6 +100,16 @@ else
 	bad "syscall.openat natively" "$(cat sc.out sc.err)"
 fi
 
+# a system call no alias of the library writes: generated from the
+# kernel's DWARF, or here from its syscalls trace events' formats
+if run gen 0 -e 'probe syscall.uname { if (pid() == target()) printf("%s %d\n", name, name_arg != 0) }
+		 probe syscall.uname.return { if (pid() == target()) println(retstr) }' -c 'uname -r' &&
+   [ "$(grep -vxF "$(uname -r)" gen.out)" = $'uname 1\n0' ]; then
+	ok "syscall.uname and .return, an alias generated for this kernel"
+else
+	bad "syscall.uname natively" "$(cat gen.out gen.err)"
+fi
+
 # a run-time error: its message and status
 if run fault 1 -e 'probe kernel.trace("sched:sched_process_exec") { if (pid() == target()) println(kernel_int(0)) }' \
 	-c /bin/true && grep -q "^ERROR: kernel int copy fault at 0x0 .*near identifier 'kernel_int'" fault.err; then

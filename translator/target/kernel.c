@@ -89,6 +89,16 @@ const char *kernel_config_text(struct session *s)
 	return t->config;
 }
 
+bool kernel_config_is(struct session *s, const char *name, const char *value)
+{
+	const char *text = kernel_config_text(s);
+	char *line = xasprintf("\n%s=%s\n", name, value);
+	bool is = text && (strstr(text, line) || !strncmp(text, line + 1, strlen(line) - 1));
+
+	free(line);
+	return is;
+}
+
 void target_kernel_retarget(struct session *s, const char *release)
 {
 	struct target *t = target_of(s);

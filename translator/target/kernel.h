@@ -37,6 +37,8 @@ bool host_can_load_modules(void);
  * tree's .config, else /boot/config-REL, else, for the running kernel,
  * /proc/config.gz; NULL when none is found (every CONFIG_ is then ""). */
 const char *kernel_config_text(struct session *s);
+/* Is the configuration's line NAME=VALUE there? */
+bool kernel_config_is(struct session *s, const char *name, const char *value);
 /* Build for `release` from now on (a --remote host's kernel), before pass 1. */
 void target_kernel_retarget(struct session *s, const char *release);
 

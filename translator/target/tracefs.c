@@ -98,6 +98,16 @@ void tracefs_events_matching(struct session *s, const char *sys_pat, const char 
 	}
 }
 
+char *tracefs_event_format(struct session *s, const char *system, const char *name)
+{
+	const char *dir = events_of(s)->tracefs.known ? events_dir() : NULL;
+	char *path = dir ? xasprintf("%s/%s/%s/format", dir, system, name) : NULL;
+	char *text = path ? read_file(path, NULL) : NULL;
+
+	free(path);
+	return text;
+}
+
 const char *tracefs_event_system(struct session *s, const char *name, bool *known)
 {
 	struct target *t = events_of(s);

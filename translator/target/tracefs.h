@@ -22,4 +22,7 @@ const char *tracefs_event_system(struct session *s, const char *name, bool *know
 void tracefs_events_matching(struct session *s, const char *sys_pat, const char *name_pat, strvec *systems,
 			     strvec *names);
 
+/* The text of the running kernel's events/SYSTEM/NAME/format, or NULL. */
+char *tracefs_event_format(struct session *s, const char *system, const char *name);
+
 #endif
