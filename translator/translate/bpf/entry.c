@@ -37,6 +37,28 @@ static void add_entry(struct prewalk *w, struct expr *e, bool str)
 	w->vsize += str ? BPF_STRSZ : 8;
 }
 
+/* Does x read nothing but the function's parameters themselves (and
+ * constants)? At a BPF trampoline's fexit those are the values at entry:
+ * @entry(x) is then read at the return, with no entry program. */
+static bool params_only(struct bgen *g, const struct expr *x)
+{
+	const struct tvar *tv;
+
+	switch (x->kind) {
+	case EXPR_NUM:
+		return true;
+	case EXPR_TARGET:
+		tv = tvar_find(g->s, g->dp, x);
+		return tv && tv->value && !tv->at_entry && !lx_has(tv->value, LX_LOAD);
+	case EXPR_UNARY:
+		return params_only(g, x->lhs);
+	case EXPR_BINARY:
+		return params_only(g, x->lhs) && params_only(g, x->rhs);
+	default:
+		return false;
+	}
+}
+
 /* @entry(...) and at_entry target expressions, in the order the body has
  * them; a bias read at return */
 static enum walk_action visit(struct expr *e, void *ctx)
@@ -46,7 +68,8 @@ static enum walk_action visit(struct expr *e, void *ctx)
 
 	switch (e->kind) {
 	case EXPR_ENTRY:
-		add_entry(w, e, e->type == TYPE_STRING);
+		if (!(w->g->ctx.trampoline == 2 && params_only(w->g, e->lhs)))
+			add_entry(w, e, e->type == TYPE_STRING);
 		return WALK_SKIP;
 	case EXPR_ADDROF:
 		if (e->lhs->kind != EXPR_TARGET && e->lhs->kind != EXPR_CAST && e->lhs->kind != EXPR_ATVAR)
