@@ -140,6 +140,21 @@ if [ -d "$exdir" ]; then
 	fi
 fi
 
+# installed (make install under DESTDIR: the tree found beside stap), natively
+# and into a guest, whose stapbpf is the one installed beside stap
+if [ -f "$build/Makefile" ] && make -C "$build" -s install DESTDIR="$work/dest" > "$work/install.log" 2>&1; then
+	inst=$(find "$work/dest" -path '*/bin/stap' | head -1)
+	a=$(cd "$work" && "$inst" --bpf -e 'probe begin { println("native"); exit() }' 2>&1)
+	b=$(cd "$work" && "$inst" --bpf --remote=qemu -e 'probe begin { println("guest"); exit() }' 2>&1)
+	if [ "$a" = native ] && [ "$(tail -1 <<< "$b")" = guest ]; then
+		ok "installed: stap --bpf natively and into a guest (its stapbpf found beside stap)"
+	else
+		bad "installed stap --bpf" "$a" "$b"
+	fi
+else
+	bad "make install DESTDIR=... failed" "$(tail -3 "$work/install.log")"
+fi
+
 # a run-time error: its message and status
 if run fault 1 -e 'probe kernel.trace("sched:sched_process_exec") { if (pid() == target()) println(kernel_int(0)) }' \
 	-c /bin/true && grep -q "^ERROR: kernel int copy fault at 0x0 .*near identifier 'kernel_int'" fault.err; then

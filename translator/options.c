@@ -122,7 +122,9 @@ static bool is_dir(const char *p)
 	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* A file next to the stap binary (build tree), else the installed one. */
+/* A file next to the stap binary (build tree), else the installed one:
+ * where it is installed beside stap (BIN/../share/cstap/REL: a tree moved
+ * or installed under DESTDIR), else where configure said. */
 static char *locate(enum env_var env, const char *rel, const char *installed)
 {
 	const char *e = env_or(env, NULL);
@@ -137,13 +139,15 @@ static char *locate(enum env_var env, const char *rel, const char *installed)
 		char *slash = strrchr(exe, '/');
 		if (slash) {
 			*slash = 0;
-			char *p = xasprintf("%s/../%s", exe, rel);
 			char real[PATH_MAX];
-			if (is_dir(p) && realpath(p, real)) {
+			for (int i = 0; i < 2; i++) {
+				char *p = xasprintf(i ? "%s/../share/cstap/%s" : "%s/../%s", exe, rel);
+				if (is_dir(p) && realpath(p, real)) {
+					free(p);
+					return xstrdup(real);
+				}
 				free(p);
-				return xstrdup(real);
 			}
-			free(p);
 		}
 	}
 	return xstrdup(installed);

@@ -56,8 +56,8 @@ static char *exe_dir(void)
 	return xstrdup(buf);
 }
 
-/* staprun or stapio: the configured path, $ENV, the build tree, the
- * installed location; NULL (with a warning) if none exists. */
+/* staprun or stapio: the configured path, $ENV, the build tree, beside
+ * stap, the installed location; NULL (with a warning) if none exists. */
 static const char *find_tool(const char *given, enum env_var env, const char *name,
 			     const char *installed)
 {
@@ -68,15 +68,17 @@ static const char *find_tool(const char *given, enum env_var env, const char *na
 	if (e)
 		return e;
 	char *dir = exe_dir();
-	if (dir) {
-		char *p = xasprintf("%s/../staprun/%s", dir, name);
+	/* the build tree's; installed beside stap (its libexec too: a tree
+	 * moved or installed under DESTDIR) */
+	for (int i = 0; dir && i < 3; i++) {
+		char *p = xasprintf(i == 0 ? "%s/../staprun/%s" : i == 1 ? "%s/%s" : "%s/../libexec/cstap/%s", dir, name);
 		if (access(p, X_OK) == 0) {
 			free(dir);
 			return p;
 		}
 		free(p);
 	}
-	char *inst = installed ? xstrdup(installed) : dir ? xasprintf("%s/%s", dir, name) : NULL;
+	char *inst = installed ? xstrdup(installed) : NULL;
 	free(dir);
 	if (inst && access(inst, X_OK) == 0)
 		return inst;
