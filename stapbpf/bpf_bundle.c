@@ -686,6 +686,19 @@ static int parse_insn(struct parser *ps, char *rest)
 	return 0;
 }
 
+/* The rest of a line, its leading spaces skipped, or NULL after saying
+ * what is missing. */
+static char *text_field(struct parser *ps, char *rest, const char *what)
+{
+	while (*rest == ' ')
+		rest++;
+	if (!*rest) {
+		perr(ps, "%s is missing", what);
+		return NULL;
+	}
+	return rest;
+}
+
 /* line INDEX FILE:LINE:COL */
 static int parse_line(struct parser *ps, char *rest)
 {
@@ -694,12 +707,9 @@ static int parse_line(struct parser *ps, char *rest)
 
 	if (!p)
 		return perr(ps, "a line entry before any 'prog'");
-	if (number(ps, next_field(&rest), "line INDEX", 0, UINT32_MAX, &index) < 0)
+	if (number(ps, next_field(&rest), "line INDEX", 0, UINT32_MAX, &index) < 0 ||
+	    !(rest = text_field(ps, rest, "line POS (FILE:LINE:COL)")))
 		return -1;
-	while (*rest == ' ')
-		rest++;
-	if (!*rest)
-		return perr(ps, "line POS (FILE:LINE:COL) is missing");
 	p->lines = grow(p->lines, &ps->lines_cap, p->nlines, sizeof(*p->lines));
 	p->lines[p->nlines].index = (uint32_t)index;
 	p->lines[p->nlines++].pos = xstrdup(rest);
@@ -720,21 +730,16 @@ static int parse_prog_note(struct parser *ps, const char *kw, char *rest)
 		return no_more(ps, &rest, "optional");
 	}
 	if (!strcmp(kw, "from")) {
-		if (number(ps, next_field(&rest), "from N", 0, INT32_MAX, &n) < 0)
+		if (number(ps, next_field(&rest), "from N", 0, INT32_MAX, &n) < 0 ||
+		    !(rest = text_field(ps, rest, "from TEXT")))
 			return -1;
-		while (*rest == ' ')
-			rest++;
-		if (!*rest)
-			return perr(ps, "from TEXT is missing");
 		p->from = (int)n;
 		free(p->written);
 		p->written = xstrdup(rest);
 		return 0;
 	}
-	while (*rest == ' ')
-		rest++;
-	if (!*rest)
-		return perr(ps, "pp TEXT is missing");
+	if (!(rest = text_field(ps, rest, "pp TEXT")))
+		return -1;
 	free(p->pp);
 	p->pp = xstrdup(rest);
 	return 0;

@@ -455,6 +455,17 @@ static long call_number(struct uapi *nr64, struct uapi *nr32, const char *nr, co
 	return -1;
 }
 
+/* library_syscalls' lists, freed. */
+static void free_names(strvec *covered, strvec *defined)
+{
+	for (int i = 0; i < covered->len; i++)
+		free(covered->items[i]);
+	for (int i = 0; i < defined->len; i++)
+		free(defined->items[i]);
+	free(covered->items);
+	free(defined->items);
+}
+
 /* A kernel without kprobes whose system calls are trace events: the
  * library's aliases probe those (tapsets/syscalls.stp's same condition). */
 static bool syscalls_as_events(struct session *s)
@@ -517,12 +528,7 @@ static char *events_tapset(struct session *s, const char **why)
 		free_args(nb, types, args);
 		n++;
 	}
-	for (int i = 0; i < covered.len; i++)
-		free(covered.items[i]);
-	for (int i = 0; i < defined.len; i++)
-		free(defined.items[i]);
-	free(covered.items);
-	free(defined.items);
+	free_names(&covered, &defined);
 	free(systems.items);
 	free(events.items);
 	if (!n) {
@@ -606,12 +612,7 @@ char *syscalls_tapset(struct session *s, const char **why)
 	}
 	uapi_free(nr64);
 	uapi_free(nr32);
-	for (int i = 0; i < covered.len; i++)
-		free(covered.items[i]);
-	for (int i = 0; i < defined.len; i++)
-		free(defined.items[i]);
-	free(covered.items);
-	free(defined.items);
+	free_names(&covered, &defined);
 	free(wrappers.items);
 	free(metas.items);
 	if (!n && !covered.len) {
