@@ -29,11 +29,12 @@ ns_of() { sed -n 's/.*ns_per_call=\([0-9.]*\).*/\1/p' | tail -1; }
 # ns per call of the workload (PROG ARGS) under "$@" (a tracer's command
 # line taking -c CMD), or alone when no tracer is given
 traced_ns() {
-	local prog=$1; shift
+	local prog=$1 n=$N; shift
+	[ "$prog" = ucall_loop ] && n=$((N / 20))   # a uprobe costs microseconds
 	if [ $# = 0 ]; then
-		"$work/$prog" "$N" | ns_of
+		"$work/$prog" "$n" | ns_of
 	else
-		"$@" -c "$work/$prog $N" 2> "$work/err" | ns_of
+		"$@" -c "$work/$prog $n" 2> "$work/err" | ns_of
 	fi
 }
 # per-hit ns: median over R rounds of (traced - untraced), each round both

@@ -100,6 +100,23 @@ else
 	bad "syscall.openat natively" "$(cat sc.out sc.err)"
 fi
 
+# the same script through the module runtime in a guest of the default
+# kernel (DWARF, kprobes) prints the same: a tracepoint's $vars and the
+# syscall tapset's variables agree across the two runtimes and kernels
+cat > cmp.stp <<'STP'
+global want
+probe kernel.trace("sched:sched_process_exec") { if (pid() == target()) printf("exec %s %d\n", execname(), $old_pid == pid()) }
+probe syscall.openat { if (pid() == target() && isinstr(argstr, "cstap-none")) { want[tid()] = 1; printf("%s: %s\n", name, argstr) } }
+probe syscall.openat.return { if (want[tid()]) { printf("%s = %s\n", name, retstr); delete want[tid()] } }
+STP
+if run cmpbpf 0 cmp.stp -c 'cat /cstap-none' && [ -s cmpbpf.out ] &&
+   timeout -k 5 600 "$STAP" --runtime=kernel --remote=qemu cmp.stp -c 'cat /cstap-none' > cmpmod.out 2> cmpmod.err &&
+   cmp -s cmpbpf.out cmpmod.out; then
+	ok "natively (BPF, BTF, trace events) the same output as the module in a guest of $("$STAPVM" --default-release)"
+else
+	bad "native output against the module's in a guest" "BPF: $(cat cmpbpf.out cmpbpf.err)" "module: $(cat cmpmod.out cmpmod.err)"
+fi
+
 # a system call no alias of the library writes: generated from the
 # kernel's DWARF, or here from its syscalls trace events' formats
 if run gen 0 -e 'probe syscall.uname { if (pid() == target()) printf("%s %d\n", name, name_arg != 0) }
