@@ -143,11 +143,14 @@ enum op_kind op_of(enum expr_kind kind, const char *text);
 /* op's own spelling: "+" for OP_ADD and OP_PLUS, NULL for OP_NONE */
 const char *op_text(enum op_kind op);
 
+struct lupdate;
+
 struct expr {
 	enum expr_kind kind;
 	struct srcpos pos;
 	enum type type;      /* filled by pass 2 */
 	enum op_kind op;     /* UNARY/BINARY/ASSIGN/INC/REGEX's operator */
+	const struct lupdate *upd;   /* ASSIGN, PREINC, POSTINC: pass 2's lowering (lowered.h) */
 	char *name;          /* VAR / INDEX / CALL / STATOP / HIST / TARGET name */
 	int64_t num;         /* EXPR_NUM */
 	char *str;           /* EXPR_STR, EXPR_EMBEDDED code, EXPR_CAST type name */

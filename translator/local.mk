@@ -53,7 +53,7 @@ STAP_PASS_SOURCES = translator/passes.h translator/options.c translator/options.
 	translator/elaborate/alias.c translator/elaborate/checks.c translator/elaborate/dump.c \
 	translator/elaborate/optimize.c translator/elaborate/context_funcs.c translator/elaborate/target_exprs.c \
 	translator/elaborate/tvars.c translator/elaborate/tvars.h translator/elaborate/doubleglob.c \
-	translator/elaborate/listing.c translator/elaborate/listing.h translator/elaborate/dumps.c translator/elaborate/privilege.c \
+	translator/elaborate/listing.c translator/elaborate/listing.h translator/elaborate/updates.c translator/elaborate/dumps.c translator/elaborate/privilege.c \
 	translator/translate/translate.c translator/translate/translate.h \
 	translator/translate/module/module.c translator/translate/module/module.h \
 	translator/translate/module/lowered_c.c translator/translate/module/lowered_c.h \

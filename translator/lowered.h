@@ -1,6 +1,7 @@
 /* lowered.h - the lowered form: what pass 2 resolves a target expression
  * ($x, $p->f[i], @cast(p, "t")->f, @var, &$x, an SDT marker's $argN, a
- * BTF function's parameter) to, for both backends.
+ * BTF function's parameter) to, for both backends; and (struct lupdate,
+ * at the end) what each update of the script writes and how.
  *
  * A value is a small tree of typed steps over the probe's context, each a
  * 64-bit integer:
@@ -119,5 +120,38 @@ uint64_t lp_hash(const lpvec *v);
 bool lp_constant(const lpvec *v, const char **text);
 /* The items as s-expressions, for tests. */
 void lp_dump(struct strbuf *out, const lpvec *v);
+
+/* ---- updates ---------------------------------------------------------------
+ * What an assignment, ++/-- or <<< writes and how, decided once in pass 2
+ * (elaborate/updates.c) for both backends: the module prints it as C
+ * (translate/module/module.c, gen_update), BPF compiles it
+ * (translate/bpf/expr.c, assign) and refuses, while lowering in pass 2, a
+ * home it has no form of. Neither backend asks the tree again what kind of
+ * variable, operator or type an update has. */
+enum lu_home {
+	LU_LOCAL,       /* a local, or a function's parameter */
+	LU_GLOBAL,      /* a scalar global */
+	LU_ELEMENT,     /* an array element: a map's put */
+	LU_AGGREGATE,   /* a statistics value (<<<) */
+	LU_TARGET,      /* a target variable ($x, @cast, @var: guru mode writes it) */
+};
+
+enum lu_how {
+	LU_SET,         /* = */
+	LU_APPEND,      /* .= on a string */
+	LU_COMBINE,     /* OP= on a number: the old value OP the new */
+	LU_STEP,        /* ++ or -- */
+	LU_STAT_ADD,    /* <<< */
+};
+
+struct lupdate {
+	enum lu_home home;
+	enum lu_how how;
+	int op;             /* COMBINE: the operator (ast.h's OP_ADD for +=); STEP: OP_INC or OP_DEC */
+	int step;           /* STEP: +1 or -1 */
+	bool string;        /* the value written is a string */
+	bool post;          /* x++, x--: the expression's value is the old one */
+	bool adds;          /* +=, -=, ++, --: an atomic add does it where the home has one */
+};
 
 #endif

@@ -62,8 +62,10 @@ void context_funcs_reached(struct stmt *body, funcvec *out);
  * through elaborate/tvars.c); errors are reported. Returns their number. */
 int target_exprs_resolve(struct session *s);
 
-/* pass 2's last step (analyze.c): decide what pass 3 only reads */
+/* pass 2's last steps: decide what pass 3 only reads (analyze.c); each
+ * update lowered (updates.c, lowered.h's struct lupdate) */
 void analyze(struct session *s);
+void lower_updates(struct session *s);
 /* x++, x--, ++x, --x, x += e, x -= e on a global: that global, else NULL */
 struct sym *bumped_global(const struct expr *e);
 

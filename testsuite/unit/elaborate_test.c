@@ -24,6 +24,7 @@
 #include "translate/bpf/bpf.h"
 #include "translate/bpf/unit.h"
 #include "translate/translate.h"
+#include "walk.h"
 
 static struct session S;
 
@@ -504,6 +505,56 @@ static void test_bpf_intrinsic_calls(void)
 	strbuf_release(&out);
 }
 
+/* ---- updates lowered (lowered.h's struct lupdate) ----------------------- */
+
+static const struct lupdate *updates[16];
+static int nupdates;
+
+static enum walk_action collect_update(struct expr *e, void *ctx)
+{
+	(void)ctx;
+	if (e->upd && nupdates < 16)
+		updates[nupdates++] = e->upd;
+	return WALK_DESCEND;
+}
+
+/* Each kind of update of a script, as pass 2 lowers it for both backends:
+ * where it writes, how, its operator and step, its type. */
+static void test_lowered_updates(void)
+{
+	static const char script[] =
+		"global g, gs, arr, st, names\n"
+		"probe begin { l = 1; g += 2; gs .= \"x\"; arr[1]++; st <<< 3; g--; l *= 3; names[2] = \"y\"; x = l++ }";
+	struct walker w = { .expr = collect_update };
+
+	CU_ASSERT_EQUAL_FATAL(elaborate(script), 0);
+	nupdates = 0;
+	walk_stmt(&w, S.probes.items[0]->probe->body);
+	CU_ASSERT_EQUAL_FATAL(nupdates, 10);
+	/* l = 1 */
+	CU_ASSERT(updates[0]->home == LU_LOCAL && updates[0]->how == LU_SET && !updates[0]->string);
+	/* g += 2: an addition an atomic add serves */
+	CU_ASSERT(updates[1]->home == LU_GLOBAL && updates[1]->how == LU_COMBINE && updates[1]->op == OP_ADD &&
+		  updates[1]->adds);
+	/* gs .= "x" */
+	CU_ASSERT(updates[2]->home == LU_GLOBAL && updates[2]->how == LU_APPEND && updates[2]->string);
+	/* arr[1]++: the element, a step of +1 whose value is the old one */
+	CU_ASSERT(updates[3]->home == LU_ELEMENT && updates[3]->how == LU_STEP && updates[3]->step == 1 &&
+		  updates[3]->post && updates[3]->adds);
+	/* st <<< 3 */
+	CU_ASSERT(updates[4]->home == LU_AGGREGATE && updates[4]->how == LU_STAT_ADD);
+	/* g-- (postfix: its value is the old one) */
+	CU_ASSERT(updates[5]->home == LU_GLOBAL && updates[5]->how == LU_STEP && updates[5]->step == -1 &&
+		  updates[5]->post);
+	/* l *= 3: no atomic add serves */
+	CU_ASSERT(updates[6]->how == LU_COMBINE && updates[6]->op == OP_MUL && !updates[6]->adds);
+	/* names[2] = "y": a string element */
+	CU_ASSERT(updates[7]->home == LU_ELEMENT && updates[7]->how == LU_SET && updates[7]->string);
+	/* x = l++: the assignment, then the step inside it */
+	CU_ASSERT(updates[8]->home == LU_LOCAL && updates[8]->how == LU_SET);
+	CU_ASSERT(updates[9]->how == LU_STEP && updates[9]->post);
+}
+
 /* ---- the script lowered to BPF (translate/bpf/unit.h) ------------------- */
 
 /* the unit's map named name, or NULL */
@@ -614,6 +665,7 @@ int main(void)
 	CU_add_test(s, "lowered form: DWARF target variables", test_lowered_dwarf);
 	CU_add_test(s, "BPF intrinsics: the table, the tapsets' pragmas", test_bpf_intrinsic_table);
 	CU_add_test(s, "BPF intrinsics: calls, refused in the module runtime", test_bpf_intrinsic_calls);
+	CU_add_test(s, "lowered form: updates", test_lowered_updates);
 	CU_add_test(s, "BPF lowering: maps, formats, programs", test_bpf_unit);
 	CU_add_test(s, "BPF lowering: a refusal makes no unit", test_bpf_unit_refused);
 	CU_basic_set_mode(CU_BRM_VERBOSE);

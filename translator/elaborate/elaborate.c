@@ -1429,5 +1429,6 @@ int pass2_elaborate(struct session *s)
 	if (s->errors)
 		return 1;
 	analyze(s);
+	lower_updates(s);
 	return 0;
 }

@@ -568,12 +568,12 @@ static void hist_index(struct bgen *g, struct expr *h, struct expr *idx, struct 
 
 /* lhs OP= value for an array element; the new value in r0 (longs).
  * += and -= on an element that exists are atomic adds. */
-static void update_index_long(struct bgen *g, struct expr *lhs, enum op_kind op, int vslot)
+static void update_index_long(struct bgen *g, struct expr *lhs, const struct lupdate *u, int vslot)
 {
 	int key = build_key(g, lhs->sym, lhs->args.items, lhs->args.len);
 	int have = bg_label(g), done = bg_label(g), nv = bg_stack(g);
-	bool plain = op == OP_ASSIGN;
-	bool add = op == OP_ADD || op == OP_SUB;
+	bool plain = u->how == LU_SET, add = u->adds;
+	enum op_kind op = u->how == LU_STEP ? OP_ADD : (enum op_kind)u->op;   /* a step: + its ±1 */
 
 	if (!plain) {
 		lookup(g, lhs->sym, key);
@@ -622,34 +622,37 @@ static void update_index_long(struct bgen *g, struct expr *lhs, enum op_kind op,
 	}
 }
 
-/* e = lhs OP rhs (any assignment operator); longs end in r0 */
+/* An update as pass 2 lowered it (lowered.h's struct lupdate): lhs OP=
+ * rhs, ++, --, <<<; a number's new value (a step's: the old one after
+ * x++) ends in r0, a string's slot in *out. */
 static void assign(struct bgen *g, struct expr *e, struct bstr *out)
 {
+	const struct lupdate *u = e->upd;
 	struct expr *lhs = e->lhs, *rhs = e->rhs;
-	enum op_kind op = e->op;
+	int d = u->step;
 
-	if (op == OP_STAT_ADD) {
+	if (u->how == LU_STAT_ADD) {
 		bg_long(g, rhs);
 		stat_add(g, lhs);
 		return;
 	}
-	if (lhs->kind == EXPR_TARGET || lhs->kind == EXPR_CAST || lhs->kind == EXPR_ATVAR) {
+	if (u->home == LU_TARGET) {
 		bg_fail(g, e->pos, "writing a target variable has no BPF form");
 		return;
 	}
-	if (lhs->type == TYPE_STRING) {
+	if (u->string) {
 		struct bstr v, d;
-		if (op == OP_CAT) {   /* as lhs . rhs */
+		if (u->how == LU_APPEND) {   /* as lhs . rhs */
 			struct expr cat = *e;
 			cat.kind = EXPR_BINARY;
 			v = bg_str(g, &cat);
-		} else if (op == OP_ASSIGN) {
+		} else if (u->how == LU_SET) {
 			v = bg_str(g, rhs);
 		} else {
 			bg_fail(g, e->pos, "operator '%s' on a string", expr_op_text(e));
 			return;
 		}
-		if (lhs->kind == EXPR_INDEX) {
+		if (u->home == LU_ELEMENT) {
 			int key;
 			struct bstr t = scratch_str(g);
 			bg_str_copy(g, t, v);
@@ -671,25 +674,48 @@ static void assign(struct bgen *g, struct expr *e, struct bstr *out)
 			*out = d;
 		return;
 	}
-	if (lhs->kind == EXPR_INDEX) {
+	if (u->home == LU_ELEMENT) {
 		int vslot = bg_stack(g);
-		bg_long(g, rhs);
+		if (u->how == LU_STEP)
+			bg_mov_imm(g, R0, d);
+		else
+			bg_long(g, rhs);
 		stx(g, R10, vslot, R0);
-		update_index_long(g, lhs, op, vslot);
+		update_index_long(g, lhs, u, vslot);
+		if (u->post)
+			alu_k(g, A_ADD, R0, -d);
 		return;
 	}
-	if (lhs->kind != EXPR_VAR) {
-		bg_fail(g, e->pos, "this assignment has no BPF form");
+	if (u->home != LU_LOCAL && u->home != LU_GLOBAL) {
+		if (u->how == LU_STEP)
+			bg_fail(g, e->pos, "'%s' on this has no BPF form", expr_op_text(e));
+		else
+			bg_fail(g, e->pos, "this assignment has no BPF form");
 		return;
 	}
-	if (op == OP_ASSIGN) {
+	if (u->how == LU_STEP && u->home == LU_GLOBAL) {   /* atomic on the shared value */
+		bg_mov_imm(g, R0, d);
+		bg_emit(g, B_STX | B_ATOMIC | B_DW, R8, R0, g->goff[lhs->sym->index], AT_ADD | AT_FETCH);
+		if (!u->post)
+			alu_k(g, A_ADD, R0, d);
+		return;
+	}
+	if (u->how == LU_STEP) {
+		read_var_long(g, lhs);
+		alu_k(g, A_ADD, R0, d);
+		store_long(g, lhs);
+		if (u->post)
+			alu_k(g, A_ADD, R0, -d);
+		return;
+	}
+	if (u->how == LU_SET) {
 		bg_long(g, rhs);
 		store_long(g, lhs);
 		return;
 	}
-	if (is_global(lhs->sym) && (op == OP_ADD || op == OP_SUB)) {
+	if (u->home == LU_GLOBAL && u->adds) {
 		bg_long(g, rhs);           /* atomic on the shared value */
-		if (op == OP_SUB)
+		if (u->op == OP_SUB)
 			alu_k(g, A_NEG, R0, 0);
 		mov(g, R1, R0);
 		mov(g, R2, R0);
@@ -703,42 +729,8 @@ static void assign(struct bgen *g, struct expr *e, struct bstr *out)
 	stx(g, R10, t, R0);
 	read_var_long(g, lhs);
 	ldx(g, R1, R10, t);
-	arith(g, op, e->pos);
+	arith(g, u->op, e->pos);
 	store_long(g, lhs);
-}
-
-/* ++x, x++, --x, x-- */
-static void incdec(struct bgen *g, struct expr *e)
-{
-	struct expr *x = e->lhs;
-	bool post = e->kind == EXPR_POSTINC;
-	int d = e->op == OP_INC ? 1 : -1;
-
-	if (x->kind == EXPR_INDEX) {
-		int vslot = bg_stack(g);
-		bg_mov_imm(g, R0, d);
-		stx(g, R10, vslot, R0);
-		update_index_long(g, x, OP_ADD, vslot);
-		if (post)
-			alu_k(g, A_ADD, R0, -d);
-		return;
-	}
-	if (x->kind != EXPR_VAR) {
-		bg_fail(g, e->pos, "'%s' on this has no BPF form", expr_op_text(e));
-		return;
-	}
-	if (is_global(x->sym)) {
-		bg_mov_imm(g, R0, d);
-		bg_emit(g, B_STX | B_ATOMIC | B_DW, R8, R0, g->goff[x->sym->index], AT_ADD | AT_FETCH);
-		if (!post)
-			alu_k(g, A_ADD, R0, d);
-		return;
-	}
-	read_var_long(g, x);
-	alu_k(g, A_ADD, R0, d);
-	store_long(g, x);
-	if (post)
-		alu_k(g, A_ADD, R0, -d);
 }
 
 /* ---- operators --------------------------------------------------------- */
@@ -1361,8 +1353,6 @@ static void gen(struct bgen *g, struct expr *e, struct bstr *out)
 		return;
 	case EXPR_PREINC:
 	case EXPR_POSTINC:
-		incdec(g, e);
-		return;
 	case EXPR_ASSIGN:
 		assign(g, e, out);
 		return;

@@ -403,16 +403,20 @@ static char *gen_hist_index(struct gen *g, struct expr *e)
 	return xasprintf("%s->buckets[%s]", st, i);
 }
 
-/* Assignment family on a scalar or array element: lhs OP= rhs, ++, --. */
-static char *gen_update(struct gen *g, struct expr *lhs, enum op_kind op, struct expr *rhs,
-			bool post, struct srcpos pos)
+/* An update (lhs OP= rhs, ++, --) as pass 2 lowered it (lowered.h's struct
+ * lupdate): of a target variable, an array element or a scalar. */
+static char *gen_update(struct gen *g, struct expr *e)
 {
+	const struct lupdate *u = e->upd;
+	struct expr *lhs = e->lhs, *rhs = u->how == LU_STEP ? NULL : e->rhs;
 	enum type t = lhs->type;
+	enum op_kind op = e->op;
+	struct srcpos pos = e->pos;
 	char *rv = NULL;
 
-	if (lhs->kind == EXPR_TARGET || lhs->kind == EXPR_CAST || lhs->kind == EXPR_ATVAR)
-		return gen_tvar_write(g, lhs, op, rhs, post, pos);
-	if (lhs->kind == EXPR_INDEX) {
+	if (u->home == LU_TARGET)
+		return gen_tvar_write(g, lhs, op, rhs, u->post, pos);
+	if (u->home == LU_ELEMENT) {
 		struct expr **ks = lhs->args.items;
 		char *keys = gen_keys(g, ks, lhs->args.len);
 		if (rhs) {
@@ -427,8 +431,8 @@ static char *gen_update(struct gen *g, struct expr *lhs, enum op_kind op, struct
 		emit(g, "%s = stp_map_insert(%s, %s);", ent, m, keys);
 		overflow_check(g, ent, lhs);
 		char *res = temp(g, t);
-		if (t == TYPE_STRING) {
-			if (op == OP_ASSIGN)
+		if (u->string) {
+			if (u->how == LU_SET)
 				emit(g, "stp_str_assign(%s, %s);", res, rv);
 			else {   /* .= */
 				emit(g, "stp_str_assign(%s, stp_entry_str(%s, %s));", res, m, ent);
@@ -438,12 +442,12 @@ static char *gen_update(struct gen *g, struct expr *lhs, enum op_kind op, struct
 			return res;
 		}
 		char *cur = xasprintf("stp_entry_long(%s, %s)", m, ent);
-		if (op == OP_ASSIGN)
+		if (u->how == LU_SET)
 			emit(g, "%s = %s;", res, rv);
-		else if (op == OP_INC || op == OP_DEC) {
+		else if (u->how == LU_STEP) {
 			emit(g, "%s = %s;", res, cur);
 			emit(g, "stp_entry_set_long(%s, %s, (int64_t)((u64)%s %c 1));", m, ent, res, step_sign(op));
-			if (!post)
+			if (!u->post)
 				emit(g, "%s = (int64_t)((u64)%s %c 1);", res, res, step_sign(op));
 			return res;
 		} else {
@@ -459,15 +463,15 @@ static char *gen_update(struct gen *g, struct expr *lhs, enum op_kind op, struct
 		char *side = gen_aside(g, rhs, &rv);
 		strbuf_addstr(g->out, side);
 	}
-	if (t == TYPE_STRING) {
-		if (op == OP_ASSIGN)
+	if (u->string) {
+		if (u->how == LU_SET)
 			emit(g, "stp_str_assign(%s, %s);", v, rv);
 		else
 			emit(g, "stp_str_append(%s, %s);", v, rv);
 		return v;
 	}
-	if (op == OP_INC || op == OP_DEC) {
-		if (post) {
+	if (u->how == LU_STEP) {
+		if (u->post) {
 			char *res = temp(g, TYPE_LONG);
 			emit(g, "%s = %s;", res, v);
 			emit(g, "%s = (int64_t)((u64)%s %c 1);", v, v, step_sign(op));
@@ -476,7 +480,7 @@ static char *gen_update(struct gen *g, struct expr *lhs, enum op_kind op, struct
 		emit(g, "%s = (int64_t)((u64)%s %c 1);", v, v, step_sign(op));
 		return v;
 	}
-	if (op == OP_ASSIGN)
+	if (u->how == LU_SET)
 		emit(g, "%s = %s;", v, rv);
 	else
 		gen_compound(g, v, v, op, rv, pos);
@@ -755,17 +759,16 @@ static char *gen_expr(struct gen *g, struct expr *e)
 	case EXPR_BINARY:
 		return gen_binary(g, e);
 	case EXPR_ASSIGN:
-		if (e->op == OP_STAT_ADD)
+		if (e->upd->how == LU_STAT_ADD)
 			return gen_stat_add(g, e);
-		return gen_update(g, e->lhs, e->op, e->rhs, false, e->pos);
+		return gen_update(g, e);
 	case EXPR_STATOP:
 		return gen_statop(g, e);
 	case EXPR_HIST:   /* printed by gen_print; pass 2 refuses it elsewhere */
 		return xstrdup("0");
 	case EXPR_PREINC:
-		return gen_update(g, e->lhs, e->op, NULL, false, e->pos);
 	case EXPR_POSTINC:
-		return gen_update(g, e->lhs, e->op, NULL, true, e->pos);
+		return gen_update(g, e);
 	case EXPR_TERNARY:
 		return gen_ternary(g, e);
 	case EXPR_EMBEDDED:
