@@ -219,14 +219,10 @@ void check_semantics(struct session *s)
 	const struct walker lvalues = { .expr = lvalue_expr, .ctx = s };
 	const struct walker foreaches = { .stmt = foreach_stmt, .ctx = s };
 	const struct walker conds = { .expr = cond_expr, .ctx = s };
-	const struct probe *last = NULL;
+	struct probe *p;
 
 	check_scalar_arrays(s);
-	for (int i = 0; i < s->probes.len; i++) {
-		struct probe *p = s->probes.items[i]->probe;
-		if (p == last)
-			continue;
-		last = p;
+	for (int i = 0; (p = probe_bodies_next(s, &i));) {
 		walk_stmt(&lvalues, p->body);
 		walk_stmt(&foreaches, p->body);
 		walk_expr(&conds, p->cond);

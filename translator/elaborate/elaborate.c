@@ -1126,13 +1126,9 @@ static bool derive_used_library_probes(struct session *s)
  * several concrete probes. */
 static void for_each_body(struct session *s, struct elab *el, void (*fn)(struct elab *, struct stmt *))
 {
-	struct probe *last = NULL;
+	struct probe *p;
 
-	for (int i = 0; i < s->probes.len; i++) {
-		struct probe *p = s->probes.items[i]->probe;
-		if (p == last)
-			continue;
-		last = p;
+	for (int i = 0; (p = probe_bodies_next(s, &i));) {
 		enter_probe(el, p);
 		fn(el, p->body);
 	}
@@ -1217,14 +1213,9 @@ static void check_resolved(struct session *s)
 		check_syms(s, &f->params, f->name);
 		check_syms(s, &f->locals, NULL);
 	}
-	struct probe *last = NULL;
-	for (int i = 0; i < s->probes.len; i++) {
-		struct probe *p = s->probes.items[i]->probe;
-		if (p == last)
-			continue;
-		last = p;
+	struct probe *p;
+	for (int i = 0; (p = probe_bodies_next(s, &i));)
 		check_syms(s, &p->locals, NULL);
-	}
 }
 
 /* Initialisers give globals their type; literal only. */

@@ -370,16 +370,12 @@ static enum walk_action global_expr(struct expr *e, void *ctx)
 static void mark_named_globals(struct session *s)
 {
 	const struct walker w = { .expr = global_expr };
-	const struct probe *last = NULL;
+	struct probe *p;
 
 	for (int i = 0; i < s->globals.len; i++)
 		s->globals.items[i]->read = false;
-	for (int i = 0; i < s->probes.len; i++) {
-		struct probe *p = s->probes.items[i]->probe;
-		if (p != last)
-			walk_stmt(&w, p->body);
-		last = p;
-	}
+	for (int i = 0; (p = probe_bodies_next(s, &i));)
+		walk_stmt(&w, p->body);
 	for (int i = 0; i < s->funcs.len; i++)
 		walk_stmt(&w, s->funcs.items[i]->body);
 }
@@ -405,14 +401,10 @@ static void drop_uncalled_funcs(struct session *s)
 {
 	funcvec called = { 0 };
 	const struct walker w = { .expr = called_expr, .ctx = &called };
-	const struct probe *last = NULL;
+	struct probe *p;
 	int n = 0;
 
-	for (int i = 0; i < s->probes.len; i++) {
-		struct probe *p = s->probes.items[i]->probe;
-		if (p == last)
-			continue;
-		last = p;
+	for (int i = 0; (p = probe_bodies_next(s, &i));) {
 		walk_stmt(&w, p->body);
 		walk_expr(&w, p->cond);
 		for (int j = 0; j < p->points.len; j++)
@@ -438,17 +430,12 @@ static void drop_uncalled_funcs(struct session *s)
 
 void optimize_bodies(struct session *s)
 {
-	const struct probe *last = NULL;
+	struct probe *p;
 
 	if (s->keep_unused)
 		return;
-	for (int i = 0; i < s->probes.len; i++) {
-		struct probe *p = s->probes.items[i]->probe;
-		if (p == last)
-			continue;
-		last = p;
+	for (int i = 0; (p = probe_bodies_next(s, &i));)
 		optimize_body(s, p->body, &p->locals, p->file);
-	}
 	for (int i = 0; i < s->funcs.len; i++)
 		if (s->funcs.items[i]->body)
 			optimize_body(s, s->funcs.items[i]->body, &s->funcs.items[i]->locals,

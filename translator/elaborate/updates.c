@@ -59,13 +59,9 @@ static enum walk_action visit(struct expr *e, void *ctx)
 void lower_updates(struct session *s)
 {
 	struct walker w = { .expr = visit };
-	const struct probe *last = NULL;
+	struct probe *p;
 
-	for (int i = 0; i < s->probes.len; i++) {
-		struct probe *p = s->probes.items[i]->probe;
-		if (p == last)
-			continue;
-		last = p;
+	for (int i = 0; (p = probe_bodies_next(s, &i));) {
 		walk_expr(&w, p->cond);
 		walk_stmt(&w, p->body);
 	}

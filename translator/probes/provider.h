@@ -213,6 +213,12 @@ struct provider {
 
 extern const struct provider *const providers[];
 
+/* The probes whose bodies s's derived probes run, from derived probe *i
+ * on, each once where derived probes of one probe follow each other (as
+ * derivation adds them); *i moves past it; NULL at the end:
+ *   for (int i = 0; (p = probe_bodies_next(s, &i));) */
+struct probe *probe_bodies_next(const struct session *s, int *i);
+
 struct derived_probe *derived_probe_add(struct session *s, struct probe *p,
 					struct probe_point *pp,
 					const struct provider *prov, enum stp_probe_kind kind);

@@ -60,6 +60,16 @@ bool counter_read_allowed(struct session *s, const struct derived_probe *dp, con
 	return true;
 }
 
+struct probe *probe_bodies_next(const struct session *s, int *i)
+{
+	while (*i < s->probes.len) {
+		struct probe *p = s->probes.items[(*i)++]->probe;
+		if (*i == 1 || s->probes.items[*i - 2]->probe != p)
+			return p;
+	}
+	return NULL;
+}
+
 void bpf_context_of(const struct derived_probe *dp, struct bpf_context *c)
 {
 	*c = (struct bpf_context){ .ip_back = -1, .mark_args = -1 };
