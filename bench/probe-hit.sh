@@ -22,7 +22,9 @@
 # the ratio between the two implementations in one run means anything: the
 # last line gives each case's cstap/SystemTap ratio of overheads. Each case
 # BPF can run is also built with --runtime=bpf and run by stapbpf ("bpf"
-# rows; the bpf/module line compares it with cstap's module).
+# rows; the bpf/module line compares it with cstap's module), and built
+# again through BTF with the debuginfo hidden, where a kernel.function
+# probe is a BPF trampoline ("fentry" rows; fentry/kprobe compares the two).
 #
 # usage: bench/probe-hit.sh [-N CALLS] [-r ROUNDS] [-s CPUS] [-i]
 #   -s 2 runs two loops at once on a 2-vCPU guest (single-threaded TCG).
@@ -84,6 +86,15 @@ for c in $cases; do
 		files+=(-f "$work/b_$c.bo:/ko/b_$c.bo")
 		eval "bpf_$c=1"
 	fi
+	# the same through BTF (no debuginfo): a BPF trampoline (fentry/fexit)
+	# where the BPF row has a kprobe: which costs less per hit
+	mkdir -p "$work/nodebug"
+	if (cd "$work" && CSTAP_DEBUGINFO_DIR="$work/nodebug" DEBUGINFOD_URLS= "$build/translator/stap" \
+		--runtime=bpf -r "$rel" -p4 -m "f_$c" "$c.stp" > /dev/null 2>&1) &&
+	   grep -qE '^prog [0-9]+ (fentry|fexit) ' "$work/f_$c.bo"; then
+		files+=(-f "$work/f_$c.bo:/ko/f_$c.bo")
+		eval "fentry_$c=1"
+	fi
 	if [ $have_st = 1 ]; then
 		(cd "$work" && "$systemtap" -p4 -r "$rel" -R "$work/st-runtime" -DSTP_NO_OVERLOAD \
 			-DMAXSKIPPED=100000000 -m "s_$c" "$c.stp" > /dev/null 2>&1) ||
@@ -113,6 +124,8 @@ for r in $(seq "$R"); do
 		printf 'cstap_%s.%d\t%d\texec staprun -c "sh /opt/bench/%s.sh" /ko/c_%s.ko\n' "$c" "$r" "$tmo" "$l" "$c" >> "$jobs"
 		[ "$(eval echo "\${bpf_$c:-0}")" = 1 ] &&
 			printf 'bpf_%s.%d\t%d\texec stapbpf -c "sh /opt/bench/%s.sh" /ko/b_%s.bo\n' "$c" "$r" "$tmo" "$l" "$c" >> "$jobs"
+		[ "$(eval echo "\${fentry_$c:-0}")" = 1 ] &&
+			printf 'fentry_%s.%d\t%d\texec stapbpf -c "sh /opt/bench/%s.sh" /ko/f_%s.bo\n' "$c" "$r" "$tmo" "$l" "$c" >> "$jobs"
 		[ $have_st = 1 ] &&
 			printf 'systemtap_%s.%d\t%d\t/opt/st/staprun -c "sh /opt/bench/%s.sh" /ko/s_%s.ko; rc=$?; rmmod s_%s 2>/dev/null; exit $rc\n' \
 				"$c" "$r" "$tmo" "$l" "$c" "$c" >> "$jobs"
@@ -138,9 +151,10 @@ printf '%-26s %12s %12s %14s\n' "base (no module)" "$base" 0 -
 printf '%-26s %12s %12s %14s\n' "ubase (no module)" "$ubase" 0 -
 for c in $cases; do
 	b0=$base; [ "${c#uprobe}" != "$c" ] && b0=$ubase
-	for impl in cstap bpf systemtap; do
+	for impl in cstap bpf fentry systemtap; do
 		[ $impl = systemtap ] && [ $have_st = 0 ] && continue
 		[ $impl = bpf ] && [ "$(eval echo "\${bpf_$c:-0}")" != 1 ] && continue
+		[ $impl = fentry ] && [ "$(eval echo "\${fentry_$c:-0}")" != 1 ] && continue
 		m=$(median "${impl}_$c")
 		o=$(awk -v a="$m" -v b="$b0" 'BEGIN { printf "%.1f", a - b }')
 		eval "ov_${impl}_$c=$o"
@@ -153,6 +167,12 @@ for c in $cases; do
 		printf '%-26s %12s %12s\n' "bpf/module $c" "" "$r"
 		bratios="${bratios:-}${bratios:+ }$c=$r"
 	fi
+	if [ "$(eval echo "\${fentry_$c:-0}")" = 1 ] && [ "$(eval echo "\${bpf_$c:-0}")" = 1 ]; then
+		a=$(eval echo "\$ov_fentry_$c"); b=$(eval echo "\$ov_bpf_$c")
+		r=$(awk -v a="$a" -v b="$b" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "nan" }')
+		printf '%-26s %12s %12s\n' "fentry/kprobe bpf $c" "" "$r"
+		fratios="${fratios:-}${fratios:+ }$c=$r"
+	fi
 	if [ $have_st = 1 ]; then
 		a=$(eval echo "\$ov_cstap_$c"); b=$(eval echo "\$ov_systemtap_$c")
 		r=$(awk -v a="$a" -v b="$b" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "nan" }')
@@ -161,6 +181,7 @@ for c in $cases; do
 	fi
 done
 [ -n "${bratios:-}" ] && echo "bpf ratios ($SMP CPU(s), --runtime=bpf overhead / module overhead): $bratios"
+[ -n "${fratios:-}" ] && echo "trampoline ratios (BPF through BTF's fentry/fexit overhead / BPF's kprobe overhead): $fratios"
 if [ $have_st = 1 ]; then
 	echo "ratios ($SMP CPU(s), cstap overhead / SystemTap overhead): $ratios"
 else

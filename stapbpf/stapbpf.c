@@ -815,7 +815,7 @@ static bool site_refused(const struct bundle_prog *p, int rc)
 	if (p->at.kind == BA_HWBKPT)   /* no debug register left (x86 has 4), as the module */
 		return rc == -ENOSPC;
 	return (p->at.kind == BA_KPROBE || p->at.kind == BA_KRETPROBE || p->at.kind == BA_UPROBE ||
-		p->at.kind == BA_URETPROBE) &&
+		p->at.kind == BA_URETPROBE || p->at.kind == BA_FENTRY || p->at.kind == BA_FEXIT) &&
 	       (rc == -EINVAL || rc == -ENOENT || rc == -EBUSY || rc == -EEXIST || rc == -EILSEQ ||
 		rc == -EOPNOTSUPP);
 }
@@ -858,9 +858,23 @@ static int attach_all(struct session *s)
 		if (s->b.progs[i].from >= nt)
 			nt = s->b.progs[i].from + 1;
 	t = calloc(nt ? nt : 1, sizeof(*t));
-	if (!t)
+	size_t *order = malloc((s->b.nprogs ? s->b.nprogs : 1) * sizeof(*order)), no = 0;
+	if (!t || !order) {
+		free(t);
+		free(order);
 		return -1;
-	for (size_t i = 0; i < s->b.nprogs; i++) {
+	}
+	/* in the bundle's order (the script's probes on one point run so, as
+	 * the module's), but a kernel function's trampoline runs the program
+	 * attached last first: those in the reverse order, after the rest */
+	for (size_t i = 0; i < s->b.nprogs; i++)
+		if (s->b.progs[i].at.kind != BA_FENTRY && s->b.progs[i].at.kind != BA_FEXIT)
+			order[no++] = i;
+	for (size_t i = s->b.nprogs; i-- > 0;)
+		if (s->b.progs[i].at.kind == BA_FENTRY || s->b.progs[i].at.kind == BA_FEXIT)
+			order[no++] = i;
+	for (size_t oi = 0; oi < no; oi++) {
+		size_t i = order[oi];
 		const struct bundle_prog *p = &s->b.progs[i];
 		struct probe_tally *pt = p->from >= 0 ? &t[p->from] : NULL;
 		char why[512];
@@ -903,6 +917,7 @@ static int attach_all(struct session *s)
 			if (why[0])
 				fprintf(stderr, "    %s\n", why);
 			free(t);
+			free(order);
 			return -1;
 		}
 		attached++;
@@ -914,6 +929,7 @@ static int attach_all(struct session *s)
 	}
 	int rc = report_unattached(s, t, nt, programs, attached);
 	free(t);
+	free(order);
 	if (rc < 0)
 		return -1;
 	for (size_t i = 0; i < s->b.nprogs; i++) {

@@ -171,6 +171,7 @@ static void add_probe(struct session *s, struct probe *p, struct probe_point *pp
 		k.symbol = xstrdup("_stext");
 		k.offset = f->addr - syms->stext;
 		k.verify = verify_name(syms, f);
+		k.func = f->symbol;
 		if (!suf->ret && ftrace_site_of(img, f->addr, &site)) {
 			k.fentry = true;
 			k.fentry_delta = (unsigned)(site - f->addr);
@@ -962,6 +963,7 @@ static const char *const shapes[] = { "kernel.function()", "kernel.statement()",
 const struct provider dwarf_provider = {
 	.calls_shared = true,
 	.bpf_attach = kp_bpf_attach,
+	.bpf_trampoline = kp_bpf_trampoline,
 	.bpf_entry_attach = kp_bpf_entry_attach,
 	.bpf_context = kp_bpf_context,
 	.takes_kprobe = kp_takes_kprobe,

@@ -22,6 +22,8 @@ struct kp_site {
 	bool fentry;            /* a kernel function's entry at its ftrace call site,
 				   "_stext" + offset + fentry_delta (runtime/fentry.h) */
 	unsigned fentry_delta;
+	const char *func;       /* the kernel's own function whose entry or return this
+				   is (BPF: a trampoline may take it), or NULL */
 };
 
 /* dp's record: a copy of site. */
@@ -38,6 +40,9 @@ bool kp_is_return(const struct derived_probe *dp);
 bool kp_takes_kprobe(const struct session *s, const struct derived_probe *dp);
 /* The provider's bpf_attach hook for a site's probe. */
 int kp_bpf_attach(const struct derived_probe *dp, struct bpf_attach *at, const char **why);
+/* The provider's bpf_trampoline hook for a site that is a kernel function's
+ * entry or return (site->func), when the kernel's BTF lets one take it. */
+int kp_bpf_trampoline(struct session *s, const struct derived_probe *dp, struct bpf_attach *at);
 /* The provider's bpf_entry_attach hook: a kprobe where the kretprobe is. */
 int kp_bpf_entry_attach(struct session *s, const struct derived_probe *dp, struct bpf_attach *at, int *reg,
 			int64_t *off, int64_t *ret_off, const char **why);

@@ -180,6 +180,12 @@ struct provider {
 	 * BPF form (E_BPF_UNSUPPORTED). Adding a BPF attach type is this hook
 	 * plus stapbpf's case for the kind. */
 	int (*bpf_attach)(const struct derived_probe *dp, struct bpf_attach *at, const char **why);
+	/* --runtime=bpf: a cheaper attach point than bpf_attach's, a BPF
+	 * trampoline (fentry, fexit) on the kernel function dp probes the
+	 * entry or return of: 0 with *at, or -1 (none). The backend tries the
+	 * body there (the context is the function's arguments, then its
+	 * return value) and keeps bpf_attach's when it cannot. */
+	int (*bpf_trampoline)(struct session *s, const struct derived_probe *dp, struct bpf_attach *at);
 	/* --runtime=bpf, a .return probe reading values at entry (@entry,
 	 * $parameters, a file's load bias): where the program that reads
 	 * them attaches, and where the call's frame address is there (DWARF

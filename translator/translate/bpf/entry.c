@@ -37,6 +37,14 @@ static void add_entry(struct prewalk *w, struct expr *e, bool str)
 	w->vsize += str ? BPF_STRSZ : 8;
 }
 
+/* Is tv (a value at entry, or one at the probe) read at a BPF trampoline's
+ * fexit as it was at entry? The trampoline keeps the arguments: a value
+ * of registers alone, with no read of memory, is. */
+bool bg_fexit_reads(const struct bgen *g, const struct tvar *tv)
+{
+	return g->ctx.trampoline == 2 && tv->kind == TV_VALUE && tv->value && !lx_has(tv->value, LX_LOAD);
+}
+
 /* Does x read nothing but the function's parameters themselves (and
  * constants)? At a BPF trampoline's fexit those are the values at entry:
  * @entry(x) is then read at the return, with no entry program. */
@@ -49,7 +57,7 @@ static bool params_only(struct bgen *g, const struct expr *x)
 		return true;
 	case EXPR_TARGET:
 		tv = tvar_find(g->s, g->dp, x);
-		return tv && tv->value && !tv->at_entry && !lx_has(tv->value, LX_LOAD);
+		return tv && bg_fexit_reads(g, tv);
 	case EXPR_UNARY:
 		return params_only(g, x->lhs);
 	case EXPR_BINARY:
@@ -79,7 +87,7 @@ static enum walk_action visit(struct expr *e, void *ctx)
 	case EXPR_CAST:
 	case EXPR_ATVAR:
 		tv = tvar_find(w->g->s, w->g->dp, e);
-		if (tv && tv->at_entry)
+		if (tv && tv->at_entry && !bg_fexit_reads(w->g, tv))
 			add_entry(w, e, tv->kind == TV_PRETTY);   /* $$parms: its text */
 		else if (tv && tv->value && lx_has(tv->value, LX_UBIAS))
 			w->bias = true;
@@ -161,6 +169,10 @@ bool bg_entry_prepare(struct bgen *g, const struct derived_probe *dp)
 	}
 	if (!g->entries.len && g->bias_voff < 0)
 		return true;
+	if (g->as_trampoline) {   /* an entry program's frame key is a kprobe's */
+		bg_fail(g, dp->probe->pos, "values at entry of '%s' through a BPF trampoline", dp->pp);
+		return false;
+	}
 	if (!dp->prov->bpf_entry_attach ||
 	    dp->prov->bpf_entry_attach(g->s, dp, &at, &reg, &off, &g->entry_ret_off, &why) < 0) {
 		bg_fail(g, dp->probe->pos, "values at entry of '%s' have no BPF form%s%s", dp->pp,

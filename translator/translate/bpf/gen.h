@@ -92,6 +92,7 @@ struct bgen {
 	/* the program being made */
 	const struct derived_probe *dp;
 	struct bpf_context ctx; /* what dp's family says of its context (bg_set_probe) */
+	int as_trampoline;      /* making dp's program for a trampoline: 1 fentry, 2 fexit */
 	bool user;              /* begin/end/error/procfs: run by stapbpf's interpreter */
 	bool user_timer;        /* ... and a timer probe it runs so (no task context) */
 	bool timer_randomized;  /* ... because of its .randomize(M) */
@@ -397,6 +398,10 @@ bool bg_pretty_values(struct bgen *g, struct expr *e, struct bstr *sv);
  * none; bg_ubias: r0 = the process probe's load bias */
 bool bg_entry_prepare(struct bgen *g, const struct derived_probe *dp);
 void bg_entry_load(struct bgen *g);
+/* Is tv read at a BPF trampoline's fexit as it was at entry (no entry
+ * program)? */
+struct tvar;
+bool bg_fexit_reads(const struct bgen *g, const struct tvar *tv);
 bool bg_entry_value(struct bgen *g, struct expr *e, struct bstr *out);
 void bg_ubias(struct bgen *g);
 bool bg_tvar_defined(struct bgen *g, struct expr *e);

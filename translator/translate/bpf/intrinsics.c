@@ -359,9 +359,12 @@ INTRINSIC(i_abort)
 }
 
 /* addr(): no registers (stapbpf's programs, a raw tracepoint's): 0, as the
- * module's; else the probe's ip (bg_probe_addr), if its family says what */
+ * module's; else the probe's ip (bg_probe_addr), if its family says what
+ * (a BPF trampoline does not) */
 INTRINSIC(i_addr)
 {
+	if (g->ctx.trampoline)   /* none: the kprobe it falls back to has the probe's (stmt.c) */
+		return bg_probe_addr(g);
 	if (g->user || g->ctx_args) {
 		bg_mov_imm(g, R0, 0);
 		return true;
@@ -1214,13 +1217,27 @@ static const struct bpf_intrinsic *intrinsic_of(const struct func *f)
 	return in;
 }
 
+/* Does in read the probe's registers (a kprobe's pt_regs)? A BPF
+ * trampoline's context has the function's arguments instead: there it
+ * has no form, and the probe is made on its kprobe (stmt.c). */
+static bool reads_registers(const struct bpf_intrinsic *in)
+{
+	static const char *const names[] = { "reg_arg", "register", "registers_valid", "returnval", "user_mode" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(in->name, names[i]))
+			return true;
+	return false;
+}
+
 bool bg_intrinsic_call(struct bgen *g, struct expr *e, struct bstr *out)
 {
 	const struct bpf_intrinsic *in = intrinsic_of(e->func);
 	struct bstr d = { R7, 0 };
 
 	/* a string function's intrinsic makes a string, any other's a long */
-	if (!in || (in->ret == TYPE_STRING) != (e->func->ret == TYPE_STRING))
+	if (!in || (in->ret == TYPE_STRING) != (e->func->ret == TYPE_STRING) ||
+	    (g->ctx.trampoline && reads_registers(in)))
 		return false;
 	if (in->ret == TYPE_STRING) {
 		d = scratch_str(g);
@@ -1241,7 +1258,8 @@ bool bg_intrinsic_embedded(struct bgen *g, struct expr *e)
 
 	while (!in && (w = pragma_next(&p, &n)))
 		in = intrinsic_named(w, n);
-	return in && in->ret == TYPE_LONG && in->emit(g, in, e, (struct bstr){ R7, 0 });
+	return in && in->ret == TYPE_LONG && !(g->ctx.trampoline && reads_registers(in)) &&
+	       in->emit(g, in, e, (struct bstr){ R7, 0 });
 }
 
 int bg_intrinsic_fixed(struct bgen *g, struct expr *e)

@@ -238,6 +238,11 @@ void bg_set_probe(struct bgen *g, const struct derived_probe *dp)
 {
 	g->dp = dp;
 	bpf_context_of(dp, &g->ctx);
+	if (g->as_trampoline) {   /* the function's arguments, not a kprobe's registers */
+		g->ctx.trampoline = g->as_trampoline;
+		g->ctx.ip_back = -1;
+		g->ctx.kretprobe = g->ctx.reg_args = false;
+	}
 }
 
 void bg_prog_start(struct bgen *g, const struct derived_probe *dp, bool user)

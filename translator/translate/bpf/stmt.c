@@ -714,13 +714,41 @@ static bool procfs_one_way(struct bgen *g, struct derived_probe *dp, const struc
 	return true;
 }
 
+/* dp's program on the BPF trampoline its family offers (bpf_trampoline),
+ * tried quietly: true when made; false, nothing said, when the probe reads
+ * what a trampoline's context has not (registers, addr(), values at entry
+ * through a pointer ...): then bpf_attach's point is used. */
+static bool trampoline_program(struct bgen *g, struct derived_probe *dp)
+{
+	struct bpf_attach at;
+	bool failed = g->failed, ok = false;
+	int nf = g->nfails, nu = g->nfails_user;
+
+	if (!dp->prov->bpf_trampoline || dp->prov->bpf_trampoline(g->s, dp, &at) < 0)
+		return false;
+	g->s->muted++;
+	g->failed = false;
+	g->as_trampoline = at.kind == BA_FEXIT ? 2 : 1;
+	g->ctx_args = true;
+	if (bg_entry_prepare(g, dp))
+		ok = probe_body(g, dp, false, false);
+	g->s->muted--;
+	if (ok)
+		bg_prog_end(g, &at, dp->pp);
+	g->as_trampoline = 0;
+	g->failed = failed;
+	g->nfails = nf;
+	g->nfails_user = nu;
+	return ok;
+}
+
 /* One derived probe as one program. */
 static void probe_program(struct bgen *g, struct derived_probe *dp)
 {
 	struct bpf_attach at = { 0 };
 	const char *why = NULL;
 
-	if (dp->kind == STP_PK_NEVER)
+	if (dp->kind == STP_PK_NEVER || trampoline_program(g, dp))
 		return;
 	if (!dp->prov->bpf_attach || dp->prov->bpf_attach(dp, &at, &why) < 0) {
 		diag(g->s, E_BPF_UNSUPPORTED, dp->point ? dp->point->pos : dp->probe->pos,

@@ -247,7 +247,7 @@ bool bg_tvar(struct bgen *g, struct expr *e)
 		      : "this target expression has no BPF form");
 		return false;
 	}
-	if (tv->at_entry && !g->in_entry) {   /* its copy, read by the entry program */
+	if (tv->at_entry && !g->in_entry && !bg_fexit_reads(g, tv)) {   /* its copy, read by the entry program */
 		if (bg_entry_value(g, e, NULL))
 			return true;
 		bg_fail(g, e->pos, "a parameter in a .return probe (the value at entry) has no BPF form here");
