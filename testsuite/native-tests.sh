@@ -2,7 +2,8 @@
 # native-tests.sh - stap --bpf on this host, natively (no guest): the host a
 # user is on, here one with BPF and BTF but maybe no kprobes, no BPF
 # trampolines and no debuginfo (as CI's). Checked: the running kernel is
-# the default target (no guest notice); begin, timer and end probes;
+# the default target (no guest notice); begin, timer and end probes,
+# timer.profile, a process probe;
 # kernel.trace through BTF (no DWARF) with its arguments as $vars, -L and
 # -l of them; tapset functions in a tracepoint probe; a run-time error
 # (its message, status 1); kernel.function and syscall probes either
@@ -54,6 +55,22 @@ if ! timeout -k 5 120 "$STAP" -e 'function f(x) { return x ? f(x - 1) : 0 } prob
 	ok "what BPF cannot run says how to run it in a guest"
 else
 	bad "a refusal of the default BPF runtime" "$(cat rec.err)"
+fi
+
+# timer.profile (a perf event on every CPU) and a process probe (a uprobe on
+# a function of a program built here, through its own DWARF)
+if run prof 0 -e 'global n probe timer.profile { n++ } probe timer.ms(200) { exit() } probe end { println(n > 0) }' &&
+   [ "$(cat prof.out)" = 1 ]; then
+	ok "timer.profile fires on this host"
+else
+	bad "timer.profile natively" "$(cat prof.out prof.err)"
+fi
+gcc -O1 -g -o ucall "$src/bench/ucall_loop.c" 2> /dev/null
+if run uprobe 0 -e "global n probe process(\"$work/ucall\").function(\"hot\") { n++ } probe end { println(n) }" \
+	-c "$work/ucall 1000" && [ "$(grep -vx 'ns_per_call=.*' uprobe.out | grep -v '^ns_per' | tail -1)" = 1000 ]; then
+	ok "process(\"...\").function(\"hot\"): 1000 calls, 1000 hits"
+else
+	bad "a process probe natively" "$(cat uprobe.out uprobe.err)"
 fi
 
 # kernel.trace through BTF: the arguments as $vars, tapset functions
