@@ -74,6 +74,13 @@ static inline const char *bpf_attach_word(int k)
 	return k >= 0 && k < BA_NKINDS ? words[k] : 0;
 }
 
+/* Is a program of kind k a BPF trampoline's (fentry, fexit): bound at load
+ * to its kernel function, its context that function's arguments? */
+static inline int bpf_attach_trampoline(int k)
+{
+	return k == BA_FENTRY || k == BA_FEXIT;
+}
+
 /* Does a program of kind k run in stapbpf's interpreter (user space) rather
  * than in the kernel? */
 static inline int bpf_attach_in_user(int k)

@@ -48,6 +48,11 @@ enum bpf_prog_type attach_prog_type(const struct bundle_prog *p)
 	}
 }
 
+enum bpf_attach_type trampoline_attach_type(const struct bundle_prog *p)
+{
+	return p->at.kind == BA_FENTRY ? BPF_TRACE_FENTRY : BPF_TRACE_FEXIT;
+}
+
 /* Fill why (printf-style) and return -err. */
 static int failed(int err, char *why, size_t whylen, const char *fmt, ...)
 {
@@ -386,8 +391,7 @@ int attach_prog(const struct bundle_prog *p, int prog_fd, struct attachment *a, 
 	}
 	case BA_FENTRY:   /* the trampoline's link, made at once: @config's run flag holds it */
 	case BA_FEXIT: {
-		int fd = bpf_link_create(prog_fd, 0, p->at.kind == BA_FENTRY ? BPF_TRACE_FENTRY : BPF_TRACE_FEXIT,
-					 NULL);
+		int fd = bpf_link_create(prog_fd, 0, trampoline_attach_type(p), NULL);
 		if (fd < 0)
 			return failed(errno, why, whylen, "a BPF trampoline on %s: %s", p->at.symbol,
 				      strerror(errno));

@@ -21,6 +21,9 @@ struct attachment {
 
 /* The program type p is loaded as (KPROBE, PERF_EVENT or TRACEPOINT). */
 enum bpf_prog_type attach_prog_type(const struct bundle_prog *p);
+/* A trampoline program's attach type (BPF_TRACE_FENTRY, _FEXIT), which its
+ * load and its link both name. */
+enum bpf_attach_type trampoline_attach_type(const struct bundle_prog *p);
 
 /* Attach the loaded program prog_fd where p's section says: 0, or -errno
  * with the step that failed described in why. */

@@ -472,7 +472,6 @@ static int finish_prog(struct parser *ps)
 	return 0;
 }
 
-/* prog ID SECTION [ARGS...]: the section's arguments checked here. */
 /* A section's one-word field (a copy), or NULL after saying it is missing. */
 static char *word_field(struct parser *ps, char **rest, const char *sec, const char *what)
 {
@@ -485,6 +484,7 @@ static char *word_field(struct parser *ps, char **rest, const char *sec, const c
 	return xstrdup(a);
 }
 
+/* prog ID SECTION [ARGS...]: the section's arguments checked here. */
 static int parse_prog(struct parser *ps, char *rest)
 {
 	struct bundle *b = ps->b;

@@ -601,8 +601,8 @@ static void load_opts(const struct bundle_prog *p, const struct funcinfo *fi, in
 		opts->func_info_cnt = fi->n;
 		opts->func_info_rec_size = sizeof(*fi->rec);
 	}
-	if (p->at.kind == BA_FENTRY || p->at.kind == BA_FEXIT) {
-		opts->expected_attach_type = p->at.kind == BA_FENTRY ? BPF_TRACE_FENTRY : BPF_TRACE_FEXIT;
+	if (bpf_attach_trampoline(p->at.kind)) {
+		opts->expected_attach_type = trampoline_attach_type(p);
 		opts->attach_btf_id = (uint32_t)btf_id;
 	}
 }
@@ -615,9 +615,8 @@ static void load_opts(const struct bundle_prog *p, const struct funcinfo *fi, in
  * the kprobe PMU. */
 static int load_prog(struct session *s, const struct bundle_prog *p, char *why, size_t whylen)
 {
-	bool trampoline = p->at.kind == BA_FENTRY || p->at.kind == BA_FEXIT;
-	int btf_id = trampoline ? libbpf_find_vmlinux_btf_id(p->at.symbol, p->at.kind == BA_FENTRY ?
-							       BPF_TRACE_FENTRY : BPF_TRACE_FEXIT) : 0;
+	bool trampoline = bpf_attach_trampoline(p->at.kind);
+	int btf_id = trampoline ? libbpf_find_vmlinux_btf_id(p->at.symbol, trampoline_attach_type(p)) : 0;
 	struct bpf_insn *insns = malloc(p->ninsns * sizeof(*insns));
 	struct funcinfo fi;
 	char name[BPF_OBJ_NAME_LEN], buf[32];
@@ -815,7 +814,7 @@ static bool site_refused(const struct bundle_prog *p, int rc)
 	if (p->at.kind == BA_HWBKPT)   /* no debug register left (x86 has 4), as the module */
 		return rc == -ENOSPC;
 	return (p->at.kind == BA_KPROBE || p->at.kind == BA_KRETPROBE || p->at.kind == BA_UPROBE ||
-		p->at.kind == BA_URETPROBE || p->at.kind == BA_FENTRY || p->at.kind == BA_FEXIT) &&
+		p->at.kind == BA_URETPROBE || bpf_attach_trampoline(p->at.kind)) &&
 	       (rc == -EINVAL || rc == -ENOENT || rc == -EBUSY || rc == -EEXIST || rc == -EILSEQ ||
 		rc == -EOPNOTSUPP);
 }
@@ -868,10 +867,10 @@ static int attach_all(struct session *s)
 	 * the module's), but a kernel function's trampoline runs the program
 	 * attached last first: those in the reverse order, after the rest */
 	for (size_t i = 0; i < s->b.nprogs; i++)
-		if (s->b.progs[i].at.kind != BA_FENTRY && s->b.progs[i].at.kind != BA_FEXIT)
+		if (!bpf_attach_trampoline(s->b.progs[i].at.kind))
 			order[no++] = i;
 	for (size_t i = s->b.nprogs; i-- > 0;)
-		if (s->b.progs[i].at.kind == BA_FENTRY || s->b.progs[i].at.kind == BA_FEXIT)
+		if (bpf_attach_trampoline(s->b.progs[i].at.kind))
 			order[no++] = i;
 	for (size_t oi = 0; oi < no; oi++) {
 		size_t i = order[oi];

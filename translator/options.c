@@ -17,6 +17,7 @@
 
 #include "diag.h"
 #include "env.h"
+#include "spawn.h"
 #include "cache/modcache.h"
 #include "target/kernel.h"
 
@@ -127,30 +128,11 @@ static bool is_dir(const char *p)
  * or installed under DESTDIR), else where configure said. */
 static char *locate(enum env_var env, const char *rel, const char *installed)
 {
+	static const char *const paths[] = { "../%1$s", "../share/cstap/%1$s", NULL };
 	const char *e = env_or(env, NULL);
-	char exe[PATH_MAX];
-	ssize_t n;
+	char *p = e ? NULL : beside_self(rel, true, paths);
 
-	if (e)
-		return xstrdup(e);
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		exe[n] = 0;
-		char *slash = strrchr(exe, '/');
-		if (slash) {
-			*slash = 0;
-			char real[PATH_MAX];
-			for (int i = 0; i < 2; i++) {
-				char *p = xasprintf(i ? "%s/../share/cstap/%s" : "%s/../%s", exe, rel);
-				if (is_dir(p) && realpath(p, real)) {
-					free(p);
-					return xstrdup(real);
-				}
-				free(p);
-			}
-		}
-	}
-	return xstrdup(installed);
+	return e ? xstrdup(e) : p ? p : xstrdup(installed);
 }
 
 /*

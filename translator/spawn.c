@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -93,6 +94,26 @@ char *spawn_capture(char *const argv[], size_t *len, bool show_stderr)
 	if (len)
 		*len = sb.len;
 	return strbuf_detach(&sb);
+}
+
+char *beside_self(const char *name, bool dir, const char *const *paths)
+{
+	char real[PATH_MAX];
+	struct stat st;
+
+	for (; *paths; paths++) {
+		char *rel = xasprintf(*paths, name), *p = xasprintf("%s/%s", self_dir(), rel);
+		bool there = dir ? stat(p, &st) == 0 && S_ISDIR(st.st_mode) && realpath(p, real) : access(p, X_OK) == 0;
+		free(rel);
+		if (there && dir) {
+			free(p);
+			return xstrdup(real);
+		}
+		if (there)
+			return p;
+		free(p);
+	}
+	return NULL;
 }
 
 const char *self_dir(void)

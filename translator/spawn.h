@@ -18,5 +18,10 @@ char *spawn_capture(char *const argv[], size_t *len, bool show_stderr);
 
 /* Directory of our own executable, e.g. ".../translator". */
 const char *self_dir(void);
+/* The first of paths (NULL-ended, relative to self_dir(), each a format
+ * of name: "../%1$s/%1$s") that is there: an executable file, or a
+ * directory when dir; its path (a directory's resolved), or NULL. How the
+ * build tree's and an installed tree's programs and files are found. */
+char *beside_self(const char *name, bool dir, const char *const *paths);
 
 #endif

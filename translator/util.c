@@ -328,3 +328,21 @@ char *str_replace_all(const char *s, const char *from, const char *to)
 	strbuf_addstr(&sb, s);
 	return strbuf_detach(&sb);
 }
+
+/* A kernel configuration's (.config text's) value of NAME: its line
+ * NAME=VALUE, quotes taken off a string's; "" when it has none. */
+char *config_value(const char *text, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = text; p && (p = strstr(p, name)); p += n) {
+		if ((p != text && p[-1] != '\n') || p[n] != '=')
+			continue;
+		const char *v = p + n + 1;
+		size_t vl = strcspn(v, "\n");
+		if (vl >= 2 && v[0] == '"' && v[vl - 1] == '"')
+			return xstrndup(v + 1, vl - 2);
+		return xstrndup(v, vl);
+	}
+	return xstrdup("");
+}

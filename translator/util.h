@@ -82,6 +82,9 @@ int copy_file(const char *from, const char *to);
  * that what is built from a directory is the same from run to run), added
  * to out; false if dir cannot be read. */
 bool dir_entries(const char *dir, strvec *out);
+/* NAME's value in a kernel configuration's text (CONFIG_X=VALUE lines,
+ * quotes off), allocated; "" when it has none */
+char *config_value(const char *text, const char *name);
 
 /* FNV-1a of n bytes: enough to name cache entries. */
 uint64_t hash64(const void *data, size_t n);

@@ -109,24 +109,6 @@ static struct {
 	VEC(struct kconfig_entry) asked;
 } kconfig;
 
-/* name's value in the configuration text: the line "NAME=VALUE" (quotes
- * taken off a string's), or "" */
-static char *kconfig_find(const char *text, const char *name)
-{
-	size_t n = strlen(name);
-
-	for (const char *p = text; p && (p = strstr(p, name)); p += n) {
-		if ((p != text && p[-1] != '\n') || p[n] != '=')
-			continue;
-		const char *v = p + n + 1;
-		size_t vl = strcspn(v, "\n");
-		if (vl >= 2 && v[0] == '"' && v[vl - 1] == '"')
-			return xstrndup(v + 1, vl - 2);
-		return xstrndup(v, vl);
-	}
-	return xstrdup("");
-}
-
 static struct macro *find_macro(struct macro_table *t, const char *name)
 {
 	for (int i = t->v.len - 1; i >= 0; i--)
@@ -175,7 +157,7 @@ static const char *kconfig_value(struct session *s, const char *name)
 	for (int i = 0; i < kconfig.asked.len; i++)
 		if (!strcmp(kconfig.asked.items[i].name, name))
 			return kconfig.asked.items[i].value;
-	char *v = kconfig.text ? kconfig_find(kconfig.text, name) : xstrdup("");
+	char *v = kconfig.text ? config_value(kconfig.text, name) : xstrdup("");
 	vec_push(&kconfig.asked, ((struct kconfig_entry){ xstrdup(name), v }));
 	return v;
 }

@@ -41,21 +41,6 @@ struct kfunc_btf {
 /* The System V x86-64 argument registers, as DWARF numbers them. */
 static const int arg_regs[] = { 5, 4, 1, 2, 8, 9 };
 
-/* The first parameter passed by value as a structure (or one wider than
- * a register), or the count: from it on the calling convention does not
- * say where the parameters are. */
-static int first_by_value(const struct btf *b, uint32_t proto)
-{
-	int i, n = btf_nparams(b, proto);
-
-	for (i = 0; i < n; i++) {
-		uint32_t t = btf_resolve(b, btf_param_type(b, proto, i));
-		if (btf_kind(b, t) == BTFK_STRUCT || btf_kind(b, t) == BTFK_UNION || btf_size(b, t) > 8)
-			break;
-	}
-	return i;
-}
-
 /* Parameter i (from 0) at the function's entry: a register, or from the
  * seventh on the stack above the return address. */
 static const struct lx *param_lx(int i)
@@ -143,7 +128,7 @@ static lpvec *pretty_list(const struct btf *b, const struct kfunc_btf *k, const 
 	}
 	if (!strcmp(n, "$$locals"))
 		return out;   /* BTF knows no locals */
-	for (int i = k->first; i < first_by_value(b, k->proto); i++) {
+	for (int i = k->first; i < btf_first_by_value(b, k->proto); i++) {
 		lp_textf(out, "%s%s=", first ? "" : " ", btf_param_name(b, k->proto, i));
 		lp_value(out, btf_typed_value(b, btf_param_type(b, k->proto, i), param_lx(i)), LP_HEX);
 		first = false;
@@ -202,7 +187,7 @@ int kfunc_btf_tvar(struct session *s, const struct kfunc_btf *k, const struct ex
 					 "variables without debuginfo)", k->func, n + 1);
 			return -1;
 		}
-		int j = first_by_value(b, k->proto);   /* a structure shifts where the others are */
+		int j = btf_first_by_value(b, k->proto);   /* a structure shifts where the others are */
 		if (j <= i) {
 			*why = xasprintf("'%s'%s is passed by value as a structure: not readable through BTF",
 					 j == i ? n : btf_param_name(b, k->proto, j), j == i ? "" : " (before it)");

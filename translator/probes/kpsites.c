@@ -53,8 +53,6 @@ bool kp_takes_kprobe(const struct session *s, const struct derived_probe *dp)
 	return s->runtime_bpf || !((const struct kp_site *)dp->data)->fentry;
 }
 
-/* --runtime=bpf: a kprobe on the same site, through the kprobe PMU; a
- * kretprobe with a maxactive stapbpf makes through tracefs */
 /*
  * A BPF trampoline (fentry/fexit) costs less than a kprobe (guest
  * instructions a hit, bench/probe-hit.sh: 0.46 of a kprobe's, 0.37 of a
@@ -73,17 +71,14 @@ int kp_bpf_trampoline(struct session *s, const struct derived_probe *dp, struct 
 	uint32_t proto = b ? btf_func_proto(b, site->func) : 0;
 	int n = proto ? btf_nparams(b, proto) : 7;
 
-	if (n > 6)
+	if (n > 6 || btf_first_by_value(b, proto) < n)
 		return -1;
-	for (int i = 0; i < n; i++) {
-		uint32_t t = btf_resolve(b, btf_param_type(b, proto, i));
-		if (btf_kind(b, t) == BTFK_STRUCT || btf_kind(b, t) == BTFK_UNION || btf_size(b, t) > 8)
-			return -1;
-	}
 	*at = (struct bpf_attach){ .kind = site->ret ? BA_FEXIT : BA_FENTRY, .symbol = site->func };
 	return 0;
 }
 
+/* --runtime=bpf: a kprobe on the same site, through the kprobe PMU; a
+ * kretprobe with a maxactive stapbpf makes through tracefs */
 int kp_bpf_attach(const struct derived_probe *dp, struct bpf_attach *at, const char **why)
 {
 	const struct kp_site *site = dp->data;

@@ -270,14 +270,13 @@ static int add_btf(struct session *s, struct probe *p, struct probe_point *pp, c
 	/* the syscalls system's events are the raw_syscalls tracepoints' ftrace
 	 * events, one a call: BPF attaches to them (perf), a module cannot */
 	if (sys_pat && !fnmatch(sys_pat, "syscalls", 0) && s->runtime_bpf) {
-		strvec systems = { 0 }, events = { 0 };
-		tracefs_events_matching(s, "syscalls", name_pat, &systems, &events);
+		strvec events = { 0 };
+		tracefs_events_matching(s, "syscalls", name_pat, &events);
 		for (int i = 0; i < events.len; i++) {
 			add_probe(s, p, pp, events.items[i], xstrdup("syscalls"), NULL, NULL, 0, NULL);
 			((struct tp_probe *)s->probes.items[s->probes.len - 1]->data)->event_only = true;
 			n++;
 		}
-		free(systems.items);
 		free(events.items);
 	}
 	return n;

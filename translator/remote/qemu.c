@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "env.h"
+#include "spawn.h"
 #include "target/releases.h"
 
 #ifndef PKGLIBEXECDIR
@@ -41,21 +42,6 @@ static bool is_dir(const char *p)
 	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* Directory of the running executable (for the build tree's staprun). */
-static char *exe_dir(void)
-{
-	char buf[4096];
-	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-
-	if (n <= 0)
-		return NULL;
-	buf[n] = 0;
-	char *slash = strrchr(buf, '/');
-	if (slash)
-		*slash = 0;
-	return xstrdup(buf);
-}
-
 /* staprun or stapio: the configured path, $ENV, the build tree, beside
  * stap, the installed location; NULL (with a warning) if none exists. */
 static const char *find_tool(const char *given, enum env_var env, const char *name,
@@ -67,19 +53,13 @@ static const char *find_tool(const char *given, enum env_var env, const char *na
 		return given;
 	if (e)
 		return e;
-	char *dir = exe_dir();
 	/* the build tree's; installed beside stap (its libexec too: a tree
 	 * moved or installed under DESTDIR) */
-	for (int i = 0; dir && i < 3; i++) {
-		char *p = xasprintf(i == 0 ? "%s/../staprun/%s" : i == 1 ? "%s/%s" : "%s/../libexec/cstap/%s", dir, name);
-		if (access(p, X_OK) == 0) {
-			free(dir);
-			return p;
-		}
-		free(p);
-	}
+	static const char *const paths[] = { "../staprun/%1$s", "%1$s", "../libexec/cstap/%1$s", NULL };
+	char *p = beside_self(name, false, paths);
+	if (p)
+		return p;
 	char *inst = installed ? xstrdup(installed) : NULL;
-	free(dir);
 	if (inst && access(inst, X_OK) == 0)
 		return inst;
 	vm_msg("warning: %s not found (set $%s); the guest will have none", name, env_name(env));

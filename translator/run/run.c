@@ -43,15 +43,10 @@ static const char *find_staprun(const struct session *s)
 	if (e)
 		return e;
 	/* the build tree's staprun/staprun, stapbpf/stapbpf; installed, beside stap */
-	char *p = xasprintf("%s/../%s/%s", self_dir(), name, name);
-	if (access(p, X_OK) == 0)
-		return p;
-	free(p);
-	p = xasprintf("%s/%s", self_dir(), name);
-	if (access(p, X_OK) == 0)
-		return p;
-	free(p);
-	return path_lookup(name);
+	static const char *const paths[] = { "../%1$s/%1$s", "%1$s", NULL };
+	char *p = beside_self(name, false, paths);
+
+	return p ? p : path_lookup(name);
 }
 
 /* -c CMD as the guest runs it. Its program runs from its absolute host

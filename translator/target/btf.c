@@ -271,6 +271,18 @@ uint32_t btf_func_proto(const struct btf *b, const char *name)
 	return t && kind_of(t) == BTFK_FUNC_PROTO ? f->proto : 0;
 }
 
+int btf_first_by_value(const struct btf *b, uint32_t proto)
+{
+	int i, n = btf_nparams(b, proto);
+
+	for (i = 0; i < n; i++) {
+		uint32_t t = btf_resolve(b, btf_param_type(b, proto, i));
+		if (btf_kind(b, t) == BTFK_STRUCT || btf_kind(b, t) == BTFK_UNION || btf_size(b, t) > 8)
+			break;
+	}
+	return i;
+}
+
 int btf_nparams(const struct btf *b, uint32_t proto)
 {
 	const uint32_t *t = type_at(b, proto);

@@ -47,6 +47,10 @@ int btf_nparams(const struct btf *b, uint32_t proto);
 const char *btf_param_name(const struct btf *b, uint32_t proto, int i);
 uint32_t btf_param_type(const struct btf *b, uint32_t proto, int i);
 uint32_t btf_return_type(const struct btf *b, uint32_t proto);
+/* The first parameter passed by value as a structure (or one wider than a
+ * register), or the count: from it on the calling convention does not say
+ * where the parameters are, and older kernels' BPF trampolines take none. */
+int btf_first_by_value(const struct btf *b, uint32_t proto);
 
 /* The type as SystemTap writes it: "struct file*", "char const*", "size_t". */
 void btf_type_text(const struct btf *b, uint32_t id, struct strbuf *out);

@@ -92,10 +92,10 @@ const char *kernel_config_text(struct session *s)
 bool kernel_config_is(struct session *s, const char *name, const char *value)
 {
 	const char *text = kernel_config_text(s);
-	char *line = xasprintf("\n%s=%s\n", name, value);
-	bool is = text && (strstr(text, line) || !strncmp(text, line + 1, strlen(line) - 1));
+	char *v = text ? config_value(text, name) : NULL;
+	bool is = v && !strcmp(v, value);
 
-	free(line);
+	free(v);
 	return is;
 }
 

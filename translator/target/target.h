@@ -54,6 +54,7 @@ struct target {
 
 	struct {                       /* tracefs.c: the running kernel's trace events */
 		bool tried, known;
+		const char *dir;               /* its events directory, NULL if none was read */
 		struct tracefs_event *events;   /* sorted by name */
 		size_t n;
 	} tracefs;

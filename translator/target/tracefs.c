@@ -44,7 +44,7 @@ static const char *events_dir(void)
 /* Every events/SYSTEM/NAME directory, into t->tracefs. */
 static void read_events(struct target *t)
 {
-	const char *dir = events_dir();
+	const char *dir = t->tracefs.dir = events_dir();
 	DIR *d = dir ? opendir(dir) : NULL;
 	struct dirent *sys;
 	VEC(struct tracefs_event) ev = { 0 };
@@ -84,23 +84,20 @@ static struct target *events_of(struct session *s)
 	return t;
 }
 
-void tracefs_events_matching(struct session *s, const char *sys_pat, const char *name_pat, strvec *systems,
-			     strvec *names)
+void tracefs_events_matching(struct session *s, const char *sys_pat, const char *name_pat, strvec *names)
 {
 	struct target *t = events_of(s);
 
 	for (size_t i = 0; i < t->tracefs.n; i++) {
 		const struct tracefs_event *e = &t->tracefs.events[i];
-		if (!fnmatch(sys_pat, e->system, 0) && !fnmatch(name_pat, e->name, 0)) {
-			vec_push(systems, e->system);
+		if (!fnmatch(sys_pat, e->system, 0) && !fnmatch(name_pat, e->name, 0))
 			vec_push(names, e->name);
-		}
 	}
 }
 
 char *tracefs_event_format(struct session *s, const char *system, const char *name)
 {
-	const char *dir = events_of(s)->tracefs.known ? events_dir() : NULL;
+	const char *dir = events_of(s)->tracefs.dir;
 	char *path = dir ? xasprintf("%s/%s/%s/format", dir, system, name) : NULL;
 	char *text = path ? read_file(path, NULL) : NULL;
 

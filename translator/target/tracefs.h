@@ -16,11 +16,9 @@ struct session;
  * mounted and cannot be). */
 const char *tracefs_event_system(struct session *s, const char *name, bool *known);
 
-/* The events of systems matching sys_pat named as name_pat matches, each
- * as "SYSTEM NAME"'s two parts appended to systems and names (pointers
- * into the table). */
-void tracefs_events_matching(struct session *s, const char *sys_pat, const char *name_pat, strvec *systems,
-			     strvec *names);
+/* The names of the events of systems matching sys_pat that name_pat
+ * matches, appended to names (pointers into the table). */
+void tracefs_events_matching(struct session *s, const char *sys_pat, const char *name_pat, strvec *names);
 
 /* The text of the running kernel's events/SYSTEM/NAME/format, or NULL. */
 char *tracefs_event_format(struct session *s, const char *system, const char *name);

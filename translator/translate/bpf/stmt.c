@@ -760,8 +760,7 @@ static void probe_program(struct bgen *g, struct derived_probe *dp)
 	if ((at.kind == BA_PROCFS_READ || at.kind == BA_PROCFS_WRITE) && !procfs_one_way(g, dp, &at))
 		return;
 	/* its context: the arguments, u64 args[] (not pt_regs) */
-	g->ctx_args = at.kind == BA_RAW_TRACEPOINT || at.kind == BA_TRACEPOINT || at.kind == BA_FENTRY ||
-		      at.kind == BA_FEXIT;
+	g->ctx_args = at.kind == BA_RAW_TRACEPOINT || at.kind == BA_TRACEPOINT || bpf_attach_trampoline(at.kind);
 	if (!bg_entry_prepare(g, dp))
 		return;
 	bool as_user = false;
