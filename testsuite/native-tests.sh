@@ -9,7 +9,10 @@
 # (its message, status 1); kernel.function and syscall probes either
 # running (where the kernel attaches them) or, where it cannot, never
 # silent: the registration warning with its reason, ERROR [B_ATTACH], and
-# the -c command not run. Skipped (77) without root, bpf() or BTF.
+# the -c command not run; two scripts (tracepoint and syscall variables;
+# the string, formatting and aggregate functions, timers, a run-time error)
+# printing what the module prints in a guest of the default kernel.
+# Skipped (77) without root, bpf() or BTF.
 # usage: native-tests.sh    env: CSTAP_BUILD (build dir), KEEP=1
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -117,22 +120,48 @@ else
 	bad "syscall.openat natively" "$(cat sc.out sc.err)"
 fi
 
-# the same script through the module runtime in a guest of the default
-# kernel (DWARF, kprobes) prints the same: a tracepoint's $vars and the
-# syscall tapset's variables agree across the two runtimes and kernels
-cat > cmp.stp <<'STP'
+# the same scripts through the module runtime in a guest of the default
+# kernel (DWARF, kprobes) print the same, stdout and their ERROR lines: a
+# tracepoint's $vars and the syscall tapset's variables, string and
+# formatting functions, timers, aggregates and their histogram, sorted
+# foreach, a run-time error's message (each script one guest boot)
+# same_as_module NAME STAP-ARGS...: NAME.stp run both ways
+same_as_module() {
+	local name=$1
+	shift
+	timeout -k 5 120 "$STAP" --bpf "$name.stp" "$@" > "$name.bpf" 2> "$name.bpf.err" < /dev/null
+	timeout -k 5 600 "$STAP" --runtime=kernel --remote=qemu "$name.stp" "$@" > "$name.mod" 2> "$name.mod.err" < /dev/null
+	if [ -s "$name.bpf" ] && cmp -s "$name.bpf" "$name.mod" &&
+	   [ "$(grep '^ERROR' "$name.bpf.err")" = "$(grep '^ERROR' "$name.mod.err")" ]; then
+		ok "$name.stp natively (BPF, BTF, trace events) as the module prints it in a guest of $("$STAPVM" --default-release)"
+	else
+		bad "$name.stp natively against the module in a guest" "BPF: $(cat "$name.bpf" "$name.bpf.err")" \
+			"module: $(cat "$name.mod" "$name.mod.err")"
+	fi
+}
+cat > cmp-sys.stp <<'STP'
 global want
-probe kernel.trace("sched:sched_process_exec") { if (pid() == target()) printf("exec %s %d\n", execname(), $old_pid == pid()) }
+probe kernel.trace("sched:sched_process_exec") { if (pid() == target()) printf("exec %s %d %d\n", execname(), $old_pid == pid(), isinstr(kernel_string($bprm->filename), "cat")) }
 probe syscall.openat { if (pid() == target() && isinstr(argstr, "cstap-none")) { want[tid()] = 1; printf("%s: %s\n", name, argstr) } }
 probe syscall.openat.return { if (want[tid()]) { printf("%s = %s\n", name, retstr); delete want[tid()] } }
 STP
-if run cmpbpf 0 cmp.stp -c 'cat /cstap-none' && [ -s cmpbpf.out ] &&
-   timeout -k 5 600 "$STAP" --runtime=kernel --remote=qemu cmp.stp -c 'cat /cstap-none' > cmpmod.out 2> cmpmod.err &&
-   cmp -s cmpbpf.out cmpmod.out; then
-	ok "natively (BPF, BTF, trace events) the same output as the module in a guest of $("$STAPVM" --default-release)"
-else
-	bad "native output against the module's in a guest" "BPF: $(cat cmpbpf.out cmpbpf.err)" "module: $(cat cmpmod.out cmpmod.err)"
-fi
+same_as_module cmp-sys -c '/bin/cat /cstap-none'
+cat > cmp-lib.stp <<'STP'
+global n, agg, cnt
+probe begin { printf("begin %s %d %s %s\n", substr("abcdef", 1, 3), strlen("hello"),
+		     sprintf("%5d|%-4s|%x|%c|%3.3s|", 42, "ab", 255, 65, "abcdef"), tokenize("a b c", " ")) }
+probe begin { printf("%s %d %s %d %s\n", text_str("x\ny"), isinstr("foobar", "oba"), str_replace("aXbX", "X", "yz"),
+		     strtol("ff", 16), string_quoted("q\"t")) }
+probe timer.ms(10) { n++; agg <<< n * 10; cnt[n % 3] += n; if (n == 5) exit() }
+probe end {
+	printf("n=%d count=%d sum=%d min=%d max=%d avg=%d\n", n, @count(agg), @sum(agg), @min(agg), @max(agg), @avg(agg))
+	foreach (k+ in cnt) printf("%d: %d\n", k, cnt[k])
+	foreach (k in cnt- limit 1) printf("top %d\n", k)
+	print(@hist_log(agg))
+	println(kernel_int(0))
+}
+STP
+same_as_module cmp-lib
 
 # a system call no alias of the library writes: generated from the
 # kernel's DWARF, or here from its syscalls trace events' formats
