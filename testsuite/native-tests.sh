@@ -230,6 +230,7 @@ fi
 # attaches one; where it cannot, never silent and the command never runs
 if timeout -k 5 120 "$STAP" --bpf -e 'probe kernel.function("vfs_read") { if (pid() == target() && $count > 0) {
 		println("read"); exit() } }' -c 'cat /etc/hostname > /dev/null' > kfunc.out 2> kfunc.err; then
+	kfunc_attached=1
 	[ "$(cat kfunc.out)" = read ] && ok "kernel.function(\"vfs_read\") attached here" ||
 		bad "kernel.function(\"vfs_read\")" "$(cat kfunc.out kfunc.err)"
 elif run kfunc 1 -e 'probe kernel.function("vfs_read") { println($count) }' -c 'touch ran' &&
@@ -238,6 +239,17 @@ elif run kfunc 1 -e 'probe kernel.function("vfs_read") { println($count) }' -c '
 	ok "kernel.function without trampolines or kprobes: $(sed -n 2p kfunc.err | sed 's/^ *//')"
 else
 	bad "kernel.function that cannot attach" "$(cat kfunc.out kfunc.err)"
+fi
+# -l lists what this kernel can attach: kernel.function where it attaches
+# it, else nothing and a warning saying why
+"$STAP" --bpf -l 'kernel.function("vfs_rea*")' > kl.out 2> kl.err
+if [ "${kfunc_attached:-}" ] && grep -qx 'kernel.function("vfs_read")' kl.out; then
+	ok "-l kernel.function(\"vfs_rea*\"): $(wc -l < kl.out) functions this kernel attaches"
+elif [ ! "${kfunc_attached:-}" ] && [ ! -s kl.out ] &&
+     grep -q '^WARNING \[W_UNATTACHABLE\]: [0-9]* matching probe points not listed: this kernel cannot attach them: ' kl.err; then
+	ok "-l kernel.function(\"vfs_rea*\") where none attaches: $(cut -d: -f2- kl.err)"
+else
+	bad "-l kernel.function(\"vfs_rea*\")" "$(cat kl.out kl.err)"
 fi
 # an optional point's failure alone is quiet, but not a probe none of whose points attached
 if [ ! -d /sys/bus/event_source/devices/kprobe ] &&

@@ -6,7 +6,9 @@
  * " $file:struct file* $buf:char* ..." from the family's list_vars hook.
  * A probe reached through an alias is listed by the alias's name, and -L
  * lists first the locals its prologue sets ("vfs.read file:long ..."), as
- * SystemTap does.
+ * SystemTap does. With --runtime=bpf only what the target kernel can
+ * attach is listed (target/attach.h); what was left out is warned of once,
+ * with why.
  */
 #include "listing.h"
 
@@ -14,7 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bpf_proto.h"
+#include "diag.h"
 #include "probes/provider.h"
+#include "target/attach.h"
 
 static int cmp_line(const void *a, const void *b)
 {
@@ -101,9 +106,29 @@ static void alias_common_locals(struct session *s, int first, struct strbuf *out
 	}
 }
 
+/* --runtime=bpf: why the target kernel cannot attach dp's program where
+ * the backend would put it (the family's point; *twhy: and why not on the
+ * trampoline it would try first, if any), or NULL. A family without a BPF
+ * form is listed (the run says so). */
+static const char *bpf_unattachable(struct session *s, const struct derived_probe *dp, const char **twhy)
+{
+	struct bpf_attach at;
+	const char *why = NULL;
+
+	*twhy = NULL;
+	if (dp->prov->bpf_trampoline && dp->prov->bpf_trampoline(s, dp, &at) == 0 &&
+	    !(*twhy = bpf_attach_refused(s, at.kind, at.symbol)))
+		return NULL;
+	if (!dp->prov->bpf_attach || dp->prov->bpf_attach(dp, &at, &why) < 0)
+		return NULL;
+	return bpf_attach_refused(s, at.kind, at.symbol);
+}
+
 int list_probe_points(struct session *s)
 {
 	strvec lines = { 0 };
+	const char *unattachable = NULL, *untrampolined = NULL;
+	int nunattachable = 0;
 
 	for (int i = 0; i < s->probes.len; i++) {
 		struct derived_probe *dp = s->probes.items[i];
@@ -120,6 +145,14 @@ int list_probe_points(struct session *s)
 			continue;
 		if (listed)
 			continue;
+		const char *twhy, *why = s->runtime_bpf ? bpf_unattachable(s, dp, &twhy) : NULL;
+		if (why) {
+			if (!nunattachable++) {
+				unattachable = why;
+				untrampolined = twhy;
+			}
+			continue;
+		}
 		strbuf_addstr(&sb, p->alias_pp ? p->alias_pp : dp->list_pp ? dp->list_pp : dp->pp);
 		if (s->list_vars && p->alias_pp)
 			alias_common_locals(s, i, &sb);
@@ -136,5 +169,10 @@ int list_probe_points(struct session *s)
 	for (int i = 0; i < lines.len; i++)
 		if (!i || strcmp(lines.items[i], lines.items[i - 1]))
 			printf("%s\n", lines.items[i]);
+	if (nunattachable)
+		diag(s, W_UNATTACHABLE, (struct srcpos){0}, "%d matching probe point%s not listed: this kernel "
+		     "cannot attach %s: %s%s%s", nunattachable, nunattachable == 1 ? "" : "s",
+		     nunattachable == 1 ? "it" : "them", unattachable, untrampolined ? "; " : "",
+		     untrampolined ? untrampolined : "");
 	return 0;
 }

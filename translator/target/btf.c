@@ -21,6 +21,7 @@
 struct btf_func {
 	const char *name;
 	uint32_t proto;
+	uint32_t id;            /* the FUNC's own id (for a tracepoint, its typedef's) */
 };
 
 struct btf {
@@ -99,10 +100,10 @@ static struct btf *btf_parse(char *data, size_t len)
 			return NULL;
 		}
 		if (kind_of(t) == BTFK_FUNC) {
-			struct btf_func f = { str_at(b, t[0]), t[2] };
+			struct btf_func f = { str_at(b, t[0]), t[2], (uint32_t)types.len };
 			vec_push(&funcs, f);
 		} else if (kind_of(t) == BTFK_TYPEDEF && !strncmp(str_at(b, t[0]), TP_TYPEDEF, strlen(TP_TYPEDEF))) {
-			struct btf_func f = { str_at(b, t[0]) + strlen(TP_TYPEDEF), t[2] };
+			struct btf_func f = { str_at(b, t[0]) + strlen(TP_TYPEDEF), t[2], (uint32_t)types.len };
 			vec_push(&tps, f);
 		}
 		vec_push(&types, t);
@@ -269,6 +270,14 @@ uint32_t btf_func_proto(const struct btf *b, const char *name)
 	const uint32_t *t = f ? type_at(b, f->proto) : NULL;
 
 	return t && kind_of(t) == BTFK_FUNC_PROTO ? f->proto : 0;
+}
+
+uint32_t btf_func_id(const struct btf *b, const char *name)
+{
+	struct btf_func key = { name, 0, 0 };
+	const struct btf_func *f = bsearch(&key, b->funcs, b->nfuncs, sizeof(key), func_cmp);
+
+	return f ? f->id : 0;
 }
 
 int btf_first_by_value(const struct btf *b, uint32_t proto)

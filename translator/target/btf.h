@@ -41,6 +41,8 @@ void btf_tracepoints_matching(const struct btf *b, const char *pat, strvec *out)
 uint32_t btf_tracepoint_proto(const struct btf *b, const char *name);
 /* FUNC name's prototype (a FUNC_PROTO id), 0 if BTF has no such function. */
 uint32_t btf_func_proto(const struct btf *b, const char *name);
+/* FUNC name's own type id (what a BPF trampoline is attached by), 0 if none. */
+uint32_t btf_func_id(const struct btf *b, const char *name);
 
 /* A prototype's parameters and return type (0: void). */
 int btf_nparams(const struct btf *b, uint32_t proto);

@@ -59,6 +59,11 @@ struct target {
 		size_t n;
 	} tracefs;
 
+	struct {                       /* attach.c: what the kernel attaches BPF programs to */
+		bool tried;            /* the running kernel's trampolines were tried */
+		char *trampoline_why;  /* why they cannot attach; NULL: they can, or unknown */
+	} attach;
+
 	char *debuginfod_why;          /* debuginfod.c: why the last fetch failed */
 	VEC(struct ktp_module *) tracepoints; /* ktracepoints.c: modules' tracepoints */
 };
