@@ -47,8 +47,13 @@
 # whose script BPF cannot run (stap says E_BPF_UNSUPPORTED in pass 2) is
 # left out and counted, unless testsuite/bpf-both-ways.txt lists it (then it
 # fails); every other must give the same output.
+# INSTALLED_BIN=DIR (bpf-run-tests.sh sets it: a make install's bin) runs
+# the default kernel's tests (the most) with DIR's stap and stap-vm, the
+# other kernels' with the build's: the installed layout (its tapsets,
+# runtime and the stapbpf the guest gets) passes the same tests.
 # usage: run-tests.sh [NAME ...]     env: CSTAP_BUILD (build dir), OUT,
-#   RUN_DIR (where the NAME.* files are; default testsuite/run), RUNTIME
+#   RUN_DIR (where the NAME.* files are; default testsuite/run), RUNTIME,
+#   INSTALLED_BIN
 set -u
 export CSTAP_DEFAULT_RUNTIME=kernel   # modules in a guest where this host loads none (native-tests.sh: the default)
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -104,10 +109,21 @@ for c in "$src"/testsuite/run/uprogs/*.cc; do   # C++: libstdc++'s SDT markers
 	g++ -g -O0 -o "$UPROGS/$p" "$c" && progs+=(-f "$UPROGS/$p")
 done
 
+# tools REL: $STAP and $STAPVM for kernel REL: the installed ones
+# ($INSTALLED_BIN) on the default kernel, else the build's
+tools() {
+	if [ -n "${INSTALLED_BIN:-}" ] && [ "$1" = "$default_rel" ]; then
+		STAP=$INSTALLED_BIN/stap STAPVM=$INSTALLED_BIN/stap-vm
+	else
+		STAP=$build/translator/stap STAPVM=$build/translator/stap-vm
+	fi
+}
+
 # build_release REL OUT JOBS: this kernel's view of the test files (OUT/spec)
 # and the modules of the tests of $names, built JOBS at a time into OUT/ko
 build_release() {
 REL=$1
+tools "$REL"
 out=$2
 rm -rf "$out/res"   # no result of an earlier run taken for this one's
 mkdir -p "$out/ko" "$out/res"
@@ -166,6 +182,7 @@ printf '%s\n' "${names[@]}" | xargs -P "$3" -I{} bash -c 'build_one {}'
 # distinct NAME.boot.
 run_release() {
 REL=$1
+tools "$REL"
 out=$2
 spec=$out/spec
 failed=(); trouble=0
@@ -295,7 +312,7 @@ for i in "${!rels[@]}"; do
 		build_release "$next" "$top/$next" 1 &
 		bpid=$!
 	fi
-	echo "== kernel $rel"
+	echo "== kernel $rel$([ -n "${INSTALLED_BIN:-}" ] && [ "$rel" = "$default_rel" ] && echo " (installed: $INSTALLED_BIN)")"
 	all=("${names[@]}")
 	if ! run_release "$rel" "$top/$rel"; then
 		if [ ${#failed[@]} -gt 0 ] && [ ${#failed[@]} -le 20 ] && [ "$trouble" = 0 ]; then
