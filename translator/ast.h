@@ -330,6 +330,8 @@ struct script {
 	VEC(struct probe *) probes;        /* includes aliases (is_alias) */
 	VEC(struct embed *) embeds;
 	bool probes_derived;               /* pass 2: a tapset file's own probes joined */
+	int library_file;                  /* a tapset file's number in the library (-1: the
+					    * user's, or generated in pass 2) */
 };
 
 /* ---- pass 1 entry points (parse.c) ------------------------------------- */

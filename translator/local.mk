@@ -47,7 +47,7 @@ PROBE_SOURCES = translator/probes/provider.h translator/probes/providers.c \
 	translator/probes/kpsites.h
 
 STAP_PASS_SOURCES = translator/passes.h translator/options.c translator/options.h \
-	translator/spawn.c translator/spawn.h translator/parse/library.c \
+	translator/spawn.c translator/spawn.h translator/parse/library.c translator/parse/tapset_index.c translator/parse/tapset_index.h \
 	translator/elaborate/elaborate.c translator/elaborate/autocast.c \
 	translator/walk.c translator/walk.h translator/elaborate/analyze.c \
 	translator/elaborate/alias.c translator/elaborate/checks.c translator/elaborate/dump.c \

@@ -4,7 +4,15 @@
 
 #include "session.h"
 
-int pass1_parse(struct session *s);      /* parse/library.c: user files and the tapset library */
+int pass1_parse(struct session *s);      /* parse/library.c: user files, the tapset library's index */
+/* pass 2 (parse/library.c): the library files that define function or
+ * global name, or an alias whose first component the pattern name
+ * matches (TN_FUNC, TN_GLOBAL, TN_ALIAS of parse/tapset_index.h), parsed
+ * into s->library if they were not; library_need_all: every file */
+void library_need(struct session *s, int kind, const char *name);
+void library_need_all(struct session *s);
+/* The library's index (NULL before pass 1): the unit tests check it. */
+struct tapset_index *library_index(struct session *s);
 int pass2_elaborate(struct session *s);  /* elaborate/elaborate.c */
 int pass3_translate(struct session *s);  /* translate/translate.c */
 int pass4_build(struct session *s);      /* build/build.c */

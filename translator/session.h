@@ -9,6 +9,7 @@
 struct derived_probe;
 struct tvar_table;
 struct target;
+struct tapset_library;
 
 struct session {
 	/* options */
@@ -78,8 +79,12 @@ struct session {
 	/* pass 1 */
 	struct script *user;             /* the user's script (first file / -e) */
 	VEC(struct script *) user_more;  /* further user script files */
-	VEC(struct script *) library;    /* parsed tapset files */
-	int library_files;               /* count for the pass 1 -v line */
+	VEC(struct script *) library;    /* the tapset files parsed, in library order
+					  * (pass 2 parses one when it needs a name
+					  * it defines: library_need), then those
+					  * pass 2 generates */
+	int library_files;               /* the library's files (the pass 1 -v line) */
+	struct tapset_library *tapsets;  /* parse/library.c: the files and their index */
 
 	/* pass 2: what is kept */
 	VEC(struct sym *) globals;

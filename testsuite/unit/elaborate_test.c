@@ -17,6 +17,7 @@
 #include "target/debuginfo.h"
 #include "target/dwarf_types.h"
 #include "target/kernel.h"
+#include "parse/tapset_index.h"
 #include "target/releases.h"
 #include "target/sdt.h"
 #include "translate/module/lowered_c.h"
@@ -174,6 +175,50 @@ static void test_tapset_function_pulled_in(void)
 	CU_ASSERT_PTR_NOT_NULL(function("exit"));
 	CU_ASSERT_PTR_NULL(function("warn"));   /* only what is used */
 	CU_ASSERT(S.library_files >= 1);
+}
+
+/* Pass 1 indexes the library without parsing it (parse/tapset_index.c):
+ * every function, global and alias each file defines, parsed, is found
+ * in the index for that file; and a script parses only what it needs. */
+static void test_tapset_index(void)
+{
+	CU_ASSERT_EQUAL_FATAL(elaborate("probe begin { exit() }"), 0);
+	CU_ASSERT(S.library.len >= 1 && S.library.len < S.library_files / 4);
+	library_need_all(&S);
+	CU_ASSERT_EQUAL(S.library.len, S.library_files);
+	struct tapset_index *ix = library_index(&S);
+	int missing = 0, names = 0;
+	for (int k = 0; k < S.library.len; k++) {
+		const struct script *sc = S.library.items[k];
+		CU_ASSERT_EQUAL(sc->library_file, k);   /* in library order */
+		for (int kind = TN_FUNC; kind <= TN_ALIAS; kind++) {
+			strvec defined = { 0 };
+			if (kind == TN_FUNC)
+				for (int i = 0; i < sc->funcs.len; i++)
+					vec_push(&defined, sc->funcs.items[i]->name);
+			else if (kind == TN_GLOBAL)
+				for (int i = 0; i < sc->globals.len; i++)
+					vec_push(&defined, sc->globals.items[i]->name);
+			else
+				for (int i = 0; i < sc->probes.len; i++)
+					for (int j = 0; sc->probes.items[i]->is_alias && j < sc->probes.items[i]->alias_names.len; j++)
+						vec_push(&defined, sc->probes.items[i]->alias_names.items[j]->comps.items[0]->name);
+			for (int i = 0; i < defined.len; i++) {
+				intvec files = { 0 };
+				bool found = false;
+				tapset_index_files(ix, kind, defined.items[i], &files);
+				for (int f = 0; f < files.len; f++)
+					found |= files.items[f] == sc->library_file;
+				if (!found && missing++ < 5)
+					fprintf(stderr, "not indexed: %s in %s\n", defined.items[i], sc->file->name);
+				names++;
+				free(files.items);
+			}
+			free(defined.items);
+		}
+	}
+	CU_ASSERT_EQUAL(missing, 0);
+	CU_ASSERT(names > 1000);
 }
 
 static void test_probe_points(void)
@@ -668,6 +713,7 @@ int main(void)
 	CU_add_test(s, "lowered form: updates", test_lowered_updates);
 	CU_add_test(s, "BPF lowering: maps, formats, programs", test_bpf_unit);
 	CU_add_test(s, "BPF lowering: a refusal makes no unit", test_bpf_unit_refused);
+	CU_add_test(s, "tapset index: what each file defines, parsed when needed", test_tapset_index);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	int failed = CU_get_number_of_failures();

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "diag.h"
+#include "parse/tapset_index.h"
 #include "passes.h"
 #include "probes/provider.h"
 #include "session.h"
@@ -137,8 +138,14 @@ int alias_expand(struct session *s, struct probe *user, struct probe_point *pp, 
 	 * that resolves to nothing is left out of the list, not an error */
 	bool mute = s->list_mode && depth == 0 && pp_has_wildcard(pp);
 
+	/* the library files whose aliases may match pp, parsed first: the
+	 * expansions below may parse more (other names), which lists the
+	 * aliases again, so the matches are taken before any is derived */
+	library_need(s, TN_ALIAS, pp->comps.items[0]->name);
 	aliases_listed(s);
-	for (int exact = 1; exact >= 0 && !found; exact--) {
+	struct match { struct probe *a; struct probe_point *name; int used; };
+	VEC(struct match) matches = { 0 };
+	for (int exact = 1; exact >= 0 && !matches.len; exact--) {
 		/* with a suffix: the aliases naming the longest prefix
 		 * (timer.profile.freq.hz(N) is timer.profile.freq's, not
 		 * timer.profile's with .freq.hz(N)) */
@@ -158,31 +165,38 @@ int alias_expand(struct session *s, struct probe *user, struct probe_point *pp, 
 					continue;
 				if (a->is_private && a->file != user->file)
 					continue;
-				if (depth > 16) {
-					diag(s, E_RECURSIVE_ALIAS, pp->pos, "probe alias expands to itself (or nests too deep)");
-					return -1;
-				}
-				struct probe *np = xcalloc(1, sizeof(*np));
-				np->pos = user->pos;
-				np->file = user->file;
-				np->body = combined_body(a, user);
-				np->alias = a;
-				np->expanded = user;
-				np->alias_pp = user->alias_pp ? xstrdup(user->alias_pp)
-							      : alias_text(name, pp, used);
-				for (int k = 0; k < a->points.len; k++)
-					vec_push(&np->points, target_point(a->points.items[k], pp, used));
-				s->muted += mute;
-				for (int k = 0; k < np->points.len; k++) {
-					int before = s->probes.len;
-					derive(s, np, np->points.items[k], depth + 1);
-					if (np->points.items[k]->sufficient && s->probes.len > before)
-						break;   /* a !: the rest are not tried */
-				}
-				s->muted -= mute;
-				found++;
+				vec_push(&matches, ((struct match){ a, name, used }));
 			}
 		}
 	}
+	for (int m = 0; m < matches.len; m++) {
+		struct probe *a = matches.items[m].a;
+		struct probe_point *name = matches.items[m].name;
+		int used = matches.items[m].used;
+		if (depth > 16) {
+			diag(s, E_RECURSIVE_ALIAS, pp->pos, "probe alias expands to itself (or nests too deep)");
+			free(matches.items);
+			return -1;
+		}
+		struct probe *np = xcalloc(1, sizeof(*np));
+		np->pos = user->pos;
+		np->file = user->file;
+		np->body = combined_body(a, user);
+		np->alias = a;
+		np->expanded = user;
+		np->alias_pp = user->alias_pp ? xstrdup(user->alias_pp) : alias_text(name, pp, used);
+		for (int k = 0; k < a->points.len; k++)
+			vec_push(&np->points, target_point(a->points.items[k], pp, used));
+		s->muted += mute;
+		for (int k = 0; k < np->points.len; k++) {
+			int before = s->probes.len;
+			derive(s, np, np->points.items[k], depth + 1);
+			if (np->points.items[k]->sufficient && s->probes.len > before)
+				break;   /* a !: the rest are not tried */
+		}
+		s->muted -= mute;
+		found++;
+	}
+	free(matches.items);
 	return found > 0;
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "diag.h"
+#include "parse/tapset_index.h"
 #include "passes.h"
 #include "probes/provider.h"
 
@@ -89,6 +90,7 @@ int doubleglob_expand(struct session *s, struct probe *p, struct probe_point *pp
 	int head = 0, before = s->probes.len, errors = s->errors;
 	strvec shapes = { 0 };
 
+	library_need(s, TN_ALIAS, "*");   /* '**' may reach any alias */
 	aliases_listed(s);
 	while (head < pp->comps.len - 1 && !pp->comps.items[head]->arg)
 		head++;

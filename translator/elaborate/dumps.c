@@ -78,6 +78,7 @@ int dump_lists(struct session *s)
 {
 	strvec v = { 0 };
 
+	library_need_all(s);   /* the whole library is listed */
 	switch (s->dump) {
 	case DUMP_FUNCTIONS:
 		add_funcs(s->user, &v);

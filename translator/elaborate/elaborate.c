@@ -14,6 +14,7 @@
 
 #include "diag.h"
 #include "options.h"
+#include "parse/tapset_index.h"
 #include "passes.h"
 #include "format.h"
 #include "probes/provider.h"
@@ -57,6 +58,7 @@ static struct sym *find_global(struct elab *el, const char *name)
 		g->read = true;   /* referenced: kept in the module */
 		return g;
 	}
+	library_need(s, TN_GLOBAL, name);
 	for (int i = 0; i < s->library.len; i++) {
 		struct script *sc = s->library.items[i];
 		g = find_in(sc->globals.items, sc->globals.len, name, el->file);
@@ -89,6 +91,8 @@ static struct func *find_func_n(struct elab *el, const char *name, int nargs)
 
 	for (int i = 0; !f && i < s->user_more.len; i++)
 		f = find_func_in(s->user_more.items[i], name, el->file, nargs);
+	if (!f)
+		library_need(s, TN_FUNC, name);
 	for (int i = 0; !f && i < s->library.len; i++)
 		f = find_func_in(s->library.items[i], name, el->file, nargs);
 	return f;
@@ -1303,6 +1307,9 @@ static void add_syscalls(struct session *s)
 		want = uses_syscalls(s->user_more.items[i]);
 	if (!want)
 		return;
+	/* the library's own syscall aliases: what is not generated */
+	library_need(s, TN_ALIAS, "syscall");
+	library_need(s, TN_ALIAS, "nd_syscall");
 	char *text = syscalls_tapset(s, &why);
 	if (!text) {
 		if (s->verbose)

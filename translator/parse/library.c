@@ -1,8 +1,14 @@
-/* library.c - pass 1: parse the user's script and the tapset library.
+/* library.c - pass 1: parse the user's script, and index the tapset
+ * library; pass 2: parse a library file when it first needs it.
  *
  * The library is every *.stp file under the tapset directories (-I DIRs,
  * then the installed/build-tree one), one level of subdirectories deep
- * (e.g. linux/, x86_64/). Pass 2 then keeps only what the script uses.
+ * (e.g. linux/, x86_64/). Pass 1 reads each and scans its top level for
+ * the functions, globals and alias names it defines (tapset_index.c); pass
+ * 2 parses a file when it resolves a name the index says the file defines
+ * (library_need), so a script parses only the files it may use, and
+ * pass 2 then keeps only what the script uses. s->library stays in the
+ * library's order (the first definition of a name wins, as before).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -13,6 +19,14 @@
 
 #include "diag.h"
 #include "passes.h"
+#include "tapset_index.h"
+
+/* The library's files, as pass 1 found them. */
+struct tapset_library {
+	VEC(struct srcfile *) files;   /* read, in library order */
+	bool *parsed;                  /* by file number: parsed (or failed to) */
+	struct tapset_index index;
+};
 
 static bool has_suffix(const char *s, const char *suf)
 {
@@ -39,6 +53,8 @@ static void collect(const char *dir, int depth, strvec *out)
 			vec_push(out, names.items[i]);
 	}
 }
+
+static void library_parse(struct session *s, int i);
 
 static struct srcfile *user_file(struct session *s, const char *path)
 {
@@ -93,6 +109,8 @@ int pass1_parse(struct session *s)
 		if (i == s->include_dirs.len - 2)
 			from_include = lib.len;
 	}
+	struct tapset_library *tl = xcalloc(1, sizeof(*tl));
+	s->tapsets = tl;
 	for (int i = 0; i < lib.len; i++) {
 		struct srcfile *tf = srcfile_read(lib.items[i]);
 		if (!tf) {
@@ -101,16 +119,75 @@ int pass1_parse(struct session *s)
 		}
 		tf->is_tapset = true;
 		tf->from_include = i < from_include;
-		int errors = s->errors;
-		struct script *sc = parse_script(s, tf);
-		if (sc)
-			vec_push(&s->library, sc);
-		else if (!s->warnings_are_errors) {
-			/* a broken tapset costs its own functions, not the whole run */
-			s->errors = errors;
-			diag(s, W_GENERIC, (struct srcpos){0}, "tapset '%s' has errors, and will be skipped", tf->name);
-		}
-		s->library_files++;
+		tapset_index_scan(&tl->index, tl->files.len, tf->text, tf->len);
+		vec_push(&tl->files, tf);
 	}
+	tl->parsed = xcalloc((size_t)tl->files.len + 1, sizeof(bool));
+	s->library_files = tl->files.len;
+	/* the -I directories' files are the user's own: parsed now, their
+	 * errors reported in pass 1 (and fatal with -W) as SystemTap does */
+	for (int i = 0; i < tl->files.len; i++)
+		if (tl->files.items[i]->from_include)
+			library_parse(s, i);
 	return s->errors || !s->user ? 1 : 0;
+}
+
+/* Parse library file i into s->library, before the files that come after
+ * it in the library and those pass 2 generated. A file with errors costs
+ * its own names, not the run (unless -W). */
+static void library_parse(struct session *s, int i)
+{
+	struct tapset_library *tl = s->tapsets;
+	int errors = s->errors;
+
+	tl->parsed[i] = true;
+	struct script *sc = parse_script(s, tl->files.items[i]);
+	if (!sc) {
+		if (!s->warnings_are_errors) {
+			s->errors = errors;
+			diag(s, W_GENERIC, (struct srcpos){0}, "tapset '%s' has errors, and will be skipped",
+			     tl->files.items[i]->name);
+		}
+		return;
+	}
+	sc->library_file = i;
+	int at = 0;
+	while (at < s->library.len && s->library.items[at]->library_file >= 0 &&
+	       s->library.items[at]->library_file < i)
+		at++;
+	vec_push(&s->library, sc);
+	memmove(s->library.items + at + 1, s->library.items + at,
+		(size_t)(s->library.len - 1 - at) * sizeof(*s->library.items));
+	s->library.items[at] = sc;
+	/* the aliases are listed again when next asked (alias.c) */
+	s->aliases.len = 0;
+	s->aliases_listed = false;
+}
+
+void library_need(struct session *s, int kind, const char *name)
+{
+	struct tapset_library *tl = s->tapsets;
+	intvec files = { 0 };
+
+	if (!tl)
+		return;
+	tapset_index_files(&tl->index, (enum tapset_name)kind, name, &files);
+	for (int i = 0; i < files.len; i++)
+		if (!tl->parsed[files.items[i]])
+			library_parse(s, files.items[i]);
+	free(files.items);
+}
+
+void library_need_all(struct session *s)
+{
+	struct tapset_library *tl = s->tapsets;
+
+	for (int i = 0; tl && i < tl->files.len; i++)
+		if (!tl->parsed[i])
+			library_parse(s, i);
+}
+
+struct tapset_index *library_index(struct session *s)
+{
+	return s->tapsets ? &s->tapsets->index : NULL;
 }

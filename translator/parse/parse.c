@@ -1623,6 +1623,8 @@ struct script *parse_script(struct session *s, struct srcfile *f)
 {
 	struct parser *p = xcalloc(1, sizeof(*p));
 	struct script *sc = xcalloc(1, sizeof(*sc));
+
+	sc->library_file = -1;
 	int ndecl = 0;
 
 	p->s = s;
