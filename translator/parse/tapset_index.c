@@ -24,25 +24,76 @@ static bool ident_char(int c)
 	return isalnum(c) || c == '_' || c == '$';
 }
 
-/* Past blanks and comments (#, //, slash-star). */
+/* Past a comment that starts at p (#, //, slash-star), or p itself if none. */
+static const char *past_comment(const char *p, const char *end)
+{
+	if (*p == '#' || (*p == '/' && p + 1 < end && p[1] == '/')) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		return nl ? nl + 1 : end;
+	}
+	if (*p == '/' && p + 1 < end && p[1] == '*') {
+		for (const char *q = p + 2; q < end && (q = memchr(q, '*', (size_t)(end - q))); q++)
+			if (q + 1 < end && q[1] == '/')
+				return q + 2;
+		return end;
+	}
+	return p;
+}
+
+/* Past blanks and comments. */
 static void skip_space(struct scan *sc)
 {
 	while (sc->p < sc->end) {
-		const char *p = sc->p;
-		if (isspace((unsigned char)*p)) {
+		if (isspace((unsigned char)*sc->p)) {
 			sc->p++;
-		} else if (*p == '#' || (*p == '/' && p + 1 < sc->end && p[1] == '/')) {
-			while (sc->p < sc->end && *sc->p != '\n')
-				sc->p++;
-		} else if (*p == '/' && p + 1 < sc->end && p[1] == '*') {
-			const char *e = p + 2;
-			while (e + 1 < sc->end && !(e[0] == '*' && e[1] == '/'))
-				e++;
-			sc->p = e + 1 < sc->end ? e + 2 : sc->end;
-		} else {
+			continue;
+		}
+		const char *q = past_comment(sc->p, sc->end);
+		if (q == sc->p)
 			return;
+		sc->p = q;
+	}
+}
+
+/* Past the body whose '{' was just read, to its '}': a probe's or a
+ * function's, read byte by byte for braces, strings, comments and embedded
+ * C only (most of a tapset is bodies). */
+static void skip_body(struct scan *sc)
+{
+	static bool special[256];
+	const char *p = sc->p, *end = sc->end;
+	int depth = 1;
+
+	if (!special['{'])
+		for (const char *c = "{}\"#/%"; *c; c++)
+			special[(unsigned char)*c] = true;
+	while (p < end) {
+		while (p < end && !special[(unsigned char)*p])
+			p++;
+		if (p >= end)
+			break;
+		const char *q = past_comment(p, end);
+		if (q != p) {
+			p = q;
+		} else if (*p == '"') {
+			for (p++; p < end && *p != '"'; p += *p == '\\' && p + 1 < end ? 2 : 1)
+				;
+			p += p < end;
+		} else if (*p == '%' && p + 1 < end && p[1] == '{') {
+			for (p += 2; p + 1 < end && !(p[0] == '%' && p[1] == '}'); p++)
+				;
+			p = p + 1 < end ? p + 2 : end;
+		} else if (*p == '{') {
+			depth++, p++;
+		} else if (*p == '}') {
+			p++;
+			if (--depth == 0)
+				break;
+		} else {
+			p++;
 		}
 	}
+	sc->p = p;
 }
 
 /* The next token: an identifier (@define, @cast included), a string, an
@@ -189,14 +240,11 @@ static void scan_probe(struct tapset_index *ix, struct scan *sc, int file)
 void tapset_index_scan(struct tapset_index *ix, int file, const char *text, size_t len)
 {
 	struct scan sc = { .p = text, .end = text + len };
-	int depth = 0;
 
 	while (next(&sc) != T_EOF) {
 		if (is_punct(&sc, "{")) {
-			depth++;
-		} else if (is_punct(&sc, "}")) {
-			depth -= depth > 0;
-		} else if (depth > 0 || sc.tok != T_IDENT) {
+			skip_body(&sc);
+		} else if (sc.tok != T_IDENT) {
 			continue;
 		} else if (is_word(&sc, "function")) {
 			if (next(&sc) == T_IDENT)

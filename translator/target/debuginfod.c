@@ -1,6 +1,7 @@
 /* debuginfod.c - the debuginfod client (see .h). */
 #include "debuginfod.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,10 +15,45 @@
 #ifdef HAVE_DEBUGINFOD
 #include <elfutils/debuginfod.h>
 
+/* The client library, opened on the first fetch: linked, it would load
+ * libcurl and some thirty libraries more into every stap run. */
+static struct {
+	bool tried, ok;
+	debuginfod_client *(*begin)(void);
+	void (*end)(debuginfod_client *);
+	void (*set_user_data)(debuginfod_client *, void *);
+	void *(*get_user_data)(debuginfod_client *);
+	void (*set_progressfn)(debuginfod_client *, debuginfod_progressfn_t);
+	int (*find_debuginfo)(debuginfod_client *, const unsigned char *, int, char **);
+} lib;
+
+/* Open libdebuginfod and find its functions, once: false (and *why) if
+ * it is not installed. */
+static bool client_library(const char **why)
+{
+	if (!lib.tried) {
+		void *h = dlopen("libdebuginfod.so.1", RTLD_NOW | RTLD_LOCAL);
+		lib.tried = true;
+		if (h) {
+			*(void **)&lib.begin = dlsym(h, "debuginfod_begin");
+			*(void **)&lib.end = dlsym(h, "debuginfod_end");
+			*(void **)&lib.set_user_data = dlsym(h, "debuginfod_set_user_data");
+			*(void **)&lib.get_user_data = dlsym(h, "debuginfod_get_user_data");
+			*(void **)&lib.set_progressfn = dlsym(h, "debuginfod_set_progressfn");
+			*(void **)&lib.find_debuginfo = dlsym(h, "debuginfod_find_debuginfo");
+			lib.ok = lib.begin && lib.end && lib.set_user_data && lib.get_user_data &&
+				 lib.set_progressfn && lib.find_debuginfo;
+		}
+	}
+	if (!lib.ok)
+		*why = "the debuginfod client library (libdebuginfod1) is not installed";
+	return lib.ok;
+}
+
 /* "Downloading debuginfo for kernel X: 12.0/562.6 MB" on one terminal line. */
 static int show_progress(debuginfod_client *c, long done, long total)
 {
-	const char *what = debuginfod_get_user_data(c);   /* set by debuginfod_fetch */
+	const char *what = lib.get_user_data(c);   /* set by debuginfod_fetch */
 
 	if (total > 0)
 		fprintf(stderr, "\rDownloading debuginfo for %s: %.1f/%.1f MB ", what,
@@ -40,18 +76,20 @@ char *debuginfod_fetch(struct session *s, const char *build_id, const char *what
 		*why = "DEBUGINFOD_URLS is not set";
 		return NULL;
 	}
-	debuginfod_client *c = debuginfod_begin();
+	if (!client_library(why))
+		return NULL;
+	debuginfod_client *c = lib.begin();
 	if (!c) {
 		*why = "cannot start the debuginfod client";
 		return NULL;
 	}
 	bool tty = isatty(STDERR_FILENO);
-	debuginfod_set_user_data(c, (void *)what);
+	lib.set_user_data(c, (void *)what);
 	if (tty)
-		debuginfod_set_progressfn(c, show_progress);
+		lib.set_progressfn(c, show_progress);
 	if (s->verbose >= 2)
 		fprintf(stderr, "asking debuginfod (%s) for %s, build-id %s\n", urls, what, build_id);
-	int fd = debuginfod_find_debuginfo(c, (const unsigned char *)build_id, 0, &path);
+	int fd = lib.find_debuginfo(c, (const unsigned char *)build_id, 0, &path);
 	if (tty)
 		fprintf(stderr, "\r\033[K");
 	if (fd < 0) {
@@ -64,7 +102,7 @@ char *debuginfod_fetch(struct session *s, const char *build_id, const char *what
 		if (s->verbose >= 2)
 			fprintf(stderr, "debuginfod: %s\n", path);
 	}
-	debuginfod_end(c);
+	lib.end(c);
 	return path;
 }
 
