@@ -17,11 +17,11 @@
 #include "provider.h"
 #include "bpf_proto.h"
 
-#include <dwarf.h>
 #include <fnmatch.h>
 #include <string.h>
 
 #include "diag.h"
+#include "inputs.h"
 #include "kfunc_btf.h"
 #include "kpoint.h"
 #include "target/btf.h"
@@ -103,6 +103,8 @@ static int add_records(struct session *s, struct probe *p, struct probe_point *p
 		}
 		if (!matches(r, name_pat, sys_pat) || (need_dwarf && r->nargs < 0))
 			continue;
+		if (m && m->dwarf && cached && need_dwarf)   /* as if read now: the run depends on it */
+			input_note(s, m->dwarf);
 		struct tp_probe *t = add_probe(s, p, pp, r->name, r->system, m ? m->name : NULL, r->nargs < 0 ? 0 : r->nargs);
 		if (r->nargs >= 0) {
 			t->die = r->die;

@@ -169,8 +169,12 @@ void tpm_module(struct session *s, struct dw_image *kernel, const char *module, 
 	const struct ktp_module *m = ktp_module(s, module, path, layout_of(s, kernel));
 	struct dw_image *mimg = NULL;
 	dw_funcvec funcs = { 0 };
-	bool looked = false;
+	bool looked = false, held = false;
 	int mod = -1;
+	struct target *tg = target_of(s);
+
+	for (int i = 0; i < tg->dw.modules.len && !held; i++)   /* (probes' scopes point into it) */
+		held = tg->dw.modules.items[i]->module && !strcmp(tg->dw.modules.items[i]->module, module);
 
 	for (int j = 0; j < m->n; j++) {
 		const struct ktp *tp = &m->tps[j];
@@ -195,6 +199,7 @@ void tpm_module(struct session *s, struct dw_image *kernel, const char *module, 
 			if (mimg && msyms)
 				dw_find_functions(mimg, msyms, &fp, &funcs);
 			set->mods.items[mod].no_dwarf = !mimg;
+			set->mods.items[mod].dwarf = mimg ? xstrdup(mimg->path) : NULL;
 			free(fp.func);
 		}
 		const struct dw_func *f = mimg ? iterator_of(&funcs, tp->name) : NULL;
@@ -204,7 +209,7 @@ void tpm_module(struct session *s, struct dw_image *kernel, const char *module, 
 						   .vars = f && nargs >= 0 && with_vars ? iter_vars(mimg, f) : NULL }));
 	}
 	free(funcs.items);
-	if (mimg && how == TPM_CLOSE_DWARF)
+	if (mimg && how == TPM_CLOSE_DWARF && !held)
 		dw_module_close(s, mimg);
 }
 
@@ -215,8 +220,10 @@ void tpm_set_clear(struct tpm_set *set)
 		free(set->tps.items[i].system);
 		free(set->tps.items[i].vars);
 	}
-	for (int i = 0; i < set->mods.len; i++)
+	for (int i = 0; i < set->mods.len; i++) {
 		free(set->mods.items[i].name);
+		free(set->mods.items[i].dwarf);
+	}
 	free(set->tps.items);
 	free(set->mods.items);
 	*set = (struct tpm_set){ 0 };

@@ -41,6 +41,8 @@ struct tpm_module {
 	char *name;             /* "sunrpc" */
 	bool no_dwarf;          /* its DWARF could not be opened: not cached,
 				 * looked for again (installed or fetched since?) */
+	char *dwarf;            /* the file its DWARF was read from, or NULL: a
+				 * run whose probes are there depends on it (input_note) */
 };
 
 /* Tracepoints in the order kernel.trace derives them: the kernel's by
@@ -60,7 +62,8 @@ void tpm_kernel(struct session *s, struct dw_image *img, const struct ksymtab *s
 enum tpm_dwarf {
 	TPM_NO_DWARF,           /* not at all: names and systems only (-l) */
 	TPM_KEEP_DWARF,         /* through dw_module, kept open for the run */
-	TPM_CLOSE_DWARF,        /* opened for this module's records, closed after */
+	TPM_CLOSE_DWARF,        /* opened for this module's records, closed after
+				 * (unless something held it open before) */
 };
 
 /* The tracepoints module (its .ko at path) defines whose name matches

@@ -4,8 +4,9 @@
  * DWARF of the kernel and of some 300 modules (see tpmeta.h).
  *
  * The file is text, one record a line, fields separated by tabs:
- *   cstap-tpmeta 1 FINGERPRINT
- *   m NAME NO_DWARF                      a module defining tracepoints
+ *   cstap-tpmeta 2 FINGERPRINT
+ *   m NAME NO_DWARF DWARF                a module defining tracepoints (DWARF:
+ *                                        the file read, empty if none)
  *   t MODULE NARGS DIE ENTRY NAME SYSTEM VARS   (MODULE -1: the kernel's;
  *                                        SYSTEM empty: unknown)
  *   end NMODULES NTRACEPOINTS
@@ -28,7 +29,7 @@
 #include "kimage.h"
 #include "target.h"
 
-#define TPM_MAGIC "cstap-tpmeta 1"
+#define TPM_MAGIC "cstap-tpmeta 2"
 
 /* What the set depends on beyond the kernel's DWARF: the module files. */
 static uint64_t fingerprint(struct session *s)
@@ -129,8 +130,9 @@ static bool parse(char *buf, size_t len, uint64_t fp, struct tpm_set *set)
 		if (line == buf) {
 			if (strcmp(line, head))
 				return false;
-		} else if (n == 3 && !strcmp(f[0], "m") && number(f[2], 10, &a) && (a == 0 || a == 1) && *f[1]) {
-			vec_push(&set->mods, ((struct tpm_module){ .name = xstrdup(f[1]), .no_dwarf = a }));
+		} else if (n == 4 && !strcmp(f[0], "m") && number(f[2], 10, &a) && (a == 0 || a == 1) && *f[1]) {
+			vec_push(&set->mods, ((struct tpm_module){ .name = xstrdup(f[1]), .no_dwarf = a,
+								   .dwarf = *f[3] ? xstrdup(f[3]) : NULL }));
 		} else if (n == 8 && !strcmp(f[0], "t") && number(f[1], 10, &a) && a >= -1 && a < set->mods.len &&
 			   number(f[2], 10, &b) && b >= -1 && unumber(f[3], &die) && unumber(f[4], &entry) && *f[5]) {
 			vec_push(&set->tps, ((struct tpm){ .name = xstrdup(f[5]), .system = *f[6] ? xstrdup(f[6]) : NULL,
@@ -159,8 +161,14 @@ static char *format(const struct tpm_set *set, uint64_t fp, size_t *len)
 	struct strbuf sb = STRBUF_INIT;
 
 	strbuf_addf(&sb, TPM_MAGIC " %016" PRIx64 "\n", fp);
-	for (int i = 0; i < set->mods.len; i++)
-		strbuf_addf(&sb, "m\t%s\t%d\n", set->mods.items[i].name, set->mods.items[i].no_dwarf);
+	for (int i = 0; i < set->mods.len; i++) {
+		const struct tpm_module *m = &set->mods.items[i];
+		if (!storable(m->name) || !storable(m->dwarf)) {
+			strbuf_release(&sb);
+			return NULL;
+		}
+		strbuf_addf(&sb, "m\t%s\t%d\t%s\n", m->name, m->no_dwarf, m->dwarf ? m->dwarf : "");
+	}
 	for (int i = 0; i < set->tps.len; i++) {
 		const struct tpm *t = &set->tps.items[i];
 		if (!storable(t->name) || !storable(t->system) || !storable(t->vars)) {
