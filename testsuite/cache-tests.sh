@@ -4,7 +4,8 @@
 # run skips passes 1-4 and gets the same module and the same warnings; a
 # change to the script, an option, a tapset or a probed program rebuilds;
 # a run with a wildcard over files is kept by its C (pass 4 skipped only);
-# --disable-cache neither reads nor writes; --clean-cache bounds the size.
+# --disable-cache neither reads nor writes; --clean-cache bounds the size;
+# the tracepoints' metadata is kept per kernel and rebuilt when damaged.
 # usage: cache-tests.sh    env: CSTAP_BUILD (build dir)
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -128,6 +129,35 @@ if [ $crc = 0 ] && [ "$bsize" -gt 1024 ] && [ "$after" -lt "$before" ] && [ "$si
 	ok "--clean-cache removes the least recently used entries beyond cache_mb_limit"
 else
 	bad "--clean-cache" "rc=$crc entries $before -> $after, $bsize -> ${size} KiB, last used: $how" "$(cat clean.out)"
+fi
+
+# the tracepoints' metadata (target/tpmeta_cache.c), per kernel build-id:
+# kernel.trace("*") writes it, the next runs read it (the same -L and -l),
+# and a truncated, damaged or stale file is found again and rewritten
+tpl() { "$STAP" -vv "$1" 'kernel.trace("*")' > "$2.out" 2> "$2.err"; sed -n 's/^tracepoints: [0-9]* \([a-z]*\) .*/\1/p' "$2.err"; }
+tpfile() { ls "$XDG_CACHE_HOME"/cstap/tpmeta-*.txt 2>/dev/null | head -1; }
+XDG_CACHE_HOME=$work/nocache "$STAP" -l 'kernel.trace("*")' > tl0.out 2>&1
+t1=$(tpl -L t1); f=$(tpfile)
+t2=$(tpl -L t2)
+if [ "$t1" = kept ] && [ -s "$f" ] && [ "$t2" = from ] && [ "$(wc -l < t1.out)" -gt 1000 ] && cmp -s t1.out t2.out; then
+	ok "kernel.trace(\"*\") keeps the tracepoints' metadata; the next -L reads it and lists the same"
+else
+	bad "tracepoint metadata kept, then read" "first: $t1, second: $t2, file: $f" "$(diff t1.out t2.out | head -5)"
+fi
+t3=$(tpl -l t3)
+[ "$t3" = from ] && cmp -s t3.out tl0.out &&
+	ok "-l from the metadata lists what it lists without" ||
+	bad "-l from the metadata" "$t3" "$(diff tl0.out t3.out | head -5)"
+head -c $(( $(wc -c < "$f") / 2 )) "$f" > "$f.half" && mv "$f.half" "$f"
+t4=$(tpl -L t4)
+t5=$(tpl -L t5)
+sed -i '1s/ [0-9a-f]*$/ 0123456789abcdef/' "$f"   # as if made from other module files
+t6=$(tpl -L t6)
+if [ "$t4" = kept ] && [ "$t5" = from ] && [ "$t6" = kept ] && cmp -s t1.out t4.out && cmp -s t1.out t5.out &&
+   cmp -s t1.out t6.out && grep -q 'stale or damaged' t4.err && grep -q 'stale or damaged' t6.err; then
+	ok "truncated or stale tracepoint metadata is found again, rewritten, and lists the same"
+else
+	bad "truncated or stale tracepoint metadata" "truncated: $t4, then: $t5, stale: $t6"
 fi
 
 finish

@@ -29,7 +29,7 @@ TARGET_SOURCES = translator/target/kernel.c translator/target/kernel.h translato
 	translator/target/debuginfod.c translator/target/debuginfod.h \
 	translator/target/ksyms.c translator/target/ksyms.h translator/target/kimage.c translator/target/btf.c translator/target/btf_chain.c translator/target/btf.h \
 	translator/target/blacklist.c translator/target/blacklist.h \
-	translator/target/ktracepoints.c translator/target/ktracepoints.h translator/target/tracefs.c translator/target/tracefs.h translator/target/attach.c translator/target/attach.h \
+	translator/target/ktracepoints.c translator/target/ktracepoints.h translator/target/tpmeta.c translator/target/tpmeta.h translator/target/tpmeta_cache.c translator/target/tracefs.c translator/target/tracefs.h translator/target/attach.c translator/target/attach.h \
 	translator/target/kimage.h translator/target/dwarf_funcs.c translator/target/dwarf_funcs.h \
 	translator/target/dwarf_stmt.c translator/target/dwarf_stmt.h translator/target/dwarf_inlines.c translator/target/dwarf_inlines.h translator/target/dwarf_scope.c \
 	translator/target/dwarf_scope.h translator/target/dwarf_types.c translator/target/dwarf_types.h \

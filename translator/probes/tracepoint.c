@@ -17,25 +17,22 @@
 #include "provider.h"
 #include "bpf_proto.h"
 
-#include <dwarf.h>
 #include <fnmatch.h>
 #include <string.h>
 
 #include "diag.h"
+#include "inputs.h"
 #include "kfunc_btf.h"
 #include "kpoint.h"
 #include "target/btf.h"
-#include "target/dwarf_funcs.h"
 #include "target/dwarf_scope.h"
 #include "target/kernel.h"
 #include "target/ksyms.h"
-#include "target/ktracepoints.h"
+#include "target/tpmeta.h"
 #include "target/tracefs.h"
-#include "target/dwarf_types.h"
 
 extern const struct provider tracepoint_provider;
 
-#define TP_PREFIX "__traceiter_"
 #define TP_REG_ARGS 5   /* after __data: rsi rdx rcx r8 r9; then the stack */
 
 /* A derived probe of this family (dp->data). */
@@ -43,6 +40,11 @@ struct tp_probe {
 	char *name;             /* the tracepoint: "sched_switch" */
 	char *system;           /* its system: "sched"; NULL if unknown */
 	char *module;           /* the module it is in, NULL for the kernel */
+	struct session *s;      /* to open its iterator's DWARF when first needed */
+	Dwarf_Off die;          /* __traceiter_NAME's DIE there, 0 if none (listed only) */
+	Dwarf_Addr entry;       /* and its entry */
+	char *vars;             /* -L's text as the tracepoints' metadata has it, or NULL */
+	bool scope_tried;       /* the DWARF was opened for scope */
 	struct dw_scope scope;  /* __traceiter_NAME at its entry */
 	struct kfunc_btf *btf;  /* or, without DWARF, its arguments as BTF has them */
 	bool event_only;        /* a trace event and no tracepoint (syscalls:sys_enter_NAME):
@@ -50,192 +52,130 @@ struct tp_probe {
 	int nargs;              /* its arguments after __data */
 };
 
-/* What the family learns once per run. */
-struct tp_state {
-	bool offsets_known;
-	struct ktp_layout layout;     /* offsets in struct trace_event_call / _class */
-};
-
-/* Where an event's system string is, from the kernel's DWARF. */
-static const struct ktp_layout *tp_layout(struct session *s, struct dw_image *kernel)
-{
-	struct tp_state *st = provider_state(s, &tracepoint_provider, sizeof(*st));
-
-	if (!st->offsets_known) {
-		st->layout.class_off = dw_member_offset(kernel, "struct trace_event_call", "class");
-		st->layout.system_off = dw_member_offset(kernel, "struct trace_event_class", "system");
-		st->offsets_known = true;
-	}
-	return &st->layout;
-}
-
-/* The tracepoint's system (TRACE_SYSTEM: "sched" for sched_switch), as the
- * kernel's tracefs names it: event_NAME's class's system string, read from
- * the image; NULL if the event has no trace_event_call. */
-static char *tp_system(struct session *s, struct dw_image *img, const struct ksymtab *syms,
-		       const char *name)
-{
-	char *sym = xasprintf("event_%s", name);
-	uint64_t call = 0, cls;
-	long class_off = tp_layout(s, img)->class_off, system_off = tp_layout(s, img)->system_off;
-	for (size_t i = 0; i < syms->n && !call; i++)
-		if (!strcmp(syms->syms[i].name, sym))
-			call = syms->syms[i].addr;
-	free(sym);
-	if (!call || class_off < 0 || system_off < 0 || !dw_image_read(img, call + class_off, &cls, 8))
-		return NULL;
-	return dw_image_string_at(img, cls + system_off);
-}
-
-/* Arguments of the iterator after __data; -1 if it is not a function. */
-static int tp_nargs(struct dw_image *img, Dwarf_Off die)
-{
-	Dwarf_Die fn, d;
-	int n = 0;
-
-	if (!dwarf_offdie(img->dbg, die, &fn))
-		return -1;
-	if (dwarf_child(&fn, &d) != 0)
-		return 0;
-	do
-		n += dwarf_tag(&d) == DW_TAG_formal_parameter;
-	while (dwarf_siblingof(&d, &d) == 0);
-	return n - 1;
-}
-
-/* A tracepoint without an event (sched's pelt_cfs_tp ...) has no system
- * string; its TRACE_SYSTEM is, by the kernel's convention, its header's
- * name: include/trace/events/sched.h declares it. NULL if the iterator
- * was not declared in a header. */
-static char *header_system(const char *file)
-{
-	const char *base = strrchr(file, '/');
-	size_t len;
-
-	base = base ? base + 1 : file;
-	len = strlen(base);
-	if (len < 3 || strcmp(base + len - 2, ".h"))
-		return NULL;
-	return xstrndup(base, len - 2);
-}
-
 /* One probe of p on tracepoint name (of system sys, NULL if unknown; in
- * module, NULL for the kernel), its nargs arguments described by its
- * iterator f in img's DWARF (f NULL when only listed: -l needs no DWARF). */
-static void add_probe(struct session *s, struct probe *p, struct probe_point *pp, const char *name,
-		      char *sys, const char *module, const struct dw_func *f, int nargs, struct dw_image *img)
+ * module, NULL for the kernel) with nargs arguments; its scope comes from
+ * t's DWARF when asked (tvar_scope). */
+static struct tp_probe *add_probe(struct session *s, struct probe *p, struct probe_point *pp, const char *name,
+				  const char *sys, const char *module, int nargs)
 {
 	struct tp_probe *t = xcalloc(1, sizeof(*t));
 
 	t->name = xstrdup(name);
 	t->nargs = nargs;
-	t->system = sys;
+	t->system = sys ? xstrdup(sys) : NULL;
 	t->module = module ? xstrdup(module) : NULL;
-	if (f)
-		t->scope = (struct dw_scope){ .img = img, .die = f->die, .entry = f->addr, .hidden = "__data" };
+	t->s = s;
 	struct derived_probe *dp = derived_probe_add(s, p, pp, &tracepoint_provider, STP_PK_NORMAL);
 	dp->pp = sys ? xasprintf("kernel.trace(\"%s:%s\")", sys, name) : xasprintf("kernel.trace(\"%s\")", name);
 	dp->data = t;
+	return t;
 }
 
-/* The kernel's tracepoints matching pat, and sys_pat when given, as probes
- * of p; their number. */
-static int add_kernel(struct session *s, struct probe *p, struct probe_point *pp, struct dw_image *img,
-		      const struct ksymtab *syms, const struct dw_pattern *pat, const char *sys_pat)
+/* Does tracepoint record r match the point's patterns (sys_pat NULL: any)? */
+static bool matches(const struct tpm *r, const char *name_pat, const char *sys_pat)
 {
-	dw_funcvec funcs = { 0 };
+	return !fnmatch(name_pat, r->name, 0) && (!sys_pat || (r->system && !fnmatch(sys_pat, r->system, 0)));
+}
+
+static int add_module_live(struct session *s, struct probe *p, struct probe_point *pp, struct dw_image *kernel,
+			   const char *module, const char *name_pat, const char *sys_pat);
+
+/* Probes of p on set's records matching the patterns: the kernel's, or
+ * the modules' (modules). Unless only listed (-l), only those whose
+ * arguments DWARF gives; a module whose DWARF was missing when a cached
+ * set was made is looked at again. Their number. */
+static int add_records(struct session *s, struct probe *p, struct probe_point *pp, struct dw_image *kernel,
+		       const struct tpm_set *set, bool cached, bool modules, const char *name_pat,
+		       const char *sys_pat)
+{
+	bool need_dwarf = !(s->list_mode && !s->list_vars);
 	int n = 0;
 
-	dw_find_functions(img, syms, pat, &funcs);
-	for (int i = 0; i < funcs.len; i++) {
-		const struct dw_func *f = &funcs.items[i];
-		const char *name = f->name + strlen(TP_PREFIX);
-		if (strncmp(f->name, TP_PREFIX, strlen(TP_PREFIX)) || !*name)
+	for (int i = 0; i < set->tps.len; i++) {
+		const struct tpm *r = &set->tps.items[i];
+		const struct tpm_module *m = r->module >= 0 ? &set->mods.items[r->module] : NULL;
+		if (!m != !modules)
 			continue;
-		int nargs = tp_nargs(img, f->die);
-		if (nargs < 0)
-			continue;
-		char *sys = tp_system(s, img, syms, name);
-		if (!sys && f->file)   /* no event (DECLARE_TRACE): its header's name */
-			sys = header_system(f->file);
-		if (sys_pat && (!sys || fnmatch(sys_pat, sys, 0))) {
-			free(sys);
+		if (m && cached && need_dwarf && m->no_dwarf) {
+			if (!i || set->tps.items[i - 1].module != r->module)   /* once a module */
+				n += add_module_live(s, p, pp, kernel, m->name, name_pat, sys_pat);
 			continue;
 		}
-		add_probe(s, p, pp, name, sys, NULL, f, nargs, img);
+		if (!matches(r, name_pat, sys_pat) || (need_dwarf && r->nargs < 0))
+			continue;
+		if (m && m->dwarf && cached && need_dwarf)   /* as if read now: the run depends on it */
+			input_note(s, m->dwarf);
+		struct tp_probe *t = add_probe(s, p, pp, r->name, r->system, m ? m->name : NULL, r->nargs < 0 ? 0 : r->nargs);
+		if (r->nargs >= 0) {
+			t->die = r->die;
+			t->entry = r->entry;
+		}
+		t->vars = r->vars && r->nargs >= 0 ? xstrdup(r->vars) : NULL;
 		n++;
 	}
-	free(funcs.items);
 	return n;
 }
 
-/* The modules' tracepoints matching name_pat and sys_pat (NULL: any), as
- * probes of p; their number. Which module defines which tracepoint, of
- * which system, comes from the modules' ELF symbols (ktracepoints.h); the
- * DWARF of a module is read only when its probes need their arguments
- * (not for -l). A module whose system its file does not say gets its
- * name, less a _mod suffix. */
-static int add_modules(struct session *s, struct probe *p, struct probe_point *pp, struct dw_image *kernel,
-		       const char *name_pat, const char *sys_pat)
+/* The tracepoints of module matching the patterns, found now (its DWARF
+ * kept open for their $variables), as probes of p; their number. */
+static int add_module_live(struct session *s, struct probe *p, struct probe_point *pp, struct dw_image *kernel,
+			   const char *module, const char *name_pat, const char *sys_pat)
 {
-	const struct ktp_layout *lay = tp_layout(s, kernel);
-	bool need_dwarf = !(s->list_mode && !s->list_vars);
-	strvec names = { 0 }, paths = { 0 };
+	struct tpm_set live = { 0 };
+	char *path = kernel_module_path(s, module);
 	int n = 0;
 
-	kernel_module_files(s, "*", &names, &paths);
-	for (int i = 0; i < names.len; i++) {
-		const char *mod = names.items[i];
-		const struct ktp_module *m = ktp_module(s, mod, paths.items[i], lay);
-		struct dw_image *mimg = NULL;
-		const struct ksymtab *msyms = NULL;
-		dw_funcvec funcs = { 0 };
-		bool looked = false;
-		for (int j = 0; j < m->n; j++) {
-			const struct ktp *tp = &m->tps[j];
-			size_t len = strlen(mod);
-			char *sys = tp->system ? xstrdup(tp->system)
-					       : xstrndup(mod, len - (len > 4 && !strcmp(mod + len - 4, "_mod") ? 4 : 0));
-			if (fnmatch(name_pat, tp->name, 0) || (sys_pat && fnmatch(sys_pat, sys, 0))) {
-				free(sys);
-				continue;
-			}
-			if (!need_dwarf) {
-				add_probe(s, p, pp, tp->name, sys, mod, NULL, 0, NULL);
-				n++;
-				continue;
-			}
-			if (!looked) {   /* the module's iterators, once */
-				const char *why;
-				struct dw_pattern fp = { .func = xasprintf(TP_PREFIX "%s", name_pat), .no_probe = true };
-				looked = true;
-				mimg = dw_module(s, mod, &why);
-				msyms = mimg ? ksyms_module(s, mod, &why) : NULL;
-				if (mimg && msyms)
-					dw_find_functions(mimg, msyms, &fp, &funcs);
-				free(fp.func);
-			}
-			const struct dw_func *f = NULL;
-			for (int k = 0; k < funcs.len && !f; k++)
-				if (!strcmp(funcs.items[k].name + strlen(TP_PREFIX), tp->name) &&
-				    !strncmp(funcs.items[k].name, TP_PREFIX, strlen(TP_PREFIX)))
-					f = &funcs.items[k];
-			int nargs = f ? tp_nargs(mimg, f->die) : -1;
-			if (nargs < 0) {   /* no DWARF for it: not probed */
-				free(sys);
-				continue;
-			}
-			add_probe(s, p, pp, tp->name, sys, mod, f, nargs, mimg);
-			n++;
+	if (path) {
+		tpm_module(s, kernel, module, path, name_pat, sys_pat, TPM_KEEP_DWARF, false, &live);
+		n = add_records(s, p, pp, kernel, &live, false, true, name_pat, sys_pat);
+	}
+	tpm_set_clear(&live);
+	free(path);
+	return n;
+}
+
+/* The tracepoints of the kernel, then of its modules (unless the name
+ * is one the kernel has: a tracepoint's name is unique), matching the
+ * patterns, as probes of p; their number. From the cached metadata of
+ * every tracepoint when there is one; kernel.trace("*") makes it (one
+ * walk of every module's DWARF, kept for the next runs); any other point
+ * without it finds only what it matches, as cheaply as it can: its
+ * modules' DWARF is read only when their probes need their arguments (not
+ * for -l), and stays open for them. */
+static int add_dwarf(struct session *s, struct probe *p, struct probe_point *pp, struct dw_image *img,
+		     const struct ksymtab *syms, const struct tpm_set *all, const char *name_pat,
+		     const char *sys_pat)
+{
+	bool need_dwarf = !(s->list_mode && !s->list_vars);
+	bool every = !strcmp(name_pat, "*") && (!sys_pat || !strcmp(sys_pat, "*"));
+	bool wild = kpoint_has_wildcard(name_pat);
+	int n;
+
+	if (!all && every && need_dwarf)
+		all = tpm_build_all(s, img, syms);
+	if (all) {
+		n = add_records(s, p, pp, img, all, true, false, name_pat, sys_pat);
+		if (!n || wild)
+			n += add_records(s, p, pp, img, all, true, true, name_pat, sys_pat);
+		return n;
+	}
+	struct tpm_set live = { 0 };
+	tpm_kernel(s, img, syms, name_pat, sys_pat, false, &live);
+	n = add_records(s, p, pp, img, &live, false, false, name_pat, sys_pat);
+	if (!n || wild) {
+		strvec names = { 0 }, paths = { 0 };
+		kernel_module_files(s, "*", &names, &paths);
+		for (int i = 0; i < names.len; i++) {
+			tpm_module(s, img, names.items[i], paths.items[i], name_pat, sys_pat,
+				   need_dwarf ? TPM_KEEP_DWARF : TPM_NO_DWARF, false, &live);
+			free(names.items[i]);
+			free(paths.items[i]);
 		}
-		free(funcs.items);
+		free(names.items);
+		free(paths.items);
+		n += add_records(s, p, pp, img, &live, false, true, name_pat, sys_pat);
 	}
-	for (int i = 0; i < names.len; i++) {
-		free(names.items[i]);
-		free(paths.items[i]);
-	}
-	free(names.items);
-	free(paths.items);
+	tpm_set_clear(&live);
 	return n;
 }
 
@@ -261,8 +201,7 @@ static int add_btf(struct session *s, struct probe *p, struct probe_point *pp, c
 		uint32_t proto = btf_tracepoint_proto(b, name);
 		if (!proto || (sys_pat && known && (!sys || fnmatch(sys_pat, sys, 0))))
 			continue;
-		add_probe(s, p, pp, name, sys ? xstrdup(sys) : NULL, NULL, NULL, btf_nparams(b, proto) - 1, NULL);
-		struct tp_probe *t = s->probes.items[s->probes.len - 1]->data;
+		struct tp_probe *t = add_probe(s, p, pp, name, sys, NULL, btf_nparams(b, proto) - 1);
 		t->btf = kfunc_btf_params(b, name, proto, 1);
 		n++;
 	}
@@ -273,8 +212,7 @@ static int add_btf(struct session *s, struct probe *p, struct probe_point *pp, c
 		strvec events = { 0 };
 		tracefs_events_matching(s, "syscalls", name_pat, &events);
 		for (int i = 0; i < events.len; i++) {
-			add_probe(s, p, pp, events.items[i], xstrdup("syscalls"), NULL, NULL, 0, NULL);
-			((struct tp_probe *)s->probes.items[s->probes.len - 1]->data)->event_only = true;
+			add_probe(s, p, pp, events.items[i], "syscalls", NULL, 0)->event_only = true;
 			n++;
 		}
 		free(events.items);
@@ -304,27 +242,22 @@ static int derive(struct session *s, struct probe *p, struct probe_point *pp)
 	colon = strchr(arg, ':');
 	char *sys_pat = colon ? xstrndup(arg, (size_t)(colon - arg)) : NULL;
 	const char *name_pat = colon ? colon + 1 : arg;
-	struct dw_pattern pat = { .func = xasprintf(TP_PREFIX "%s", name_pat), .no_probe = true };
 	img = dw_kernel(s, &why);
-	syms = img ? ksyms_kernel(s, &why) : NULL;
+	const struct tpm_set *all = img ? tpm_cached(s, img) : NULL;
+	syms = img && !all ? ksyms_kernel(s, &why) : NULL;   /* (the cached set needs none) */
 	int n;
-	if (!img || !syms) {
+	if (!img || (!all && !syms)) {
 		const char *bwhy = NULL;
 		n = add_btf(s, p, pp, name_pat, sys_pat, &bwhy);
 		if (n < 0 && !pp->optional)
 			diag(s, E_PROBE_POINT, pp->pos, "cannot resolve %s: %s; %s", pp_text(pp), why, bwhy);
 		if (n < 0) {
-			free(pat.func);
 			free(sys_pat);
 			return pp->optional ? 1 : -1;
 		}
 	} else {
-		n = add_kernel(s, p, pp, img, syms, &pat, sys_pat);
-		/* a tracepoint's name is unique: one the kernel has is no module's */
-		if (!n || kpoint_has_wildcard(name_pat))
-			n += add_modules(s, p, pp, img, name_pat, sys_pat);
+		n = add_dwarf(s, p, pp, img, syms, all, name_pat, sys_pat);
 	}
-	free(pat.func);
 	free(sys_pat);
 	if (!n) {
 		if (pp->optional || s->errors)
@@ -360,10 +293,22 @@ static bool in_irq(const struct derived_probe *dp)
 	return t->system && !strcmp(t->system, "irq");
 }
 
+/* The iterator's DWARF image is opened the first time a probe's scope is
+ * asked for (the kernel's, or its module's: dw_module keeps it for the
+ * others). Its DIE is not read here: reading any DIE makes libdw walk the
+ * unit headers before it (~100 MB of the kernel's), and pass 2 asks for
+ * a scope even of a body without $variables. */
 static const struct dw_scope *tvar_scope(const struct derived_probe *dp)
 {
-	const struct tp_probe *t = dp->data;
+	struct tp_probe *t = dp->data;
 
+	if (!t->scope_tried && t->die && !t->btf) {
+		const char *why;
+		t->scope_tried = true;
+		struct dw_image *img = t->module ? dw_module(t->s, t->module, &why) : dw_kernel(t->s, &why);
+		if (img)
+			t->scope = (struct dw_scope){ .img = img, .die = t->die, .entry = t->entry, .hidden = "__data" };
+	}
 	return t->scope.img ? &t->scope : NULL;   /* (none when only listed) */
 }
 
@@ -373,6 +318,8 @@ static void list_vars(struct session *s, const struct derived_probe *dp, struct 
 
 	if (t->btf)
 		kfunc_btf_list_vars(s, t->btf, out);
+	else if (t->vars)
+		strbuf_addstr(out, t->vars);
 	else if (tvar_scope(dp))
 		dw_scope_vars(tvar_scope(dp), out);
 }

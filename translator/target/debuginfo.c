@@ -316,6 +316,25 @@ struct dw_image *dw_module(struct session *s, const char *module, const char **w
 	return img;
 }
 
+void dw_module_close(struct session *s, struct dw_image *img)
+{
+	struct target *t = target_of(s);
+	int n = 0;
+
+	for (int i = 0; i < t->dw.modules.len; i++)
+		if (t->dw.modules.items[i] != img)
+			t->dw.modules.items[n++] = t->dw.modules.items[i];
+	t->dw.modules.len = n;
+	dw_type_cache_free(img->types);
+	dw_aranges_free(img->aranges);
+	dw_inline_index_free(img->inlines);
+	free(img->ftrace_sites);
+	dwfl_end(img->dwfl);
+	free(img->path);
+	free(img->module);
+	free(img);
+}
+
 bool dw_image_read(struct dw_image *img, uint64_t addr, void *buf, size_t n)
 {
 	Elf *elf = dwarf_getelf(img->dbg);

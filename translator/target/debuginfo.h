@@ -17,6 +17,8 @@
 #include "session.h"
 
 struct dw_aranges;
+struct dw_type_cache;
+struct dw_inline_index;
 
 /* DIE offsets (units, functions), and their order for qsort/bsearch. */
 typedef VEC(Dwarf_Off) dw_offvec;
@@ -60,6 +62,15 @@ char *dw_image_string_at(struct dw_image *img, uint64_t ptr_addr);
 /* A kernel module's image by name ("xfs"), or, for a @cast module naming C
  * headers ("<sys/un.h>", cast_headers.c), the image of those headers' types. */
 struct dw_image *dw_module(struct session *s, const char *module, const char **why);
+
+/* Close a module's image dw_module opened and forget it (a later
+ * dw_module opens it again): the tracepoints' metadata reads some 300
+ * modules' DWARF, one at a time, each relocated by libdwfl in memory. */
+void dw_module_close(struct session *s, struct dw_image *img);
+/* The indexes hanging off an image, freed with it. */
+void dw_type_cache_free(struct dw_type_cache *c);
+void dw_aranges_free(struct dw_aranges *a);
+void dw_inline_index_free(struct dw_inline_index *idx);
 
 /* cast_headers.c: is module a list of <headers>? Compile them into a
  * shared object whose DWARF has all their types: its path (the caller

@@ -237,6 +237,14 @@ struct arange { uint64_t lo, hi; Dwarf_Off cu; };
 typedef VEC(struct arange) arangevec;
 struct dw_aranges { arangevec v; };   /* hangs off its dw_image */
 
+/* Free the index of an image being closed (dw_module_close). */
+void dw_aranges_free(struct dw_aranges *a)
+{
+	if (a)
+		free(a->v.items);
+	free(a);
+}
+
 static int cmp_arange(const void *a, const void *b)
 {
 	const struct arange *x = a, *y = b;

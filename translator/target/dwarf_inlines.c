@@ -199,6 +199,14 @@ const struct dw_inline_index *dw_inline_index(struct dw_image *img, bool build_i
 	return img->inlines;
 }
 
+/* Free the index of an image being closed (dw_module_close). */
+void dw_inline_index_free(struct dw_inline_index *idx)
+{
+	if (idx)
+		free(idx->buf);
+	free(idx);
+}
+
 /* A pattern fnmatch matches only itself by: no wildcard, no escape. */
 static bool plain(const char *pat)
 {

@@ -189,6 +189,17 @@ bool dw_find_type(struct dw_image *img, const char *name, Dwarf_Die *out)
 	return found && dwarf_offdie(img->dbg, found, out);
 }
 
+/* Free the cache of an image being closed (dw_module_close). */
+void dw_type_cache_free(struct dw_type_cache *c)
+{
+	if (!c)
+		return;
+	for (int i = 0; i < c->hits.len; i++)
+		free(c->hits.items[i].name);
+	free(c->hits.items);
+	free(c);
+}
+
 /* syscalls_gen.c, tracepoint.c: where a member of a kernel struct is, for
  * reading the kernel's data at translation time or in the module. */
 long dw_member_offset(struct dw_image *img, const char *type, const char *member)

@@ -9,11 +9,13 @@
 #include <elfutils/libdwfl.h>
 
 #include "kernel.h"
+#include "ktracepoints.h"
 #include "util.h"
 
 struct ksymtab;
 struct dw_image;
 struct ktp_module;
+struct tpm_set;
 struct btf;
 
 struct tracefs_event;
@@ -66,6 +68,13 @@ struct target {
 
 	char *debuginfod_why;          /* debuginfod.c: why the last fetch failed */
 	VEC(struct ktp_module *) tracepoints; /* ktracepoints.c: modules' tracepoints */
+
+	struct {                       /* tpmeta.c, tpmeta_cache.c: tracepoint metadata */
+		bool offsets_known;
+		struct ktp_layout layout; /* where an event's system string is */
+		bool tried;            /* the cache file was looked at */
+		struct tpm_set *all;   /* every tracepoint (cached or built), NULL if none */
+	} tp;
 };
 
 /* s's target state, created on first use. */
