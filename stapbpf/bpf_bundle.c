@@ -200,6 +200,7 @@ static int field_spec(struct parser *ps, const char *spec, bool key, char **out,
 		switch (*c) {
 		case 'l': n += 8; break;
 		case 's': n += BUNDLE_STRSZ; break;
+		case 'c': n += 16; break;   /* a narrow string key (a task's comm) */
 		case 'S': n += 32; break;
 		case 'V': n += 64; break;
 		case 'i':

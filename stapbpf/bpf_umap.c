@@ -27,7 +27,7 @@ static size_t cpu_stride(const struct umap *u)
 /* The bytes of one KEYSPEC/VALSPEC field. */
 static size_t field_size(char f)
 {
-	return f == 's' ? BUNDLE_STRSZ : f == 'S' ? 32 : f == 'V' ? 64 : f == 'i' ? 4 : 8;
+	return f == 's' ? BUNDLE_STRSZ : f == 'c' ? 16 : f == 'S' ? 32 : f == 'V' ? 64 : f == 'i' ? 4 : 8;
 }
 
 /* Fields may be unaligned in a value: memcpy. */
@@ -266,6 +266,8 @@ static int cmp_field(char t, const uint8_t *a, const uint8_t *b, int aggr)
 	switch (t) {
 	case 's':
 		return strncmp((const char *)a, (const char *)b, BUNDLE_STRSZ);
+	case 'c':   /* a narrow string key */
+		return strncmp((const char *)a, (const char *)b, 16);
 	case 'i': {
 		uint32_t p, q;
 

@@ -637,9 +637,9 @@ static int unit_fmt(const struct bpf_unit *u, const char *types, const char *tex
 static void test_bpf_unit(void)
 {
 	static const char script[] =
-		"global a, n\n"
+		"global a, n, e, w\n"
 		"probe begin { a[\"x\"] = 1; printf(\"%d\\n\", a[\"x\"]) }\n"
-		"probe timer.ms(100) { n++; printf(\"%d\\n\", n) }\n"
+		"probe timer.ms(100) { n++; printf(\"%d\\n\", n); e[execname()] <<< 1; w[sprint(n)] = 1 }\n"
 		"probe timer.s(1) {\n"
 		"  foreach (k in a) println(k)\n"
 		"}\n";
@@ -653,8 +653,12 @@ static void test_bpf_unit(void)
 	strbuf_release(&out);
 	u = S.bpf_unit;
 	CU_ASSERT_PTR_NOT_NULL_FATAL(u);
-	m = unit_map(u, "a");   /* string keys, long values */
-	CU_ASSERT(m && !strcmp(m->kind, "hash") && !strcmp(m->keyspec, "s") && !strcmp(m->valspec, "l"));
+	m = unit_map(u, "a");   /* string keys, long values; every key short: 16 bytes */
+	CU_ASSERT(m && !strcmp(m->kind, "hash") && !strcmp(m->keyspec, "c") && !strcmp(m->valspec, "l"));
+	m = unit_map(u, "e");   /* execname(): at most 15 characters */
+	CU_ASSERT(m && !strcmp(m->kind, "percpu_hash") && !strcmp(m->keyspec, "c"));
+	m = unit_map(u, "w");   /* a string of any length: 64 bytes */
+	CU_ASSERT(m && !strcmp(m->keyspec, "s"));
 	CU_ASSERT_PTR_NULL(unit_map(u, "n"));   /* a scalar lives in @globals */
 	CU_ASSERT_PTR_NOT_NULL(unit_map(u, "@globals"));
 	CU_ASSERT(unit_fmt(u, "l", "%d\n") >= 0);

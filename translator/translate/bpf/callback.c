@@ -348,7 +348,7 @@ static int emit_one(struct bgen *g, struct bcallback *cb)
 	transfer(g, cb, false, cb->mine);
 	if (cb->arr) {   /* the element's key to @scratch, then the match */
 		ldx(g, R2, R10, cb->kp);
-		for (int i = 0; i < bg_key_size(cb->arr); i += 8) {
+		for (int i = 0; i < bg_key_size(g, cb->arr); i += 8) {
 			ldx(g, R1, R2, i);
 			stx(g, R7, cb->key + i, R1);
 		}

@@ -80,30 +80,27 @@ static bool is_global(const struct sym *v)
 	return v && v->kind == SYM_GLOBAL;
 }
 
-/* The key of arr[keys] built in scratch: its r7 offset. */
-static int build_key(struct bgen *g, const struct sym *arr, struct expr **keys, int n)
+/* The key of arr[keys] built in scratch, laid out as arr's map has it
+ * (a narrow string key: its first BG_KEY_NARROW bytes): its r7 offset. */
+int bg_key_build(struct bgen *g, const struct sym *arr, struct expr **keys, int n)
 {
-	int size = 0, off, at;
+	int off, at;
 
-	for (int i = 0; i < n; i++)
-		size += keys[i]->type == TYPE_STRING ? BPF_STRSZ : 8;
-	off = at = bg_scratch(g, size);
-	for (int i = 0; i < n; i++) {
+	off = at = bg_scratch(g, bg_key_size(g, arr));
+	for (int i = 0; i < n && i < arr->nkeys; i++) {
 		if (keys[i]->kind == EXPR_STAR) {
 			bg_fail(g, keys[i]->pos, "an array slice ([*]) has no BPF form yet");
 			return off;
 		}
-		if (keys[i]->type == TYPE_STRING) {
+		if (arr->key_types[i] == TYPE_STRING) {
 			struct bstr k = bg_str(g, keys[i]);
-			bg_str_copy(g, (struct bstr){ R7, at }, k);
-			at += BPF_STRSZ;
+			bg_str_copy_n(g, (struct bstr){ R7, at }, k, bg_key_width(g, arr, i));
 		} else {
 			bg_long(g, keys[i]);
 			stx(g, R7, at, R0);
-			at += 8;
 		}
+		at += bg_key_width(g, arr, i);
 	}
-	(void)arr;
 	return off;
 }
 
@@ -144,7 +141,7 @@ static struct bstr var_str(struct bgen *g, struct expr *e)
 
 static void read_index_long(struct bgen *g, struct expr *e)
 {
-	int key = build_key(g, e->sym, e->args.items, e->args.len);
+	int key = bg_key_build(g, e->sym, e->args.items, e->args.len);
 	int found = bg_label(g), done = bg_label(g);
 
 	lookup(g, e->sym, key);
@@ -158,7 +155,7 @@ static void read_index_long(struct bgen *g, struct expr *e)
 
 static struct bstr read_index_str(struct bgen *g, struct expr *e)
 {
-	int key = build_key(g, e->sym, e->args.items, e->args.len);
+	int key = bg_key_build(g, e->sym, e->args.items, e->args.len);
 	struct bstr d = scratch_str(g);
 	int found = bg_label(g), done = bg_label(g);
 
@@ -201,7 +198,7 @@ static void statop(struct bgen *g, struct expr *e)
 	if (!bg_user_only(g, e->pos, "reading an aggregate"))
 		return;
 	if (x->kind == EXPR_INDEX) {
-		int key = build_key(g, x->sym, x->args.items, x->args.len);
+		int key = bg_key_build(g, x->sym, x->args.items, x->args.len);
 		lookup(g, x->sym, key);
 	} else {
 		lookup_stat_scalar(g, x->sym);
@@ -423,7 +420,7 @@ static void stat_add(struct bgen *g, struct expr *lhs)
 
 	stx(g, R10, v, R0);
 	if (lhs->kind == EXPR_INDEX) {
-		key = build_key(g, lhs->sym, lhs->args.items, lhs->args.len);
+		key = bg_key_build(g, lhs->sym, lhs->args.items, lhs->args.len);
 		lookup(g, lhs->sym, key);
 	} else {
 		lookup_stat_scalar(g, lhs->sym);
@@ -494,7 +491,7 @@ static void stat_add(struct bgen *g, struct expr *lhs)
 static void stat_record(struct bgen *g, struct expr *x)
 {
 	if (x->kind == EXPR_INDEX) {
-		int key = build_key(g, x->sym, x->args.items, x->args.len);
+		int key = bg_key_build(g, x->sym, x->args.items, x->args.len);
 		lookup(g, x->sym, key);
 	} else {
 		lookup_stat_scalar(g, x->sym);
@@ -570,7 +567,7 @@ static void hist_index(struct bgen *g, struct expr *h, struct expr *idx, struct 
  * += and -= on an element that exists are atomic adds. */
 static void update_index_long(struct bgen *g, struct expr *lhs, const struct lupdate *u, int vslot)
 {
-	int key = build_key(g, lhs->sym, lhs->args.items, lhs->args.len);
+	int key = bg_key_build(g, lhs->sym, lhs->args.items, lhs->args.len);
 	int have = bg_label(g), done = bg_label(g), nv = bg_stack(g);
 	bool plain = u->how == LU_SET, add = u->adds;
 	enum op_kind op = u->how == LU_STEP ? OP_ADD : (enum op_kind)u->op;   /* a step: + its ±1 */
@@ -656,7 +653,7 @@ static void assign(struct bgen *g, struct expr *e, struct bstr *out)
 			int key;
 			struct bstr t = scratch_str(g);
 			bg_str_copy(g, t, v);
-			key = build_key(g, lhs->sym, lhs->args.items, lhs->args.len);
+			key = bg_key_build(g, lhs->sym, lhs->args.items, lhs->args.len);
 			int locked = lhs->sym->wrap ? bg_wrap_admit(g, lhs->sym, key, lhs->pos) : 0;
 			bg_ld_map(g, R1, g->gmap[lhs->sym->index]);
 			str_addr(g, R2, (struct bstr){ R7, key });
@@ -1373,7 +1370,7 @@ static void gen(struct bgen *g, struct expr *e, struct bstr *out)
 				bg_slice_in(g, e);
 				return;
 			}
-		int key = build_key(g, e->lhs->sym, e->args.items, e->args.len);
+		int key = bg_key_build(g, e->lhs->sym, e->args.items, e->args.len);
 		int no = bg_label(g);
 		lookup(g, e->lhs->sym, key);
 		bg_jmp(g, J_EQ, R0, -1, 0, no);

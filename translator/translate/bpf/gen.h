@@ -81,6 +81,8 @@ struct bgen {
 	size_t fmt_cap;
 	int *gmap;              /* per s->globals: its map (arrays, aggregates), or -1 */
 	int *goff;              /* per s->globals: its offset in @globals (scalars) */
+	unsigned *knarrow;      /* per s->globals: bit k set when string key k is
+				 * BG_KEY_NARROW bytes (keywidth.c) */
 	struct bwrap *wrap;     /* per s->globals: a wrapping array's list */
 	int globals_map, scratch_map, config_map;
 	int rodata_map;         /* -1 until symname() or symdata() needs it (ksym.c) */
@@ -158,6 +160,8 @@ void bg_set_probe(struct bgen *g, const struct derived_probe *dp);
 /* string slots */
 void bg_str_zero(struct bgen *g, struct bstr d);
 void bg_str_copy(struct bgen *g, struct bstr d, struct bstr src);
+/* Its first n bytes (a multiple of 8) only. */
+void bg_str_copy_n(struct bgen *g, struct bstr d, struct bstr src, int n);
 void bg_str_literal(struct bgen *g, struct bstr d, const char *s, size_t n);
 /* a record on the ring buffer: fmt id with the values at slots (long: r10
  * offsets in lv, strings in sv, in the order types gives) */
@@ -195,7 +199,18 @@ bool bg_loop_callback(struct bgen *g, struct stmt *st);
 bool bg_slice_delete_callback(struct bgen *g, struct stmt *st, int pat, int keysize);
 /* (stmt.c) the bytes of array v's key; delete the element whose key is at
  * r7+key if it matches the slice st deletes (pattern at r7+pat) */
-int bg_key_size(const struct sym *v);
+int bg_key_size(const struct bgen *g, const struct sym *v);
+/* The key of arr[keys] built in scratch, laid out as arr's map has it:
+ * its r7 offset (expr.c). */
+int bg_key_build(struct bgen *g, const struct sym *arr, struct expr **keys, int n);
+/* keywidth.c: which string keys of the script's arrays are narrow (every
+ * key given them is at most 15 characters: execname(), a short literal,
+ * a foreach variable over the same key); a key's bytes in its map, and its
+ * bundle letter (l, s, or c: a BG_KEY_NARROW-byte string) */
+#define BG_KEY_NARROW 16
+void bg_key_widths(struct bgen *g);
+int bg_key_width(const struct bgen *g, const struct sym *v, int k);
+char bg_key_letter(const struct bgen *g, const struct sym *v, int k);
 void bg_slice_match_delete(struct bgen *g, struct stmt *st, int pat, int key);
 void bg_slice_in(struct bgen *g, struct expr *e);   /* r0 = [k, *] in a */
 void bg_emit_callbacks(struct bgen *g, int main_stack);
@@ -330,6 +345,9 @@ bool bg_intrinsic_call(struct bgen *g, struct expr *e, struct bstr *out);
 bool bg_intrinsic_embedded(struct bgen *g, struct expr *e);
 int bg_intrinsic_fixed(struct bgen *g, struct expr *e);
 const char *bg_intrinsic_text(const struct bgen *g, const struct expr *e, size_t *n);
+/* The bytes (its NUL included) the string e's intrinsic makes at most
+ * (execname(): 16), or 0: not bounded below BPF_STRSZ. */
+int bg_intrinsic_str_bound(const struct expr *e);
 
 /* expr.c */
 /* "MSG near WHAT 'NAME' at POS", the script's error; the refusal of what

@@ -1276,6 +1276,13 @@ const char *bg_intrinsic_text(const struct bgen *g, const struct expr *e, size_t
 	return in && in->text && !e->args.len ? in->text(g, n) : NULL;
 }
 
+int bg_intrinsic_str_bound(const struct expr *e)
+{
+	const struct bpf_intrinsic *in = e->kind == EXPR_CALL ? intrinsic_of(e->func) : NULL;
+
+	return in && in->emit == i_comm ? 16 : 0;   /* a task's comm: TASK_COMM_LEN */
+}
+
 bool bpf_intrinsic_reads_string(const struct func *f)
 {
 	const struct bpf_intrinsic *in = intrinsic_of(f);

@@ -551,9 +551,14 @@ void bg_str_zero(struct bgen *g, struct bstr d)
 
 void bg_str_copy(struct bgen *g, struct bstr d, struct bstr src)
 {
+	bg_str_copy_n(g, d, src, BPF_STRSZ);
+}
+
+void bg_str_copy_n(struct bgen *g, struct bstr d, struct bstr src, int n)
+{
 	if (d.base == src.base && d.off == src.off)
 		return;
-	for (int i = 0; i < BPF_STRSZ; i += 8) {
+	for (int i = 0; i < n; i += 8) {
 		bg_emit(g, B_LDX | B_MEM | B_DW, R1, src.base, src.off + i, 0);
 		bg_emit(g, B_STX | B_MEM | B_DW, d.base, R1, d.off + i, 0);
 	}

@@ -168,8 +168,8 @@ static int slice_pattern(struct bgen *g, const struct sym *v, const struct expr 
 		struct expr *k = e->args.items[i];
 		if (v->key_types[i] == TYPE_STRING) {
 			if (k->kind != EXPR_STAR)
-				bg_str_copy(g, (struct bstr){ R7, at }, bg_str(g, k));
-			at += BPF_STRSZ;
+				bg_str_copy_n(g, (struct bstr){ R7, at }, bg_str(g, k), bg_key_width(g, v, i));
+			at += bg_key_width(g, v, i);
 		} else {
 			if (k->kind != EXPR_STAR) {
 				bg_long(g, k);
@@ -187,7 +187,7 @@ static void slice_match(struct bgen *g, const struct sym *v, const struct expr *
 			int miss)
 {
 	for (int i = 0, at = 0; i < e->args.len && i < v->nkeys; i++) {
-		int n = v->key_types[i] == TYPE_STRING ? BPF_STRSZ : 8;
+		int n = bg_key_width(g, v, i);
 		for (int w = 0; w < n && e->args.items[i]->kind != EXPR_STAR; w += 8) {
 			ldx(g, R1, R7, key + at + w);
 			ldx(g, R2, R7, pat + at + w);
@@ -218,8 +218,7 @@ static void foreach(struct bgen *g, struct stmt *st)
 		bg_fail(g, st->pos, "foreach over this has no BPF form yet");
 		return;
 	}
-	for (int i = 0; i < a->nkeys; i++)
-		size += a->key_types[i] == TYPE_STRING ? BPF_STRSZ : 8;
+	size = bg_key_size(g, a);
 	/* a slice a[k, *]: the keys that match its pattern, of those the
 	 * limit gives (as SystemTap 4.8: the limit counts every key) */
 	int pat = arr->kind == EXPR_INDEX ? slice_pattern(g, a, arr, size) : -1;
@@ -246,9 +245,12 @@ static void foreach(struct bgen *g, struct stmt *st)
 		bg_action(g, st);
 	for (int i = 0, at = key; i < st->keys.len && i < a->nkeys; i++) {
 		struct bloc *l = bg_local(g, st->keys.items[i]->sym);
-		if (l->str) {
-			bg_str_copy(g, (struct bstr){ R7, l->off }, (struct bstr){ R7, at });
-			at += BPF_STRSZ;
+		if (l->str) {   /* a narrow key: its bytes, then zeros */
+			int n = bg_key_width(g, a, i);
+			bg_str_copy_n(g, (struct bstr){ R7, l->off }, (struct bstr){ R7, at }, n);
+			for (int z = n; z < BPF_STRSZ; z += 8)
+				bg_emit(g, B_ST | B_MEM | B_DW, R7, 0, l->off + z, 0);
+			at += n;
 		} else {
 			bg_emit(g, B_LDX | B_MEM | B_DW, R1, R7, at, 0);
 			bg_emit(g, B_STX | B_MEM | B_DW, R10, R1, l->off, 0);
@@ -283,12 +285,12 @@ static void foreach(struct bgen *g, struct stmt *st)
 	bg_place(g, brk);
 }
 
-int bg_key_size(const struct sym *v)
+int bg_key_size(const struct bgen *g, const struct sym *v)
 {
 	int size = 0;
 
 	for (int i = 0; i < v->nkeys; i++)
-		size += v->key_types[i] == TYPE_STRING ? BPF_STRSZ : 8;
+		size += bg_key_width(g, v, i);
 	return size;
 }
 
@@ -325,7 +327,7 @@ static int key_walk(struct bgen *g, const struct sym *v, int key, int done)
 void bg_slice_in(struct bgen *g, struct expr *e)
 {
 	const struct sym *v = e->lhs->sym;
-	int size = bg_key_size(v), pat, key, top, res = bg_stack(g), done = bg_label(g);
+	int size = bg_key_size(g, v), pat, key, top, res = bg_stack(g), done = bg_label(g);
 
 	if (!g->user) {
 		bg_fail_user_only(g, e->pos, "an array slice's membership ([k, *] in a)");
@@ -362,7 +364,7 @@ static void slice_delete(struct bgen *g, struct stmt *st)
 {
 	struct expr *e = st->expr;
 	const struct sym *v = e->sym;
-	int size = bg_key_size(v), pat = slice_pattern(g, v, e, size), key, top, done = bg_label(g);
+	int size = bg_key_size(g, v), pat = slice_pattern(g, v, e, size), key, top, done = bg_label(g);
 
 	if (!g->user) {
 		bg_slice_delete_callback(g, st, pat, size);
@@ -386,20 +388,7 @@ static void delete(struct bgen *g, struct stmt *st)
 	}
 
 	if (e->kind == EXPR_INDEX && v && v->kind == SYM_GLOBAL) {
-		int size = 0, key, at;
-		for (int i = 0; i < e->args.len; i++)
-			size += e->args.items[i]->type == TYPE_STRING ? BPF_STRSZ : 8;
-		key = at = bg_scratch(g, size);
-		for (int i = 0; i < e->args.len; i++) {
-			if (e->args.items[i]->type == TYPE_STRING) {
-				bg_str_copy(g, (struct bstr){ R7, at }, bg_str(g, e->args.items[i]));
-				at += BPF_STRSZ;
-			} else {
-				bg_long(g, e->args.items[i]);
-				bg_emit(g, B_STX | B_MEM | B_DW, R7, R0, at, 0);
-				at += 8;
-			}
-		}
+		int key = bg_key_build(g, v, e->args.items, e->args.len);
 		int locked = v->wrap ? bg_wrap_forget(g, v, key, st->pos) : 0;
 		bg_ld_map(g, R1, g->gmap[v->index]);
 		bg_emit(g, B_ALU64 | A_MOV | B_X, R2, R7, 0, 0);
@@ -564,6 +553,9 @@ static void layout_globals(struct bgen *g)
 	g->gmap = xcalloc(n ? n : 1, sizeof(int));
 	g->goff = xcalloc(n ? n : 1, sizeof(int));
 	g->wrap = xcalloc(n ? n : 1, sizeof(*g->wrap));
+	for (int i = 0; i < n; i++)
+		s->globals.items[i]->index = i;
+	bg_key_widths(g);
 	bg_map(g, "ringbuf", "-", "-", 1 << 18, "@ring");
 	for (int i = 0; i < n; i++) {
 		struct sym *v = s->globals.items[i];
@@ -576,7 +568,7 @@ static void layout_globals(struct bgen *g)
 		g->gmap[i] = -1;
 		if (v->is_array) {
 			for (int k = 0; k < v->nkeys && k < 9; k++)
-				key[k] = type_letter(v->key_types[k]);
+				key[k] = bg_key_letter(g, v, k);
 			if (!key[0]) {
 				diag(s, E_BPF_UNSUPPORTED, v->pos, "array '%s' has no keys BPF can type", v->name);
 				g->failed = true;
