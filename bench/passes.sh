@@ -71,4 +71,27 @@ t0=$(date +%s%N)
 for i in $(seq 20); do "$cstap" -p3 -e "$script" > /dev/null; done
 t1=$(date +%s%N)
 echo "cstap -p3 (passes 1-3, process start to exit): $(( (t1 - t0) / 20000 )) us per run, mean of 20"
+# the whole -p3 process as a user waits for it, and its peak memory: the
+# median of 9 runs (/usr/bin/time's maximum resident set), SystemTap with
+# its cache warm (its second run)
+whole() {   # prints "MS MIB": the median run's wall ms and peak MiB
+	for i in $(seq 9); do
+		local t0 t1
+		t0=$(date +%s%N)
+		/usr/bin/time -f %M -o "$work/rss" "$@" > /dev/null 2>&1
+		t1=$(date +%s%N)
+		echo "$(( (t1 - t0) / 1000 )) $(tail -1 "$work/rss")"
+	done | sort -n | sed -n 5p | awk '{ printf "%.1f %.1f\n", $1 / 1000, $2 / 1024 }'
+}
+if [ -x /usr/bin/time ]; then
+	read -r cms cmib <<< "$(whole "$cstap" -p3 -e "$script")"
+	printf '%-40s %10s %10s\n' "stap -p3 hello, whole process" "ms" "MiB"
+	printf '%-40s %10s %10s\n' "cstap" "$cms" "$cmib"
+	if [ $have_st = 1 ]; then
+		read -r sms smib <<< "$(whole "$systemtap" -p3 -R "$rt" -r "$rel" -e "$script")"
+		printf '%-40s %10s %10s\n' "SystemTap 4.8 (cache warm)" "$sms" "$smib"
+		awk -v a="$cms" -v b="$sms" -v c="$cmib" -v d="$smib" 'BEGIN {
+			printf "%-40s %10.3f %10.3f\n", "ratio cstap / SystemTap", a / b, c / d }'
+	fi
+fi
 echo "medians of $n runs; 'cold' SystemTap = --disable-cache; all on this machine, same kernel"
