@@ -20,7 +20,6 @@ declare -A known=(
 	[key]="1 B_ATTACH|kbd_event: kernel.function only, and this kernel attaches neither kprobes nor trampolines"
 	[interrupts-by-dev]="1 kernel string copy fault|kernel_string() in a timer probe stapbpf runs in user space (for its foreach), where kernel memory is not"
 	[accept2close-nd]="1 cannot access function args|int_arg() reads registers, which a syscalls trace event (no kprobes here) does not have"
-	[biolatency-nd]="124 .|argv_1 of the argv tapset (issue 34): the script runs until it is killed"
 	[syscallbypid-nd]="1 Array overflow|an array keyed by every process of the host: a busy one (make check's other suites) fills MAXMAPENTRIES, as SystemTap's would"
 	[thread-business]="1 Array overflow|an array keyed by every thread of the host: the same"
 )

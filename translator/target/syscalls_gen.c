@@ -33,6 +33,8 @@
 #include "dwarf_types.h"
 #include "kernel.h"
 #include "ksyms.h"
+#include "parse/tapset_index.h"
+#include "passes.h"
 #include "syscalls_gen.h"
 #include "tracefs.h"
 #include "uapi.h"
@@ -71,9 +73,19 @@ static const char *arg_reader(const char *type)
 }
 
 /* An argument name usable as a script variable: the alias's own
- * variables and the language's reserved words get "_arg" appended. */
-static char *var_name(const char *arg)
+ * variables, the language's reserved words and the library's globals (a
+ * prologue's `argv = ...` would set argv.stp's) get "_arg" appended. */
+static char *var_name(struct session *s, const char *arg)
 {
+	struct tapset_index *ix = library_index(s);
+	intvec files = { 0 };
+
+	if (ix)
+		tapset_index_files(ix, TN_GLOBAL, arg, &files);
+	free(files.items);
+	if (files.len)
+		return xasprintf("%s_arg", arg);
+
 	static const char *const taken[] = { "name", "argstr", "retstr", "retval", "probe", "global",
 		"function", "if", "else", "for", "foreach", "in", "limit", "return", "delete", "while",
 		"break", "continue", "next", "string", "long", "try", "catch", "private", NULL };
@@ -277,8 +289,8 @@ static char *call_name(const char *alias)
 
 /* nd_syscall.NAME and its .return, and syscall.NAME unless the library or
  * an earlier definition has one (defined holds those names, sorted). */
-static void gen_one(struct strbuf *o, const wrapvec *wrappers, strvec *defined, const char *name,
-		    const struct points *p, int nargs, char **types, char **args)
+static void gen_one(struct session *s, struct strbuf *o, const wrapvec *wrappers, strvec *defined,
+		    const char *name, const struct points *p, int nargs, char **types, char **args)
 {
 	struct strbuf fmt = STRBUF_INIT, vals = STRBUF_INIT, pts = STRBUF_INIT;
 	enum points_kind kind = emit_points(&pts, wrappers, p, false);
@@ -289,13 +301,11 @@ static void gen_one(struct strbuf *o, const wrapvec *wrappers, strvec *defined, 
 		return;
 	}
 	char *call = call_name(name);
-	for (int i = 0; i < nargs; i++)   /* an argument named as the alias's own variables */
-		if (!strcmp(args[i], "name") || !strcmp(args[i], "argstr") || !strcmp(args[i], "retval") ||
-		    !strcmp(args[i], "retstr")) {
-			char *a = xasprintf("%s_arg", args[i]);
-			free(args[i]);
-			args[i] = a;
-		}
+	for (int i = 0; i < nargs; i++) {   /* each argument as a variable of the alias */
+		char *a = var_name(s, args[i]);
+		free(args[i]);
+		args[i] = a;
+	}
 	strbuf_addf(o, "probe nd_syscall.%s = %s\n{\n", name, pts.buf);
 	if (tp)
 		strbuf_addf(o, "\tif (!__sc_nr_is(%ld, %ld)) next\n", p->nr64, p->nr32);
@@ -407,11 +417,6 @@ static int read_meta(struct dw_image *img, const wrapvec *metas, const struct me
 		args[a] = dw_image_string_at(img, ap + 8 * a);
 		if (!types[a] || !args[a])
 			return -1;
-	}
-	for (int a = 0; a < nb; a++) {
-		char *v = var_name(args[a]);
-		free(args[a]);
-		args[a] = v;
 	}
 	return nb;
 }
@@ -525,7 +530,7 @@ static char *events_tapset(struct session *s, const char **why)
 		if (nb < 0)
 			continue;
 		struct points p = { .event = kname, .nr64 = -1, .nr32 = -1 };
-		gen_one(&out, &none, &defined, name, &p, nb, types, args);
+		gen_one(s, &out, &none, &defined, name, &p, nb, types, args);
 		free_args(nb, types, args);
 		n++;
 	}
@@ -588,7 +593,7 @@ char *syscalls_tapset(struct session *s, const char **why)
 		if (nb < 0)
 			continue;
 		struct points p = { .kname = kname, .nr64 = -1, .nr32 = -1 };
-		gen_one(&out, &wrappers, &defined, name, &p, nb, types, args);
+		gen_one(s, &out, &wrappers, &defined, name, &p, nb, types, args);
 		free_args(nb, types, args);
 		n++;
 	}
@@ -607,7 +612,7 @@ char *syscalls_tapset(struct session *s, const char **why)
 			p.nr64 = call_number(nr64, nr32, e->nr, "64:");
 			p.nr32 = call_number(nr64, nr32, e->nr, "32:");
 		}
-		gen_one(&out, &wrappers, &defined, e->name, &p, nb, types, args);
+		gen_one(s, &out, &wrappers, &defined, e->name, &p, nb, types, args);
 		free_args(nb, types, args);
 	}
 	uapi_free(nr64);

@@ -402,9 +402,9 @@ static void delete(struct bgen *g, struct stmt *st)
 			bg_fail_user_only(g, st->pos, "deleting a whole array or aggregate");
 			return;
 		}
-		if (!v->is_array) {   /* a scalar aggregate: its one record zeroed */
-			int rec = bg_scratch(g, 32);
-			for (int i = 0; i < 32; i += 8)
+		if (!v->is_array) {   /* a scalar aggregate: its one record zeroed (S or V, buckets) */
+			int size = (v->var_used ? 64 : 32) + 8 * bg_hist_buckets(v), rec = bg_scratch(g, size);
+			for (int i = 0; i < size; i += 8)
 				bg_emit(g, B_ST | B_MEM | B_DW, R7, 0, rec + i, 0);
 			bg_ld_map(g, R1, g->gmap[v->index]);
 			bg_emit(g, B_ALU64 | A_MOV | B_X, R2, R10, 0, 0);
