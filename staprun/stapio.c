@@ -22,6 +22,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <time.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -38,6 +39,22 @@
 #include "write_all.h"
 
 #define READ_BUF_SIZE (4 * STP_MIN_READ)
+/* The reader's pace (relay()): after READ_RAPID small drains in a row,
+ * each begun less than READ_RAPID_MS after the last ended (the reader
+ * feeding itself), a pause of READ_GAP_MS (SystemTap's reader wakes every
+ * 200 ms). */
+#define READ_RAPID 8
+#define READ_RAPID_MS 2
+#define READ_GAP_MS 100
+
+/* A monotonic clock in milliseconds. */
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
 
 /* One run relayed: options, the module's control file, the output, the -c child. */
 struct relay {
@@ -239,12 +256,16 @@ static void handle_records(struct relay *s, const char *buf, size_t n)
 	}
 }
 
-/* Read what the module has now (the fd is non-blocking); false at EOF. */
-static bool read_records(struct relay *s, char *buf, bool *got)
+/* Read what the module has now (the fd is non-blocking); false at EOF.
+ * *got: records were read; *full: a whole buffer's worth, so more may be
+ * waiting (a drain goes on while reads come back full: what a read itself
+ * makes the script print, when it probes the read path, waits for the
+ * next drain). */
+static bool read_records(struct relay *s, char *buf, bool *got, bool *full)
 {
 	ssize_t n;
 
-	*got = false;
+	*got = *full = false;
 	n = read(s->ctl, buf, READ_BUF_SIZE);
 	if (n < 0) {
 		if (errno == EAGAIN || errno == EINTR)
@@ -255,6 +276,7 @@ static bool read_records(struct relay *s, char *buf, bool *got)
 	if (n == 0)
 		return false;
 	*got = true;
+	*full = n >= STP_MIN_READ;   /* (a read returns at most the module's bounce buffer) */
 	handle_records(s, buf, n);
 	return true;
 }
@@ -358,10 +380,24 @@ static int relay(struct relay *s, char *buf)
 		{ .fd = sig_pipe[0], .events = POLLIN },
 		{ .fd = s->stdin_file >= 0 ? STDIN_FILENO : -1, .events = POLLIN },
 	};
-	bool got;
+	bool got, full, pace = false;
+	uint64_t drained = 0;   /* when the last drain ended */
+	int rapid = 0;          /* small drains in a row, each at once after the last */
+	int gap = s->poll_ms > 0 && s->poll_ms < READ_GAP_MS ? s->poll_ms : READ_GAP_MS;
 
 	while (!s->done && !s->detached) {
-		if (poll(pfd, 3, s->poll_ms > 0 ? s->poll_ms : 500) < 0 && errno != EINTR) {
+		/* The reader's pace. Each read of the control file runs the
+		 * kernel's read path, which the script may probe (callgraph.stp
+		 * on fs/proc): woken by what its own read made the script print,
+		 * the reader would feed itself without bound. A run of
+		 * READ_RAPID small drains each begun at once after the one
+		 * before is that loop: the next drain waits gap ms. Output
+		 * coming fast (reads of a record's room or more) never waits
+		 * (the ring would fill), and output now and then is read at once
+		 * (in its order with the -c command's). Signals and input are
+		 * taken at once. */
+		pfd[0].fd = pace ? -1 : s->ctl;
+		if (poll(pfd, 3, pace ? gap : s->poll_ms > 0 ? s->poll_ms : 500) < 0 && errno != EINTR) {
 			error_msg("poll: %s", strerror(errno));
 			return -1;
 		}
@@ -374,8 +410,10 @@ static int relay(struct relay *s, char *buf)
 		if ((pfd[2].revents & (POLLIN | POLLHUP)) && !forward_stdin(s))
 			pfd[2].fd = -1;		/* EOF: no more input */
 		/* read even without POLLIN: the poll timeout is a safety net */
+		bool any = false, any_full = false;
+		uint64_t start = now_ms();
 		do {
-			if (!read_records(s, buf, &got)) {
+			if (!read_records(s, buf, &got, &full)) {
 				if (!s->done) {
 					error_msg("module %s closed the control channel without DONE",
 						  s->modname);
@@ -383,7 +421,14 @@ static int relay(struct relay *s, char *buf)
 				}
 				break;
 			}
-		} while (got && !s->done && !s->detached);
+			any |= got;
+			any_full |= full;
+		} while (full && !s->done && !s->detached);
+		rapid = any && !any_full && start - drained < READ_RAPID_MS ? rapid + 1 : 0;
+		pace = rapid >= READ_RAPID;
+		if (pace)
+			rapid = 0;
+		drained = now_ms();
 	}
 	return 0;
 }
@@ -482,13 +527,13 @@ static int start_session(struct relay *s, char *buf)
 	rc = send_start(s);
 	if (rc < 0) {
 		cmd_child_abort(&s->child);
-		for (bool got = rc == -2; got;)	/* its ERROR line */
-			if (!read_records(s, buf, &got))
+		for (bool got = rc == -2, full; got;)	/* its ERROR line */
+			if (!read_records(s, buf, &got, &full))
 				break;
 		return -1;
 	}
-	for (bool got = true; got && !s->done;)
-		if (!read_records(s, buf, &got))
+	for (bool got, full = true; full && !s->done;)   /* what the begin probes printed */
+		if (!read_records(s, buf, &got, &full))
 			break;
 	if (s->stop_sent)
 		cmd_child_abort(&s->child);	/* exit() in a begin probe: never run it */
