@@ -40,6 +40,22 @@ static const char *past_comment(const char *p, const char *end)
 	return p;
 }
 
+/* Past the string whose '"' is at p (its escapes skipped). */
+static const char *past_string(const char *p, const char *end)
+{
+	for (p++; p < end && *p != '"'; p += *p == '\\' && p + 1 < end ? 2 : 1)
+		;
+	return p < end ? p + 1 : end;
+}
+
+/* Past the embedded C whose "%{" is at p, to its "%}". */
+static const char *past_embed(const char *p, const char *end)
+{
+	for (p += 2; p + 1 < end && !(p[0] == '%' && p[1] == '}'); p++)
+		;
+	return p + 1 < end ? p + 2 : end;
+}
+
 /* Past blanks and comments. */
 static void skip_space(struct scan *sc)
 {
@@ -76,13 +92,9 @@ static void skip_body(struct scan *sc)
 		if (q != p) {
 			p = q;
 		} else if (*p == '"') {
-			for (p++; p < end && *p != '"'; p += *p == '\\' && p + 1 < end ? 2 : 1)
-				;
-			p += p < end;
+			p = past_string(p, end);
 		} else if (*p == '%' && p + 1 < end && p[1] == '{') {
-			for (p += 2; p + 1 < end && !(p[0] == '%' && p[1] == '}'); p++)
-				;
-			p = p + 1 < end ? p + 2 : end;
+			p = past_embed(p, end);
 		} else if (*p == '{') {
 			depth++, p++;
 		} else if (*p == '}') {
@@ -116,16 +128,10 @@ static enum tok next(struct scan *sc)
 			sc->p++;
 		sc->tok = T_OTHER;
 	} else if (c == '"') {
-		sc->p++;
-		while (sc->p < sc->end && *sc->p != '"')
-			sc->p += *sc->p == '\\' && sc->p + 1 < sc->end ? 2 : 1;
-		sc->p += sc->p < sc->end;
+		sc->p = past_string(sc->p, sc->end);
 		sc->tok = T_STRING;
 	} else if (c == '%' && sc->p + 1 < sc->end && sc->p[1] == '{') {
-		const char *e = sc->p + 2;
-		while (e + 1 < sc->end && !(e[0] == '%' && e[1] == '}'))
-			e++;
-		sc->p = e + 1 < sc->end ? e + 2 : sc->end;
+		sc->p = past_embed(sc->p, sc->end);
 		sc->tok = T_EMBED;
 	} else {
 		size_t n = 1;
@@ -257,11 +263,13 @@ void tapset_index_scan(struct tapset_index *ix, int file, const char *text, size
 			scan_probe(ix, &sc, file);
 		} else if (is_word(&sc, "@define")) {   /* @define NAME(ARGS) %( BODY %) */
 			next(&sc);
-			if (next(&sc) == T_PUNCT && is_punct(&sc, "("))
+			next(&sc);
+			if (is_punct(&sc, "("))
 				skip_group(&sc, "(", ")");
 			else
 				unread(&sc);
-			if (next(&sc) == T_PUNCT && is_punct(&sc, "%("))
+			next(&sc);
+			if (is_punct(&sc, "%("))
 				skip_group(&sc, "%(", "%)");
 			else
 				unread(&sc);

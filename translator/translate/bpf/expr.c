@@ -80,15 +80,19 @@ static bool is_global(const struct sym *v)
 	return v && v->kind == SYM_GLOBAL;
 }
 
-/* The key of arr[keys] built in scratch, laid out as arr's map has it
- * (a narrow string key: its first BG_KEY_NARROW bytes): its r7 offset. */
-int bg_key_build(struct bgen *g, const struct sym *arr, struct expr **keys, int n)
+/* arr's key laid out in scratch from keys, as arr's map has it (a narrow
+ * string key: its first BG_KEY_NARROW bytes): its r7 offset. A '*' (a
+ * slice's pattern, when pattern) leaves its field as it is; else it is
+ * refused. */
+static int key_fill(struct bgen *g, const struct sym *arr, struct expr **keys, int n, bool pattern)
 {
 	int off, at;
 
 	off = at = bg_scratch(g, bg_key_size(g, arr));
-	for (int i = 0; i < n && i < arr->nkeys; i++) {
+	for (int i = 0; i < n && i < arr->nkeys; at += bg_key_width(g, arr, i), i++) {
 		if (keys[i]->kind == EXPR_STAR) {
+			if (pattern)
+				continue;
 			bg_fail(g, keys[i]->pos, "an array slice ([*]) has no BPF form yet");
 			return off;
 		}
@@ -99,9 +103,18 @@ int bg_key_build(struct bgen *g, const struct sym *arr, struct expr **keys, int 
 			bg_long(g, keys[i]);
 			stx(g, R7, at, R0);
 		}
-		at += bg_key_width(g, arr, i);
 	}
 	return off;
+}
+
+int bg_key_build(struct bgen *g, const struct sym *arr, struct expr **keys, int n)
+{
+	return key_fill(g, arr, keys, n, false);
+}
+
+int bg_key_pattern(struct bgen *g, const struct sym *arr, struct expr **keys, int n)
+{
+	return key_fill(g, arr, keys, n, true);
 }
 
 /* r0 = the element's value address, or 0: a lookup of arr[keys] */

@@ -201,8 +201,10 @@ bool bg_slice_delete_callback(struct bgen *g, struct stmt *st, int pat, int keys
  * r7+key if it matches the slice st deletes (pattern at r7+pat) */
 int bg_key_size(const struct bgen *g, const struct sym *v);
 /* The key of arr[keys] built in scratch, laid out as arr's map has it:
- * its r7 offset (expr.c). */
+ * its r7 offset (expr.c). bg_key_pattern: a slice's (arr[k, *]), its '*'
+ * fields left as they are. */
 int bg_key_build(struct bgen *g, const struct sym *arr, struct expr **keys, int n);
+int bg_key_pattern(struct bgen *g, const struct sym *arr, struct expr **keys, int n);
 /* keywidth.c: which string keys of the script's arrays are narrow (every
  * key given them is at most 15 characters: execname(), a short literal,
  * a foreach variable over the same key); a key's bytes in its map, and its

@@ -158,29 +158,6 @@ static void foreach_hist(struct bgen *g, struct stmt *st)
 	bg_place(g, brk);
 }
 
-/* The pattern of slice e (v[k, *]): its keys at a new scratch place of
- * size bytes, laid out as v's keys, the '*' ones left as they are. */
-static int slice_pattern(struct bgen *g, const struct sym *v, const struct expr *e, int size)
-{
-	int pat = bg_scratch(g, size);
-
-	for (int i = 0, at = pat; i < e->args.len && i < v->nkeys; i++) {
-		struct expr *k = e->args.items[i];
-		if (v->key_types[i] == TYPE_STRING) {
-			if (k->kind != EXPR_STAR)
-				bg_str_copy_n(g, (struct bstr){ R7, at }, bg_str(g, k), bg_key_width(g, v, i));
-			at += bg_key_width(g, v, i);
-		} else {
-			if (k->kind != EXPR_STAR) {
-				bg_long(g, k);
-				stx(g, R7, at, R0);
-			}
-			at += 8;
-		}
-	}
-	return pat;
-}
-
 /* Go to miss unless the key of v at r7+key matches slice e's pattern at
  * r7+pat. */
 static void slice_match(struct bgen *g, const struct sym *v, const struct expr *e, int pat, int key,
@@ -221,7 +198,7 @@ static void foreach(struct bgen *g, struct stmt *st)
 	size = bg_key_size(g, a);
 	/* a slice a[k, *]: the keys that match its pattern, of those the
 	 * limit gives (as SystemTap 4.8: the limit counts every key) */
-	int pat = arr->kind == EXPR_INDEX ? slice_pattern(g, a, arr, size) : -1;
+	int pat = arr->kind == EXPR_INDEX ? bg_key_pattern(g, a, arr->args.items, arr->args.len) : -1;
 	key = bg_scratch(g, size);
 	if (st->limit)
 		bg_long(g, st->limit);
@@ -333,7 +310,7 @@ void bg_slice_in(struct bgen *g, struct expr *e)
 		bg_fail_user_only(g, e->pos, "an array slice's membership ([k, *] in a)");
 		return;
 	}
-	pat = slice_pattern(g, v, e, size);
+	pat = bg_key_pattern(g, v, e->args.items, e->args.len);
 	key = bg_scratch(g, size);
 	bg_emit(g, B_ST | B_MEM | B_DW, R10, 0, res, 0);
 	top = key_walk(g, v, key, done);
@@ -364,7 +341,8 @@ static void slice_delete(struct bgen *g, struct stmt *st)
 {
 	struct expr *e = st->expr;
 	const struct sym *v = e->sym;
-	int size = bg_key_size(g, v), pat = slice_pattern(g, v, e, size), key, top, done = bg_label(g);
+	int size = bg_key_size(g, v), key, top, done = bg_label(g);
+	int pat = bg_key_pattern(g, v, e->args.items, e->args.len);
 
 	if (!g->user) {
 		bg_slice_delete_callback(g, st, pat, size);
@@ -403,7 +381,7 @@ static void delete(struct bgen *g, struct stmt *st)
 			return;
 		}
 		if (!v->is_array) {   /* a scalar aggregate: its one record zeroed (S or V, buckets) */
-			int size = (v->var_used ? 64 : 32) + 8 * bg_hist_buckets(v), rec = bg_scratch(g, size);
+			int size = bg_stat_bytes(v) + 8 * bg_hist_buckets(v), rec = bg_scratch(g, size);
 			for (int i = 0; i < size; i += 8)
 				bg_emit(g, B_ST | B_MEM | B_DW, R7, 0, rec + i, 0);
 			bg_ld_map(g, R1, g->gmap[v->index]);
