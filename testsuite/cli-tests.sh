@@ -100,6 +100,16 @@ if grep -q '^n:long' <<< "$out" && grep -q '^a:string \[long\]' <<< "$out" &&
 else
 	bad "-p2 shows types and probes" "$out"
 fi
+# a generated syscall alias whose kernel argument is named as a library
+# global (execveat's argv, the argv tapset's) gets it as argv_arg, not the
+# global: with script arguments argv.stp's argv[1] = @1 made it a type
+# error (errsnoop.stp 1 10); argv_1 is the argv tapset's own
+out=$("$STAP" -p2 -e 'probe syscall.execveat { println(argv_arg) } probe begin { println(argv_1) }' x y 2>&1)
+if [ $? = 0 ] && grep -q '^argv_1:string' <<< "$out" && ! grep -q '^argv:long' <<< "$out"; then
+	ok "a generated syscall alias's argument named as a library global (argv) is argv_arg"
+else
+	bad "syscall.execveat's argv and the argv tapset" "$(head -5 <<< "$out")"
+fi
 # a sampling perf probe of a program: -p2 as SystemTap 4.8 prints it (the
 # default period, the program's real path); .sample after .process (cstap's,
 # as after an alias) gives the same point with that period
