@@ -6,7 +6,12 @@
 # kernel.function("__do_sys_getppid") probe doing `c++`, or `a[execname()] <<< 1`,
 # and a kernel.trace("sys_enter") probe doing `if ($id == 110) c++` (every
 # system call hits it, getppid's count); kretprobe_count: the
-# kernel.function("__do_sys_getppid").return probe doing `c++`;
+# kernel.function("__do_sys_getppid").return probe doing `c++`, and
+# kretprobe_empty the same doing nothing, and kretprobe_raw a kretprobe of
+# a C module of its own whose handler counts (bench/kretprobe_raw.c: the
+# kernel's cost, the floor under any translator's kretprobe_count; its
+# ratio is against SystemTap's kretprobe_count, so list it after that)
+# (kretprobe_empty is not in the default cases);
 # and uprobe_count: a process("...").function("hot") probe doing `c++` on
 # bench/ucall_loop.c (N/10 calls of a small function: a uprobe hit traps and
 # single-steps, each costs far more than a kprobe on an ftrace site), built
@@ -55,7 +60,7 @@ if [ $ICOUNT = 1 ]; then	# stap-vm runs $CSTAP_QEMU
 	chmod +x "$work/qemu-icount"
 	export CSTAP_QEMU=$work/qemu-icount
 fi
-cases=${CASES:-kprobe_count kprobe_agg tp_count kretprobe_count uprobe_count}
+cases=${CASES:-kprobe_count kprobe_agg tp_count kretprobe_count kretprobe_raw uprobe_count}
 
 gcc -O2 -static -o "$work/syscall_loop" "$anchor/bench/syscall_loop.c" || exit 1
 gcc -O2 -g -static -o "$work/ucall_loop" "$src/bench/ucall_loop.c" || exit 1
@@ -69,6 +74,12 @@ global c
 probe kernel.function("__do_sys_getppid").return { c++ }
 probe end { printf("hits=%d\\n", c) }
 EOS
+# the same probe doing nothing: what the kernel's kretprobe costs either
+# translator's module before its handler's own work
+cat > "$work/kretprobe_empty.stp" <<EOS
+probe kernel.function("__do_sys_getppid").return { }
+probe end { printf("hits=-\\n") }
+EOS
 have_st=0
 if [ -x "$systemtap" ] && "$systemtap" -V 2>&1 | grep -qi "systemtap translator"; then
 	have_st=1
@@ -78,6 +89,14 @@ fi
 files=(-f "$work/syscall_loop:/opt/bench/syscall_loop" -f "$work/ucall_loop"
 	-f "$build/stapbpf/stapbpf:/bin/stapbpf")
 for c in $cases; do
+	if [ "$c" = kretprobe_raw ]; then	# a C module of its own (kbuild), no translator
+		mkdir -p "$work/kraw" && cp "$src/bench/kretprobe_raw.c" "$work/kraw/" &&
+			echo 'obj-m := kretprobe_raw.o' > "$work/kraw/Makefile" &&
+			make -s -C "/lib/modules/$rel/build" M="$work/kraw" modules > "$work/kraw/log" 2>&1 ||
+			{ echo "kretprobe_raw: kbuild failed:"; tail -5 "$work/kraw/log"; exit 1; } >&2
+		files+=(-f "$work/kraw/kretprobe_raw.ko:/ko/kretprobe_raw.ko")
+		continue
+	fi
 	[ -f "$work/$c.stp" ] || cp "$anchor/bench/$c.stp" "$work/"
 	(cd "$work" && "$build/translator/stap" -p4 -DSTP_NO_OVERLOAD -DMAXSKIPPED=100000000 -m "c_$c" "$c.stp" > /dev/null) ||
 		{ echo "cstap build of $c failed" >&2; exit 1; }
@@ -120,6 +139,11 @@ for r in $(seq "$R"); do
 	printf 'base.%d\t%d\tsh /opt/bench/loop.sh\n' "$r" "$tmo" >> "$jobs"
 	printf 'ubase.%d\t%d\tsh /opt/bench/uloop.sh\n' "$r" "$tmo" >> "$jobs"
 	for c in $cases; do
+		if [ "$c" = kretprobe_raw ]; then
+			printf 'raw_%s.%d\t%d\tinsmod /ko/kretprobe_raw.ko && sh /opt/bench/loop.sh; rmmod kretprobe_raw; dmesg | sed -n "s/.*kretprobe_raw //p" | tail -1\n' \
+				"$c" "$r" "$tmo" >> "$jobs"
+			continue
+		fi
 		l=loop; [ "${c#uprobe}" != "$c" ] && l=uloop
 		printf 'cstap_%s.%d\t%d\texec staprun -c "sh /opt/bench/%s.sh" /ko/c_%s.ko\n' "$c" "$r" "$tmo" "$l" "$c" >> "$jobs"
 		[ "$(eval echo "\${bpf_$c:-0}")" = 1 ] &&
@@ -151,6 +175,17 @@ printf '%-26s %12s %12s %14s\n' "base (no module)" "$base" 0 -
 printf '%-26s %12s %12s %14s\n' "ubase (no module)" "$ubase" 0 -
 for c in $cases; do
 	b0=$base; [ "${c#uprobe}" != "$c" ] && b0=$ubase
+	if [ "$c" = kretprobe_raw ]; then
+		m=$(median "raw_$c")
+		o=$(awk -v a="$m" -v b="$b0" 'BEGIN { printf "%.1f", a - b }')
+		printf '%-26s %12s %12s %14s\n' "raw (no translator) $c" "$m" "$o" "$(hits "raw_$c")"
+		if [ $have_st = 1 ] && [ -n "${ov_systemtap_kretprobe_count:-}" ]; then
+			r=$(awk -v a="$o" -v b="$ov_systemtap_kretprobe_count" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "nan" }')
+			printf '%-26s %12s %12s\n' "raw/SystemTap kretprobe_count" "" "$r"
+			ratios="${ratios:-}${ratios:+ }kretprobe_raw=$r"
+		fi
+		continue
+	fi
 	for impl in cstap bpf fentry systemtap; do
 		[ $impl = systemtap ] && [ $have_st = 0 ] && continue
 		[ $impl = bpf ] && [ "$(eval echo "\${bpf_$c:-0}")" != 1 ] && continue

@@ -49,6 +49,8 @@ void aliases_listed(struct session *s);
 /* pass 2: a point with '**' (doubleglob.c): the aliases and family shapes it
  * matches, each derived; 0 if none matched (nothing reported) */
 bool pp_has_doubleglob(const struct probe_point *pp);
+/* ... or a glob ('*', '?', '[') in a name up to its first argument */
+bool pp_has_name_glob(const struct probe_point *pp);
 int doubleglob_expand(struct session *s, struct probe *p, struct probe_point *pp, int depth,
 		      void (*derive)(struct session *, struct probe *, struct probe_point *, int));
 /* The point with each '**' taken as '*' (within its component). */

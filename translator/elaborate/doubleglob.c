@@ -1,4 +1,5 @@
-/* doubleglob.c - pass 2: probe points with '**' in a component.
+/* doubleglob.c - pass 2: probe points with '**' in a component, and with a
+ * '*' inside a component name that no alias or family takes as written.
  *
  * SystemTap lets '**' match across components: `t**ile` is timer.profile,
  * `*sys**pen` syscall.open, nd_syscall.mq_open ..., `ke**on("f")`
@@ -8,6 +9,9 @@
  * names of every alias and every family's point shapes (provider.h's
  * `shapes`); each that matches becomes a point of its own: its components,
  * the last given that argument, then the point's remaining components.
+ * A single '*' in a name (`kernel.func*("vfs_read")`, `k*.function("f")`)
+ * is matched the same way once neither the aliases nor the families took
+ * the point: SystemTap expands such names too.
  */
 #include <string.h>
 
@@ -47,6 +51,17 @@ bool pp_has_doubleglob(const struct probe_point *pp)
 	for (int i = 0; i < pp->comps.len; i++)
 		if (strstr(pp->comps.items[i]->name, "**"))
 			return true;
+	return false;
+}
+
+bool pp_has_name_glob(const struct probe_point *pp)
+{
+	for (int i = 0; i < pp->comps.len; i++) {
+		if (strpbrk(pp->comps.items[i]->name, "*?["))
+			return true;
+		if (pp->comps.items[i]->arg)
+			return false;   /* past the head: a suffix's glob (.re*) is its family's */
+	}
 	return false;
 }
 

@@ -1076,6 +1076,10 @@ static void derive_point(struct session *s, struct probe *p, struct probe_point 
 		if (r)
 			return;
 	}
+	/* kernel.func*("f"): a glob within a name, matched against every
+	 * family's shapes and alias's names as '**' is */
+	if (pp_has_name_glob(pp) && doubleglob_expand(s, p, pp, depth, derive_point))
+		return;
 	if (pp->optional)
 		return;
 	char *t = pp_text(pp);

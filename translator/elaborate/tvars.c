@@ -972,6 +972,27 @@ static bool finish(struct rctx *r, const struct expr *e, struct loc *l, bool add
 	return true;
 }
 
+/* @cast(p, "type", "mod1:mod2:kernel"): the first of the list whose
+ * debuginfo has the type (the kernel without DWARF: its BTF is asked
+ * later), as SystemTap searches it; NULL if none. The name returned lives
+ * as long as the run. */
+static const char *cast_module_pick(struct rctx *r, const char *list, const char *type)
+{
+	Dwarf_Die die;
+
+	for (const char *p = list; *p;) {
+		size_t n = strcspn(p, ":");
+		char *m = xstrndup(p, n);
+		const char *why;
+		struct dw_image *img = !strncmp(m, "kernel", 6) ? dw_kernel(r->s, &why) : dw_module(r->s, m, &why);
+		if ((!img && !strncmp(m, "kernel", 6)) || (img && dw_find_type(img, type, &die)))
+			return m;
+		free(m);
+		p += n + (p[n] == ':');
+	}
+	return NULL;
+}
+
 static bool resolve_loc(struct rctx *r, const struct expr *e, bool addrof, struct tvar *tv, struct loc *want);
 
 /* Where the pointer of an autocast typed like src points: src's value's
@@ -1143,6 +1164,8 @@ static bool resolve_loc(struct rctx *r, const struct expr *e, bool addrof, struc
 			r->nidx = 0;   /* the index placeholders are e's own */
 			break;
 		}
+		if (mod && strchr(mod, ':') && !(mod = cast_module_pick(r, mod, e->str)))
+			return fail(r, "type '%s' not found in any of %s", e->str, e->module);
 		if (mod && strncmp(mod, "kernel", 6)) {
 			img = dw_module(r->s, mod, &why);
 			if (!img && dw_is_header_module(mod))

@@ -97,7 +97,11 @@ static int key_fill(struct bgen *g, const struct sym *arr, struct expr **keys, i
 			return off;
 		}
 		if (arr->key_types[i] == TYPE_STRING) {
-			struct bstr k = bg_str(g, keys[i]);
+			struct bstr k;
+
+			if (bg_intrinsic_into(g, keys[i], (struct bstr){ R7, at }, bg_key_width(g, arr, i)))
+				continue;
+			k = bg_str(g, keys[i]);
 			bg_str_copy_n(g, (struct bstr){ R7, at }, k, bg_key_width(g, arr, i));
 		} else {
 			bg_long(g, keys[i]);

@@ -350,6 +350,11 @@ const char *bg_intrinsic_text(const struct bgen *g, const struct expr *e, size_t
 /* The bytes (its NUL included) the string e's intrinsic makes at most
  * (execname(): 16), or 0: not bounded below BPF_STRSZ. */
 int bg_intrinsic_str_bound(const struct expr *e);
+/* e, a string intrinsic that makes exactly n bytes (execname() and 16),
+ * made straight into d: true; false (nothing made) for any other */
+bool bg_intrinsic_into(struct bgen *g, struct expr *e, struct bstr d, int n);
+/* the current task's comm, NUL-padded, into the 16 bytes at d */
+void bg_comm_into(struct bgen *g, struct bstr d);
 
 /* expr.c */
 /* "MSG near WHAT 'NAME' at POS", the script's error; the refusal of what

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "probes/provider.h"
+#include "target/btf.h"
 #include "target/syscalls_gen.h"
 #include "translate/bpf/gen.h"
 
@@ -389,12 +390,83 @@ INTRINSIC(i_fastcall)
 	return true;
 }
 
+/* Where task_struct's comm is when a program can read it in place: the
+ * target's BTF has bpf_get_current_task_btf (a pointer to the current task
+ * whose loads the verifier checks against BTF) and comm is 16 bytes; -1
+ * otherwise. Looked up once a run. */
+static int comm_offset(struct bgen *g)
+{
+	static const struct session *for_s;
+	static int off = -1;
+	const struct btf *b;
+	uint64_t bits;
+	uint32_t type, bitsize, sid;
+
+	if (for_s == g->s)
+		return off;
+	for_s = g->s;
+	off = -1;
+	if (!(b = btf_kernel(g->s, NULL)) || !btf_func_id(b, "bpf_get_current_task_btf") ||
+	    !(sid = btf_type_named(b, "struct task_struct")) ||
+	    !btf_member(b, sid, "comm", &bits, &type, &bitsize) || bitsize || bits % 64 ||
+	    btf_size(b, btf_resolve(b, type)) != 16)
+		return off;
+	off = (int)(bits / 8);
+	return off;
+}
+
+/* reg (one word of a C string) with its bytes from the first NUL on
+ * cleared; ones = 0x0101..01 in a register; t and u clobbered. t is left
+ * with a mask of reg's bytes: all ones when reg had no NUL. */
+static void word_to_nul(struct bgen *g, int reg, int ones, int t, int u)
+{
+	mov(g, t, reg);
+	alu_x(g, A_SUB, t, ones);
+	mov(g, u, reg);
+	alu_k(g, A_XOR, u, -1);
+	alu_x(g, A_AND, t, u);         /* the high bit of each byte that was 0, */
+	mov(g, u, ones);
+	alu_k(g, A_LSH, u, 7);
+	alu_x(g, A_AND, t, u);         /* exact up to the first such byte */
+	mov(g, u, t);
+	bg_emit(g, B_ALU64 | A_NEG, u, 0, 0, 0);
+	alu_x(g, A_AND, t, u);         /* its lowest: the first NUL's bit 7 */
+	alu_k(g, A_RSH, t, 7);
+	alu_k(g, A_SUB, t, 1);         /* the bytes before it (none: all) */
+	alu_x(g, A_AND, reg, t);
+}
+
+/* The current task's comm, NUL-padded, into the 16 bytes at d. Read in
+ * place where the kernel lets a program (no helper call, no copy; the
+ * bytes after its NUL cleared, which some kernels leave from a longer
+ * name); else bpf_get_current_comm. */
+void bg_comm_into(struct bgen *g, struct bstr d)
+{
+	int off = g->user || g->user_timer ? -1 : comm_offset(g);
+
+	if (off < 0) {
+		str_addr(g, R1, d);
+		bg_mov_imm(g, R2, 16);
+		bg_call(g, H_COMM);
+		return;
+	}
+	bg_call(g, H_CURRENT_TASK_BTF);
+	ldx(g, R1, R0, off);
+	ldx(g, R2, R0, off + 8);
+	bg_mov_imm(g, R3, 0x0101010101010101LL);
+	word_to_nul(g, R1, R3, R4, R5);
+	stx(g, d.base, d.off, R1);
+	alu_k(g, A_ARSH, R4, 63);      /* a NUL in the first word: none of the second */
+	alu_x(g, A_AND, R2, R4);
+	word_to_nul(g, R2, R3, R4, R5);
+	stx(g, d.base, d.off + 8, R2);
+}
+
 INTRINSIC(i_comm)   /* execname() */
 {
-	bg_str_zero(g, d);
-	str_addr(g, R1, d);
-	bg_mov_imm(g, R2, 16);
-	bg_call(g, H_COMM);
+	for (int i = 16; i < BPF_STRSZ; i += 8)
+		bg_emit(g, B_ST | B_MEM | B_DW, d.base, 0, d.off + i, 0);
+	bg_comm_into(g, d);
 	return true;
 }
 
@@ -1274,6 +1346,16 @@ const char *bg_intrinsic_text(const struct bgen *g, const struct expr *e, size_t
 	const struct bpf_intrinsic *in = e->kind == EXPR_CALL ? intrinsic_of(e->func) : NULL;
 
 	return in && in->text && !e->args.len ? in->text(g, n) : NULL;
+}
+
+bool bg_intrinsic_into(struct bgen *g, struct expr *e, struct bstr d, int n)
+{
+	const struct bpf_intrinsic *in = e->kind == EXPR_CALL ? intrinsic_of(e->func) : NULL;
+
+	if (!in || in->emit != i_comm || n != 16)
+		return false;
+	bg_comm_into(g, d);
+	return true;
 }
 
 int bg_intrinsic_str_bound(const struct expr *e)

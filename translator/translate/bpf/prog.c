@@ -53,7 +53,7 @@ void bg_ld_map(struct bgen *g, int reg, int map)
 void bg_call(struct bgen *g, int helper)
 {
 	if (g->user_timer && (helper == H_PID_TGID || helper == H_UID_GID || helper == H_COMM ||
-			      helper == H_CURRENT_TASK || helper == H_SMP_PROCESSOR_ID ||
+			      helper == H_CURRENT_TASK || helper == H_CURRENT_TASK_BTF || helper == H_SMP_PROCESSOR_ID ||
 			      helper == H_GET_STACK))
 		bg_fail(g, g->last_pos, "the task or CPU a timer interrupted, in a timer probe that "
 			"stapbpf runs in user space %s", g->timer_randomized ?
