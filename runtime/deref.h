@@ -106,6 +106,32 @@ static inline int stp_read_try(unsigned long addr, int size, u64 *out, bool user
 	return 0;
 }
 
+/*
+ * SystemTap's embedded-C API for memory reads in a guru function (%{ %}):
+ * kread(&p->field) / uread(&p->field) read a value of the field's type,
+ * kderef(size, addr) / uderef(size, addr) one of size bytes; a fault sets
+ * the probe's read-fault error and jumps to the function's
+ * CATCH_DEREF_FAULT(), as SystemTap's do. CONTEXT is the function's
+ * context (defined around each embedded function).
+ */
+#define __stp_deref(size, addr, user) ({					\
+	u64 _stp_v = 0;								\
+	if (unlikely(((user) && (unsigned long)(addr) >= TASK_SIZE_MAX) ||	\
+		     stp_read_try((unsigned long)(addr), (size), &_stp_v, (user)))) { \
+		stp_read_fault(CONTEXT, (unsigned long)(addr));			\
+		goto deref_fault;						\
+	}									\
+	_stp_v; })
+#define kderef(size, addr) __stp_deref((size), (addr), false)
+#define uderef(size, addr) __stp_deref((size), (addr), true)
+#define kread(ptr) ((typeof(*(ptr)))kderef(sizeof(*(ptr)), (ptr)))
+#define uread(ptr) ((typeof(*(ptr)))uderef(sizeof(*(ptr)), (ptr)))
+#define DEREF_FAULT(addr) do {							\
+	stp_read_fault(CONTEXT, (unsigned long)(addr));				\
+	goto deref_fault;							\
+} while (0)
+#define CATCH_DEREF_FAULT() if (0) { deref_fault: __attribute__((unused)); }
+
 /* A read inside a $target expression; after an error, a no-op. */
 static inline u64 stp_kread(struct stp_context *c, u64 addr, int size)
 {

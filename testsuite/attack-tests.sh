@@ -81,7 +81,7 @@ if [ "$signer2" = mallory ] && sig_check "$work/again/p_usr.ko" "$work/mallory.p
 else
 	bad "signature: cache" "signer of the second build '$signer2'; third build: $(tail -c 28 "$work/plain/p_usr.ko" 2>&1)"
 fi
-out=$(cd "$work" && "$STAP" -p4 -r "$rel" --sign-key "$work/trusted.key" --sign-cert "$work/mallory.pem" -e 'probe begin {}' 2>&1)
+out=$(cd "$work" && "$STAP" -p4 -r "$rel" --sign-key "$work/trusted.key" --sign-cert "$work/mallory.pem" -u -e 'probe begin {}' 2>&1)
 if grep -q '\[B_SIGN\].*is not the certificate' <<<"$out"; then
 	ok "signature: a key that is not the certificate's is refused (B_SIGN)"
 else

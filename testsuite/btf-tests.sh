@@ -38,7 +38,7 @@ for rel in $releases; do
 	out=$(nodebug "$STAP" -r "$rel" -p2 -e 'probe kernel.function("ksys_read") { println($f) }' 2>&1)
 	grep -q 'E_TARGET_VAR.*BTF knows parameters only' <<<"$out" && ok "a local through BTF on $rel: E_TARGET_VAR" ||
 		bad "a local through BTF on $rel" "$out"
-	out=$(nodebug "$STAP" -r "$rel" -p2 -e 'probe kernel.function("vfs_read@fs/read_write.c") {}' 2>&1)
+	out=$(nodebug "$STAP" -r "$rel" -p2 -u -e 'probe kernel.function("vfs_read@fs/read_write.c") {}' 2>&1)
 	grep -q 'E_PROBE_POINT.*BTF gives' <<<"$out" && ok "@FILE through BTF on $rel: E_PROBE_POINT" ||
 		bad "@FILE through BTF on $rel" "$out"
 

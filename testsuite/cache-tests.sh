@@ -113,7 +113,7 @@ fi
 
 # --clean-cache: down to the size limit (the files' sizes), least recently
 # used first; a module of 300 probes first, so that the cache is surely over 1 MiB
-run big -m cm_big -e 'probe kernel.function("vfs_*"), kernel.function("ksys_*") { }'
+run big -m cm_big -u -e 'probe kernel.function("vfs_*"), kernel.function("ksys_*") { }'
 run a5 -m cm_a -e "$script"   # used last: kept longest
 before=$(ls "$cache" | wc -l)
 # KiB of the entries' files, as the cache counts them

@@ -89,7 +89,7 @@ check() {   # name, expected substring, stap args... (no progress: not a tty)
 	else ok "$name ($(($(date +%s) - t)) s)"; fi
 }
 check debuginfod_kernel_p2 'kernel.function("ksys_read@fs/read_write.c:' \
-	-p2 -e 'probe kernel.function("ksys_read") {}'
+	-p2 -u -e 'probe kernel.function("ksys_read") {}'
 check debuginfod_kernel_L "$(cat "$src/testsuite/list/vfs_read_return_L.expect")" \
 	-L 'kernel.function("vfs_read").return'
 check debuginfod_kprobe_l 'kprobe.function("ksys_read")' -l 'kprobe.function("ksys_read")'
@@ -99,7 +99,7 @@ if [ -n "$brd" ] || [ "$use_deb" = 1 ]; then
 fi
 # On a terminal (script(1) gives one) the download shows its progress.
 if command -v script > /dev/null && { [ -n "$brd" ] || [ "$use_deb" = 1 ]; }; then
-	cmd="$(printf %q "$STAP") -p2 -e 'probe module(\"brd\").function(\"brd_submit_bio\") {}'"
+	cmd="$(printf %q "$STAP") -p2 -u -e 'probe module(\"brd\").function(\"brd_submit_bio\") {}'"
 	out=$(DEBUGINFOD_CACHE_PATH=$work/cache2 timeout 600 script -qec "$cmd" /dev/null 2>&1)
 	if grep -q 'Downloading debuginfo for module brd: .* MB' <<< "$out"; then ok debuginfod_progress_tty
 	else bad debuginfod_progress_tty "no progress line in: $out"; fi
@@ -107,11 +107,11 @@ fi
 # What was downloaded is cached: it resolves with the server gone.
 kill $srv; wait $srv 2>/dev/null; srv=
 check debuginfod_cached 'kernel.function("ksys_read@fs/read_write.c:' \
-	-p2 -e 'probe kernel.function("ksys_read") {}'
+	-p2 -u -e 'probe kernel.function("ksys_read") {}'
 # No server configured and nothing local: the error says why (for a point
 # the kernel's BTF cannot stand in for: it has no source files).
 unset DEBUGINFOD_URLS
 check debuginfod_unset 'debuginfod: DEBUGINFOD_URLS is not set' \
-	-p2 -e 'probe kernel.function("ksys_read@fs/read_write.c") {}'
+	-p2 -u -e 'probe kernel.function("ksys_read@fs/read_write.c") {}'
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

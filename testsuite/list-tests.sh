@@ -74,26 +74,26 @@ check_err() {   # name, expected substring, stap args...
 	if grep -qF -- "$want" <<< "$out"; then ok "$n"; else bad "$n" "wanted: $want" "got: $out"; fi
 }
 check_err similar_dwarf 'no match for probe point kernel.function("vfs_rea") (similar: vfs_read, vcs_read, vfs_readv)' \
-	-p2 -e 'probe kernel.function("vfs_rea") {}'
+	-u -p2 -e 'probe kernel.function("vfs_rea") {}'
 check_err similar_kprobe 'no match for probe point kprobe.function("ksys_rea") (similar: ksys_read)' \
-	-p2 -e 'probe kprobe.function("ksys_rea") {}'
+	-u -p2 -e 'probe kprobe.function("ksys_rea") {}'
 check_err module_dwarf_p2 'module("xfs").function("xfs_file_open@fs/xfs/xfs_file.c:1206").return' \
-	-p2 -e 'probe module("xfs").function("xfs_file_open").return {}'
+	-u -p2 -e 'probe module("xfs").function("xfs_file_open").return {}'
 check_err module_kprobe_p3 '.symbol = "xfs:xfs_file_open"' \
-	-p3 -e 'probe kprobe.module("xfs").function("xfs_file_open") {}'
-check_err kernel_p3_stext '.symbol = "_stext"' -p3 -e 'probe kernel.function("vfs_read") {}'
+	-u -p3 -e 'probe kprobe.module("xfs").function("xfs_file_open") {}'
+check_err kernel_p3_stext '.symbol = "_stext"' -u -p3 -e 'probe kernel.function("vfs_read") {}'
 check_err module_wild_nomatch 'no match for probe point module("*").function("no_such_fn_xyz")' \
-	-p2 -e 'probe module("*").function("no_such_fn_xyz") {}'
+	-u -p2 -e 'probe module("*").function("no_such_fn_xyz") {}'
 check_err statement_try 'no line records for fs/read_write.c:612 (try :611 or :613)' \
-	-p2 -e 'probe kernel.statement("ksys_read@fs/read_write.c:612") {}'
+	-u -p2 -e 'probe kernel.statement("ksys_read@fs/read_write.c:612") {}'
 # kernel.statement(ADDR): a link-time address, registered KASLR-proof
 rel=$("$build/translator/stap-vm" --default-release 2>/dev/null)
 addr=0x$(awk '$3 == "ksys_read" { print $1 }' "/usr/lib/debug/boot/System.map-$rel")
 check_err statement_addr_p3 "{ .symbol = \"_stext\", .offset = 0x$(printf %x $((addr - 0x$(awk '$3 == "_stext" { print $1 }' "/usr/lib/debug/boot/System.map-$rel"))))U" \
-	-p3 -e "probe kernel.statement($addr) {}"
+	-u -p3 -e "probe kernel.statement($addr) {}"
 check_err statement_addr_l "kernel.statement($addr)" -l "kernel.statement($addr)"
 check_err statement_absolute_p3 ".addr = ${addr}UL, .verify = NULL, .probe = &stp_probes[0]" \
-	-g -p3 -e "probe kernel.statement($addr).absolute {}"
+	-g -u -p3 -e "probe kernel.statement($addr).absolute {}"
 # a .cold part is probed at its own symbol, without target variables
 check_err cold_p3 '.verify = "vfs_get_tree.cold", .probe = &stp_probes[0]' \
 	-p3 -e 'probe kernel.function("vfs_get_tree.cold") { println(pp()) }'
@@ -108,8 +108,8 @@ check_err cold_no_vars '[E_TARGET_UNAVAILABLE]' -p2 -e 'probe kernel.function("v
 # a wildcard point on a module's tracepoint: its module and DWARF arguments
 check_err trace_module_wild_p3 '{ .name = "scsi_dispatch_cmd_start", .probe = (void *)dp_0, .pp = "scsi_dispatch_cmd_start", .module = "scsi_mod" }' \
 	-p3 -e 'probe kernel.trace("scs*:scsi_dispatch_cmd_st*") { println($cmd->cmnd[0]) }'
-check_err no_module 'no module' -p2 -e 'probe module("no_such_mod").function("f") {}'
-check_err optional_nothing '# probes' -p2 -e 'probe kernel.function("no_such_fn_xyz")?, begin {}'
+check_err no_module 'no module' -u -p2 -e 'probe module("no_such_mod").function("f") {}'
+check_err optional_nothing '# probes' -u -p2 -e 'probe kernel.function("no_such_fn_xyz")?, begin {}'
 
 # the index of inlined functions (target/dwarf_inlines.c): made by the first
 # run in a new cache, read by the next; each finds what the walk of every
@@ -117,7 +117,7 @@ check_err optional_nothing '# probes' -p2 -e 'probe kernel.function("no_such_fn_
 # (each of its inlined copies a probe at -p2); a damaged cache file
 # is not believed
 idx=$tmp/idx-cache
-for args in "-l|kernel.function(\"*blk*\").inline" "-p2|-e|probe kernel.function(\"blk_rq_bytes\") {}"; do
+for args in "-l|kernel.function(\"*blk*\").inline" "-u|-p2|-e|probe kernel.function(\"blk_rq_bytes\") {}"; do
 	IFS='|' read -r -a a <<< "$args"
 	walk=$(CSTAP_NO_DWARF_INDEX=1 XDG_CACHE_HOME=$idx "$STAP" "${a[@]}" 2>&1)
 	cold=$(XDG_CACHE_HOME=$idx "$STAP" "${a[@]}" 2>&1)

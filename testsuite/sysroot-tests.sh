@@ -43,15 +43,15 @@ check "without --sysroot the program is not on this system" \
 	"E_PROBE_POINT.*cannot find executable '/opt/app/bin/hi'" -p2 -e "$probe"
 check "a path climbing out of the root is refused" \
 	"E_PROBE_POINT.*leads out of the sysroot" --sysroot="$root" -p2 \
-	-e 'probe process("/opt/app/bin/../../../../etc/hostname").function("*") {}'
+	-u -e 'probe process("/opt/app/bin/../../../../etc/hostname").function("*") {}'
 check "--sysenv=PATH finds a bare name in the root" \
 	'^process\("/opt/app/bin/hello"\)\.function\("greet@' --sysroot="$root" --sysenv=PATH=/usr/bin:/opt/app/bin \
-	-p2 -e 'probe process("hi").function("greet") {}'
+	-p2 -u -e 'probe process("hi").function("greet") {}'
 check "library(\"*\"): DT_NEEDED found in the root, named by the target's path" \
 	'library\("/lib/x86_64-linux-gnu/libc\.so\.6"\)\.function\("' --sysroot="$root" -p2 \
-	-e 'probe process("/opt/app/bin/hello").library("*").function("puts") {}'
+	-u -e 'probe process("/opt/app/bin/hello").library("*").function("puts") {}'
 check "a root without a kernel is B_NO_KERNEL, saying so" \
-	"B_NO_KERNEL.*under the sysroot" --sysroot="$work" -p2 -e 'probe begin {}'
+	"B_NO_KERNEL.*under the sysroot" --sysroot="$work" -p2 -u -e 'probe begin {}'
 
 # the module: the root's kernel, the target's path, not the root's
 if "$STAP" --sysroot="$root" -p4 -m sr_mod -e "$probe" > p4.log 2>&1; then

@@ -94,5 +94,7 @@ void check_privilege(struct session *s);
 
 /* pass 2: leave out what has no effect, unless -u (elaborate/optimize.c) */
 void optimize_bodies(struct session *s);
+/* ... then drop the probes whose bodies do nothing; 1 (an error) if none is left */
+int elide_empty_probes(struct session *s);
 
 #endif

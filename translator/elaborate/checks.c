@@ -3,7 +3,8 @@
  * an assignment to something that is not a variable, an array modified
  * while a foreach walks it (directly or in a function called there),
  * sorting a foreach by an aggregate of an array that holds none, and a
- * probe condition that writes a variable or names one that is not global.
+ * probe condition that writes a variable, names one that is not global or
+ * calls a function.
  * They run once every body is resolved and typed.
  */
 #include <stdlib.h>
@@ -134,6 +135,10 @@ static enum walk_action cond_expr(struct expr *e, void *ctx)
 
 	if (expr_is_update(e)) {
 		diag(s, E_PROBE_COND, e->pos, "a probe condition must not modify any variable");
+		return WALK_SKIP;
+	}
+	if (e->kind == EXPR_CALL) {   /* as SystemTap: it runs where probes are armed */
+		diag(s, E_PROBE_COND, e->pos, "a probe condition must not call a function ('%s')", e->name);
 		return WALK_SKIP;
 	}
 	if ((e->kind == EXPR_VAR || e->kind == EXPR_INDEX) && e->sym && e->sym->kind != SYM_GLOBAL) {

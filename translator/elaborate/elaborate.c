@@ -1402,6 +1402,8 @@ int pass2_elaborate(struct session *s)
 	context_funcs_mark(s);
 	if (!s->list_vars)   /* -L lists the locals an alias's prologue sets, read or not */
 		optimize_bodies(s);
+	if (elide_empty_probes(s))
+		return 1;
 	autocast_rewrite(s, bodies.items, bodies.len);
 	if (s->errors || target_exprs_resolve(s))
 		return 1;

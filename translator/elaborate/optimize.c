@@ -1,7 +1,7 @@
 /* optimize.c - what SystemTap's pass 2 leaves out of a script before it
  * resolves target variables and infers types (unless -u): expression
  * statements that have no effect (`$x;`, `a[k] + 1;`, a side-effect-free
- * `if` with empty branches), and `=` / `<<<` into locals that are never
+ * `if` with empty branches, the branch of an `if (0)` / `if (1)` not taken), and `=` / `<<<` into locals that are never
  * read (`a = b + 2` becomes `b + 2`, then goes too). Scripts rely on it: a `$var`
  * in such a statement is never resolved, and a never-read local gets no
  * type. Repeated until nothing changes, as one elision can make a local
@@ -256,6 +256,17 @@ static enum walk_action elide_stmt(struct stmt *st, void *ctx)
 			make_null(el, st);
 			return WALK_SKIP;
 		}
+		if (st->expr && st->expr->kind == EXPR_NUM) {   /* if (0), if (1): the branch taken */
+			struct stmt *taken = st->expr->num ? st->body : st->els;
+			struct srcpos pos = st->pos;
+			if (taken)
+				*st = *taken;
+			else
+				make_null(el, st);
+			st->pos = pos;
+			el->changed = true;
+			return WALK_SKIP;   /* (walked in the next round) */
+		}
 		return WALK_DESCEND;
 	case STMT_FOREACH:
 		/* walking an array for nothing (after its body was elided) */
@@ -442,4 +453,71 @@ void optimize_bodies(struct session *s)
 				      s->funcs.items[i]->file);
 	drop_uncalled_funcs(s);
 	mark_named_globals(s);
+}
+
+/* A perf counter's point (perf....counter("name") {}): it defines what
+ * @perf("name") reads, whatever its body. */
+static bool is_counter(const struct probe_point *pp)
+{
+	for (int i = 0; pp && i < pp->comps.len; i++)
+		if (!strcmp(pp->comps.items[i]->name, "counter"))
+			return true;
+	return false;
+}
+
+/* The point as script sc wrote it of the probe at pos, or NULL. */
+static const struct probe_point *point_at(const struct script *sc, struct srcpos pos)
+{
+	for (int i = 0; sc && i < sc->probes.len; i++) {
+		const struct probe *p = sc->probes.items[i];
+		if (p->pos.file == pos.file && p->pos.line == pos.line && p->pos.col == pos.col && p->points.len)
+			return p->points.items[0];
+	}
+	return NULL;
+}
+
+/* The point as the script wrote it, of the probe dp came from (dp's own
+ * is an alias's expansion's). */
+static const struct probe_point *written_point(struct session *s, const struct derived_probe *dp)
+{
+	const struct probe_point *pp = point_at(s->user, dp->probe->pos);
+
+	for (int k = 0; !pp && k < s->user_more.len; k++)
+		pp = point_at(s->user_more.items[k], dp->probe->pos);
+	return pp ? pp : dp->point;
+}
+
+/* SystemTap's pass 2 drops a probe whose body does nothing once the
+ * statements above are gone (`probe begin {}`, an alias's unread
+ * prologue): it registers nothing, with a warning; a script left with no
+ * probe fails ("no probes found"). Not with -u, nor for -l/-L. */
+int elide_empty_probes(struct session *s)
+{
+	const struct probe *last = NULL;
+	int n = 0;
+
+	if (s->keep_unused || s->list_mode || s->timing)   /* -t reports every probe */
+		return 0;
+	for (int i = 0; i < s->probes.len; i++) {
+		struct derived_probe *dp = s->probes.items[i];
+		if (!empty_stmt(dp->probe->body) || is_counter(dp->point)) {
+			dp->index = n;
+			s->probes.items[n++] = dp;
+			continue;
+		}
+		if (dp->probe != last && dp->probe->file && !dp->probe->file->is_tapset) {
+			char *t = pp_text(written_point(s, dp));
+			diag(s, W_PROBE_ELIDED, dp->probe->pos, "probe %s has been elided: its body does nothing", t);
+			free(t);
+		}
+		last = dp->probe;
+	}
+	if (n == 0 && s->probes.len) {
+		s->probes.len = 0;
+		diag(s, E_NO_PROBES, s->user->probes.len ? s->user->probes.items[0]->pos : (struct srcpos){0},
+		     "no probes found: no probe's body does anything (SystemTap elides such probes; -u keeps them)");
+		return 1;
+	}
+	s->probes.len = n;
+	return 0;
 }

@@ -43,6 +43,10 @@ static enum walk_action rewrite_var(struct expr *e, void *ctx)
 	if (!v)
 		return WALK_DESCEND;
 	if (e->kind != EXPR_ASSIGN) {
+		if (!v->get) {
+			diag(rw->s, E_TARGET_VAR, t->pos, "%s", v->write_only);
+			return WALK_SKIP;
+		}
 		as_call(e, v->get);
 		return WALK_DESCEND;
 	}

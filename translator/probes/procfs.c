@@ -32,7 +32,8 @@ struct procfs_probe {
 
 /* $value: what a read probe fills (= and .=), or a write probe was given */
 static const struct ctx_var read_value[] = {
-	{ "$value", "__procfs_value", "__procfs_set", "__procfs_append", false, NULL },
+	{ "$value", NULL, "__procfs_set", "__procfs_append", false, NULL,
+	  "$value of a procfs read probe is what the probe gives the reader: it cannot be read" },
 };
 static const struct ctx_var write_value[] = {
 	{ "$value", "__procfs_value", NULL, NULL, false,

@@ -246,6 +246,7 @@ struct ctx_var {
 	const char *get, *set, *append;
 	bool guru;                /* writing it needs -g */
 	const char *read_only;
+	const char *write_only;   /* get NULL: why it cannot be read */
 };
 /* The uses of vars in body become calls of their functions (ctxvars.c);
  * guru_reported (or NULL) remembers the write last reported. */

@@ -85,6 +85,19 @@ static void add_path(strvec *out, char *path)
 		vec_push(out, path);
 }
 
+/* Does path start as an ELF file does? A glob's match that does not (a
+ * linker script named libc.so, a text file) is no program to probe. */
+static bool looks_elf(const char *path)
+{
+	char magic[4];
+	FILE *f = fopen(path, "rb");
+	bool elf = f && fread(magic, 1, 4, f) == 4 && !memcmp(magic, "\177ELF", 4);
+
+	if (f)
+		fclose(f);
+	return elf;
+}
+
 void uimage_glob(struct session *s, const char *pattern, strvec *out)
 {
 	char *host_pattern = sysroot_host(s, pattern);
@@ -99,7 +112,7 @@ void uimage_glob(struct session *s, const char *pattern, strvec *out)
 	for (size_t i = 0; i < g.gl_pathc; i++) {
 		struct stat st;
 		char *why = NULL, *real;
-		if (stat(g.gl_pathv[i], &st) || !S_ISREG(st.st_mode) ||
+		if (stat(g.gl_pathv[i], &st) || !S_ISREG(st.st_mode) || !looks_elf(g.gl_pathv[i]) ||
 		    !(real = sysroot_realpath(s, g.gl_pathv[i] + root, &why))) {
 			free(why);
 			continue;
