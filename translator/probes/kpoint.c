@@ -72,8 +72,8 @@ int kpoint_parse_suffix(struct session *s, struct probe_point *pp, int from, boo
 		} else if (!strcmp(c->name, "call") && !c->arg && !suf->ret && !suf->call) {
 			suf->call = true;
 		} else if (!strcmp(c->name, "maxactive") && suf->ret && i == pp->comps.len - 1) {
-			if (!pp_comp_num(pp, i, &n) || n < 0 || n > 1000000) {
-				diag(s, E_PROBE_ARG, c->pos, "maxactive needs a number from 0 to 1000000");
+			if (!pp_comp_num(pp, i, &n) || n < 0 || n > 32767) {   /* SystemTap 4.8's range */
+				diag(s, E_PROBE_ARG, c->pos, "maxactive needs a number from 0 to 32767");
 				return -1;
 			}
 			suf->maxactive = (int)n;
