@@ -1246,6 +1246,7 @@ static void cleanup(struct session *s)
 int main(int argc, char **argv)
 {
 	struct session s = { .child = { .go_fd = -1 }, .pf = { .inotify = -1 } };
+	bool child_failed;
 	int rc;
 
 	parse_args(&s, argc, argv);
@@ -1288,9 +1289,10 @@ int main(int argc, char **argv)
 		timing_report(&s);
 	s.skipped += kernel_skipped(&s);
 	cmd_child_finish(&s.child);
+	child_failed = cmd_child_report(&s.child, false);
 	if (s.errors || s.skipped)   /* as stapio closes such a session */
 		fprintf(stderr, "WARNING: Number of errors: %d, skipped probes: %d\n", s.errors, s.skipped);
-	rc = s.failed ? 1 : 0;
+	rc = s.failed || child_failed ? 1 : 0;
 	if (fflush(s.out) != 0 || (s.out != stdout && fclose(s.out) != 0)) {
 		fprintf(stderr, "ERROR: cannot write the output: %s\n", strerror(errno));
 		rc = 1;

@@ -547,6 +547,7 @@ int main(int argc, char **argv)
 	struct relay s = { .out = 1, .ctl = -1, .child = { .go_fd = -1 }, .stdin_file = -1 };
 	char path[256];
 	char *buf;
+	bool failed;
 	int rc;
 
 	parse_args(&s, argc, argv);
@@ -596,7 +597,8 @@ int main(int argc, char **argv)
 		return STAPIO_EXIT_DETACHED;
 	}
 	cmd_child_finish(&s.child);
+	failed = cmd_child_report(&s.child, s.no_warnings);
 	if (rc < 0)
 		return 1;
-	return summarize(&s);
+	return summarize(&s) || failed;
 }

@@ -94,6 +94,7 @@ int cmd_child_spawn(struct cmd_child *c, const char *cmd)
 	close(p[0]);
 	c->go_fd = p[1];
 	c->exited = false;
+	c->killed = false;
 	return 0;
 }
 
@@ -143,6 +144,7 @@ void cmd_child_finish(struct cmd_child *c)
 	cmd_child_release(c);
 	if (c->exited || cmd_child_reap(c))
 		return;
+	c->killed = true;
 	kill(c->pid, SIGTERM);
 	for (i = 0; i < 50; i++) {
 		if (cmd_child_reap(c))
@@ -153,4 +155,22 @@ void cmd_child_finish(struct cmd_child *c)
 	while (waitpid(c->pid, &c->status, 0) < 0 && errno == EINTR)
 		;
 	c->exited = true;
+}
+
+bool cmd_child_report(const struct cmd_child *c, bool quiet)
+{
+	if (c->pid <= 0 || !c->exited || c->killed)
+		return false;
+	if (WIFEXITED(c->status) && WEXITSTATUS(c->status) != 0) {
+		if (!quiet)
+			fprintf(stderr, "WARNING: Child process exited with status %d\n", WEXITSTATUS(c->status));
+		return true;
+	}
+	if (WIFSIGNALED(c->status)) {
+		if (!quiet)
+			fprintf(stderr, "WARNING: Child process exited with signal %d (%s)\n",
+				WTERMSIG(c->status), strsignal(WTERMSIG(c->status)));
+		return true;
+	}
+	return false;
 }
