@@ -56,6 +56,13 @@ for f in "$man3"/probe::*.3stap*; do
 	n=${n%%.3stap*}
 	printf 'probe %s\tprobe %s { }\n' "$n" "$n"
 done >> "$work/lines.tsv"
+# pvalues.txt: "PROBE NAME ..." the VALUES a probe page documents
+for f in "$man3"/probe::*.3stap*; do
+	n=${f##*/probe::}
+	n=${n%%.3stap*}
+	echo "$n $(zcat -f "$f" | sed -n '/^\.SH "VALUES"/,/^\.SH "[^V]/p' |
+		sed -n 's/^\\fI\([A-Za-z_][A-Za-z0-9_]*\)\\fR$/\1/p' | sort -u | tr '\n' ' ')"
+done > "$work/pvalues.txt"
 nf=$(grep -c '^function ' "$work/lines.tsv")
 np=$(grep -c '^probe ' "$work/lines.tsv")
 
@@ -92,6 +99,30 @@ refused_each() {
 	awk -F'\t' 'NR == FNR { bad[$1] = 1; next } ($1 in bad) { print $2 }' "$work/each/bad" "$work/each/keys" | sort -u
 }
 
+# vartypes STAP REL: "PROBE VAR:TYPE ..." for every probe page, the types
+# STAP's -L gives the VALUES its page documents (two stap runs at once;
+# a name in several of the point's -L lines with one type, else each)
+vartypes() {
+	local stap=$1 rel=$2
+	mkdir -p "$work/L"
+	cut -d' ' -f1 "$work/pvalues.txt" | xargs -P 2 -I{} sh -c \
+		'"$1" -r "$2" -L "{}" > "$3/{}.L" 2> /dev/null; true' sh "$stap" "$rel" "$work/L"
+	while read -r n vals; do
+		[ -n "$vals" ] || continue
+		printf '%s' "$n"
+		for v in $vals; do
+			tr ' ' '\n' < "$work/L/$n.L" | sed -n "s/^$v:\([a-z]*\)$/\1/p" | sort -u |
+				sed "s/^/ $v:/" | tr -d '\n'
+		done
+		echo
+	done < "$work/pvalues.txt"
+}
+
+if [ "${1:-}" = --vars ]; then
+	vartypes "${STAP_REF:-/usr/bin/stap}" "${2:?usage: library-tests.sh --vars REL}"
+	exit 0
+fi
+
 if [ "${1:-}" = --list ]; then
 	rel=${2:?usage: library-tests.sh --list REL}
 	st=${STAP_REF:-/usr/bin/stap}
@@ -117,6 +148,26 @@ for rel in $("$STAPVM" --releases 2>/dev/null); do
 	missing=$(comm -23 "$work/cstap-refused" "$work/ref" | grep -Ev '^probe (stap|staprun)\.')
 	own=$(comm -23 "$work/cstap-refused" "$work/ref" | grep -cE '^probe (stap|staprun)\.')
 	extra=$(comm -13 "$work/cstap-refused" "$work/ref" | wc -l)
+	vt=$src/testsuite/library/vartypes-$series.txt
+	if [ -f "$vt" ]; then	# each documented probe value: SystemTap's type, cstap's
+		vartypes "$STAP" "$rel" > "$work/vt-cstap"
+		wrong=$(grep -v '^#' "$vt" | while read -r n pairs; do
+			got=" $(grep "^$n " "$work/vt-cstap" | cut -d' ' -f2-) "
+			for pv in $pairs; do
+				case $got in *" $pv "*) ;; *) echo "$n: $pv in SystemTap 4.8, cstap:$(echo "$got" |
+					tr ' ' '\n' | grep "^${pv%%:*}:" | tr '\n' ' ' | sed 's/^/ /; s/ $//')";; esac
+			done
+		done)
+		nv=$(grep -v '^#' "$vt" | wc -w)
+		nv=$((nv - $(grep -vc '^#' "$vt")))
+		if [ -z "$wrong" ]; then
+			ok "$rel: the $nv values SystemTap 4.8's probe pages document and its -L types, cstap's -L has with the same types"
+		else
+			bad "$rel: probe values SystemTap 4.8 types otherwise (or has, and cstap has not)" "$wrong"
+		fi
+	else
+		ok "($rel: no testsuite/library/vartypes-$series.txt: probe values' types not checked)"
+	fi
 	if [ -z "$missing" ]; then
 		ok "$rel: SystemTap 4.8's $nf function forms and $np probe points (reference pages): all $((nf + np - $(wc -l < "$work/ref"))) it resolves resolve in cstap with the types the pages give, but the $own markers of SystemTap's own binaries ($extra more that SystemTap refuses here)"
 	else

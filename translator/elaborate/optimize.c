@@ -488,9 +488,11 @@ static const struct probe_point *written_point(struct session *s, const struct d
 }
 
 /* SystemTap's pass 2 drops a probe whose body does nothing once the
- * statements above are gone (`probe begin {}`, an alias's unread
- * prologue): it registers nothing, with a warning; a script left with no
- * probe fails ("no probes found"). Not with -u, nor for -l/-L. */
+ * statements above are gone (`probe begin {}`): it registers nothing, with
+ * a warning; a script left with no probe fails ("no probes found"). Not
+ * with -u, nor for -l/-L. Not a probe through an alias either: whether
+ * SystemTap's does anything depends on its tapset's prologue, not on
+ * cstap's (its syscall.open and udp.* keep calls it takes for effects). */
 int elide_empty_probes(struct session *s)
 {
 	const struct probe *last = NULL;
@@ -500,7 +502,7 @@ int elide_empty_probes(struct session *s)
 		return 0;
 	for (int i = 0; i < s->probes.len; i++) {
 		struct derived_probe *dp = s->probes.items[i];
-		if (!empty_stmt(dp->probe->body) || is_counter(dp->point)) {
+		if (!empty_stmt(dp->probe->body) || is_counter(dp->point) || dp->probe->alias) {
 			dp->index = n;
 			s->probes.items[n++] = dp;
 			continue;
