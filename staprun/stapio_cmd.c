@@ -117,6 +117,7 @@ void cmd_child_abort(struct cmd_child *c)
 	if (c->go_fd >= 0)
 		close(c->go_fd);
 	c->go_fd = -1;
+	c->killed = true;	/* it never ran: nothing of its own to report */
 	while (!c->exited && waitpid(c->pid, &c->status, 0) < 0 && errno == EINTR)
 		;
 	c->exited = true;
