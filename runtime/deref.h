@@ -220,6 +220,40 @@ static __printf(2, 3) void stp_str_appendf(char *dst, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* Is s as long as a string gets? The pretty printers then skip the
+ * reads and the text of what follows. */
+static inline bool stp_str_full(const char *s)
+{
+	return strnlen(s, MAXSTRINGLEN - 1) >= MAXSTRINGLEN - 1;
+}
+
+/* dst .= v as "%lld" (how 0), "%llu" (1) or "%#llx" (2) print it: a
+ * pretty-printed struct is a number a field, and vsnprintf's own cost
+ * (its format read anew each call) was most of a $$parms$$. */
+static noinline void stp_str_append_num(char *dst, u64 v, int how)
+{
+	char buf[24], *p = buf + sizeof(buf);
+	bool neg = how == 0 && (s64)v < 0;
+
+	*--p = '\0';
+	if (neg)
+		v = 0 - v;
+	if (how == 2) {
+		do
+			*--p = "0123456789abcdef"[v & 15];
+		while (v >>= 4);
+		*--p = 'x';   /* the kernel's %#llx: 0x0 too */
+		*--p = '0';
+	} else {
+		do
+			*--p = '0' + v % 10;
+		while (v /= 10);
+		if (neg)
+			*--p = '-';
+	}
+	stp_str_append(dst, p);
+}
+
 /* One escaped character as SystemTap quotes it ('\n', '\000', ...). */
 static inline void stp_quote_char(char *out, unsigned char ch, char quote)
 {

@@ -114,9 +114,9 @@ static void read_once(struct cprint *p, const char *name, const struct lx *x)
 static void print_item(struct cprint *p, const struct lp *it)
 {
 	static const char *const conv[] = {
-		[LP_DEC] = "stp_str_appendf(%s, \"%%lld\", (long long)v_)",
-		[LP_UDEC] = "stp_str_appendf(%s, \"%%llu\", (unsigned long long)v_)",
-		[LP_HEX] = "stp_str_appendf(%s, \"%%#llx\", (unsigned long long)v_)",
+		[LP_DEC] = "stp_str_append_num(%s, (u64)v_, 0)",
+		[LP_UDEC] = "stp_str_append_num(%s, (u64)v_, 1)",
+		[LP_HEX] = "stp_str_append_num(%s, (u64)v_, 2)",
 		[LP_CHAR] = "stp_pp_char(%s, v_)",
 		[LP_STR] = "stp_pp_string(%s, v_, 0)",
 	};
@@ -129,6 +129,7 @@ static void print_item(struct cprint *p, const struct lp *it)
 		strbuf_addstr(out, ");\n");
 		return;
 	case LP_VALUE:
+		strbuf_addf(out, "if (!stp_str_full(%s)) ", p->str);   /* past the end: no read */
 		read_once(p, "v_", it->x);
 		strbuf_addch(out, ' ');
 		strbuf_addf(out, conv[it->fmt], p->str);
