@@ -1402,8 +1402,6 @@ int pass2_elaborate(struct session *s)
 	context_funcs_mark(s);
 	if (!s->list_vars)   /* -L lists the locals an alias's prologue sets, read or not */
 		optimize_bodies(s);
-	if (elide_empty_probes(s))
-		return 1;
 	autocast_rewrite(s, bodies.items, bodies.len);
 	if (s->errors || target_exprs_resolve(s))
 		return 1;
@@ -1430,7 +1428,7 @@ int pass2_elaborate(struct session *s)
 	check_semantics(s);
 	check_privilege(s);
 	check_global_settings(s);
-	if (s->errors)
+	if (s->errors || elide_empty_probes(s))   /* (after the privilege checks: they see every probe) */
 		return 1;
 	analyze(s);
 	lower_updates(s);
