@@ -153,6 +153,15 @@ if full; then   # kbuild
 		bad "ftrace entry calls in the module" "$(readelf -SW cli_hello.ko | grep -i mcount)"
 	fi
 fi
+# a glob in a suffix (kernel.function("f").*): each function-point suffix
+# that resolves, as SystemTap 4.8 expands it (.call, .callees, .return ...)
+out=$("$STAP" -p2 -e 'probe kernel.function("vfs_read").* { println(1) }' 2>&1)
+if grep -q '^kernel.function("vfs_read@[^)]*).call ' <<<"$out" && grep -q '^kernel.function("vfs_read@[^)]*).return ' <<<"$out" &&
+   grep -q 'callees' <<<"$out"; then
+	ok "kernel.function(\"f\").* expands to the suffixes that resolve"
+else
+	bad "kernel.function(\"f\").*" "$out"
+fi
 # MAXKPROBES (semko/E_TOO_MANY_KPROBES.*): -D raises it; with --runtime=bpf a
 # .call entry is a kprobe too (BPF attaches all through the kprobe PMU)
 rw='probe kernel.function("*@fs/read_write.c") { }'

@@ -51,6 +51,10 @@ void aliases_listed(struct session *s);
 bool pp_has_doubleglob(const struct probe_point *pp);
 /* ... or a glob ('*', '?', '[') in a name up to its first argument */
 bool pp_has_name_glob(const struct probe_point *pp);
+/* ... or in a suffix (kernel.function("f").*): each function-point suffix
+ * it matches, derived; 0 if none */
+int suffixglob_expand(struct session *s, struct probe *p, struct probe_point *pp, int depth,
+		      void (*derive)(struct session *, struct probe *, struct probe_point *, int));
 int doubleglob_expand(struct session *s, struct probe *p, struct probe_point *pp, int depth,
 		      void (*derive)(struct session *, struct probe *, struct probe_point *, int));
 /* The point with each '**' taken as '*' (within its component). */

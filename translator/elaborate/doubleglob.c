@@ -13,6 +13,7 @@
  * is matched the same way once neither the aliases nor the families took
  * the point: SystemTap expands such names too.
  */
+#include <fnmatch.h>
 #include <string.h>
 
 #include "diag.h"
@@ -154,4 +155,42 @@ struct probe_point *doubleglob_within(const struct probe_point *pp)
 		vec_push(&np->comps, c);
 	}
 	return np;
+}
+
+/* kernel.function("f").*: a glob in a suffix (a name past the first
+ * argument) that no family took, tried as each suffix name a kernel or
+ * process function point takes; the ones that resolve are derived (as
+ * SystemTap expands .* to .call, .callees, .exported, .return ...). */
+int suffixglob_expand(struct session *s, struct probe *p, struct probe_point *pp, int depth,
+		      void (*derive)(struct session *, struct probe *, struct probe_point *, int))
+{
+	static const char *const names[] = { "call", "exported", "inline", "return", "callees", NULL };
+	int head = 0, at = -1, before = s->probes.len, errors = s->errors;
+
+	while (head < pp->comps.len && !pp->comps.items[head]->arg)
+		head++;
+	for (int i = head + 1; i < pp->comps.len && at < 0; i++)
+		if (!pp->comps.items[i]->arg && strpbrk(pp->comps.items[i]->name, "*?["))
+			at = i;
+	if (at < 0)
+		return 0;
+	for (int k = 0; names[k]; k++) {
+		if (fnmatch(pp->comps.items[at]->name, names[k], 0))
+			continue;
+		struct probe_point *np = xcalloc(1, sizeof(*np));
+		*np = *pp;
+		memset(&np->comps, 0, sizeof(np->comps));
+		for (int i = 0; i < pp->comps.len; i++) {
+			struct pp_comp *c = pp->comps.items[i];
+			if (i == at) {
+				c = xmalloc(sizeof(*c));
+				*c = *pp->comps.items[i];
+				c->name = xstrdup(names[k]);
+			}
+			vec_push(&np->comps, c);
+		}
+		np->optional = true;
+		derive(s, p, np, depth + 1);
+	}
+	return s->probes.len > before || s->errors > errors;
 }

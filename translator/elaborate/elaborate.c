@@ -1080,6 +1080,8 @@ static void derive_point(struct session *s, struct probe *p, struct probe_point 
 	 * family's shapes and alias's names as '**' is */
 	if (pp_has_name_glob(pp) && doubleglob_expand(s, p, pp, depth, derive_point))
 		return;
+	if (!pp_has_name_glob(pp) && suffixglob_expand(s, p, pp, depth, derive_point))
+		return;
 	if (pp->optional)
 		return;
 	char *t = pp_text(pp);
