@@ -220,29 +220,50 @@ static __printf(2, 3) void stp_str_appendf(char *dst, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Is s as long as a string gets? The pretty printers then skip the
- * reads and the text of what follows. */
-static inline bool stp_str_full(const char *s)
+/*
+ * A pretty-printed target value ($$parms$, $var$) is built in a string
+ * with its length kept: a struct is a hundred pieces, and finding the end
+ * of the string again for each (the kernel's strnlen is a byte loop) was
+ * most of the cost. Past MAXSTRINGLEN - 1 bytes nothing more is added, and
+ * the printers skip the reads of what would not fit.
+ */
+struct stp_sb {
+	char *s;
+	unsigned int len;
+};
+
+static inline bool stp_sb_full(const struct stp_sb *sb)
 {
-	return strnlen(s, MAXSTRINGLEN - 1) >= MAXSTRINGLEN - 1;
+	return sb->len >= MAXSTRINGLEN - 1;
 }
 
-/* dst .= v as "%lld" (how 0), "%llu" (1) or "%#llx" (2) print it: a
- * pretty-printed struct is a number a field, and vsnprintf's own cost
- * (its format read anew each call) was most of a $$parms$$. */
-static noinline void stp_str_append_num(char *dst, u64 v, int how)
+/* sb .= the n bytes at text, as much as fits */
+static inline void stp_sb_addn(struct stp_sb *sb, const char *text, unsigned int n)
+{
+	if (n > MAXSTRINGLEN - 1 - sb->len)
+		n = MAXSTRINGLEN - 1 - sb->len;
+	memcpy(sb->s + sb->len, text, n);
+	sb->len += n;
+	sb->s[sb->len] = '\0';
+}
+
+/* sb .= a string literal */
+#define stp_sb_lit(sb, lit) stp_sb_addn((sb), (lit), sizeof(lit) - 1)
+
+/* sb .= v as "%lld" (how 0), "%llu" (1) or the kernel's "%#llx" (2, 0x0
+ * too) print it */
+static noinline void stp_sb_num(struct stp_sb *sb, u64 v, int how)
 {
 	char buf[24], *p = buf + sizeof(buf);
 	bool neg = how == 0 && (s64)v < 0;
 
-	*--p = '\0';
 	if (neg)
 		v = 0 - v;
 	if (how == 2) {
 		do
 			*--p = "0123456789abcdef"[v & 15];
 		while (v >>= 4);
-		*--p = 'x';   /* the kernel's %#llx: 0x0 too */
+		*--p = 'x';
 		*--p = '0';
 	} else {
 		do
@@ -251,7 +272,7 @@ static noinline void stp_str_append_num(char *dst, u64 v, int how)
 		if (neg)
 			*--p = '-';
 	}
-	stp_str_append(dst, p);
+	stp_sb_addn(sb, p, buf + sizeof(buf) - p);
 }
 
 /* One escaped character as SystemTap quotes it ('\n', '\000', ...). */
@@ -277,38 +298,36 @@ static inline void stp_quote_char(char *out, unsigned char ch, char quote)
 }
 
 /* 'c' for a char value */
-static inline void stp_pp_char(char *dst, u64 v)
+static inline void stp_sb_char(struct stp_sb *sb, u64 v)
 {
 	char q[6];
 
 	stp_quote_char(q, (unsigned char)v, '\'');
-	stp_str_appendf(dst, "'%s'", q);
+	stp_sb_lit(sb, "'");
+	stp_sb_addn(sb, q, strlen(q));
+	stp_sb_lit(sb, "'");
 }
 
 /* "text" read from addr (kernel or user memory), at most max bytes when
  * max > 0 (a char array); "?" if it cannot be read. */
-static inline void stp_pp_string(char *dst, u64 addr, int max)
+static inline void stp_sb_string(struct stp_sb *sb, u64 addr, int max)
 {
 	char q[6];
 	int i, lim = max > 0 ? max : MAXSTRINGLEN;
-	size_t d;
 	u64 ch;
 
 	if (stp_read_try((unsigned long)addr, 1, &ch, true)) {
-		stp_str_append(dst, "?");
+		stp_sb_lit(sb, "?");
 		return;
 	}
-	stp_str_append(dst, "\"");
-	for (i = 0; i < lim; i++) {
+	stp_sb_lit(sb, "\"");
+	for (i = 0; i < lim && sb->len + 6 < MAXSTRINGLEN - 1; i++) {
 		if (stp_read_try((unsigned long)addr + i, 1, &ch, true) || !ch)
 			break;
-		d = strnlen(dst, MAXSTRINGLEN - 1);
-		if (d + 6 >= MAXSTRINGLEN - 1)
-			break;
 		stp_quote_char(q, (unsigned char)ch, '"');
-		stp_str_append(dst, q);
+		stp_sb_addn(sb, q, strlen(q));
 	}
-	stp_str_append(dst, "\"");
+	stp_sb_lit(sb, "\"");
 }
 
 #endif /* STP_DEREF_H */

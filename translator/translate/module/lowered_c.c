@@ -108,35 +108,35 @@ static void read_once(struct cprint *p, const char *name, const struct lx *x)
 {
 	strbuf_addf(p->out, "{ int64_t %s = ", name);
 	print_c(p, x);
-	strbuf_addf(p->out, "; if (c->last_error) { c->last_error = NULL; stp_str_append(%s, \"?\"); } else {", p->str);
+	strbuf_addf(p->out, "; if (c->last_error) { c->last_error = NULL; stp_sb_lit(%s, \"?\"); } else {", p->str);
 }
 
 static void print_item(struct cprint *p, const struct lp *it)
 {
 	static const char *const conv[] = {
-		[LP_DEC] = "stp_str_append_num(%s, (u64)v_, 0)",
-		[LP_UDEC] = "stp_str_append_num(%s, (u64)v_, 1)",
-		[LP_HEX] = "stp_str_append_num(%s, (u64)v_, 2)",
-		[LP_CHAR] = "stp_pp_char(%s, v_)",
-		[LP_STR] = "stp_pp_string(%s, v_, 0)",
+		[LP_DEC] = "stp_sb_num(%s, (u64)v_, 0)",
+		[LP_UDEC] = "stp_sb_num(%s, (u64)v_, 1)",
+		[LP_HEX] = "stp_sb_num(%s, (u64)v_, 2)",
+		[LP_CHAR] = "stp_sb_char(%s, v_)",
+		[LP_STR] = "stp_sb_string(%s, v_, 0)",
 	};
 	struct strbuf *out = p->out;
 
 	switch (it->kind) {
 	case LP_TEXT:
-		strbuf_addf(out, "stp_str_append(%s, ", p->str);
+		strbuf_addf(out, "stp_sb_lit(%s, ", p->str);
 		strbuf_add_cstr_literal(out, it->text);
 		strbuf_addstr(out, ");\n");
 		return;
 	case LP_VALUE:
-		strbuf_addf(out, "if (!stp_str_full(%s)) ", p->str);   /* past the end: no read */
+		strbuf_addf(out, "if (!stp_sb_full(%s)) ", p->str);   /* past the end: no read */
 		read_once(p, "v_", it->x);
 		strbuf_addch(out, ' ');
 		strbuf_addf(out, conv[it->fmt], p->str);
 		strbuf_addstr(out, "; } }\n");
 		return;
 	case LP_STRING:
-		strbuf_addf(out, "stp_pp_string(%s, ", p->str);
+		strbuf_addf(out, "stp_sb_string(%s, ", p->str);
 		print_c(p, it->x);
 		strbuf_addf(out, ", %d);\n", it->n);
 		return;

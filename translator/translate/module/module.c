@@ -817,7 +817,7 @@ static char *entry_slot(struct gen *g, const struct expr *e)
 }
 
 /* The module's functions printing structs that pretty-printed values
- * call (stp_pp_<n>, LP_STRUCT's bodies, the struct at b_ into s_): a full
+ * call (stp_pp_<n>, LP_STRUCT's bodies, the struct at b_ into sb_): a full
  * string takes no more text, the reads are skipped. */
 static void gen_struct_printers(struct session *s, struct strbuf *out)
 {
@@ -825,11 +825,11 @@ static void gen_struct_printers(struct session *s, struct strbuf *out)
 	int n = tvars_struct_printers(s, &bodies);
 
 	for (int i = 0; i < n; i++)
-		strbuf_addf(out, "static noinline __maybe_unused void stp_pp_%d(struct stp_context *c, char *s_, int64_t b_);\n", i);
+		strbuf_addf(out, "static noinline __maybe_unused void stp_pp_%d(struct stp_context *c, struct stp_sb *sb_, int64_t b_);\n", i);
 	for (int i = 0; i < n; i++) {
-		strbuf_addf(out, "static noinline __maybe_unused void stp_pp_%d(struct stp_context *c, char *s_, int64_t b_)\n{\n"
-			    "\tif (strnlen(s_, MAXSTRINGLEN - 1) >= MAXSTRINGLEN - 1)\n\t\treturn;\n", i);
-		lp_to_c(out, bodies[i], "s_", NULL, NULL, 0);
+		strbuf_addf(out, "static noinline __maybe_unused void stp_pp_%d(struct stp_context *c, struct stp_sb *sb_, int64_t b_)\n{\n"
+			    "\tif (stp_sb_full(sb_))\n\t\treturn;\n", i);
+		lp_to_c(out, bodies[i], "sb_", NULL, NULL, 0);
 		strbuf_addstr(out, "}\n");
 	}
 }
@@ -934,8 +934,8 @@ static char *gen_tvar(struct gen *g, struct expr *e)
 	if (tv->kind == TV_PRETTY) {
 		char *t = temp(g, TYPE_STRING);
 		emit(g, "%s[0] = '\\0';", t);
-		emit(g, "{");
-		lp_to_c(g->out, tv->pretty, t, o.ptr, o.idx, o.nidx);
+		emit(g, "{ struct stp_sb sb_ = { %s, 0 };", t);
+		lp_to_c(g->out, tv->pretty, "&sb_", o.ptr, o.idx, o.nidx);
 		emit(g, "}");
 		check_error(g);
 		return t;
