@@ -239,9 +239,10 @@ static __maybe_unused int stp_uprobes_register(struct stp_uprobe *t, int n)
 			p->inode = NULL;
 		}
 		p->registered = !rc;
-		if (rc && !(p->flags & STP_UPF_OPTIONAL))
-			stp_warn("probe %s registration error (rc %d)%s", p->pp, rc,
-				 rc == -ENOENT ? ": no such file" : "");
+		/* a program this system does not have (-ENOENT) is said by
+		 * nothing, as SystemTap's probe on its path just never fires */
+		if (rc && rc != -ENOENT && !(p->flags & STP_UPF_OPTIONAL))
+			stp_warn("probe %s registration error (rc %d)", p->pp, rc);
 	}
 	return 0;
 }
