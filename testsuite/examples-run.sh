@@ -8,19 +8,22 @@
 # An example's status: ok (exit 0 and no ERROR line), build (stap failed
 # before a module was made), run:N (exit N, or 0 with an ERROR line), timeout.
 # testsuite/examples/installcheck-SERIES.txt (SERIES: 6.1, 6.12) has one line
-# an example: NAME SYSTEMTAP CSTAP BPF [REASON]: SystemTap 4.8's status in the
-# same guest (its own staprun and stapio; made by --systemtap), the status
+# an example: NAME SYSTEMTAP CSTAP BPF OUT [REASON]: SystemTap 4.8's status in
+# the same guest (its own staprun and stapio; made by --systemtap), the status
 # cstap has, the BPF runtime's ("-": no bpf line, or not run on that kernel);
-# REASON is there where cstap's is not ok though SystemTap's is.
+# OUT the sha256 (12 digits) of SystemTap's stdout where cstap's was the same
+# when the table was made (what it prints does not depend on the run: headers,
+# counts of nothing), which cstap's must stay, else "-"; REASON is there
+# where cstap's is not ok though SystemTap's is.
 # The test: every example's cstap (and BPF) status is the table's; a line
 # whose statuses differ from SystemTap's without a reason fails too.
 #
 # usage: examples-run.sh [NAME ...]        the test (make check-full: all of
 #                                          them; else only NAMEs given)
 #        examples-run.sh --systemtap [-r REL] [NAME ...]
-#                print "NAME STATUS" with SystemTap 4.8 (default: every kernel)
+#                print "SERIES NAME STATUS SHA" with SystemTap 4.8 (default: every kernel)
 #        examples-run.sh --cstap [-r REL] [NAME ...]
-#                print "NAME STATUS BPF-STATUS" with cstap (to remake the table)
+#                print "SERIES NAME STATUS BPF-STATUS SHA" with cstap (to remake the table)
 # env: CSTAP_BUILD, EXAMPLES (default /usr/share/systemtap/examples), JOBS
 #   (parallel builds, default 2), KEEP=1, SYSTEMTAP (default /usr/bin/stap).
 # Skipped (77) without the examples (systemtap-doc) or a kernel to boot.
@@ -102,7 +105,7 @@ run_all() {
 		echo 'probe begin { println("hello") exit() }' > "$d/src/hello/hello_probe.stp"
 	fi
 	mkdir -p "$d/ko" "$d/src" "$d/out"
-	: > "$out"; : > "$d/jobs"
+	: > "$out"; : > "$out.sha"; : > "$d/jobs"
 	[ "$impl" = bpf ] && { key=test_installcheck_bpf; ext=bo; files+=(-f "$build/stapbpf/stapbpf:/bin/stapbpf"); }
 	if [ "$impl" = systemtap ]; then
 		if [ ! -d "$work/st-runtime" ]; then
@@ -182,6 +185,7 @@ run_all() {
 			{ echo "examples-run: the $rel guest failed:" >&2; tail -5 "$d/vm.log" >&2; }
 	fi
 	while IFS=$'\t' read -r n _ _; do
+		echo "$n $(sha256sum < "$d/out/$n.out" 2> /dev/null | cut -c1-12)" >> "$out.sha"
 		rc=$(cat "$d/out/$n.rc" 2> /dev/null || echo none)
 		if grep -q "job $n timed out" "$d/vm.log" || [ "$rc" = none ]; then
 			echo "$n timeout"
@@ -192,6 +196,7 @@ run_all() {
 		fi
 	done < "$d/jobs" >> "$out"
 	sort -o "$out" "$out"
+	sort -o "$out.sha" "$out.sha"
 }
 
 case $mode in
@@ -205,7 +210,7 @@ systemtap)
 			continue
 		fi
 		run_all systemtap "$rel" "$work/st.$rel"
-		sed "s/^/$(series "$rel") /" "$work/st.$rel"
+		join -a 1 -e - -o 0,1.2,2.2 "$work/st.$rel" "$work/st.$rel.sha" | sed "s/^/$(series "$rel") /"
 	done
 	exit 0;;
 cstap)
@@ -213,7 +218,8 @@ cstap)
 		run_all cstap "$rel" "$work/c.$rel"
 		: > "$work/b.$rel"
 		[ "$rel" = "$default_rel" ] && run_all bpf "$rel" "$work/b.$rel"
-		join -a 1 -e - -o 0,1.2,2.2 "$work/c.$rel" "$work/b.$rel" | sed "s/^/$(series "$rel") /"
+		join -a 1 -e - -o 0,1.2,2.2 "$work/c.$rel" "$work/b.$rel" | join -a 1 -e - -o 0,1.2,1.3,2.2 - "$work/c.$rel.sha" |
+			sed "s/^/$(series "$rel") /"
 	done
 	exit 0;;
 esac
@@ -225,21 +231,26 @@ for rel in "${rels[@]}"; do
 	: > "$work/b.$rel"
 	[ "$rel" = "$default_rel" ] && run_all bpf "$rel" "$work/b.$rel"
 	join -a 1 -e - -o 0,1.2,2.2 "$work/c.$rel" "$work/b.$rel" > "$work/got.$rel"
-	nok=0 nst=0 nboth=0 diffs=()
-	while read -r n st want wantb why; do
+	nok=0 nst=0 nboth=0 nsame=0 diffs=()
+	while read -r n st want wantb sum why; do
 		case $n in ''|'#'*) continue;; esac
 		[ $# -gt 0 ] && ! grep -q "^$n " "$work/got.$rel" && continue
 		got=$(grep "^$n " "$work/got.$rel" | cut -d' ' -f2-3)
 		[ "$st" = ok ] && nst=$((nst + 1))
 		[ "$got" = "$want ${wantb:-}" ] || [ "$got" = "$want -" -a "$wantb" = - ] ||
 			{ diffs+=("$n: cstap ${got:-not run}, the table: $want ${wantb:-}"); continue; }
+		if [ "${sum:--}" != - ]; then	# SystemTap's stdout, which cstap's was the same as
+			nsame=$((nsame + 1))
+			[ "$(sed -n "s/^$n //p" "$work/c.$rel.sha")" = "$sum" ] ||
+				{ diffs+=("$n: its output is not SystemTap 4.8's (sha256 $sum); cstap's: $work/cstap-$rel/out/$n.out"); continue; }
+		fi
 		[ "$want" = ok ] && nok=$((nok + 1))
 		[ "$want" = ok ] && [ "$st" = ok ] && nboth=$((nboth + 1))
 		[ "$st" = ok ] && [ "$want" != ok ] && [ -z "$why" ] &&
 			diffs+=("$n: SystemTap 4.8 completes it, cstap ends $want, and the table gives no reason")
 	done < "$table"
 	if [ ${#diffs[@]} = 0 ]; then
-		ok "$rel: every example ends as $(basename "$table") says: cstap completes $nok, SystemTap 4.8 $nst ($nboth both)"
+		ok "$rel: every example ends as $(basename "$table") says: cstap completes $nok, SystemTap 4.8 $nst ($nboth both); $nsame print what SystemTap's printed"
 	else
 		bad "$rel: examples that end otherwise than $(basename "$table") says" "${diffs[@]}"
 	fi
