@@ -122,6 +122,7 @@ void kp_bpf_context(const struct derived_probe *dp, struct bpf_context *c)
 	c->kretprobe = site->ret;
 	c->reg_args = true;
 	c->module = kp_site_module(dp, &c->module_len);
+	c->func = site->func;
 }
 
 const char *kp_probe_type(const struct derived_probe *dp)

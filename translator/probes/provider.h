@@ -61,6 +61,8 @@ struct bpf_context {
 	uint64_t entry_vaddr;   /* the same where its entry program runs */
 	int mark_args;          /* an SDT marker's arguments ($$parms, $argN through
 				 * tvar_code); -1: no marker */
+	const char *func;       /* probefunc(): the kernel function whose entry or
+				 * return the probe is (not an inlined copy), or NULL */
 	int trampoline;         /* a BPF trampoline's context (u64 args[]: the
 				 * function's arguments, then its return value):
 				 * 1 at entry (fentry), 2 at return (fexit); 0 not one */

@@ -752,6 +752,23 @@ INTRINSIC(i_ppfunc)
 	return true;
 }
 
+/* probefunc(): in a probe on a kernel function's entry, its name, a
+ * constant (the module symbolizes the ip, which names the same); at a
+ * return the ip is the caller's (SystemTap names the caller), and
+ * elsewhere it has no BPF form */
+INTRINSIC(i_probefunc)
+{
+	bool ret = g->ctx.kretprobe || g->ctx.trampoline == 2;
+	const char *f = g->user || ret ? NULL : g->ctx.func;
+
+	if (!f) {
+		bg_fail(g, e->pos, "probefunc() outside a kernel function's entry has no BPF form yet");
+		return true;
+	}
+	bg_str_literal(g, d, f, strlen(f));
+	return true;
+}
+
 INTRINSIC(i_print_backtrace)
 {
 	bg_print_backtrace(g, e->pos);
@@ -1204,6 +1221,7 @@ static const struct bpf_intrinsic intrinsics[] = {
 	{ "ppfunc", S, i_ppfunc },
 	{ "print_backtrace", L, i_print_backtrace },
 	{ "probe_type", S, i_probe_type },
+	{ "probefunc", S, i_probefunc },
 	{ "probemod", S, i_probemod },
 	{ "procfs_append", L, i_procfs_append },
 	{ "procfs_reading", L, i_procfs_reading },
