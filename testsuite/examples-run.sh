@@ -15,8 +15,10 @@
 # when the table was made (what it prints does not depend on the run: headers,
 # counts of nothing), which cstap's must stay, else "-"; REASON is there
 # where cstap's is not ok though SystemTap's is.
-# The test: every example's cstap (and BPF) status is the table's; a line
-# whose statuses differ from SystemTap's without a reason fails too.
+# The test: every example's cstap (and BPF) status is the table's, its stdout
+# SystemTap's where OUT says, and no probe of it warns of a registration
+# error; a line whose statuses differ from SystemTap's without a reason
+# fails too.
 #
 # usage: examples-run.sh [NAME ...]        the test (make check-full: all of
 #                                          them; else only NAMEs given)
@@ -239,6 +241,12 @@ for rel in "${rels[@]}"; do
 		[ "$st" = ok ] && nst=$((nst + 1))
 		[ "$got" = "$want ${wantb:-}" ] || [ "$got" = "$want -" -a "$wantb" = - ] ||
 			{ diffs+=("$n: cstap ${got:-not run}, the table: $want ${wantb:-}"); continue; }
+		# a registration warning SystemTap 4.8 does not print (it prints its own
+		# for functions cstap keeps out or registers: none of cstap's here)
+		if grep -q 'registration error' "$work/cstap-$rel/out/$n.err" 2> /dev/null; then
+			diffs+=("$n: $(grep -m1 'registration error' "$work/cstap-$rel/out/$n.err")")
+			continue
+		fi
 		if [ "${sum:--}" != - ]; then	# SystemTap's stdout, which cstap's was the same as
 			nsame=$((nsame + 1))
 			[ "$(sed -n "s/^$n //p" "$work/c.$rel.sha")" = "$sum" ] ||
