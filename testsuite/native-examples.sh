@@ -22,6 +22,7 @@ declare -A known=(
 	[accept2close-nd]="1 cannot access function args|int_arg() reads registers, which a syscalls trace event (no kprobes here) does not have"
 	[syscallbypid-nd]="1 Array overflow|an array keyed by every process of the host: a busy one (make check's other suites) fills MAXMAPENTRIES, as SystemTap's would"
 	[thread-business]="1 Array overflow|an array keyed by every thread of the host: the same"
+	[errno]="1 Array overflow|an array keyed by the pid, errno and system call of every failing call on the host in its second: the same"
 )
 nbuild=0 nrun=0 nknown=0 fails=()
 for stp in $(find "$exdir" -name '*.stp' | sort); do
