@@ -22,6 +22,8 @@ declare -A known=(
 	[accept2close-nd]="1 cannot access function args|int_arg() reads registers, which a syscalls trace event (no kprobes here) does not have"
 	[syscallbypid-nd]="1 Array overflow|an array keyed by every process of the host: a busy one (make check's other suites) fills MAXMAPENTRIES, as SystemTap's would"
 	[thread-business]="1 Array overflow|an array keyed by every thread of the host: the same"
+	[killsnoop-nd]="1 cannot access function args|uint_arg()/int_arg() read registers, which a syscalls trace event (no kprobes here) does not have: when a process of the host calls kill in its second"
+	[eventcount]="1 division by 0|its timer.s(1) resets start_ms on a 10-second boundary; when that firing and sleep 3's end (both at 3 s) fall in one millisecond, its end probe divides by an elapsed 0 ms, as SystemTap's would"
 	[errno]="1 Array overflow|an array keyed by the pid, errno and system call of every failing call on the host in its second: the same"
 )
 nbuild=0 nrun=0 nknown=0 fails=()
