@@ -209,17 +209,6 @@ static __maybe_unused unsigned long stp_modsym_lookup(const char *modname)
 
 /* ---- pretty printing ---------------------------------------------------- */
 
-/* dst .= formatted text, truncated at MAXSTRINGLEN */
-static __printf(2, 3) void stp_str_appendf(char *dst, const char *fmt, ...)
-{
-	size_t d = strnlen(dst, MAXSTRINGLEN - 1);
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(dst + d, MAXSTRINGLEN - d, fmt, ap);
-	va_end(ap);
-}
-
 /*
  * A pretty-printed target value ($$parms$, $var$) is built in a string
  * with its length kept: a struct is a hundred pieces, and finding the end

@@ -99,8 +99,8 @@ split_line() {
 # run IMPL REL OUT: every example built for REL by IMPL (cstap, bpf,
 # systemtap) and run in one guest boot; "NAME STATUS" lines in OUT
 run_all() {
-	local impl=$1 rel=$2 out=$3 d=$work/$1-$2 key=test_installcheck ext=ko
-	local files=() jf n c ex stp names=("${names[@]}")
+	local impl=$1 rel=$2 out=$3 d=$work/$1-$2 key=test_installcheck
+	local files=() jf n c ex names=("${names[@]}")
 	if [ $# -gt 3 ]; then	# hello_probe: the translator builds a module at all
 		d=$d-hello names=(hello/hello_probe)
 		mkdir -p "$d/src/hello"
@@ -108,7 +108,7 @@ run_all() {
 	fi
 	mkdir -p "$d/ko" "$d/src" "$d/out"
 	: > "$out"; : > "$out.sha"; : > "$d/jobs"
-	[ "$impl" = bpf ] && { key=test_installcheck_bpf; ext=bo; files+=(-f "$build/stapbpf/stapbpf:/bin/stapbpf"); }
+	[ "$impl" = bpf ] && { key=test_installcheck_bpf; files+=(-f "$build/stapbpf/stapbpf:/bin/stapbpf"); }
 	if [ "$impl" = systemtap ]; then
 		if [ ! -d "$work/st-runtime" ]; then
 			cp -a /usr/share/systemtap/runtime "$work/st-runtime"

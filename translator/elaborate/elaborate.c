@@ -1077,10 +1077,10 @@ static void derive_point(struct session *s, struct probe *p, struct probe_point 
 			return;
 	}
 	/* kernel.func*("f"): a glob within a name, matched against every
-	 * family's shapes and alias's names as '**' is */
-	if (pp_has_name_glob(pp) && doubleglob_expand(s, p, pp, depth, derive_point))
-		return;
-	if (!pp_has_name_glob(pp) && suffixglob_expand(s, p, pp, depth, derive_point))
+	 * family's shapes and alias's names as '**' is; else one in a suffix
+	 * (kernel.function("f").*) */
+	if (pp_has_name_glob(pp) ? doubleglob_expand(s, p, pp, depth, derive_point)
+				 : suffixglob_expand(s, p, pp, depth, derive_point))
 		return;
 	if (pp->optional)
 		return;

@@ -984,8 +984,9 @@ static const char *cast_module_pick(struct rctx *r, const char *list, const char
 		size_t n = strcspn(p, ":");
 		char *m = xstrndup(p, n);
 		const char *why;
-		struct dw_image *img = !strncmp(m, "kernel", 6) ? dw_kernel(r->s, &why) : dw_module(r->s, m, &why);
-		if ((!img && !strncmp(m, "kernel", 6)) || (img && dw_find_type(img, type, &die)))
+		bool kernel = !strncmp(m, "kernel", 6);
+		struct dw_image *img = kernel ? dw_kernel(r->s, &why) : dw_module(r->s, m, &why);
+		if (img ? dw_find_type(img, type, &die) : kernel)
 			return m;
 		free(m);
 		p += n + (p[n] == ':');

@@ -69,6 +69,8 @@ struct btry {           /* a try being made: where its errors go */
 struct bgen {
 	struct session *s;
 	bool failed;
+	bool comm_known;        /* comm_off looked up (intrinsics.c's comm_offset) */
+	int comm_off;           /* task_struct's comm, read in place; -1: through the helper */
 	int nfails, nfails_user;   /* refusals; of them, of what user space can run */
 	struct bpf_unit *u;     /* what is made: maps, formats, programs */
 	VEC(const struct probe *) written;   /* the script's probes programs came from */

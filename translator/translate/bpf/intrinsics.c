@@ -396,23 +396,20 @@ INTRINSIC(i_fastcall)
  * otherwise. Looked up once a run. */
 static int comm_offset(struct bgen *g)
 {
-	static const struct session *for_s;
-	static int off = -1;
 	const struct btf *b;
 	uint64_t bits;
 	uint32_t type, bitsize, sid;
 
-	if (for_s == g->s)
-		return off;
-	for_s = g->s;
-	off = -1;
-	if (!(b = btf_kernel(g->s, NULL)) || !btf_func_id(b, "bpf_get_current_task_btf") ||
-	    !(sid = btf_type_named(b, "struct task_struct")) ||
-	    !btf_member(b, sid, "comm", &bits, &type, &bitsize) || bitsize || bits % 64 ||
-	    btf_size(b, btf_resolve(b, type)) != 16)
-		return off;
-	off = (int)(bits / 8);
-	return off;
+	if (g->comm_known)
+		return g->comm_off;
+	g->comm_known = true;
+	g->comm_off = -1;
+	if ((b = btf_kernel(g->s, NULL)) && btf_func_id(b, "bpf_get_current_task_btf") &&
+	    (sid = btf_type_named(b, "struct task_struct")) &&
+	    btf_member(b, sid, "comm", &bits, &type, &bitsize) && !bitsize && !(bits % 64) &&
+	    btf_size(b, btf_resolve(b, type)) == 16)
+		g->comm_off = (int)(bits / 8);
+	return g->comm_off;
 }
 
 /* reg (one word of a C string) with its bytes from the first NUL on
