@@ -66,7 +66,12 @@ STAP_PASS_SOURCES = translator/passes.h translator/options.c translator/options.
 	translator/build/modsign.c translator/build/modsign.h \
 	translator/run/run.c translator/run/ssh.c translator/cache/modcache.c translator/cache/modcache.h \
 	translator/inputs.c translator/inputs.h translator/lowered.c translator/lowered.h \
-	$(TARGET_SOURCES) $(PROBE_SOURCES)
+	$(TARGET_SOURCES) $(PROBE_SOURCES) $(D_SOURCES)
+
+# the D front end (dtrace, stap --dtrace): D's tree, its lexer and parser,
+# its types, its errors (DTrace's D_* tags), the checks and the lowering
+# onto cstap's tree
+D_SOURCES = translator/dtrace/d_ast.h translator/dtrace/d_diag.c translator/dtrace/d_diag.h
 
 bin_PROGRAMS += translator/stap translator/stap-vm
 translator_stap_SOURCES = translator/main.c $(COMMON_SOURCES) $(PARSER_SOURCES) $(REMOTE_SOURCES) \
