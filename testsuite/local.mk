@@ -11,10 +11,15 @@ TESTS += testsuite/run-tests.sh testsuite/conformance-build.sh testsuite/bpf-run
 	testsuite/staprun-tests.sh testsuite/conformance-parse.sh testsuite/vm-smoke.sh \
 	testsuite/remote-ssh-tests.sh testsuite/attack-tests.sh testsuite/cache-tests.sh \
 	testsuite/exporter-tests.sh testsuite/sysroot-tests.sh testsuite/man-tests.sh \
-	testsuite/stapbpf-tests.sh testsuite/native-tests.sh testsuite/native-examples.sh testsuite/tree-tests.sh testsuite/privilege-table.sh \
+	testsuite/stapbpf-tests.sh testsuite/native-tests.sh testsuite/native-examples.sh testsuite/dtrace-tests.sh testsuite/tree-tests.sh testsuite/privilege-table.sh \
 	testsuite/library-tests.sh testsuite/examples-run.sh
-EXTRA_DIST += testsuite/examples-run.sh testsuite/library-tests.sh testsuite/library testsuite/native-tests.sh testsuite/native-examples.sh testsuite/privilege-table.sh testsuite/README.md testsuite/tree-tests.sh testsuite/lib.sh testsuite/sysroot-tests.sh testsuite/remote-ssh-tests.sh testsuite/btf-tests.sh testsuite/btf testsuite/stress.sh testsuite/cache-tests.sh testsuite/man-tests.sh testsuite/exporter-tests.sh testsuite/exporter testsuite/attack-tests.sh testsuite/attack testsuite/privilege testsuite/staprun-tests.sh testsuite/staprun testsuite/stapbpf-tests.sh testsuite/stress testsuite/vm-smoke.sh testsuite/cli-tests.sh testsuite/list-tests.sh testsuite/debuginfod-tests.sh testsuite/list testsuite/conformance-parse.sh testsuite/conformance-sem.sh testsuite/conformance-build.sh testsuite/conformance-build-systemtap.txt testsuite/conformance-xfail.txt testsuite/examples.sh testsuite/examples testsuite/run-tests.sh testsuite/bpf-run-tests.sh testsuite/bpf-both-ways.txt \
+EXTRA_DIST += testsuite/dtrace-tests.sh testsuite/dtrace testsuite/examples-run.sh testsuite/library-tests.sh testsuite/library testsuite/native-tests.sh testsuite/native-examples.sh testsuite/privilege-table.sh testsuite/README.md testsuite/tree-tests.sh testsuite/lib.sh testsuite/sysroot-tests.sh testsuite/remote-ssh-tests.sh testsuite/btf-tests.sh testsuite/btf testsuite/stress.sh testsuite/cache-tests.sh testsuite/man-tests.sh testsuite/exporter-tests.sh testsuite/exporter testsuite/attack-tests.sh testsuite/attack testsuite/privilege testsuite/staprun-tests.sh testsuite/staprun testsuite/stapbpf-tests.sh testsuite/stress testsuite/vm-smoke.sh testsuite/cli-tests.sh testsuite/list-tests.sh testsuite/debuginfod-tests.sh testsuite/list testsuite/conformance-parse.sh testsuite/conformance-sem.sh testsuite/conformance-build.sh testsuite/conformance-build-systemtap.txt testsuite/conformance-xfail.txt testsuite/examples.sh testsuite/examples testsuite/run-tests.sh testsuite/bpf-run-tests.sh testsuite/bpf-both-ways.txt \
 	testsuite/run testsuite/semko
+# DTrace's unit tests build their trigger programs here (dtrace-tests.sh)
+clean-local: clean-dtrace-triggers
+clean-dtrace-triggers:
+	rm -rf testsuite/dtrace-triggers
+.PHONY: clean-dtrace-triggers
 include testsuite/unit-parser.mk
 include testsuite/unit-runtime.mk
 # the run tests need stap, stap-vm, staprun and stapio built first
