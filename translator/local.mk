@@ -66,16 +66,20 @@ STAP_PASS_SOURCES = translator/passes.h translator/options.c translator/options.
 	translator/build/modsign.c translator/build/modsign.h \
 	translator/run/run.c translator/run/ssh.c translator/cache/modcache.c translator/cache/modcache.h \
 	translator/inputs.c translator/inputs.h translator/lowered.c translator/lowered.h \
-	$(TARGET_SOURCES) $(PROBE_SOURCES) $(D_SOURCES)
+	$(TARGET_SOURCES) $(PROBE_SOURCES)
 
 # the D front end (dtrace, stap --dtrace): D's tree, its lexer and parser,
 # its types, its errors (DTrace's D_* tags), the checks and the lowering
 # onto cstap's tree
-D_SOURCES = translator/dtrace/d_ast.h translator/dtrace/d_diag.c translator/dtrace/d_diag.h
+D_SOURCES = translator/d/d_ast.h translator/d/d_diag.c translator/d/d_diag.h \
+	translator/d/d_main.c translator/d/d_main.h translator/d/d_sema.h \
+	translator/d/d_funcs.c translator/d/d_funcs.h translator/d/d_check.c \
+	translator/d/d_lower.h translator/d/d_lower.c translator/d/d_lower_fmt.c \
+	translator/d/d_lower_agg.c
 
 bin_PROGRAMS += translator/stap translator/stap-vm
 translator_stap_SOURCES = translator/main.c $(COMMON_SOURCES) $(PARSER_SOURCES) $(REMOTE_SOURCES) \
-	$(STAP_PASS_SOURCES)
+	$(STAP_PASS_SOURCES) $(D_SOURCES)
 translator_stap_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/translator -I$(srcdir)/runtime -I$(srcdir)/staprun
 translator_stap_LDADD = -ldw -lelf $(DEBUGINFOD_LIBS) $(CRYPTO_LIBS)
 
@@ -84,3 +88,17 @@ translator_stap_vm_SOURCES = translator/remote/stap_vm_main.c translator/util.c 
 	translator/env.c translator/env.h translator/env.def $(REMOTE_SOURCES) \
 	translator/target/releases.c translator/target/releases.h
 translator_stap_vm_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/translator
+
+# dtrace is stap by another name (main.c: dtrace_mode): a link in the build
+# tree for the tests, and where stap is installed
+all-local: translator/dtrace
+translator/dtrace: translator/stap$(EXEEXT)
+	$(AM_V_GEN)ln -sf stap$(EXEEXT) $@
+CLEANFILES += translator/dtrace
+install-exec-hook: install-dtrace-link
+install-dtrace-link:
+	ln -sf stap$(EXEEXT) "$(DESTDIR)$(bindir)/dtrace"
+uninstall-local: uninstall-dtrace-link
+uninstall-dtrace-link:
+	rm -f "$(DESTDIR)$(bindir)/dtrace"
+.PHONY: install-dtrace-link uninstall-dtrace-link

@@ -18,6 +18,7 @@
 
 #include "cache/modcache.h"
 #include "diag.h"
+#include "d/d_main.h"
 #include "passes.h"
 #include "translate/bpf/bpf.h"
 #include "elaborate/listing.h"
@@ -183,7 +184,9 @@ static int build(struct session *s)
 	return rc ? rc : sign_module(s);
 }
 
-int main(int argc, char **argv)
+/* stap's command line, passes 1-5; before_run (when given) is told once
+ * passes 1-4 succeeded and pass 5 starts (dtrace's "matched N probes") */
+int stap_run(int argc, char **argv, void (*before_run)(struct session *, void *), void *arg)
 {
 	struct session s;
 	int rc;
@@ -200,7 +203,30 @@ int main(int argc, char **argv)
 	rc = build(&s);
 	if (rc || s.last_pass == 4)
 		return cleanup_session(&s), rc == STOPPED ? 0 : rc;
+	if (before_run)
+		before_run(&s, arg);
 	rc = run_pass(&s, 5, pass5_run);
 	cleanup_session(&s);
 	return rc;
+}
+
+/* run as dtrace (or stap --dtrace ...): DTrace's command line and D */
+static bool dtrace_mode(int argc, char **argv)
+{
+	const char *base = strrchr(argv[0], '/');
+
+	base = base ? base + 1 : argv[0];
+	return !strcmp(base, "dtrace") || (argc > 1 && !strcmp(argv[1], "--dtrace"));
+}
+
+int main(int argc, char **argv)
+{
+	if (dtrace_mode(argc, argv)) {
+		if (argc > 1 && !strcmp(argv[1], "--dtrace")) {
+			argv[1] = argv[0];
+			return dtrace_main(argc - 1, argv + 1);
+		}
+		return dtrace_main(argc, argv);
+	}
+	return stap_run(argc, argv, NULL, NULL);
 }

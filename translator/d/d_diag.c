@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dtrace/d_diag.h"
+#include "d/d_diag.h"
 
 /* The source line of pos and a caret under its column, as cstap's other
  * diagnostics end. */
@@ -37,7 +37,7 @@ static void report(struct d_diag *dg, const char *tag, struct d_pos pos, const c
 	if (dg->errors++)
 		return;
 	dg->tag = tag;
-	fprintf(stderr, "dtrace: failed to compile script %s: [%s] ", dg->script, tag);
+	fprintf(stderr, "dtrace: %s: [%s] ", dg->what, tag);
 	if (pos.line > 0)
 		fprintf(stderr, "line %d: ", pos.line);
 	vfprintf(stderr, fmt, ap);

@@ -16,10 +16,10 @@
 #include <setjmp.h>
 #include <stdbool.h>
 
-#include "dtrace/d_ast.h"
+#include "d/d_ast.h"
 
 struct d_diag {
-	const char *script;      /* as DTrace names it: the -s path, or "-n"/"-P" text */
+	const char *what;        /* "failed to compile script x.d", "invalid probe specifier T" */
 	const char *text;        /* the source, for the caret line (NULL: none) */
 	jmp_buf *abort;          /* where d_error() returns to; NULL: it returns */
 	int errors;

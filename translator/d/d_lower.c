@@ -1,0 +1,771 @@
+/* d_lower.c - a checked D program as a SystemTap script in cstap's own
+ * language (d_lower.h says the mapping): the probes, the clauses under
+ * their predicates, statements and expressions. Aggregations are
+ * d_lower_agg.c's, output formats d_lower_fmt.c's. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "d/d_lower.h"
+
+void d_line(struct d_lower *L, const char *fmt, ...)
+{
+	va_list ap;
+
+	for (int i = 0; i < L->indent; i++)
+		strbuf_addstr(&L->probes, "    ");
+	va_start(ap, fmt);
+	strbuf_vaddf(&L->probes, fmt, ap);
+	va_end(ap);
+	strbuf_addch(&L->probes, '\n');
+}
+
+/* a string literal of cstap's language */
+static void add_string(struct strbuf *out, const char *s, size_t n)
+{
+	strbuf_addch(out, '"');
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == '"' || c == '\\')
+			strbuf_addf(out, "\\%c", c);
+		else if (c == '\n')
+			strbuf_addstr(out, "\\n");
+		else if (c == '\t')
+			strbuf_addstr(out, "\\t");
+		else if (c < 32 || c >= 127)
+			strbuf_addf(out, "\\%03o", c);
+		else
+			strbuf_addch(out, c);
+	}
+	strbuf_addch(out, '"');
+}
+
+/* ---- names ---------------------------------------------------------------------- */
+
+static void var_ref(struct d_lower *L, struct strbuf *out, const struct d_var *v)
+{
+	(void)L;
+	switch (v->kind) {
+	case DV_GLOBAL: strbuf_addf(out, "__d_g_%s", v->name); break;
+	case DV_SELF: strbuf_addf(out, "__d_s_%s", v->name); break;
+	case DV_THIS: strbuf_addf(out, "__d_t_%s", v->name); break;
+	case DV_AGG: strbuf_addf(out, "__d_a_%d", v->id); break;
+	}
+}
+
+/* keys of an associative array, self-> arrays keyed by thread first */
+static void add_keys(struct d_lower *L, struct strbuf *out, const struct d_var *v, const struct d_expr *idx)
+{
+	strbuf_addch(out, '[');
+	if (v->kind == DV_SELF)
+		strbuf_addstr(out, idx ? "tid(), " : "tid()");
+	for (int i = 0; idx && i < idx->args.len; i++) {
+		if (i)
+			strbuf_addstr(out, ", ");
+		d_lower_expr(L, out, idx->args.items[i]);
+	}
+	strbuf_addch(out, ']');
+}
+
+static struct d_var *var_of(struct d_lower *L, const struct d_expr *e, const struct d_expr **idx)
+{
+	*idx = NULL;
+	if (e->kind == DE_INDEX) {
+		*idx = e;
+		e = e->lhs;
+	}
+	if (e->kind == DE_IDENT)
+		return d_var_find(L->sema, DV_GLOBAL, e->name);
+	if (e->kind == DE_ARROW && e->lhs->kind == DE_IDENT)
+		return d_var_find(L->sema, !strcmp(e->lhs->name, "self") ? DV_SELF : DV_THIS, e->name);
+	return NULL;
+}
+
+/* an lvalue (or the read of one): a variable, an array element */
+static bool lower_var(struct d_lower *L, struct strbuf *out, const struct d_expr *e)
+{
+	const struct d_expr *idx;
+	struct d_var *v = var_of(L, e, &idx);
+
+	if (!v)
+		return false;
+	var_ref(L, out, v);
+	if (idx || v->kind == DV_SELF)
+		add_keys(L, out, v, idx);
+	return true;
+}
+
+/* a built-in variable */
+static void lower_builtin(struct d_lower *L, struct strbuf *out, const char *n)
+{
+	const struct d_pdesc *d = L->desc;
+	static const struct { const char *d, *stap; } b[] = {
+		{ "execname", "execname()" }, { "pid", "pid()" }, { "tid", "tid()" }, { "ppid", "ppid()" },
+		{ "uid", "uid()" }, { "gid", "gid()" }, { "cpu", "cpu()" },
+		{ "timestamp", "gettimeofday_ns()" }, { "vtimestamp", "gettimeofday_ns()" },
+		{ "walltimestamp", "gettimeofday_ns()" }, { "curthread", "task_current()" },
+		{ "errno", "0" }, { "ipl", "0" }, { "stackdepth", "0" }, { "ustackdepth", "0" },
+		{ "caller", "0" }, { "ucaller", "0" }, { "cwd", "\"/\"" }, { "root", "\"/\"" },
+		{ "zonename", "\"global\"" },
+	};
+
+	for (size_t i = 0; i < sizeof(b) / sizeof(b[0]); i++)
+		if (!strcmp(b[i].d, n)) {
+			strbuf_addstr(out, b[i].stap);
+			return;
+		}
+	if (!strcmp(n, "probefunc"))
+		return add_string(out, d->func, strlen(d->func));
+	if (!strcmp(n, "probename"))
+		return add_string(out, d->name, strlen(d->name));
+	if (!strcmp(n, "probemod"))
+		return add_string(out, d->mod, strlen(d->mod));
+	if (!strcmp(n, "probeprov"))
+		return add_string(out, d->prov, strlen(d->prov));
+	if (!strcmp(n, "epid") || !strcmp(n, "id")) {
+		strbuf_addf(out, "%d", L->clause->index + 1);
+		return;
+	}
+	strbuf_addstr(out, "0");   /* arg0..arg9 of the dtrace provider */
+}
+
+/* ---- expressions ------------------------------------------------------------------ */
+
+/* the helper that cuts a value to an integer type narrower than 64 bits */
+static const char *narrow(struct d_lower *L, const struct d_type *t)
+{
+	while (t && t->typedef_of)
+		t = t->typedef_of;
+	if (!t || (t->kind != DT_INT && t->kind != DT_ENUM) || t->size >= 8)
+		return NULL;
+	static const char *names[2][3] = { { "__d_u8", "__d_u16", "__d_u32" }, { "__d_s8", "__d_s16", "__d_s32" } };
+	static const enum d_helper helpers[2][3] = { { H_U8, H_U16, H_U32 }, { H_S8, H_S16, H_S32 } };
+	int i = t->size == 1 ? 0 : t->size == 2 ? 1 : 2;
+	bool sign = t->kind == DT_ENUM || t->is_signed;
+	d_need(L, helpers[sign][i]);
+	return names[sign][i];
+}
+
+static const char *binop_text(enum d_op op)
+{
+	switch (op) {
+	case DOP_MUL: return "*"; case DOP_DIV: return "/"; case DOP_MOD: return "%";
+	case DOP_ADD: return "+"; case DOP_SUB: return "-"; case DOP_SHL: return "<<";
+	case DOP_SHR: return ">>"; case DOP_LT: return "<"; case DOP_GT: return ">";
+	case DOP_LE: return "<="; case DOP_GE: return ">="; case DOP_EQ: return "==";
+	case DOP_NE: return "!="; case DOP_BAND: return "&"; case DOP_BXOR: return "^";
+	case DOP_BOR: return "|"; case DOP_LAND: return "&&"; case DOP_LOR: return "||";
+	default: return "?";
+	}
+}
+
+/* an operation whose result is cut to its D type's width */
+static void wrap_open(struct d_lower *L, struct strbuf *out, const struct d_type *t, const char **close)
+{
+	const char *f = narrow(L, t);
+
+	*close = f ? ")" : "";
+	if (f)
+		strbuf_addf(out, "%s(", f);
+}
+
+static void lower_binary(struct d_lower *L, struct strbuf *out, const struct d_expr *e)
+{
+	const char *close = "";
+
+	if (e->op == DOP_LXOR) {
+		strbuf_addstr(out, "(!(");
+		d_lower_expr(L, out, e->lhs);
+		strbuf_addstr(out, ") != !(");
+		d_lower_expr(L, out, e->rhs);
+		strbuf_addstr(out, "))");
+		return;
+	}
+	if (e->op == DOP_COMMA) {   /* both for their effects: the value is the right's */
+		strbuf_addstr(out, "(");
+		d_lower_expr(L, out, e->lhs);
+		strbuf_addstr(out, " ? ");
+		d_lower_expr(L, out, e->rhs);
+		strbuf_addstr(out, " : ");
+		d_lower_expr(L, out, e->rhs);
+		strbuf_addstr(out, ")");
+		return;
+	}
+	bool arith = e->op == DOP_MUL || e->op == DOP_ADD || e->op == DOP_SUB || e->op == DOP_SHL;
+	if (arith)
+		wrap_open(L, out, e->type, &close);
+	strbuf_addch(out, '(');
+	d_lower_expr(L, out, e->lhs);
+	const char *op = binop_text(e->op);
+	if (e->op == DOP_SHR && e->type && !e->type->is_signed)
+		op = ">>>";
+	strbuf_addf(out, " %s ", op);
+	d_lower_expr(L, out, e->rhs);
+	strbuf_addch(out, ')');
+	strbuf_addstr(out, close);
+}
+
+static void lower_assign(struct d_lower *L, struct strbuf *out, const struct d_expr *e)
+{
+	const char *close = "";
+	struct strbuf lhs;
+
+	strbuf_init(&lhs);
+	if (!lower_var(L, &lhs, e->lhs))
+		d_lower_expr(L, &lhs, e->lhs);
+	strbuf_addf(out, "(%s = ", lhs.buf);
+	wrap_open(L, out, e->type, &close);
+	if (e->op != DOP_ASSIGN) {
+		strbuf_addf(out, "(%s %s ", lhs.buf, binop_text(e->op));
+		d_lower_expr(L, out, e->rhs);
+		strbuf_addch(out, ')');
+	} else {
+		d_lower_expr(L, out, e->rhs);
+	}
+	strbuf_addf(out, "%s)", close);
+	strbuf_release(&lhs);
+}
+
+/* ++x, x++ ...: the value as D gives it, cut to the variable's width */
+static void lower_incdec(struct d_lower *L, struct strbuf *out, const struct d_expr *e)
+{
+	struct strbuf lv;
+	const char *close = "";
+	bool inc = e->op == DOP_PREINC || e->op == DOP_POSTINC;
+	bool post = e->kind == DE_POSTFIX;
+
+	strbuf_init(&lv);
+	if (!lower_var(L, &lv, e->lhs))
+		d_lower_expr(L, &lv, e->lhs);
+	if (!narrow(L, e->type)) {
+		strbuf_addf(out, post ? "%s%s" : "%2$s%1$s", lv.buf, inc ? "++" : "--");
+		strbuf_release(&lv);
+		return;
+	}
+	/* (x = narrow(x + 1)) for ++x; x++ is that minus 1, cut again */
+	if (post)
+		wrap_open(L, out, e->type, &close), strbuf_addch(out, '(');
+	const char *c2;
+	strbuf_addf(out, "(%s = ", lv.buf);
+	wrap_open(L, out, e->type, &c2);
+	strbuf_addf(out, "%s %s 1%s)", lv.buf, inc ? "+" : "-", c2);
+	if (post)
+		strbuf_addf(out, " %s 1)%s", inc ? "-" : "+", close);
+	strbuf_release(&lv);
+}
+
+static void lower_unary(struct d_lower *L, struct strbuf *out, const struct d_expr *e)
+{
+	const char *close = "";
+
+	switch (e->op) {
+	case DOP_PREINC: case DOP_PREDEC: case DOP_POSTINC: case DOP_POSTDEC:
+		lower_incdec(L, out, e);
+		return;
+	case DOP_SIZEOF:
+		strbuf_addf(out, "%lld", (long long)(e->lhs->type ? e->lhs->type->size : 8));
+		return;
+	case DOP_STRINGOF:
+		if (d_is_string(e->lhs->type))
+			d_lower_expr(L, out, e->lhs);
+		else
+			strbuf_addstr(out, "sprint("), d_lower_expr(L, out, e->lhs), strbuf_addch(out, ')');
+		return;
+	case DOP_PLUS:
+		d_lower_expr(L, out, e->lhs);
+		return;
+	case DOP_NOT:
+		strbuf_addstr(out, "(!");
+		d_lower_expr(L, out, e->lhs);
+		strbuf_addch(out, ')');
+		return;
+	case DOP_NEG: case DOP_BITNOT:
+		wrap_open(L, out, e->type, &close);
+		strbuf_addstr(out, e->op == DOP_NEG ? "(-" : "(~");
+		d_lower_expr(L, out, e->lhs);
+		strbuf_addf(out, ")%s", close);
+		return;
+	default:   /* * and & of memory: not yet */
+		strbuf_addstr(out, "0");
+		return;
+	}
+}
+
+static void lower_call(struct d_lower *L, struct strbuf *out, const struct d_expr *e)
+{
+	static const struct { const char *d; enum d_helper h; const char *stap; } subr[] = {
+		{ "substr", H_SUBSTR, "__d_substr" }, { "index", H_INDEX, "__d_index" },
+		{ "rindex", H_RINDEX, "__d_rindex" }, { "strchr", H_STRCHR, "__d_strchr" },
+		{ "strrchr", H_STRRCHR, "__d_strrchr" }, { "strstr", H_STRSTR, "__d_strstr" },
+		{ "toupper", H_TOUPPER, "__d_toupper" }, { "tolower", H_TOLOWER, "__d_tolower" },
+		{ "basename", H_BASENAME, "__d_basename" }, { "dirname", H_DIRNAME, "__d_dirname" },
+		{ "lltostr", H_LLTOSTR, "__d_lltostr" }, { "strtok", H_STRTOK, "__d_strtok" },
+	};
+	const char *name = e->name;
+
+	if (!strcmp(name, "strjoin")) {
+		strbuf_addch(out, '(');
+		d_lower_expr(L, out, e->args.items[0]);
+		strbuf_addstr(out, " . ");
+		d_lower_expr(L, out, e->args.items[1]);
+		strbuf_addch(out, ')');
+		return;
+	}
+	if (!strcmp(name, "rand")) {
+		strbuf_addstr(out, "randint(2147483647)");
+		return;
+	}
+	if (!strcmp(name, "htons") || !strcmp(name, "ntohs") || !strcmp(name, "htonl") ||
+	    !strcmp(name, "ntohl") || !strcmp(name, "htonll") || !strcmp(name, "ntohll")) {
+		int bytes = name[4] == 's' ? 2 : name[4] == 'l' && name[5] == 'l' ? 8 : 4;
+		strbuf_addf(out, "__d_bswap%d(", bytes * 8);
+		d_lower_expr(L, out, e->args.items[0]);
+		strbuf_addch(out, ')');
+		return;
+	}
+	for (size_t i = 0; i < sizeof(subr) / sizeof(subr[0]); i++)
+		if (!strcmp(subr[i].d, name)) {
+			d_need(L, subr[i].h);
+			name = subr[i].stap;
+			break;
+		}
+	strbuf_addf(out, "%s(", name);
+	for (int i = 0; i < e->args.len; i++) {
+		if (i)
+			strbuf_addstr(out, ", ");
+		d_lower_expr(L, out, e->args.items[i]);
+	}
+	/* D's optional arguments as the helpers' fixed ones */
+	if (!strcmp(e->name, "substr") && e->args.len == 2)
+		strbuf_addstr(out, ", -1");
+	if ((!strcmp(e->name, "index") || !strcmp(e->name, "rindex")) && e->args.len == 2)
+		strbuf_addstr(out, !strcmp(e->name, "index") ? ", 0" : ", -1");
+	if (!strcmp(e->name, "lltostr") && e->args.len == 1)
+		strbuf_addstr(out, ", 10");
+	strbuf_addch(out, ')');
+}
+
+/* a macro variable: $1 as the number or text given, $target as target() */
+static void lower_macro(struct d_lower *L, struct strbuf *out, const struct d_expr *e)
+{
+	const char *n = e->name + 1;
+	bool str = *n == '$';
+
+	if (str)
+		n++;
+	if (!strcmp(n, "target") || !strcmp(n, "pid")) {
+		strbuf_addstr(out, str ? "sprint(target())" : "target()");
+		return;
+	}
+	long i = strtol(n, NULL, 10);
+	const char *v = i == 0 ? "dtrace" : L->sema->args[i - 1];
+	if (d_is_string(e->type))
+		add_string(out, v, strlen(v));
+	else
+		strbuf_addf(out, "%lld", strtoll(v, NULL, 0));
+}
+
+void d_lower_expr(struct d_lower *L, struct strbuf *out, const struct d_expr *e)
+{
+	const char *close = "";
+
+	switch (e->kind) {
+	case DE_INT:
+		strbuf_addf(out, "%lld", (long long)e->num);
+		return;
+	case DE_STR:
+		add_string(out, e->str, e->str_len);
+		return;
+	case DE_IDENT:
+		if (!lower_var(L, out, e))
+			lower_builtin(L, out, e->name);
+		return;
+	case DE_MACRO:
+		lower_macro(L, out, e);
+		return;
+	case DE_INDEX:
+		if (e->lhs->kind == DE_IDENT && !strcmp(e->lhs->name, "args")) {
+			strbuf_addstr(out, "0");
+			return;
+		}
+		if (!lower_var(L, out, e))
+			strbuf_addstr(out, "0");
+		return;
+	case DE_ARROW:
+		if (!lower_var(L, out, e))
+			strbuf_addstr(out, "0");
+		return;
+	case DE_CALL:
+		lower_call(L, out, e);
+		return;
+	case DE_UNARY: case DE_POSTFIX:
+		lower_unary(L, out, e);
+		return;
+	case DE_BINARY:
+		lower_binary(L, out, e);
+		return;
+	case DE_ASSIGN:
+		lower_assign(L, out, e);
+		return;
+	case DE_TERNARY:
+		strbuf_addch(out, '(');
+		d_lower_expr(L, out, e->args.items[0]);
+		strbuf_addstr(out, " ? ");
+		d_lower_expr(L, out, e->lhs);
+		strbuf_addstr(out, " : ");
+		d_lower_expr(L, out, e->rhs);
+		strbuf_addch(out, ')');
+		return;
+	case DE_CAST:
+		if (d_is_string(e->type) || d_is_string(e->lhs->type)) {
+			d_lower_expr(L, out, e->lhs);
+			return;
+		}
+		wrap_open(L, out, e->type, &close);
+		d_lower_expr(L, out, e->lhs);
+		strbuf_addstr(out, close);
+		return;
+	case DE_SIZEOF_TYPE:
+		strbuf_addf(out, "%lld", (long long)(e->cast_type ? e->cast_type->size : 0));
+		return;
+	default:
+		strbuf_addstr(out, "0");
+		return;
+	}
+}
+
+/* ---- statements ------------------------------------------------------------------- */
+
+static void lower_stmt(struct d_lower *L, const struct d_stmt *st);
+
+/* an action or an expression statement */
+static void lower_expr_stmt(struct d_lower *L, const struct d_expr *e)
+{
+	struct strbuf sb;
+
+	if (e->kind == DE_ASSIGN && (e->lhs->kind == DE_AGG ||
+				     (e->lhs->kind == DE_INDEX && e->lhs->lhs->kind == DE_AGG))) {
+		d_lower_aggregate(L, e);
+		return;
+	}
+	if (e->kind == DE_CALL) {
+		const char *n = e->name;
+		if (!strcmp(n, "trace"))
+			return d_lower_trace(L, e->args.items[0]);
+		if (!strcmp(n, "printf"))
+			return d_lower_printf(L, e);
+		if (!strcmp(n, "printa"))
+			return d_lower_printa(L, e);
+		if (!strcmp(n, "clear") || !strcmp(n, "trunc") || !strcmp(n, "normalize") ||
+		    !strcmp(n, "denormalize"))
+			return d_lower_aggop(L, e);
+		if (!strcmp(n, "exit")) {
+			strbuf_init(&sb);
+			d_lower_expr(L, &sb, e->args.items[0]);
+			d_line(L, "__d_status = %s; __d_exiting = 1; exit()", sb.buf);
+			strbuf_release(&sb);
+			return;
+		}
+		if (!strcmp(n, "stack")) {
+			d_line(L, "print_backtrace()");
+			return;
+		}
+		if (!strcmp(n, "ustack") || !strcmp(n, "jstack")) {
+			d_line(L, "print_ubacktrace()");
+			return;
+		}
+		if (!strcmp(n, "setopt") || !strcmp(n, "speculate") || !strcmp(n, "commit") ||
+		    !strcmp(n, "discard") || !strcmp(n, "ftruncate") || !strcmp(n, "chill") ||
+		    !strcmp(n, "breakpoint") || !strcmp(n, "panic") || !strcmp(n, "stop") ||
+		    !strcmp(n, "raise") || !strcmp(n, "system") || !strcmp(n, "print") ||
+		    !strcmp(n, "tracemem") || !strcmp(n, "pcap"))
+			return;   /* not yet lowered */
+	}
+	strbuf_init(&sb);
+	d_lower_expr(L, &sb, e);
+	/* a value alone is no statement in cstap's language */
+	if (e->kind == DE_ASSIGN || e->kind == DE_CALL ||
+	    ((e->kind == DE_UNARY || e->kind == DE_POSTFIX) &&
+	     (e->op == DOP_PREINC || e->op == DOP_PREDEC || e->op == DOP_POSTINC || e->op == DOP_POSTDEC)))
+		d_line(L, "%s", sb.buf);
+	else
+		d_line(L, "__d_void = %s", sb.buf);
+	strbuf_release(&sb);
+}
+
+static void lower_stmt(struct d_lower *L, const struct d_stmt *st)
+{
+	struct strbuf sb;
+
+	switch (st->kind) {
+	case DS_EXPR:
+		if (st->expr->kind == DE_BINARY && st->expr->op == DOP_COMMA) {
+			struct d_stmt a = *st, b = *st;
+			a.expr = st->expr->lhs;
+			b.expr = st->expr->rhs;
+			lower_stmt(L, &a);
+			lower_stmt(L, &b);
+			return;
+		}
+		lower_expr_stmt(L, st->expr);
+		return;
+	case DS_EMPTY:
+		return;
+	case DS_IF:
+		strbuf_init(&sb);
+		d_lower_expr(L, &sb, st->expr);
+		d_line(L, "if (%s) {", sb.buf);
+		strbuf_release(&sb);
+		L->indent++;
+		lower_stmt(L, st->then);
+		L->indent--;
+		if (st->els) {
+			d_line(L, "} else {");
+			L->indent++;
+			lower_stmt(L, st->els);
+			L->indent--;
+		}
+		d_line(L, "}");
+		return;
+	case DS_BLOCK:
+		for (int i = 0; i < st->stmts.len; i++)
+			lower_stmt(L, st->stmts.items[i]);
+		return;
+	}
+}
+
+/* ---- clauses and probes ------------------------------------------------------------ */
+
+/* does the clause print a record line? Not when all it does is aggregate:
+ * DTrace's default action (the probe's line) is for a clause that records
+ * nothing at all, or records data */
+static bool stmt_records(const struct d_stmt *st, bool *acts)
+{
+	if (st->kind == DS_BLOCK || st->kind == DS_IF) {
+		bool r = false;
+		for (int i = 0; i < st->stmts.len; i++)
+			r |= stmt_records(st->stmts.items[i], acts);
+		if (st->then)
+			r |= stmt_records(st->then, acts);
+		if (st->els)
+			r |= stmt_records(st->els, acts);
+		return r;
+	}
+	if (st->kind != DS_EXPR)
+		return false;
+	const struct d_expr *e = st->expr;
+	if (e->kind == DE_ASSIGN && (e->lhs->kind == DE_AGG || (e->lhs->kind == DE_INDEX && e->lhs->lhs->kind == DE_AGG))) {
+		*acts = true;
+		return false;
+	}
+	if (e->kind == DE_CALL) {
+		const char *n = e->name;
+		if (!strcmp(n, "clear") || !strcmp(n, "trunc") || !strcmp(n, "normalize") ||
+		    !strcmp(n, "denormalize") || !strcmp(n, "setopt") || !strcmp(n, "printa")) {
+			*acts = true;
+			return !strcmp(n, "printa");
+		}
+		if (!strcmp(n, "trace") || !strcmp(n, "printf") || !strcmp(n, "exit") || !strcmp(n, "stack") ||
+		    !strcmp(n, "ustack") || !strcmp(n, "tracemem") || !strcmp(n, "print") ||
+		    !strcmp(n, "speculate") || !strcmp(n, "commit") || !strcmp(n, "discard") || !strcmp(n, "system")) {
+			*acts = true;
+			return true;
+		}
+	}
+	return false;
+}
+
+static bool clause_records(const struct d_clause *c)
+{
+	bool acts = false, rec = false;
+
+	for (int i = 0; i < c->body.len; i++)
+		rec |= stmt_records(c->body.items[i], &acts);
+	return rec || !acts;
+}
+
+/* the record line's start: the header once, then CPU, ID, FUNCTION:NAME
+ * (FUNCTION:NAME alone when _DTRACE_TESTING is set, as the original's
+ * test harness runs it) */
+static void record_start(struct d_lower *L)
+{
+	const struct d_pdesc *d = L->desc;
+	bool testing = getenv("_DTRACE_TESTING") != NULL;
+
+	d_line(L, "if (!__d_hdr) { __d_hdr = 1; printf(\"%s\\n\") }",
+	       testing ? "                   FUNCTION:NAME" : "CPU     ID                    FUNCTION:NAME");
+	if (testing)
+		d_line(L, "printf(\"%%32s \", \"%s:%s\")", d->func, d->name);
+	else
+		d_line(L, "printf(\"%%3d %%6d %%32s \", cpu(), %d, \"%s:%s\")", L->clause->index + 1, d->func, d->name);
+}
+
+static void lower_clause(struct d_lower *L, const struct d_clause *c)
+{
+	struct strbuf sb;
+
+	L->clause = c;
+	L->desc = c->descs.items[0];
+	L->records = !L->sema->opts->quiet && clause_records(c);
+	if (c->pred) {
+		strbuf_init(&sb);
+		d_lower_expr(L, &sb, c->pred);
+		d_line(L, "if (%s) {", sb.buf);
+		strbuf_release(&sb);
+	} else {
+		d_line(L, "{");
+	}
+	L->indent++;
+	if (L->records)
+		record_start(L);
+	for (int i = 0; i < c->body.len; i++)
+		lower_stmt(L, c->body.items[i]);
+	if (L->records)
+		d_line(L, "printf(\"\\n\")");
+	L->indent--;
+	d_line(L, "}");
+}
+
+/* "tick-10ms" -> timer.ms(10); the unit as DTrace reads it, hz without one */
+static bool timer_point(const char *name, struct strbuf *out)
+{
+	static const struct { const char *unit, *stap; int64_t mul; } u[] = {
+		{ "ns", "ns", 1 }, { "nsec", "ns", 1 }, { "us", "us", 1 }, { "usec", "us", 1 },
+		{ "ms", "ms", 1 }, { "msec", "ms", 1 }, { "s", "s", 1 }, { "sec", "s", 1 },
+		{ "m", "s", 60 }, { "min", "s", 60 }, { "h", "s", 3600 }, { "hour", "s", 3600 },
+		{ "d", "s", 86400 }, { "day", "s", 86400 }, { "hz", "hz", 1 }, { "", "hz", 1 },
+	};
+	const char *p = strchr(name, '-');
+	char *end;
+
+	if (!p)
+		return false;
+	long long n = strtoll(p + 1, &end, 10);
+	if (end == p + 1 || n <= 0)
+		return false;
+	for (size_t i = 0; i < sizeof(u) / sizeof(u[0]); i++)
+		if (!strcmp(end, u[i].unit)) {
+			if (!strcmp(u[i].stap, "ns") && n < 100000)   /* cstap's timers: 100 us at least */
+				n = 100000;
+			if (!strcmp(u[i].stap, "us") && n < 100)
+				n = 100;
+			strbuf_addf(out, "timer.%s(%lld)", u[i].stap, n * u[i].mul);
+			return true;
+		}
+	return false;
+}
+
+/* the probe point of one description, or an error (D_PDESC_ZERO) */
+static bool probe_point(struct d_lower *L, const struct d_pdesc *d, struct strbuf *out)
+{
+	const char *prov = d->prov, *name = d->name;
+
+	if ((!*prov || !strcmp(prov, "dtrace")) && !*d->mod && !*d->func) {
+		if (!strcmp(name, "BEGIN"))
+			return strbuf_addstr(out, "begin"), true;
+		if (!strcmp(name, "END"))
+			return strbuf_addstr(out, "end"), true;
+		if (!strcmp(name, "ERROR"))
+			return strbuf_addstr(out, "error"), true;
+	}
+	if ((!*prov || !strcmp(prov, "profile")) && !*d->mod && !*d->func &&
+	    (!strncmp(name, "tick-", 5) || !strncmp(name, "profile-", 8)) && timer_point(name, out))
+		return true;
+	(void)L;
+	return false;
+}
+
+/* descriptions as text, for grouping clauses of the same probes */
+static char *descs_key(const struct d_clause *c)
+{
+	struct strbuf sb;
+
+	strbuf_init(&sb);
+	for (int i = 0; i < c->descs.len; i++)
+		strbuf_addf(&sb, "%s:%s:%s:%s,", c->descs.items[i]->prov, c->descs.items[i]->mod,
+			    c->descs.items[i]->func, c->descs.items[i]->name);
+	return strbuf_detach(&sb);
+}
+
+/* this-> variables: locals of the probe, zero at its start (stap's are) */
+static void lower_probes(struct d_lower *L)
+{
+	struct d_program *p = L->sema->prog;
+	bool *done = xcalloc((size_t)p->clauses.len + 1, sizeof(bool));
+
+	for (int i = 0; i < p->clauses.len; i++) {
+		if (done[i])
+			continue;
+		struct d_clause *c = p->clauses.items[i];
+		char *key = descs_key(c);
+		struct strbuf pts;
+
+		strbuf_init(&pts);
+		for (int j = 0; j < c->descs.len; j++) {
+			if (j)
+				strbuf_addstr(&pts, ", ");
+			if (!probe_point(L, c->descs.items[j], &pts))
+				d_error(L->sema->dg, "D_PDESC_ZERO", c->descs.items[j]->pos,
+					"probe description %s does not match any probes", c->descs.items[j]->text);
+		}
+		d_line(L, "probe %s {", pts.buf);
+		L->indent++;
+		bool end = !strcmp(pts.buf, "end");
+		if (!end)
+			d_line(L, "if (__d_exiting) next");
+		for (int j = i; j < p->clauses.len; j++) {
+			char *k2 = descs_key(p->clauses.items[j]);
+			if (!strcmp(k2, key)) {
+				done[j] = true;
+				lower_clause(L, p->clauses.items[j]);
+			}
+			free(k2);
+		}
+		L->indent--;
+		d_line(L, "}");
+		strbuf_release(&pts);
+		free(key);
+	}
+	free(done);
+}
+
+/* the globals: one per D variable (self-> ones keyed by thread) */
+static void lower_globals(struct d_lower *L)
+{
+	struct d_sema *S = L->sema;
+
+	strbuf_addstr(&L->globals, "global __d_hdr, __d_exiting, __d_status, __d_void\n");
+	for (int i = 0; i < S->vars.len; i++) {
+		struct d_var *v = S->vars.items[i];
+		if (v->kind == DV_GLOBAL || v->kind == DV_SELF) {
+			strbuf_addstr(&L->globals, "global ");
+			var_ref(L, &L->globals, v);
+			strbuf_addch(&L->globals, '\n');
+		}
+	}
+	d_lower_agg_globals(L);
+}
+
+char *d_lower(struct d_sema *sema)
+{
+	struct d_lower L = { .sema = sema };
+	struct strbuf all;
+
+	strbuf_init(&L.globals);
+	strbuf_init(&L.funcs);
+	strbuf_init(&L.probes);
+	lower_probes(&L);
+	/* after END's clauses: the aggregations not printed yet */
+	d_line(&L, "probe end {");
+	L.indent++;
+	d_lower_agg_exit(&L);
+	L.indent--;
+	d_line(&L, "}");
+	lower_globals(&L);
+	strbuf_init(&all);
+	strbuf_addf(&all, "%s%s%s", L.globals.buf, L.funcs.buf, L.probes.buf);
+	strbuf_release(&L.globals);
+	strbuf_release(&L.funcs);
+	strbuf_release(&L.probes);
+	return strbuf_detach(&all);
+}

@@ -1,0 +1,59 @@
+/* d_lower.h - what the parts of the lowering share: the text being
+ * written and the clause being lowered.
+ *
+ * The lowering writes cstap's own language (a SystemTap script over
+ * cstap's tapsets), which passes 2-5 take as any script:
+ *   D global x            global __d_g_x  (x[k] too: an array)
+ *   self->x               global __d_s_x[tid()]
+ *   this->x               a local of the probe (its clauses share it)
+ *   @a[k] = count() ...   global __d_a_ID[k] <<< v (stats; no keys: [0])
+ *   @a = quantize(v)      and __d_q_ID[k..., bucket] <<< incr
+ *   clauses of one probe  one probe, each clause in order under its predicate
+ */
+#ifndef CSTAP_D_LOWER_H
+#define CSTAP_D_LOWER_H
+
+#include "d/d_sema.h"
+
+struct d_lower {
+	struct d_sema *sema;
+	struct strbuf globals;       /* global declarations */
+	struct strbuf funcs;         /* helper functions the script needs */
+	struct strbuf probes;        /* the probes */
+	unsigned helpers;            /* which helper functions are written (bits) */
+	const struct d_clause *clause;   /* being lowered */
+	const struct d_pdesc *desc;      /* its (first) probe description */
+	int indent;
+	int temps;                   /* temporaries made so far */
+	bool records;                /* the clause prints a record (not quiet) */
+};
+
+/* helper functions written once each, on first use (d_lower_fmt.c) */
+enum d_helper {
+	H_S8, H_S16, H_S32, H_U8, H_U16, H_U32, H_SUBSTR, H_INDEX, H_RINDEX, H_STRCHR,
+	H_STRRCHR, H_STRSTR, H_TOUPPER, H_TOLOWER, H_BASENAME, H_DIRNAME, H_LLTOSTR,
+	H_QBUCKET, H_LQBUCKET, H_LLQBUCKET, H_QROW, H_STRTOK,
+};
+void d_need(struct d_lower *L, enum d_helper h);
+
+/* an expression as cstap's language: appended to out (d_lower.c) */
+void d_lower_expr(struct d_lower *L, struct strbuf *out, const struct d_expr *e);
+/* "    " times the current depth, then the printf-style line */
+void d_line(struct d_lower *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* trace(e), printf(...) (d_lower_fmt.c) */
+void d_lower_trace(struct d_lower *L, const struct d_expr *arg);
+void d_lower_printf(struct d_lower *L, const struct d_expr *call);
+/* a D printf format as cstap's printf format (appended to out); nargs
+ * gets the number of arguments it converts; aggfmt: %@ is allowed */
+void d_format(struct d_lower *L, struct strbuf *out, const char *fmt, size_t len);
+
+/* aggregations (d_lower_agg.c) */
+void d_lower_aggregate(struct d_lower *L, const struct d_expr *assign);
+void d_lower_printa(struct d_lower *L, const struct d_expr *call);
+void d_lower_aggop(struct d_lower *L, const struct d_expr *call);   /* clear trunc normalize ... */
+void d_lower_agg_globals(struct d_lower *L);
+/* the exit-time print of the aggregations printa did not print */
+void d_lower_agg_exit(struct d_lower *L);
+
+#endif

@@ -1,0 +1,350 @@
+/* d_lower_agg.c - D's aggregations in cstap's language: each one an
+ * aggregate array keyed by its keys (a lone 0 when it has none), the
+ * quantize family's buckets in a second one keyed by keys and bucket;
+ * printa and the print at exit in DTrace's layout (keys in columns by
+ * type, the value in 17, the quantize family's distribution art). */
+#include <string.h>
+
+#include "d/d_lower.h"
+
+static const struct d_var *agg_of(struct d_lower *L, const struct d_expr *e)
+{
+	const char *name = e->kind == DE_INDEX ? e->lhs->name : e->name;
+
+	return d_var_find(L->sema, DV_AGG, name);
+}
+
+static bool is_quant(const struct d_var *v)
+{
+	return v->fn == DA_QUANTIZE || v->fn == DA_LQUANTIZE || v->fn == DA_LLQUANTIZE;
+}
+
+/* "[k1, k2]" of the keys written, or "[0]" */
+static void keys_of(struct d_lower *L, struct strbuf *out, const struct d_expr *lhs)
+{
+	strbuf_addch(out, '[');
+	if (lhs->kind != DE_INDEX || !lhs->args.len)
+		strbuf_addch(out, '0');
+	for (int i = 0; lhs->kind == DE_INDEX && i < lhs->args.len; i++) {
+		if (i)
+			strbuf_addstr(out, ", ");
+		d_lower_expr(L, out, lhs->args.items[i]);
+	}
+	strbuf_addch(out, ']');
+}
+
+/* @a[k] = f(v): the value into the aggregate (and its bucket) */
+void d_lower_aggregate(struct d_lower *L, const struct d_expr *e)
+{
+	const struct d_var *v = agg_of(L, e->lhs);
+	const struct d_expr *call = e->rhs;
+	struct strbuf keys, val, incr;
+
+	strbuf_init(&keys);
+	strbuf_init(&val);
+	strbuf_init(&incr);
+	keys_of(L, &keys, e->lhs);
+	if (call->args.len)
+		d_lower_expr(L, &val, call->args.items[0]);
+	switch (v->fn) {
+	case DA_COUNT:
+		d_line(L, "__d_a_%d%s <<< 1", v->id, keys.buf);
+		break;
+	case DA_STDDEV:
+		d_line(L, "__d_v_%d%s <<< (%s) * (%s)", v->id, keys.buf, val.buf, val.buf);
+		/* fallthrough */
+	case DA_SUM: case DA_AVG: case DA_MIN: case DA_MAX:
+		d_line(L, "__d_a_%d%s <<< %s", v->id, keys.buf, val.buf);
+		break;
+	case DA_QUANTIZE: case DA_LQUANTIZE: case DA_LLQUANTIZE: {
+		int incr_arg = v->fn == DA_QUANTIZE ? 1 : v->fn == DA_LQUANTIZE ? 4 : 5;
+		if (call->args.len > incr_arg)
+			d_lower_expr(L, &incr, call->args.items[incr_arg]);
+		else
+			strbuf_addstr(&incr, "1");
+		keys.len--;   /* the bucket joins the keys */
+		keys.buf[keys.len] = 0;
+		if (v->fn == DA_LQUANTIZE) {
+			d_need(L, H_LQBUCKET);
+			d_line(L, "__d_q_%d%s, __d_lqbucket(%s, %lld, %lld, %lld)] <<< %s", v->id, keys.buf, val.buf,
+			       (long long)v->lq_base, (long long)v->lq_limit, (long long)v->lq_step, incr.buf);
+		} else {
+			d_need(L, H_QBUCKET);
+			d_line(L, "__d_q_%d%s, __d_qbucket(%s)] <<< %s", v->id, keys.buf, val.buf, incr.buf);
+		}
+		d_line(L, "__d_a_%d%s] <<< %s", v->id, keys.buf, incr.buf);
+		break;
+	}
+	default:
+		break;
+	}
+	strbuf_release(&keys);
+	strbuf_release(&val);
+	strbuf_release(&incr);
+}
+
+/* the operator sorting and giving an aggregation's value */
+static const char *stat_of(const struct d_var *v)
+{
+	switch (v->fn) {
+	case DA_COUNT: return "count";
+	case DA_AVG: return "avg";
+	case DA_MIN: return "min";
+	case DA_MAX: return "max";
+	default: return "sum";
+	}
+}
+
+/* a key's column: a number by its size, a string left-aligned */
+static const char *key_format(const struct d_type *t)
+{
+	if (d_is_string(t))
+		return "  %-32s";
+	switch (t ? t->size : 8) {
+	case 1: return " %3d";
+	case 2: return " %5d";
+	case 4: return " %8d";
+	default: return " %16d";
+	}
+}
+
+/* "k1, k2" for n keys */
+static void key_vars(struct strbuf *out, int n)
+{
+	for (int i = 0; i < (n ? n : 1); i++)
+		strbuf_addf(out, "%sk%d", i ? ", " : "", i + 1);
+}
+
+/* the value of entry [k1..] of v, as DTrace prints it */
+static void value_expr(struct strbuf *out, const struct d_var *v, const char *keys)
+{
+	if (v->fn == DA_STDDEV)
+		strbuf_addf(out, "__d_stddev(@count(__d_a_%d[%s]), @sum(__d_a_%d[%s]), @sum(__d_v_%d[%s]))",
+			    v->id, keys, v->id, keys, v->id, keys);
+	else
+		strbuf_addf(out, "(@%s(__d_a_%d[%s]) / __d_norm_%d)", stat_of(v), v->id, keys, v->id);
+}
+
+/* the distribution of one entry's buckets: rows from the bucket below
+ * the first used to the one above the last, each its share in 40 @s */
+static void print_distribution(struct strbuf *f, const struct d_var *v, int n)
+{
+	struct strbuf kv, jv;
+
+	strbuf_init(&kv);
+	strbuf_init(&jv);
+	key_vars(&kv, n);
+	for (int i = 0; i < (n ? n : 1); i++)
+		strbuf_addf(&jv, "%sj%d", i ? ", " : "", i + 1);
+	strbuf_addf(f, "        lo = 1000000; hi = -1000000; tot = 0\n"
+		    "        foreach ([%s, b] in __d_q_%d) {\n"
+		    "            if (", jv.buf, v->id);
+	for (int i = 0; i < (n ? n : 1); i++)
+		strbuf_addf(f, "%sj%d != k%d", i ? " || " : "", i + 1, i + 1);
+	strbuf_addf(f, ") continue\n"
+		    "            c = @sum(__d_q_%d[%s, b])\n"
+		    "            tot += c < 0 ? -c : c\n"
+		    "            if (c != 0) { if (b < lo) lo = b; if (b > hi) hi = b }\n"
+		    "        }\n"
+		    "        if (hi < lo) continue\n"
+		    "        lo--; hi++\n", v->id, jv.buf);
+	if (v->fn == DA_LQUANTIZE) {
+		long long nb = (long long)((v->lq_limit - v->lq_base) / v->lq_step);
+		strbuf_addf(f, "        if (lo < -1) lo = -1\n"
+			    "        if (hi > %lld) hi = %lld\n", nb, nb);
+	}
+	strbuf_addstr(f, "        printf(\"%16s  %s %-9s\\n\", \"value\", \"------------- Distribution -------------\", \"count\")\n"
+		    "        for (b = lo; b <= hi; b++) {\n");
+	strbuf_addf(f, "            c = ([%s, b] in __d_q_%d) ? @sum(__d_q_%d[%s, b]) : 0\n", kv.buf, v->id, v->id, kv.buf);
+	if (v->fn == DA_LQUANTIZE) {
+		long long nb = (long long)((v->lq_limit - v->lq_base) / v->lq_step);
+		strbuf_addf(f, "            lab = b < 0 ? \"< %lld\" : b >= %lld ? \">= %lld\" : sprint(%lld + b * %lld)\n",
+			    (long long)v->lq_base, nb, (long long)v->lq_limit, (long long)v->lq_base,
+			    (long long)v->lq_step);
+	} else {
+		strbuf_addstr(f, "            lab = sprint(__d_qvalue(b))\n");
+	}
+	strbuf_addstr(f, "            __d_qrow(lab, c, tot)\n"
+		    "        }\n"
+		    "        printf(\"\\n\")\n");
+	strbuf_release(&kv);
+	strbuf_release(&jv);
+}
+
+/* function __d_pr_ID(): printa(@a)'s and the exit's layout */
+static void write_printer(struct d_lower *L, const struct d_var *v)
+{
+	struct strbuf *f = &L->funcs, kv;
+
+	if (is_quant(v))
+		d_need(L, H_QROW);
+	strbuf_init(&kv);
+	key_vars(&kv, v->nkeys);
+	strbuf_addf(f, "function __d_pr_%d() {\n    foreach ([%s] in __d_a_%d @%s+) {\n", v->id, kv.buf, v->id,
+		    stat_of(v));
+	for (int i = 0; i < v->nkeys; i++)
+		strbuf_addf(f, "        printf(\"%s\", k%d)\n", key_format(v->keys[i]), i + 1);
+	if (is_quant(v)) {
+		if (v->nkeys)
+			strbuf_addstr(f, "        printf(\"\\n\")\n");
+		print_distribution(f, v, v->nkeys);
+	} else {
+		strbuf_addstr(f, "        printf(\" %16d\\n\", ");
+		value_expr(f, v, kv.buf);
+		strbuf_addstr(f, ")\n");
+	}
+	strbuf_addstr(f, "    }\n}\n");
+	strbuf_release(&kv);
+}
+
+void d_lower_agg_globals(struct d_lower *L)
+{
+	struct d_sema *S = L->sema;
+	bool stddev = false;
+
+	for (int i = 0; i < S->vars.len; i++) {
+		struct d_var *v = S->vars.items[i];
+		if (v->kind != DV_AGG)
+			continue;
+		strbuf_addf(&L->globals, "global __d_a_%d, __d_norm_%d = 1\n", v->id, v->id);
+		if (is_quant(v))
+			strbuf_addf(&L->globals, "global __d_q_%d\n", v->id);
+		if (v->fn == DA_STDDEV) {
+			strbuf_addf(&L->globals, "global __d_v_%d\n", v->id);
+			stddev = true;
+		}
+		write_printer(L, v);
+	}
+	if (stddev)
+		strbuf_addstr(&L->funcs,
+			"function __d_stddev:long(n:long, s:long, s2:long) {\n"
+			"    if (n == 0) return 0\n"
+			"    m = s / n; v = s2 / n - m * m\n"
+			"    if (v <= 0) return 0\n"
+			"    r = v; x = (r + 1) / 2\n"
+			"    while (x < r) { r = x; x = (x + v / x) / 2 }\n"
+			"    return r\n"
+			"}\n");
+}
+
+/* printa(@a) / printa(fmt, @a, @b ...) */
+void d_lower_printa(struct d_lower *L, const struct d_expr *call)
+{
+	const struct d_expr *first = call->args.items[0];
+
+	if (first->kind == DE_AGG) {
+		const struct d_var *v = agg_of(L, first);
+		if (!v)
+			return;
+		d_line(L, "printf(\"\\n\")");
+		d_line(L, "__d_pr_%d()", v->id);
+		return;
+	}
+	if (first->kind != DE_STR || call->args.len < 2 || call->args.items[1]->kind != DE_AGG)
+		d_error(L->sema->dg, "D_PRINTA_AGGARG", call->pos, "printa( ) argument #%d must be an aggregation",
+			first->kind == DE_STR ? 2 : 1);
+	const struct d_var *v = agg_of(L, call->args.items[1]);
+	if (!v)
+		return;
+	/* each entry of the first aggregation, the format's conversions taking
+	 * the keys in order and %@ the aggregations' values */
+	struct strbuf fmt, args, kv;
+	strbuf_init(&fmt);
+	strbuf_init(&args);
+	strbuf_init(&kv);
+	key_vars(&kv, v->nkeys);
+	int key = 0, agg = 1;
+	const char *p = first->str, *end = first->str + first->str_len;
+	while (p < end) {
+		const char *q = p;
+		while (q < end && *q != '%')
+			q++;
+		d_format(L, &fmt, p, (size_t)(q - p));
+		if (q >= end)
+			break;
+		if (q + 1 < end && q[1] == '%') {
+			strbuf_addstr(&fmt, "%%");
+			p = q + 2;
+			continue;
+		}
+		const char *c = q + 1;
+		bool at = false;
+		strbuf_addch(&fmt, '%');
+		while (c < end && strchr("-+ #0123456789.@hlLjzt", *c)) {
+			if (*c == '@')
+				at = true;
+			else if (!strchr("hlLjzt", *c))
+				strbuf_addch(&fmt, *c);
+			c++;
+		}
+		if (c >= end)
+			break;
+		char conv = *c == 'i' ? 'd' : *c == 'S' ? 's' : *c;
+		strbuf_addch(&fmt, conv);
+		strbuf_addstr(&args, ", ");
+		if (at) {
+			const struct d_var *w = agg < call->args.len ? agg_of(L, call->args.items[agg]) : v;
+			agg++;
+			value_expr(&args, w ? w : v, kv.buf);
+		} else if (key < v->nkeys) {
+			strbuf_addf(&args, "k%d", ++key);
+		} else {
+			strbuf_addstr(&args, "0");
+		}
+		p = c + 1;
+	}
+	d_line(L, "foreach ([%s] in __d_a_%d @%s+) {", kv.buf, v->id, stat_of(v));
+	d_line(L, "    printf(\"%s\"%s)", fmt.buf, args.buf);
+	d_line(L, "}");
+	strbuf_release(&fmt);
+	strbuf_release(&args);
+	strbuf_release(&kv);
+}
+
+/* clear(@a), trunc(@a[, n]), normalize(@a, n), denormalize(@a) */
+void d_lower_aggop(struct d_lower *L, const struct d_expr *call)
+{
+	const struct d_expr *a = call->args.items[0];
+	const struct d_var *v;
+	struct strbuf sb;
+
+	if (a->kind != DE_AGG)
+		d_error(L->sema->dg, !strcmp(call->name, "trunc") ? "D_TRUNC_AGGARG" :
+			!strcmp(call->name, "clear") ? "D_CLEAR_AGGARG" : "D_NORMALIZE_AGGARG", a->pos,
+			"%s( ) argument #1 must be an aggregation", call->name);
+	if (!(v = agg_of(L, a)))
+		return;
+	if (!strcmp(call->name, "normalize")) {
+		strbuf_init(&sb);
+		d_lower_expr(L, &sb, call->args.items[1]);
+		d_line(L, "__d_norm_%d = %s", v->id, sb.buf);
+		strbuf_release(&sb);
+	} else if (!strcmp(call->name, "denormalize")) {
+		d_line(L, "__d_norm_%d = 1", v->id);
+	} else {
+		d_line(L, "delete __d_a_%d", v->id);
+		if (is_quant(v))
+			d_line(L, "delete __d_q_%d", v->id);
+		if (v->fn == DA_STDDEV)
+			d_line(L, "delete __d_v_%d", v->id);
+	}
+}
+
+/* at exit, after END's clauses: a blank line, then each aggregation printa
+ * did not print, in the order they were first used */
+void d_lower_agg_exit(struct d_lower *L)
+{
+	struct d_sema *S = L->sema;
+	bool first = true;
+
+	d_line(L, "printf(\"\\n\")");
+	for (int i = 0; i < S->vars.len; i++) {
+		struct d_var *v = S->vars.items[i];
+		if (v->kind != DV_AGG || v->printed)
+			continue;
+		if (!first)
+			d_line(L, "printf(\"\\n\")");
+		first = false;
+		d_line(L, "__d_pr_%d()", v->id);
+	}
+}

@@ -1,0 +1,390 @@
+/* d_main.c - dtrace: DTrace's command line on cstap's passes.
+ *
+ * The D program (-s files, -n descriptions and clauses) is parsed,
+ * checked and lowered here (d_parse.c, d_check.c, d_lower.c) to a script
+ * in cstap's language; then stap's passes 2-5 run it as any script, with
+ * the stap options DTrace's ask for (-c, -p as -x, -o, -e as -p4).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "d/d_main.h"
+#include "d/d_parse.h"
+#include "d/d_sema.h"
+#include "d/d_types.h"
+#include "passes.h"
+#include "session.h"
+
+/* one source of the program: a -s file or a -n text */
+struct d_source {
+	bool is_file;
+	const char *arg;         /* the path or the text */
+};
+
+struct d_cmdline {
+	VEC(struct d_source) sources;
+	VEC(char *) stap_args;   /* what stap is asked to do besides -e */
+	struct d_opts opts;
+	bool compile_only;       /* -e */
+	bool list;               /* -l */
+	bool cpp;                /* -C */
+	VEC(char *) cpp_args;    /* -D -U -I for cpp */
+	bool dump_lowered;       /* --dump-lowered: the script stap gets, on stdout */
+	const char *cmd;         /* -c */
+	long pid;                /* -p */
+	int argc;                /* macro arguments $1.. */
+	char **argv;
+};
+
+static void usage(FILE *f)
+{
+	fputs("Usage: dtrace [-CeqlwZ] [-c cmd] [-p pid] [-o output] [-x opt[=val]]\n"
+	      "\t[-D name[=def]] [-I path] [-U name] [-n probe-desc-and-clause]\n"
+	      "\t[-P provider] [-m module] [-f function] [-s script] [args ...]\n"
+	      "\n"
+	      "\t-c  run the command and exit when it exits ($target is its pid)\n"
+	      "\t-C  run cpp(1) over the script first (with -D, -U, -I)\n"
+	      "\t-e  exit after compiling\n"
+	      "\t-l  list the probes the descriptions match\n"
+	      "\t-n  a probe description, with an optional /predicate/ and { clause }\n"
+	      "\t-o  write the output to a file\n"
+	      "\t-p  trace this process ($target)\n"
+	      "\t-q  quiet: only what the program prints\n"
+	      "\t-s  the D program in a file\n"
+	      "\t-w  allow destructive actions\n"
+	      "\t-x  set an option (quiet, destructive, strsize=N, ...)\n"
+	      "\t-Z  a description matching no probe is no error\n"
+	      "\t-V  the version of D\n"
+	      "(cstap's dtrace: see dtrace(1))\n", f);
+}
+
+/* one option by name (-x NAME[=VALUE], #pragma D option NAME[=VALUE]) */
+static int set_option(struct d_opts *o, const char *name, const char *value)
+{
+	if (!strcmp(name, "quiet"))
+		o->quiet = true;
+	else if (!strcmp(name, "destructive"))
+		o->destructive = true;
+	else if (!strcmp(name, "errtags"))
+		o->errtags = true;
+	else if (!strcmp(name, "flowindent"))
+		o->flowindent = true;
+	else if (!strcmp(name, "rawbytes"))
+		o->rawbytes = true;
+	else if (!strcmp(name, "zdefs"))
+		o->zdefs = true;
+	else if (!strcmp(name, "aggsortkey"))
+		o->aggsortkey = true;
+	else if (!strcmp(name, "aggsortrev"))
+		o->aggsortrev = true;
+	else if (!strcmp(name, "aggsortpos") || !strcmp(name, "aggsortkeypos"))
+		o->aggsortpos = value ? atoi(value) : 0;
+	else if (!strcmp(name, "strsize"))
+		o->strsize = value ? strtoll(value, NULL, 0) : 0;
+	else {
+		static const char *const known[] = {
+			"bufsize", "dynvarsize", "switchrate", "statusrate", "aggrate", "cleanrate",
+			"scratchsize", "bufpolicy", "aggsize", "nspec", "specsize", "maxframes",
+			"ustackframes", "stackframes", "jstackframes", "jstackstrsize", "cpu", "bufresize",
+			"version", "evaltime", "defaultargs", "grabanon", "linkmode", "linktype",
+			"nolibs", "pspec", "stackindent", "amin", "modpath", "bpflog", "bpflogsize",
+			"lockmem", "disasm", "define", "iregs", "libdir", "preallocate", "incdir",
+			"procfs", "core", "debug", "noresolve", "tree", "sortorder", NULL,
+		};
+		for (int i = 0; known[i]; i++)
+			if (!strcmp(name, known[i]))
+				return 0;
+		return -1;
+	}
+	return 0;
+}
+
+static int x_option(struct d_cmdline *c, const char *arg)
+{
+	char *name = xstrdup(arg), *eq = strchr(name, '=');
+
+	if (eq)
+		*eq++ = 0;
+	if (set_option(&c->opts, name, eq)) {
+		fprintf(stderr, "dtrace: failed to set -x %s: Invalid option name\n", arg);
+		return 1;
+	}
+	return 0;
+}
+
+static int parse_cmdline(struct d_cmdline *c, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "dump-lowered", no_argument, NULL, 1 },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int ch;
+
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, ":ab:c:CD:eFf:GhHi:I:lm:n:o:p:P:qs:SU:vVwx:XZ", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 1: c->dump_lowered = true; break;
+		case 'c': c->cmd = optarg; break;
+		case 'C': c->cpp = true; break;
+		case 'D': vec_push(&c->cpp_args, xasprintf("-D%s", optarg)); break;
+		case 'U': vec_push(&c->cpp_args, xasprintf("-U%s", optarg)); break;
+		case 'I': vec_push(&c->cpp_args, xasprintf("-I%s", optarg)); break;
+		case 'e': c->compile_only = true; break;
+		case 'l': c->list = true; break;
+		case 'q': c->opts.quiet = true; break;
+		case 'w': c->opts.destructive = true; break;
+		case 'Z': c->opts.zdefs = true; break;
+		case 'F': c->opts.flowindent = true; break;
+		case 'o':
+			vec_push(&c->stap_args, "-o");
+			vec_push(&c->stap_args, optarg);
+			break;
+		case 'p': {
+			char *end;
+			c->pid = strtol(optarg, &end, 10);
+			if (*end || c->pid <= 0) {
+				fprintf(stderr, "dtrace: failed to grab pid %s: No such process\n", optarg);
+				return 1;
+			}
+			break;
+		}
+		case 's': vec_push(&c->sources, ((struct d_source){ true, optarg })); break;
+		case 'n': vec_push(&c->sources, ((struct d_source){ false, optarg })); break;
+		case 'P': case 'm': case 'f': case 'i': {
+			/* a description of one part: the rest empty */
+			const char *t = ch == 'P' ? "%s:::" : ch == 'm' ? ":%s::" : ch == 'f' ? "::%s:" : "%s";
+			vec_push(&c->sources, ((struct d_source){ false, xasprintf(t, optarg) }));
+			break;
+		}
+		case 'x':
+			if (x_option(c, optarg))
+				return 1;
+			break;
+		case 'V':
+			printf("dtrace: Sun D 2.0 (cstap " PACKAGE_VERSION ")\n");
+			return -1;
+		case 'h': case 'G':
+			fprintf(stderr, "dtrace: -%c (USDT provider headers and objects) is not supported yet\n", ch);
+			return 2;
+		case 'a': case 'b': case 'H': case 'S': case 'v': case 'X':
+			break;   /* anonymous tracing, buffer sizes, listing flags: nothing to do here */
+		case ':':
+			fprintf(stderr, "dtrace: option requires an argument -- %c\n", optopt);
+			usage(stderr);
+			return 2;
+		default:
+			fprintf(stderr, "dtrace: illegal option -- %c\n", optopt);
+			usage(stderr);
+			return 2;
+		}
+	}
+	c->argc = argc - optind;
+	c->argv = argv + optind;
+	if (!c->sources.len) {
+		usage(stderr);
+		return 2;
+	}
+	return 0;
+}
+
+/* a -s file's text; its #! line is blanked (kept as a line for numbering) */
+static char *read_source(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	struct strbuf sb;
+	char buf[8192];
+	size_t n;
+
+	if (!f)
+		return NULL;
+	strbuf_init(&sb);
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		strbuf_add(&sb, buf, n);
+	fclose(f);
+	if (sb.len >= 2 && sb.buf[0] == '#' && sb.buf[1] == '!')
+		for (size_t i = 0; i < sb.len && sb.buf[i] != '\n'; i++)
+			sb.buf[i] = ' ';
+	return strbuf_detach(&sb);
+}
+
+/* cpp over text (-C): the -D -U -I options, line markers kept */
+static char *run_cpp(struct d_cmdline *c, const char *text)
+{
+	char tmpl[] = "/tmp/dtrace-cpp.XXXXXX";
+	int fd = mkstemp(tmpl);
+	struct strbuf cmd, out;
+	FILE *p;
+	char buf[8192];
+	size_t n;
+
+	if (fd < 0)
+		return NULL;
+	if (write(fd, text, strlen(text)) < 0) {
+		close(fd);
+		return NULL;
+	}
+	close(fd);
+	strbuf_init(&cmd);
+	strbuf_addstr(&cmd, "cpp -x c -undef -D__linux -D__linux__ -D__unix -D__x86_64 -D__x86_64__ -D__SUNW_D=1 -D__SUNW_D_64");
+	for (int i = 0; i < c->cpp_args.len; i++) {
+		strbuf_addch(&cmd, ' ');
+		strbuf_add_shell_quoted(&cmd, c->cpp_args.items[i]);
+	}
+	strbuf_addf(&cmd, " %s", tmpl);
+	p = popen(cmd.buf, "r");
+	strbuf_release(&cmd);
+	if (!p) {
+		unlink(tmpl);
+		return NULL;
+	}
+	strbuf_init(&out);
+	while ((n = fread(buf, 1, sizeof(buf), p)) > 0)
+		strbuf_add(&out, buf, n);
+	int st = pclose(p);
+	unlink(tmpl);
+	if (st) {
+		strbuf_release(&out);
+		return NULL;
+	}
+	return strbuf_detach(&out);
+}
+
+/* the probes the program's clauses enable (one each, for now: BEGIN,
+ * END, tick ...), for "matched N probes" */
+static int matched_probes(const struct d_program *p)
+{
+	int n = 0;
+
+	for (int i = 0; i < p->clauses.len; i++)
+		n += p->clauses.items[i]->descs.len;
+	return n;
+}
+
+struct announce {
+	const char *kind;        /* "script" or "description" */
+	const char *name;
+	int probes;
+};
+
+/* "dtrace: script 'x.d' matched 2 probes", once the program is built */
+static void announce(struct session *s, void *arg)
+{
+	const struct announce *a = arg;
+
+	(void)s;
+	fprintf(stderr, "dtrace: %s '%s' matched %d probe%s\n", a->kind, a->name, a->probes,
+		a->probes == 1 ? "" : "s");
+}
+
+int dtrace_main(int argc, char **argv)
+{
+	struct d_cmdline c = { 0 };
+	int rc;
+
+	c.opts.strsize = 256;
+	if ((rc = parse_cmdline(&c, argc, argv)))
+		return rc < 0 ? 0 : rc;
+
+	/* the program: every -s and -n source, in order */
+	struct d_source *src = &c.sources.items[0];
+	char *text;
+	if (src->is_file) {
+		text = read_source(src->arg);
+		if (!text) {
+			fprintf(stderr, "dtrace: failed to open %s: %s\n", src->arg, strerror(errno));
+			return 2;
+		}
+	} else {
+		text = strchr(src->arg, '{') ? xstrdup(src->arg) : xasprintf("%s {}", src->arg);
+	}
+	if (c.cpp && !(text = run_cpp(&c, text))) {
+		fprintf(stderr, "dtrace: failed to preprocess %s\n", src->arg);
+		return 1;
+	}
+
+	jmp_buf abort;
+	struct d_diag dg = { .text = text, .abort = &abort };
+	dg.what = src->is_file ? xasprintf("failed to compile script %s", src->arg)
+			       : xasprintf("invalid probe specifier %s", src->arg);
+	struct d_sema sema = { .dg = &dg, .opts = &c.opts, .nargs = c.argc, .args = c.argv, .target_pid = c.pid };
+	if (setjmp(abort))
+		return 1;
+	struct d_types *types = d_types_new();
+	/* $0 is the script's name, $1.. the words after the options */
+	const char **margv = xcalloc((size_t)c.argc + 2, sizeof(*margv));
+	margv[0] = src->is_file ? src->arg : "dtrace";
+	for (int i = 0; i < c.argc; i++)
+		margv[i + 1] = c.argv[i];
+	struct d_parse_args pa = { .argc = c.argc + 1, .argv = margv, .target_pid = c.pid,
+				   .spec = D_PSPEC_NAME, .is_file = src->is_file };
+	struct d_program *prog = d_parse(&dg, types, src->is_file ? src->arg : "-n", text, &pa);
+	if (!prog)
+		return 1;
+	for (int i = 1; i < c.sources.len; i++) {   /* the other sources join the first */
+		struct d_source *more = &c.sources.items[i];
+		char *t = more->is_file ? read_source(more->arg)
+			  : strchr(more->arg, '{') ? xstrdup(more->arg) : xasprintf("%s {}", more->arg);
+		if (!t) {
+			fprintf(stderr, "dtrace: failed to open %s: %s\n", more->arg, strerror(errno));
+			return 2;
+		}
+		dg.text = t;
+		dg.what = more->is_file ? xasprintf("failed to compile script %s", more->arg)
+					: xasprintf("invalid probe specifier %s", more->arg);
+		pa.is_file = more->is_file;
+		struct d_program *p2 = d_parse(&dg, types, more->is_file ? more->arg : "-n", t, &pa);
+		for (int j = 0; j < p2->clauses.len; j++) {
+			p2->clauses.items[j]->index = prog->clauses.len;
+			vec_push(&prog->clauses, p2->clauses.items[j]);
+		}
+		for (int j = 0; j < p2->decls.len; j++)
+			vec_push(&prog->decls, p2->decls.items[j]);
+		for (int j = 0; j < p2->pragmas.len; j++)
+			vec_push(&prog->pragmas, p2->pragmas.items[j]);
+	}
+	for (int i = 0; i < prog->pragmas.len; i++) {
+		struct d_pragma *pr = prog->pragmas.items[i];
+		if (pr->kind == DP_OPTION && set_option(&c.opts, pr->name, pr->value))
+			d_error(&dg, "D_PRAGMA_OPTSET", pr->pos, "failed to set option '%s': Invalid option name", pr->name);
+	}
+	sema.prog = prog;
+	sema.types = types;
+	if (d_check(&sema))
+		return 1;
+	char *script = d_lower(&sema);
+	if (c.dump_lowered) {
+		fputs(script, stdout);
+		return 0;
+	}
+
+	/* stap's passes on the lowered script */
+	VEC(char *) av = { 0 };
+	vec_push(&av, "stap");
+	if (c.compile_only)
+		vec_push(&av, "-p4");
+	if (c.cmd) {
+		vec_push(&av, "-c");
+		vec_push(&av, (char *)c.cmd);
+	}
+	if (c.pid) {
+		vec_push(&av, "-x");
+		vec_push(&av, xasprintf("%ld", c.pid));
+	}
+	for (int i = 0; i < c.stap_args.len; i++)
+		vec_push(&av, c.stap_args.items[i]);
+	vec_push(&av, "-e");
+	vec_push(&av, script);
+	vec_push(&av, NULL);
+	struct announce an = {
+		.kind = src->is_file ? "script" : "description",
+		.name = src->arg,
+		.probes = matched_probes(prog),
+	};
+	optind = 0;
+	return stap_run(av.len - 1, av.items, c.compile_only ? NULL : announce, &an);
+}
