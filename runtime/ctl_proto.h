@@ -16,9 +16,11 @@
 
 #define STP_PROTO_VERSION 1
 #define STP_PROC_PREFIX "cstap_"	/* /proc/cstap_<module name> */
-/* stapio's exit status when it detached and left the module running
- * (staprun -L, or SIGQUIT): staprun then leaves the module loaded. */
-#define STAPIO_EXIT_DETACHED 3
+/* What stapio writes to staprun's note pipe (stapio -N FD) when it detached
+ * and left the module running (staprun -L, or SIGQUIT): staprun then leaves
+ * the module loaded. A pipe, not an exit status: the script may choose any
+ * status (exit_status()). */
+#define STAPIO_NOTE_DETACHED 'D'
 
 /* Largest payload of one record; longer output is sent as several records. */
 #define STP_MAX_PAYLOAD 32768
@@ -68,7 +70,12 @@ struct stp_msg_done {
 	int32_t skipped;
 	int64_t dropped_bytes;
 	int32_t suppressed;	/* of errors, those --suppress-handler-errors hid */
-	int32_t pad;
+	int32_t exit_status;	/* STP_EXIT_STATUS_SET | the script's exit_status(),
+				 * 0 when it never called it (and from modules
+				 * older than the field, which sent 0 padding) */
 };
+
+/* stp_msg_done.exit_status: the script chose the status (its low 8 bits) */
+#define STP_EXIT_STATUS_SET 0x100
 
 #endif /* STP_CTL_PROTO_H */

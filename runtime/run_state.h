@@ -11,6 +11,7 @@
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include "config.h"
+#include "ctl_proto.h"	/* STP_EXIT_STATUS_SET */
 
 enum stp_state {
 	STP_STARTING,	/* begin probes run */
@@ -27,6 +28,7 @@ static atomic_t stp_error_count = ATOMIC_INIT(0);
 static atomic_t stp_suppressed_count = ATOMIC_INIT(0);	/* of them, suppressed */
 static atomic_t stp_skipped_count = ATOMIC_INIT(0);
 static atomic_t stp_skip_reported = ATOMIC_INIT(0);
+static atomic_t stp_exit_status = ATOMIC_INIT(0);	/* DONE's exit_status */
 static int stp_target;		/* target(): pid of -c command or -x PID */
 static int stp_stapio_pid;	/* stp_pid(): the stapio that started the script */
 static uid_t stp_stapio_uid;	/* is_myproc(): the user it runs as */
@@ -119,6 +121,16 @@ static __maybe_unused void stp_request_exit(void)
 {
 	stp_state_move((1u << STP_STARTING) | (1u << STP_RUNNING), STP_STOPPING);
 	stp_transport_send_exit();
+}
+
+/*
+ * exit_status(n): the status stapio exits with at the end, unless run-time
+ * errors make it 1; the last call wins. Like exit(3), only the low 8 bits
+ * count. The session goes on: exit() ends it.
+ */
+static __maybe_unused void stp_set_exit_status(int64_t n)
+{
+	atomic_set(&stp_exit_status, STP_EXIT_STATUS_SET | (int)(n & 0xff));
 }
 
 /*

@@ -290,6 +290,7 @@ static size_t stp_read_fill(size_t size)
 			.suppressed = atomic_read(&stp_suppressed_count),
 			.skipped = atomic_read(&stp_skipped_count),
 			.dropped_bytes = atomic64_read(&stp_ring.dropped),
+			.exit_status = atomic_read(&stp_exit_status),
 		};
 
 		stp_put_record(stp_bounce, &n, STP_MSG_DONE, &d, sizeof(d));

@@ -72,6 +72,8 @@ struct session {
 	int skipped;			/* probes skipped (REC_SKIP), for it too */
 	bool skip_reported;		/* more than the bundle's maxskipped */
 	bool failed;			/* exit status 1 */
+	int exit_status;		/* the script's exit_status(), the low 8 bits, */
+	bool exit_status_set;		/* if it called it */
 };
 
 static int sig_pipe[2] = { -1, -1 };
@@ -213,6 +215,18 @@ static void handle_record(void *ctx, const void *data, size_t size)
 	kind = (uint32_t)tag;
 	if (kind == REC_EXIT) {
 		request_stop(s, "the script called exit()");
+		return;
+	}
+	if (kind == REC_EXIT_STATUS) {   /* exit_status(n): the last one wins */
+		int64_t n;
+
+		if (size < 16) {
+			error_msg(s, "stapbpf: an exit status record of %zu bytes, shorter than its value", size);
+			return;
+		}
+		memcpy(&n, p + 8, 8);
+		s->exit_status = (int)(n & 0xff);
+		s->exit_status_set = true;
 		return;
 	}
 	if (kind == REC_SKIP) {
@@ -1242,6 +1256,19 @@ static void cleanup(struct session *s)
 	bundle_free(&s->b);
 }
 
+/* The status stapbpf exits with, as stapio decides it for the module: 1
+ * after run-time errors, whatever the script chose; else the script's
+ * exit_status() if it called it (over a failed -c command's); else 1 if
+ * the -c command failed. */
+static int exit_code(const struct session *s, bool child_failed)
+{
+	if (s->failed)
+		return 1;
+	if (s->exit_status_set)
+		return s->exit_status;
+	return child_failed;
+}
+
 /* Prepare, begin, attach, relay, detach, drain, end: see the comment at the top. */
 int main(int argc, char **argv)
 {
@@ -1292,7 +1319,7 @@ int main(int argc, char **argv)
 	child_failed = cmd_child_report(&s.child, false);
 	if (s.errors || s.skipped)   /* as stapio closes such a session */
 		fprintf(stderr, "WARNING: Number of errors: %d, skipped probes: %d\n", s.errors, s.skipped);
-	rc = s.failed || child_failed ? 1 : 0;
+	rc = exit_code(&s, child_failed);
 	if (fflush(s.out) != 0 || (s.out != stdout && fclose(s.out) != 0)) {
 		fprintf(stderr, "ERROR: cannot write the output: %s\n", strerror(errno));
 		rc = 1;

@@ -5,14 +5,17 @@
  * starts the -c command only after the begin probes ran, relays module
  * output to stdout (or -o FILE) and messages to stderr, turns signals, the
  * end of the -c command and the module's EXIT into one STOP, and on
- * DONE prints the summary and exits (1 if there were run-time errors).
+ * DONE prints the summary and exits with the session's status
+ * (session_status: 1 if there were run-time errors, else the script's
+ * exit_status() if it called it, else 1 if the -c command failed).
  * It can also leave the session running and exit (detach: -L once the
  * begin probes ran, or SIGQUIT at any time), and a later stapio -A attaches
  * to it: the module keeps its output meanwhile (dropped, and counted, when
  * the buffer fills).
  *
- * usage: stapio [-v] [-L | -A] [-F FD] [-o FILE [-S MB[,N]]] [-c CMD] [-x PID] [-T MS] [-s MB] MODULE_NAME
+ * usage: stapio [-v] [-L | -A] [-F FD] [-N FD] [-o FILE [-S MB[,N]]] [-c CMD] [-x PID] [-T MS] [-s MB] MODULE_NAME
  * (-F: the control file, opened by a setuid staprun for a user who cannot;
+ * -N: staprun's note pipe, told when stapio detached;
  * -T: the longest wait between reads, SystemTap's reader timeout)
  */
 #ifndef _GNU_SOURCE
@@ -71,6 +74,7 @@ struct relay {
 	bool attach;		/* -A: the session runs already: no START */
 
 	int ctl;		/* /proc/cstap_<modname> */
+	int note;		/* -N FD: staprun's note pipe, or -1 */
 	int out;		/* stdout or -o FILE */
 	unsigned out_seq;	/* switch_file() count: FILE, FILE.1, FILE.2 ... */
 	uint64_t out_max;	/* -S SIZE: bytes per file (FILE.0, FILE.1 ...), 0 = no limit */
@@ -433,8 +437,8 @@ static int relay(struct relay *s, char *buf)
 	return 0;
 }
 
-/* The end-of-session warnings; returns stapio's exit status. */
-static int summarize(const struct relay *s)
+/* The end-of-session warnings; true if run-time errors fail the session. */
+static bool summarize(const struct relay *s)
 {
 	const struct stp_msg_done *d = &s->summary;
 	char buf[256];
@@ -456,9 +460,35 @@ static int summarize(const struct relay *s)
 	return d->errors > d->suppressed;	/* suppressed ones do not fail the run */
 }
 
+/* stapio's exit status at the end: run-time errors make it 1 whatever the
+ * script chose; else the script's exit_status() when it called it (even 0:
+ * the script's word is taken over a failed -c command's); else 1 if the -c
+ * command failed, 0 if not. */
+static int session_status(const struct relay *s, bool errors, bool child_failed)
+{
+	int32_t st = s->summary.exit_status;
+
+	if (errors)
+		return 1;
+	if (st & STP_EXIT_STATUS_SET)
+		return st & 0xff;
+	return child_failed;
+}
+
+/* Tell staprun (-N) that the session goes on without us: its module stays.
+ * Not an exit status, which the script may choose to be anything. */
+static void note_detached(const struct relay *s)
+{
+	char c = STAPIO_NOTE_DETACHED;
+
+	if (s->note >= 0)
+		while (write(s->note, &c, 1) < 0 && errno == EINTR)
+			;
+}
+
 static void usage(void)
 {
-	fprintf(stderr, "usage: stapio [-v] [-w] [-L | -A] [-o FILE [-S MB[,N]]] [-c CMD] [-x PID] [-T MS] [-s MB] MODULE_NAME\n");
+	fprintf(stderr, "usage: stapio [-v] [-w] [-L | -A] [-N FD] [-o FILE [-S MB[,N]]] [-c CMD] [-x PID] [-T MS] [-s MB] MODULE_NAME\n");
 	exit(2);
 }
 
@@ -466,12 +496,13 @@ static void parse_args(struct relay *s, int argc, char **argv)
 {
 	int opt;
 
-	while ((opt = getopt(argc, argv, "+vwLAo:c:x:T:s:S:F:")) != -1) {
+	while ((opt = getopt(argc, argv, "+vwLAo:c:x:T:s:S:F:N:")) != -1) {
 		switch (opt) {
 		case 'v': s->verbose++; break;
 		case 'w': s->no_warnings = true; break;
 		case 'L': s->load_only = true; break;
 		case 'F': s->ctl = atoi(optarg); break;	/* opened by staprun (setuid) */
+		case 'N': s->note = atoi(optarg); break;
 		case 'A': s->attach = true; break;
 		case 'o': s->out_path = optarg; break;
 		case 'c': s->cmd = optarg; break;
@@ -544,13 +575,15 @@ static int start_session(struct relay *s, char *buf)
 
 int main(int argc, char **argv)
 {
-	struct relay s = { .out = 1, .ctl = -1, .child = { .go_fd = -1 }, .stdin_file = -1 };
+	struct relay s = { .out = 1, .ctl = -1, .note = -1, .child = { .go_fd = -1 }, .stdin_file = -1 };
 	char path[256];
 	char *buf;
-	bool failed;
+	bool child_failed, errors;
 	int rc;
 
 	parse_args(&s, argc, argv);
+	if (s.note >= 0)	/* the -c command and system() do not get it */
+		fcntl(s.note, F_SETFD, FD_CLOEXEC);
 	s.bulk.base = s.out_path;	/* records come from START on: begin's output too */
 	if (setup_signals() < 0) {
 		error_msg("signal pipe: %s", strerror(errno));
@@ -594,11 +627,13 @@ int main(int argc, char **argv)
 	if (s.detached && !s.done) {
 		fprintf(stderr, "Disconnecting from systemtap module.\n"
 			"To reconnect, type \"staprun -A %s\"\n", s.modname);
-		return STAPIO_EXIT_DETACHED;
+		note_detached(&s);
+		return 0;
 	}
 	cmd_child_finish(&s.child);
-	failed = cmd_child_report(&s.child, s.no_warnings);
+	child_failed = cmd_child_report(&s.child, s.no_warnings);
 	if (rc < 0)
 		return 1;
-	return summarize(&s) || failed;
+	errors = summarize(&s);
+	return session_status(&s, errors, child_failed);
 }

@@ -12,7 +12,8 @@
  * remote_uri() return (stap --remote passes it); -s/-b MB sizes the module's output buffer; -S MB,N writes the
  * output to FILE.0, FILE.1 ... of at most MB each, keeping the last N; -D runs the session
  * in the background (its output to -o FILE) and prints its pid. The exit
- * status is stapio's (1 if the script had run-time errors). A session left
+ * status is stapio's (1 if the script had run-time errors, else what the
+ * script chose with exit_status(), else 1 if the -c command failed). A session left
  * running (-L, or SIGQUIT to stapio) keeps the module loaded; -A attaches
  * to it later and, when that session ends, removes it. Usage errors are
  * tagged [O_USAGE], as the translator's are.
@@ -615,15 +616,31 @@ static void forward_signal(int sig)
 		kill(stapio_pid, sig);
 }
 
-/* Run stapio and return its exit status in shell terms. */
-static int run_stapio(const struct options *o, const char *modname)
+/* Did stapio say on the note pipe (read end fd) that it detached? Read
+ * once it exited: what it wrote is there, and no one else writes. */
+static bool stapio_detached(int fd)
 {
-	const char *argv[24];
+	char c;
+
+	return read(fd, &c, 1) == 1 && c == STAPIO_NOTE_DETACHED;
+}
+
+/* Run stapio and return its exit status in shell terms; *detached: it left
+ * the session running (told on a pipe: the script may choose any status). */
+static int run_stapio(const struct options *o, const char *modname, bool *detached)
+{
+	const char *argv[26];
 	const char *stapio = find_stapio();
-	char ctl_arg[16];
-	int ctl = -1;
+	char ctl_arg[16], note_arg[16];
+	int ctl = -1, note[2];
 	struct sigaction sa;
 	int n = 0, status;
+
+	*detached = false;
+	if (pipe2(note, O_CLOEXEC | O_NONBLOCK) < 0) {
+		fprintf(stderr, "ERROR: pipe: %s\n", strerror(errno));
+		return 1;
+	}
 
 	argv[n++] = "stapio";
 	if (o->verbose)
@@ -647,12 +664,17 @@ static int run_stapio(const struct options *o, const char *modname)
 		ctl = open(path, O_RDWR | O_NONBLOCK);
 		if (ctl < 0) {
 			fprintf(stderr, "ERROR: cannot open %s: %s\n", path, strerror(errno));
+			close(note[0]);
+			close(note[1]);
 			return 1;
 		}
 		snprintf(ctl_arg, sizeof(ctl_arg), "%d", ctl);
 		argv[n++] = "-F";
 		argv[n++] = ctl_arg;
 	}
+	snprintf(note_arg, sizeof(note_arg), "%d", note[1]);
+	argv[n++] = "-N";
+	argv[n++] = note_arg;
 	argv[n++] = modname;
 	argv[n] = NULL;
 
@@ -667,6 +689,8 @@ static int run_stapio(const struct options *o, const char *modname)
 	stapio_pid = fork();
 	if (stapio_pid < 0) {
 		fprintf(stderr, "ERROR: fork: %s\n", strerror(errno));
+		close(note[0]);
+		close(note[1]);
 		return 1;
 	}
 	if (stapio_pid == 0) {
@@ -677,18 +701,24 @@ static int run_stapio(const struct options *o, const char *modname)
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGHUP, SIG_DFL);
+		fcntl(note[1], F_SETFD, 0);	/* stapio's -N; blocking, as it expects */
+		fcntl(note[1], F_SETFL, 0);
 		execv(stapio, (char **)argv);
 		fprintf(stderr, "ERROR: cannot run %s: %s (set CSTAP_STAPIO?)\n", stapio, strerror(errno));
 		_exit(127);
 	}
 	if (ctl >= 0)
 		close(ctl);	/* stapio has it */
+	close(note[1]);
 	while (waitpid(stapio_pid, &status, 0) < 0)
 		if (errno != EINTR) {
 			fprintf(stderr, "ERROR: waitpid: %s\n", strerror(errno));
+			close(note[0]);
 			return 1;
 		}
 	stapio_pid = 0;
+	*detached = stapio_detached(note[0]);
+	close(note[0]);
 	if (WIFEXITED(status))
 		return WEXITSTATUS(status);
 	fprintf(stderr, "ERROR: stapio killed by signal %d\n", WTERMSIG(status));
@@ -797,6 +827,7 @@ static int load_and_run(struct options *o, int groups)
 	struct modsig_result sig = { .verdict = MODSIG_UNSIGNED };
 	char modname[MODINFO_NAME_MAX], old[MODINFO_NAME_MAX];
 	char *params;
+	bool detached;
 	int rc;
 
 	if (module_file_is_name(o->ko_path))
@@ -836,8 +867,8 @@ static int load_and_run(struct options *o, int groups)
 		return 1;
 	free(params);
 	free(m.img);
-	rc = run_stapio(o, modname);
-	if (rc == STAPIO_EXIT_DETACHED)
+	rc = run_stapio(o, modname, &detached);
+	if (detached)
 		return 0;	/* the session goes on: the module stays */
 	if (unload_module(modname, o->verbose) < 0 && rc == 0)
 		rc = 1;
@@ -848,6 +879,7 @@ int main(int argc, char **argv)
 {
 	struct options o = { 0 };
 	char modname[MODINFO_NAME_MAX];
+	bool detached;
 	int groups, rc;
 
 	if (setuid_run())
@@ -867,8 +899,8 @@ int main(int argc, char **argv)
 		return load_and_run(&o, groups);
 	loaded_module_name(o.ko_path, modname, sizeof(modname));
 	check_attach_privilege(modname);
-	rc = run_stapio(&o, modname);
-	if (rc == STAPIO_EXIT_DETACHED)
+	rc = run_stapio(&o, modname, &detached);
+	if (detached)
 		return 0;
 	if (unload_module(modname, o.verbose) < 0 && rc == 0)
 		rc = 1;

@@ -3,7 +3,7 @@
 # user is on, here one with BPF and BTF but maybe no kprobes, no BPF
 # trampolines and no debuginfo (as CI's). Checked: the running kernel is
 # the default target (no guest notice); begin, timer and end probes,
-# timer.profile, a process probe;
+# timer.profile, a process probe; exit_status()'s status;
 # kernel.trace through BTF (no DWARF) with its arguments as $vars, -L and
 # -l of them; tapset functions in a tracepoint probe; a run-time error
 # (its message, status 1); kernel.function and syscall probes either
@@ -67,6 +67,12 @@ if run prof 0 -e 'global n probe timer.profile { n++ } probe timer.ms(200) { exi
 	ok "timer.profile fires on this host"
 else
 	bad "timer.profile natively" "$(cat prof.out prof.err)"
+fi
+# exit_status(n): stap exits with the status the script chose (stapbpf's,
+# which pass 5 passes on), from a begin program and from a kernel one
+if run exitst 3 -e 'probe begin { exit_status(3); exit() }' &&
+   run exitst_kernel 4 -e 'probe timer.profile { exit_status(4); exit() }'; then
+	ok "exit_status(n): stap exits with status n (a begin program, a kernel program)"
 fi
 gcc -O1 -g -o ucall "$src/bench/ucall_loop.c" 2> /dev/null
 if run uprobe 0 -e "global n probe process(\"$work/ucall\").function(\"hot\") { n++ } probe end { println(n) }" \

@@ -7,7 +7,7 @@
 # add, SystemTap's printf conversions (runtime/format.h's, a string field
 # filled to its end) and sprintf, a program the verifier
 # refuses (its script position reported), -c and -x in @config, MAXACTION,
-# ERROR/WARN records, signals, -o, malformed bundles (formats the translator
+# ERROR/WARN/EXIT_STATUS records, signals, -o, malformed bundles (formats the translator
 # would refuse, %m), a utimer program, procfs
 # FIFOs, maxskipped, and a
 # timer program with a bpf_loop callback (BTF func info). Skipped (exit 0)
@@ -594,6 +594,31 @@ WARNING: Number of errors: 1, skipped probes: 0" ]; then
 else
 	bad "WARN and ERROR records" "rc $rc, stdout: $out" "stderr: $err"
 fi
+
+# --- 10b: EXIT_STATUS records (exit_status()): the last one's low 8 bits
+# are the exit status; the session goes on to its EXIT and end program
+bundle status <<EOF
+cstap-bpf 1
+module status
+map 0 ringbuf - - 4096 @ring
+fmt 0 - end ran\n
+prog 0 begin
+$(tag 9 0 -16)
+$(stdw 10 -8 3)
+$(rb_out 16 -16)
+$(stdw 10 -8 261)
+$(rb_out 16 -16)
+$(tag 2 0 -16)
+$(rb_out 8 -16)
+$(ret0)
+prog 1 end
+$(tag 1 0 -8)
+$(rb_out 8 -8)
+$(ret0)
+end
+EOF
+run status
+check "EXIT_STATUS records: the last one's low 8 bits are the exit status, end runs" 5 "end ran"
 
 # --- 11: SIGINT stops the session, end runs; -o FILE
 bundle idle <<EOF

@@ -2,7 +2,8 @@
 # staprun-tests.sh - a module built once and run by staprun the ways a
 # production host does (testsuite/staprun/guest.sh, one guest boot per
 # installed kernel): -L load and detach, -A attach (twice detached again
-# with SIGQUIT, then ended with SIGINT and its end probe), -d remove a
+# with SIGQUIT, then ended with SIGINT and its end probe, whose
+# exit_status(3) staprun exits with), -d remove a
 # detached module, -D in the background with -o, -S SIZE,N output
 # rotation (files named and kept as SystemTap's staprun does). staprun's
 # usage errors, each tagged, are checked on the host.
@@ -57,7 +58,7 @@ after detach 1: loaded
 attach (QUIT): rc=0
 Disconnecting from systemtap module.
 after detach 2: loaded
-attach (INT): rc=0
+attach (INT): rc=3
 end: ticks many
 after SIGINT: not loaded
 EOF

@@ -496,6 +496,18 @@ INTRINSIC(i_exit)
 	return true;
 }
 
+/* exit_status(n): the status stapbpf exits with, n in the record; the
+ * session goes on (exit() ends it) */
+INTRINSIC(i_exit_status)
+{
+	int v = bg_stack(g);
+
+	bg_long(g, e->args.items[0]);
+	stx(g, R10, v, R0);
+	bg_record(g, REC_EXIT_STATUS, 0, "l", &v, NULL);
+	return true;
+}
+
 INTRINSIC(i_gid)
 {
 	bg_call(g, H_UID_GID);
@@ -1195,6 +1207,7 @@ static const struct bpf_intrinsic intrinsics[] = {
 	{ "current_task", L, i_current_task },
 	{ "error", L, i_error },
 	{ "exit", L, i_exit },
+	{ "exit_status", L, i_exit_status },
 	{ "fastcall", L, i_fastcall },
 	{ "gid", L, i_gid },
 	{ "input_line_done", L, i_input_line_done },
