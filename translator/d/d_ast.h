@@ -52,6 +52,7 @@ struct d_type {
 	int64_t size;            /* bytes; 0 for void and incomplete types */
 	bool is_signed;          /* DT_INT */
 	bool is_const, is_volatile;
+	bool is_userland;        /* D's userland qualifier: the data is in user space */
 	char *name;              /* how to print it: "int", "uint64_t", "struct foo",
 				  * "char *"; a typedef keeps its own name */
 	char *tag;               /* struct/union/enum tag, NULL if anonymous */
@@ -145,6 +146,7 @@ struct d_stmt {
 struct d_pdesc {
 	char *text;              /* as written, after macro expansion ("tick-1s") */
 	char *prov, *mod, *func, *name;
+	uint32_t id;             /* a probe named by its number (DTrace's probe ID), else 0 */
 	struct d_pos pos;
 };
 
@@ -178,6 +180,8 @@ struct d_decl {
 	struct d_type *type;     /* the declared type (ARRAY for int a[5]) */
 	VEC(struct d_type *) keys;   /* an associative array's key types: int a[string, int] */
 	bool assoc;              /* a[...] with key types */
+	VEC(char *) key_names;   /* DD_INLINE of an array: its parameters' names
+				  * (NULL for an unnamed one), as keys */
 	struct d_expr *init;     /* DD_INLINE */
 	struct d_pos pos;
 };
@@ -200,6 +204,21 @@ struct d_pragma {
 	struct d_pos pos;
 };
 
+/* provider NAME { probe NAME(ARGS) [: (XARGS)]; ... }; (for -h and -G) */
+struct d_probe_decl {
+	char *name;
+	VEC(struct d_type *) args;     /* the probe's argument types */
+	VEC(struct d_type *) xargs;    /* the translated ones after ':' (else empty) */
+	bool has_xargs;
+	struct d_pos pos;
+};
+
+struct d_provider {
+	char *name;
+	VEC(struct d_probe_decl *) probes;
+	struct d_pos pos;
+};
+
 /* One D program (a -s file or a -n description list), in source order. */
 struct d_program {
 	const char *name;        /* "test/x.d" or "-n" text's description */
@@ -208,6 +227,7 @@ struct d_program {
 	VEC(struct d_decl *) decls;
 	VEC(struct d_xlator *) xlators;
 	VEC(struct d_pragma *) pragmas;
+	VEC(struct d_provider *) providers;
 };
 
 #endif
