@@ -75,7 +75,7 @@ D_PARSE_SOURCES = translator/d/d_ast.h translator/d/d_diag.c translator/d/d_diag
 	translator/d/d_types.h translator/d/d_lex.c translator/d/d_lex.h translator/d/d_pragma.c \
 	translator/d/d_pragma.h translator/d/d_parse.c translator/d/d_parse.h \
 	translator/d/d_parse_int.h translator/d/d_parse_expr.c translator/d/d_parse_type.c \
-	translator/d/d_parse_decl.c
+	translator/d/d_parse_decl.c translator/d/d_dump.c
 D_SOURCES = $(D_PARSE_SOURCES) \
 	translator/d/d_main.c translator/d/d_main.h translator/d/d_sema.h \
 	translator/d/d_funcs.c translator/d/d_funcs.h translator/d/d_check.c \
