@@ -331,6 +331,11 @@ static void test_declarations(void)
 	ok("#pragma D option quiet\n#pragma D option bufsize=16k\nBEGIN {}",
 	   "(pragma option quiet)|(pragma option bufsize 16k)|(clause (:::BEGIN))");
 	ok("uint64_t*x; BEGIN {}", "(var global <uint64_t *> x)|(clause (:::BEGIN))");
+	ok("BEGIN { x = (struct vmlinux`task_struct *)p; y = (vmlinux`u64)z; w = (D`uint64_t)v; }",
+	   "(clause (:::BEGIN) (= x (cast <struct task_struct *> p)) (= y (cast <u64> z)) "
+	   "(= w (cast <uint64_t> v)))");
+	ok("typedef int foo_t; struct s { foo_t *p; foo_t foo_t; }; BEGIN { x = sizeof(struct s); }",
+	   "(typedef foo_t <int>)|(type <struct s>)|(clause (:::BEGIN) (= x (sizeof <struct s>)))");
 	ok("# 5 \"foo.d\"\nint x;\n#line 10\nBEGIN {}", "(var global <int> x)|(clause (:::BEGIN))");
 	bad("# 5 \"foo.d\"\nint x;\n#line 10\nBEGIN", "D_SYNTAX", "[D_SYNTAX] line 11: expected predicate");
 }
@@ -348,6 +353,8 @@ static void test_errors(void)
 	bad("BEGIN { x = $1; }", "D_MACRO_UNDEF", "[D_MACRO_UNDEF] line 1: macro argument $1 is not defined");
 	bad("BEGIN { x = $foo; }", "D_MACRO_UNDEF", "[D_MACRO_UNDEF] line 1: macro variable $foo is not defined");
 	bad("BEGIN { x = (foo_t)1; }", "D_SYNTAX", "[D_SYNTAX] line 1: syntax error near \"1\"");
+	/* a name once taken for a variable by what follows it stays one (DTrace's lexer) */
+	bad("BEGIN { size_t = 1; x = (size_t)2; }", "D_SYNTAX", "[D_SYNTAX] line 1: syntax error near \"2\"");
 	bad("BEGIN { x = (1)(2); }", "D_FUNC_IDENT",
 	    "[D_FUNC_IDENT] line 1: function designator is not of function type");
 	bad("int int x;", "D_DECL_COMBO", "[D_DECL_COMBO] line 1: invalid type combination");
@@ -409,7 +416,9 @@ static void test_types(void)
 	    strcmp(d_type_name(d_type_pointer(ts, d_type_array(ts, i, 4))), "int (*)[4]") ||
 	    d_type_lookup(ts, "uint64_t")->size != 8 || d_type_lookup(ts, "string")->size != 256 ||
 	    d_type_resolve(d_type_lookup(ts, "size_t")) != d_type_lookup(ts, "unsigned long") ||
-	    d_type_pointer(ts, i) != d_type_lookup(ts, "int*")) {
+	    d_type_pointer(ts, i) != d_type_lookup(ts, "int*") ||
+	    d_type_lookup(ts, "unsigned  long   long") != d_type_lookup(ts, "unsigned long long") ||
+	    d_type_lookup(ts, "D`struct bits") != s || d_type_lookup(ts, "struct nosuch")) {
 		failures++;
 		printf("FAIL type names and lookups\n");
 	}
@@ -478,11 +487,22 @@ static bool listed(const char *const *list, size_t n, const char *name)
  * compiles no D (-V, -h). */
 enum { ARGS_OK, ARGS_CPP, ARGS_NOT_D };
 
+/* A line of text is a cpp directive (# then a word but pragma). */
+static bool has_directive(const char *text)
+{
+	for (const char *l = text; l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		l += strspn(l, " \t");
+		if (*l == '#' && strncmp(l + 1 + strspn(l + 1, " \t"), "pragma", 6))
+			return true;
+	}
+	return false;
+}
+
 static int test_args(const char *dir, const char *text, struct d_parse_args *a, strvec *argv)
 {
 	char *opts = read_file(xasprintf("%s/test.options", dir), NULL);
 	const char *s;
-	bool positional = false;
+	bool positional = false, cpp = false, macros = false;
 
 	*a = file_args;
 	a->target_pid = 1234;
@@ -507,7 +527,9 @@ static int test_args(const char *dir, const char *text, struct d_parse_args *a, 
 				continue;
 			}
 			if (strchr(w, 'C') && w[1] != 'x' && w[1] != 'D' && w[1] != 'U' && w[1] != 'I')
-				return ARGS_CPP;
+				cpp = true;
+			if (w[1] == 'D' || w[1] == 'U' || w[1] == 'I')
+				macros = true;
 			if (!strcmp(w, "-V"))
 				return ARGS_NOT_D;
 			if (!strcmp(w, "-x") || !strcmp(w, "-c") || !strcmp(w, "-p") || !strcmp(w, "-I") ||
@@ -535,6 +557,9 @@ static int test_args(const char *dir, const char *text, struct d_parse_args *a, 
 	}
 	a->argc = argv->len;
 	a->argv = (const char *const *)argv->items;
+	/* with -C, cpp changes nothing in a file without directives or -D */
+	if (cpp && (macros || has_directive(text)))
+		return ARGS_CPP;
 	return ARGS_OK;
 }
 

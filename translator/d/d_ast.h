@@ -112,7 +112,8 @@ struct d_expr {
 	struct d_pos pos;
 	enum d_op op;
 	int64_t num;             /* DE_INT */
-	char *str;               /* DE_STR */
+	char *str;               /* DE_STR; DE_INT: the constant as written ("0x10ul",
+				  * "'a'"), for the checker to type it */
 	size_t str_len;
 	char *name;              /* IDENT MACRO AGG CALL MEMBER ARROW OFFSETOF */
 	struct d_expr *lhs, *rhs;
