@@ -369,6 +369,21 @@ static void test_errors(void)
 	    "[D_DECL_INCOMPLETE] line 1: incomplete struct/union/enum struct t: x");
 	bad("struct s { int a : 40; };", "D_DECL_BFSIZE", "[D_DECL_BFSIZE] line 1: bit-field too big for type: a");
 	bad("int a[0];", "D_DECL_ARRSUB", "[D_DECL_ARRSUB] line 1: positive integral constant expression");
+	bad("int a[\nFOO];", "D_IDENT_UNDEF", "[D_IDENT_UNDEF] line 2: failed to resolve FOO: Unknown variable name");
+	bad("enum e { A = 1, B = \"x\" };", "D_DECL_ENCONST",
+	    "[D_DECL_ENCONST] line 1: enumerator 'B' must be assigned to an integral constant expression");
+	bad("enum e { A }; enum f { A };", "D_DECL_IDRED", "[D_DECL_IDRED] line 1: identifier redeclared: A");
+	bad("int f(void, int);", "D_DECL_PROTO_VOID", "[D_DECL_PROTO_VOID] line 1: void must be sole parameter");
+	bad("int a[void];", "D_DECL_PROTO_TYPE", "[D_DECL_PROTO_TYPE] line 1: array prototype may not use "
+	    "parameter of type void: (anonymous), parameter #1");
+	bad("this int a[int];", "D_DECL_LOCASSC",
+	    "[D_DECL_LOCASSC] line 1: associative arrays may not be declared as local variables: a");
+	bad("BEGIN { x = (short char)1; }", "D_DECL_CHARATTR",
+	    "[D_DECL_CHARATTR] line 1: invalid type declaration: short and long may not be used with char type");
+	bad("BEGIN { x = (unsigned double)1; }", "D_DECL_SIGNINT", "[D_DECL_SIGNINT] line 1: invalid type "
+	    "declaration: signed and unsigned may only be used with integer type");
+	bad("BEGIN { x = (long long long)1; }", "D_UNKNOWN",
+	    "[D_UNKNOWN] line 1: failed to resolve type long long long : Unknown type name");
 	bad("typedef int t; typedef long t;", "D_DECL_IDRED", "[D_DECL_IDRED] line 1: typedef redeclared: t");
 	bad("static int x;", "D_DECL_BADCLASS", "[D_DECL_BADCLASS] line 1: specified storage class not appropriate in D");
 	bad("#pragma D option quiet extra\n", "D_PRAGMA_MALFORM",

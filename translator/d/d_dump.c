@@ -13,6 +13,7 @@
 #include "d/d_types.h"
 #include "util.h"
 
+/* An operator as C writes it */
 static const char *op_text(enum d_op op)
 {
 	switch (op) {
@@ -66,6 +67,7 @@ static void dump_args(struct strbuf *sb, const struct d_expr *e, int from)
 	}
 }
 
+/* (op operands...), names and constants bare, strings quoted */
 void d_dump_expr(struct strbuf *sb, const struct d_expr *e)
 {
 	switch (e->kind) {

@@ -141,6 +141,8 @@ const char *d_tok_name(enum d_tok t)
 	return "?";
 }
 
+/* The keyword s[0..n) is, or TK_EOF (outer: one of those a declaration
+ * starts with, the only ones outside clauses). */
 static enum d_tok keyword(const char *s, size_t n, bool outer)
 {
 	for (size_t i = 0; i < sizeof(keywords) / sizeof(keywords[0]); i++)
@@ -260,6 +262,8 @@ static bool at_line_start(const struct d_lexer *lx, const char *p)
 	return true;
 }
 
+/* A comment from lx->p (its opening): DTrace refuses one inside it and one
+ * without its end. */
 static void skip_comment(struct d_lexer *lx)
 {
 	const char *q = lx->p + 2;
@@ -383,6 +387,8 @@ uint64_t d_lex_int_value(struct d_lexer *lx, const char *text, size_t n, struct 
 	return v;
 }
 
+/* An integer constant (clauses refuse what DTrace reads as floating point:
+ * "1.5", "1e3", "2f"). */
 static void lex_number(struct d_lexer *lx, bool fp_allowed_error)
 {
 	const char *p = lx->p;
@@ -722,6 +728,8 @@ static const struct {
 	{ "!", DP_LNEG },
 };
 
+/* An operator or punctuator, with the counts and flags DTrace keeps as it
+ * reads them: unmatched ) ] } are errors here. */
 static void lex_operator(struct d_lexer *lx)
 {
 	const char *p = lx->p;
@@ -859,6 +867,7 @@ static void lex_expr(struct d_lexer *lx)
 	lex_operator(lx);
 }
 
+/* The token at lx->p after blanks, comments and control lines. */
 void d_lex_next(struct d_lexer *lx)
 {
 	memset(&lx->tok, 0, sizeof(lx->tok));

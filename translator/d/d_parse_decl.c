@@ -32,6 +32,7 @@ static const char *builtin_idkind(struct d_parser *p, const char *name)
 	}
 }
 
+/* A declaration of the program, in source order. */
 static struct d_decl *new_decl(struct d_parser *p, enum d_dkind kind, const char *name,
 			       struct d_type *t, struct d_pos pos)
 {
@@ -45,6 +46,7 @@ static struct d_decl *new_decl(struct d_parser *p, enum d_dkind kind, const char
 	return d;
 }
 
+/* An associative array's key types (and an inline's parameter names). */
 static void set_keys(struct d_decl *d, params *keys)
 {
 	if (!keys)

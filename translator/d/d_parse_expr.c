@@ -414,6 +414,19 @@ struct d_expr *d_parse_expression(struct d_parser *p)
 
 /* ---- constant folding ------------------------------------------------------------- */
 
+void d_check_idents(struct d_parser *p, const struct d_expr *e)
+{
+	if (!e)
+		return;
+	if (e->kind == DE_IDENT && !d_lex_global(&p->lx, e->name))
+		d_error(p->dg, "D_IDENT_UNDEF", e->pos, "failed to resolve %s: Unknown variable name",
+			e->name);
+	d_check_idents(p, e->lhs);
+	d_check_idents(p, e->rhs);
+	for (int i = 0; i < e->args.len; i++)
+		d_check_idents(p, e->args.items[i]);
+}
+
 bool d_const_int(struct d_parser *p, const struct d_expr *e, int64_t *v, bool *is_unsigned)
 {
 	int64_t a, b, c;

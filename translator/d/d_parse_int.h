@@ -68,6 +68,9 @@ struct d_expr *d_parse_conditional(struct d_parser *p);     /* constant_expressi
  * (literals, enumerators, sizeof a type, operators on those); false if
  * e is not one. *is_unsigned: its type is unsigned. */
 bool d_const_int(struct d_parser *p, const struct d_expr *e, int64_t *v, bool *is_unsigned);
+/* An expression DTrace evaluates while declaring (a dimension, a width, an
+ * enumerator's value) names nothing undefined (D_IDENT_UNDEF). */
+void d_check_idents(struct d_parser *p, const struct d_expr *e);
 
 /* ---- d_parse_type.c: specifiers and declarators ---- */
 

@@ -121,6 +121,7 @@ static void spec_attr(struct d_parser *p, struct dspec *ds, unsigned attr)
 	spec_check(p, ds);
 }
 
+/* A storage class (one only); typedef changes how names are lexed. */
 static void spec_class(struct d_parser *p, struct dspec *ds, enum dclass c)
 {
 	if (ds->dclass != DC_DEFAULT)
@@ -279,6 +280,8 @@ struct d_type *d_build_type(struct d_parser *p, struct dspec *ds, struct declara
 	return t;
 }
 
+/* DTrace's dt_decl_prototype(): what a function's, an array's or a
+ * probe's parameters may be, each error at its parameter. */
 static void check_prototype(struct d_parser *p, params *ps, const char *kind, int flags)
 {
 	int voids = 0;
@@ -410,6 +413,7 @@ static struct deriv *array_suffix(struct d_parser *p, bool after_array)
 		int64_t v;
 		bool is_unsigned;
 
+		d_check_idents(p, dim);
 		if (!d_const_int(p, dim, &v, &is_unsigned) || !v || (!is_unsigned && v < 0))
 			d_parse_error(p, "D_DECL_ARRSUB", "positive integral constant expression or "
 				      "tuple signature expected as array declaration subscript");
@@ -565,6 +569,7 @@ static void add_member(struct d_parser *p, struct d_type *sou, struct dspec *ds,
 	if (width) {
 		if (!name && width->kind == DE_INT && width->num == 0)
 			return;   /* ":0": no more in this unit, which C layout does anyway */
+		d_check_idents(p, width);
 		if (!d_const_int(p, width, &bits, &is_unsigned) || !bits || (!is_unsigned && bits < 0))
 			d_parse_error(p, "D_DECL_BFCONST",
 				      "positive integral constant expression expected as bit-field size");
@@ -667,6 +672,7 @@ static int64_t enumerator_value(struct d_parser *p, struct d_type *en, const cha
 		for (int i = 0; i < en->enumerators.len; i++)
 			if (!strcmp(en->enumerators.items[i].name, e->name))
 				return en->enumerators.items[i].value;
+	d_check_idents(p, e);
 	if (!d_const_int(p, e, &v, &is_unsigned))
 		d_parse_error(p, "D_DECL_ENCONST",
 			      "enumerator '%s' must be assigned to an integral constant expression", name);

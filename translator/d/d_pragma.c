@@ -229,6 +229,7 @@ static void pragma_line(struct ctl *c, const char *prname, int i, bool marker)
 	c->lx->line = (int)c->toks.items[i]->value + (marker ? 0 : 1);
 }
 
+/* #ident: nothing to do */
 static void ignore(struct ctl *c, const char *prname, int i)
 {
 }

@@ -481,6 +481,7 @@ bool d_sou_add(struct d_types *ts, struct d_type *sou, const char *name,
 	return true;
 }
 
+/* n rounded up to a multiple of a */
 static int64_t round_up(int64_t n, int64_t a)
 {
 	return a > 1 ? (n + a - 1) / a * a : n;
@@ -631,6 +632,7 @@ static bool tag_name(const char *name, enum d_tkind *kind, const char **tag)
 	return false;
 }
 
+/* A name without its '*'s: a tag, this table's, or the resolver's. */
 static struct d_type *lookup_base(struct d_types *ts, const char *base)
 {
 	char *module;
