@@ -84,7 +84,7 @@ static const char *split_desc(struct d_pdesc *pd, const char *text, enum d_pspec
 {
 	char **parts[] = { &pd->prov, &pd->mod, &pd->func, &pd->name };
 	const char *end = text + strlen(text), *q;
-	int part = spec;
+	int last = 3 - (int)spec, part = last;
 	struct strbuf sb = STRBUF_INIT;
 
 	pd->prov = pd->mod = pd->func = pd->name = NULL;
@@ -104,7 +104,7 @@ static const char *split_desc(struct d_pdesc *pd, const char *text, enum d_pspec
 		if (!*parts[i])
 			*parts[i] = xstrdup("");
 	/* the text as written, macros expanded */
-	for (int i = part + 1; i <= (int)spec; i++)
+	for (int i = part + 1; i <= last; i++)
 		strbuf_addf(&sb, "%s%s", i > part + 1 ? ":" : "", *parts[i]);
 	pd->text = strbuf_detach(&sb);
 	return NULL;

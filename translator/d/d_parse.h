@@ -25,19 +25,19 @@
 
 /* What a probe description of fewer than four parts ends with: its last
  * part is the probe name for a program and -n (BEGIN is :::BEGIN), the
- * provider for -P, the module for -m, the function for -f. */
+ * function for -f, the module for -m, the provider for -P. */
 enum d_pspec {
-	D_PSPEC_PROVIDER,
-	D_PSPEC_MODULE,
-	D_PSPEC_FUNCTION,
 	D_PSPEC_NAME,
+	D_PSPEC_FUNCTION,
+	D_PSPEC_MODULE,
+	D_PSPEC_PROVIDER,
 };
 
 struct d_parse_args {
 	int argc;                /* macro arguments $0 .. $argc-1 (argv[0]: $0) */
 	const char *const *argv;
 	long target_pid;         /* $target: the -c or -p process, 0 if none */
-	enum d_pspec spec;       /* D_PSPEC_NAME for programs and -n (0 is PROVIDER!) */
+	enum d_pspec spec;       /* D_PSPEC_NAME (0) for programs and -n */
 	bool is_file;            /* a -s file: a description needs a predicate or a body */
 	bool defaultargs;        /* -xdefaultargs: $N past the arguments is 0 or "" */
 	bool argref;             /* -xargref: unreferenced arguments are no error */
