@@ -25,7 +25,7 @@ pkgs="gcc make autoconf automake libc6-dev libdw-dev libelf-dev libcunit1-dev pk
       gcc-multilib libc6-dbg g++ python3.11-minimal cpio gzip qemu-system-x86 busybox-static bc flex bison
       linux-image-cloud-amd64 linux-headers-cloud-amd64 linux-image-cloud-amd64-dbg
       libdebuginfod-dev debuginfod libarchive-tools systemtap-doc systemtap-sdt-dev xz-utils zstd
-      man-db groff-base dropbear-bin openssh-client prometheus libssl-dev openssl kmod bpftrace"
+      man-db groff-base dropbear-bin openssh-client prometheus libssl-dev openssl kmod bpftrace gawk"
 series=${CSTAP_SERIES-6.12}
 optional=""
 for v in $series; do

@@ -339,7 +339,17 @@ static void check_aggregation(struct d_sema *sema, struct d_expr *e)
 	check_call(sema, call);
 	if (lhs->kind == DE_INDEX)
 		for (int i = 0; i < nkeys; i++) {
-			struct d_type *kt = check(sema, lhs->args.items[i]);
+			struct d_expr *k = lhs->args.items[i];
+			if (k->kind == DE_CALL && (!strcmp(k->name, "stack") || !strcmp(k->name, "ustack") ||
+						   !strcmp(k->name, "jstack") || !strcmp(k->name, "sym") ||
+						   !strcmp(k->name, "func") || !strcmp(k->name, "mod") ||
+						   !strcmp(k->name, "usym") || !strcmp(k->name, "ufunc") ||
+						   !strcmp(k->name, "umod") || !strcmp(k->name, "uaddr"))) {
+				check_call(sema, k);   /* a stack or a symbol as a key: its text */
+				k->type = d_ty_string();
+				continue;
+			}
+			struct d_type *kt = check(sema, k);
 			if (base(kt)->kind == DT_VOID)
 				d_error(sema->dg, "D_KEY_TYPE", lhs->args.items[i]->pos,
 					"%s[ ] key #%d is of void type", agg->name, i + 1);
@@ -466,7 +476,23 @@ static struct d_type *check_binary(struct d_sema *sema, struct d_expr *e)
 
 static struct d_type *check_unary(struct d_sema *sema, struct d_expr *e)
 {
-	struct d_type *t = check(sema, e->lhs);
+	struct d_type *t;
+
+	/* x++ declares x (an int64_t) as an assignment would */
+	if (e->op == DOP_PREINC || e->op == DOP_PREDEC || e->op == DOP_POSTINC || e->op == DOP_POSTDEC) {
+		if (e->lhs->kind == DE_INDEX)
+			for (int i = 0; i < e->lhs->args.len; i++)
+				check(sema, e->lhs->args.items[i]);
+		struct d_var *v = lvalue_var(sema, e->lhs, d_ty_int(8, true), true);
+		if (v) {
+			e->lhs->type = v->type;
+			if (!is_scalar(v->type))
+				d_error(sema->dg, "D_OP_SCALAR", e->pos, "operator %s requires an operand of scalar type",
+					e->op == DOP_PREINC || e->op == DOP_POSTINC ? "++" : "--");
+			return v->type;
+		}
+	}
+	t = check(sema, e->lhs);
 
 	switch (e->op) {
 	case DOP_NOT:

@@ -17,6 +17,11 @@ void d_line(struct d_lower *L, const char *fmt, ...)
 	va_start(ap, fmt);
 	strbuf_vaddf(&L->probes, fmt, ap);
 	va_end(ap);
+	/* every statement ends with ';': a line starting with '(' would
+	 * otherwise call the value the line before ended with */
+	char last = L->probes.len ? L->probes.buf[L->probes.len - 1] : '{';
+	if (last != '{' && last != '}' && last != ';')
+		strbuf_addch(&L->probes, ';');
 	strbuf_addch(&L->probes, '\n');
 }
 
@@ -109,6 +114,8 @@ static void lower_builtin(struct d_lower *L, struct strbuf *out, const char *n)
 		{ "zonename", "\"global\"" },
 	};
 
+	if (d_provider_builtin(L, out, n, NULL))
+		return;
 	for (size_t i = 0; i < sizeof(b) / sizeof(b[0]); i++)
 		if (!strcmp(b[i].d, n)) {
 			strbuf_addstr(out, b[i].stap);
@@ -311,6 +318,22 @@ static void lower_call(struct d_lower *L, struct strbuf *out, const struct d_exp
 		strbuf_addch(out, ')');
 		return;
 	}
+	if (!strcmp(name, "stack") || !strcmp(name, "ustack") || !strcmp(name, "jstack")) {
+		strbuf_addstr(out, name[0] == 's' ? "sprint_backtrace()" : "sprint_ubacktrace()");
+		return;
+	}
+	if (!strcmp(name, "sym") || !strcmp(name, "func") || !strcmp(name, "usym") || !strcmp(name, "ufunc")) {
+		strbuf_addstr(out, name[0] == 'u' ? "usymname(" : "symname(");
+		d_lower_expr(L, out, e->args.items[0]);
+		strbuf_addch(out, ')');
+		return;
+	}
+	if (!strcmp(name, "mod") || !strcmp(name, "umod") || !strcmp(name, "uaddr")) {
+		strbuf_addstr(out, name[1] == 'a' ? "usymdata(" : name[0] == 'u' ? "umodname(" : "modname(");
+		d_lower_expr(L, out, e->args.items[0]);
+		strbuf_addch(out, ')');
+		return;
+	}
 	if (!strcmp(name, "rand")) {
 		strbuf_addstr(out, "randint(2147483647)");
 		return;
@@ -385,7 +408,8 @@ void d_lower_expr(struct d_lower *L, struct strbuf *out, const struct d_expr *e)
 		return;
 	case DE_INDEX:
 		if (e->lhs->kind == DE_IDENT && !strcmp(e->lhs->name, "args")) {
-			strbuf_addstr(out, "0");
+			if (!d_provider_builtin(L, out, "args", e))
+				strbuf_addstr(out, "0");
 			return;
 		}
 		if (!lower_var(L, out, e))
@@ -462,7 +486,7 @@ static void lower_expr_stmt(struct d_lower *L, const struct d_expr *e)
 		if (!strcmp(n, "exit")) {
 			strbuf_init(&sb);
 			d_lower_expr(L, &sb, e->args.items[0]);
-			d_line(L, "__d_status = %s; __d_exiting = 1; exit()", sb.buf);
+			d_line(L, "exit_status(%s); __d_exiting = 1; exit()", sb.buf);
 			strbuf_release(&sb);
 			return;
 		}
@@ -487,9 +511,9 @@ static void lower_expr_stmt(struct d_lower *L, const struct d_expr *e)
 	if (e->kind == DE_ASSIGN || e->kind == DE_CALL ||
 	    ((e->kind == DE_UNARY || e->kind == DE_POSTFIX) &&
 	     (e->op == DOP_PREINC || e->op == DOP_PREDEC || e->op == DOP_POSTINC || e->op == DOP_POSTDEC)))
-		d_line(L, "%s", sb.buf);
+		d_line(L, "%s;", sb.buf);
 	else
-		d_line(L, "__d_void = %s", sb.buf);
+		d_line(L, "__d_void = %s;", sb.buf);
 	strbuf_release(&sb);
 }
 
@@ -626,55 +650,6 @@ static void lower_clause(struct d_lower *L, const struct d_clause *c)
 	d_line(L, "}");
 }
 
-/* "tick-10ms" -> timer.ms(10); the unit as DTrace reads it, hz without one */
-static bool timer_point(const char *name, struct strbuf *out)
-{
-	static const struct { const char *unit, *stap; int64_t mul; } u[] = {
-		{ "ns", "ns", 1 }, { "nsec", "ns", 1 }, { "us", "us", 1 }, { "usec", "us", 1 },
-		{ "ms", "ms", 1 }, { "msec", "ms", 1 }, { "s", "s", 1 }, { "sec", "s", 1 },
-		{ "m", "s", 60 }, { "min", "s", 60 }, { "h", "s", 3600 }, { "hour", "s", 3600 },
-		{ "d", "s", 86400 }, { "day", "s", 86400 }, { "hz", "hz", 1 }, { "", "hz", 1 },
-	};
-	const char *p = strchr(name, '-');
-	char *end;
-
-	if (!p)
-		return false;
-	long long n = strtoll(p + 1, &end, 10);
-	if (end == p + 1 || n <= 0)
-		return false;
-	for (size_t i = 0; i < sizeof(u) / sizeof(u[0]); i++)
-		if (!strcmp(end, u[i].unit)) {
-			if (!strcmp(u[i].stap, "ns") && n < 100000)   /* cstap's timers: 100 us at least */
-				n = 100000;
-			if (!strcmp(u[i].stap, "us") && n < 100)
-				n = 100;
-			strbuf_addf(out, "timer.%s(%lld)", u[i].stap, n * u[i].mul);
-			return true;
-		}
-	return false;
-}
-
-/* the probe point of one description, or an error (D_PDESC_ZERO) */
-static bool probe_point(struct d_lower *L, const struct d_pdesc *d, struct strbuf *out)
-{
-	const char *prov = d->prov, *name = d->name;
-
-	if ((!*prov || !strcmp(prov, "dtrace")) && !*d->mod && !*d->func) {
-		if (!strcmp(name, "BEGIN"))
-			return strbuf_addstr(out, "begin"), true;
-		if (!strcmp(name, "END"))
-			return strbuf_addstr(out, "end"), true;
-		if (!strcmp(name, "ERROR"))
-			return strbuf_addstr(out, "error"), true;
-	}
-	if ((!*prov || !strcmp(prov, "profile")) && !*d->mod && !*d->func &&
-	    (!strncmp(name, "tick-", 5) || !strncmp(name, "profile-", 8)) && timer_point(name, out))
-		return true;
-	(void)L;
-	return false;
-}
-
 /* descriptions as text, for grouping clauses of the same probes */
 static char *descs_key(const struct d_clause *c)
 {
@@ -704,7 +679,7 @@ static void lower_probes(struct d_lower *L)
 		for (int j = 0; j < c->descs.len; j++) {
 			if (j)
 				strbuf_addstr(&pts, ", ");
-			if (!probe_point(L, c->descs.items[j], &pts))
+			if (!d_probe_point(L, c->descs.items[j], &pts))
 				d_error(L->sema->dg, "D_PDESC_ZERO", c->descs.items[j]->pos,
 					"probe description %s does not match any probes", c->descs.items[j]->text);
 		}
@@ -734,7 +709,7 @@ static void lower_globals(struct d_lower *L)
 {
 	struct d_sema *S = L->sema;
 
-	strbuf_addstr(&L->globals, "global __d_hdr, __d_exiting, __d_status, __d_void\n");
+	strbuf_addstr(&L->globals, "global __d_hdr, __d_exiting, __d_void\n");
 	for (int i = 0; i < S->vars.len; i++) {
 		struct d_var *v = S->vars.items[i];
 		if (v->kind == DV_GLOBAL || v->kind == DV_SELF) {

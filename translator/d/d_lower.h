@@ -48,6 +48,12 @@ void d_lower_printf(struct d_lower *L, const struct d_expr *call);
  * gets the number of arguments it converts; aggfmt: %@ is allowed */
 void d_format(struct d_lower *L, struct strbuf *out, const char *fmt, size_t len);
 
+/* providers (d_provider.c): the points a description names (false:
+ * none), and a built-in variable's value at the clause's probe (false:
+ * the defaults of d_lower.c) */
+bool d_probe_point(struct d_lower *L, const struct d_pdesc *d, struct strbuf *out);
+bool d_provider_builtin(struct d_lower *L, struct strbuf *out, const char *name, const struct d_expr *index);
+
 /* aggregations (d_lower_agg.c) */
 void d_lower_aggregate(struct d_lower *L, const struct d_expr *assign);
 void d_lower_printa(struct d_lower *L, const struct d_expr *call);

@@ -95,16 +95,19 @@ static const char *stat_of(const struct d_var *v)
 	}
 }
 
-/* a key's column: a number by its size, a string left-aligned */
-static const char *key_format(const struct d_type *t)
+/* a key's column: a number by its size (a char's or a short's as
+ * unsigned, as DTrace prints them), a string left-aligned */
+static void print_key(struct strbuf *f, const struct d_type *t, int i)
 {
-	if (d_is_string(t))
-		return "  %-32s";
+	if (d_is_string(t)) {
+		strbuf_addf(f, "        printf(\"  %%-32s\", k%d)\n", i);
+		return;
+	}
 	switch (t ? t->size : 8) {
-	case 1: return " %3d";
-	case 2: return " %5d";
-	case 4: return " %8d";
-	default: return " %16d";
+	case 1: strbuf_addf(f, "        printf(\" %%3d\", k%d & 0xff)\n", i); break;
+	case 2: strbuf_addf(f, "        printf(\" %%5d\", k%d & 0xffff)\n", i); break;
+	case 4: strbuf_addf(f, "        printf(\" %%8d\", k%d)\n", i); break;
+	default: strbuf_addf(f, "        printf(\" %%16d\", k%d)\n", i); break;
 	}
 }
 
@@ -183,7 +186,7 @@ static void write_printer(struct d_lower *L, const struct d_var *v)
 	strbuf_addf(f, "function __d_pr_%d() {\n    foreach ([%s] in __d_a_%d @%s+) {\n", v->id, kv.buf, v->id,
 		    stat_of(v));
 	for (int i = 0; i < v->nkeys; i++)
-		strbuf_addf(f, "        printf(\"%s\", k%d)\n", key_format(v->keys[i]), i + 1);
+		print_key(f, v->keys[i], i + 1);
 	if (is_quant(v)) {
 		if (v->nkeys)
 			strbuf_addstr(f, "        printf(\"\\n\")\n");
@@ -251,8 +254,11 @@ void d_lower_printa(struct d_lower *L, const struct d_expr *call)
 	struct strbuf fmt, args, kv;
 	strbuf_init(&fmt);
 	strbuf_init(&args);
+	/* the loop's keys, named apart from other printa's of the probe */
+	int id = L->temps++;
 	strbuf_init(&kv);
-	key_vars(&kv, v->nkeys);
+	for (int i = 0; i < (v->nkeys ? v->nkeys : 1); i++)
+		strbuf_addf(&kv, "%s__pk%d_%d", i ? ", " : "", id, i + 1);
 	int key = 0, agg = 1;
 	const char *p = first->str, *end = first->str + first->str_len;
 	while (p < end) {
@@ -287,7 +293,7 @@ void d_lower_printa(struct d_lower *L, const struct d_expr *call)
 			agg++;
 			value_expr(&args, w ? w : v, kv.buf);
 		} else if (key < v->nkeys) {
-			strbuf_addf(&args, "k%d", ++key);
+			strbuf_addf(&args, "__pk%d_%d", id, ++key);
 		} else {
 			strbuf_addstr(&args, "0");
 		}
@@ -335,16 +341,12 @@ void d_lower_aggop(struct d_lower *L, const struct d_expr *call)
 void d_lower_agg_exit(struct d_lower *L)
 {
 	struct d_sema *S = L->sema;
-	bool first = true;
 
 	d_line(L, "printf(\"\\n\")");
 	for (int i = 0; i < S->vars.len; i++) {
 		struct d_var *v = S->vars.items[i];
 		if (v->kind != DV_AGG || v->printed)
 			continue;
-		if (!first)
-			d_line(L, "printf(\"\\n\")");
-		first = false;
 		d_line(L, "__d_pr_%d()", v->id);
 	}
 }

@@ -99,9 +99,9 @@ static const char *const helper_text[] = {
 		"    if (b == 0) return 0\n"
 		"    return b > 0 ? 1 << (b - 1) : -(1 << (-b - 1))\n"
 		"}\n",
-	[H_LQBUCKET] = "function __d_lqbucket:long(v:long, base:long, limit:long, step:long) {\n"
+	[H_LQBUCKET] = "function __d_lqbucket:long(v:long, base:long, lim:long, step:long) {\n"
 		"    if (v < base) return -1\n"
-		"    if (v >= limit) return (limit - base) / step\n"
+		"    if (v >= lim) return (lim - base) / step\n"
 		"    return (v - base) / step\n"
 		"}\n",
 	[H_LLQBUCKET] = "",
@@ -110,7 +110,7 @@ static const char *const helper_text[] = {
 		"    n = total > 0 ? (c * 40 + total / 2) / total : 0\n"
 		"    if (n < 0) n = -n\n"
 		"    if (n > 40) n = 40\n"
-		"    bar = substr(\"@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@                                        \", 40 - n, 40)\n"
+		"    bar = substr(\"@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@\", 0, n) . substr(\"                                        \", 0, 40 - n)\n"
 		"    printf(\"%16s |%s %-9d\\n\", label, bar, c)\n"
 		"}\n",
 	[H_STRTOK] = "global __d_tok_s, __d_tok_i\n"

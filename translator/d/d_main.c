@@ -269,6 +269,7 @@ struct announce {
 	const char *kind;        /* "script" or "description" */
 	const char *name;
 	int probes;
+	bool quiet;              /* quiet (-q, the option) leaves the notice out, as DTrace does */
 };
 
 /* "dtrace: script 'x.d' matched 2 probes", once the program is built */
@@ -276,7 +277,9 @@ static void announce(struct session *s, void *arg)
 {
 	const struct announce *a = arg;
 
-	(void)s;
+	s->runtime_auto = false;   /* no notice of the runtime stap chose: dtrace's output is DTrace's */
+	if (a->quiet)
+		return;
 	fprintf(stderr, "dtrace: %s '%s' matched %d probe%s\n", a->kind, a->name, a->probes,
 		a->probes == 1 ? "" : "s");
 }
@@ -365,6 +368,7 @@ int dtrace_main(int argc, char **argv)
 	/* stap's passes on the lowered script */
 	VEC(char *) av = { 0 };
 	vec_push(&av, "stap");
+	vec_push(&av, "-w");   /* the lowered script's warnings are not the user's */
 	if (c.compile_only)
 		vec_push(&av, "-p4");
 	if (c.cmd) {
@@ -386,5 +390,6 @@ int dtrace_main(int argc, char **argv)
 		.probes = matched_probes(prog),
 	};
 	optind = 0;
+	an.quiet = c.opts.quiet;
 	return stap_run(av.len - 1, av.items, c.compile_only ? NULL : announce, &an);
 }
