@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "d/d_funcs.h"
+#include "d/d_types.h"
 #include "d/d_sema.h"
 
 /* ---- types ------------------------------------------------------------------ */
@@ -430,6 +431,36 @@ static struct d_type *check_assign(struct d_sema *sema, struct d_expr *e)
 	return e->type;
 }
 
+/* an enumerator or NULL becomes its constant; an inline keeps its name,
+ * with its declaration (its expression, checked here) in e->decl */
+static struct d_type *named_constant(struct d_sema *sema, struct d_expr *e)
+{
+	struct d_type *en;
+	int64_t value;
+	struct d_decl *d;
+
+	if (d_types_enumerator(sema->types, e->name, &en, &value)) {
+		e->kind = DE_INT;
+		e->num = value;
+		e->str = NULL;
+		return en;
+	}
+	if (!strcmp(e->name, "NULL")) {
+		e->kind = DE_INT;
+		e->num = 0;
+		e->str = NULL;
+		return ty_voidptr();
+	}
+	d = d_types_decl(sema->types, DSC_GLOBAL, e->name);
+	if (d && d->kind == DD_INLINE && d->init && !d->assoc) {
+		e->decl = d;
+		if (!d->init->type)
+			check(sema, d->init);
+		return d->type ? d->type : d->init->type;
+	}
+	return NULL;
+}
+
 /* a variable read: declared or assigned before, or a built-in */
 static struct d_type *check_ident(struct d_sema *sema, struct d_expr *e)
 {
@@ -439,6 +470,8 @@ static struct d_type *check_ident(struct d_sema *sema, struct d_expr *e)
 	if (v)
 		return v->assoc ? v->type : v->type;
 	if ((t = builtin_type(e->name)))
+		return t;
+	if ((t = named_constant(sema, e)))
 		return t;
 	d_error(sema->dg, "D_IDENT_UNDEF", e->pos, "failed to resolve %s: Unknown variable name", e->name);
 }
@@ -523,6 +556,26 @@ static struct d_type *check_unary(struct d_sema *sema, struct d_expr *e)
 	}
 }
 
+/* an integer constant's type as C gives it: the first of int, unsigned
+ * int (octal and hex), long, unsigned long that holds it, as its suffix
+ * (u, l, ll) allows */
+static struct d_type *const_type(const struct d_expr *e)
+{
+	const char *t = e->str ? e->str : "";
+	bool u = strchr(t, 'u') || strchr(t, 'U');
+	bool l = strchr(t, 'l') || strchr(t, 'L');
+	bool based = t[0] == '0' && t[1] != 0;
+	uint64_t v = (uint64_t)e->num;
+
+	if (!l && !u && v <= INT32_MAX)
+		return d_ty_int(4, true);
+	if (!l && (u || based) && v <= UINT32_MAX)
+		return d_ty_int(4, false);
+	if (!u && v <= INT64_MAX)
+		return d_ty_int(8, true);
+	return d_ty_int(8, false);
+}
+
 /* e's type, set in e->type; every error aborts */
 static struct d_type *check(struct d_sema *sema, struct d_expr *e)
 {
@@ -532,7 +585,7 @@ static struct d_type *check(struct d_sema *sema, struct d_expr *e)
 	switch (e->kind) {
 	case DE_INT:
 		if (!e->type)
-			e->type = (e->num >= INT32_MIN && e->num <= INT32_MAX) ? d_ty_int(4, true) : d_ty_int(8, true);
+			e->type = const_type(e);
 		return e->type;
 	case DE_STR:
 		t = d_ty_string();

@@ -198,6 +198,15 @@ static void lower_binary(struct d_lower *L, struct strbuf *out, const struct d_e
 		strbuf_addstr(out, ")");
 		return;
 	}
+	if (e->op == DOP_MOD) {
+		d_need(L, H_MOD);
+		strbuf_addstr(out, "__d_mod(");
+		d_lower_expr(L, out, e->lhs);
+		strbuf_addstr(out, ", ");
+		d_lower_expr(L, out, e->rhs);
+		strbuf_addch(out, ')');
+		return;
+	}
 	bool arith = e->op == DOP_MUL || e->op == DOP_ADD || e->op == DOP_SUB || e->op == DOP_SHL;
 	if (arith)
 		wrap_open(L, out, e->type, &close);
@@ -341,6 +350,7 @@ static void lower_call(struct d_lower *L, struct strbuf *out, const struct d_exp
 	if (!strcmp(name, "htons") || !strcmp(name, "ntohs") || !strcmp(name, "htonl") ||
 	    !strcmp(name, "ntohl") || !strcmp(name, "htonll") || !strcmp(name, "ntohll")) {
 		int bytes = name[4] == 's' ? 2 : name[4] == 'l' && name[5] == 'l' ? 8 : 4;
+		d_need(L, H_BSWAP);
 		strbuf_addf(out, "__d_bswap%d(", bytes * 8);
 		d_lower_expr(L, out, e->args.items[0]);
 		strbuf_addch(out, ')');
@@ -400,6 +410,13 @@ void d_lower_expr(struct d_lower *L, struct strbuf *out, const struct d_expr *e)
 		add_string(out, e->str, e->str_len);
 		return;
 	case DE_IDENT:
+		if (e->decl && e->decl->kind == DD_INLINE) {   /* an inline: its expression, cut to its type */
+			wrap_open(L, out, e->type, &close);
+			strbuf_addch(out, '(');
+			d_lower_expr(L, out, e->decl->init);
+			strbuf_addf(out, ")%s", close);
+			return;
+		}
 		if (!lower_var(L, out, e))
 			lower_builtin(L, out, e->name);
 		return;
@@ -601,11 +618,13 @@ static bool stmt_records(const struct d_stmt *st, bool *acts)
 
 static bool clause_records(const struct d_clause *c)
 {
-	bool acts = false, rec = false;
+	bool acts = false, rec = false, stmts = false;
 
-	for (int i = 0; i < c->body.len; i++)
+	for (int i = 0; i < c->body.len; i++) {
 		rec |= stmt_records(c->body.items[i], &acts);
-	return rec || !acts;
+		stmts |= c->body.items[i]->kind != DS_EMPTY;
+	}
+	return rec || !stmts;
 }
 
 /* the record line's start: the header once, then CPU, ID, FUNCTION:NAME

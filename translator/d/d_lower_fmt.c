@@ -124,6 +124,15 @@ static const char *const helper_text[] = {
 		"    __d_tok_i[tid()] = i < ls ? i + 1 : i\n"
 		"    return substr(s, b, i - b)\n"
 		"}\n",
+	/* DTrace's %: the remainder of the magnitudes, negative when the
+	 * signs differ (19 % -5 is -4) */
+	[H_MOD] = "function __d_mod:long(a:long, b:long) {\n"
+		"    r = (a < 0 ? -a : a) % (b < 0 ? -b : b)\n"
+		"    return (a < 0) != (b < 0) ? -r : r\n"
+		"}\n",
+	[H_BSWAP] = "function __d_bswap16:long(x:long) { return ((x & 0xff) << 8) | ((x >> 8) & 0xff) }\n"
+		"function __d_bswap32:long(x:long) { return (__d_bswap16(x) << 16) | __d_bswap16(x >> 16) }\n"
+		"function __d_bswap64:long(x:long) { return (__d_bswap32(x) << 32) | __d_bswap32(x >> 32) }\n",
 };
 
 void d_need(struct d_lower *L, enum d_helper h)
@@ -152,7 +161,11 @@ void d_lower_trace(struct d_lower *L, const struct d_expr *arg)
 		fmt = quiet ? "%s" : "  %-33s";
 	} else {
 		int64_t size = arg->type ? arg->type->size : 8;
-		fmt = quiet ? "%d" : size == 1 ? " %3d" : size == 2 ? " %5d" : size == 4 ? " %8d" : " %16d";
+		bool u = arg->type && d_is_int(arg->type) && !arg->type->is_signed && size == 8;
+		if (u)
+			fmt = quiet ? "%u" : " %19u";
+		else
+			fmt = quiet ? "%d" : size == 1 ? " %3d" : size == 2 ? " %5d" : size == 4 ? " %10d" : " %19d";
 	}
 	d_line(L, "printf(\"%s\", %s)", fmt, sb.buf);
 	strbuf_release(&sb);
@@ -189,8 +202,11 @@ static bool parse_conv(const char *p, const char *end, struct conv *cv)
 		while (p < end && *p >= '0' && *p <= '9' && n < 15)
 			cv->prec[n++] = *p++;
 	}
-	while (p < end && strchr("hlLjzt?", *p))
+	while (p < end && strchr("hlLjzt?", *p)) {
+		if (*p == '?' && !cv->width[0] && !cv->star_width)   /* a pointer's width: 16 */
+			strcpy(cv->width, "16");
 		p++;
+	}
 	if (p >= end)
 		return false;
 	cv->c = *p++;
@@ -241,10 +257,15 @@ void d_lower_printf(struct d_lower *L, const struct d_expr *call)
 		}
 		if (!parse_conv(p + 1, end, &cv))
 			d_error(L->sema->dg, "D_PRINTF_FMT", f->pos, "printf( ) format ends within a conversion");
+		const struct d_expr *prec_arg = NULL;
 		for (int star = 0; star < cv.star_width + cv.star_prec; star++) {
 			if (next >= call->args.len)
 				d_error(L->sema->dg, "D_PRINTF_DYN_PROTO", call->pos,
 					"printf( ) prototype mismatch: conversion #%d requires a width or precision", next);
+			if (star == cv.star_width && cv.c == 's') {   /* %.*s: the length to cut to */
+				prec_arg = call->args.items[next++];
+				continue;
+			}
 			strbuf_addstr(&args, ", ");
 			d_lower_expr(L, &args, call->args.items[next++]);
 		}
@@ -273,6 +294,24 @@ void d_lower_printf(struct d_lower *L, const struct d_expr *call)
 			break;
 		default:
 			d_error(L->sema->dg, "D_PRINTF_CONV", f->pos, "printf( ) format has an invalid conversion %%%c", cv.c);
+		}
+		/* an unsigned 64-bit value prints unsigned whatever the conversion */
+		if ((c == 'd') && a->type && d_is_int(a->type) && !a->type->is_signed && a->type->size == 8)
+			c = 'u';
+		/* a string's precision cuts it (cstap's %s has none) */
+		if (c == 's' && cv.prec[0]) {
+			strbuf_addf(&fmt, "%%%s%s%c", cv.flags, cv.star_width ? "*" : cv.width, c);
+			strbuf_addstr(&args, ", substr(");
+			d_lower_expr(L, &args, a);
+			if (prec_arg) {
+				strbuf_addstr(&args, ", 0, ");
+				d_lower_expr(L, &args, prec_arg);
+				strbuf_addch(&args, ')');
+			} else {
+				strbuf_addf(&args, ", 0, %s)", cv.prec[1] ? cv.prec + 1 : "0");
+			}
+			p = cv.end;
+			continue;
 		}
 		if (c == 'p') {   /* DTrace's %p: 0x and the hex digits */
 			strbuf_addf(&fmt, "%%%s%s%s%s", cv.flags, cv.star_width ? "*" : cv.width,
