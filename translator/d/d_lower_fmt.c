@@ -130,6 +130,8 @@ static const char *const helper_text[] = {
 		"    r = (a < 0 ? -a : a) % (b < 0 ? -b : b)\n"
 		"    return (a < 0) != (b < 0) ? -r : r\n"
 		"}\n",
+	/* %.Ns: the first N bytes; a precision of 0 (or less) is none */
+	[H_PREC] = "function __d_prec:string(s:string, n:long) { return n > 0 ? substr(s, 0, n) : s }\n",
 	[H_BSWAP] = "function __d_bswap16:long(x:long) { return ((x & 0xff) << 8) | ((x >> 8) & 0xff) }\n"
 		"function __d_bswap32:long(x:long) { return (__d_bswap16(x) << 16) | __d_bswap16(x >> 16) }\n"
 		"function __d_bswap64:long(x:long) { return (__d_bswap32(x) << 32) | __d_bswap32(x >> 32) }\n",
@@ -301,14 +303,15 @@ void d_lower_printf(struct d_lower *L, const struct d_expr *call)
 		/* a string's precision cuts it (cstap's %s has none) */
 		if (c == 's' && cv.prec[0]) {
 			strbuf_addf(&fmt, "%%%s%s%c", cv.flags, cv.star_width ? "*" : cv.width, c);
-			strbuf_addstr(&args, ", substr(");
+			d_need(L, H_PREC);
+			strbuf_addstr(&args, ", __d_prec(");
 			d_lower_expr(L, &args, a);
 			if (prec_arg) {
-				strbuf_addstr(&args, ", 0, ");
+				strbuf_addstr(&args, ", ");
 				d_lower_expr(L, &args, prec_arg);
 				strbuf_addch(&args, ')');
 			} else {
-				strbuf_addf(&args, ", 0, %s)", cv.prec[1] ? cv.prec + 1 : "0");
+				strbuf_addf(&args, ", %s)", cv.prec[1] ? cv.prec + 1 : "0");
 			}
 			p = cv.end;
 			continue;
