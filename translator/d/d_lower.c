@@ -650,11 +650,16 @@ static void lower_clause(struct d_lower *L, const struct d_clause *c)
 	L->clause = c;
 	L->desc = c->descs.items[0];
 	L->records = !L->sema->opts->quiet && clause_records(c);
+	/* after exit() no clause runs, not even the rest of this probe's
+	 * (END's clauses aside) */
+	const char *guard = L->in_end ? "" : "!__d_exiting";
 	if (c->pred) {
 		strbuf_init(&sb);
 		d_lower_expr(L, &sb, c->pred);
-		d_line(L, "if (%s) {", sb.buf);
+		d_line(L, "if (%s%s(%s)) {", guard, *guard ? " && " : "", sb.buf);
 		strbuf_release(&sb);
+	} else if (*guard) {
+		d_line(L, "if (%s) {", guard);
 	} else {
 		d_line(L, "{");
 	}
@@ -704,9 +709,7 @@ static void lower_probes(struct d_lower *L)
 		}
 		d_line(L, "probe %s {", pts.buf);
 		L->indent++;
-		bool end = !strcmp(pts.buf, "end");
-		if (!end)
-			d_line(L, "if (__d_exiting) next");
+		L->in_end = !strcmp(pts.buf, "end");
 		for (int j = i; j < p->clauses.len; j++) {
 			char *k2 = descs_key(p->clauses.items[j]);
 			if (!strcmp(k2, key)) {

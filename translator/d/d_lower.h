@@ -26,6 +26,7 @@ struct d_lower {
 	int indent;
 	int temps;                   /* temporaries made so far */
 	bool records;                /* the clause prints a record (not quiet) */
+	bool in_end;                 /* lowering END's clauses: they run after exit() */
 };
 
 /* helper functions written once each, on first use (d_lower_fmt.c) */

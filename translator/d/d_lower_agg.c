@@ -64,7 +64,12 @@ void d_lower_aggregate(struct d_lower *L, const struct d_expr *e)
 			strbuf_addstr(&incr, "1");
 		keys.len--;   /* the bucket joins the keys */
 		keys.buf[keys.len] = 0;
-		if (v->fn == DA_LQUANTIZE) {
+		if (v->fn == DA_LLQUANTIZE) {
+			d_need(L, H_LLQBUCKET);
+			d_line(L, "__d_q_%d%s, __d_llqbucket(%s, %lld, %lld, %lld, %lld)] <<< %s", v->id, keys.buf, val.buf,
+			       (long long)v->llq_factor, (long long)v->llq_low, (long long)v->llq_high,
+			       (long long)v->llq_steps, incr.buf);
+		} else if (v->fn == DA_LQUANTIZE) {
 			d_need(L, H_LQBUCKET);
 			d_line(L, "__d_q_%d%s, __d_lqbucket(%s, %lld, %lld, %lld)] <<< %s", v->id, keys.buf, val.buf,
 			       (long long)v->lq_base, (long long)v->lq_limit, (long long)v->lq_step, incr.buf);
@@ -100,7 +105,7 @@ static const char *stat_of(const struct d_var *v)
 static void print_key(struct strbuf *f, const struct d_type *t, int i)
 {
 	if (d_is_string(t)) {
-		strbuf_addf(f, "        printf(\"  %%-32s\", k%d)\n", i);
+		strbuf_addf(f, "        printf(\"  %%-50s\", k%d)\n", i);
 		return;
 	}
 	switch (t ? t->size : 8) {
@@ -128,6 +133,24 @@ static void value_expr(struct strbuf *out, const struct d_var *v, const char *ke
 		strbuf_addf(out, "(@%s(__d_a_%d[%s]) / __d_norm_%d)", stat_of(v), v->id, keys, v->id);
 }
 
+/* llquantize's buckets between its under- and overflow ones (the
+ * overflow bucket's number) */
+static long long llq_buckets(const struct d_var *v)
+{
+	long long last = 1, b = 0;
+
+	for (int64_t i = 0; i < v->llq_low; i++)
+		last *= v->llq_factor;
+	for (int64_t m = v->llq_low; m <= v->llq_high && v->llq_factor > 1; m++) {
+		long long next = last * v->llq_factor;
+		long long nb = next > v->llq_steps ? v->llq_steps : next;
+		long long w = nb ? next / nb : 1;
+		b += nb - (w ? last / w : 0);
+		last = next;
+	}
+	return b;
+}
+
 /* the distribution of one entry's buckets: rows from the bucket below
  * the first used to the one above the last, each its share in 40 @s */
 static void print_distribution(struct strbuf *f, const struct d_var *v, int n)
@@ -139,7 +162,7 @@ static void print_distribution(struct strbuf *f, const struct d_var *v, int n)
 	key_vars(&kv, n);
 	for (int i = 0; i < (n ? n : 1); i++)
 		strbuf_addf(&jv, "%sj%d", i ? ", " : "", i + 1);
-	strbuf_addf(f, "        lo = 1000000; hi = -1000000; tot = 0\n"
+	strbuf_addf(f, "        lo = 1000000; hi = -1000000; tot = 0; neg = 0\n"
 		    "        foreach ([%s, b] in __d_q_%d) {\n"
 		    "            if (", jv.buf, v->id);
 	for (int i = 0; i < (n ? n : 1); i++)
@@ -147,14 +170,16 @@ static void print_distribution(struct strbuf *f, const struct d_var *v, int n)
 	strbuf_addf(f, ") continue\n"
 		    "            c = @sum(__d_q_%d[%s, b])\n"
 		    "            tot += c < 0 ? -c : c\n"
+		    "            if (c < 0) neg = 1\n"
 		    "            if (c != 0) { if (b < lo) lo = b; if (b > hi) hi = b }\n"
 		    "        }\n"
 		    "        if (hi < lo) continue\n"
 		    "        lo--; hi++\n", v->id, jv.buf);
-	if (v->fn == DA_LQUANTIZE) {
-		long long nb = (long long)((v->lq_limit - v->lq_base) / v->lq_step);
-		strbuf_addf(f, "        if (lo < -1) lo = -1\n"
-			    "        if (hi > %lld) hi = %lld\n", nb, nb);
+	if (v->fn == DA_LQUANTIZE || v->fn == DA_LLQUANTIZE) {
+		long long nb = v->fn == DA_LQUANTIZE ? (long long)((v->lq_limit - v->lq_base) / v->lq_step) : llq_buckets(v);
+		int under = v->fn == DA_LLQUANTIZE && v->llq_low == 0 ? -2 : -1;
+		strbuf_addf(f, "        if (lo < %d) lo = %d\n"
+			    "        if (hi > %lld) hi = %lld\n", under, under, nb, nb);
 	}
 	strbuf_addstr(f, "        printf(\"%16s  %s %-9s\\n\", \"value\", \"------------- Distribution -------------\", \"count\")\n"
 		    "        for (b = lo; b <= hi; b++) {\n");
@@ -164,10 +189,14 @@ static void print_distribution(struct strbuf *f, const struct d_var *v, int n)
 		strbuf_addf(f, "            lab = b < 0 ? \"< %lld\" : b >= %lld ? \">= %lld\" : sprint(%lld + b * %lld)\n",
 			    (long long)v->lq_base, nb, (long long)v->lq_limit, (long long)v->lq_base,
 			    (long long)v->lq_step);
+	} else if (v->fn == DA_LLQUANTIZE) {
+		strbuf_addf(f, "            lab = __d_llqlabel(b, %lld, %lld, %lld, %lld)\n", (long long)v->llq_factor,
+			    (long long)v->llq_low, (long long)v->llq_high, (long long)v->llq_steps);
 	} else {
 		strbuf_addstr(f, "            lab = sprint(__d_qvalue(b))\n");
 	}
-	strbuf_addstr(f, "            __d_qrow(lab, c, tot)\n"
+	strbuf_addf(f, "            __d_qrow(lab, c / __d_norm_%d, tot / __d_norm_%d, neg)\n", v->id, v->id);
+	strbuf_addstr(f, ""
 		    "        }\n"
 		    "        printf(\"\\n\")\n");
 	strbuf_release(&kv);
@@ -188,8 +217,7 @@ static void write_printer(struct d_lower *L, const struct d_var *v)
 	for (int i = 0; i < v->nkeys; i++)
 		print_key(f, v->keys[i], i + 1);
 	if (is_quant(v)) {
-		if (v->nkeys)
-			strbuf_addstr(f, "        printf(\"\\n\")\n");
+		strbuf_addstr(f, "        printf(\"\\n\")\n");
 		print_distribution(f, v, v->nkeys);
 	} else {
 		strbuf_addstr(f, "        printf(\" %16d\\n\", ");

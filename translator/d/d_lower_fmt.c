@@ -104,14 +104,41 @@ static const char *const helper_text[] = {
 		"    if (v >= lim) return (lim - base) / step\n"
 		"    return (v - base) / step\n"
 		"}\n",
-	[H_LLQBUCKET] = "",
+	/* llquantize(): below factor^low bucket -1 (with low 0: 0 there, and
+	 * below 0 bucket -2, shown as -1, as DTrace shows them); in each magnitude
+	 * [last, last * factor) min(nsteps, last * factor) buckets of equal
+	 * width (those below last left out); factor^(high+1) and up the last */
+	[H_LLQBUCKET] = "function __d_llqbucket:long(v:long, f:long, lo:long, hi:long, n:long) {\n"
+		"    last = 1; for (i = 0; i < lo; i++) last *= f\n"
+		"    if (v < last) return lo == 0 && v < 0 ? -2 : -1\n"
+		"    b = 0\n"
+		"    for (m = lo; m <= hi; m++) {\n"
+		"        nx = last * f; nb = nx > n ? n : nx; w = nx / nb; skip = last / w\n"
+		"        if (v < nx) return b + v / w - skip\n"
+		"        b += nb - skip; last = nx\n"
+		"    }\n"
+		"    return b\n"
+		"}\n"
+		"function __d_llqlabel:string(b:long, f:long, lo:long, hi:long, n:long) {\n"
+		"    last = 1; for (i = 0; i < lo; i++) last *= f\n"
+		"    if (b == -2) return \"-1\"\n"
+		"    if (b < 0) return lo == 0 ? \"0\" : sprintf(\"< %d\", last)\n"
+		"    for (m = lo; m <= hi; m++) {\n"
+		"        nx = last * f; nb = nx > n ? n : nx; w = nx / nb; skip = last / w\n"
+		"        if (b < nb - skip) return sprint((b + skip) * w)\n"
+		"        b -= nb - skip; last = nx\n"
+		"    }\n"
+		"    return sprintf(\">= %d\", last)\n"
+		"}\n",
 	/* one row of a distribution: the value, 40 columns of @ for its share */
-	[H_QROW] = "function __d_qrow(label:string, c:long, total:long) {\n"
-		"    n = total > 0 ? (c * 40 + total / 2) / total : 0\n"
-		"    if (n < 0) n = -n\n"
+	/* with negative counts the bars grow left of the line */
+	[H_QROW] = "function __d_qrow(label:string, c:long, total:long, neg:long) {\n"
+		"    n = total > 0 ? ((c < 0 ? -c : c) * 40 + total / 2) / total : 0\n"
 		"    if (n > 40) n = 40\n"
-		"    bar = substr(\"@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@\", 0, n) . substr(\"                                        \", 0, 40 - n)\n"
-		"    printf(\"%16s |%s %-9d\\n\", label, bar, c)\n"
+		"    ats = substr(\"@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@\", 0, n)\n"
+		"    pad = substr(\"                                        \", 0, 40 - n)\n"
+		"    if (neg) printf(\"%16s %s%s| %-9d\\n\", label, pad, ats, c)\n"
+		"    else printf(\"%16s |%s%s %-9d\\n\", label, ats, pad, c)\n"
 		"}\n",
 	[H_STRTOK] = "global __d_tok_s, __d_tok_i\n"
 		"function __d_strtok:string(s:string, delim:string, given:long) {\n"
