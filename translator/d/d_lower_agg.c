@@ -51,8 +51,6 @@ void d_lower_aggregate(struct d_lower *L, const struct d_expr *e)
 		d_line(L, "__d_a_%d%s <<< 1", v->id, keys.buf);
 		break;
 	case DA_STDDEV:
-		d_line(L, "__d_v_%d%s <<< (%s) * (%s)", v->id, keys.buf, val.buf, val.buf);
-		/* fallthrough */
 	case DA_SUM: case DA_AVG: case DA_MIN: case DA_MAX:
 		d_line(L, "__d_a_%d%s <<< %s", v->id, keys.buf, val.buf);
 		break;
@@ -123,12 +121,12 @@ static void key_vars(struct strbuf *out, int n)
 		strbuf_addf(out, "%sk%d", i ? ", " : "", i + 1);
 }
 
-/* the value of entry [k1..] of v, as DTrace prints it */
+/* the value of entry [k1..] of v, as DTrace prints it (stddev: the
+ * population's, from the sample variance cstap keeps) */
 static void value_expr(struct strbuf *out, const struct d_var *v, const char *keys)
 {
 	if (v->fn == DA_STDDEV)
-		strbuf_addf(out, "__d_stddev(@count(__d_a_%d[%s]), @sum(__d_a_%d[%s]), @sum(__d_v_%d[%s]))",
-			    v->id, keys, v->id, keys, v->id, keys);
+		strbuf_addf(out, "__d_stddev(@count(__d_a_%d[%s]), @variance(__d_a_%d[%s]))", v->id, keys, v->id, keys);
 	else
 		strbuf_addf(out, "(@%s(__d_a_%d[%s]) / __d_norm_%d)", stat_of(v), v->id, keys, v->id);
 }
@@ -203,6 +201,26 @@ static void print_distribution(struct strbuf *f, const struct d_var *v, int n)
 	strbuf_release(&jv);
 }
 
+/* "[k1, k2] in __d_a_ID @sum+": by value (DTrace's default), or by a
+ * key (aggsortkey, aggsortkeypos=N), reversed with aggsortrev */
+static void sort_spec(struct strbuf *f, const struct d_opts *o, const struct d_var *v, const char *keys)
+{
+	char dir = o->aggsortrev ? '-' : '+';
+	int n = v->nkeys ? v->nkeys : 1;
+	int by = o->aggsortkey || o->aggsortkeypos_set ? o->aggsortpos + 1 : 0;
+
+	if (by > n || !v->nkeys)
+		by = 0;
+	if (!by) {
+		strbuf_addf(f, "[%s] in __d_a_%d @%s%c", keys, v->id, stat_of(v), dir);
+		return;
+	}
+	strbuf_addch(f, '[');
+	for (int i = 1; i <= n; i++)
+		strbuf_addf(f, "%sk%d%s", i > 1 ? ", " : "", i, i == by ? (dir == '+' ? "+" : "-") : "");
+	strbuf_addf(f, "] in __d_a_%d", v->id);
+}
+
 /* function __d_pr_ID(): printa(@a)'s and the exit's layout */
 static void write_printer(struct d_lower *L, const struct d_var *v)
 {
@@ -212,8 +230,9 @@ static void write_printer(struct d_lower *L, const struct d_var *v)
 		d_need(L, H_QROW);
 	strbuf_init(&kv);
 	key_vars(&kv, v->nkeys);
-	strbuf_addf(f, "function __d_pr_%d() {\n    foreach ([%s] in __d_a_%d @%s+) {\n", v->id, kv.buf, v->id,
-		    stat_of(v));
+	strbuf_addf(f, "function __d_pr_%d() {\n    foreach (", v->id);
+	sort_spec(f, L->sema->opts, v, kv.buf);
+	strbuf_addstr(f, ") {\n");
 	for (int i = 0; i < v->nkeys; i++)
 		print_key(f, v->keys[i], i + 1);
 	if (is_quant(v)) {
@@ -237,20 +256,17 @@ void d_lower_agg_globals(struct d_lower *L)
 		struct d_var *v = S->vars.items[i];
 		if (v->kind != DV_AGG)
 			continue;
-		strbuf_addf(&L->globals, "global __d_a_%d, __d_norm_%d = 1\n", v->id, v->id);
+		strbuf_addf(&L->globals, "global __d_a_%d, __d_norm_%d = 1, __d_x_%d\n", v->id, v->id, v->id);
 		if (is_quant(v))
 			strbuf_addf(&L->globals, "global __d_q_%d\n", v->id);
-		if (v->fn == DA_STDDEV) {
-			strbuf_addf(&L->globals, "global __d_v_%d\n", v->id);
-			stddev = true;
-		}
+		stddev |= v->fn == DA_STDDEV;
 		write_printer(L, v);
 	}
 	if (stddev)
 		strbuf_addstr(&L->funcs,
-			"function __d_stddev:long(n:long, s:long, s2:long) {\n"
-			"    if (n == 0) return 0\n"
-			"    m = s / n; v = s2 / n - m * m\n"
+			"function __d_stddev:long(n:long, var:long) {\n"
+			"    if (n < 2) return 0\n"
+			"    v = var * (n - 1) / n\n"
 			"    if (v <= 0) return 0\n"
 			"    r = v; x = (r + 1) / 2\n"
 			"    while (x < r) { r = x; x = (x + v / x) / 2 }\n"
@@ -335,6 +351,37 @@ void d_lower_printa(struct d_lower *L, const struct d_expr *call)
 	strbuf_release(&kv);
 }
 
+/* trunc(@a, n): the n entries of the greatest values stay (n < 0: of
+ * the least); the others' keys gathered, then deleted */
+static void trunc_to(struct d_lower *L, const struct d_var *v, const struct d_expr *n)
+{
+	struct strbuf kv, sb;
+	int id = L->temps++;
+
+	strbuf_init(&kv);
+	strbuf_init(&sb);
+	for (int i = 0; i < (v->nkeys ? v->nkeys : 1); i++)
+		strbuf_addf(&kv, "%s__tk%d_%d", i ? ", " : "", id, i + 1);
+	d_lower_expr(L, &sb, n);
+	d_line(L, "__tn%d = %s; __ti%d = 0", id, sb.buf, id);
+	d_line(L, "foreach ([%s] in __d_a_%d @%s%s) {", kv.buf, v->id, stat_of(v), "-");
+	d_line(L, "    if (__tn%d >= 0 && ++__ti%d > __tn%d) __d_x_%d[%s] = 1", id, id, id, v->id, kv.buf);
+	d_line(L, "}");
+	d_line(L, "if (__tn%d < 0) {", id);
+	d_line(L, "    foreach ([%s] in __d_a_%d @%s+) {", kv.buf, v->id, stat_of(v));
+	d_line(L, "        if (++__ti%d > -__tn%d) __d_x_%d[%s] = 1", id, id, v->id, kv.buf);
+	d_line(L, "    }");
+	d_line(L, "}");
+	d_line(L, "foreach ([%s] in __d_x_%d) {", kv.buf, v->id);
+	d_line(L, "    delete __d_a_%d[%s]", v->id, kv.buf);
+	if (is_quant(v))
+		d_line(L, "    delete __d_q_%d[%s, *]", v->id, kv.buf);
+	d_line(L, "}");
+	d_line(L, "delete __d_x_%d", v->id);
+	strbuf_release(&kv);
+	strbuf_release(&sb);
+}
+
 /* clear(@a), trunc(@a[, n]), normalize(@a, n), denormalize(@a) */
 void d_lower_aggop(struct d_lower *L, const struct d_expr *call)
 {
@@ -355,12 +402,12 @@ void d_lower_aggop(struct d_lower *L, const struct d_expr *call)
 		strbuf_release(&sb);
 	} else if (!strcmp(call->name, "denormalize")) {
 		d_line(L, "__d_norm_%d = 1", v->id);
+	} else if (!strcmp(call->name, "trunc") && call->args.len > 1) {
+		trunc_to(L, v, call->args.items[1]);
 	} else {
 		d_line(L, "delete __d_a_%d", v->id);
 		if (is_quant(v))
 			d_line(L, "delete __d_q_%d", v->id);
-		if (v->fn == DA_STDDEV)
-			d_line(L, "delete __d_v_%d", v->id);
 	}
 }
 

@@ -81,8 +81,11 @@ static int set_option(struct d_opts *o, const char *name, const char *value)
 		o->aggsortkey = true;
 	else if (!strcmp(name, "aggsortrev"))
 		o->aggsortrev = true;
-	else if (!strcmp(name, "aggsortpos") || !strcmp(name, "aggsortkeypos"))
+	else if (!strcmp(name, "aggsortkeypos")) {
 		o->aggsortpos = value ? atoi(value) : 0;
+		o->aggsortkeypos_set = true;
+	} else if (!strcmp(name, "aggsortpos"))
+		;   /* which of printa's aggregations sorts: the first, for now */
 	else if (!strcmp(name, "strsize"))
 		o->strsize = value ? strtoll(value, NULL, 0) : 0;
 	else {
