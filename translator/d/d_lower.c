@@ -127,8 +127,14 @@ static void lower_builtin(struct d_lower *L, struct strbuf *out, const char *n)
 		return add_string(out, d->name, strlen(d->name));
 	if (!strcmp(n, "probemod"))
 		return add_string(out, d->mod, strlen(d->mod));
-	if (!strcmp(n, "probeprov"))
-		return add_string(out, d->prov, strlen(d->prov));
+	if (!strcmp(n, "probeprov")) {   /* BEGIN's is dtrace, tick-N's profile, when not written */
+		const char *prov = d->prov;
+		if (!*prov && (!strcmp(d->name, "BEGIN") || !strcmp(d->name, "END") || !strcmp(d->name, "ERROR")))
+			prov = "dtrace";
+		else if (!*prov && (!strncmp(d->name, "tick-", 5) || !strncmp(d->name, "profile-", 8)))
+			prov = "profile";
+		return add_string(out, prov, strlen(prov));
+	}
 	if (!strcmp(n, "epid") || !strcmp(n, "id")) {
 		strbuf_addf(out, "%d", L->clause->index + 1);
 		return;
@@ -319,12 +325,12 @@ static void lower_call(struct d_lower *L, struct strbuf *out, const struct d_exp
 	};
 	const char *name = e->name;
 
-	if (!strcmp(name, "strjoin")) {
-		strbuf_addch(out, '(');
+	if (!strcmp(name, "strjoin")) {   /* at most strsize bytes, as every D string */
+		strbuf_addstr(out, "substr(");
 		d_lower_expr(L, out, e->args.items[0]);
 		strbuf_addstr(out, " . ");
 		d_lower_expr(L, out, e->args.items[1]);
-		strbuf_addch(out, ')');
+		strbuf_addf(out, ", 0, %lld)", (long long)L->sema->opts->strsize);
 		return;
 	}
 	if (!strcmp(name, "stack") || !strcmp(name, "ustack") || !strcmp(name, "jstack")) {

@@ -159,6 +159,22 @@ static const char *const helper_text[] = {
 		"}\n",
 	/* %.Ns: the first N bytes; a precision of 0 (or less) is none */
 	[H_PREC] = "function __d_prec:string(s:string, n:long) { return n > 0 ? substr(s, 0, n) : s }\n",
+	/* trace() of a string under rawbytes: its strsize + 1 bytes in hex
+	 * and as text, 16 a row */
+	[H_RAWDUMP] = "function __d_rawdump(s:string, n:long) {\n"
+		"    printf(\"\\n             0  1  2  3  4  5  6  7  8  9  a  b  c  d  e  f  0123456789abcdef\\n\")\n"
+		"    ls = strlen(s)\n"
+		"    for (off = 0; off < n; off += 16) {\n"
+		"        printf(\"%10x: \", off); txt = \"\"\n"
+		"        for (i = off; i < off + 16; i++) {\n"
+		"            if (i >= n) { printf(\"   \"); continue }\n"
+		"            c = i < ls ? stringat(s, i) : 0\n"
+		"            printf(\"%02x \", c)\n"
+		"            txt .= c >= 32 && c < 127 ? sprintf(\"%c\", c) : \".\"\n"
+		"        }\n"
+		"        printf(\" %s\\n\", txt)\n"
+		"    }\n"
+		"}\n",
 	[H_BSWAP] = "function __d_bswap16:long(x:long) { return ((x & 0xff) << 8) | ((x >> 8) & 0xff) }\n"
 		"function __d_bswap32:long(x:long) { return (__d_bswap16(x) << 16) | __d_bswap16(x >> 16) }\n"
 		"function __d_bswap64:long(x:long) { return (__d_bswap32(x) << 32) | __d_bswap32(x >> 32) }\n",
@@ -186,6 +202,12 @@ void d_lower_trace(struct d_lower *L, const struct d_expr *arg)
 
 	strbuf_init(&sb);
 	d_lower_expr(L, &sb, arg);
+	if (d_is_string(arg->type) && L->sema->opts->rawbytes) {
+		d_need(L, H_RAWDUMP);
+		d_line(L, "__d_rawdump(%s, %lld)", sb.buf, (long long)L->sema->opts->strsize + 1);
+		strbuf_release(&sb);
+		return;
+	}
 	if (d_is_string(arg->type)) {
 		fmt = quiet ? "%s" : "  %-33s";
 	} else {
