@@ -653,10 +653,21 @@ static struct d_type *check(struct d_sema *sema, struct d_expr *e)
 			break;
 		}
 		/* fallthrough */
-	case DE_MEMBER:
-		check(sema, e->lhs);
+	case DE_MEMBER: {
+		/* a member of a struct or union the program declared */
+		struct d_type *lt = check(sema, e->lhs), *st = d_type_resolve(lt);
+		int64_t off;
+		if (e->kind == DE_MEMBER && st && (st->kind == DT_STRUCT || st->kind == DT_UNION) && st->complete) {
+			const struct d_member *m = d_type_member(lt, e->name, &off);
+			if (!m)
+				d_error(sema->dg, "D_TYPE_MEMBER", e->pos, "%s is not a member of %s", e->name,
+					d_type_name(lt));
+			t = m->type;
+			break;
+		}
 		t = d_ty_int(8, true);
 		break;
+	}
 	case DE_CAST:
 		check(sema, e->lhs);
 		t = e->cast_type;

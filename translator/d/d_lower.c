@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "d/d_lower.h"
+#include "d/d_types.h"
 
 void d_line(struct d_lower *L, const char *fmt, ...)
 {
@@ -47,6 +48,10 @@ static void add_string(struct strbuf *out, const char *s, size_t n)
 
 /* ---- names ---------------------------------------------------------------------- */
 
+static bool lower_var_member(struct d_lower *L, struct strbuf *out, const struct d_expr *e, const char *more);
+static void leaf_paths(const struct d_type *t, const char *prefix, strvec *out);
+static bool is_sou(const struct d_type *t);
+
 static void var_ref(struct d_lower *L, struct strbuf *out, const struct d_var *v)
 {
 	(void)L;
@@ -65,9 +70,21 @@ static void add_keys(struct d_lower *L, struct strbuf *out, const struct d_var *
 	if (v->kind == DV_SELF)
 		strbuf_addstr(out, idx ? "tid(), " : "tid()");
 	for (int i = 0; idx && i < idx->args.len; i++) {
+		const struct d_expr *k = idx->args.items[i];
 		if (i)
 			strbuf_addstr(out, ", ");
-		d_lower_expr(L, out, idx->args.items[i]);
+		if (is_sou(k->type)) {   /* a struct as a key: its members, each a key */
+			strvec paths = { 0 };
+			leaf_paths(k->type, "", &paths);
+			for (int j = 0; j < paths.len; j++) {
+				if (j)
+					strbuf_addstr(out, ", ");
+				if (!lower_var_member(L, out, k, paths.items[j]))
+					strbuf_addstr(out, "0");
+			}
+			continue;
+		}
+		d_lower_expr(L, out, k);
 	}
 	strbuf_addch(out, ']');
 }
@@ -86,18 +103,86 @@ static struct d_var *var_of(struct d_lower *L, const struct d_expr *e, const str
 	return NULL;
 }
 
-/* an lvalue (or the read of one): a variable, an array element */
-static bool lower_var(struct d_lower *L, struct strbuf *out, const struct d_expr *e)
+/* a member chain over a variable (r.a.b): the variable, its path
+ * ("__a__b") added to path; a struct variable is one variable a member */
+static struct d_var *member_base(struct d_lower *L, const struct d_expr *e, struct strbuf *path,
+				 const struct d_expr **idx)
+{
+	if (e->kind != DE_MEMBER)
+		return var_of(L, e, idx);
+	struct d_var *v = member_base(L, e->lhs, path, idx);
+	if (v)
+		strbuf_addf(path, "__%s", e->name);
+	return v;
+}
+
+/* an lvalue (or the read of one): a variable, an array element, a
+ * member of a struct variable */
+static bool lower_var_member(struct d_lower *L, struct strbuf *out, const struct d_expr *e, const char *more)
 {
 	const struct d_expr *idx;
-	struct d_var *v = var_of(L, e, &idx);
+	struct strbuf path;
+	struct d_var *v;
 
-	if (!v)
+	strbuf_init(&path);
+	v = member_base(L, e, &path, &idx);
+	if (!v) {
+		strbuf_release(&path);
 		return false;
+	}
 	var_ref(L, out, v);
+	strbuf_addstr(out, path.buf);
+	strbuf_addstr(out, more);
+	strbuf_release(&path);
 	if (idx || v->kind == DV_SELF)
 		add_keys(L, out, v, idx);
 	return true;
+}
+
+static bool lower_var(struct d_lower *L, struct strbuf *out, const struct d_expr *e)
+{
+	return lower_var_member(L, out, e, "");
+}
+
+/* the bit-field e (a member access) is, its width in *bits (0: none) */
+static int bitfield_of(const struct d_expr *e, bool *sign)
+{
+	int64_t off;
+
+	if (e->kind != DE_MEMBER || !e->lhs->type)
+		return 0;
+	const struct d_member *m = d_type_member(e->lhs->type, e->name, &off);
+	if (!m || !m->bits)
+		return 0;
+	const struct d_type *t = d_type_resolve(m->type);
+	*sign = t && t->is_signed;
+	return m->bits;
+}
+
+/* every scalar member of struct or union type t, as "__a__b" paths */
+static void leaf_paths(const struct d_type *t, const char *prefix, strvec *out)
+{
+	const struct d_type *st = d_type_resolve((struct d_type *)t);
+
+	if (!st || (st->kind != DT_STRUCT && st->kind != DT_UNION) || !st->complete) {
+		vec_push(out, xstrdup(prefix));
+		return;
+	}
+	for (int i = 0; i < st->members.len; i++) {
+		const struct d_member *m = st->members.items[i];
+		if (!m->name)
+			continue;
+		char *p = xasprintf("%s__%s", prefix, m->name);
+		leaf_paths(m->type, p, out);
+		free(p);
+	}
+}
+
+static bool is_sou(const struct d_type *t)
+{
+	const struct d_type *st = d_type_resolve((struct d_type *)t);
+
+	return st && (st->kind == DT_STRUCT || st->kind == DT_UNION);
 }
 
 /* a built-in variable */
@@ -236,7 +321,15 @@ static void lower_assign(struct d_lower *L, struct strbuf *out, const struct d_e
 	if (!lower_var(L, &lhs, e->lhs))
 		d_lower_expr(L, &lhs, e->lhs);
 	strbuf_addf(out, "(%s = ", lhs.buf);
-	wrap_open(L, out, e->type, &close);
+	bool sign = false;
+	int bits = bitfield_of(e->lhs, &sign);
+	if (bits && bits < 64) {   /* a bit-field keeps its bits, sign-extended if signed */
+		strbuf_addf(out, sign ? "(((" : "((");
+		close = sign ? xasprintf(") << %d) >> %d)", 64 - bits, 64 - bits)
+			     : xasprintf(") & 0x%llx)", (unsigned long long)((1ULL << bits) - 1));
+	} else {
+		wrap_open(L, out, e->type, &close);
+	}
 	if (e->op != DOP_ASSIGN) {
 		strbuf_addf(out, "(%s %s ", lhs.buf, binop_text(e->op));
 		d_lower_expr(L, out, e->rhs);
@@ -438,7 +531,7 @@ void d_lower_expr(struct d_lower *L, struct strbuf *out, const struct d_expr *e)
 		if (!lower_var(L, out, e))
 			strbuf_addstr(out, "0");
 		return;
-	case DE_ARROW:
+	case DE_ARROW: case DE_MEMBER:
 		if (!lower_var(L, out, e))
 			strbuf_addstr(out, "0");
 		return;
@@ -493,6 +586,21 @@ static void lower_expr_stmt(struct d_lower *L, const struct d_expr *e)
 	if (e->kind == DE_ASSIGN && (e->lhs->kind == DE_AGG ||
 				     (e->lhs->kind == DE_INDEX && e->lhs->lhs->kind == DE_AGG))) {
 		d_lower_aggregate(L, e);
+		return;
+	}
+	if (e->kind == DE_ASSIGN && e->op == DOP_ASSIGN && is_sou(e->lhs->type) && is_sou(e->rhs->type)) {
+		/* a struct assigned: member by member */
+		strvec paths = { 0 };
+		leaf_paths(e->lhs->type, "", &paths);
+		for (int i = 0; i < paths.len; i++) {
+			struct strbuf l, r;
+			strbuf_init(&l);
+			strbuf_init(&r);
+			if (lower_var_member(L, &l, e->lhs, paths.items[i]) && lower_var_member(L, &r, e->rhs, paths.items[i]))
+				d_line(L, "%s = %s", l.buf, r.buf);
+			strbuf_release(&l);
+			strbuf_release(&r);
+		}
 		return;
 	}
 	if (e->kind == DE_CALL) {
@@ -741,9 +849,13 @@ static void lower_globals(struct d_lower *L)
 	for (int i = 0; i < S->vars.len; i++) {
 		struct d_var *v = S->vars.items[i];
 		if (v->kind == DV_GLOBAL || v->kind == DV_SELF) {
-			strbuf_addstr(&L->globals, "global ");
-			var_ref(L, &L->globals, v);
-			strbuf_addch(&L->globals, '\n');
+			strvec paths = { 0 };
+			leaf_paths(v->type, "", &paths);   /* a struct: a global a member */
+			for (int j = 0; j < paths.len; j++) {
+				strbuf_addstr(&L->globals, "global ");
+				var_ref(L, &L->globals, v);
+				strbuf_addf(&L->globals, "%s\n", paths.items[j]);
+			}
 		}
 	}
 	d_lower_agg_globals(L);
