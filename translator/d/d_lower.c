@@ -442,6 +442,12 @@ static void lower_call(struct d_lower *L, struct strbuf *out, const struct d_exp
 		strbuf_addch(out, ')');
 		return;
 	}
+	if (!strcmp(name, "speculation")) {
+		d_need(L, H_SPEC);
+		L->spec_used = true;
+		strbuf_addf(out, "__d_speculation(%lld)", (long long)(L->sema->opts->nspec ? L->sema->opts->nspec : 1));
+		return;
+	}
 	if (!strcmp(name, "rand")) {
 		strbuf_addstr(out, "randint(2147483647)");
 		return;
@@ -629,8 +635,20 @@ static void lower_expr_stmt(struct d_lower *L, const struct d_expr *e)
 			d_line(L, "print_ubacktrace()");
 			return;
 		}
-		if (!strcmp(n, "setopt") || !strcmp(n, "speculate") || !strcmp(n, "commit") ||
-		    !strcmp(n, "discard") || !strcmp(n, "ftruncate") || !strcmp(n, "chill") ||
+		if (!strcmp(n, "commit") || !strcmp(n, "discard")) {
+			L->spec_used = true;
+			strbuf_init(&sb);
+			d_lower_expr(L, &sb, e->args.items[0]);
+			d_line(L, "__sid = %s", sb.buf);
+			if (!strcmp(n, "commit"))
+				d_line(L, "if (__sid in __d_spec_buf) printf(\"%%s\", __d_spec_buf[__sid])");
+			d_line(L, "delete __d_spec_buf[__sid]; delete __d_spec_busy[__sid]");
+			strbuf_release(&sb);
+			return;
+		}
+		if (!strcmp(n, "speculate"))
+			return;   /* lower_clause sends the clause's output to the buffer */
+		if (!strcmp(n, "setopt") || !strcmp(n, "ftruncate") || !strcmp(n, "chill") ||
 		    !strcmp(n, "breakpoint") || !strcmp(n, "panic") || !strcmp(n, "stop") ||
 		    !strcmp(n, "raise") || !strcmp(n, "system") || !strcmp(n, "print") ||
 		    !strcmp(n, "tracemem") || !strcmp(n, "pcap"))
@@ -716,13 +734,13 @@ static bool stmt_records(const struct d_stmt *st, bool *acts)
 	if (e->kind == DE_CALL) {
 		const char *n = e->name;
 		if (!strcmp(n, "clear") || !strcmp(n, "trunc") || !strcmp(n, "normalize") ||
-		    !strcmp(n, "denormalize") || !strcmp(n, "setopt") || !strcmp(n, "printa")) {
+		    !strcmp(n, "denormalize") || !strcmp(n, "setopt") || !strcmp(n, "printa") ||
+		    !strcmp(n, "speculate") || !strcmp(n, "commit") || !strcmp(n, "discard")) {
 			*acts = true;
 			return !strcmp(n, "printa");
 		}
 		if (!strcmp(n, "trace") || !strcmp(n, "printf") || !strcmp(n, "exit") || !strcmp(n, "stack") ||
-		    !strcmp(n, "ustack") || !strcmp(n, "tracemem") || !strcmp(n, "print") ||
-		    !strcmp(n, "speculate") || !strcmp(n, "commit") || !strcmp(n, "discard") || !strcmp(n, "system")) {
+		    !strcmp(n, "ustack") || !strcmp(n, "tracemem") || !strcmp(n, "print") || !strcmp(n, "system")) {
 			*acts = true;
 			return true;
 		}
@@ -757,6 +775,18 @@ static void record_start(struct d_lower *L)
 		d_line(L, "printf(\"%%3d %%6d %%32s \", cpu(), %d, \"%s:%s\")", L->clause->index + 1, d->func, d->name);
 }
 
+/* speculate(id)'s argument in the clause, or NULL */
+static const struct d_expr *speculated(const struct d_clause *c)
+{
+	for (int i = 0; i < c->body.len; i++) {
+		const struct d_stmt *st = c->body.items[i];
+		if (st->kind == DS_EXPR && st->expr->kind == DE_CALL && !strcmp(st->expr->name, "speculate") &&
+		    st->expr->args.len == 1)
+			return st->expr->args.items[0];
+	}
+	return NULL;
+}
+
 static void lower_clause(struct d_lower *L, const struct d_clause *c)
 {
 	struct strbuf sb;
@@ -778,12 +808,43 @@ static void lower_clause(struct d_lower *L, const struct d_clause *c)
 		d_line(L, "{");
 	}
 	L->indent++;
+	/* a speculating clause's output goes to its speculation's buffer */
+	const struct d_expr *spec = speculated(c);
+	struct strbuf saved = L->probes;
+	if (spec) {
+		L->spec_used = true;
+		strbuf_init(&sb);
+		d_lower_expr(L, &sb, spec);
+		d_line(L, "__sid = %s", sb.buf);
+		strbuf_release(&sb);
+		saved = L->probes;
+		strbuf_init(&L->probes);
+	}
 	if (L->records)
 		record_start(L);
 	for (int i = 0; i < c->body.len; i++)
 		lower_stmt(L, c->body.items[i]);
 	if (L->records)
 		d_line(L, "printf(\"\\n\")");
+	if (spec) {
+		struct strbuf body = L->probes;
+		L->probes = saved;
+		d_line(L, "if (__sid in __d_spec_busy) {");
+		for (const char *p = body.buf; *p; ) {
+			const char *q = strstr(p, "printf(");
+			if (!q || (q > body.buf && (q[-1] == 's' || q[-1] == '_'))) {
+				q = q ? q + 7 : p + strlen(p);
+				strbuf_add(&L->probes, p, (size_t)(q - p));
+				p = q;
+				continue;
+			}
+			strbuf_add(&L->probes, p, (size_t)(q - p));
+			strbuf_addstr(&L->probes, "__d_spec_buf[__sid] .= sprintf(");
+			p = q + 7;
+		}
+		d_line(L, "}");
+		strbuf_release(&body);
+	}
 	L->indent--;
 	d_line(L, "}");
 }
@@ -846,6 +907,10 @@ static void lower_globals(struct d_lower *L)
 	struct d_sema *S = L->sema;
 
 	strbuf_addstr(&L->globals, "global __d_hdr, __d_exiting, __d_void\n");
+	if (L->spec_used)   /* the speculation buffers, typed before anything runs */
+		strbuf_addstr(&L->globals, "global __d_spec_buf, __d_spec_busy\n"
+			      "probe begin(-1) { __d_spec_buf[0] = \"\"; __d_spec_busy[0] = 1; "
+			      "delete __d_spec_buf; delete __d_spec_busy }\n");
 	for (int i = 0; i < S->vars.len; i++) {
 		struct d_var *v = S->vars.items[i];
 		if (v->kind == DV_GLOBAL || v->kind == DV_SELF) {

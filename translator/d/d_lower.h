@@ -26,6 +26,7 @@ struct d_lower {
 	int indent;
 	int temps;                   /* temporaries made so far */
 	bool records;                /* the clause prints a record (not quiet) */
+	bool spec_used;              /* speculations: their buffers are declared */
 	bool in_end;                 /* lowering END's clauses: they run after exit() */
 };
 
@@ -33,7 +34,7 @@ struct d_lower {
 enum d_helper {
 	H_S8, H_S16, H_S32, H_U8, H_U16, H_U32, H_SUBSTR, H_INDEX, H_RINDEX, H_STRCHR,
 	H_STRRCHR, H_STRSTR, H_TOUPPER, H_TOLOWER, H_BASENAME, H_DIRNAME, H_LLTOSTR,
-	H_QBUCKET, H_LQBUCKET, H_LLQBUCKET, H_QROW, H_STRTOK, H_MOD, H_BSWAP, H_PREC, H_RAWDUMP,
+	H_QBUCKET, H_LQBUCKET, H_LLQBUCKET, H_QROW, H_STRTOK, H_MOD, H_BSWAP, H_PREC, H_RAWDUMP, H_SPEC,
 };
 void d_need(struct d_lower *L, enum d_helper h);
 

@@ -175,6 +175,11 @@ static const char *const helper_text[] = {
 		"        printf(\" %s\\n\", txt)\n"
 		"    }\n"
 		"}\n",
+	/* speculation(): a free buffer's number (1..nspec), 0 when none is */
+	[H_SPEC] = "function __d_speculation:long(n:long) {\n"
+		"    for (i = 1; i <= n; i++) if (!(i in __d_spec_busy)) { __d_spec_busy[i] = 1; return i }\n"
+		"    return 0\n"
+		"}\n",
 	[H_BSWAP] = "function __d_bswap16:long(x:long) { return ((x & 0xff) << 8) | ((x >> 8) & 0xff) }\n"
 		"function __d_bswap32:long(x:long) { return (__d_bswap16(x) << 16) | __d_bswap16(x >> 16) }\n"
 		"function __d_bswap64:long(x:long) { return (__d_bswap32(x) << 32) | __d_bswap32(x >> 32) }\n",

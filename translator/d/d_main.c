@@ -86,17 +86,20 @@ static int set_option(struct d_opts *o, const char *name, const char *value)
 		o->aggsortkeypos_set = true;
 	} else if (!strcmp(name, "aggsortpos"))
 		;   /* which of printa's aggregations sorts: the first, for now */
+	else if (!strcmp(name, "nspec"))
+		o->nspec = value ? strtoll(value, NULL, 0) : 1;
 	else if (!strcmp(name, "strsize"))
 		o->strsize = value ? strtoll(value, NULL, 0) : 0;
 	else {
 		static const char *const known[] = {
 			"bufsize", "dynvarsize", "switchrate", "statusrate", "aggrate", "cleanrate",
-			"scratchsize", "bufpolicy", "aggsize", "nspec", "specsize", "maxframes",
+			"scratchsize", "bufpolicy", "aggsize", "specsize", "stdc", "maxframes",
 			"ustackframes", "stackframes", "jstackframes", "jstackstrsize", "cpu", "bufresize",
 			"version", "evaltime", "defaultargs", "grabanon", "linkmode", "linktype",
 			"nolibs", "pspec", "stackindent", "amin", "modpath", "bpflog", "bpflogsize",
 			"lockmem", "disasm", "define", "iregs", "libdir", "preallocate", "incdir",
-			"procfs", "core", "debug", "noresolve", "tree", "sortorder", NULL,
+			"procfs", "core", "debug", "noresolve", "tree", "sortorder", "argref", "undef",
+			"ctypes", "dtypes", "cpp", "cpppath", "cppargs", "empty", "errtags", "droptags", NULL,
 		};
 		for (int i = 0; known[i]; i++)
 			if (!strcmp(name, known[i]))

@@ -43,6 +43,7 @@ struct d_opts {
 	bool flowindent;
 	bool rawbytes;
 	int64_t strsize;
+	int64_t nspec;           /* speculation buffers (1) */
 	bool aggsortkey, aggsortrev;
 	int aggsortpos;
 	bool aggsortkeypos_set;
