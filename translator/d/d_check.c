@@ -609,7 +609,9 @@ static struct d_type *check(struct d_sema *sema, struct d_expr *e)
 			break;
 		}
 		if ((v = lvalue_var(sema, e, NULL, false))) {
-			t = v->type;
+			t = v->type;   /* a declared C array's element */
+			if (base(t) && base(t)->kind == DT_ARRAY && base(t)->ref)
+				t = base(t)->ref;
 			break;
 		}
 		if (e->lhs->kind == DE_IDENT && !d_var_find(sema, DV_GLOBAL, e->lhs->name) &&

@@ -201,6 +201,12 @@ static void lower_builtin(struct d_lower *L, struct strbuf *out, const char *n)
 
 	if (d_provider_builtin(L, out, n, NULL))
 		return;
+	/* BEGIN, END and ERROR run in dtrace itself */
+	if (!strcmp(n, "execname") && !*d->prov && !*d->func &&
+	    (!strcmp(d->name, "BEGIN") || !strcmp(d->name, "END") || !strcmp(d->name, "ERROR"))) {
+		strbuf_addstr(out, "\"dtrace\"");
+		return;
+	}
 	for (size_t i = 0; i < sizeof(b) / sizeof(b[0]); i++)
 		if (!strcmp(b[i].d, n)) {
 			strbuf_addstr(out, b[i].stap);
@@ -448,6 +454,12 @@ static void lower_call(struct d_lower *L, struct strbuf *out, const struct d_exp
 		strbuf_addf(out, "__d_speculation(%lld)", (long long)(L->sema->opts->nspec ? L->sema->opts->nspec : 1));
 		return;
 	}
+	if (!strcmp(name, "getmajor") || !strcmp(name, "getminor")) {   /* Linux's dev_t: 12 bits, 20 bits */
+		strbuf_addch(out, '(');
+		d_lower_expr(L, out, e->args.items[0]);
+		strbuf_addstr(out, name[3] == 'm' && name[4] == 'a' ? " >> 20)" : " & 0xfffff)");
+		return;
+	}
 	if (!strcmp(name, "rand")) {
 		strbuf_addstr(out, "randint(2147483647)");
 		return;
@@ -471,7 +483,10 @@ static void lower_call(struct d_lower *L, struct strbuf *out, const struct d_exp
 	for (int i = 0; i < e->args.len; i++) {
 		if (i)
 			strbuf_addstr(out, ", ");
-		d_lower_expr(L, out, e->args.items[i]);
+		if (!strcmp(e->name, "strtok") && i == 0 && !d_is_string(e->args.items[0]->type))
+			strbuf_addstr(out, "\"\"");
+		else
+			d_lower_expr(L, out, e->args.items[i]);
 	}
 	/* D's optional arguments as the helpers' fixed ones */
 	if (!strcmp(e->name, "substr") && e->args.len == 2)
@@ -480,6 +495,8 @@ static void lower_call(struct d_lower *L, struct strbuf *out, const struct d_exp
 		strbuf_addstr(out, !strcmp(e->name, "index") ? ", 0" : ", -1");
 	if (!strcmp(e->name, "lltostr") && e->args.len == 1)
 		strbuf_addstr(out, ", 10");
+	if (!strcmp(e->name, "strtok"))   /* strtok(NULL, d) goes on with the last string */
+		strbuf_addstr(out, d_is_string(e->args.items[0]->type) ? ", 1" : ", 0");
 	strbuf_addch(out, ')');
 }
 
@@ -571,6 +588,13 @@ void d_lower_expr(struct d_lower *L, struct strbuf *out, const struct d_expr *e)
 		d_lower_expr(L, out, e->lhs);
 		strbuf_addstr(out, close);
 		return;
+	case DE_OFFSETOF: {
+		int64_t off = 0;
+		if (!e->cast_type || !d_type_member(e->cast_type, e->name, &off))
+			off = 0;
+		strbuf_addf(out, "%lld", (long long)off);
+		return;
+	}
 	case DE_SIZEOF_TYPE:
 		strbuf_addf(out, "%lld", (long long)(e->cast_type ? e->cast_type->size : 0));
 		return;
