@@ -12,7 +12,7 @@ command -v groff >/dev/null && command -v man >/dev/null || { echo "man-tests: S
 
 gen=$work/gen
 sh "$src/doc/man/gen-man.sh" "$src" "$gen" > /dev/null || { bad "gen-man.sh failed"; exit 1; }
-written="stap.1 staprun.8 stap-vm.1 stapprobes.3stap stapex.3stap stap-exporter.8 stap-merge.1 stapbpf.8"
+written="stap.1 staprun.8 stap-vm.1 stapprobes.3stap stapex.3stap stap-exporter.8 stap-merge.1 stapbpf.8 dtrace.1"
 
 # every page renders with no groff warning: groff over a hundred pages at a
 # time (its warnings name the file and line), then man -l on the written
@@ -60,6 +60,7 @@ check_opts staprun.8 "$("$build/staprun/staprun" -h 2>&1)"
 check_opts stap-exporter.8 "$("$build/staprun/stap-exporter" -h 2>&1)"
 check_opts stap-merge.1 "$("$build/staprun/stap-merge" -h 2>&1)"
 check_opts stapbpf.8 "$("$build/stapbpf/stapbpf" -h 2>&1)"
+check_opts dtrace.1 "$("$build/translator/dtrace" 2>&1)"
 
 # every documented tapset function and probe alias has its page
 missing=""

@@ -29,6 +29,7 @@ static void usage(FILE *f)
 {
 	fputs("Usage: stap [options] FILE [ARGS...]        run a script file (- for stdin)\n"
 	      "   or: stap [options] -e SCRIPT [ARGS...]   run the script given as text\n"
+	      "   or: stap --dtrace [dtrace options]        run a D program (as dtrace(1))\n"
 	      "  (-E SCRIPT, repeatable, adds a script run with the main one)\n"
 	      "Options:\n"
 	      "  -p NUM          stop after pass NUM (1 parse, 2 elaborate, 3 translate, 4 build, 5 run)\n"

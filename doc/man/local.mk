@@ -5,7 +5,7 @@
 # the tapsets' doc comments). make install puts each in $(mandir)/manN by its
 # section (the digit of its extension).
 MAN_WRITTEN = doc/man/stap.1 doc/man/staprun.8 doc/man/stap-vm.1 doc/man/stapprobes.3stap \
-	doc/man/stapex.3stap doc/man/stap-exporter.8 doc/man/stap-merge.1 doc/man/stapbpf.8
+	doc/man/stapex.3stap doc/man/stap-exporter.8 doc/man/stap-merge.1 doc/man/stapbpf.8 doc/man/dtrace.1
 EXTRA_DIST += $(MAN_WRITTEN) doc/man/gen-man.sh
 
 doc/man/gen/.stamp: $(srcdir)/doc/man/gen-man.sh $(srcdir)/translator/diag_tags.def $(dist_tapset_DATA)
