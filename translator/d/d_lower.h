@@ -26,6 +26,7 @@ struct d_lower {
 	int indent;
 	int temps;                   /* temporaries made so far */
 	bool records;                /* the clause prints a record (not quiet) */
+	bool multi_printa;           /* a printa of several aggregations */
 	bool spec_used;              /* speculations: their buffers are declared */
 	bool in_end;                 /* lowering END's clauses: they run after exit() */
 };

@@ -256,7 +256,7 @@ void d_lower_agg_globals(struct d_lower *L)
 		struct d_var *v = S->vars.items[i];
 		if (v->kind != DV_AGG)
 			continue;
-		strbuf_addf(&L->globals, "global __d_a_%d, __d_norm_%d = 1, __d_x_%d\n", v->id, v->id, v->id);
+		strbuf_addf(&L->globals, "global __d_a_%d, __d_norm_%d = 1, __d_x_%d, __d_u_%d\n", v->id, v->id, v->id, v->id);
 		if (is_quant(v))
 			strbuf_addf(&L->globals, "global __d_q_%d\n", v->id);
 		stddev |= v->fn == DA_STDDEV;
@@ -304,6 +304,9 @@ void d_lower_printa(struct d_lower *L, const struct d_expr *call)
 	for (int i = 0; i < (v->nkeys ? v->nkeys : 1); i++)
 		strbuf_addf(&kv, "%s__pk%d_%d", i ? ", " : "", id, i + 1);
 	int key = 0, agg = 1;
+	bool multi = call->args.len > 2;
+	if (multi)
+		L->multi_printa = true;
 	const char *p = first->str, *end = first->str + first->str_len;
 	while (p < end) {
 		const char *q = p;
@@ -335,7 +338,14 @@ void d_lower_printa(struct d_lower *L, const struct d_expr *call)
 		if (at) {
 			const struct d_var *w = agg < call->args.len ? agg_of(L, call->args.items[agg]) : v;
 			agg++;
-			value_expr(&args, w ? w : v, kv.buf);
+			w = w ? w : v;
+			if (multi) {   /* an entry one of them lacks is 0 in it */
+				strbuf_addf(&args, "(([%s] in __d_a_%d) ? ", kv.buf, w->id);
+				value_expr(&args, w, kv.buf);
+				strbuf_addstr(&args, " : 0)");
+			} else {
+				value_expr(&args, w, kv.buf);
+			}
 		} else if (key < v->nkeys) {
 			strbuf_addf(&args, "__pk%d_%d", id, ++key);
 		} else {
@@ -343,7 +353,25 @@ void d_lower_printa(struct d_lower *L, const struct d_expr *call)
 		}
 		p = c + 1;
 	}
-	d_line(L, "foreach ([%s] in __d_a_%d @%s+) {", kv.buf, v->id, stat_of(v));
+	if (multi) {
+		/* the entries of all of them, ordered by the first one's value */
+		d_line(L, "delete __d_u_%d", v->id);
+		for (int i = 1; i < call->args.len; i++) {
+			const struct d_var *w = agg_of(L, call->args.items[i]);
+			if (!w || w->nkeys != v->nkeys)
+				continue;
+			d_line(L, "foreach ([%s] in __d_a_%d) {", kv.buf, w->id);
+			struct strbuf val;
+			strbuf_init(&val);
+			value_expr(&val, v, kv.buf);
+			d_line(L, "    __d_u_%d[%s] = ([%s] in __d_a_%d) ? %s : 0", v->id, kv.buf, kv.buf, v->id, val.buf);
+			strbuf_release(&val);
+			d_line(L, "}");
+		}
+		d_line(L, "foreach ([%s] in __d_u_%d+) {", kv.buf, v->id);
+	} else {
+		d_line(L, "foreach ([%s] in __d_a_%d @%s+) {", kv.buf, v->id, stat_of(v));
+	}
 	d_line(L, "    printf(\"%s\"%s)", fmt.buf, args.buf);
 	d_line(L, "}");
 	strbuf_release(&fmt);
