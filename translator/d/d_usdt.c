@@ -1,0 +1,152 @@
+/* d_usdt.c - dtrace -h and -G (see d_usdt.h): the scripts' providers
+ * read, each probe named as <sys/sdt.h>, the header and DTrace each want,
+ * then the header or the object written.
+ */
+#include <ctype.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "d/d_parse.h"
+#include "d/d_usdt.h"
+
+/* The marker's name: DTrace's "foo-bar" was "foo__bar" in the script (the
+ * parser turns each "__" into "-"), and <sys/sdt.h> takes an identifier. */
+static char *marker_name(const char *dname)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	for (; *dname; dname++) {
+		if (*dname == '-')
+			strbuf_addstr(&sb, "__");
+		else
+			strbuf_addch(&sb, *dname);
+	}
+	return strbuf_detach(&sb);
+}
+
+/* PROVIDER_PROBE_NAME: the macro's name, each "-" of DTrace's name an "_"
+ * (as DTrace's own headers and SystemTap's script name them). */
+static char *macro_name(const char *provider, const char *dname)
+{
+	char *m = xasprintf("%s_%s", provider, dname);
+
+	for (char *p = m; *p; p++)
+		*p = *p == '-' ? '_' : (char)toupper((unsigned char)*p);
+	return m;
+}
+
+/* The probe a macro of the same name was made for already, if any: two
+ * probes of one macro (foo__bar and foo_bar) would be one marker's name
+ * in the program and another's in the trace. */
+static struct d_usdt_probe *find_macro(const d_usdt_probes *v, const char *macro)
+{
+	for (int i = 0; i < v->len; i++)
+		if (!strcmp(v->items[i]->macro, macro))
+			return v->items[i];
+	return NULL;
+}
+
+/* One provider's probes into v; a probe declared again (the same provider
+ * in two scripts) is kept once if its arguments agree. 0, or -1 after
+ * saying why. */
+static int add_provider(d_usdt_probes *v, const struct d_provider *pv, const char *script)
+{
+	for (int i = 0; i < pv->probes.len; i++) {
+		const struct d_probe_decl *pr = pv->probes.items[i];
+		struct d_usdt_probe *u = xcalloc(1, sizeof(*u));
+		struct d_usdt_probe *seen;
+
+		u->provider = pv->name;
+		u->dname = pr->name;
+		u->name = marker_name(pr->name);
+		u->macro = macro_name(pv->name, pr->name);
+		u->semaphore = xasprintf("%s_%s_semaphore", pv->name, u->name);
+		u->decl = pr;
+		if (pr->args.len > D_USDT_MAX_ARGS) {
+			fprintf(stderr, "dtrace: failed to compile script %s: line %d: probe %s:::%s has %d "
+				"arguments; a <sys/sdt.h> marker has at most %d\n", script, pr->pos.line,
+				pv->name, pr->name, pr->args.len, D_USDT_MAX_ARGS);
+			return -1;
+		}
+		if ((seen = find_macro(v, u->macro))) {
+			if (!strcmp(seen->provider, u->provider) && !strcmp(seen->name, u->name) &&
+			    seen->decl->args.len == pr->args.len)
+				continue;
+			fprintf(stderr, "dtrace: failed to compile script %s: line %d: probe %s:::%s and "
+				"probe %s:::%s (%d and %d arguments) would both be %s\n", script,
+				pr->pos.line, seen->provider, seen->dname, u->provider, u->dname,
+				seen->decl->args.len, pr->args.len, u->macro);
+			return -1;
+		}
+		vec_push(v, u);
+	}
+	return 0;
+}
+
+/* The probes of every provider the scripts declare, in order; their
+ * clauses, if any, are not checked (DTrace would compile them, but only
+ * the declarations make the header). 0, or -1 after saying why. */
+static int read_providers(const struct d_usdt_opts *o, d_usdt_probes *v)
+{
+	struct d_types *types = d_types_new();   /* one table: a typedef serves later scripts */
+
+	for (int i = 0; i < o->scripts.len; i++) {
+		const char *path = o->scripts.items[i];
+		const char *argv0 = path;
+		char *text = o->load(o->load_arg, path);
+		jmp_buf abort;
+
+		if (!text)
+			return -1;
+		struct d_diag dg = { .text = text, .abort = &abort,
+				     .what = xasprintf("failed to compile script %s", path) };
+		struct d_parse_args pa = { .argc = 1, .argv = &argv0, .is_file = true,
+					   .defaultargs = true, .allow_empty = true };
+		if (setjmp(abort))
+			return -1;
+		struct d_program *prog = d_parse(&dg, types, path, text, &pa);
+		if (!prog)
+			return -1;
+		for (int j = 0; j < prog->providers.len; j++)
+			if (add_provider(v, prog->providers.items[j], path))
+				return -1;
+	}
+	return 0;
+}
+
+/* What -h and -G write without -o: the first script's name without its
+ * directory and its extension, with .h or .o, in the current directory
+ * (as SystemTap's script names it; make rules give -o anyway). */
+static char *default_output(const char *script, enum d_usdt_mode mode)
+{
+	const char *base = strrchr(script, '/');
+	char *out, *dot;
+
+	out = xstrdup(base ? base + 1 : script);
+	if ((dot = strrchr(out, '.')) && dot != out)
+		*dot = 0;
+	char *path = xasprintf("%s%s", out, mode == D_USDT_HEADER ? ".h" : ".o");
+	free(out);
+	return path;
+}
+
+int d_usdt_main(const struct d_usdt_opts *o)
+{
+	d_usdt_probes probes = { 0 };
+
+	if (!o->scripts.len) {
+		fprintf(stderr, "dtrace: -%c requires a script (-s FILE) declaring providers\n",
+			o->mode == D_USDT_HEADER ? 'h' : 'G');
+		return 2;
+	}
+	if (read_providers(o, &probes))
+		return 1;
+	char *out = o->output ? xstrdup(o->output) : default_output(o->scripts.items[0], o->mode);
+	int r = o->mode == D_USDT_HEADER
+		? d_usdt_write_header(&probes, out, o->scripts.items[0])
+		: d_usdt_write_object(&probes, out, o->scripts.items[0], o->m32);
+	free(out);
+	return r ? 1 : 0;
+}
