@@ -286,8 +286,13 @@ static char *usdt_load(void *arg, const char *path)
 		fprintf(stderr, "dtrace: failed to open %s: %s\n", path, strerror(errno));
 		return NULL;
 	}
-	if (c->cpp && !(text = run_cpp(c, text)))
-		fprintf(stderr, "dtrace: failed to preprocess %s\n", path);
+	if (c->cpp) {
+		/* its #include "x.h" finds x.h beside it, as cpp of the file would */
+		const char *slash = strrchr(path, '/');
+		vec_push(&c->cpp_args, slash ? xasprintf("-iquote%.*s", (int)(slash - path), path) : "-iquote.");
+		if (!(text = run_cpp(c, text)))
+			fprintf(stderr, "dtrace: failed to preprocess %s\n", path);
+	}
 	return text;
 }
 
