@@ -71,13 +71,17 @@ static int add_provider(d_usdt_probes *v, const struct d_provider *pv, const cha
 			return -1;
 		}
 		if ((seen = find_macro(v, u->macro))) {
-			if (!strcmp(seen->provider, u->provider) && !strcmp(seen->name, u->name) &&
-			    seen->decl->args.len == pr->args.len)
+			bool same = !strcmp(seen->provider, u->provider) && !strcmp(seen->name, u->name);
+			if (same && seen->decl->args.len == pr->args.len)
 				continue;
-			fprintf(stderr, "dtrace: failed to compile script %s: line %d: probe %s:::%s and "
-				"probe %s:::%s (%d and %d arguments) would both be %s\n", script,
-				pr->pos.line, seen->provider, seen->dname, u->provider, u->dname,
-				seen->decl->args.len, pr->args.len, u->macro);
+			if (same)
+				fprintf(stderr, "dtrace: failed to compile script %s: line %d: probe %s:::%s is "
+					"declared again with %d arguments instead of %d\n", script, pr->pos.line,
+					u->provider, u->dname, pr->args.len, seen->decl->args.len);
+			else
+				fprintf(stderr, "dtrace: failed to compile script %s: line %d: probes %s:::%s and "
+					"%s:::%s would both be macro %s\n", script, pr->pos.line, seen->provider,
+					seen->dname, u->provider, u->dname, u->macro);
 			return -1;
 		}
 		vec_push(v, u);
