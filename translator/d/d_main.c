@@ -337,6 +337,8 @@ int dtrace_main(int argc, char **argv)
 	if (c.usdt.mode) {   /* -h, -G: the -s scripts' providers, nothing traced */
 		c.usdt.load = usdt_load;
 		c.usdt.load_arg = &c;
+		c.usdt.objects = c.argv;
+		c.usdt.nobjects = c.argc;
 		return d_usdt_main(&c.usdt);
 	}
 

@@ -150,7 +150,8 @@ int d_usdt_main(const struct d_usdt_opts *o)
 	char *out = o->output ? xstrdup(o->output) : default_output(o->scripts.items[0], o->mode);
 	int r = o->mode == D_USDT_HEADER
 		? d_usdt_write_header(&probes, out, o->scripts.items[0])
-		: d_usdt_write_object(&probes, out, o->scripts.items[0], o->m32);
+		: d_usdt_write_object(&probes, out, o->scripts.items[0], o->m32) ||
+		  d_usdt_check_objects(out, o->objects, o->nobjects);
 	free(out);
 	return r ? 1 : 0;
 }

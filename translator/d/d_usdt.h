@@ -14,7 +14,8 @@
  * DTrace's name, "foo-bar") finds the markers.
  *
  * d_usdt.c reads the scripts and names the probes, d_usdt_header.c writes
- * the header, d_usdt_object.c the object.
+ * the header, d_usdt_object.c the object, d_usdt_elf.c checks the
+ * program's objects against it.
  */
 #ifndef CSTAP_D_USDT_H
 #define CSTAP_D_USDT_H
@@ -36,15 +37,18 @@ struct d_usdt_opts {
 	const char *output;      /* -o; NULL: the first script's base name with .h or .o, here */
 	bool m32;                /* -32: a 32-bit object (-64, the default: the compiler's) */
 	strvec scripts;          /* the -s files, in order */
+	char **objects;          /* -G: the program's objects, after the options */
+	int nobjects;
 	/* A script's text, through cpp when -C asks; NULL after saying why
 	 * on stderr. */
 	char *(*load)(void *arg, const char *path);
 	void *load_arg;
 };
 
-/* dtrace -h / -G: the exit status (0, or 1 after saying why). Object files
- * after the options (-G) are not read: the markers in them are already
- * <sys/sdt.h>'s notes, and the semaphores need nothing from them. */
+/* dtrace -h / -G: the exit status (0, or 1 after saying why). The object
+ * files after the options (-G) are only checked to be of the semaphores'
+ * object's ELF class and machine: the markers in them are <sys/sdt.h>'s
+ * notes already, and the semaphores need nothing else from them. */
 int d_usdt_main(const struct d_usdt_opts *o);
 
 /* ---- between d_usdt.c and its writers ----------------------------------------- */
@@ -68,5 +72,9 @@ typedef VEC(struct d_usdt_probe *) d_usdt_probes;
 int d_usdt_write_header(const d_usdt_probes *probes, const char *path, const char *from);
 /* Compile the semaphores' object into path; 0, or -1 after saying why. */
 int d_usdt_write_object(const d_usdt_probes *probes, const char *path, const char *from, bool m32);
+/* Whether the ELF objects among objects (others, and files that are not
+ * there, are not looked at) are of the ELF class and machine of the object
+ * at path; 0, or -1 after saying which is not. */
+int d_usdt_check_objects(const char *path, char *const *objects, int nobjects);
 
 #endif
