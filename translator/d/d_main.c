@@ -289,7 +289,8 @@ static char *usdt_load(void *arg, const char *path)
 	if (c->cpp) {
 		/* its #include "x.h" finds x.h beside it, as cpp of the file would */
 		const char *slash = strrchr(path, '/');
-		vec_push(&c->cpp_args, slash ? xasprintf("-iquote%.*s", (int)(slash - path), path) : "-iquote.");
+		vec_push(&c->cpp_args, !slash ? "-iquote." : slash == path ? "-iquote/"
+				       : xasprintf("-iquote%.*s", (int)(slash - path), path));
 		if (!(text = run_cpp(c, text)))
 			fprintf(stderr, "dtrace: failed to preprocess %s\n", path);
 	}
