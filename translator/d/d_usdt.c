@@ -89,12 +89,23 @@ static int add_provider(d_usdt_probes *v, const struct d_provider *pv, const cha
 	return 0;
 }
 
+/* Names D takes from the kernel's types under DTrace on Linux (vmlinux`bool),
+ * which cstap's D does not read: bool, which providers' probes use. */
+static struct d_type *kernel_names(void *arg, struct d_types *ts, const char *module, const char *name)
+{
+	if ((!module || !strcmp(module, "vmlinux")) && !strcmp(name, "bool"))
+		return d_type_lookup(ts, "_Bool");
+	return NULL;
+}
+
 /* The probes of every provider the scripts declare, in order; their
  * clauses, if any, are not checked (DTrace would compile them, but only
  * the declarations make the header). 0, or -1 after saying why. */
 static int read_providers(const struct d_usdt_opts *o, d_usdt_probes *v)
 {
 	struct d_types *types = d_types_new();   /* one table: a typedef serves later scripts */
+
+	d_types_set_resolver(types, kernel_names, NULL);
 
 	for (int i = 0; i < o->scripts.len; i++) {
 		const char *path = o->scripts.items[i];
