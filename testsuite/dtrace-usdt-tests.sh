@@ -4,7 +4,7 @@
 # (its macros, guard, C and C++), the semaphores' object (names, section,
 # visibility, -32/-64), the program runs; stap -L lists its markers with their
 # names and argument counts (and mark("foo-bar") finds foo__bar); the same
-# markers, notes and semaphores as SystemTap's script (/usr/bin/dtrace of
+# markers, notes, macros and semaphores as SystemTap's script (/usr/bin/dtrace of
 # systemtap-sdt-dev) makes when it is installed, and either tool's header links
 # with the other's object; -C with -D and an #include beside the script;
 # the default output names; the errors. As root on a host running BPF, a
@@ -34,7 +34,7 @@ provider myprov {
 	probe mapped(int a, int b) : (int b, int a, int a);
 };
 #pragma D attributes Evolving/Evolving/Common provider myprov provider
-provider other { probe p1(uintptr_t); };
+provider other { probe p1(uintptr_t); probe flag(bool); };
 EOF
 cat > prog.c <<'EOF'
 #include <stdio.h>
@@ -50,6 +50,7 @@ int main(int argc, char **argv)
 		MYPROV_TWELVE(1, 2L, "three", "four", 5ULL, (short)6, 'c', (void *)0, 9, 10, 11, 12);
 		MYPROV_MAPPED(i, 7);
 		OTHER_P1(i);
+		OTHER_FLAG(i == 1);
 	}
 	printf("done %d\n", OTHER_P1_ENABLED() ? 1 : 0);
 	return 0;
@@ -57,13 +58,14 @@ int main(int argc, char **argv)
 EOF
 # the markers stap -L must list (the path made ./prog)
 cat > marks.expect <<'EOF'
+process("./prog").mark("flag") $arg1:long
 process("./prog").mark("foo__bar") $arg1:long $arg2:long
 process("./prog").mark("mapped") $arg1:long $arg2:long
 process("./prog").mark("p1") $arg1:long
 process("./prog").mark("plain")
 process("./prog").mark("twelve") $arg1:long $arg2:long $arg3:long $arg4:long $arg5:long $arg6:long $arg7:long $arg8:long $arg9:long $arg10:long $arg11:long $arg12:long
 EOF
-semaphores="myprov_foo__bar_semaphore myprov_mapped_semaphore myprov_plain_semaphore myprov_twelve_semaphore other_p1_semaphore"
+semaphores="myprov_foo__bar_semaphore myprov_mapped_semaphore myprov_plain_semaphore myprov_twelve_semaphore other_flag_semaphore other_p1_semaphore"
 
 # build DIR TOOL: DIR/prog from prov.d and prog.c, the header and object by
 # TOOL (a dtrace); status 0, or 1 with what failed in DIR/log
@@ -156,6 +158,7 @@ want='myprov foo__bar 2 sem
 myprov mapped 2 sem
 myprov plain 0 sem
 myprov twelve 12 sem
+other flag 1 sem
 other p1 1 sem'
 [ "$got" = "$want" ] && ok "the notes: provider, name, arguments and a semaphore each" ||
 	bad "the notes" "want:" "$want" "got:" "$got"
@@ -167,6 +170,9 @@ if [ -x /usr/bin/dtrace ] && head -c 200 /usr/bin/dtrace | grep -q python && gre
 		[ -z "$d" ] && ok "stap -L: the same markers as with SystemTap's dtrace" || bad "stap -L differs from SystemTap's" "$d"
 		d=$(diff <(notes systemtap) <(notes cstap))
 		[ -z "$d" ] && ok "the notes: the same as with SystemTap's dtrace" || bad "the notes differ from SystemTap's" "$d"
+		macros() { grep -oE '^#define [A-Z0-9_]+\(' "$1" | LC_ALL=C sort -u; }
+		d=$(diff <(macros systemtap/prov.h) <(macros cstap/prov.h))
+		[ -z "$d" ] && ok "the header: the same macros as SystemTap's" || bad "the macros differ from SystemTap's" "$d"
 		d=$(diff <(semsyms systemtap/prov.o) <(semsyms cstap/prov.o))
 		[ -z "$d" ] && ok "the semaphores: the same as SystemTap's" || bad "the semaphores differ from SystemTap's" "$d"
 		# either header with the other's object
