@@ -1,6 +1,6 @@
 /* d_usdt.c - dtrace -h and -G (see d_usdt.h): the scripts' providers
- * read, each probe named as <sys/sdt.h>, the header and DTrace each want,
- * then the header or the object written.
+ * read, each probe given the names <sys/sdt.h>, the header's macros and
+ * DTrace know it by, then the header or the object written.
  */
 #include <ctype.h>
 #include <setjmp.h>
