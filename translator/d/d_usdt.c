@@ -131,18 +131,22 @@ static int read_providers(const struct d_usdt_opts *o, d_usdt_probes *v)
 	return 0;
 }
 
-/* What -h and -G write without -o: the first script's name without its
- * directory and its extension, with .h or .o, in the current directory
- * (as SystemTap's script names it; make rules give -o anyway). */
+/* What -h and -G write without -o, in the current directory: the first
+ * script's name without its directory, its extension .h or .o (SystemTap's
+ * script's rule, and DTrace's for a name ending in .d); -G of a script
+ * whose name does not end in .d writes d.out, as DTrace does. */
 static char *default_output(const char *script, enum d_usdt_mode mode)
 {
 	const char *base = strrchr(script, '/');
-	char *out, *dot;
+	char *out, *dot, *path;
+	size_t len = strlen(script);
 
+	if (mode == D_USDT_OBJECT && (len < 2 || strcmp(script + len - 2, ".d")))
+		return xstrdup("d.out");
 	out = xstrdup(base ? base + 1 : script);
 	if ((dot = strrchr(out, '.')) && dot != out)
 		*dot = 0;
-	char *path = xasprintf("%s%s", out, mode == D_USDT_HEADER ? ".h" : ".o");
+	path = xasprintf("%s%s", out, mode == D_USDT_HEADER ? ".h" : ".o");
 	free(out);
 	return path;
 }
