@@ -208,6 +208,12 @@ if (cd cpp && "$DTRACE" -C -DWITH_B -h -s sub/cprov.d > log 2>&1 && "$DTRACE" -C
 else
 	bad "-C and the default output names" "$(cat cpp/log; ls cpp)"
 fi
+mkdir -p dout
+if (cd dout && "$DTRACE" -G -s /dev/stdin < ../prov.d > log 2>&1) && [ "$(semsyms dout/d.out | wc -l)" = 6 ]; then
+	ok "-G of a script whose name does not end in .d: d.out, as DTrace"
+else
+	bad "-G -s /dev/stdin" "$(cat dout/log; ls dout)"
+fi
 if "$DTRACE" -G -64 -s prov.d -o p64.o 2> p64.log && readelf -h p64.o | grep -q 'Class: *ELF64'; then
 	ok "-64"
 else
