@@ -49,9 +49,9 @@ static struct d_usdt_probe *find_macro(const d_usdt_probes *v, const char *macro
 }
 
 /* One provider's probes into v; a probe declared again (the same provider
- * in two scripts) is kept once if its arguments agree. 0, or -1 after
- * saying why. */
-static int add_provider(d_usdt_probes *v, const struct d_provider *pv, const char *script)
+ * in two scripts) is kept once if its arguments agree. An error is
+ * DTrace's D_PROV_* one, reported at the probe (d_error: no return). */
+static void add_provider(struct d_diag *dg, d_usdt_probes *v, const struct d_provider *pv)
 {
 	for (int i = 0; i < pv->probes.len; i++) {
 		const struct d_probe_decl *pr = pv->probes.items[i];
@@ -64,29 +64,23 @@ static int add_provider(d_usdt_probes *v, const struct d_provider *pv, const cha
 		u->macro = macro_name(pv->name, pr->name);
 		u->semaphore = xasprintf("%s_%s_semaphore", pv->name, u->name);
 		u->decl = pr;
-		if (pr->args.len > D_USDT_MAX_ARGS) {
-			fprintf(stderr, "dtrace: failed to compile script %s: line %d: probe %s:::%s has %d "
-				"arguments; a <sys/sdt.h> marker has at most %d\n", script, pr->pos.line,
-				pv->name, pr->name, pr->args.len, D_USDT_MAX_ARGS);
-			return -1;
-		}
+		if (pr->args.len > D_USDT_MAX_ARGS)
+			d_error(dg, "D_PROV_PRARGLEN", pr->pos, "probe %s:::%s has %d arguments: a "
+				"<sys/sdt.h> marker has at most %d", pv->name, pr->name, pr->args.len,
+				D_USDT_MAX_ARGS);
 		if ((seen = find_macro(v, u->macro))) {
 			bool same = !strcmp(seen->provider, u->provider) && !strcmp(seen->name, u->name);
 			if (same && seen->decl->args.len == pr->args.len)
 				continue;
 			if (same)
-				fprintf(stderr, "dtrace: failed to compile script %s: line %d: probe %s:::%s is "
-					"declared again with %d arguments instead of %d\n", script, pr->pos.line,
-					u->provider, u->dname, pr->args.len, seen->decl->args.len);
-			else
-				fprintf(stderr, "dtrace: failed to compile script %s: line %d: probes %s:::%s and "
-					"%s:::%s would both be macro %s\n", script, pr->pos.line, seen->provider,
-					seen->dname, u->provider, u->dname, u->macro);
-			return -1;
+				d_error(dg, "D_PROV_PRDUP", pr->pos, "probe %s:::%s is declared again with %d "
+					"arguments instead of %d", u->provider, u->dname, pr->args.len,
+					seen->decl->args.len);
+			d_error(dg, "D_PROV_BADNAME", pr->pos, "probes %s:::%s and %s:::%s would both be "
+				"macro %s", seen->provider, seen->dname, u->provider, u->dname, u->macro);
 		}
 		vec_push(v, u);
 	}
-	return 0;
 }
 
 /* Names D takes from the kernel's types under DTrace on Linux (vmlinux`bool),
@@ -125,8 +119,7 @@ static int read_providers(const struct d_usdt_opts *o, d_usdt_probes *v)
 		if (!prog)
 			return -1;
 		for (int j = 0; j < prog->providers.len; j++)
-			if (add_provider(v, prog->providers.items[j], path))
-				return -1;
+			add_provider(&dg, v, prog->providers.items[j]);
 	}
 	return 0;
 }
