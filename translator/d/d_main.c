@@ -16,6 +16,7 @@
 #include "d/d_parse.h"
 #include "d/d_sema.h"
 #include "d/d_types.h"
+#include "d/d_usdt.h"
 #include "passes.h"
 #include "session.h"
 
@@ -34,6 +35,7 @@ struct d_cmdline {
 	bool cpp;                /* -C */
 	VEC(char *) cpp_args;    /* -D -U -I for cpp */
 	bool dump_lowered;       /* --dump-lowered: the script stap gets, on stdout */
+	struct d_usdt_opts usdt; /* -h, -G: a provider's header or object (d_usdt.c) */
 	const char *cmd;         /* -c */
 	long pid;                /* -p */
 	int argc;                /* macro arguments $1.. */
@@ -42,13 +44,16 @@ struct d_cmdline {
 
 static void usage(FILE *f)
 {
-	fputs("Usage: dtrace [-CeqlwZ] [-c cmd] [-p pid] [-o output] [-x opt[=val]]\n"
+	fputs("Usage: dtrace [-32|-64] [-CeGhqlwZ] [-c cmd] [-p pid] [-o output] [-x opt[=val]]\n"
 	      "\t[-D name[=def]] [-I path] [-U name] [-n probe-desc-and-clause]\n"
 	      "\t[-P provider] [-m module] [-f function] [-s script] [args ...]\n"
 	      "\n"
+	      "\t-32 -64  -G: the object's ELF class (the compiler's by default)\n"
 	      "\t-c  run the command and exit when it exits ($target is its pid)\n"
 	      "\t-C  run cpp(1) over the script first (with -D, -U, -I)\n"
 	      "\t-e  exit after compiling\n"
+	      "\t-G  compile an object of the -s script's USDT probe semaphores (-o: its name)\n"
+	      "\t-h  write a header of the -s script's USDT probe macros (-o: its name)\n"
 	      "\t-l  list the probes the descriptions match\n"
 	      "\t-n  a probe description, with an optional /predicate/ and { clause }\n"
 	      "\t-o  write the output to a file\n"
@@ -132,7 +137,7 @@ static int parse_cmdline(struct d_cmdline *c, int argc, char **argv)
 	int ch;
 
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":ab:c:CD:eFf:GhHi:I:lm:n:o:p:P:qs:SU:vVwx:XZ", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, ":3:6:ab:c:CD:eFf:GhHi:I:lm:n:o:p:P:qs:SU:vVwx:XZ", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 1: c->dump_lowered = true; break;
 		case 'c': c->cmd = optarg; break;
@@ -147,6 +152,7 @@ static int parse_cmdline(struct d_cmdline *c, int argc, char **argv)
 		case 'Z': c->opts.zdefs = true; break;
 		case 'F': c->opts.flowindent = true; break;
 		case 'o':
+			c->usdt.output = optarg;
 			vec_push(&c->stap_args, "-o");
 			vec_push(&c->stap_args, optarg);
 			break;
@@ -159,7 +165,10 @@ static int parse_cmdline(struct d_cmdline *c, int argc, char **argv)
 			}
 			break;
 		}
-		case 's': vec_push(&c->sources, ((struct d_source){ true, optarg })); break;
+		case 's':
+			vec_push(&c->sources, ((struct d_source){ true, optarg }));
+			vec_push(&c->usdt.scripts, optarg);
+			break;
 		case 'n': vec_push(&c->sources, ((struct d_source){ false, optarg })); break;
 		case 'P': case 'm': case 'f': case 'i': {
 			/* a description of one part: the rest empty */
@@ -174,9 +183,16 @@ static int parse_cmdline(struct d_cmdline *c, int argc, char **argv)
 		case 'V':
 			printf("dtrace: Sun D 2.0 (cstap " PACKAGE_VERSION ")\n");
 			return -1;
-		case 'h': case 'G':
-			fprintf(stderr, "dtrace: -%c (USDT provider headers and objects) is not supported yet\n", ch);
-			return 2;
+		case 'h': c->usdt.mode = D_USDT_HEADER; break;
+		case 'G': c->usdt.mode = D_USDT_OBJECT; break;
+		case '3': case '6':   /* -32, -64 */
+			if (strcmp(optarg, ch == '3' ? "2" : "4")) {
+				fprintf(stderr, "dtrace: illegal option -- %c%s\n", ch, optarg);
+				usage(stderr);
+				return 2;
+			}
+			c->usdt.m32 = ch == '3';
+			break;
 		case 'a': case 'b': case 'H': case 'S': case 'v': case 'X':
 			break;   /* anonymous tracing, buffer sizes, listing flags: nothing to do here */
 		case ':':
@@ -191,7 +207,7 @@ static int parse_cmdline(struct d_cmdline *c, int argc, char **argv)
 	}
 	c->argc = argc - optind;
 	c->argv = argv + optind;
-	if (!c->sources.len) {
+	if (!c->sources.len && !c->usdt.mode) {
 		usage(stderr);
 		return 2;
 	}
@@ -260,6 +276,27 @@ static char *run_cpp(struct d_cmdline *c, const char *text)
 	return strbuf_detach(&out);
 }
 
+/* a -s script for -h and -G: its text, through cpp with -C */
+static char *usdt_load(void *arg, const char *path)
+{
+	struct d_cmdline *c = arg;
+	char *text = read_source(path);
+
+	if (!text) {
+		fprintf(stderr, "dtrace: failed to open %s: %s\n", path, strerror(errno));
+		return NULL;
+	}
+	if (c->cpp) {
+		/* its #include "x.h" finds x.h beside it, as cpp of the file would */
+		const char *slash = strrchr(path, '/');
+		vec_push(&c->cpp_args, !slash ? "-iquote." : slash == path ? "-iquote/"
+				       : xasprintf("-iquote%.*s", (int)(slash - path), path));
+		if (!(text = run_cpp(c, text)))
+			fprintf(stderr, "dtrace: failed to preprocess %s\n", path);
+	}
+	return text;
+}
+
 /* the probes the program's clauses enable (one each, for now: BEGIN,
  * END, tick ...), for "matched N probes" */
 static int matched_probes(const struct d_program *p)
@@ -298,6 +335,13 @@ int dtrace_main(int argc, char **argv)
 	c.opts.strsize = 256;
 	if ((rc = parse_cmdline(&c, argc, argv)))
 		return rc < 0 ? 0 : rc;
+	if (c.usdt.mode) {   /* -h, -G: the -s scripts' providers, nothing traced */
+		c.usdt.load = usdt_load;
+		c.usdt.load_arg = &c;
+		c.usdt.objects = c.argv;
+		c.usdt.nobjects = c.argc;
+		return d_usdt_main(&c.usdt);
+	}
 
 	/* the program: every -s and -n source, in order */
 	struct d_source *src = &c.sources.items[0];

@@ -301,7 +301,8 @@ static void probe_params(struct d_parser *p, struct d_probe_decl *pr, bool xargs
 	if (TOK(p) != DP_LPAR)
 		syntax_error(p);
 	next(p);
-	f = d_function_suffix(p, xargs ? "probe output" : "probe input", PROTO_VOID | PROTO_ANON);
+	f = d_function_suffix(p, xargs ? "probe output" : "probe input",
+			      PROTO_VOID | PROTO_ANON | (xargs ? PROTO_MAPPED : 0));
 	for (int i = 0; i < f->params.len; i++) {
 		if (f->params.items[i]->is_void)
 			continue;

@@ -133,8 +133,9 @@ struct declarator {
 enum decl_mode { NAMED, PARAM, ABSTRACT };
 
 /* what a function's, an array's or a probe's parameters may be
- * (DTrace's dt_decl_prototype() flags) */
-enum { PROTO_VARARGS = 1, PROTO_VOID = 2, PROTO_ANON = 4, PROTO_DYNAMIC = 8 };
+ * (DTrace's dt_decl_prototype() flags; PROTO_MAPPED: a provider probe's
+ * translated arguments, whose names are the native ones' and may repeat) */
+enum { PROTO_VARARGS = 1, PROTO_VOID = 2, PROTO_ANON = 4, PROTO_DYNAMIC = 8, PROTO_MAPPED = 16 };
 
 bool d_starts_type_name(const struct d_parser *p);          /* a cast's '(' follows */
 bool d_starts_declaration(const struct d_parser *p);        /* at the outer level */

@@ -303,7 +303,7 @@ static void check_prototype(struct d_parser *p, params *ps, const char *kind, in
 		if (a->is_void && a->name)
 			d_error(p->dg, "D_DECL_PROTO_NAME", a->pos, "void parameter may not have a name: %s",
 				a->name);
-		for (int j = 0; a->name && j < i; j++)
+		for (int j = 0; a->name && !(flags & PROTO_MAPPED) && j < i; j++)
 			if (ps->items[j]->name && !strcmp(ps->items[j]->name, a->name))
 				d_error(p->dg, "D_DECL_PROTO_FORM", a->pos, "parameter is already declared "
 					"in %s prototype: %s, parameter #%d", kind, a->name, i + 1);

@@ -354,15 +354,20 @@ static int derive(struct session *s, struct probe *p, struct probe_point *pp)
 		return 0;
 	if (!kpoint_str_arg(s, pp, i, &name))
 		return -1;
+	/* DTrace's name of a marker foo__bar is foo-bar (dtrace -h): SystemTap
+	 * takes either */
+	char *mark = str_replace_all(name, "-", "__");
 
 	strvec files = { 0 }, seen = { 0 };
 	char *exe = NULL;
 	int n = 0, first = s->probes.len;
-	if (!uprobe_process_files(s, pp, library, &files, &exe))
+	if (!uprobe_process_files(s, pp, library, &files, &exe)) {
+		free(mark);
 		return pp->optional ? 1 : -1;
+	}
 	for (int k = 0; k < files.len; k++) {
 		int r = derive_marks(s, p, pp, library ? exe : files.items[k], library ? files.items[k] : NULL,
-				     files.items[k], prov, name, &seen);
+				     files.items[k], prov, mark, &seen);
 		if (r < 0) {
 			n = -1;
 			break;
@@ -397,6 +402,7 @@ static int derive(struct session *s, struct probe *p, struct probe_point *pp)
 		free(files.items[k]);
 	free(files.items);
 	free(exe);
+	free(mark);
 	return n > 0 || pp->optional ? 1 : -1;
 }
 
