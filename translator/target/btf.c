@@ -466,6 +466,49 @@ bool btf_member(const struct btf *b, uint32_t sid, const char *name, uint64_t *b
 	return false;
 }
 
+uint32_t btf_ntypes(const struct btf *b)
+{
+	return b->ntypes;
+}
+
+const char *btf_name(const struct btf *b, uint32_t id)
+{
+	const uint32_t *t = type_at(b, id);
+	return t ? str_at(b, t[0]) : "";
+}
+
+uint32_t btf_ref(const struct btf *b, uint32_t id)
+{
+	const uint32_t *t = type_at(b, id);
+
+	if (!t)
+		return 0;
+	switch (kind_of(t)) {
+	case BTFK_PTR: case BTFK_TYPEDEF: case BTFK_VOLATILE: case BTFK_CONST: case BTFK_RESTRICT:
+	case BTFK_TYPE_TAG: case BTFK_VAR: case BTFK_FUNC_PROTO: case BTFK_FUNC:
+		return t[2];
+	default:
+		return 0;
+	}
+}
+
+int btf_nmembers(const struct btf *b, uint32_t id)
+{
+	const uint32_t *t = type_at(b, id);
+	return t && (kind_of(t) == BTFK_STRUCT || kind_of(t) == BTFK_UNION) ? vlen_of(t) : 0;
+}
+
+void btf_member_at(const struct btf *b, uint32_t id, int i, const char **name, uint64_t *bitoff,
+		   uint32_t *type, uint32_t *bitsize)
+{
+	const uint32_t *t = type_at(b, id), *m = t + 3 + 3 * i;
+
+	*name = str_at(b, m[0]);
+	*type = m[1];
+	*bitoff = kflag_of(t) ? (m[2] & 0xffffff) : m[2];
+	*bitsize = kflag_of(t) ? m[2] >> 24 : 0;
+}
+
 uint32_t btf_type_named(const struct btf *b, const char *name)
 {
 	int want = 0;   /* 0: struct, union or typedef */

@@ -73,6 +73,20 @@ uint32_t btf_array_elem(const struct btf *b, uint32_t id, uint32_t *n);
 bool btf_member(const struct btf *b, uint32_t sid, const char *name, uint64_t *bitoff, uint32_t *type,
 		uint32_t *bitsize);
 
+/* For walking every type (the D front end indexes them by name): how many
+ * ids there are (types are 1 .. btf_ntypes() - 1) and a type's name ("" if
+ * it has none). */
+uint32_t btf_ntypes(const struct btf *b);
+const char *btf_name(const struct btf *b, uint32_t id);
+/* What a pointer, typedef, qualifier, variable or prototype (its return
+ * type) refers to, one step; 0 for void or none. */
+uint32_t btf_ref(const struct btf *b, uint32_t id);
+/* A struct's or union's members in order: how many, and the i-th (name ""
+ * when anonymous, offset in bits, bitsize 0 unless a bit field). */
+int btf_nmembers(const struct btf *b, uint32_t id);
+void btf_member_at(const struct btf *b, uint32_t id, int i, const char **name, uint64_t *bitoff,
+		   uint32_t *type, uint32_t *bitsize);
+
 /* A type by name: "struct file", "file" (a struct, union or typedef),
  * "union u", "enum e"; 0 if BTF has none. */
 uint32_t btf_type_named(const struct btf *b, const char *name);
