@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "d/d_btf.h"
 #include "d/d_main.h"
 #include "d/d_parse.h"
 #include "d/d_sema.h"
@@ -368,6 +369,7 @@ int dtrace_main(int argc, char **argv)
 	if (setjmp(abort))
 		return 1;
 	struct d_types *types = d_types_new();
+	d_types_set_resolver(types, d_kernel_resolver, NULL);   /* D's library, the kernel's BTF */
 	/* $0 is the script's name, $1.. the words after the options */
 	const char **margv = xcalloc((size_t)c.argc + 2, sizeof(*margv));
 	margv[0] = src->is_file ? src->arg : "dtrace";
