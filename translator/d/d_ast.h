@@ -32,6 +32,8 @@ enum d_tkind {
 	DT_UNION,
 	DT_ENUM,                 /* an int of size 4 with names */
 	DT_FUNC,                 /* ref = return type (declared only) */
+	DT_DYN,                  /* D's dynamic type: an aggregation named in an
+				  * expression, args and uregs without an index */
 };
 
 struct d_member {
@@ -122,6 +124,8 @@ struct d_expr {
 	/* filled by d_check.c */
 	struct d_type *type;
 	struct d_decl *decl;     /* IDENT/ARROW/INDEX of a declared variable, inline */
+	struct d_xlator *xlator; /* the translator the value comes through (xlate<T>(x),
+				  * curpsinfo ...): its members are the ones defined */
 };
 
 /* ---- statements ------------------------------------------------------------- */
@@ -189,12 +193,14 @@ struct d_decl {
 
 /* translator TO < FROM-TYPE NAME > { member = expr; ... }; */
 struct d_xlator {
+	bool builtin;            /* D's library's (psinfo_t, lwpsinfo_t), exprs empty */
 	struct d_type *to;
 	struct d_type *from;
 	char *from_name;         /* the input's name within the members' exprs */
 	VEC(char *) members;
 	VEC(struct d_expr *) exprs;
 	struct d_pos pos;
+	struct d_pos end;        /* its closing "};" (where DTrace reports its errors) */
 };
 
 /* #pragma D option NAME[=VALUE] and the other #pragma D forms */

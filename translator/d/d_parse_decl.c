@@ -289,6 +289,7 @@ void d_parse_translator(struct d_parser *p)
 	next(p);
 	if (TOK(p) != DP_SEMI)
 		syntax_error(p);
+	x->end = here(p);
 	vec_push(&p->prog->xlators, x);
 	end_outer(p);
 }

@@ -33,6 +33,10 @@ struct d_var {
 	int64_t lq_base, lq_limit, lq_step;          /* lquantize */
 	int64_t llq_factor, llq_low, llq_high, llq_steps; /* llquantize */
 	bool printed;            /* printa names it: not printed again at exit */
+	/* checker's */
+	struct d_decl *decl;     /* its declaration, NULL if made by assignment */
+	int alloca;              /* a pointer variable: 1 holds alloca()'d memory,
+				  * -1 other memory, 0 not yet known */
 };
 
 /* The options a program runs with (#pragma D option, -x, -q ...). */
