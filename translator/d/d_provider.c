@@ -26,10 +26,8 @@ static bool timer_point(const char *name, struct strbuf *out)
 		return false;
 	for (size_t i = 0; i < sizeof(u) / sizeof(u[0]); i++)
 		if (!strcmp(end, u[i].unit)) {
-			if (!strcmp(u[i].stap, "ns") && n < 100000)   /* cstap's timers: 100 us at least */
-				n = 100000;
-			if (!strcmp(u[i].stap, "us") && n < 100)
-				n = 100;
+			if ((!strcmp(u[i].stap, "ns") && n < 200000) || (!strcmp(u[i].stap, "us") && n < 200))
+				return false;   /* DTrace's profile provider: 200 us at least */
 			strbuf_addf(out, "timer.%s(%lld)", u[i].stap, n * u[i].mul);
 			return true;
 		}
