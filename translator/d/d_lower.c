@@ -904,7 +904,8 @@ static void lower_probes(struct d_lower *L)
 				strbuf_addstr(&pts, ", ");
 			if (!d_probe_point(L, c->descs.items[j], &pts))
 				d_error(L->sema->dg, "D_PDESC_ZERO", c->descs.items[j]->pos,
-					"probe description %s does not match any probes", c->descs.items[j]->text);
+					"probe description %s:%s:%s:%s does not match any probes", c->descs.items[j]->prov,
+					c->descs.items[j]->mod, c->descs.items[j]->func, c->descs.items[j]->name);
 		}
 		d_line(L, "probe %s {", pts.buf);
 		L->indent++;
