@@ -80,6 +80,7 @@ D_SOURCES = $(D_PARSE_SOURCES) \
 	translator/d/d_main.c translator/d/d_main.h translator/d/d_sema.h \
 	translator/d/d_funcs.c translator/d/d_funcs.h translator/d/d_check.c \
 	translator/d/d_check_int.h translator/d/d_check_type.c translator/d/d_check_expr.c \
+	translator/d/d_check_var.c \
 	translator/d/d_check_call.c translator/d/d_check_fmt.c translator/d/d_check_xlate.c \
 	translator/d/d_lib.c translator/d/d_lib.h translator/d/d_btf.c translator/d/d_btf.h \
 	translator/d/d_lower.h translator/d/d_lower.c translator/d/d_lower_fmt.c \

@@ -328,7 +328,7 @@ static void check_pid_desc(struct d_ck *ck, const struct d_pdesc *d)
 	const char *n = d->name;
 	bool glob = strpbrk(n, "*?[") != NULL;
 
-	if (strncmp(d->prov, "pid", 3) || !*n)
+	if (strncmp(d->prov, "pid", 3) || strspn(d->prov + 3, "0123456789") != strlen(d->prov + 3) || !*n)
 		return;
 	if (!strcmp(d->func, "-") && glob)
 		CK_ERR(ck, "D_PROC_NAME", d->pos, "only individual addresses may be specified when function "

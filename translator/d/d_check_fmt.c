@@ -47,7 +47,7 @@ static bool conv_kind(char c, enum argkind *k)
 		*k = AK_STR;
 	else if (c == 'k')
 		*k = AK_STACK;
-	else if (c == 'Y')
+	else if (c == 'Y' || c == 'T')   /* times: a date, a duration */
 		*k = AK_INT;
 	else
 		return false;

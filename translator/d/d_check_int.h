@@ -74,18 +74,44 @@ int64_t ck_sizeof(struct d_type *t);
 
 /* e's type (also set in e->type); an error long-jumps out */
 struct d_type *ck_expr(struct d_ck *ck, struct d_expr *e);
+/* base[i] of a C array, a pointer or a string: the element's type */
+struct d_type *ck_c_index(struct d_ck *ck, struct d_expr *e, struct d_type *t);
 /* e is an integer constant expression: its value in *v */
 bool ck_const(struct d_ck *ck, const struct d_expr *e, int64_t *v);
 /* e is a call of an action (a function returning nothing to use) */
 bool ck_is_action(const struct d_expr *e);
 /* e is the integer constant 0 */
 bool ck_is_zero(struct d_ck *ck, const struct d_expr *e);
-/* e names memory alloca() returned (alloca(), a cast of it, a variable holding it) */
+/* what memory a pointer value is: 1 alloca()'s (alloca(), a cast of it, a
+ * variable holding it), -1 other memory, 0 not a pointer */
 int ck_alloca_kind(struct d_ck *ck, const struct d_expr *e);
-/* the variable an lvalue names (NULL: not a D variable) */
+
+/* ---- d_check_var.c: names and variables ---- */
+
+/* e is "self" or "this" (the left side of self->x): its variables' kind */
+bool ck_is_scope(const struct d_expr *e, enum d_vkind *kind);
+/* e names a D variable (x, self->x, this->x): its kind and name */
+bool ck_names_var_base(struct d_ck *ck, const struct d_expr *e, enum d_vkind *kind, const char **name);
+/* the same, or an element of one (x[k], self->x[k]) */
+bool ck_names_var(struct d_ck *ck, const struct d_expr *e, enum d_vkind *kind, const char **name);
+/* the variable an lvalue names (NULL: not a D variable, or not one yet) */
 struct d_var *ck_var_of(struct d_ck *ck, const struct d_expr *e);
-/* an assignment of an expression to a D variable: made on the first one */
+/* an assignment of a value of type t to a D variable: the variable, made
+ * on the first one; NULL when lv is no D variable */
 struct d_var *ck_var_assign(struct d_ck *ck, struct d_expr *lv, struct d_type *t);
+/* the memory a variable's pointers hold stays one kind (D_ALLOCA_INCOMPAT) */
+void ck_check_alloca(struct d_ck *ck, struct d_var *v, struct d_expr *rhs);
+/* an inline defined so far, NULL if none of that name */
+struct d_decl *ck_inline_of(struct d_ck *ck, const char *name);
+/* names read: an identifier, a macro ($1), an aggregation */
+struct d_type *ck_ident(struct d_ck *ck, struct d_expr *e);
+struct d_type *ck_macro(struct d_ck *ck, struct d_expr *e);
+struct d_type *ck_agg_ref(struct d_ck *ck, struct d_expr *e);
+/* an index's keys cooked (none void or dynamic: D_KEY_TYPE) */
+void ck_cook_keys(struct d_ck *ck, const char *name, struct d_expr *idx);
+/* x[k] of a variable, of an inline with parameters */
+struct d_type *ck_var_index(struct d_ck *ck, struct d_expr *e, enum d_vkind kind, const char *name);
+struct d_type *ck_inline_index(struct d_ck *ck, struct d_expr *e, struct d_decl *d);
 
 /* ---- d_check_call.c: actions, subroutines, aggregations ---- */
 

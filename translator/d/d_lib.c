@@ -154,6 +154,9 @@ static const struct {
 	{ "DTRACEFLT_BADSTACK", 9 },
 	/* address families (inet_ntop) and Linux's signals (raise) */
 	{ "AF_INET", 2 }, { "AF_INET6", 10 },
+	/* psinfo_t's pr_dmodel; time units */
+	{ "PR_MODEL_ILP32", 1 }, { "PR_MODEL_LP64", 2 },
+	{ "NANOSEC", 1000000000 }, { "MICROSEC", 1000000 }, { "MILLISEC", 1000 },
 	{ "SIGHUP", 1 }, { "SIGINT", 2 }, { "SIGQUIT", 3 }, { "SIGILL", 4 }, { "SIGTRAP", 5 },
 	{ "SIGABRT", 6 }, { "SIGBUS", 7 }, { "SIGFPE", 8 }, { "SIGKILL", 9 }, { "SIGUSR1", 10 },
 	{ "SIGSEGV", 11 }, { "SIGUSR2", 12 }, { "SIGPIPE", 13 }, { "SIGALRM", 14 }, { "SIGTERM", 15 },
