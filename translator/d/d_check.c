@@ -8,6 +8,7 @@
 
 #include "d/d_funcs.h"
 #include "d/d_types.h"
+#include "d/d_provider.h"
 #include "d/d_sema.h"
 
 /* ---- types ------------------------------------------------------------------ */
@@ -605,7 +606,9 @@ static struct d_type *check(struct d_sema *sema, struct d_expr *e)
 			d_error(sema->dg, "D_AGG_SCALAR", e->pos, "aggregation %s is not valid in an expression",
 				e->lhs->name);
 		if (e->lhs->kind == DE_IDENT && !strcmp(e->lhs->name, "args")) {
-			t = d_ty_int(8, true);
+			t = d_provider_arg_type(sema, e);   /* the probes' (NULL: not said) */
+			if (!t)
+				t = d_ty_int(8, true);
 			break;
 		}
 		if ((v = lvalue_var(sema, e, NULL, false))) {
@@ -656,6 +659,8 @@ static struct d_type *check(struct d_sema *sema, struct d_expr *e)
 		}
 		/* fallthrough */
 	case DE_MEMBER: {
+		if ((t = d_provider_member_type(sema, e)))   /* args[1]->pr_fname ... */
+			break;
 		/* a member of a struct or union the program declared */
 		struct d_type *lt = check(sema, e->lhs), *st = d_type_resolve(lt);
 		int64_t off;
@@ -759,6 +764,7 @@ int d_check(struct d_sema *sema)
 		declare(sema, p->decls.items[i]);
 	for (int i = 0; i < p->clauses.len; i++) {
 		struct d_clause *c = p->clauses.items[i];
+		d_provider_clause(sema, c);   /* its probes (D_PDESC_ZERO), before its body as in DTrace */
 		if (c->pred) {
 			struct d_type *t = check(sema, c->pred);
 			if (!is_scalar(t))
