@@ -17,7 +17,7 @@
  * that BEGIN, END and ERROR are probes 1, 2 and 3 as in DTrace. */
 static const struct d_family *const families[] = {
 	&d_fam_dtrace, &d_fam_profile, &d_fam_syscall, &d_fam_proc, &d_fam_sched, &d_fam_io, &d_fam_fbt,
-	&d_fam_rawtp, &d_fam_cpc, &d_fam_lockstat,
+	&d_fam_rawtp, &d_fam_pid, &d_fam_usdt, &d_fam_cpc, &d_fam_lockstat,
 };
 #define NFAM (sizeof(families) / sizeof(families[0]))
 
