@@ -84,7 +84,13 @@ D_SOURCES = $(D_PARSE_SOURCES) \
 	translator/d/d_check_call.c translator/d/d_check_fmt.c translator/d/d_check_xlate.c \
 	translator/d/d_lib.c translator/d/d_lib.h translator/d/d_btf.c translator/d/d_btf.h \
 	translator/d/d_lower.h translator/d/d_lower.c translator/d/d_lower_fmt.c \
-	translator/d/d_lower_agg.c translator/d/d_provider.c \
+	translator/d/d_lower_agg.c translator/d/d_provider.c translator/d/d_provider.h \
+	translator/d/d_prov_list.c translator/d/d_prov_dtrace.c translator/d/d_prov_profile.c \
+	translator/d/d_prov_syscall.c translator/d/d_prov_table.c translator/d/d_prov_psinfo.c \
+	translator/d/d_prov_proc.c translator/d/d_prov_sched.c translator/d/d_prov_io.c \
+	translator/d/d_prov_btf.c translator/d/d_prov_fbt.c translator/d/d_prov_rawtp.c \
+	translator/d/d_prov_uproc.h translator/d/d_prov_uproc.c translator/d/d_prov_pid.c translator/d/d_prov_usdt.c \
+	translator/d/d_prov_cpc.c translator/d/d_prov_lockstat.c \
 	translator/d/d_usdt.c translator/d/d_usdt.h translator/d/d_usdt_header.c translator/d/d_usdt_object.c translator/d/d_usdt_elf.c
 
 bin_PROGRAMS += translator/stap translator/stap-vm

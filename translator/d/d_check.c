@@ -15,6 +15,7 @@
 #include <strings.h>
 
 #include "d/d_check_int.h"
+#include "d/d_provider.h"
 
 /* ---- D's basic types (for d_lower.c) ---------------------------------------------------- */
 
@@ -343,6 +344,7 @@ static void check_clause(struct d_ck *ck, struct d_clause *c)
 {
 	ck->clause = c;
 	ck->spec = ck->commit = ck->recorded = false;
+	d_provider_clause(ck->S, c);   /* its probes (D_PDESC_ZERO), before its body as in DTrace */
 	for (int i = 0; i < c->descs.len; i++)
 		check_pid_desc(ck, c->descs.items[i]);
 	if (c->pred && !ck_is_scalar(ck_expr(ck, c->pred)))

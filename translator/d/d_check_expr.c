@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "d/d_check_int.h"
+#include "d/d_provider.h"
 #include "d/d_lib.h"
 
 /* ---- constants --------------------------------------------------------------------- */
@@ -165,6 +166,9 @@ static struct d_type *args_index(struct d_ck *ck, struct d_expr *e)
 	if (ck_const(ck, i, &v) && v < 0)
 		CK_ERR(ck, "D_ARGS_IDX", e->pos, "index %lld is out of range for %s args[ ]", (long long)v,
 		       ck->clause && ck->clause->descs.len ? ck->clause->descs.items[0]->text : "probe");
+	struct d_type *pt = d_provider_arg_type(ck->S, e);   /* the probes' (NULL: not said) */
+	if (pt)
+		return pt;
 	return provider_args(ck) ? ck_unknown() : ck_type(ck, "int64_t");
 }
 
@@ -615,6 +619,8 @@ static struct d_type *member(struct d_ck *ck, struct d_expr *e)
 	const struct d_member *m;
 	bool arrow = e->kind == DE_ARROW;
 
+	if ((t = d_provider_member_type(ck->S, e)))   /* args[1]->pr_fname, args[0]->f->g ... */
+		return t;
 	if (arrow && ck_is_scope(e->lhs, &kind)) {   /* self->x, this->x */
 		if (!(v = d_var_find(ck->S, kind, e->name)))
 			CK_ERR(ck, "D_IDENT_UNDEF", e->pos, "failed to resolve %s->%s: Unknown variable name",

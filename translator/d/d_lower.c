@@ -67,8 +67,10 @@ static void var_ref(struct d_lower *L, struct strbuf *out, const struct d_var *v
 static void add_keys(struct d_lower *L, struct strbuf *out, const struct d_var *v, const struct d_expr *idx)
 {
 	strbuf_addch(out, '[');
-	if (v->kind == DV_SELF)
-		strbuf_addstr(out, idx ? "tid(), " : "tid()");
+	if (v->kind == DV_SELF) {
+		d_provider_thread(L, out);   /* tid(), or the thread the probe is for */
+		strbuf_addstr(out, idx ? ", " : "");
+	}
 	for (int i = 0; idx && i < idx->args.len; i++) {
 		const struct d_expr *k = idx->args.items[i];
 		if (i)
@@ -555,6 +557,8 @@ void d_lower_expr(struct d_lower *L, struct strbuf *out, const struct d_expr *e)
 			strbuf_addstr(out, "0");
 		return;
 	case DE_ARROW: case DE_MEMBER:
+		if (d_provider_member(L, out, e))   /* args[0]->pr_pid, args[1]->f_cred->uid.val */
+			return;
 		if (!lower_var(L, out, e))
 			strbuf_addstr(out, "0");
 		return;
@@ -788,15 +792,20 @@ static bool clause_records(const struct d_clause *c)
  * test harness runs it) */
 static void record_start(struct d_lower *L)
 {
-	const struct d_pdesc *d = L->desc;
 	bool testing = getenv("_DTRACE_TESTING") != NULL;
 
 	d_line(L, "if (!__d_hdr) { __d_hdr = 1; printf(\"%s\\n\") }",
 	       testing ? "                   FUNCTION:NAME" : "CPU     ID                    FUNCTION:NAME");
+	struct strbuf label = STRBUF_INIT, id = STRBUF_INIT;
+	d_provider_label(L, &label);   /* the probe's, when the clause has many */
+	if (!d_provider_builtin(L, &id, "id", NULL))
+		strbuf_addf(&id, "%d", L->clause->index + 1);
 	if (testing)
-		d_line(L, "printf(\"%%32s \", \"%s:%s\")", d->func, d->name);
+		d_line(L, "printf(\"%%32s \", %s)", label.buf);
 	else
-		d_line(L, "printf(\"%%3d %%6d %%32s \", cpu(), %d, \"%s:%s\")", L->clause->index + 1, d->func, d->name);
+		d_line(L, "printf(\"%%3d %%6d %%32s \", cpu(), %s, %s)", id.buf, label.buf);
+	strbuf_release(&label);
+	strbuf_release(&id);
 }
 
 /* speculate(id)'s argument in the clause, or NULL */
@@ -818,19 +827,25 @@ static void lower_clause(struct d_lower *L, const struct d_clause *c)
 	L->clause = c;
 	L->desc = c->descs.items[0];
 	L->records = !L->sema->opts->quiet && clause_records(c);
-	/* after exit() no clause runs, not even the rest of this probe's
-	 * (END's clauses aside) */
-	const char *guard = L->in_end ? "" : "!__d_exiting";
-	if (c->pred) {
-		strbuf_init(&sb);
-		d_lower_expr(L, &sb, c->pred);
-		d_line(L, "if (%s%s(%s)) {", guard, *guard ? " && " : "", sb.buf);
-		strbuf_release(&sb);
-	} else if (*guard) {
-		d_line(L, "if (%s) {", guard);
-	} else {
-		d_line(L, "{");
+	strbuf_init(&sb);
+	if (!L->in_end)   /* after exit() no clause runs, not even the rest of this probe's (END's aside) */
+		strbuf_addstr(&sb, "!__d_exiting");
+	if (L->site && L->site_clause) {   /* which of the site's probes fired */
+		struct strbuf g = STRBUF_INIT;
+		if (d_site_guard(L->site, L->site_clause, &g))
+			strbuf_addf(&sb, "%s(%s)", sb.len ? " && " : "", g.buf);
+		strbuf_release(&g);
 	}
+	if (c->pred) {
+		strbuf_addstr(&sb, sb.len ? " && (" : "(");
+		d_lower_expr(L, &sb, c->pred);
+		strbuf_addch(&sb, ')');
+	}
+	if (sb.len)
+		d_line(L, "if (%s) {", sb.buf);
+	else
+		d_line(L, "{");
+	strbuf_release(&sb);
 	L->indent++;
 	/* a speculating clause's output goes to its speculation's buffer */
 	const struct d_expr *spec = speculated(c);
@@ -873,57 +888,30 @@ static void lower_clause(struct d_lower *L, const struct d_clause *c)
 	d_line(L, "}");
 }
 
-/* descriptions as text, for grouping clauses of the same probes */
-static char *descs_key(const struct d_clause *c)
-{
-	struct strbuf sb;
-
-	strbuf_init(&sb);
-	for (int i = 0; i < c->descs.len; i++)
-		strbuf_addf(&sb, "%s:%s:%s:%s,", c->descs.items[i]->prov, c->descs.items[i]->mod,
-			    c->descs.items[i]->func, c->descs.items[i]->name);
-	return strbuf_detach(&sb);
-}
-
-/* this-> variables: locals of the probe, zero at its start (stap's are) */
+/* one probe per site (d_provider.h): the clauses of every DTrace probe
+ * firing there, in program order, each under its guard and predicate;
+ * this-> variables are locals of the probe, zero at its start (stap's are) */
 static void lower_probes(struct d_lower *L)
 {
-	struct d_program *p = L->sema->prog;
-	bool *done = xcalloc((size_t)p->clauses.len + 1, sizeof(bool));
+	d_sitevec sites = d_provider_sites(L->sema);
 
-	for (int i = 0; i < p->clauses.len; i++) {
-		if (done[i])
-			continue;
-		struct d_clause *c = p->clauses.items[i];
-		char *key = descs_key(c);
-		struct strbuf pts;
-
-		strbuf_init(&pts);
-		for (int j = 0; j < c->descs.len; j++) {
-			if (j)
-				strbuf_addstr(&pts, ", ");
-			if (!d_probe_point(L, c->descs.items[j], &pts))
-				d_error(L->sema->dg, "D_PDESC_ZERO", c->descs.items[j]->pos,
-					"probe description %s:%s:%s:%s does not match any probes", c->descs.items[j]->prov,
-					c->descs.items[j]->mod, c->descs.items[j]->func, c->descs.items[j]->name);
-		}
-		d_line(L, "probe %s {", pts.buf);
+	for (int i = 0; i < sites.len; i++) {
+		const struct d_site *s = sites.items[i];
+		d_line(L, "probe %s {", s->point);
 		L->indent++;
-		L->in_end = !strcmp(pts.buf, "end");
-		for (int j = i; j < p->clauses.len; j++) {
-			char *k2 = descs_key(p->clauses.items[j]);
-			if (!strcmp(k2, key)) {
-				done[j] = true;
-				lower_clause(L, p->clauses.items[j]);
-			}
-			free(k2);
+		L->site = s;
+		L->in_end = !strcmp(s->point, "end");
+		for (int j = 0; j < s->clauses.len; j++) {
+			L->site_clause = s->clauses.items[j];
+			L->site_probes = &L->site_clause->probes;
+			lower_clause(L, L->site_clause->clause);
 		}
+		L->site = NULL;
+		L->site_clause = NULL;
+		L->site_probes = NULL;
 		L->indent--;
 		d_line(L, "}");
-		strbuf_release(&pts);
-		free(key);
 	}
-	free(done);
 }
 
 /* the globals: one per D variable (self-> ones keyed by thread) */

@@ -13,6 +13,7 @@
 #ifndef CSTAP_D_LOWER_H
 #define CSTAP_D_LOWER_H
 
+#include "d/d_provider.h"
 #include "d/d_sema.h"
 
 struct d_lower {
@@ -29,6 +30,11 @@ struct d_lower {
 	bool multi_printa;           /* a printa of several aggregations */
 	bool spec_used;              /* speculations: their buffers are declared */
 	bool in_end;                 /* lowering END's clauses: they run after exit() */
+	/* providers (d_provider.h): the site being written, the clause's probes there */
+	const struct d_site *site;
+	const struct d_site_clause *site_clause;
+	const d_probevec *site_probes;   /* the clause's probes at the site */
+	unsigned prov_once;          /* what the families wrote once (their bits) */
 };
 
 /* helper functions written once each, on first use (d_lower_fmt.c) */
@@ -51,11 +57,15 @@ void d_lower_printf(struct d_lower *L, const struct d_expr *call);
  * gets the number of arguments it converts; aggfmt: %@ is allowed */
 void d_format(struct d_lower *L, struct strbuf *out, const char *fmt, size_t len);
 
-/* providers (d_provider.c): the points a description names (false:
- * none), and a built-in variable's value at the clause's probe (false:
- * the defaults of d_lower.c) */
-bool d_probe_point(struct d_lower *L, const struct d_pdesc *d, struct strbuf *out);
+/* providers (d_provider.c): a built-in variable's value at the clause's
+ * probes (false: the defaults of d_lower.c); the record line's
+ * "FUNCTION:NAME" as a string expression */
 bool d_provider_builtin(struct d_lower *L, struct strbuf *out, const char *name, const struct d_expr *index);
+void d_provider_label(struct d_lower *L, struct strbuf *out);
+/* args[i]->member of a translated argument (psinfo_t ...), false if not
+ * one; the key of self-> variables (the thread the probe fires for) */
+bool d_provider_member(struct d_lower *L, struct strbuf *out, const struct d_expr *e);
+void d_provider_thread(struct d_lower *L, struct strbuf *out);
 
 /* aggregations (d_lower_agg.c) */
 void d_lower_aggregate(struct d_lower *L, const struct d_expr *assign);

@@ -15,6 +15,7 @@
 #include "d/d_btf.h"
 #include "d/d_main.h"
 #include "d/d_parse.h"
+#include "d/d_provider.h"
 #include "d/d_sema.h"
 #include "d/d_types.h"
 #include "d/d_usdt.h"
@@ -25,6 +26,7 @@
 struct d_source {
 	bool is_file;
 	const char *arg;         /* the path or the text */
+	int spec;                /* -P -m -f -i: the D_PSPEC_* of a description alone, else -1 */
 };
 
 struct d_cmdline {
@@ -33,6 +35,7 @@ struct d_cmdline {
 	struct d_opts opts;
 	bool compile_only;       /* -e */
 	bool list;               /* -l */
+	bool verbose;            /* -v: -l with attributes and argument types */
 	bool cpp;                /* -C */
 	VEC(char *) cpp_args;    /* -D -U -I for cpp */
 	bool dump_lowered;       /* --dump-lowered: the script stap gets, on stdout */
@@ -167,14 +170,15 @@ static int parse_cmdline(struct d_cmdline *c, int argc, char **argv)
 			break;
 		}
 		case 's':
-			vec_push(&c->sources, ((struct d_source){ true, optarg }));
+			vec_push(&c->sources, ((struct d_source){ true, optarg, -1 }));
 			vec_push(&c->usdt.scripts, optarg);
 			break;
-		case 'n': vec_push(&c->sources, ((struct d_source){ false, optarg })); break;
+		case 'n': vec_push(&c->sources, ((struct d_source){ false, optarg, -1 })); break;
 		case 'P': case 'm': case 'f': case 'i': {
-			/* a description of one part: the rest empty */
-			const char *t = ch == 'P' ? "%s:::" : ch == 'm' ? ":%s::" : ch == 'f' ? "::%s:" : "%s";
-			vec_push(&c->sources, ((struct d_source){ false, xasprintf(t, optarg) }));
+			/* a description whose last part is the provider, module ... */
+			int spec = ch == 'P' ? D_PSPEC_PROVIDER : ch == 'm' ? D_PSPEC_MODULE
+				   : ch == 'f' ? D_PSPEC_FUNCTION : D_PSPEC_NAME;
+			vec_push(&c->sources, ((struct d_source){ false, optarg, spec }));
 			break;
 		}
 		case 'x':
@@ -194,7 +198,8 @@ static int parse_cmdline(struct d_cmdline *c, int argc, char **argv)
 			}
 			c->usdt.m32 = ch == '3';
 			break;
-		case 'a': case 'b': case 'H': case 'S': case 'v': case 'X':
+		case 'v': c->verbose = true; break;
+		case 'a': case 'b': case 'H': case 'S': case 'X':
 			break;   /* anonymous tracing, buffer sizes, listing flags: nothing to do here */
 		case ':':
 			fprintf(stderr, "dtrace: option requires an argument -- %c\n", optopt);
@@ -208,11 +213,43 @@ static int parse_cmdline(struct d_cmdline *c, int argc, char **argv)
 	}
 	c->argc = argc - optind;
 	c->argv = argv + optind;
-	if (!c->sources.len && !c->usdt.mode) {
+	if (!c->sources.len && !c->usdt.mode && !c->list) {
 		usage(stderr);
 		return 2;
 	}
 	return 0;
+}
+
+/* the text of a -n or -P/-m/-f/-i source as a program: a description
+ * alone gets an empty clause; -P X is the description X:::, its parts
+ * checked as DTrace splits them (D_PDESC_INVAL: too many) */
+static char *source_text(struct d_diag *dg, const struct d_source *src)
+{
+	if (src->spec >= 0 && src->arg[strspn(src->arg, "0123456789")]) {   /* -i N: a probe's ID */
+		/* the description, then its predicate and clause if any (-f 'read{...}') */
+		size_t n = strcspn(src->arg, "/{");
+		char *text = xstrndup(src->arg, n);
+		struct d_parse_args pa = { .spec = (enum d_pspec)src->spec, .target_pid = d_provider_target()->pid };
+		struct d_pdesc *d = d_parse_pdesc(dg, text, &pa);
+		return xasprintf("%s:%s:%s:%s %s", d->prov, d->mod, d->func, d->name, src->arg[n] ? src->arg + n : "{}");
+	}
+	return strchr(src->arg, '{') ? xstrdup(src->arg) : xasprintf("%s {}", src->arg);
+}
+
+/* -c's command as words for sh -c: each word quoted, as DTrace runs
+ * the command itself, split at blanks ("find . -exec true ;") */
+static char *shell_words(const char *cmd)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *copy = xstrdup(cmd), *save = NULL;
+
+	for (char *w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+		if (sb.len)
+			strbuf_addch(&sb, ' ');
+		strbuf_add_shell_quoted(&sb, w);
+	}
+	free(copy);
+	return strbuf_detach(&sb);
 }
 
 /* a -s file's text; its #! line is blanked (kept as a line for numbering) */
@@ -298,17 +335,6 @@ static char *usdt_load(void *arg, const char *path)
 	return text;
 }
 
-/* the probes the program's clauses enable (one each, for now: BEGIN,
- * END, tick ...), for "matched N probes" */
-static int matched_probes(const struct d_program *p)
-{
-	int n = 0;
-
-	for (int i = 0; i < p->clauses.len; i++)
-		n += p->clauses.items[i]->descs.len;
-	return n;
-}
-
 struct announce {
 	const char *kind;        /* "script" or "description" */
 	const char *name;
@@ -343,31 +369,37 @@ int dtrace_main(int argc, char **argv)
 		c.usdt.nobjects = c.argc;
 		return d_usdt_main(&c.usdt);
 	}
+	d_provider_set_target(c.pid, c.cmd);   /* for pid$target and USDT probes */
+	if (!c.sources.len)   /* -l alone: every probe */
+		return d_provider_list_program(NULL, c.verbose);
 
 	/* the program: every -s and -n source, in order */
 	struct d_source *src = &c.sources.items[0];
-	char *text;
+	char *text = NULL;
+	jmp_buf abort;
+	struct d_diag dg = { .abort = &abort };
+	if (setjmp(abort))
+		return 1;
+	if (!src->is_file) {
+		dg.what = xasprintf("invalid probe specifier %s", src->arg);
+		text = source_text(&dg, src);
+	}
 	if (src->is_file) {
 		text = read_source(src->arg);
 		if (!text) {
 			fprintf(stderr, "dtrace: failed to open %s: %s\n", src->arg, strerror(errno));
 			return 2;
 		}
-	} else {
-		text = strchr(src->arg, '{') ? xstrdup(src->arg) : xasprintf("%s {}", src->arg);
 	}
 	if (c.cpp && !(text = run_cpp(&c, text))) {
 		fprintf(stderr, "dtrace: failed to preprocess %s\n", src->arg);
 		return 1;
 	}
 
-	jmp_buf abort;
-	struct d_diag dg = { .text = text, .abort = &abort };
+	dg.text = text;
 	dg.what = src->is_file ? xasprintf("failed to compile script %s", src->arg)
 			       : xasprintf("invalid probe specifier %s", src->arg);
 	struct d_sema sema = { .dg = &dg, .opts = &c.opts, .nargs = c.argc, .args = c.argv, .target_pid = c.pid };
-	if (setjmp(abort))
-		return 1;
 	struct d_types *types = d_types_new();
 	d_types_set_resolver(types, d_kernel_resolver, NULL);   /* D's library, the kernel's BTF */
 	/* $0 is the script's name, $1.. the words after the options */
@@ -382,8 +414,8 @@ int dtrace_main(int argc, char **argv)
 		return 1;
 	for (int i = 1; i < c.sources.len; i++) {   /* the other sources join the first */
 		struct d_source *more = &c.sources.items[i];
-		char *t = more->is_file ? read_source(more->arg)
-			  : strchr(more->arg, '{') ? xstrdup(more->arg) : xasprintf("%s {}", more->arg);
+		dg.what = xasprintf("invalid probe specifier %s", more->arg);
+		char *t = more->is_file ? read_source(more->arg) : source_text(&dg, more);
 		if (!t) {
 			fprintf(stderr, "dtrace: failed to open %s: %s\n", more->arg, strerror(errno));
 			return 2;
@@ -407,6 +439,8 @@ int dtrace_main(int argc, char **argv)
 		if (pr->kind == DP_OPTION && set_option(&c.opts, pr->name, pr->value))
 			d_error(&dg, "D_PRAGMA_OPTSET", pr->pos, "failed to set option '%s': Invalid option name", pr->name);
 	}
+	if (c.list)   /* -l: the probes the descriptions match, nothing run */
+		return d_provider_list_program(prog, c.verbose);
 	sema.prog = prog;
 	sema.types = types;
 	if (d_check(&sema))
@@ -423,9 +457,9 @@ int dtrace_main(int argc, char **argv)
 	vec_push(&av, "-w");   /* the lowered script's warnings are not the user's */
 	if (c.compile_only)
 		vec_push(&av, "-p4");
-	if (c.cmd) {
+	if (c.cmd) {   /* DTrace splits the command at blanks, no shell: stap's runs one */
 		vec_push(&av, "-c");
-		vec_push(&av, (char *)c.cmd);
+		vec_push(&av, shell_words(c.cmd));
 	}
 	if (c.pid) {
 		vec_push(&av, "-x");
@@ -439,7 +473,7 @@ int dtrace_main(int argc, char **argv)
 	struct announce an = {
 		.kind = src->is_file ? "script" : "description",
 		.name = src->arg,
-		.probes = matched_probes(prog),
+		.probes = d_provider_matched(&sema),
 	};
 	optind = 0;
 	an.quiet = c.opts.quiet;

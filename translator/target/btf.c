@@ -193,6 +193,16 @@ const struct btf *btf_kernel(struct session *s, const char **why)
 	return t->btf.kernel;
 }
 
+size_t btf_nfuncs(const struct btf *b)
+{
+	return b->nfuncs;
+}
+
+const char *btf_func_name(const struct btf *b, size_t i)
+{
+	return b->funcs[i].name;
+}
+
 void btf_funcs_matching(const struct btf *b, const char *pat, strvec *out)
 {
 	for (size_t i = 0; i < b->nfuncs; i++)

@@ -30,6 +30,10 @@ struct btf;
 /* The target kernel's BTF; NULL with *why (static text or allocated once). */
 const struct btf *btf_kernel(struct session *s, const char **why);
 
+/* The functions BTF describes, sorted by name, each once: how many, and
+ * the i'th's name (a pointer into the BTF). */
+size_t btf_nfuncs(const struct btf *b);
+const char *btf_func_name(const struct btf *b, size_t i);
 /* The names of the functions matching fnmatch pattern pat, each once,
  * sorted, appended to out (pointers into the BTF). */
 void btf_funcs_matching(const struct btf *b, const char *pat, strvec *out);
