@@ -462,6 +462,17 @@ static void lower_call(struct d_lower *L, struct strbuf *out, const struct d_exp
 		strbuf_addstr(out, name[3] == 'm' && name[4] == 'a' ? " >> 20)" : " & 0xfffff)");
 		return;
 	}
+	if (!strcmp(name, "copyinstr")) {   /* a user-space string, at most strsize (or n) bytes */
+		strbuf_addstr(out, "user_string_n(");
+		d_lower_expr(L, out, e->args.items[0]);
+		strbuf_addstr(out, ", ");
+		if (e->args.len > 1)
+			d_lower_expr(L, out, e->args.items[1]);
+		else
+			strbuf_addf(out, "%lld", (long long)L->sema->opts->strsize);
+		strbuf_addch(out, ')');
+		return;
+	}
 	if (!strcmp(name, "rand")) {
 		strbuf_addstr(out, "randint(2147483647)");
 		return;
