@@ -545,7 +545,8 @@ static void comparison(struct d_ck *ck, struct d_expr *e, struct d_type *a, stru
 		return;
 	if ((d_is_ptr(a) && d_is_ptr(b)) || (ck_is_strlike(a) && ck_is_strlike(b)))
 		return;
-	if ((ck_is_string(a) && ck_is_zero(ck, e->rhs)) || (ck_is_string(b) && ck_is_zero(ck, e->lhs)))
+	if ((ck_is_string(a) && (ck_is_zero(ck, e->rhs) || ck_is_ptr(b))) ||
+	    (ck_is_string(b) && (ck_is_zero(ck, e->lhs) || ck_is_ptr(a))))
 		return;   /* a string against NULL */
 	if ((ck_is_ptr(a) && ck_is_int(b)) || (ck_is_int(a) && ck_is_ptr(b)))
 		return;

@@ -106,13 +106,10 @@ static void constant(struct d_expr *e, int64_t value)
 	e->str = NULL;
 }
 
-/* An inline's name becomes its definition (the node keeps its place). */
+/* An inline's name keeps its declaration, for d_lower.c to write its
+ * expression in its place. */
 static void expand_inline(struct d_expr *e, const struct d_decl *d)
 {
-	struct d_pos pos = e->pos;
-
-	*e = *d->init;
-	e->pos = pos;
 	e->decl = (struct d_decl *)d;
 }
 
@@ -161,6 +158,10 @@ struct d_type *ck_ident(struct d_ck *ck, struct d_expr *e)
 		else if (!strcmp(name, "curlwpsinfo"))
 			e->xlator = ck_xlator_to(ck, "lwpsinfo_t");
 		return t;
+	}
+	if (!strcmp(name, "NULL")) {   /* D's null pointer */
+		constant(e, 0);
+		return ck_type(ck, "void *");
 	}
 	if (d_lib_constant(name, &value)) {
 		constant(e, value);
