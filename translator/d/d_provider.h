@@ -178,6 +178,12 @@ d_sitevec d_provider_sites(struct d_sema *S);
 /* The guard of the clause at the site (appended), false if none is needed */
 bool d_site_guard(const struct d_site *s, const struct d_site_clause *sc, struct strbuf *out);
 
+/* The constants DTrace's library gives the providers' arguments (SIG*,
+ * E*, CLD_*, PR_MODEL_*), declared as inlines in types (d_prov_lib.c) */
+struct d_diag;
+struct d_types;
+void d_provider_library(struct d_diag *dg, struct d_types *types);
+
 /* -l: the probes the descriptions match, as DTrace lists them (-v: with
  * attributes and argument types); 0, or 1 when one matched nothing */
 int d_provider_list(const struct d_pdesc *const *descs, int n, bool verbose);
