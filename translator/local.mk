@@ -90,7 +90,7 @@ D_SOURCES = $(D_PARSE_SOURCES) \
 	translator/d/d_prov_proc.c translator/d/d_prov_sched.c translator/d/d_prov_io.c \
 	translator/d/d_prov_btf.c translator/d/d_prov_fbt.c translator/d/d_prov_rawtp.c \
 	translator/d/d_prov_uproc.h translator/d/d_prov_uproc.c translator/d/d_prov_pid.c translator/d/d_prov_usdt.c \
-	translator/d/d_prov_cpc.c translator/d/d_prov_lockstat.c \
+	translator/d/d_prov_cpc.c translator/d/d_prov_lockstat.c translator/d/d_prov_lib.c \
 	translator/d/d_usdt.c translator/d/d_usdt.h translator/d/d_usdt_header.c translator/d/d_usdt_object.c translator/d/d_usdt_elf.c
 
 bin_PROGRAMS += translator/stap translator/stap-vm

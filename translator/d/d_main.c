@@ -48,7 +48,7 @@ struct d_cmdline {
 
 static void usage(FILE *f)
 {
-	fputs("Usage: dtrace [-32|-64] [-CeGhqlwZ] [-c cmd] [-p pid] [-o output] [-x opt[=val]]\n"
+	fputs("Usage: dtrace [-32|-64] [-CeGhlqvwZ] [-c cmd] [-p pid] [-o output] [-x opt[=val]]\n"
 	      "\t[-D name[=def]] [-I path] [-U name] [-n probe-desc-and-clause]\n"
 	      "\t[-P provider] [-m module] [-f function] [-s script] [args ...]\n"
 	      "\n"
@@ -59,6 +59,7 @@ static void usage(FILE *f)
 	      "\t-G  compile an object of the -s script's USDT probe semaphores (-o: its name)\n"
 	      "\t-h  write a header of the -s script's USDT probe macros (-o: its name)\n"
 	      "\t-l  list the probes the descriptions match\n"
+	      "\t-v  with -l: the probes' attributes and argument types\n"
 	      "\t-n  a probe description, with an optional /predicate/ and { clause }\n"
 	      "\t-o  write the output to a file\n"
 	      "\t-p  trace this process ($target)\n"
@@ -402,6 +403,7 @@ int dtrace_main(int argc, char **argv)
 	struct d_sema sema = { .dg = &dg, .opts = &c.opts, .nargs = c.argc, .args = c.argv, .target_pid = c.pid };
 	struct d_types *types = d_types_new();
 	d_types_set_resolver(types, d_kernel_resolver, NULL);   /* D's library, the kernel's BTF */
+	d_provider_library(&dg, types);   /* SIGUSR1, ENOENT, CLD_KILLED ... */
 	/* $0 is the script's name, $1.. the words after the options */
 	const char **margv = xcalloc((size_t)c.argc + 2, sizeof(*margv));
 	margv[0] = src->is_file ? src->arg : "dtrace";

@@ -14,20 +14,22 @@ struct member {
 	const char *name;
 	char kind;               /* 'i' int, 'u' unsigned, 'l' 64-bit, 's' string, 'c' char */
 	const char *expr;        /* $T: the task */
+	const char *current;     /* of the current task: the context's (BEGIN runs in user
+				  * space on BPF: no task_struct to read); NULL: expr */
 };
 
 static const struct member psinfo[] = {
-	{ "pr_pid", 'i', "task_pid($T)" },
-	{ "pr_ppid", 'i', "task_pid(task_parent($T))" },
+	{ "pr_pid", 'i', "task_pid($T)", "pid()" },
+	{ "pr_ppid", 'i', "task_pid(task_parent($T))", "ppid()" },
 	{ "pr_pgid", 'i', "task_pid($T)" },
 	{ "pr_sid", 'i', "task_pid($T)" },
-	{ "pr_uid", 'u', "task_uid($T)" },
-	{ "pr_euid", 'u', "task_euid($T)" },
-	{ "pr_gid", 'u', "task_gid($T)" },
-	{ "pr_egid", 'u', "task_egid($T)" },
-	{ "pr_addr", 'l', "$T" },
-	{ "pr_fname", 's', "task_execname($T)" },
-	{ "pr_psargs", 's', "task_execname($T)" },
+	{ "pr_uid", 'u', "task_uid($T)", "uid()" },
+	{ "pr_euid", 'u', "task_euid($T)", "euid()" },
+	{ "pr_gid", 'u', "task_gid($T)", "gid()" },
+	{ "pr_egid", 'u', "task_egid($T)", "egid()" },
+	{ "pr_addr", 'l', "$T", "0" },
+	{ "pr_fname", 's', "task_execname($T)", "execname()" },
+	{ "pr_psargs", 's', "task_execname($T)", "execname()" },
 	{ "pr_nlwp", 'i', "1" },
 	{ "pr_flag", 'i', "0" },
 	{ "pr_dmodel", 'c', "2" },   /* PR_MODEL_LP64 */
@@ -38,14 +40,14 @@ static const struct member psinfo[] = {
 };
 
 static const struct member lwpsinfo[] = {
-	{ "pr_lwpid", 'i', "task_tid($T)" },
-	{ "pr_addr", 'l', "$T" },
-	{ "pr_pri", 'i', "task_prio($T)" },
-	{ "pr_onpro", 'i', "task_cpu($T)" },
-	{ "pr_name", 's', "task_execname($T)" },
-	{ "pr_state", 'c', "task_state($T)" },
+	{ "pr_lwpid", 'i', "task_tid($T)", "tid()" },
+	{ "pr_addr", 'l', "$T", "0" },
+	{ "pr_pri", 'i', "task_prio($T)", "0" },
+	{ "pr_onpro", 'i', "task_cpu($T)", "cpu()" },
+	{ "pr_name", 's', "task_execname($T)", "execname()" },
+	{ "pr_state", 'c', "task_state($T)", "0" },
 	{ "pr_flag", 'i', "0" },
-	{ "pr_sname", 'c', "(task_state($T) == 0 ? 82 : 83)" },   /* 'R' running, 'S' sleeping */
+	{ "pr_sname", 'c', "(task_state($T) == 0 ? 82 : 83)", "82" },   /* 'R' running, 'S' sleeping */
 	{ NULL, 0, NULL },
 };
 
@@ -84,6 +86,10 @@ bool d_psinfo_member(const char *type, const char *name, const char *task, struc
 
 	if (!m)
 		return false;
+	if (m->current && !strcmp(task, "task_current()")) {
+		strbuf_addstr(out, m->current);
+		return true;
+	}
 	char *v = str_replace_all(m->expr, "$T", task);
 	strbuf_addstr(out, v);
 	free(v);

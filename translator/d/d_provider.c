@@ -224,6 +224,14 @@ static int args_index(const struct d_expr *e)
 	return (int)e->args.items[0]->num;
 }
 
+/* curpsinfo and curlwpsinfo: the translated type they point to, else NULL */
+static const char *current_info(const struct d_expr *e)
+{
+	if (e->kind != DE_IDENT)
+		return NULL;
+	return !strcmp(e->name, "curpsinfo") ? "psinfo_t *" : !strcmp(e->name, "curlwpsinfo") ? "lwpsinfo_t *" : NULL;
+}
+
 /* the type name of args[i] that all the probes give, NULL if they differ
  * or give none */
 static const char *arg_type_name(const d_probevec *ps, int i)
@@ -288,7 +296,10 @@ struct d_type *d_provider_member_type(struct d_sema *S, const struct d_expr *e)
 		base = base->lhs;
 	}
 	int i = args_index(base);
-	if (i >= 0 && checking && checking->probes.len) {
+	const char *cur = current_info(base);
+	if (cur && names.len == 1)   /* curpsinfo->pr_pid */
+		ty = d_psinfo_member_type(cur, e->name);
+	else if (i >= 0 && checking && checking->probes.len) {
 		if (checking->probes.items[0]->fam->kernel_args)
 			kernel_chain(checking->probes.items[0], i, names.items, names.len, &ty);
 		else if (names.len == 1 && (t = arg_type_name(&checking->probes, i)))
@@ -418,7 +429,12 @@ bool d_provider_member(struct d_lower *L, struct strbuf *out, const struct d_exp
 		base = base->lhs;
 	}
 	int i = args_index(base);
-	if (i >= 0 && L->site_probes && L->site_probes->len && d_provider_builtin(L, &v, "args", base)) {
+	const char *cur = current_info(base);
+	if (cur && names.len == 1) {   /* curpsinfo->pr_pid: the thread the probe fires for */
+		if (!d_provider_builtin(L, &v, "curthread", NULL))
+			strbuf_addstr(&v, "task_current()");
+		ok = d_psinfo_member(cur, e->name, v.buf, out);
+	} else if (i >= 0 && L->site_probes && L->site_probes->len && d_provider_builtin(L, &v, "args", base)) {
 		if (L->site_probes->items[0]->fam->kernel_args) {   /* the kernel's structures */
 			bool str = kernel_chain(L->site_probes->items[0], i, names.items, names.len, NULL) == 's';
 			strbuf_addstr(out, str ? "kernel_string(" : "");

@@ -2,9 +2,10 @@
  *
  * A probe DTrace names PROVIDER:MODULE:FUNCTION:NAME is a struct d_probe
  * of one family (d_prov_*.c: one file per provider family, listed in
- * d_provider.c's table). A family makes its probes when a description
- * first asks (syscall: every system call of the kernel; tick-N: the one
- * named) and says where each fires in cstap's language: its site, a probe
+ * d_provider.c's table). The kernel's probes are all made, numbered in
+ * table order, when the first description is matched; those named on
+ * demand (tick-N, a process's pid and USDT probes) after them. A family
+ * says where each fires in cstap's language: its site, a probe
  * point several DTrace probes may share (every syscall entry fires at
  * raw_syscalls:sys_enter), and what tells them apart there (the family's
  * guard: $id == 0 for read).
@@ -50,8 +51,9 @@ struct d_family {
 	/* the condition true when a firing of the site is one of ps (all at
 	 * one site, at least one); false: every firing there is */
 	bool (*guard)(const d_probevec *ps, struct strbuf *out);
-	/* a built-in variable (arg0, args[index], probefunc when ps differ
-	 * in it ...) at the clause's probes L->probes; false: the defaults */
+	/* a built-in variable (arg0, args[index], probefunc when they differ
+	 * in it ...) at the clause's probes L->site_probes; false: the
+	 * defaults (the probes' common names, d_lower.c's) */
 	bool (*builtin)(struct d_lower *L, struct strbuf *out, const char *name, const struct d_expr *index);
 	/* -lv and args[]: the type of argument i of p as D names it, NULL
 	 * past the last (NULL hook: none) */
@@ -177,6 +179,12 @@ typedef VEC(struct d_site *) d_sitevec;
 d_sitevec d_provider_sites(struct d_sema *S);
 /* The guard of the clause at the site (appended), false if none is needed */
 bool d_site_guard(const struct d_site *s, const struct d_site_clause *sc, struct strbuf *out);
+
+/* The constants DTrace's library gives the providers' arguments (SIG*,
+ * E*, CLD_*, PR_MODEL_*), declared as inlines in types (d_prov_lib.c) */
+struct d_diag;
+struct d_types;
+void d_provider_library(struct d_diag *dg, struct d_types *types);
 
 /* -l: the probes the descriptions match, as DTrace lists them (-v: with
  * attributes and argument types); 0, or 1 when one matched nothing */
