@@ -645,6 +645,9 @@ FILENAME == ARGV[3] { split($0, g, " "); group[g[1]] = g[2]; next }
 		}
 	}
 	if (st == "KNOWN") { cknown[cat]++; gknown[group[id]]++; nknown++ }
+	# a test listed as timing out (the load of the host decides) that passes is
+	# noted, not an XPASS failure
+	if (st == "XPASS" && ereason[e] ~ /^timeout/) { st = "PASS"; xpass[++nxp] = "note: passed this time: " id "  (known.txt: " ereason[e] ")" }
 	if (st == "XPASS") { nxpass++; xpass[++nxp] = "XPASS: " id "  (known.txt: " ereason[e] ")" }
 	if (wording != "-") { wtotal++; if (wording == "same") wsame++ }
 }
