@@ -611,6 +611,13 @@ static struct d_type *ternary(struct d_ck *ck, struct d_expr *e)
 
 /* ---- members, casts, sizeof, offsetof ------------------------------------------------------ */
 
+/* curpsinfo, curlwpsinfo: D's library's translated types (the members as
+ * psinfo_t and lwpsinfo_t declare them, the ones the translator defines) */
+static bool current_info(const struct d_expr *e)
+{
+	return e->kind == DE_IDENT && (!strcmp(e->name, "curpsinfo") || !strcmp(e->name, "curlwpsinfo"));
+}
+
 /* s.m or p->m */
 static struct d_type *member(struct d_ck *ck, struct d_expr *e)
 {
@@ -620,7 +627,7 @@ static struct d_type *member(struct d_ck *ck, struct d_expr *e)
 	const struct d_member *m;
 	bool arrow = e->kind == DE_ARROW;
 
-	if ((t = d_provider_member_type(ck->S, e)))   /* args[1]->pr_fname, args[0]->f->g ... */
+	if (!current_info(e->lhs) && (t = d_provider_member_type(ck->S, e)))   /* args[1]->pr_fname ... */
 		return t;
 	if (arrow && ck_is_scope(e->lhs, &kind)) {   /* self->x, this->x */
 		if (!(v = d_var_find(ck->S, kind, e->name)))
