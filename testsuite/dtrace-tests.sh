@@ -214,8 +214,10 @@ run_test() {
 	# what the test left running (a -c command outlives a dtrace killed by the
 	# timeout, in a process group of its own): every process working in the
 	# test's directory
+	# (not this shell: it works there too)
 	for p in /proc/[0-9]*; do
-		[ "$(readlink "$p/cwd" 2> /dev/null)" = "$tdir/root" ] && kill -9 "${p#/proc/}" 2> /dev/null
+		[ "${p#/proc/}" != "$$" ] && [ "$(readlink "$p/cwd" 2> /dev/null)" = "$tdir/root" ] &&
+			kill -9 "${p#/proc/}" 2> /dev/null
 	done
 	return 0
 }
