@@ -211,6 +211,13 @@ run_test() {
 	status=$?
 	set +f
 	[ -z "$trigger_pid" ] || { kill -9 -"$trigger_pid" 2> /dev/null; wait "$trigger_pid" 2> /dev/null; }
+	# what the test left running (a -c command outlives a dtrace killed by the
+	# timeout, in a process group of its own): every process working in the
+	# test's directory (not this shell: it works there too)
+	for p in /proc/[0-9]*; do
+		[ "${p#/proc/}" != "$$" ] && [ "$(readlink "$p/cwd" 2> /dev/null)" = "$tdir/root" ] &&
+			kill -9 "${p#/proc/}" 2> /dev/null
+	done
 	return 0
 }
 

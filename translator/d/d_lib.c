@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "d/d_lib.h"
+#include "d/d_provider.h"
 #include "util.h"
 
 /* one member of a library structure: its C type and name (an array: n) */
@@ -175,7 +176,7 @@ bool d_lib_constant(const char *name, int64_t *value)
 			*value = consts[i].value;
 			return true;
 		}
-	return false;
+	return d_provider_constant(name, value);   /* the providers' (SIG*, E*, CLD_*) */
 }
 
 int d_lib_nregs(void)

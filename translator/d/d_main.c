@@ -403,7 +403,6 @@ int dtrace_main(int argc, char **argv)
 	struct d_sema sema = { .dg = &dg, .opts = &c.opts, .nargs = c.argc, .args = c.argv, .target_pid = c.pid };
 	struct d_types *types = d_types_new();
 	d_types_set_resolver(types, d_kernel_resolver, NULL);   /* D's library, the kernel's BTF */
-	d_provider_library(&dg, types);   /* SIGUSR1, ENOENT, CLD_KILLED ... */
 	/* $0 is the script's name, $1.. the words after the options */
 	const char **margv = xcalloc((size_t)c.argc + 2, sizeof(*margv));
 	margv[0] = src->is_file ? src->arg : "dtrace";

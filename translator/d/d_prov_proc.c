@@ -13,6 +13,9 @@
 
 #define EXEC_NR(nr) "(" nr " == 59 || " nr " == 322)"   /* execve, execveat */
 #define EXIT_CODE "@cast($p, \"task_struct\", \"kernel\")->exit_code"
+/* the process's last thread exiting: the tracepoint says so since 6.16;
+ * before, the thread-group leader's exit stands for it */
+#define GROUP_DEAD "(@defined($group_dead) ? $group_dead : task_tid($p) == task_pid($p))"
 
 static const struct d_tprobe probes[] = {
 	{ "create", "kernel.trace(\"task:task_newtask\")", "($clone_flags & 65536) == 0", NULL,
@@ -22,11 +25,11 @@ static const struct d_tprobe probes[] = {
 	{ "exec-failure", "kernel.trace(\"raw_syscalls:sys_exit\")", EXEC_NR("$regs->orig_ax") " && $ret < 0", NULL,
 	  { { "int", "-$ret" } } },
 	{ "exec-success", "kernel.trace(\"sched:sched_process_exec\")", NULL, NULL, { { NULL } } },
-	{ "exit", "kernel.trace(\"sched:sched_process_exit\")", "$group_dead", NULL,
+	{ "exit", "kernel.trace(\"sched:sched_process_exit\")", GROUP_DEAD, NULL,
 	  { { "int", "((" EXIT_CODE " & 127) == 0 ? 1 : (" EXIT_CODE " & 128) ? 3 : 2)" } } },   /* CLD_* */
 	{ "lwp-create", "kernel.trace(\"task:task_newtask\")", "($clone_flags & 65536) != 0", NULL,
 	  { { "lwpsinfo_t *", "$task" }, { "psinfo_t *", "$task" } } },
-	{ "lwp-exit", "kernel.trace(\"sched:sched_process_exit\")", "!$group_dead", NULL, { { NULL } } },
+	{ "lwp-exit", "kernel.trace(\"sched:sched_process_exit\")", "!" GROUP_DEAD, NULL, { { NULL } } },
 	{ "lwp-start", "kernel.function(\"schedule_tail\")", NULL, NULL, { { NULL } } },
 	{ "signal-clear", "kernel.trace(\"raw_syscalls:sys_exit\")", "$regs->orig_ax == 128 && $ret > 0", NULL,
 	  { { "int", "$ret" } } },

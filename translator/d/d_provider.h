@@ -181,10 +181,8 @@ d_sitevec d_provider_sites(struct d_sema *S);
 bool d_site_guard(const struct d_site *s, const struct d_site_clause *sc, struct strbuf *out);
 
 /* The constants DTrace's library gives the providers' arguments (SIG*,
- * E*, CLD_*, PR_MODEL_*), declared as inlines in types (d_prov_lib.c) */
-struct d_diag;
-struct d_types;
-void d_provider_library(struct d_diag *dg, struct d_types *types);
+ * E*, CLD_*: d_prov_lib.c), for d_lib.c's d_lib_constant */
+bool d_provider_constant(const char *name, int64_t *value);
 
 /* -l: the probes the descriptions match, as DTrace lists them (-v: with
  * attributes and argument types); 0, or 1 when one matched nothing */
