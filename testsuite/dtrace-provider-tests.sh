@@ -5,7 +5,8 @@
 # writes for descriptions of each family (one raw_syscalls probe for many
 # system calls, each clause under the condition telling its calls apart,
 # clauses in program order; profile-N per CPU, tick-N timers, the 200 us
-# floor; proc, sched, rawtp tracepoints with their args[]); as root on a
+# floor; proc, sched, rawtp tracepoints with their args[]); an error's
+# line read by a program (DTrace's) and on a terminal (tag, caret); as root on a
 # host running BPF, syscall, proc, pid and USDT probes traced natively.
 # usage: dtrace-provider-tests.sh    env: CSTAP_BUILD (build dir), KEEP=1
 set -u
@@ -77,7 +78,7 @@ fi
 "$DTRACE" --dump-lowered -n 'profile-97 { @[cpu] = count(); } tick-10ms { exit(0); } tick-2s {}' > prof.stp 2>&1
 has "profile-97 on every CPU, tick-N a timer" prof.stp 'perf.sw.cpu_clock.sample\(10309278\)' \
 	'^probe timer.ms\(10\)' '^probe timer.s\(2\)'
-if "$DTRACE" -n 'tick-1us { exit(0); }' > floor.out 2>&1; then
+if "$DTRACE" -xerrtags -n 'tick-1us { exit(0); }' > floor.out 2>&1; then
 	bad "tick-1us: no probe (200 us at least)" "$(cat floor.out)"
 else
 	has "tick-1us: no probe (200 us at least)" floor.out 'D_PDESC_ZERO'
@@ -88,6 +89,19 @@ fi
 has "proc and sched on tracepoints, psinfo_t translated, on-cpu's thread" ps.stp \
 	'kernel.trace\("signal:signal_generate"\)' 'task_execname\(\$task\) == "sleep"' \
 	'kernel.trace\("sched:sched_process_exec"\)' '__d_s_n\[task_tid\(\$next\)\]'
+
+# --- errors: DTrace's line where a program reads them, the tag and caret on a terminal ---
+"$DTRACE" -n 'BEGIN { x = ; }' > plain.out 2>&1
+has "an error read by a program: DTrace's line, no tag, no line number" plain.out \
+	'^dtrace: invalid probe specifier BEGIN \{ x = ; \}: syntax error near ";"$'
+if [ "$(count 'D_SYNTAX|\^' plain.out)" != 0 ]; then bad "an error read by a program: no tag, no caret" "$(cat plain.out)"; fi
+"$DTRACE" -xerrtags -n 'BEGIN { x = ; }' > tags.out 2>&1
+has "-xerrtags: the tag" tags.out '^dtrace: invalid probe specifier .*: \[D_SYNTAX\] syntax error near ";"$'
+if command -v script > /dev/null; then
+	script -qec "$DTRACE -n 'BEGIN { x = ; }'" /dev/null > tty.out 2>&1
+	has "an error on a terminal: its tag, line and caret" tty.out '\[D_SYNTAX\] line 1: syntax error' \
+		'^    BEGIN \{ x = ; \}' '^ {16}\^'
+fi
 
 # --- natively (root, BPF) ----------------------------------------------------------
 if [ "$(id -u)" != 0 ] || [ ! -e /sys/kernel/btf/vmlinux ]; then

@@ -252,9 +252,9 @@ printf 'provider p { probe a(int,int,int,int,int,int,int,int,int,int,int,int,int
 printf 'provider p { probe a__b(int); probe a_b(); };\n' > clash.d
 printf 'provider p { probe a(int) };\n' > syntax.d
 expect_error 1 "failed to open none.d" -h -s none.d
-expect_error 1 "[D_PROV_PRARGLEN]" -h -s many.d
-expect_error 1 "[D_PROV_BADNAME]" -h -s clash.d
-expect_error 1 "[D_SYNTAX]" -G -s syntax.d
+expect_error 1 "[D_PROV_PRARGLEN]" -xerrtags -h -s many.d
+expect_error 1 "[D_PROV_BADNAME]" -xerrtags -h -s clash.d
+expect_error 1 "[D_SYNTAX]" -xerrtags -G -s syntax.d
 expect_error 2 "requires a script" -h
 expect_error 2 "illegal option -- 66" -66 -h -s prov.d
 [ ! -e many.h ] && [ ! -e syntax.o ] && ok "no output after an error" || bad "output left after an error" "$(ls)"

@@ -1,8 +1,10 @@
-/* d_diag.c - DTrace's one-line compile errors, with cstap's caret line. */
+/* d_diag.c - DTrace's one-line compile errors, with cstap's caret line
+ * on a terminal. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "d/d_diag.h"
 
@@ -36,13 +38,18 @@ static void report(struct d_diag *dg, const char *tag, struct d_pos pos, const c
 {
 	if (dg->errors++)
 		return;
+	bool plain = !isatty(STDERR_FILENO);
+
 	dg->tag = tag;
-	fprintf(stderr, "dtrace: %s: [%s] ", dg->what, tag);
-	if (pos.line > 0)
+	fprintf(stderr, "dtrace: %s: ", dg->what);
+	if (dg->errtags || !plain)
+		fprintf(stderr, "[%s] ", tag);
+	if (pos.line > 0 && !(plain && dg->no_lines))
 		fprintf(stderr, "line %d: ", pos.line);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
-	caret_line(dg, pos);
+	if (!plain)
+		caret_line(dg, pos);
 }
 
 void d_error_at(struct d_diag *dg, const char *tag, struct d_pos pos, const char *fmt, ...)

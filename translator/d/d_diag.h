@@ -9,6 +9,11 @@
  * then, as every cstap diagnostic, the source line and a caret under the
  * column. d_error() prints that once and long-jumps back to d_compile()'s
  * caller (the parse or check that found it stops there).
+ *
+ * Where stderr is no terminal (a script reads it, a test compares it) the
+ * line is DTrace's word for word: the tag only under -xerrtags, no caret
+ * line, and no "line N:" for a program given on the command line (-n, -P,
+ * -m, -f, -i), as DTrace says none there.
  */
 #ifndef CSTAP_D_DIAG_H
 #define CSTAP_D_DIAG_H
@@ -22,6 +27,8 @@ struct d_diag {
 	const char *what;        /* "failed to compile script x.d", "invalid probe specifier T" */
 	const char *text;        /* the source, for the caret line (NULL: none) */
 	jmp_buf *abort;          /* where d_error() returns to; NULL: it returns */
+	bool errtags;            /* -xerrtags: the tag even where stderr is no terminal */
+	bool no_lines;           /* the source is a command-line argument */
 	int errors;
 	const char *tag;         /* the first error's tag */
 };

@@ -687,9 +687,13 @@ static void lower_expr_stmt(struct d_lower *L, const struct d_expr *e)
 		}
 		if (!strcmp(n, "speculate"))
 			return;   /* lower_clause sends the clause's output to the buffer */
+		if (!strcmp(n, "system")) {
+			d_lower_system(L, e);
+			return;
+		}
 		if (!strcmp(n, "setopt") || !strcmp(n, "ftruncate") || !strcmp(n, "chill") ||
 		    !strcmp(n, "breakpoint") || !strcmp(n, "panic") || !strcmp(n, "stop") ||
-		    !strcmp(n, "raise") || !strcmp(n, "system") || !strcmp(n, "print") ||
+		    !strcmp(n, "raise") || !strcmp(n, "print") ||
 		    !strcmp(n, "tracemem") || !strcmp(n, "pcap"))
 			return;   /* not yet lowered */
 	}
@@ -925,6 +929,16 @@ static void lower_probes(struct d_lower *L)
 	}
 }
 
+/* how many elements each dynamic variable's map holds: DTrace's
+ * dynvarsize is one pool for them all, a map here is one of each; an
+ * element (keys, value, the map's own) taken as 64 bytes */
+static int dynvar_entries(struct d_lower *L)
+{
+	int64_t n = L->sema->opts->dynvarsize / 64;
+
+	return n < 2048 ? 2048 : n > (1 << 20) ? 1 << 20 : (int)n;
+}
+
 /* the globals: one per D variable (self-> ones keyed by thread) */
 static void lower_globals(struct d_lower *L)
 {
@@ -943,7 +957,10 @@ static void lower_globals(struct d_lower *L)
 			for (int j = 0; j < paths.len; j++) {
 				strbuf_addstr(&L->globals, "global ");
 				var_ref(L, &L->globals, v);
-				strbuf_addf(&L->globals, "%s\n", paths.items[j]);
+				strbuf_addstr(&L->globals, paths.items[j]);
+				if (v->kind == DV_SELF || v->nkeys > 0)
+					strbuf_addf(&L->globals, "[%d]", dynvar_entries(L));
+				strbuf_addch(&L->globals, '\n');
 			}
 		}
 	}

@@ -53,6 +53,7 @@ void d_line(struct d_lower *L, const char *fmt, ...) __attribute__((format(print
 /* trace(e), printf(...) (d_lower_fmt.c) */
 void d_lower_trace(struct d_lower *L, const struct d_expr *arg);
 void d_lower_printf(struct d_lower *L, const struct d_expr *call);
+void d_lower_system(struct d_lower *L, const struct d_expr *call);
 /* a D printf format as cstap's printf format (appended to out); nargs
  * gets the number of arguments it converts; aggfmt: %@ is allowed */
 void d_format(struct d_lower *L, struct strbuf *out, const char *fmt, size_t len);

@@ -289,8 +289,9 @@ static const char *copy_text(struct strbuf *out, const char *p, const char *end)
 	return p;
 }
 
-/* printf(fmt, args...): each conversion checked against its argument */
-void d_lower_printf(struct d_lower *L, const struct d_expr *call)
+/* printf(fmt, args...): each conversion checked against its argument;
+ * with sink (system) the text goes there rather than to the output */
+static void lower_format(struct d_lower *L, const struct d_expr *call, const char *sink)
 {
 	const struct d_expr *f = call->args.items[0];
 	struct strbuf fmt, args;
@@ -384,9 +385,24 @@ void d_lower_printf(struct d_lower *L, const struct d_expr *call)
 	if (next < call->args.len)
 		d_error(L->sema->dg, "D_PRINTF_ARG_EXTRA", call->args.items[next]->pos,
 			"printf( ) prototype mismatch: only %d arguments required by this format string", next);
-	d_line(L, "printf(\"%s\"%s)", fmt.buf, args.buf);
+	if (sink)
+		d_line(L, "%s(sprintf(\"%s\"%s))", sink, fmt.buf, args.buf);
+	else
+		d_line(L, "printf(\"%s\"%s)", fmt.buf, args.buf);
 	strbuf_release(&fmt);
 	strbuf_release(&args);
+}
+
+void d_lower_printf(struct d_lower *L, const struct d_expr *call)
+{
+	lower_format(L, call, NULL);
+}
+
+/* system(fmt, args...): the command runs (stapio's system(), after the
+ * output before it), its output where dtrace's goes */
+void d_lower_system(struct d_lower *L, const struct d_expr *call)
+{
+	lower_format(L, call, "system");
 }
 
 void d_format(struct d_lower *L, struct strbuf *out, const char *fmt, size_t len)

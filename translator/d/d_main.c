@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +73,25 @@ static void usage(FILE *f)
 	      "(cstap's dtrace: see dtrace(1))\n", f);
 }
 
+/* a size option's bytes: N, Nk, Nm, Ng (DTrace's suffixes); dflt when
+ * no value or none that reads as a size */
+static int64_t size_value(const char *value, int64_t dflt)
+{
+	char *end;
+	long long n;
+
+	if (!value || !isdigit((unsigned char)*value))
+		return dflt;
+	n = strtoll(value, &end, 0);
+	switch (tolower((unsigned char)*end)) {
+	case 'k': n <<= 10; break;
+	case 'm': n <<= 20; break;
+	case 'g': n <<= 30; break;
+	case 't': n <<= 40; break;
+	}
+	return n > 0 ? n : dflt;
+}
+
 /* one option by name (-x NAME[=VALUE], #pragma D option NAME[=VALUE]) */
 static int set_option(struct d_opts *o, const char *name, const char *value)
 {
@@ -100,9 +120,11 @@ static int set_option(struct d_opts *o, const char *name, const char *value)
 		o->nspec = value ? strtoll(value, NULL, 0) : 1;
 	else if (!strcmp(name, "strsize"))
 		o->strsize = value ? strtoll(value, NULL, 0) : 0;
+	else if (!strcmp(name, "dynvarsize"))
+		o->dynvarsize = size_value(value, o->dynvarsize);
 	else {
 		static const char *const known[] = {
-			"bufsize", "dynvarsize", "switchrate", "statusrate", "aggrate", "cleanrate",
+			"bufsize", "switchrate", "statusrate", "aggrate", "cleanrate",
 			"scratchsize", "bufpolicy", "aggsize", "specsize", "stdc", "maxframes",
 			"ustackframes", "stackframes", "jstackframes", "jstackstrsize", "cpu", "bufresize",
 			"version", "evaltime", "defaultargs", "grabanon", "linkmode", "linktype",
@@ -226,10 +248,24 @@ static int parse_cmdline(struct d_cmdline *c, int argc, char **argv)
  * checked as DTrace splits them (D_PDESC_INVAL: too many) */
 static char *source_text(struct d_diag *dg, const struct d_source *src)
 {
-	if (src->spec >= 0 && src->arg[strspn(src->arg, "0123456789")]) {   /* -i N: a probe's ID */
-		/* the description, then its predicate and clause if any (-f 'read{...}') */
-		size_t n = strcspn(src->arg, "/{");
-		char *text = xstrndup(src->arg, n);
+	size_t digits = strspn(src->arg, "0123456789");
+	struct d_pos none = { 0, 0 };
+
+	if (digits && src->spec > D_PSPEC_NAME) {   /* -P -m -f: no probe ID */
+		static const char *const what[] = {
+			[D_PSPEC_FUNCTION] = "functions", [D_PSPEC_MODULE] = "modules",
+			[D_PSPEC_PROVIDER] = "providers",
+		};
+		d_error(dg, "D_PDESC_INVAL", none, "probe identifier %.*s not permitted when specifying %s",
+			(int)digits, src->arg, what[src->spec]);
+	}
+	if (src->spec >= 0 && src->arg[digits]) {   /* -i N: a probe's ID */
+		/* the description, then its predicate and clause if any (-f
+		 * 'read{...}'); -i's number followed by more is that more */
+		size_t n = strcspn(src->arg + digits, "/{");
+		char *text = src->spec == D_PSPEC_NAME ? xstrndup(src->arg + digits, n)
+						       : xstrndup(src->arg, digits + n);
+		n += digits;
 		struct d_parse_args pa = { .spec = (enum d_pspec)src->spec, .target_pid = d_provider_target()->pid };
 		struct d_pdesc *d = d_parse_pdesc(dg, text, &pa);
 		return xasprintf("%s:%s:%s:%s %s", d->prov, d->mod, d->func, d->name, src->arg[n] ? src->arg + n : "{}");
@@ -361,12 +397,14 @@ int dtrace_main(int argc, char **argv)
 	int rc;
 
 	c.opts.strsize = 256;
+	c.opts.dynvarsize = 1 << 20;   /* DTrace's default */
 	if ((rc = parse_cmdline(&c, argc, argv)))
 		return rc < 0 ? 0 : rc;
 	if (c.usdt.mode) {   /* -h, -G: the -s scripts' providers, nothing traced */
 		c.usdt.load = usdt_load;
 		c.usdt.load_arg = &c;
 		c.usdt.objects = c.argv;
+		c.usdt.errtags = c.opts.errtags;
 		c.usdt.nobjects = c.argc;
 		return d_usdt_main(&c.usdt);
 	}
@@ -378,7 +416,7 @@ int dtrace_main(int argc, char **argv)
 	struct d_source *src = &c.sources.items[0];
 	char *text = NULL;
 	jmp_buf abort;
-	struct d_diag dg = { .abort = &abort };
+	struct d_diag dg = { .abort = &abort, .errtags = c.opts.errtags };
 	if (setjmp(abort))
 		return 1;
 	if (!src->is_file) {
@@ -398,6 +436,7 @@ int dtrace_main(int argc, char **argv)
 	}
 
 	dg.text = text;
+	dg.no_lines = !src->is_file;
 	dg.what = src->is_file ? xasprintf("failed to compile script %s", src->arg)
 			       : xasprintf("invalid probe specifier %s", src->arg);
 	struct d_sema sema = { .dg = &dg, .opts = &c.opts, .nargs = c.argc, .args = c.argv, .target_pid = c.pid };
@@ -422,6 +461,7 @@ int dtrace_main(int argc, char **argv)
 			return 2;
 		}
 		dg.text = t;
+		dg.no_lines = !more->is_file;
 		dg.what = more->is_file ? xasprintf("failed to compile script %s", more->arg)
 					: xasprintf("invalid probe specifier %s", more->arg);
 		pa.is_file = more->is_file;

@@ -189,9 +189,13 @@ static struct clause_probes *clause_probes(struct d_sema *S, const struct d_clau
 		d_provider_match(d, &cp->probes);
 		if (failure.tag)   /* a family's own error: the description is malformed for it */
 			d_error(S->dg, failure.tag, d->pos, "%s", failure.msg);
+		if (cp->probes.len == before && !S->opts->zdefs && d->text[0] &&
+		    !d->text[strspn(d->text, "0123456789")])   /* a probe's number */
+			d_error(S->dg, "D_PDESC_ZERO", d->pos, "invalid probe identifier %u: Unknown probe identifier",
+				d->id);
 		if (cp->probes.len == before && !S->opts->zdefs)
-			d_error(S->dg, "D_PDESC_ZERO", d->pos, "probe description %s does not match any probes",
-				d->text);
+			d_error(S->dg, "D_PDESC_ZERO", d->pos, "probe description %s:%s:%s:%s does not match any probes",
+				d->prov, d->mod, d->func, d->name);
 		vec_push(&cp->per_desc, cp->probes.len - before);
 	}
 	vec_push(&matched, cp);

@@ -47,6 +47,7 @@ struct d_opts {
 	bool flowindent;
 	bool rawbytes;
 	int64_t strsize;
+	int64_t dynvarsize;       /* bytes of dynamic variables (self->, assocs) */
 	int64_t nspec;           /* speculation buffers (1) */
 	bool aggsortkey, aggsortrev;
 	int aggsortpos;

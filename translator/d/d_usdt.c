@@ -109,7 +109,7 @@ static int read_providers(const struct d_usdt_opts *o, d_usdt_probes *v)
 
 		if (!text)
 			return -1;
-		struct d_diag dg = { .text = text, .abort = &abort,
+		struct d_diag dg = { .text = text, .abort = &abort, .errtags = o->errtags,
 				     .what = xasprintf("failed to compile script %s", path) };
 		struct d_parse_args pa = { .argc = 1, .argv = &argv0, .is_file = true,
 					   .defaultargs = true, .allow_empty = true };

@@ -36,6 +36,7 @@ struct d_usdt_opts {
 	enum d_usdt_mode mode;
 	const char *output;      /* -o; NULL: the first script's base name with .h or .o, here */
 	bool m32;                /* -32: a 32-bit object (-64, the default: the compiler's) */
+	bool errtags;            /* -xerrtags: errors carry their tag */
 	strvec scripts;          /* the -s files, in order */
 	char **objects;          /* -G: the program's objects, after the options */
 	int nobjects;
