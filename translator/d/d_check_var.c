@@ -182,10 +182,12 @@ struct d_type *ck_macro(struct d_ck *ck, struct d_expr *e)
 	if (!(*n >= '0' && *n <= '9'))
 		return str ? ck_type(ck, "string") : ck_type(ck, "int");
 	long i = strtol(n, &end, 10);
-	if (*end || i < 0 || i > ck->S->nargs)
+	if (*end || i < 0 || (i > ck->S->nargs && !ck->S->opts->defaultargs))
 		CK_ERR(ck, "D_MACRO_UNDEF", e->pos, "macro argument %s is not defined", e->name);
 	if (str)
 		return ck_type(ck, "string");
+	if (i > ck->S->nargs)   /* defaultargs: $N past the arguments is 0 */
+		return ck_type(ck, "int");
 	const char *v = i == 0 ? "dtrace" : ck->S->args[i - 1];
 	strtoll(v, &end, 0);
 	return *v && !*end ? ck_type(ck, "int") : ck_type(ck, "string");

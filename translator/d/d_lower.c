@@ -526,7 +526,8 @@ static void lower_macro(struct d_lower *L, struct strbuf *out, const struct d_ex
 		return;
 	}
 	long i = strtol(n, NULL, 10);
-	const char *v = i == 0 ? "dtrace" : L->sema->args[i - 1];
+	/* past the arguments (defaultargs): 0, or "" */
+	const char *v = i == 0 ? "dtrace" : i <= L->sema->nargs ? L->sema->args[i - 1] : "";
 	if (d_is_string(e->type))
 		add_string(out, v, strlen(v));
 	else

@@ -107,6 +107,10 @@ static int set_option(struct d_opts *o, const char *name, const char *value)
 		o->rawbytes = true;
 	else if (!strcmp(name, "zdefs"))
 		o->zdefs = true;
+	else if (!strcmp(name, "defaultargs"))
+		o->defaultargs = true;
+	else if (!strcmp(name, "argref"))
+		o->argref = true;
 	else if (!strcmp(name, "aggsortkey"))
 		o->aggsortkey = true;
 	else if (!strcmp(name, "aggsortrev"))
@@ -127,10 +131,10 @@ static int set_option(struct d_opts *o, const char *name, const char *value)
 			"bufsize", "switchrate", "statusrate", "aggrate", "cleanrate",
 			"scratchsize", "bufpolicy", "aggsize", "specsize", "stdc", "maxframes",
 			"ustackframes", "stackframes", "jstackframes", "jstackstrsize", "cpu", "bufresize",
-			"version", "evaltime", "defaultargs", "grabanon", "linkmode", "linktype",
+			"version", "evaltime", "grabanon", "linkmode", "linktype",
 			"nolibs", "pspec", "stackindent", "amin", "modpath", "bpflog", "bpflogsize",
 			"lockmem", "disasm", "define", "iregs", "libdir", "preallocate", "incdir",
-			"procfs", "core", "debug", "noresolve", "tree", "sortorder", "argref", "undef",
+			"procfs", "core", "debug", "noresolve", "tree", "sortorder", "undef",
 			"ctypes", "dtypes", "cpp", "cpppath", "cppargs", "empty", "errtags", "droptags", NULL,
 		};
 		for (int i = 0; known[i]; i++)
@@ -259,6 +263,8 @@ static char *source_text(struct d_diag *dg, const struct d_source *src)
 		d_error(dg, "D_PDESC_INVAL", none, "probe identifier %.*s not permitted when specifying %s",
 			(int)digits, src->arg, what[src->spec]);
 	}
+	if (src->spec == D_PSPEC_NAME && digits && strchr("/{ \t", src->arg[digits]))
+		return xstrdup(src->arg);   /* -i 'N{...}': probe N and its clause */
 	if (src->spec >= 0 && src->arg[digits]) {   /* -i N: a probe's ID */
 		/* the description, then its predicate and clause if any (-f
 		 * 'read{...}'); -i's number followed by more is that more */
@@ -448,7 +454,8 @@ int dtrace_main(int argc, char **argv)
 	for (int i = 0; i < c.argc; i++)
 		margv[i + 1] = c.argv[i];
 	struct d_parse_args pa = { .argc = c.argc + 1, .argv = margv, .target_pid = c.pid,
-				   .spec = D_PSPEC_NAME, .is_file = src->is_file };
+				   .spec = D_PSPEC_NAME, .is_file = src->is_file,
+				   .defaultargs = c.opts.defaultargs, .argref = c.opts.argref };
 	struct d_program *prog = d_parse(&dg, types, src->is_file ? src->arg : "-n", text, &pa);
 	if (!prog)
 		return 1;

@@ -53,6 +53,8 @@ struct d_opts {
 	int aggsortpos;
 	bool aggsortkeypos_set;
 	bool zdefs;              /* -Z: descriptions matching nothing are no error */
+	bool defaultargs;        /* $N past the arguments is 0 or "" */
+	bool argref;             /* arguments no $N names are no error */
 };
 
 struct d_sema {
