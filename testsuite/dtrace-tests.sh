@@ -12,7 +12,9 @@
 #   --list-groups   print each test's group (language, err, provider), run nothing
 # Environment: DTRACE (default $build/translator/dtrace), JOBS (default the
 # CPU count), KEEP=1 (keep the work directory: each test's output, under
-# t/CAT%FILE/), VERBOSE=1 (as -v).
+# t/CAT%FILE/), VERBOSE=1 (as -v), DTRACE_RUNTIME=kernel (the language
+# tests with the module runtime in a QEMU guest, known-kernel.txt their
+# known failures), DTRACE_SAMPLE=N (every Nth test of those selected).
 # Exit status: 0 when every failure is listed in known.txt; 1 on an unlisted
 # failure or a listed test that passes (XPASS: the list only shrinks); 77
 # (skip) without ../shared/dtrace-testsuite, without root (BPF) or without a
@@ -551,6 +553,24 @@ classify() {
 	}' "$work/language" "$work/selected"
 }
 classify > "$work/groups"
+
+# DTRACE_RUNTIME=kernel: the module runtime, in a QEMU guest of an installed
+# kernel (stap's choice on a host that loads no modules); the language
+# tests only (the others run triggers and scripts on this host), against
+# their own known list
+if [ "${DTRACE_RUNTIME:-bpf}" = kernel ]; then
+	export CSTAP_DEFAULT_RUNTIME=kernel
+	known=$src/testsuite/dtrace/known-kernel.txt
+	awk '$2 == "language" { print $1 }' "$work/groups" > "$work/selected.lang"
+	mv "$work/selected.lang" "$work/selected"
+	awk '$2 == "language"' "$work/groups" > "$work/groups.lang"
+	mv "$work/groups.lang" "$work/groups"
+fi
+# DTRACE_SAMPLE=N: every Nth of the tests (the first, the N+1st ...)
+if [ "${DTRACE_SAMPLE:-1}" -gt 1 ] 2> /dev/null; then
+	awk -v n="$DTRACE_SAMPLE" 'NR % n == 1' "$work/selected" > "$work/selected.sample"
+	mv "$work/selected.sample" "$work/selected"
+fi
 
 if [ -n "$list_groups" ]; then
 	awk '{ printf "%-9s %s\n", $2, $1; n[$2]++ }

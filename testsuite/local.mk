@@ -5,15 +5,16 @@
 # The suites, longest first (make check runs them two at a time, in this
 # order: see CHECK_JOBS below); the unit tests (unit-*.mk, elaborate_test) and
 # the fuzz regressions (fuzz/local.mk) take seconds and come last.
-TESTS += testsuite/run-tests.sh testsuite/conformance-build.sh testsuite/bpf-run-tests.sh \
+TESTS += testsuite/dtrace-tests.sh testsuite/run-tests.sh testsuite/conformance-build.sh testsuite/bpf-run-tests.sh \
+	testsuite/dtrace-kernel-tests.sh \
 	testsuite/cstap-examples.sh testsuite/examples.sh testsuite/list-tests.sh testsuite/cli-tests.sh \
 	testsuite/conformance-sem.sh testsuite/stress.sh testsuite/btf-tests.sh testsuite/debuginfod-tests.sh \
 	testsuite/staprun-tests.sh testsuite/conformance-parse.sh testsuite/vm-smoke.sh \
 	testsuite/remote-ssh-tests.sh testsuite/attack-tests.sh testsuite/cache-tests.sh \
 	testsuite/exporter-tests.sh testsuite/sysroot-tests.sh testsuite/man-tests.sh \
-	testsuite/stapbpf-tests.sh testsuite/native-tests.sh testsuite/native-examples.sh testsuite/dtrace-tests.sh testsuite/tree-tests.sh testsuite/privilege-table.sh \
+	testsuite/stapbpf-tests.sh testsuite/native-tests.sh testsuite/native-examples.sh testsuite/tree-tests.sh testsuite/privilege-table.sh \
 	testsuite/library-tests.sh testsuite/examples-run.sh testsuite/dtrace-usdt-tests.sh testsuite/dtrace-provider-tests.sh
-EXTRA_DIST += testsuite/dtrace-tests.sh testsuite/dtrace testsuite/dtrace-usdt-tests.sh testsuite/dtrace-provider-tests.sh testsuite/examples-run.sh testsuite/library-tests.sh testsuite/library testsuite/native-tests.sh testsuite/native-examples.sh testsuite/privilege-table.sh testsuite/README.md testsuite/tree-tests.sh testsuite/lib.sh testsuite/sysroot-tests.sh testsuite/remote-ssh-tests.sh testsuite/btf-tests.sh testsuite/btf testsuite/stress.sh testsuite/cache-tests.sh testsuite/man-tests.sh testsuite/exporter-tests.sh testsuite/exporter testsuite/attack-tests.sh testsuite/attack testsuite/privilege testsuite/staprun-tests.sh testsuite/staprun testsuite/stapbpf-tests.sh testsuite/stress testsuite/vm-smoke.sh testsuite/cli-tests.sh testsuite/list-tests.sh testsuite/debuginfod-tests.sh testsuite/list testsuite/conformance-parse.sh testsuite/conformance-sem.sh testsuite/conformance-build.sh testsuite/conformance-build-systemtap.txt testsuite/conformance-xfail.txt testsuite/examples.sh testsuite/examples testsuite/run-tests.sh testsuite/bpf-run-tests.sh testsuite/bpf-both-ways.txt \
+EXTRA_DIST += testsuite/dtrace-tests.sh testsuite/dtrace-kernel-tests.sh testsuite/dtrace testsuite/dtrace-usdt-tests.sh testsuite/dtrace-provider-tests.sh testsuite/examples-run.sh testsuite/library-tests.sh testsuite/library testsuite/native-tests.sh testsuite/native-examples.sh testsuite/privilege-table.sh testsuite/README.md testsuite/tree-tests.sh testsuite/lib.sh testsuite/sysroot-tests.sh testsuite/remote-ssh-tests.sh testsuite/btf-tests.sh testsuite/btf testsuite/stress.sh testsuite/cache-tests.sh testsuite/man-tests.sh testsuite/exporter-tests.sh testsuite/exporter testsuite/attack-tests.sh testsuite/attack testsuite/privilege testsuite/staprun-tests.sh testsuite/staprun testsuite/stapbpf-tests.sh testsuite/stress testsuite/vm-smoke.sh testsuite/cli-tests.sh testsuite/list-tests.sh testsuite/debuginfod-tests.sh testsuite/list testsuite/conformance-parse.sh testsuite/conformance-sem.sh testsuite/conformance-build.sh testsuite/conformance-build-systemtap.txt testsuite/conformance-xfail.txt testsuite/examples.sh testsuite/examples testsuite/run-tests.sh testsuite/bpf-run-tests.sh testsuite/bpf-both-ways.txt \
 	testsuite/run testsuite/semko
 # DTrace's unit tests build their trigger programs here (dtrace-tests.sh)
 clean-local: clean-dtrace-triggers

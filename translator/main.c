@@ -184,9 +184,10 @@ static int build(struct session *s)
 	return rc ? rc : sign_module(s);
 }
 
-/* stap's command line, passes 1-5; before_run (when given) is told once
- * passes 1-4 succeeded and pass 5 starts (dtrace's "matched N probes") */
-int stap_run(int argc, char **argv, void (*before_run)(struct session *, void *), void *arg)
+/* stap's command line, passes 1-5; hook (when given) is told once the
+ * options are read (dtrace -e: no module copy) and once passes 1-4
+ * succeeded and pass 5 starts (dtrace's "matched N probes") */
+int stap_run(int argc, char **argv, void (*hook)(struct session *, enum stap_hook, void *), void *arg)
 {
 	struct session s;
 	int rc;
@@ -194,6 +195,8 @@ int stap_run(int argc, char **argv, void (*before_run)(struct session *, void *)
 	session_init(&s);
 	if ((rc = parse_options(&s, argc, argv)) != 0)
 		return rc < 0 ? 0 : rc;
+	if (hook)
+		hook(&s, STAP_HOOK_OPTIONS, arg);
 
 	/* --remote=ssh://HOST: passes 1-4 once per kernel the hosts run, then
 	 * pass 5 on every host at once */
@@ -203,8 +206,8 @@ int stap_run(int argc, char **argv, void (*before_run)(struct session *, void *)
 	rc = build(&s);
 	if (rc || s.last_pass == 4)
 		return cleanup_session(&s), rc == STOPPED ? 0 : rc;
-	if (before_run)
-		before_run(&s, arg);
+	if (hook)
+		hook(&s, STAP_HOOK_RUN, arg);
 	rc = run_pass(&s, 5, pass5_run);
 	cleanup_session(&s);
 	return rc;

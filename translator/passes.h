@@ -5,8 +5,10 @@
 #include "session.h"
 
 /* stap's command line and passes 1-5 (main.c); dtrace runs it on its
- * lowered script, told by before_run (if not NULL) when pass 5 starts */
-int stap_run(int argc, char **argv, void (*before_run)(struct session *, void *), void *arg);
+ * lowered script, told by hook (if not NULL) when the options are read
+ * (STAP_HOOK_OPTIONS) and when pass 5 starts (STAP_HOOK_RUN) */
+enum stap_hook { STAP_HOOK_OPTIONS, STAP_HOOK_RUN };
+int stap_run(int argc, char **argv, void (*hook)(struct session *, enum stap_hook, void *), void *arg);
 int pass1_parse(struct session *s);      /* parse/library.c: user files, the tapset library's index */
 /* pass 2 (parse/library.c): the library files that define function or
  * global name, or an alias whose first component the pattern name

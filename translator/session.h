@@ -57,6 +57,8 @@ struct session {
 	bool runtime_bpf;         /* --runtime=bpf: eBPF programs for stapbpf, not a module */
 	bool runtime_given;       /* --runtime or --bpf was given */
 	bool runtime_auto;        /* BPF because this host loads no modules (options.c) */
+	bool no_guest_notice;     /* say nothing of a QEMU guest chosen (dtrace: DTrace's stderr) */
+	bool no_module_copy;      /* -p4 leaves no copy here and names none (dtrace -e) */
 	VEC(char *) defines;      /* -D NAME[=VALUE] */
 	VEC(char *) kbuild_vars;  /* -B NAME=VALUE: make variables for kbuild */
 	const char *tmp_base;     /* --tmpdir, else $TMPDIR, else /tmp */

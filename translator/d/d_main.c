@@ -383,14 +383,23 @@ struct announce {
 	const char *name;
 	int probes;
 	bool quiet;              /* quiet (-q, the option) leaves the notice out, as DTrace does */
+	bool compile_only;       /* -e */
 };
 
-/* "dtrace: script 'x.d' matched 2 probes", once the program is built */
-static void announce(struct session *s, void *arg)
+/* "dtrace: script 'x.d' matched 2 probes", once the program is built;
+ * -e (compile only) leaves no module behind */
+static void announce(struct session *s, enum stap_hook when, void *arg)
 {
 	const struct announce *a = arg;
 
-	s->runtime_auto = false;   /* no notice of the runtime stap chose: dtrace's output is DTrace's */
+	if (when == STAP_HOOK_OPTIONS) {
+		s->no_module_copy = a->compile_only;
+		return;
+	}
+
+	/* no notice of the runtime or guest stap chose: dtrace's output is DTrace's */
+	s->runtime_auto = false;
+	s->no_guest_notice = true;
 	if (a->quiet)
 		return;
 	fprintf(stderr, "dtrace: %s '%s' matched %d probe%s\n", a->kind, a->name, a->probes,
@@ -525,5 +534,6 @@ int dtrace_main(int argc, char **argv)
 	};
 	optind = 0;
 	an.quiet = c.opts.quiet;
-	return stap_run(av.len - 1, av.items, c.compile_only ? NULL : announce, &an);
+	an.compile_only = c.compile_only;
+	return stap_run(av.len - 1, av.items, announce, &an);
 }

@@ -142,13 +142,15 @@ static bool use_guest(struct session *s)
 		fprintf(stderr, "stap: this kernel loads no modules; running the script with the BPF runtime "
 			"(--runtime=kernel runs a module in a QEMU guest)\n");
 	if (!k->host_loads_modules && !s->runtime_bpf) {
-		fprintf(stderr, "stap: this kernel cannot load modules; running in a QEMU guest (kernel %s)\n",
-			k->release);
+		if (!s->no_guest_notice)
+			fprintf(stderr, "stap: this kernel cannot load modules; running in a QEMU guest (kernel %s)\n",
+				k->release);
 		return true;
 	}
 	if (k->host_release && !k->running) {
-		fprintf(stderr, "stap: %s for kernel %s, not this one (%s); running in a QEMU guest\n",
-			s->runtime_bpf ? "programs made" : "module built", k->release, k->host_release);
+		if (!s->no_guest_notice)
+			fprintf(stderr, "stap: %s for kernel %s, not this one (%s); running in a QEMU guest\n",
+				s->runtime_bpf ? "programs made" : "module built", k->release, k->host_release);
 		return true;
 	}
 	return false;
