@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <ctype.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -192,6 +193,10 @@ static int parse_cmdline(struct d_cmdline *c, int argc, char **argv)
 			c->pid = strtol(optarg, &end, 10);
 			if (*end || c->pid <= 0) {
 				fprintf(stderr, "dtrace: failed to grab pid %s: No such process\n", optarg);
+				return 1;
+			}
+			if (kill((pid_t)c->pid, 0) && errno == ESRCH) {   /* DTrace's words */
+				fprintf(stderr, "dtrace: %s\n", strerror(ESRCH));
 				return 1;
 			}
 			break;
