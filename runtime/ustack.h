@@ -720,6 +720,7 @@ enum stp_uframe_fmt {
 	STP_UF_BRIEF,		/* "sym+0x.." (print_ubacktrace_brief) */
 	STP_UF_DATA,		/* "sym+0x../0x.. [/path]" (usymdata) */
 	STP_UF_NAME,		/* "sym" (usymname) */
+	STP_UF_DTRACE,		/* "              file`sym+0x.." (dtrace's ustack()) */
 };
 
 /* One address as fmt says, into out; mm read-locked by the caller (or NULL). */
@@ -746,6 +747,12 @@ static void stp_uframe_str(struct mm_struct *mm, unsigned long a, int fmt, char 
 		case STP_UF_DATA:
 			snprintf(out, n, "%s+0x%lx/0x%lx [%s]", u.name, u.off, u.size, u.path);
 			return;
+		case STP_UF_DTRACE:	/* DTrace's: no "+0x0" */
+			if (u.off)
+				snprintf(out, n, "%14s%s`%s+0x%lx\n", "", name, u.name, u.off);
+			else
+				snprintf(out, n, "%14s%s`%s\n", "", name, u.name);
+			return;
 		default:
 			strscpy(out, u.name, n);
 			return;
@@ -753,12 +760,16 @@ static void stp_uframe_str(struct mm_struct *mm, unsigned long a, int fmt, char 
 	}
 	if (fmt == STP_UF_NAME || !stp_ustk_vma_file(mm, a, buf, sizeof(buf), &path, &base, &size)) {
 		snprintf(out, n, fmt == STP_UF_NAME || fmt == STP_UF_DATA ? "0x%lx" :
-			 fmt == STP_UF_FULL ? " 0x%lx\n" : "0x%lx\n", a);
+			 fmt == STP_UF_FULL ? " 0x%lx\n" : fmt == STP_UF_DTRACE ? "              0x%lx\n" :
+			 "0x%lx\n", a);
 		return;
 	}
 	name = strrchr(path, '/');
 	name = name ? name + 1 : path;
 	switch (fmt) {
+	case STP_UF_DTRACE:
+		snprintf(out, n, "%14s%s`0x%lx\n", "", name, a);
+		return;
 	case STP_UF_FULL:
 		snprintf(out, n, " 0x%lx [%s+0x%lx/0x%lx]\n", a, path, a - base, size);
 		return;

@@ -11,7 +11,7 @@ stapbpf_stapbpf_SOURCES = stapbpf/stapbpf.c stapbpf/bpf_bundle.c stapbpf/bpf_bun
 	stapbpf/bpf_procfs.c stapbpf/bpf_procfs.h \
 	stapbpf/bpf_attach.c stapbpf/bpf_attach.h staprun/stapio_cmd.c staprun/stapio_cmd.h \
 	staprun/stapio_system.c staprun/stapio_system.h stapbpf/bpf_funcinfo.c stapbpf/bpf_funcinfo.h \
-	stapbpf/bpf_ksym.c stapbpf/bpf_ksym.h
+	stapbpf/bpf_ksym.c stapbpf/bpf_ksym.h stapbpf/bpf_usym.c stapbpf/bpf_usym.h
 stapbpf_stapbpf_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/runtime -I$(srcdir)/staprun
 stapbpf_stapbpf_LDFLAGS = -static
 stapbpf_stapbpf_LDADD = $(BPF_LIBS)

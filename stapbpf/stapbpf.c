@@ -36,6 +36,7 @@
 #include "bpf_proto.h"
 #include "bpf_interp.h"
 #include "bpf_ksym.h"
+#include "bpf_usym.h"
 #include "bpf_printf.h"
 #include "bpf_procfs.h"
 #include "stapio_system.h"
@@ -198,6 +199,30 @@ static void print_stack_record(struct session *s, uint32_t prog, const uint8_t *
 	}
 }
 
+/* A USTACK record (print_ubacktrace(), dtrace's ustack()): the tag's
+ * style and frame limit, then the process, the stack's size in bytes and
+ * the frames, named from the process's mappings as they are now. */
+static void print_ustack_record(struct session *s, uint64_t tag, const uint8_t *p, size_t size)
+{
+	int style = (int)((tag >> 32) & 0xff), frames = (int)(tag >> 40);
+	uint64_t tgid;
+	int64_t bytes;
+
+	if (size < 16)
+		return;
+	memcpy(&tgid, p, 8);
+	memcpy(&bytes, p + 8, 8);
+	bpf_usym_forget_maps();
+	for (int64_t i = 0, n = 0; i + 8 <= bytes && 16 + i + 8 <= (int64_t)size; i += 8) {
+		uint64_t a;
+
+		if (frames && n++ == frames)
+			break;
+		memcpy(&a, p + 16 + i, 8);
+		bpf_usym_frame(s->out, (uint32_t)tgid, a, (enum bpf_ustack_style)style);
+	}
+}
+
 /* One ring buffer record, from the kernel or from the interpreter. */
 static void handle_record(void *ctx, const void *data, size_t size)
 {
@@ -247,6 +272,10 @@ static void handle_record(void *ctx, const void *data, size_t size)
 	}
 	if (kind == REC_STACK) {
 		print_stack_record(s, (uint32_t)(tag >> 32), p + 8, size - 8);
+		return;
+	}
+	if (kind == REC_USTACK) {
+		print_ustack_record(s, tag, p + 8, size - 8);
 		return;
 	}
 	if (kind != REC_PRINTF && kind != REC_ERROR && kind != REC_WARN && kind != REC_SYSTEM) {

@@ -60,7 +60,7 @@ STAP_PASS_SOURCES = translator/passes.h translator/options.c translator/options.
 	translator/translate/bpf/bpf.h translator/translate/bpf/gen.h translator/translate/bpf/insn.h \
 	translator/translate/bpf/prog.c translator/translate/bpf/expr.c translator/translate/bpf/stmt.c \
 	translator/translate/bpf/kfmt.c translator/translate/bpf/rematch.c translator/translate/bpf/entry.c translator/translate/bpf/pretty.c \
-	translator/translate/bpf/tvar.c translator/translate/bpf/wrap.c translator/translate/bpf/keywidth.c translator/translate/bpf/ksym.c translator/translate/bpf/callback.c \
+	translator/translate/bpf/tvar.c translator/translate/bpf/wrap.c translator/translate/bpf/keywidth.c translator/translate/bpf/ksym.c translator/translate/bpf/ustack.c translator/translate/bpf/callback.c \
 	translator/translate/bpf/intrinsics.c translator/translate/bpf/unit.h translator/translate/bpf/bundle.c \
 	translator/build/build.c translator/build/recipe.c translator/build/recipe.h translator/build/pch.c translator/build/pch.h translator/build/kfeatures.c translator/build/kfeatures.h \
 	translator/build/modsign.c translator/build/modsign.h \

@@ -672,7 +672,15 @@ static void lower_expr_stmt(struct d_lower *L, const struct d_expr *e)
 			return;
 		}
 		if (!strcmp(n, "ustack") || !strcmp(n, "jstack")) {
-			d_line(L, "print_ubacktrace()");
+			/* DTrace's: a blank line, then a line a frame, at most
+			 * nframes (a constant; ustack() all) */
+			const struct d_expr *nf = e->args.len ? e->args.items[0] : NULL;
+			const struct d_opts *o = L->sema->opts;
+			long long frames = nf && nf->kind == DE_INT ? (long long)nf->num : o->ustackframes;
+			if (o->maxframes > 0 && (frames <= 0 || frames > o->maxframes))
+				frames = o->maxframes;
+			d_line(L, "printf(\"\\n\")");
+			d_line(L, "_d_print_ustack(%lld)", frames);
 			return;
 		}
 		if (!strcmp(n, "commit") || !strcmp(n, "discard")) {

@@ -125,13 +125,17 @@ static int set_option(struct d_opts *o, const char *name, const char *value)
 		o->nspec = value ? strtoll(value, NULL, 0) : 1;
 	else if (!strcmp(name, "strsize"))
 		o->strsize = value ? strtoll(value, NULL, 0) : 0;
+	else if (!strcmp(name, "ustackframes"))
+		o->ustackframes = value ? strtoll(value, NULL, 0) : 0;
+	else if (!strcmp(name, "maxframes"))
+		o->maxframes = value ? strtoll(value, NULL, 0) : 0;
 	else if (!strcmp(name, "dynvarsize"))
 		o->dynvarsize = size_value(value, o->dynvarsize);
 	else {
 		static const char *const known[] = {
 			"bufsize", "switchrate", "statusrate", "aggrate", "cleanrate",
-			"scratchsize", "bufpolicy", "aggsize", "specsize", "stdc", "maxframes",
-			"ustackframes", "stackframes", "jstackframes", "jstackstrsize", "cpu", "bufresize",
+			"scratchsize", "bufpolicy", "aggsize", "specsize", "stdc",
+			"stackframes", "jstackframes", "jstackstrsize", "cpu", "bufresize",
 			"version", "evaltime", "grabanon", "linkmode", "linktype",
 			"nolibs", "pspec", "stackindent", "amin", "modpath", "bpflog", "bpflogsize",
 			"lockmem", "disasm", "define", "iregs", "libdir", "preallocate", "incdir",

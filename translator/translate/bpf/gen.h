@@ -301,6 +301,9 @@ int bg_error_kind(const struct bgen *g);
 bool bg_probe_addr(struct bgen *g);
 /* ksym.c: print_backtrace() (a STACK record stapbpf prints) */
 void bg_print_backtrace(struct bgen *g, struct srcpos pos);
+/* ustack.c: print_ubacktrace() and dtrace's ustack(frames) (a USTACK
+ * record stapbpf names and prints in style) */
+void bg_print_ustack(struct bgen *g, struct srcpos pos, int style, int frames);
 
 /* ksym.c: d = symname(addr), or symdata(addr) when data; @rodata's
  * contents in the unit, when a program uses it */

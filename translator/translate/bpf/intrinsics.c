@@ -784,6 +784,27 @@ INTRINSIC(i_print_backtrace)
 	return true;
 }
 
+/* print_ubacktrace(): the module runtime's lines (ustack.c) */
+INTRINSIC(i_print_ubacktrace)
+{
+	bg_print_ustack(g, e->pos, 0, 0);
+	return true;
+}
+
+/* _d_print_ustack(frames): dtrace's ustack(), DTrace's lines, at most
+ * frames of them (a constant; 0 all) */
+INTRINSIC(i_d_print_ustack)
+{
+	struct expr *n = bg_arg_source(g, e->args.items[0]);
+
+	if (n->kind != EXPR_NUM) {
+		bg_fail(g, n->pos, "ustack()'s frames has no BPF form unless a constant");
+		return true;
+	}
+	bg_print_ustack(g, e->pos, 1, n->num > 0 ? (int)n->num : 0);
+	return true;
+}
+
 /* probemod(): a kprobe's module, a constant the family gives (g->ctx) */
 INTRINSIC(i_probemod)
 {
@@ -1205,6 +1226,7 @@ static const struct bpf_intrinsic intrinsics[] = {
 	{ "comm", S, i_comm },
 	{ "cpu", L, i_cpu },
 	{ "current_task", L, i_current_task },
+	{ "d_print_ustack", L, i_d_print_ustack },
 	{ "error", L, i_error },
 	{ "exit", L, i_exit },
 	{ "exit_status", L, i_exit_status },
@@ -1230,6 +1252,7 @@ static const struct bpf_intrinsic intrinsics[] = {
 	{ "pp", S, i_pp, .text = point_text },
 	{ "ppfunc", S, i_ppfunc },
 	{ "print_backtrace", L, i_print_backtrace },
+	{ "print_ubacktrace", L, i_print_ubacktrace },
 	{ "probe_type", S, i_probe_type },
 	{ "probefunc", S, i_probefunc },
 	{ "probemod", S, i_probemod },
