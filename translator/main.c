@@ -210,6 +210,23 @@ int stap_run(int argc, char **argv, void (*before_run)(struct session *, void *)
 	return rc;
 }
 
+/* dtrace -e: passes 1-4 for their errors alone, the module neither
+ * copied to the current directory nor named on stdout */
+int stap_compile_only(int argc, char **argv)
+{
+	struct session s;
+	int rc;
+
+	session_init(&s);
+	if ((rc = parse_options(&s, argc, argv)) != 0)
+		return rc < 0 ? 0 : rc;
+	s.last_pass = 4;
+	s.module_stays = true;
+	rc = build(&s);
+	cleanup_session(&s);
+	return rc == STOPPED ? 0 : rc;
+}
+
 /* run as dtrace (or stap --dtrace ...): DTrace's command line and D */
 static bool dtrace_mode(int argc, char **argv)
 {

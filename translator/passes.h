@@ -7,6 +7,7 @@
 /* stap's command line and passes 1-5 (main.c); dtrace runs it on its
  * lowered script, told by before_run (if not NULL) when pass 5 starts */
 int stap_run(int argc, char **argv, void (*before_run)(struct session *, void *), void *arg);
+int stap_compile_only(int argc, char **argv);
 int pass1_parse(struct session *s);      /* parse/library.c: user files, the tapset library's index */
 /* pass 2 (parse/library.c): the library files that define function or
  * global name, or an alias whose first component the pattern name

@@ -35,6 +35,7 @@ struct session {
 	enum { DUMP_NONE, DUMP_FUNCTIONS, DUMP_PROBE_TYPES, DUMP_PROBE_ALIASES } dump; /* --dump-* */
 	const char *module_name;  /* -m NAME, or stap_<hash>_<pid> */
 	bool module_name_given;   /* -m was used */
+	bool module_stays;        /* dtrace -e: pass 4's module not copied here */
 	const char *output_file;  /* -o FILE */
 	const char *rotate;       /* -S MB[,N]: staprun switches output files */
 	bool flight;              /* -F: staprun -L (load, start, detach), with -o -D */

@@ -161,7 +161,7 @@ int pass4_build(struct session *s)
 /* Does the user get a copy of the module in the current directory? */
 static bool delivers_copy(const struct session *s)
 {
-	return s->last_pass == 4 || s->module_name_given;
+	return !s->module_stays && (s->last_pass == 4 || s->module_name_given);
 }
 
 int sign_module(struct session *s)

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "d/d_lower.h"
+#include "d/d_types.h"
 
 /* ---- helpers -------------------------------------------------------------------- */
 
@@ -180,6 +181,59 @@ static const char *const helper_text[] = {
 		"    for (i = 1; i <= n; i++) if (!(i in __d_spec_busy)) { __d_spec_busy[i] = 1; return i }\n"
 		"    return 0\n"
 		"}\n",
+	/* %e %f %g of a float's or a double's bits: the value as m * 10^d
+	 * (m below 2^62, so 18 digits exact), rounded half up to the digits
+	 * the conversion shows; %g as %e or %f by the exponent, its trailing
+	 * zeros cut */
+	[H_FLOAT] = "function __d_pow10:long(n:long) { r = 1; for (i = 0; i < n && i < 19; i++) r *= 10; return r }\n"
+		"function __d_zeros:string(n:long) { r = \"0\"; for (i = 0; i < 6 && strlen(r) < n; i++) r .= r; return n > 0 ? substr(r, 0, n) : \"\" }\n"
+		"function __d_fround:long(m:long, k:long) {\n"
+		"    if (k <= 0) return m\n"
+		"    if (k > 19) return 0\n"
+		"    return k == 19 ? (m >= 5000000000000000000 ? 1 : 0) : (m + 5 * __d_pow10(k - 1)) / __d_pow10(k)\n"
+		"}\n"
+		"function __d_gtrim:string(r:string) {\n"
+		"    if (!isinstr(r, \".\")) return r\n"
+		"    ep = strlen(r); while (ep > 0 && substr(r, ep - 1, 1) != \"e\" && substr(r, ep - 1, 1) != \"E\") ep--\n"
+		"    ep = ep ? ep - 1 : strlen(r)\n"
+		"    n = ep; while (n > 0 && substr(r, n - 1, 1) == \"0\") n--\n"
+		"    if (n > 0 && substr(r, n - 1, 1) == \".\") n--\n"
+		"    return substr(r, 0, n) . substr(r, ep, strlen(r) - ep)\n"
+		"}\n"
+		"function __d_fmtf:string(bits:long, size:long, conv:long, prec:long) {\n"
+		"    if (size == 4) { s = (bits >> 31) & 1; ex = (bits >> 23) & 0xff; m = bits & 0x7fffff; top = 0xff; bias = 150; one = 0x800000 }\n"
+		"    else { s = (bits >> 63) & 1; ex = (bits >> 52) & 0x7ff; m = bits & 0xfffffffffffff; top = 0x7ff; bias = 1075; one = 0x10000000000000 }\n"
+		"    sg = s ? \"-\" : \"\"\n"
+		"    if (ex == top) return m ? \"nan\" : sg . \"inf\"\n"
+		"    if (ex) { m |= one; e2 = ex - bias } else e2 = 1 - bias\n"
+		"    if (prec < 0) prec = 6\n"
+		"    d = 0\n"
+		"    while (m && e2 >= 10) { if (m < 0x10000000000000) { m <<= 10; e2 -= 10 } else { m /= 1000; d += 3 } }\n"
+		"    while (m && e2 <= -10) { if (m < 0x10000000000000) { m *= 1000; d -= 3 } else { m >>= 10; e2 += 10 } }\n"
+		"    while (m && e2 > 0) { if (m < 0x2000000000000000) { m <<= 1; e2-- } else { m /= 10; d++ } }\n"
+		"    while (m && e2 < 0) { if (m < 0x0ccccccccccccccc) { m *= 10; d-- } else { m >>= 1; e2++ } }\n"
+		"    x = m ? strlen(sprint(m)) - 1 + d : 0\n"
+		"    g = conv == 103 || conv == 71\n"
+		"    if (g) {\n"
+		"        p = prec ? prec : 1\n"
+		"        k = strlen(sprint(m)) - p\n"
+		"        if (m && k > 0) { m = __d_fround(m, k); d += k; x = strlen(sprint(m)) - 1 + d }\n"
+		"        if (x < -4 || x >= p) { conv -= 2; prec = p - 1 } else { conv = 102; prec = p - 1 - x }\n"
+		"    }\n"
+		"    if (conv == 102) {\n"
+		"        if (d < -prec) { m = __d_fround(m, -prec - d); d = -prec }\n"
+		"        t = sprint(m) . (m ? __d_zeros(d + prec) : \"\")\n"
+		"        if (strlen(t) <= prec) t = __d_zeros(prec + 1 - strlen(t)) . t\n"
+		"        n = strlen(t) - prec\n"
+		"        r = sg . substr(t, 0, n) . (prec ? \".\" . substr(t, n, prec) : \"\")\n"
+		"    } else {\n"
+		"        k = strlen(sprint(m)) - (prec + 1)\n"
+		"        if (m && k > 0) { m = __d_fround(m, k); if (strlen(sprint(m)) > prec + 1) { m /= 10; x++ } }\n"
+		"        t = sprint(m); t .= __d_zeros(prec + 1 - strlen(t))\n"
+		"        r = sprintf(\"%s%s%s%s%c%s%02d\", sg, substr(t, 0, 1), prec ? \".\" : \"\", substr(t, 1, prec), conv, x < 0 ? \"-\" : \"+\", x < 0 ? -x : x)\n"
+		"    }\n"
+		"    return g ? __d_gtrim(r) : r\n"
+		"}\n",
 	[H_BSWAP] = "function __d_bswap16:long(x:long) { return ((x & 0xff) << 8) | ((x >> 8) & 0xff) }\n"
 		"function __d_bswap32:long(x:long) { return (__d_bswap16(x) << 16) | __d_bswap16(x >> 16) }\n"
 		"function __d_bswap64:long(x:long) { return (__d_bswap32(x) << 32) | __d_bswap32(x >> 32) }\n",
@@ -289,6 +343,19 @@ static const char *copy_text(struct strbuf *out, const char *p, const char *end)
 	return p;
 }
 
+/* %e %f %g of a float or a double: its digits as a string, the width
+ * and the - flag kept */
+static void float_conv(struct d_lower *L, struct strbuf *fmt, struct strbuf *args, const struct conv *cv,
+		       const struct d_expr *a)
+{
+	d_need(L, H_FLOAT);
+	strbuf_addf(fmt, "%%%s%ss", strchr(cv->flags, '-') ? "-" : "", cv->width);
+	strbuf_addstr(args, ", __d_fmtf(");
+	d_lower_expr(L, args, a);
+	strbuf_addf(args, ", %lld, %d, %s)", (long long)d_type_resolve(a->type)->size, cv->c,
+		    cv->prec[0] ? (cv->prec[1] ? cv->prec + 1 : "0") : "-1");
+}
+
 /* printf(fmt, args...): each conversion checked against its argument */
 void d_lower_printf(struct d_lower *L, const struct d_expr *call)
 {
@@ -350,6 +417,11 @@ void d_lower_printf(struct d_lower *L, const struct d_expr *call)
 			break;
 		default:
 			d_error(L->sema->dg, "D_PRINTF_CONV", f->pos, "printf( ) format has an invalid conversion %%%c", cv.c);
+		}
+		if (strchr("eEfgG", cv.c) && a->type && d_type_resolve(a->type) && d_type_resolve(a->type)->kind == DT_FLOAT) {
+			float_conv(L, &fmt, &args, &cv, a);
+			p = cv.end;
+			continue;
 		}
 		/* an unsigned 64-bit value prints unsigned whatever the conversion */
 		if ((c == 'd') && a->type && d_is_int(a->type) && !a->type->is_signed && a->type->size == 8)

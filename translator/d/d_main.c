@@ -125,6 +125,8 @@ static int x_option(struct d_cmdline *c, const char *arg)
 
 	if (eq)
 		*eq++ = 0;
+	if (!strcmp(name, "stdc") && eq && !strcmp(eq, "s"))   /* K&R: no __STDC__ */
+		vec_push(&c->cpp_args, "-traditional-cpp");
 	if (set_option(&c->opts, name, eq)) {
 		fprintf(stderr, "dtrace: failed to set -x %s: Invalid option name\n", arg);
 		return 1;
@@ -341,6 +343,7 @@ struct announce {
 	const char *name;
 	int probes;
 	bool quiet;              /* quiet (-q, the option) leaves the notice out, as DTrace does */
+	bool destructive;        /* -w or the option: said after the match */
 };
 
 /* "dtrace: script 'x.d' matched 2 probes", once the program is built */
@@ -353,6 +356,8 @@ static void announce(struct session *s, void *arg)
 		return;
 	fprintf(stderr, "dtrace: %s '%s' matched %d probe%s\n", a->kind, a->name, a->probes,
 		a->probes == 1 ? "" : "s");
+	if (a->destructive)
+		fprintf(stderr, "dtrace: allowing destructive actions\n");
 }
 
 int dtrace_main(int argc, char **argv)
@@ -456,8 +461,6 @@ int dtrace_main(int argc, char **argv)
 	VEC(char *) av = { 0 };
 	vec_push(&av, "stap");
 	vec_push(&av, "-w");   /* the lowered script's warnings are not the user's */
-	if (c.compile_only)
-		vec_push(&av, "-p4");
 	if (c.cmd) {   /* DTrace splits the command at blanks, no shell: stap's runs one */
 		vec_push(&av, "-c");
 		vec_push(&av, shell_words(c.cmd));
@@ -478,5 +481,8 @@ int dtrace_main(int argc, char **argv)
 	};
 	optind = 0;
 	an.quiet = c.opts.quiet;
+	an.destructive = c.opts.destructive;
+	if (c.compile_only)
+		return stap_compile_only(av.len - 1, av.items);
 	return stap_run(av.len - 1, av.items, c.compile_only ? NULL : announce, &an);
 }
