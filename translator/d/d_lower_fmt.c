@@ -104,6 +104,11 @@ static const char *const helper_text[] = {
 		"    if (v < base) return -1\n"
 		"    if (v >= lim) return (lim - base) / step\n"
 		"    return (v - base) / step\n"
+		"}\n"
+		"function __d_lqvalue:long(b:long, base:long, lim:long, step:long) {\n"
+		"    if (b < 0) return base - 1\n"
+		"    if (b >= (lim - base) / step) return lim + 1\n"
+		"    return base + b * step\n"
 		"}\n",
 	/* llquantize(): below factor^low bucket -1 (with low 0: 0 there, and
 	 * below 0 bucket -2, shown as -1, as DTrace shows them); in each magnitude
@@ -131,15 +136,23 @@ static const char *const helper_text[] = {
 		"    }\n"
 		"    return sprintf(\">= %d\", last)\n"
 		"}\n",
-	/* one row of a distribution: the value, 40 columns of @ for its share */
-	/* with negative counts the bars grow left of the line */
-	[H_QROW] = "function __d_qrow(label:string, c:long, total:long, neg:long) {\n"
-		"    n = total > 0 ? ((c < 0 ? -c : c) * 40 + total / 2) / total : 0\n"
-		"    if (n > 40) n = 40\n"
+	/* one row of a distribution: the value, its share (of the total, both
+	 * shifted right sh bits) in @s: 40 columns right of the line; with
+	 * negative counts only, left of it; with both, 20 each side */
+	[H_QROW] = "function __d_qrow(label:string, c:long, total:long, sh:long, mode:long, norm:long) {\n"
+		"    a = c < 0 ? -c : c\n"
+		"    if (a < 0) a = 0x7fffffffffffffff\n"
+		"    a >>= sh\n"
+		"    len = mode == 2 ? 20 : 40\n"
+		"    n = total > 0 ? (a * len * 2 + total) / (2 * total) : 0\n"
+		"    if (n > len) n = len\n"
 		"    ats = substr(\"@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@\", 0, n)\n"
-		"    pad = substr(\"                                        \", 0, 40 - n)\n"
-		"    if (neg) printf(\"%16s %s%s| %-9d\\n\", label, pad, ats, c)\n"
-		"    else printf(\"%16s |%s%s %-9d\\n\", label, ats, pad, c)\n"
+		"    pad = substr(\"                                        \", 0, len - n)\n"
+		"    v = c / norm\n"
+		"    if (mode == 0) printf(\"%16s |%s%s %-9d\\n\", label, ats, pad, v)\n"
+		"    else if (mode == 1) printf(\"%16s %s%s| %-9d\\n\", label, pad, ats, v)\n"
+		"    else if (c <= 0) printf(\"%16s %s%s|%20s %-9d\\n\", label, pad, ats, \"\", v)\n"
+		"    else printf(\"%16s %20s|%s%s %-9d\\n\", label, \"\", ats, pad, v)\n"
 		"}\n",
 	[H_STRTOK] = "global __d_tok_s, __d_tok_i\n"
 		"function __d_strtok:string(s:string, delim:string, given:long) {\n"
