@@ -238,8 +238,9 @@ static void write_dist(struct d_lower *L, const struct d_var *v)
 }
 
 /* "[k1, k2] in __d_a_ID @sum+": by value (DTrace's default), or by a
- * key (aggsortkey, aggsortkeypos=N), reversed with aggsortrev */
-static void sort_spec(struct strbuf *f, const struct d_opts *o, const struct d_var *v, const char *keys)
+ * key (aggsortkey, aggsortkeypos=N), reversed with aggsortrev; the key's
+ * number (from 1) when it sorts by one, else 0 */
+static int sort_spec(struct strbuf *f, const struct d_opts *o, const struct d_var *v, const char *keys)
 {
 	char dir = o->aggsortrev ? '-' : '+';
 	int n = v->nkeys ? v->nkeys : 1;
@@ -249,37 +250,52 @@ static void sort_spec(struct strbuf *f, const struct d_opts *o, const struct d_v
 		by = 0;
 	if (!by) {
 		strbuf_addf(f, "[%s] in __d_a_%d @%s%c", keys, v->id, stat_of(v), dir);
-		return;
+		return 0;
 	}
 	strbuf_addch(f, '[');
 	for (int i = 1; i <= n; i++)
 		strbuf_addf(f, "%sk%d%s", i > 1 ? ", " : "", i, i == by ? (dir == '+' ? "+" : "-") : "");
 	strbuf_addf(f, "] in __d_a_%d", v->id);
+	return by;
 }
 
-/* function __d_pr_ID(): printa(@a)'s and the exit's layout */
+/* function __d_pr_ID(): printa(@a)'s and the exit's layout; sorted by
+ * a number key, as DTrace's unsigned one: those from 0 up first, then
+ * the negative ones (two loops) */
 static void write_printer(struct d_lower *L, const struct d_var *v)
 {
-	struct strbuf *f = &L->funcs, kv;
+	struct strbuf *f = &L->funcs, kv, head, body;
+	bool rev = L->sema->opts->aggsortrev;
 
 	if (is_quant(v))
 		write_dist(L, v);
 	strbuf_init(&kv);
+	strbuf_init(&head);
+	strbuf_init(&body);
 	key_vars(&kv, v->nkeys);
-	strbuf_addf(f, "function __d_pr_%d() {\n    foreach (", v->id);
-	sort_spec(f, L->sema->opts, v, kv.buf);
-	strbuf_addstr(f, ") {\n");
+	int by = sort_spec(&head, L->sema->opts, v, kv.buf);
 	for (int i = 0; i < v->nkeys; i++)
-		print_key(f, v->keys[i], i + 1);
+		print_key(&body, v->keys[i], i + 1);
 	if (is_quant(v)) {
-		strbuf_addf(f, "        printf(\"\\n\")\n        __d_dist_%d(%s)\n        printf(\"\\n\")\n", v->id, kv.buf);
+		strbuf_addf(&body, "        printf(\"\\n\")\n        __d_dist_%d(%s)\n        printf(\"\\n\")\n", v->id, kv.buf);
 	} else {
-		strbuf_addstr(f, "        printf(\" %16d\\n\", ");
-		value_expr(f, v, kv.buf);
-		strbuf_addstr(f, ")\n");
+		strbuf_addstr(&body, "        printf(\" %16d\\n\", ");
+		value_expr(&body, v, kv.buf);
+		strbuf_addstr(&body, ")\n");
 	}
-	strbuf_addstr(f, "    }\n}\n");
+	strbuf_addf(f, "function __d_pr_%d() {\n", v->id);
+	if (by && !d_is_string(v->keys[by - 1])) {
+		strbuf_addf(f, "    foreach (%s) {\n        if (k%d %s 0) continue\n%s    }\n", head.buf, by, rev ? ">=" : "<",
+			    body.buf);
+		strbuf_addf(f, "    foreach (%s) {\n        if (k%d %s 0) continue\n%s    }\n", head.buf, by, rev ? "<" : ">=",
+			    body.buf);
+	} else {
+		strbuf_addf(f, "    foreach (%s) {\n%s    }\n", head.buf, body.buf);
+	}
+	strbuf_addstr(f, "}\n");
 	strbuf_release(&kv);
+	strbuf_release(&head);
+	strbuf_release(&body);
 }
 
 void d_lower_agg_globals(struct d_lower *L)
