@@ -390,6 +390,36 @@ static void flush_printf(struct strbuf *body, struct strbuf *fmt, struct strbuf 
 	strbuf_reset(args);
 }
 
+/* one conversion of printa's format: spec ("%-*.2") and conv, its '*'
+ * arguments, its value; a '*' width through __d_pad, as C's printf takes
+ * a negative one (left-justified), where cstap's counts it as 0 */
+static void printa_conv(struct d_lower *L, struct strbuf *fmt, struct strbuf *args, const char *spec, char conv,
+			struct strbuf *star, const char *val)
+{
+	const char *dot = strchr(spec, '.'), *ws = strchr(spec, '*');
+	int nstar = 0;
+
+	for (const char *q = spec; *q; q++)
+		nstar += *q == '*';
+	if (!ws || (dot && ws > dot)) {   /* no '*' width */
+		strbuf_addf(fmt, "%s%c", spec, conv);
+		for (int i = 0; i < nstar && i < 2; i++)
+			strbuf_addf(args, ", %s", star[i].buf);
+		strbuf_addf(args, ", %s", val);
+		return;
+	}
+	d_need(L, H_PAD);
+	strbuf_addstr(fmt, "%s");
+	strbuf_addstr(args, ", __d_pad(sprintf(\"");
+	for (const char *q = spec; *q; q++)   /* the spec without its width and - */
+		if ((*q != '*' && *q != '-') || (dot && q > dot))
+			strbuf_addch(args, *q);
+	strbuf_addf(args, "%c\"", conv);
+	if (nstar > 1)
+		strbuf_addf(args, ", %s", star[1].buf);
+	strbuf_addf(args, ", %s), %s, %d)", val, star[0].buf, strchr(spec, '-') && (!dot || strchr(spec, '-') < dot));
+}
+
 /* printa(@a) / printa(fmt, @a, @b ...) */
 void d_lower_printa(struct d_lower *L, const struct d_expr *call)
 {
@@ -446,11 +476,13 @@ void d_lower_printa(struct d_lower *L, const struct d_expr *call)
 		struct strbuf spec;
 		strbuf_init(&spec);
 		strbuf_addch(&spec, '%');
-		while (c < end && strchr("-+ #0123456789.@hlLjzt", *c)) {
+		int stars = 0;
+		while (c < end && strchr("-+ #0123456789.@hlLjzt*", *c)) {
 			if (*c == '@')
 				at = true;
 			else if (!strchr("hlLjzt", *c))
 				strbuf_addch(&spec, *c);
+			stars += *c == '*';
 			c++;
 		}
 		if (c >= end) {
@@ -459,7 +491,24 @@ void d_lower_printa(struct d_lower *L, const struct d_expr *call)
 		}
 		char conv = *c == 'i' ? 'd' : *c == 'S' ? 's' : *c;
 		p = c + 1;
-		if (at) {
+		struct strbuf star[2], val;
+		for (int i = 0; i < stars && i < 2; i++) {   /* %*d: a width (or precision) from the next key */
+			strbuf_init(&star[i]);
+			if (key < v->nkeys)
+				strbuf_addf(&star[i], "__pk%d_%d", id, ++key);
+			else
+				strbuf_addstr(&star[i], "0");
+		}
+		strbuf_init(&val);
+		if (!at && (conv == 'k' || conv == 'K')) {   /* a stack: on lines of its own, no width */
+			strbuf_addstr(&fmt, "\\n%s");
+			strbuf_addstr(&args, ", ");
+			if (key < v->nkeys)
+				strbuf_addf(&args, "__pk%d_%d", id, ++key);
+			else
+				strbuf_addstr(&args, "\"\"");
+			strbuf_reset(&spec);
+		} else if (at) {
 			const struct d_var *w = agg < call->args.len ? agg_of(L, call->args.items[agg]) : v;
 			agg++;
 			w = w ? w : v;
@@ -468,30 +517,26 @@ void d_lower_printa(struct d_lower *L, const struct d_expr *call)
 				flush_printf(&body, &fmt, &args);
 				if (same_keys(v, w))
 					strbuf_addf(&body, "__d_dist_%d(%s)\n", w->id, kv.buf);
-				strbuf_release(&spec);
-				continue;
-			}
-			strbuf_addstr(&fmt, spec.buf);
-			strbuf_addch(&fmt, conv);
-			strbuf_addstr(&args, ", ");
-			if (multi && same_keys(v, w)) {   /* an entry one of them lacks is 0 in it */
-				strbuf_addf(&args, "(([%s] in __d_a_%d) ? ", kv.buf, w->id);
-				value_expr(&args, w, kv.buf);
-				strbuf_addstr(&args, " : 0)");
+				strbuf_reset(&spec);
+			} else if (multi && same_keys(v, w)) {   /* an entry one of them lacks is 0 in it */
+				strbuf_addf(&val, "(([%s] in __d_a_%d) ? ", kv.buf, w->id);
+				value_expr(&val, w, kv.buf);
+				strbuf_addstr(&val, " : 0)");
 			} else if (multi) {
-				strbuf_addstr(&args, "0");
+				strbuf_addstr(&val, "0");
 			} else {
-				value_expr(&args, w, kv.buf);
+				value_expr(&val, w, kv.buf);
 			}
+		} else if (key < v->nkeys) {
+			strbuf_addf(&val, "__pk%d_%d", id, ++key);
 		} else {
-			strbuf_addstr(&fmt, spec.buf);
-			strbuf_addch(&fmt, conv);
-			strbuf_addstr(&args, ", ");
-			if (key < v->nkeys)
-				strbuf_addf(&args, "__pk%d_%d", id, ++key);
-			else
-				strbuf_addstr(&args, "0");
+			strbuf_addstr(&val, "0");
 		}
+		if (val.len)
+			printa_conv(L, &fmt, &args, spec.buf, conv, stars ? star : NULL, val.buf);
+		for (int i = 0; i < stars && i < 2; i++)
+			strbuf_release(&star[i]);
+		strbuf_release(&val);
 		strbuf_release(&spec);
 	}
 	flush_printf(&body, &fmt, &args);

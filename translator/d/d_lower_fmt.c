@@ -247,6 +247,14 @@ static const char *const helper_text[] = {
 		"    }\n"
 		"    return g ? __d_gtrim(r) : r\n"
 		"}\n",
+	/* a '*' width's padding: a negative width (or left) left-justifies */
+	[H_PAD] = "function __d_pad:string(s:string, w:long, left:long) {\n"
+		"    if (w < 0) { w = -w; left = 1 }\n"
+		"    n = w - strlen(s)\n"
+		"    if (n <= 0) return s\n"
+		"    p = sprintf(\"%*s\", n, \"\")\n"
+		"    return left ? s . p : p . s\n"
+		"}\n",
 	[H_BSWAP] = "function __d_bswap16:long(x:long) { return ((x & 0xff) << 8) | ((x >> 8) & 0xff) }\n"
 		"function __d_bswap32:long(x:long) { return (__d_bswap16(x) << 16) | __d_bswap16(x >> 16) }\n"
 		"function __d_bswap64:long(x:long) { return (__d_bswap32(x) << 32) | __d_bswap32(x >> 32) }\n",
