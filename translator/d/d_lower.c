@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "d/d_btf.h"
 #include "d/d_lower.h"
 #include "d/d_types.h"
 
@@ -275,6 +276,26 @@ static void wrap_open(struct d_lower *L, struct strbuf *out, const struct d_type
 		strbuf_addf(out, "%s(", f);
 }
 
+/* (type)constant to a smaller integer: DTrace folds it to the constant's
+ * low bytes, not sign-extended ((char)0x1ef is 239, (short)-2 65534);
+ * false when e is not such a cast */
+static bool cast_constant(struct strbuf *out, const struct d_expr *e)
+{
+	const struct d_expr *k = e->lhs;
+	struct d_type *to = e->type ? d_type_resolve(e->type) : NULL;
+	struct d_type *from = k->type ? d_type_resolve(k->type) : NULL;
+	bool neg = k->kind == DE_UNARY && k->op == DOP_NEG;
+
+	if (neg)
+		k = k->lhs;
+	if (k->kind != DE_INT || !to || !from || to->kind != DT_INT || from->kind != DT_INT || to->size >= from->size ||
+	    to->size >= 8)
+		return false;
+	uint64_t v = neg ? -(uint64_t)k->num : (uint64_t)k->num;
+	strbuf_addf(out, "%lld", (long long)(v & ((1ull << (to->size * 8)) - 1)));
+	return true;
+}
+
 static void lower_binary(struct d_lower *L, struct strbuf *out, const struct d_expr *e)
 {
 	const char *close = "";
@@ -408,6 +429,15 @@ static void lower_unary(struct d_lower *L, struct strbuf *out, const struct d_ex
 		d_lower_expr(L, out, e->lhs);
 		strbuf_addf(out, ")%s", close);
 		return;
+	case DOP_ADDROF: {   /* &`sym: its address, from the kernel's symbol table */
+		uint64_t addr;
+		if (e->lhs->kind == DE_IDENT && strchr(e->lhs->name, '`') && d_kernel_symbol_addr(e->lhs->name, &addr)) {
+			strbuf_addf(out, "%lld", (long long)addr);
+			return;
+		}
+		strbuf_addstr(out, "0");
+		return;
+	}
 	default:   /* * and & of memory: not yet */
 		strbuf_addstr(out, "0");
 		return;
@@ -599,6 +629,8 @@ void d_lower_expr(struct d_lower *L, struct strbuf *out, const struct d_expr *e)
 			d_lower_expr(L, out, e->lhs);
 			return;
 		}
+		if (cast_constant(out, e))
+			return;
 		wrap_open(L, out, e->type, &close);
 		d_lower_expr(L, out, e->lhs);
 		strbuf_addstr(out, close);

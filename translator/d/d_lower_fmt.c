@@ -255,6 +255,18 @@ static const char *const helper_text[] = {
 		"    p = sprintf(\"%*s\", n, \"\")\n"
 		"    return left ? s . p : p . s\n"
 		"}\n",
+	/* %a: a kernel address as module`symbol+0xoffset (from symdata's
+	 * "sym+0xoff/0xsize [mod]"), the core kernel's module vmlinux */
+	[H_KSYM] = "function __d_ksym:string(a:long) {\n"
+		"    d = symdata(a)\n"
+		"    p = __d_index(d, \"+\", 0)\n"
+		"    if (p <= 0) return sprintf(\"0x%x\", a)\n"
+		"    s = __d_index(d, \"/\", p); b = __d_index(d, \"[\", s); e = __d_index(d, \"]\", b)\n"
+		"    off = substr(d, p + 1, s - p - 1)\n"
+		"    mod = b >= 0 && e > b ? substr(d, b + 1, e - b - 1) : \"kernel\"\n"
+		"    if (mod == \"kernel\") mod = \"vmlinux\"\n"
+		"    return mod . \"`\" . substr(d, 0, p) . (off == \"0x0\" ? \"\" : \"+\" . off)\n"
+		"}\n",
 	[H_BSWAP] = "function __d_bswap16:long(x:long) { return ((x & 0xff) << 8) | ((x >> 8) & 0xff) }\n"
 		"function __d_bswap32:long(x:long) { return (__d_bswap16(x) << 16) | __d_bswap16(x >> 16) }\n"
 		"function __d_bswap64:long(x:long) { return (__d_bswap32(x) << 32) | __d_bswap32(x >> 32) }\n",
@@ -267,6 +279,8 @@ void d_need(struct d_lower *L, enum d_helper h)
 	L->helpers |= 1u << h;
 	if (h == H_QROW || h == H_LQBUCKET || h == H_LLQBUCKET)
 		d_need(L, H_QBUCKET);
+	if (h == H_KSYM)
+		d_need(L, H_INDEX);
 	strbuf_addstr(&L->funcs, helper_text[h]);
 }
 
@@ -281,7 +295,16 @@ void d_lower_trace(struct d_lower *L, const struct d_expr *arg)
 	const char *fmt;
 
 	strbuf_init(&sb);
+	struct d_type *rt = arg->type ? d_type_resolve(arg->type) : NULL;
+	int sext = rt && rt->kind == DT_INT && rt->is_signed && rt->size < 8 ? (int)rt->size : 0;
+	if (sext) {   /* a small signed value by its bytes (a cast constant's are not sign-extended) */
+		enum d_helper h = sext == 1 ? H_S8 : sext == 2 ? H_S16 : H_S32;
+		d_need(L, h);
+		strbuf_addstr(&sb, sext == 1 ? "__d_s8(" : sext == 2 ? "__d_s16(" : "__d_s32(");
+	}
 	d_lower_expr(L, &sb, arg);
+	if (sext)
+		strbuf_addch(&sb, ')');
 	if (d_is_string(arg->type) && L->sema->opts->rawbytes) {
 		d_need(L, H_RAWDUMP);
 		d_line(L, "__d_rawdump(%s, %lld)", sb.buf, (long long)L->sema->opts->strsize + 1);
@@ -377,6 +400,14 @@ static void float_conv(struct d_lower *L, struct strbuf *fmt, struct strbuf *arg
 		    cv->prec[0] ? (cv->prec[1] ? cv->prec + 1 : "0") : "-1");
 }
 
+/* a signed 4-byte integer (a cast constant is not sign-extended: DTrace
+ * prints its 4 bytes signed) */
+static bool is_int32(struct d_type *t)
+{
+	t = t ? d_type_resolve(t) : NULL;
+	return t && (t->kind == DT_INT || t->kind == DT_ENUM) && t->size == 4 && t->is_signed;
+}
+
 /* printf(fmt, args...): each conversion checked against its argument */
 void d_lower_printf(struct d_lower *L, const struct d_expr *call)
 {
@@ -463,15 +494,31 @@ void d_lower_printf(struct d_lower *L, const struct d_expr *call)
 			p = cv.end;
 			continue;
 		}
-		if (c == 'p') {   /* DTrace's %p: 0x and the hex digits */
+		if (cv.c == 'a') {   /* a kernel address by its symbol */
+			d_need(L, H_KSYM);
+			strbuf_addf(&fmt, "%%%s%ss", strchr(cv.flags, '-') ? "-" : "", cv.width);
+			strbuf_addstr(&args, ", __d_ksym(");
+			d_lower_expr(L, &args, a);
+			strbuf_addch(&args, ')');
+			p = cv.end;
+			continue;
+		}
+		if (c == 'p') {   /* DTrace's %p: the hex digits alone */
 			strbuf_addf(&fmt, "%%%s%s%s%s", cv.flags, cv.star_width ? "*" : cv.width,
-				    cv.star_prec ? ".*" : cv.prec, "p");
+				    cv.star_prec ? ".*" : cv.prec, "x");
 		} else {
 			strbuf_addf(&fmt, "%%%s%s%s%c", cv.flags, cv.star_width ? "*" : cv.width,
 				    cv.star_prec ? ".*" : cv.prec, c);
 		}
 		strbuf_addstr(&args, ", ");
+		bool s32 = is_int32(a->type) && c == 'd';   /* DTrace's %d of an int: its 4 bytes, signed */
+		if (s32) {
+			d_need(L, H_S32);
+			strbuf_addstr(&args, "__d_s32(");
+		}
 		d_lower_expr(L, &args, a);
+		if (s32)
+			strbuf_addch(&args, ')');
 		p = cv.end;
 	}
 	if (next < call->args.len)
