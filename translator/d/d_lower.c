@@ -188,6 +188,91 @@ static bool is_sou(const struct d_type *t)
 	return st && (st->kind == DT_STRUCT || st->kind == DT_UNION);
 }
 
+/* the bytes of a struct variable's scalar members (bit-fields and arrays
+ * left 0): bytes[off] the expression of its byte at off */
+static void struct_bytes(struct d_lower *L, const struct d_expr *e, const struct d_type *t, const char *prefix,
+			 int64_t base, char **bytes, int64_t size)
+{
+	const struct d_type *st = d_type_resolve((struct d_type *)t);
+
+	if (!st)
+		return;
+	if (st->kind == DT_STRUCT || st->kind == DT_UNION) {
+		for (int i = 0; st->complete && i < st->members.len; i++) {
+			const struct d_member *m = st->members.items[i];
+			if (!m->name || m->bits)
+				continue;
+			char *p = xasprintf("%s__%s", prefix, m->name);
+			struct_bytes(L, e, m->type, p, base + m->offset, bytes, size);
+			free(p);
+		}
+		return;
+	}
+	if (st->kind != DT_INT && st->kind != DT_ENUM && st->kind != DT_PTR)
+		return;
+	struct strbuf v;
+	strbuf_init(&v);
+	if (!lower_var_member(L, &v, e, prefix)) {
+		strbuf_release(&v);
+		return;
+	}
+	for (int64_t i = 0; i < st->size && i < 8 && base + i < size; i++) {
+		if (bytes[base + i])   /* a union's byte: its first member's */
+			continue;
+		bytes[base + i] = xasprintf("((%s >> %d) & 0xff)", v.buf, (int)(8 * i));
+	}
+	strbuf_release(&v);
+}
+
+/* trace() of a struct or union variable: its bytes in hex and as text,
+ * 16 a row under a header (DTrace's dump of a value it cannot print as a
+ * number); false when e is no such variable */
+bool d_lower_trace_struct(struct d_lower *L, const struct d_expr *e)
+{
+	const struct d_type *t = e->type ? d_type_resolve(e->type) : NULL;
+	struct strbuf probe;
+
+	if (!t || (t->kind != DT_STRUCT && t->kind != DT_UNION) || t->size <= 0 || t->size > 4096)
+		return false;
+	strbuf_init(&probe);
+	bool ok = lower_var(L, &probe, e);
+	strbuf_release(&probe);
+	if (!ok)
+		return false;
+	char **bytes = xcalloc((size_t)t->size, sizeof(*bytes));
+	struct_bytes(L, e, t, "", 0, bytes, t->size);
+	d_need(L, H_PC);
+	d_line(L, "printf(\"\\n             0  1  2  3  4  5  6  7  8  9  a  b  c  d  e  f  0123456789abcdef\\n\")");
+	for (int64_t row = 0; row < t->size; row += 16) {
+		struct strbuf fmt, hex, txt;
+		strbuf_init(&fmt);
+		strbuf_init(&hex);
+		strbuf_init(&txt);
+		strbuf_addstr(&fmt, "%10x: ");
+		for (int64_t i = row; i < row + 16; i++) {
+			if (i >= t->size) {
+				strbuf_addstr(&fmt, "   ");
+				continue;
+			}
+			const char *b = bytes[i] ? bytes[i] : "0";
+			strbuf_addstr(&fmt, "%02x ");
+			strbuf_addf(&hex, ", %s", b);
+			strbuf_addf(&txt, ", __d_pc(%s)", b);
+		}
+		strbuf_addch(&fmt, ' ');
+		for (int64_t i = row; i < row + 16 && i < t->size; i++)
+			strbuf_addstr(&fmt, "%s");
+		d_line(L, "printf(\"%s\\n\", %lld%s%s)", fmt.buf, (long long)row, hex.buf, txt.buf);
+		strbuf_release(&fmt);
+		strbuf_release(&hex);
+		strbuf_release(&txt);
+	}
+	for (int64_t i = 0; i < t->size; i++)
+		free(bytes[i]);
+	free(bytes);
+	return true;
+}
+
 /* a built-in variable */
 static void lower_builtin(struct d_lower *L, struct strbuf *out, const char *n)
 {

@@ -267,6 +267,8 @@ static const char *const helper_text[] = {
 		"    if (mod == \"kernel\") mod = \"vmlinux\"\n"
 		"    return mod . \"`\" . substr(d, 0, p) . (off == \"0x0\" ? \"\" : \"+\" . off)\n"
 		"}\n",
+	/* a byte as dump text: itself when printable, else a dot */
+	[H_PC] = "function __d_pc:string(b:long) { return b >= 32 && b < 127 ? sprintf(\"%c\", b) : \".\" }\n",
 	[H_BSWAP] = "function __d_bswap16:long(x:long) { return ((x & 0xff) << 8) | ((x >> 8) & 0xff) }\n"
 		"function __d_bswap32:long(x:long) { return (__d_bswap16(x) << 16) | __d_bswap16(x >> 16) }\n"
 		"function __d_bswap64:long(x:long) { return (__d_bswap32(x) << 32) | __d_bswap32(x >> 32) }\n",
@@ -294,6 +296,8 @@ void d_lower_trace(struct d_lower *L, const struct d_expr *arg)
 	bool quiet = L->sema->opts->quiet;
 	const char *fmt;
 
+	if (d_lower_trace_struct(L, arg))
+		return;
 	strbuf_init(&sb);
 	struct d_type *rt = arg->type ? d_type_resolve(arg->type) : NULL;
 	int sext = rt && rt->kind == DT_INT && rt->is_signed && rt->size < 8 ? (int)rt->size : 0;
