@@ -280,7 +280,7 @@ static void lower_builtin(struct d_lower *L, struct strbuf *out, const char *n)
 	static const struct { const char *d, *stap; } b[] = {
 		{ "execname", "execname()" }, { "pid", "pid()" }, { "tid", "tid()" }, { "ppid", "ppid()" },
 		{ "uid", "uid()" }, { "gid", "gid()" }, { "cpu", "cpu()" },
-		{ "timestamp", "gettimeofday_ns()" }, { "vtimestamp", "gettimeofday_ns()" },
+		{ "timestamp", "gettimeofday_ns()" }, { "vtimestamp", "__d_vts" },
 		{ "walltimestamp", "gettimeofday_ns()" }, { "curthread", "task_current()" },
 		{ "errno", "0" }, { "ipl", "0" }, { "stackdepth", "0" }, { "ustackdepth", "0" },
 		{ "caller", "0" }, { "ucaller", "0" }, { "cwd", "\"/\"" }, { "root", "\"/\"" },
@@ -298,6 +298,7 @@ static void lower_builtin(struct d_lower *L, struct strbuf *out, const char *n)
 	for (size_t i = 0; i < sizeof(b) / sizeof(b[0]); i++)
 		if (!strcmp(b[i].d, n)) {
 			strbuf_addstr(out, b[i].stap);
+			L->vts_used |= !strcmp(n, "vtimestamp");
 			return;
 		}
 	if (!strcmp(n, "probefunc"))
@@ -1016,6 +1017,19 @@ static void lower_clause(struct d_lower *L, const struct d_clause *c)
 	d_line(L, "}");
 }
 
+/* text into sb at pos */
+static void insert_text(struct strbuf *sb, size_t pos, const char *text)
+{
+	struct strbuf out;
+
+	strbuf_init(&out);
+	strbuf_add(&out, sb->buf, pos);
+	strbuf_addstr(&out, text);
+	strbuf_addstr(&out, sb->buf + pos);
+	strbuf_release(sb);
+	*sb = out;
+}
+
 /* one probe per site (d_provider.h): the clauses of every DTrace probe
  * firing there, in program order, each under its guard and predicate;
  * this-> variables are locals of the probe, zero at its start (stap's are) */
@@ -1026,6 +1040,8 @@ static void lower_probes(struct d_lower *L)
 	for (int i = 0; i < sites.len; i++) {
 		const struct d_site *s = sites.items[i];
 		d_line(L, "probe %s {", s->point);
+		size_t head = L->probes.len;
+		L->vts_used = false;
 		L->indent++;
 		L->site = s;
 		L->in_end = !strcmp(s->point, "end");
@@ -1037,6 +1053,8 @@ static void lower_probes(struct d_lower *L)
 		L->site = NULL;
 		L->site_clause = NULL;
 		L->site_probes = NULL;
+		if (L->vts_used)   /* vtimestamp: the time the probe fired (DTrace's leaves out its own) */
+			insert_text(&L->probes, head, "    __d_vts = gettimeofday_ns()\n");
 		L->indent--;
 		d_line(L, "}");
 	}
