@@ -452,6 +452,8 @@ int dtrace_main(int argc, char **argv)
 	if (d_check(&sema))
 		return 1;
 	char *script = d_lower(&sema);
+	if (c.verbose && !c.dump_lowered && src->is_file)
+		d_provider_stability(&sema, src->arg);
 	if (c.dump_lowered) {
 		fputs(script, stdout);
 		return 0;
