@@ -916,6 +916,65 @@ static bool clause_records(const struct d_clause *c)
 	return rec || !stmts;
 }
 
+/* a recorded item of size bytes at the end of a record of *off bytes,
+ * aligned to its size (8 at most) */
+static void record_item(int64_t *off, int64_t size)
+{
+	int64_t align = size >= 8 ? 8 : size >= 4 ? 4 : size >= 2 ? 2 : 1;
+
+	*off = (*off + align - 1) / align * align + size;
+}
+
+/* the bytes of a value's record: its type's size (a string's strsize) */
+static int64_t value_size(const struct d_lower *L, const struct d_expr *e)
+{
+	const struct d_type *t = e->type ? d_type_resolve(e->type) : NULL;
+
+	if (d_is_string(e->type))
+		return L->sema->opts->strsize;
+	return t && t->size > 0 ? t->size : 8;
+}
+
+/* the bytes st's actions add to its clause's record */
+static void stmt_record_size(const struct d_lower *L, const struct d_stmt *st, int64_t *off)
+{
+	if (st->kind == DS_BLOCK || st->kind == DS_IF) {
+		for (int i = 0; i < st->stmts.len; i++)
+			stmt_record_size(L, st->stmts.items[i], off);
+		if (st->then)
+			stmt_record_size(L, st->then, off);
+		if (st->els)
+			stmt_record_size(L, st->els, off);
+		return;
+	}
+	if (st->kind != DS_EXPR || st->expr->kind != DE_CALL)
+		return;
+	const struct d_expr *e = st->expr;
+	if (!strcmp(e->name, "trace") && e->args.len)
+		record_item(off, value_size(L, e->args.items[0]));
+	else if (!strcmp(e->name, "printf"))
+		for (int i = 1; i < e->args.len; i++)
+			record_item(off, value_size(L, e->args.items[i]));
+	else if (!strcmp(e->name, "exit"))
+		record_item(off, 4);
+	else if (!strcmp(e->name, "stack") || !strcmp(e->name, "ustack") || !strcmp(e->name, "tracemem") ||
+		 !strcmp(e->name, "print") || !strcmp(e->name, "system") || !strcmp(e->name, "printa"))
+		record_item(off, 8);
+}
+
+/* the bytes a firing of c puts in its CPU's buffer: DTrace's record, a
+ * 4-byte probe ID then the actions' data; 0 when it records nothing */
+static int64_t clause_record_size(const struct d_lower *L, const struct d_clause *c)
+{
+	int64_t off = 4;
+
+	if (!clause_records(c))
+		return 0;
+	for (int i = 0; i < c->body.len; i++)
+		stmt_record_size(L, c->body.items[i], &off);
+	return off;
+}
+
 /* the record line's start: the header once, then CPU, ID, FUNCTION:NAME
  * (FUNCTION:NAME alone when _DTRACE_TESTING is set, as the original's
  * test harness runs it) */
@@ -976,6 +1035,15 @@ static void lower_clause(struct d_lower *L, const struct d_clause *c)
 		d_line(L, "{");
 	strbuf_release(&sb);
 	L->indent++;
+	/* bufpolicy=fill: a record that no longer fits its CPU's buffer ends
+	 * the tracing (DTrace's END still runs) */
+	int64_t rsize = L->sema->opts->fill && !L->in_end ? clause_record_size(L, c) : 0;
+	if (rsize) {
+		L->fill_used = true;
+		d_line(L, "if (__d_fill[cpu()] + %lld > %lld) { __d_exiting = 1; exit(); next }", (long long)rsize,
+		       (long long)(L->sema->opts->bufsize ? L->sema->opts->bufsize : 4 << 20));
+		d_line(L, "__d_fill[cpu()] += %lld", (long long)rsize);
+	}
 	/* a speculating clause's output goes to its speculation's buffer */
 	const struct d_expr *spec = speculated(c);
 	struct strbuf saved = L->probes;
@@ -1066,6 +1134,8 @@ static void lower_globals(struct d_lower *L)
 	struct d_sema *S = L->sema;
 
 	strbuf_addstr(&L->globals, "global __d_hdr, __d_exiting, __d_void\n");
+	if (L->fill_used)
+		strbuf_addstr(&L->globals, "global __d_fill\n");
 	if (L->spec_used)   /* the speculation buffers, typed before anything runs */
 		strbuf_addstr(&L->globals, "global __d_spec_buf, __d_spec_busy\n"
 			      "probe begin(-1) { __d_spec_buf[0] = \"\"; __d_spec_busy[0] = 1; "

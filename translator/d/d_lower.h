@@ -28,6 +28,7 @@ struct d_lower {
 	int temps;                   /* temporaries made so far */
 	bool records;                /* the clause prints a record (not quiet) */
 	bool multi_printa;           /* a printa of several aggregations */
+	bool fill_used;              /* a clause counts its record's bytes (bufpolicy=fill) */
 	bool vts_used;               /* the probe being lowered reads vtimestamp */
 	bool spec_used;              /* speculations: their buffers are declared */
 	bool in_end;                 /* lowering END's clauses: they run after exit() */

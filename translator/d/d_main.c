@@ -72,6 +72,22 @@ static void usage(FILE *f)
 	      "(cstap's dtrace: see dtrace(1))\n", f);
 }
 
+/* a size option's bytes: a number with an optional k, m, g or t */
+static int64_t size_value(const char *v)
+{
+	char *end;
+	int64_t n = strtoll(v, &end, 0);
+
+	switch (*end) {
+	case 't': case 'T': n <<= 10; /* fall through */
+	case 'g': case 'G': n <<= 10; /* fall through */
+	case 'm': case 'M': n <<= 10; /* fall through */
+	case 'k': case 'K': n <<= 10; break;
+	default: break;
+	}
+	return n;
+}
+
 /* one option by name (-x NAME[=VALUE], #pragma D option NAME[=VALUE]) */
 static int set_option(struct d_opts *o, const char *name, const char *value)
 {
@@ -98,12 +114,18 @@ static int set_option(struct d_opts *o, const char *name, const char *value)
 		;   /* which of printa's aggregations sorts: the first, for now */
 	else if (!strcmp(name, "nspec"))
 		o->nspec = value ? strtoll(value, NULL, 0) : 1;
+	else if (!strcmp(name, "bufpolicy")) {
+		if (!value || (strcmp(value, "fill") && strcmp(value, "ring") && strcmp(value, "switch")))
+			return -1;
+		o->fill = !strcmp(value, "fill");
+	} else if (!strcmp(name, "bufsize"))
+		o->bufsize = value ? size_value(value) : 0;
 	else if (!strcmp(name, "strsize"))
 		o->strsize = value ? strtoll(value, NULL, 0) : 0;
 	else {
 		static const char *const known[] = {
-			"bufsize", "dynvarsize", "switchrate", "statusrate", "aggrate", "cleanrate",
-			"scratchsize", "bufpolicy", "aggsize", "specsize", "stdc", "maxframes",
+			"dynvarsize", "switchrate", "statusrate", "aggrate", "cleanrate",
+			"scratchsize", "aggsize", "specsize", "stdc", "maxframes",
 			"ustackframes", "stackframes", "jstackframes", "jstackstrsize", "cpu", "bufresize",
 			"version", "evaltime", "defaultargs", "grabanon", "linkmode", "linktype",
 			"nolibs", "pspec", "stackindent", "amin", "modpath", "bpflog", "bpflogsize",

@@ -52,6 +52,8 @@ struct d_opts {
 	int aggsortpos;
 	bool aggsortkeypos_set;
 	bool zdefs;              /* -Z: descriptions matching nothing are no error */
+	bool fill;               /* bufpolicy=fill: tracing stops when a CPU's buffer is full */
+	int64_t bufsize;         /* bytes a CPU's buffer holds (bufsize=N[kmg]), 0: unset */
 };
 
 struct d_sema {
