@@ -1008,6 +1008,25 @@ static const struct d_expr *speculated(const struct d_clause *c)
 	return NULL;
 }
 
+/* body's text into out, its printf's output appended to the string
+ * variable to instead (the header's printf aside: printed once, as is) */
+static void redirect_output(struct strbuf *out, const char *body, const char *to)
+{
+	for (const char *p = body; *p; ) {
+		const char *q = strstr(p, "printf(");
+		if (!q || (q > body && (q[-1] == 's' || q[-1] == '_')) ||
+		    (q - body >= 13 && !strncmp(q - 13, "__d_hdr = 1; ", 13))) {
+			q = q ? q + 7 : p + strlen(p);
+			strbuf_add(out, p, (size_t)(q - p));
+			p = q;
+			continue;
+		}
+		strbuf_add(out, p, (size_t)(q - p));
+		strbuf_addf(out, "%s .= sprintf(", to);
+		p = q + 7;
+	}
+}
+
 static void lower_clause(struct d_lower *L, const struct d_clause *c)
 {
 	struct strbuf sb;
@@ -1047,6 +1066,13 @@ static void lower_clause(struct d_lower *L, const struct d_clause *c)
 	/* a speculating clause's output goes to its speculation's buffer */
 	const struct d_expr *spec = speculated(c);
 	struct strbuf saved = L->probes;
+	/* bufpolicy=ring: to the ring of records, printed at exit */
+	int64_t ring = !spec && L->sema->opts->ring && L->sema->opts->bufsize ? clause_record_size(L, c) : 0;
+	if (ring) {
+		d_need(L, H_RING);
+		saved = L->probes;
+		strbuf_init(&L->probes);
+	}
 	if (spec) {
 		L->spec_used = true;
 		strbuf_init(&sb);
@@ -1066,19 +1092,15 @@ static void lower_clause(struct d_lower *L, const struct d_clause *c)
 		struct strbuf body = L->probes;
 		L->probes = saved;
 		d_line(L, "if (__sid in __d_spec_busy) {");
-		for (const char *p = body.buf; *p; ) {
-			const char *q = strstr(p, "printf(");
-			if (!q || (q > body.buf && (q[-1] == 's' || q[-1] == '_'))) {
-				q = q ? q + 7 : p + strlen(p);
-				strbuf_add(&L->probes, p, (size_t)(q - p));
-				p = q;
-				continue;
-			}
-			strbuf_add(&L->probes, p, (size_t)(q - p));
-			strbuf_addstr(&L->probes, "__d_spec_buf[__sid] .= sprintf(");
-			p = q + 7;
-		}
+		redirect_output(&L->probes, body.buf, "__d_spec_buf[__sid]");
 		d_line(L, "}");
+		strbuf_release(&body);
+	} else if (ring) {
+		struct strbuf body = L->probes;
+		L->probes = saved;
+		d_line(L, "__d_rec = \"\"");
+		redirect_output(&L->probes, body.buf, "__d_rec");
+		d_line(L, "__d_ring_push(__d_rec, %lld, %lld)", (long long)ring, (long long)L->sema->opts->bufsize);
 		strbuf_release(&body);
 	}
 	L->indent--;
@@ -1167,6 +1189,8 @@ char *d_lower(struct d_sema *sema)
 	/* after END's clauses: the aggregations not printed yet */
 	d_line(&L, "probe end {");
 	L.indent++;
+	if (L.helpers & (1u << H_RING))   /* the records the ring kept */
+		d_line(&L, "__d_ring_print()");
 	d_lower_agg_exit(&L);
 	L.indent--;
 	d_line(&L, "}");

@@ -269,6 +269,23 @@ static const char *const helper_text[] = {
 		"}\n",
 	/* a byte as dump text: itself when printable, else a dot */
 	[H_PC] = "function __d_pc:string(b:long) { return b >= 32 && b < 127 ? sprintf(\"%c\", b) : \".\" }\n",
+	/* bufpolicy=ring: each record's output and size in order, the oldest
+	 * dropped while they hold more than the buffer's bytes (up to 4 for
+	 * each new one: no loop for BPF's verifier to walk) */
+	[H_RING] = "global __d_ring_txt, __d_ring_sz, __d_ring_first, __d_ring_n, __d_ring_used\n"
+		"function __d_ring_drop(max:long) {\n"
+		"    if (__d_ring_used <= max || __d_ring_first >= __d_ring_n) return 0\n"
+		"    __d_ring_used -= __d_ring_sz[__d_ring_first]\n"
+		"    delete __d_ring_txt[__d_ring_first]; delete __d_ring_sz[__d_ring_first]\n"
+		"    __d_ring_first++\n"
+		"}\n"
+		"function __d_ring_push(t:string, sz:long, max:long) {\n"
+		"    __d_ring_txt[__d_ring_n] = t; __d_ring_sz[__d_ring_n] = sz; __d_ring_n++; __d_ring_used += sz\n"
+		"    __d_ring_drop(max); __d_ring_drop(max); __d_ring_drop(max); __d_ring_drop(max)\n"
+		"}\n"
+		"function __d_ring_print() {\n"
+		"    for (i = __d_ring_first; i < __d_ring_n; i++) printf(\"%s\", __d_ring_txt[i])\n"
+		"}\n",
 	[H_BSWAP] = "function __d_bswap16:long(x:long) { return ((x & 0xff) << 8) | ((x >> 8) & 0xff) }\n"
 		"function __d_bswap32:long(x:long) { return (__d_bswap16(x) << 16) | __d_bswap16(x >> 16) }\n"
 		"function __d_bswap64:long(x:long) { return (__d_bswap32(x) << 32) | __d_bswap32(x >> 32) }\n",

@@ -118,6 +118,7 @@ static int set_option(struct d_opts *o, const char *name, const char *value)
 		if (!value || (strcmp(value, "fill") && strcmp(value, "ring") && strcmp(value, "switch")))
 			return -1;
 		o->fill = !strcmp(value, "fill");
+		o->ring = !strcmp(value, "ring");
 	} else if (!strcmp(name, "bufsize"))
 		o->bufsize = value ? size_value(value) : 0;
 	else if (!strcmp(name, "strsize"))

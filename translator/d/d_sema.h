@@ -53,6 +53,7 @@ struct d_opts {
 	bool aggsortkeypos_set;
 	bool zdefs;              /* -Z: descriptions matching nothing are no error */
 	bool fill;               /* bufpolicy=fill: tracing stops when a CPU's buffer is full */
+	bool ring;               /* bufpolicy=ring: the last bufsize bytes of records are kept */
 	int64_t bufsize;         /* bytes a CPU's buffer holds (bufsize=N[kmg]), 0: unset */
 };
 
