@@ -247,9 +247,12 @@ static void read_kallsyms(void)
 			continue;
 		if (strchr("dDbBrR", type))
 			K.ndata++;
-		d_symtab_put(&K.syms, name, (void *)1);
+		uint64_t *at = xmalloc(sizeof(*at));
+		*at = addr;
+		if (!d_symtab_get(&K.syms, name))   /* a name twice: its first address */
+			d_symtab_put(&K.syms, name, at);
 		if (*mod)
-			d_symtab_put(&K.syms, xasprintf("%s`%s", mod, name), (void *)1);
+			d_symtab_put(&K.syms, xasprintf("%s`%s", mod, name), at);
 	}
 	fclose(f);
 }
@@ -293,4 +296,21 @@ struct d_type *d_kernel_symbol(struct d_types *ts, const char *name)
 	    (K.ndata < 1000 && !strcmp(module, "vmlinux")))
 		return d_type_lookup(ts, "int");
 	return NULL;
+}
+
+/* &`sym: the symbol's address in /proc/kallsyms ("vmlinux`x" is "x") */
+bool d_kernel_symbol_addr(const char *name, uint64_t *addr)
+{
+	const char *bq = strrchr(name, '`');
+	char *key = bq && bq > name && strncmp(name, "vmlinux`", 8) ? xstrdup(name) : xstrdup(bq ? bq + 1 : name);
+	const uint64_t *at;
+
+	if (!K.syms_tried)
+		read_kallsyms();
+	at = d_symtab_get(&K.syms, key);
+	free(key);
+	if (!at)
+		return false;
+	*addr = *at;
+	return true;
 }

@@ -340,6 +340,45 @@ static void check_pid_desc(struct d_ck *ck, const struct d_pdesc *d)
 		CK_ERR(ck, "D_PROC_NAME", d->pos, "invalid probe name for the pid provider: %s", d->text);
 }
 
+/* does e assign the plain variable name (x = .., x += .., x++, ++x)? */
+static bool assigns(const struct d_expr *e, const char *name)
+{
+	if (!e)
+		return false;
+	const struct d_expr *t = e->kind == DE_ASSIGN || e->kind == DE_POSTFIX ||
+				 (e->kind == DE_UNARY && (e->op == DOP_PREINC || e->op == DOP_PREDEC)) ? e->lhs : NULL;
+	if (t && t->kind == DE_IDENT && !strcmp(t->name, name))
+		return true;
+	if (assigns(e->lhs, name) || assigns(e->rhs, name))
+		return true;
+	for (int i = 0; i < e->args.len; i++)
+		if (assigns(e->args.items[i], name))
+			return true;
+	return false;
+}
+
+/* a name the predicate p reads before any declaration, which it does not
+ * assign itself and the clause's body does (/n < 5/ { n++ }) */
+static bool pred_reads_body_var(struct d_ck *ck, const struct d_clause *c, const struct d_expr *e)
+{
+	if (!e)
+		return false;
+	if (e->kind == DE_IDENT && !strchr(e->name, '`') && !d_var_find(ck->S, DV_GLOBAL, e->name) &&
+	    !assigns(c->pred, e->name)) {
+		for (int i = 0; i < c->body.len; i++) {
+			const struct d_stmt *st = c->body.items[i];
+			if (st->kind == DS_EXPR && assigns(st->expr, e->name))
+				return true;
+		}
+	}
+	if (pred_reads_body_var(ck, c, e->lhs) || pred_reads_body_var(ck, c, e->rhs))
+		return true;
+	for (int i = 0; i < e->args.len; i++)
+		if (pred_reads_body_var(ck, c, e->args.items[i]))
+			return true;
+	return false;
+}
+
 static void check_clause(struct d_ck *ck, struct d_clause *c)
 {
 	ck->clause = c;
@@ -347,9 +386,14 @@ static void check_clause(struct d_ck *ck, struct d_clause *c)
 	d_provider_clause(ck->S, c);   /* its probes (D_PDESC_ZERO), before its body as in DTrace */
 	for (int i = 0; i < c->descs.len; i++)
 		check_pid_desc(ck, c->descs.items[i]);
+	/* the predicate first, as DTrace; the body first when the predicate
+	 * reads a variable only the body makes (DTrace runs /n < 5/ { n++ }) */
+	bool body_first = c->pred && pred_reads_body_var(ck, c, c->pred);
+	for (int j = 0; body_first && j < c->body.len; j++)
+		check_stmt(ck, c->body.items[j]);
 	if (c->pred && !ck_is_scalar(ck_expr(ck, c->pred)))
 		CK_ERR(ck, "D_PRED_SCALAR", c->pred->pos, "predicate result must be of scalar type");
-	for (int j = 0; j < c->body.len; j++)
+	for (int j = 0; !body_first && j < c->body.len; j++)
 		check_stmt(ck, c->body.items[j]);
 	ck->clause = NULL;
 }

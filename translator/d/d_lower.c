@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "d/d_btf.h"
 #include "d/d_lower.h"
 #include "d/d_types.h"
 
@@ -187,6 +188,91 @@ static bool is_sou(const struct d_type *t)
 	return st && (st->kind == DT_STRUCT || st->kind == DT_UNION);
 }
 
+/* the bytes of a struct variable's scalar members (bit-fields and arrays
+ * left 0): bytes[off] the expression of its byte at off */
+static void struct_bytes(struct d_lower *L, const struct d_expr *e, const struct d_type *t, const char *prefix,
+			 int64_t base, char **bytes, int64_t size)
+{
+	const struct d_type *st = d_type_resolve((struct d_type *)t);
+
+	if (!st)
+		return;
+	if (st->kind == DT_STRUCT || st->kind == DT_UNION) {
+		for (int i = 0; st->complete && i < st->members.len; i++) {
+			const struct d_member *m = st->members.items[i];
+			if (!m->name || m->bits)
+				continue;
+			char *p = xasprintf("%s__%s", prefix, m->name);
+			struct_bytes(L, e, m->type, p, base + m->offset, bytes, size);
+			free(p);
+		}
+		return;
+	}
+	if (st->kind != DT_INT && st->kind != DT_ENUM && st->kind != DT_PTR)
+		return;
+	struct strbuf v;
+	strbuf_init(&v);
+	if (!lower_var_member(L, &v, e, prefix)) {
+		strbuf_release(&v);
+		return;
+	}
+	for (int64_t i = 0; i < st->size && i < 8 && base + i < size; i++) {
+		if (bytes[base + i])   /* a union's byte: its first member's */
+			continue;
+		bytes[base + i] = xasprintf("((%s >> %d) & 0xff)", v.buf, (int)(8 * i));
+	}
+	strbuf_release(&v);
+}
+
+/* trace() of a struct or union variable: its bytes in hex and as text,
+ * 16 a row under a header (DTrace's dump of a value it cannot print as a
+ * number); false when e is no such variable */
+bool d_lower_trace_struct(struct d_lower *L, const struct d_expr *e)
+{
+	const struct d_type *t = e->type ? d_type_resolve(e->type) : NULL;
+	struct strbuf probe;
+
+	if (!t || (t->kind != DT_STRUCT && t->kind != DT_UNION) || t->size <= 0 || t->size > 4096)
+		return false;
+	strbuf_init(&probe);
+	bool ok = lower_var(L, &probe, e);
+	strbuf_release(&probe);
+	if (!ok)
+		return false;
+	char **bytes = xcalloc((size_t)t->size, sizeof(*bytes));
+	struct_bytes(L, e, t, "", 0, bytes, t->size);
+	d_need(L, H_PC);
+	d_line(L, "printf(\"\\n             0  1  2  3  4  5  6  7  8  9  a  b  c  d  e  f  0123456789abcdef\\n\")");
+	for (int64_t row = 0; row < t->size; row += 16) {
+		struct strbuf fmt, hex, txt;
+		strbuf_init(&fmt);
+		strbuf_init(&hex);
+		strbuf_init(&txt);
+		strbuf_addstr(&fmt, "%10x: ");
+		for (int64_t i = row; i < row + 16; i++) {
+			if (i >= t->size) {
+				strbuf_addstr(&fmt, "   ");
+				continue;
+			}
+			const char *b = bytes[i] ? bytes[i] : "0";
+			strbuf_addstr(&fmt, "%02x ");
+			strbuf_addf(&hex, ", %s", b);
+			strbuf_addf(&txt, ", __d_pc(%s)", b);
+		}
+		strbuf_addch(&fmt, ' ');
+		for (int64_t i = row; i < row + 16 && i < t->size; i++)
+			strbuf_addstr(&fmt, "%s");
+		d_line(L, "printf(\"%s\\n\", %lld%s%s)", fmt.buf, (long long)row, hex.buf, txt.buf);
+		strbuf_release(&fmt);
+		strbuf_release(&hex);
+		strbuf_release(&txt);
+	}
+	for (int64_t i = 0; i < t->size; i++)
+		free(bytes[i]);
+	free(bytes);
+	return true;
+}
+
 /* a built-in variable */
 static void lower_builtin(struct d_lower *L, struct strbuf *out, const char *n)
 {
@@ -194,7 +280,7 @@ static void lower_builtin(struct d_lower *L, struct strbuf *out, const char *n)
 	static const struct { const char *d, *stap; } b[] = {
 		{ "execname", "execname()" }, { "pid", "pid()" }, { "tid", "tid()" }, { "ppid", "ppid()" },
 		{ "uid", "uid()" }, { "gid", "gid()" }, { "cpu", "cpu()" },
-		{ "timestamp", "gettimeofday_ns()" }, { "vtimestamp", "gettimeofday_ns()" },
+		{ "timestamp", "gettimeofday_ns()" }, { "vtimestamp", "__d_vts" },
 		{ "walltimestamp", "gettimeofday_ns()" }, { "curthread", "task_current()" },
 		{ "errno", "0" }, { "ipl", "0" }, { "stackdepth", "0" }, { "ustackdepth", "0" },
 		{ "caller", "0" }, { "ucaller", "0" }, { "cwd", "\"/\"" }, { "root", "\"/\"" },
@@ -212,6 +298,7 @@ static void lower_builtin(struct d_lower *L, struct strbuf *out, const char *n)
 	for (size_t i = 0; i < sizeof(b) / sizeof(b[0]); i++)
 		if (!strcmp(b[i].d, n)) {
 			strbuf_addstr(out, b[i].stap);
+			L->vts_used |= !strcmp(n, "vtimestamp");
 			return;
 		}
 	if (!strcmp(n, "probefunc"))
@@ -273,6 +360,26 @@ static void wrap_open(struct d_lower *L, struct strbuf *out, const struct d_type
 	*close = f ? ")" : "";
 	if (f)
 		strbuf_addf(out, "%s(", f);
+}
+
+/* (type)constant to a smaller integer: DTrace folds it to the constant's
+ * low bytes, not sign-extended ((char)0x1ef is 239, (short)-2 65534);
+ * false when e is not such a cast */
+static bool cast_constant(struct strbuf *out, const struct d_expr *e)
+{
+	const struct d_expr *k = e->lhs;
+	struct d_type *to = e->type ? d_type_resolve(e->type) : NULL;
+	struct d_type *from = k->type ? d_type_resolve(k->type) : NULL;
+	bool neg = k->kind == DE_UNARY && k->op == DOP_NEG;
+
+	if (neg)
+		k = k->lhs;
+	if (k->kind != DE_INT || !to || !from || to->kind != DT_INT || from->kind != DT_INT || to->size >= from->size ||
+	    to->size >= 8)
+		return false;
+	uint64_t v = neg ? -(uint64_t)k->num : (uint64_t)k->num;
+	strbuf_addf(out, "%lld", (long long)(v & ((1ull << (to->size * 8)) - 1)));
+	return true;
 }
 
 static void lower_binary(struct d_lower *L, struct strbuf *out, const struct d_expr *e)
@@ -408,6 +515,15 @@ static void lower_unary(struct d_lower *L, struct strbuf *out, const struct d_ex
 		d_lower_expr(L, out, e->lhs);
 		strbuf_addf(out, ")%s", close);
 		return;
+	case DOP_ADDROF: {   /* &`sym: its address, from the kernel's symbol table */
+		uint64_t addr;
+		if (e->lhs->kind == DE_IDENT && strchr(e->lhs->name, '`') && d_kernel_symbol_addr(e->lhs->name, &addr)) {
+			strbuf_addf(out, "%lld", (long long)addr);
+			return;
+		}
+		strbuf_addstr(out, "0");
+		return;
+	}
 	default:   /* * and & of memory: not yet */
 		strbuf_addstr(out, "0");
 		return;
@@ -600,6 +716,8 @@ void d_lower_expr(struct d_lower *L, struct strbuf *out, const struct d_expr *e)
 			d_lower_expr(L, out, e->lhs);
 			return;
 		}
+		if (cast_constant(out, e))
+			return;
 		wrap_open(L, out, e->type, &close);
 		d_lower_expr(L, out, e->lhs);
 		strbuf_addstr(out, close);
@@ -811,6 +929,65 @@ static bool clause_records(const struct d_clause *c)
 	return rec || !stmts;
 }
 
+/* a recorded item of size bytes at the end of a record of *off bytes,
+ * aligned to its size (8 at most) */
+static void record_item(int64_t *off, int64_t size)
+{
+	int64_t align = size >= 8 ? 8 : size >= 4 ? 4 : size >= 2 ? 2 : 1;
+
+	*off = (*off + align - 1) / align * align + size;
+}
+
+/* the bytes of a value's record: its type's size (a string's strsize) */
+static int64_t value_size(const struct d_lower *L, const struct d_expr *e)
+{
+	const struct d_type *t = e->type ? d_type_resolve(e->type) : NULL;
+
+	if (d_is_string(e->type))
+		return L->sema->opts->strsize;
+	return t && t->size > 0 ? t->size : 8;
+}
+
+/* the bytes st's actions add to its clause's record */
+static void stmt_record_size(const struct d_lower *L, const struct d_stmt *st, int64_t *off)
+{
+	if (st->kind == DS_BLOCK || st->kind == DS_IF) {
+		for (int i = 0; i < st->stmts.len; i++)
+			stmt_record_size(L, st->stmts.items[i], off);
+		if (st->then)
+			stmt_record_size(L, st->then, off);
+		if (st->els)
+			stmt_record_size(L, st->els, off);
+		return;
+	}
+	if (st->kind != DS_EXPR || st->expr->kind != DE_CALL)
+		return;
+	const struct d_expr *e = st->expr;
+	if (!strcmp(e->name, "trace") && e->args.len)
+		record_item(off, value_size(L, e->args.items[0]));
+	else if (!strcmp(e->name, "printf"))
+		for (int i = 1; i < e->args.len; i++)
+			record_item(off, value_size(L, e->args.items[i]));
+	else if (!strcmp(e->name, "exit"))
+		record_item(off, 4);
+	else if (!strcmp(e->name, "stack") || !strcmp(e->name, "ustack") || !strcmp(e->name, "tracemem") ||
+		 !strcmp(e->name, "print") || !strcmp(e->name, "system") || !strcmp(e->name, "printa"))
+		record_item(off, 8);
+}
+
+/* the bytes a firing of c puts in its CPU's buffer: DTrace's record, a
+ * 4-byte probe ID then the actions' data; 0 when it records nothing */
+static int64_t clause_record_size(const struct d_lower *L, const struct d_clause *c)
+{
+	int64_t off = 4;
+
+	if (!clause_records(c))
+		return 0;
+	for (int i = 0; i < c->body.len; i++)
+		stmt_record_size(L, c->body.items[i], &off);
+	return off;
+}
+
 /* the record line's start: the header once, then CPU, ID, FUNCTION:NAME
  * (FUNCTION:NAME alone when _DTRACE_TESTING is set, as the original's
  * test harness runs it) */
@@ -844,6 +1021,25 @@ static const struct d_expr *speculated(const struct d_clause *c)
 	return NULL;
 }
 
+/* body's text into out, its printf's output appended to the string
+ * variable to instead (the header's printf aside: printed once, as is) */
+static void redirect_output(struct strbuf *out, const char *body, const char *to)
+{
+	for (const char *p = body; *p; ) {
+		const char *q = strstr(p, "printf(");
+		if (!q || (q > body && (q[-1] == 's' || q[-1] == '_')) ||
+		    (q - body >= 13 && !strncmp(q - 13, "__d_hdr = 1; ", 13))) {
+			q = q ? q + 7 : p + strlen(p);
+			strbuf_add(out, p, (size_t)(q - p));
+			p = q;
+			continue;
+		}
+		strbuf_add(out, p, (size_t)(q - p));
+		strbuf_addf(out, "%s .= sprintf(", to);
+		p = q + 7;
+	}
+}
+
 static void lower_clause(struct d_lower *L, const struct d_clause *c)
 {
 	struct strbuf sb;
@@ -871,9 +1067,25 @@ static void lower_clause(struct d_lower *L, const struct d_clause *c)
 		d_line(L, "{");
 	strbuf_release(&sb);
 	L->indent++;
+	/* bufpolicy=fill: a record that no longer fits its CPU's buffer ends
+	 * the tracing (DTrace's END still runs) */
+	int64_t rsize = L->sema->opts->fill && !L->in_end ? clause_record_size(L, c) : 0;
+	if (rsize) {
+		L->fill_used = true;
+		d_line(L, "if (__d_fill[cpu()] + %lld > %lld) { __d_exiting = 1; exit(); next }", (long long)rsize,
+		       (long long)(L->sema->opts->bufsize ? L->sema->opts->bufsize : 4 << 20));
+		d_line(L, "__d_fill[cpu()] += %lld", (long long)rsize);
+	}
 	/* a speculating clause's output goes to its speculation's buffer */
 	const struct d_expr *spec = speculated(c);
 	struct strbuf saved = L->probes;
+	/* bufpolicy=ring: to the ring of records, printed at exit */
+	int64_t ring = !spec && L->sema->opts->ring && L->sema->opts->bufsize ? clause_record_size(L, c) : 0;
+	if (ring) {
+		d_need(L, H_RING);
+		saved = L->probes;
+		strbuf_init(&L->probes);
+	}
 	if (spec) {
 		L->spec_used = true;
 		strbuf_init(&sb);
@@ -893,23 +1105,32 @@ static void lower_clause(struct d_lower *L, const struct d_clause *c)
 		struct strbuf body = L->probes;
 		L->probes = saved;
 		d_line(L, "if (__sid in __d_spec_busy) {");
-		for (const char *p = body.buf; *p; ) {
-			const char *q = strstr(p, "printf(");
-			if (!q || (q > body.buf && (q[-1] == 's' || q[-1] == '_'))) {
-				q = q ? q + 7 : p + strlen(p);
-				strbuf_add(&L->probes, p, (size_t)(q - p));
-				p = q;
-				continue;
-			}
-			strbuf_add(&L->probes, p, (size_t)(q - p));
-			strbuf_addstr(&L->probes, "__d_spec_buf[__sid] .= sprintf(");
-			p = q + 7;
-		}
+		redirect_output(&L->probes, body.buf, "__d_spec_buf[__sid]");
 		d_line(L, "}");
+		strbuf_release(&body);
+	} else if (ring) {
+		struct strbuf body = L->probes;
+		L->probes = saved;
+		d_line(L, "__d_rec = \"\"");
+		redirect_output(&L->probes, body.buf, "__d_rec");
+		d_line(L, "__d_ring_push(__d_rec, %lld, %lld)", (long long)ring, (long long)L->sema->opts->bufsize);
 		strbuf_release(&body);
 	}
 	L->indent--;
 	d_line(L, "}");
+}
+
+/* text into sb at pos */
+static void insert_text(struct strbuf *sb, size_t pos, const char *text)
+{
+	struct strbuf out;
+
+	strbuf_init(&out);
+	strbuf_add(&out, sb->buf, pos);
+	strbuf_addstr(&out, text);
+	strbuf_addstr(&out, sb->buf + pos);
+	strbuf_release(sb);
+	*sb = out;
 }
 
 /* one probe per site (d_provider.h): the clauses of every DTrace probe
@@ -922,6 +1143,8 @@ static void lower_probes(struct d_lower *L)
 	for (int i = 0; i < sites.len; i++) {
 		const struct d_site *s = sites.items[i];
 		d_line(L, "probe %s {", s->point);
+		size_t head = L->probes.len;
+		L->vts_used = false;
 		L->indent++;
 		L->site = s;
 		L->in_end = !strcmp(s->point, "end");
@@ -933,6 +1156,8 @@ static void lower_probes(struct d_lower *L)
 		L->site = NULL;
 		L->site_clause = NULL;
 		L->site_probes = NULL;
+		if (L->vts_used)   /* vtimestamp: the time the probe fired (DTrace's leaves out its own) */
+			insert_text(&L->probes, head, "    __d_vts = gettimeofday_ns()\n");
 		L->indent--;
 		d_line(L, "}");
 	}
@@ -954,6 +1179,8 @@ static void lower_globals(struct d_lower *L)
 	struct d_sema *S = L->sema;
 
 	strbuf_addstr(&L->globals, "global __d_hdr, __d_exiting, __d_void\n");
+	if (L->fill_used)
+		strbuf_addstr(&L->globals, "global __d_fill\n");
 	if (L->spec_used)   /* the speculation buffers, typed before anything runs */
 		strbuf_addstr(&L->globals, "global __d_spec_buf, __d_spec_busy\n"
 			      "probe begin(-1) { __d_spec_buf[0] = \"\"; __d_spec_busy[0] = 1; "
@@ -988,6 +1215,8 @@ char *d_lower(struct d_sema *sema)
 	/* after END's clauses: the aggregations not printed yet */
 	d_line(&L, "probe end {");
 	L.indent++;
+	if (L.helpers & (1u << H_RING))   /* the records the ring kept */
+		d_line(&L, "__d_ring_print()");
 	d_lower_agg_exit(&L);
 	L.indent--;
 	d_line(&L, "}");

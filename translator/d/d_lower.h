@@ -28,6 +28,8 @@ struct d_lower {
 	int temps;                   /* temporaries made so far */
 	bool records;                /* the clause prints a record (not quiet) */
 	bool multi_printa;           /* a printa of several aggregations */
+	bool fill_used;              /* a clause counts its record's bytes (bufpolicy=fill) */
+	bool vts_used;               /* the probe being lowered reads vtimestamp */
 	bool spec_used;              /* speculations: their buffers are declared */
 	bool in_end;                 /* lowering END's clauses: they run after exit() */
 	/* providers (d_provider.h): the site being written, the clause's probes there */
@@ -41,7 +43,7 @@ struct d_lower {
 enum d_helper {
 	H_S8, H_S16, H_S32, H_U8, H_U16, H_U32, H_SUBSTR, H_INDEX, H_RINDEX, H_STRCHR,
 	H_STRRCHR, H_STRSTR, H_TOUPPER, H_TOLOWER, H_BASENAME, H_DIRNAME, H_LLTOSTR,
-	H_QBUCKET, H_LQBUCKET, H_LLQBUCKET, H_QROW, H_STRTOK, H_MOD, H_BSWAP, H_PREC, H_RAWDUMP, H_SPEC,
+	H_QBUCKET, H_LQBUCKET, H_LLQBUCKET, H_QROW, H_STRTOK, H_MOD, H_BSWAP, H_PREC, H_RAWDUMP, H_SPEC, H_FLOAT, H_PAD, H_KSYM, H_PC, H_RING,
 };
 void d_need(struct d_lower *L, enum d_helper h);
 
@@ -52,6 +54,7 @@ void d_line(struct d_lower *L, const char *fmt, ...) __attribute__((format(print
 
 /* trace(e), printf(...) (d_lower_fmt.c) */
 void d_lower_trace(struct d_lower *L, const struct d_expr *arg);
+bool d_lower_trace_struct(struct d_lower *L, const struct d_expr *e);
 void d_lower_printf(struct d_lower *L, const struct d_expr *call);
 void d_lower_system(struct d_lower *L, const struct d_expr *call);
 /* a D printf format as cstap's printf format (appended to out); nargs

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "d/d_lower.h"
+#include "d/d_types.h"
 
 /* ---- helpers -------------------------------------------------------------------- */
 
@@ -103,6 +104,11 @@ static const char *const helper_text[] = {
 		"    if (v < base) return -1\n"
 		"    if (v >= lim) return (lim - base) / step\n"
 		"    return (v - base) / step\n"
+		"}\n"
+		"function __d_lqvalue:long(b:long, base:long, lim:long, step:long) {\n"
+		"    if (b < 0) return base - 1\n"
+		"    if (b >= (lim - base) / step) return lim + 1\n"
+		"    return base + b * step\n"
 		"}\n",
 	/* llquantize(): below factor^low bucket -1 (with low 0: 0 there, and
 	 * below 0 bucket -2, shown as -1, as DTrace shows them); in each magnitude
@@ -130,15 +136,23 @@ static const char *const helper_text[] = {
 		"    }\n"
 		"    return sprintf(\">= %d\", last)\n"
 		"}\n",
-	/* one row of a distribution: the value, 40 columns of @ for its share */
-	/* with negative counts the bars grow left of the line */
-	[H_QROW] = "function __d_qrow(label:string, c:long, total:long, neg:long) {\n"
-		"    n = total > 0 ? ((c < 0 ? -c : c) * 40 + total / 2) / total : 0\n"
-		"    if (n > 40) n = 40\n"
+	/* one row of a distribution: the value, its share (of the total, both
+	 * shifted right sh bits) in @s: 40 columns right of the line; with
+	 * negative counts only, left of it; with both, 20 each side */
+	[H_QROW] = "function __d_qrow(label:string, c:long, total:long, sh:long, mode:long, norm:long) {\n"
+		"    a = c < 0 ? -c : c\n"
+		"    if (a < 0) a = 0x7fffffffffffffff\n"
+		"    a >>= sh\n"
+		"    len = mode == 2 ? 20 : 40\n"
+		"    n = total > 0 ? (a * len * 2 + total) / (2 * total) : 0\n"
+		"    if (n > len) n = len\n"
 		"    ats = substr(\"@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@\", 0, n)\n"
-		"    pad = substr(\"                                        \", 0, 40 - n)\n"
-		"    if (neg) printf(\"%16s %s%s| %-9d\\n\", label, pad, ats, c)\n"
-		"    else printf(\"%16s |%s%s %-9d\\n\", label, ats, pad, c)\n"
+		"    pad = substr(\"                                        \", 0, len - n)\n"
+		"    v = c / norm\n"
+		"    if (mode == 0) printf(\"%16s |%s%s %-9d\\n\", label, ats, pad, v)\n"
+		"    else if (mode == 1) printf(\"%16s %s%s| %-9d\\n\", label, pad, ats, v)\n"
+		"    else if (c <= 0) printf(\"%16s %s%s|%20s %-9d\\n\", label, pad, ats, \"\", v)\n"
+		"    else printf(\"%16s %20s|%s%s %-9d\\n\", label, \"\", ats, pad, v)\n"
 		"}\n",
 	[H_STRTOK] = "global __d_tok_s, __d_tok_i\n"
 		"function __d_strtok:string(s:string, delim:string, given:long) {\n"
@@ -180,6 +194,98 @@ static const char *const helper_text[] = {
 		"    for (i = 1; i <= n; i++) if (!(i in __d_spec_busy)) { __d_spec_busy[i] = 1; return i }\n"
 		"    return 0\n"
 		"}\n",
+	/* %e %f %g of a float's or a double's bits: the value as m * 10^d
+	 * (m below 2^62, so 18 digits exact), rounded half up to the digits
+	 * the conversion shows; %g as %e or %f by the exponent, its trailing
+	 * zeros cut */
+	[H_FLOAT] = "function __d_pow10:long(n:long) { r = 1; for (i = 0; i < n && i < 19; i++) r *= 10; return r }\n"
+		"function __d_zeros:string(n:long) { r = \"0\"; for (i = 0; i < 6 && strlen(r) < n; i++) r .= r; return n > 0 ? substr(r, 0, n) : \"\" }\n"
+		"function __d_fround:long(m:long, k:long) {\n"
+		"    if (k <= 0) return m\n"
+		"    if (k > 19) return 0\n"
+		"    return k == 19 ? (m >= 5000000000000000000 ? 1 : 0) : (m + 5 * __d_pow10(k - 1)) / __d_pow10(k)\n"
+		"}\n"
+		"function __d_gtrim:string(r:string) {\n"
+		"    if (!isinstr(r, \".\")) return r\n"
+		"    ep = strlen(r); while (ep > 0 && substr(r, ep - 1, 1) != \"e\" && substr(r, ep - 1, 1) != \"E\") ep--\n"
+		"    ep = ep ? ep - 1 : strlen(r)\n"
+		"    n = ep; while (n > 0 && substr(r, n - 1, 1) == \"0\") n--\n"
+		"    if (n > 0 && substr(r, n - 1, 1) == \".\") n--\n"
+		"    return substr(r, 0, n) . substr(r, ep, strlen(r) - ep)\n"
+		"}\n"
+		"function __d_fmtf:string(bits:long, size:long, conv:long, prec:long) {\n"
+		"    if (size == 4) { s = (bits >> 31) & 1; ex = (bits >> 23) & 0xff; m = bits & 0x7fffff; top = 0xff; bias = 150; one = 0x800000 }\n"
+		"    else { s = (bits >> 63) & 1; ex = (bits >> 52) & 0x7ff; m = bits & 0xfffffffffffff; top = 0x7ff; bias = 1075; one = 0x10000000000000 }\n"
+		"    sg = s ? \"-\" : \"\"\n"
+		"    if (ex == top) return m ? \"nan\" : sg . \"inf\"\n"
+		"    if (ex) { m |= one; e2 = ex - bias } else e2 = 1 - bias\n"
+		"    if (prec < 0) prec = 6\n"
+		"    d = 0\n"
+		"    while (m && e2 >= 10) { if (m < 0x10000000000000) { m <<= 10; e2 -= 10 } else { m /= 1000; d += 3 } }\n"
+		"    while (m && e2 <= -10) { if (m < 0x10000000000000) { m *= 1000; d -= 3 } else { m >>= 10; e2 += 10 } }\n"
+		"    while (m && e2 > 0) { if (m < 0x2000000000000000) { m <<= 1; e2-- } else { m /= 10; d++ } }\n"
+		"    while (m && e2 < 0) { if (m < 0x0ccccccccccccccc) { m *= 10; d-- } else { m >>= 1; e2++ } }\n"
+		"    x = m ? strlen(sprint(m)) - 1 + d : 0\n"
+		"    g = conv == 103 || conv == 71\n"
+		"    if (g) {\n"
+		"        p = prec ? prec : 1\n"
+		"        k = strlen(sprint(m)) - p\n"
+		"        if (m && k > 0) { m = __d_fround(m, k); d += k; x = strlen(sprint(m)) - 1 + d }\n"
+		"        if (x < -4 || x >= p) { conv -= 2; prec = p - 1 } else { conv = 102; prec = p - 1 - x }\n"
+		"    }\n"
+		"    if (conv == 102) {\n"
+		"        if (d < -prec) { m = __d_fround(m, -prec - d); d = -prec }\n"
+		"        t = sprint(m) . (m ? __d_zeros(d + prec) : \"\")\n"
+		"        if (strlen(t) <= prec) t = __d_zeros(prec + 1 - strlen(t)) . t\n"
+		"        n = strlen(t) - prec\n"
+		"        r = sg . substr(t, 0, n) . (prec ? \".\" . substr(t, n, prec) : \"\")\n"
+		"    } else {\n"
+		"        k = strlen(sprint(m)) - (prec + 1)\n"
+		"        if (m && k > 0) { m = __d_fround(m, k); if (strlen(sprint(m)) > prec + 1) { m /= 10; x++ } }\n"
+		"        t = sprint(m); t .= __d_zeros(prec + 1 - strlen(t))\n"
+		"        r = sprintf(\"%s%s%s%s%c%s%02d\", sg, substr(t, 0, 1), prec ? \".\" : \"\", substr(t, 1, prec), conv, x < 0 ? \"-\" : \"+\", x < 0 ? -x : x)\n"
+		"    }\n"
+		"    return g ? __d_gtrim(r) : r\n"
+		"}\n",
+	/* a '*' width's padding: a negative width (or left) left-justifies */
+	[H_PAD] = "function __d_pad:string(s:string, w:long, left:long) {\n"
+		"    if (w < 0) { w = -w; left = 1 }\n"
+		"    n = w - strlen(s)\n"
+		"    if (n <= 0) return s\n"
+		"    p = sprintf(\"%*s\", n, \"\")\n"
+		"    return left ? s . p : p . s\n"
+		"}\n",
+	/* %a: a kernel address as module`symbol+0xoffset (from symdata's
+	 * "sym+0xoff/0xsize [mod]"), the core kernel's module vmlinux */
+	[H_KSYM] = "function __d_ksym:string(a:long) {\n"
+		"    d = symdata(a)\n"
+		"    p = __d_index(d, \"+\", 0)\n"
+		"    if (p <= 0) return sprintf(\"0x%x\", a)\n"
+		"    s = __d_index(d, \"/\", p); b = __d_index(d, \"[\", s); e = __d_index(d, \"]\", b)\n"
+		"    off = substr(d, p + 1, s - p - 1)\n"
+		"    mod = b >= 0 && e > b ? substr(d, b + 1, e - b - 1) : \"kernel\"\n"
+		"    if (mod == \"kernel\") mod = \"vmlinux\"\n"
+		"    return mod . \"`\" . substr(d, 0, p) . (off == \"0x0\" ? \"\" : \"+\" . off)\n"
+		"}\n",
+	/* a byte as dump text: itself when printable, else a dot */
+	[H_PC] = "function __d_pc:string(b:long) { return b >= 32 && b < 127 ? sprintf(\"%c\", b) : \".\" }\n",
+	/* bufpolicy=ring: each record's output and size in order, the oldest
+	 * dropped while they hold more than the buffer's bytes (up to 4 for
+	 * each new one: no loop for BPF's verifier to walk) */
+	[H_RING] = "global __d_ring_txt, __d_ring_sz, __d_ring_first, __d_ring_n, __d_ring_used\n"
+		"function __d_ring_drop(max:long) {\n"
+		"    if (__d_ring_used <= max || __d_ring_first >= __d_ring_n) return 0\n"
+		"    __d_ring_used -= __d_ring_sz[__d_ring_first]\n"
+		"    delete __d_ring_txt[__d_ring_first]; delete __d_ring_sz[__d_ring_first]\n"
+		"    __d_ring_first++\n"
+		"}\n"
+		"function __d_ring_push(t:string, sz:long, max:long) {\n"
+		"    __d_ring_txt[__d_ring_n] = t; __d_ring_sz[__d_ring_n] = sz; __d_ring_n++; __d_ring_used += sz\n"
+		"    __d_ring_drop(max); __d_ring_drop(max); __d_ring_drop(max); __d_ring_drop(max)\n"
+		"}\n"
+		"function __d_ring_print() {\n"
+		"    for (i = __d_ring_first; i < __d_ring_n; i++) printf(\"%s\", __d_ring_txt[i])\n"
+		"}\n",
 	[H_BSWAP] = "function __d_bswap16:long(x:long) { return ((x & 0xff) << 8) | ((x >> 8) & 0xff) }\n"
 		"function __d_bswap32:long(x:long) { return (__d_bswap16(x) << 16) | __d_bswap16(x >> 16) }\n"
 		"function __d_bswap64:long(x:long) { return (__d_bswap32(x) << 32) | __d_bswap32(x >> 32) }\n",
@@ -192,6 +298,8 @@ void d_need(struct d_lower *L, enum d_helper h)
 	L->helpers |= 1u << h;
 	if (h == H_QROW || h == H_LQBUCKET || h == H_LLQBUCKET)
 		d_need(L, H_QBUCKET);
+	if (h == H_KSYM)
+		d_need(L, H_INDEX);
 	strbuf_addstr(&L->funcs, helper_text[h]);
 }
 
@@ -205,8 +313,19 @@ void d_lower_trace(struct d_lower *L, const struct d_expr *arg)
 	bool quiet = L->sema->opts->quiet;
 	const char *fmt;
 
+	if (d_lower_trace_struct(L, arg))
+		return;
 	strbuf_init(&sb);
+	struct d_type *rt = arg->type ? d_type_resolve(arg->type) : NULL;
+	int sext = rt && rt->kind == DT_INT && rt->is_signed && rt->size < 8 ? (int)rt->size : 0;
+	if (sext) {   /* a small signed value by its bytes (a cast constant's are not sign-extended) */
+		enum d_helper h = sext == 1 ? H_S8 : sext == 2 ? H_S16 : H_S32;
+		d_need(L, h);
+		strbuf_addstr(&sb, sext == 1 ? "__d_s8(" : sext == 2 ? "__d_s16(" : "__d_s32(");
+	}
 	d_lower_expr(L, &sb, arg);
+	if (sext)
+		strbuf_addch(&sb, ')');
 	if (d_is_string(arg->type) && L->sema->opts->rawbytes) {
 		d_need(L, H_RAWDUMP);
 		d_line(L, "__d_rawdump(%s, %lld)", sb.buf, (long long)L->sema->opts->strsize + 1);
@@ -289,6 +408,27 @@ static const char *copy_text(struct strbuf *out, const char *p, const char *end)
 	return p;
 }
 
+/* %e %f %g of a float or a double: its digits as a string, the width
+ * and the - flag kept */
+static void float_conv(struct d_lower *L, struct strbuf *fmt, struct strbuf *args, const struct conv *cv,
+		       const struct d_expr *a)
+{
+	d_need(L, H_FLOAT);
+	strbuf_addf(fmt, "%%%s%ss", strchr(cv->flags, '-') ? "-" : "", cv->width);
+	strbuf_addstr(args, ", __d_fmtf(");
+	d_lower_expr(L, args, a);
+	strbuf_addf(args, ", %lld, %d, %s)", (long long)d_type_resolve(a->type)->size, cv->c,
+		    cv->prec[0] ? (cv->prec[1] ? cv->prec + 1 : "0") : "-1");
+}
+
+/* a signed 4-byte integer (a cast constant is not sign-extended: DTrace
+ * prints its 4 bytes signed) */
+static bool is_int32(struct d_type *t)
+{
+	t = t ? d_type_resolve(t) : NULL;
+	return t && (t->kind == DT_INT || t->kind == DT_ENUM) && t->size == 4 && t->is_signed;
+}
+
 /* printf(fmt, args...): each conversion checked against its argument;
  * with sink (system) the text goes there rather than to the output */
 static void lower_format(struct d_lower *L, const struct d_expr *call, const char *sink)
@@ -352,6 +492,11 @@ static void lower_format(struct d_lower *L, const struct d_expr *call, const cha
 		default:
 			d_error(L->sema->dg, "D_PRINTF_CONV", f->pos, "printf( ) format has an invalid conversion %%%c", cv.c);
 		}
+		if (strchr("eEfgG", cv.c) && a->type && d_type_resolve(a->type) && d_type_resolve(a->type)->kind == DT_FLOAT) {
+			float_conv(L, &fmt, &args, &cv, a);
+			p = cv.end;
+			continue;
+		}
 		/* an unsigned 64-bit value prints unsigned whatever the conversion */
 		if ((c == 'd') && a->type && d_is_int(a->type) && !a->type->is_signed && a->type->size == 8)
 			c = 'u';
@@ -371,15 +516,31 @@ static void lower_format(struct d_lower *L, const struct d_expr *call, const cha
 			p = cv.end;
 			continue;
 		}
-		if (c == 'p') {   /* DTrace's %p: 0x and the hex digits */
+		if (cv.c == 'a') {   /* a kernel address by its symbol */
+			d_need(L, H_KSYM);
+			strbuf_addf(&fmt, "%%%s%ss", strchr(cv.flags, '-') ? "-" : "", cv.width);
+			strbuf_addstr(&args, ", __d_ksym(");
+			d_lower_expr(L, &args, a);
+			strbuf_addch(&args, ')');
+			p = cv.end;
+			continue;
+		}
+		if (c == 'p') {   /* DTrace's %p: the hex digits alone */
 			strbuf_addf(&fmt, "%%%s%s%s%s", cv.flags, cv.star_width ? "*" : cv.width,
-				    cv.star_prec ? ".*" : cv.prec, "p");
+				    cv.star_prec ? ".*" : cv.prec, "x");
 		} else {
 			strbuf_addf(&fmt, "%%%s%s%s%c", cv.flags, cv.star_width ? "*" : cv.width,
 				    cv.star_prec ? ".*" : cv.prec, c);
 		}
 		strbuf_addstr(&args, ", ");
+		bool s32 = is_int32(a->type) && c == 'd';   /* DTrace's %d of an int: its 4 bytes, signed */
+		if (s32) {
+			d_need(L, H_S32);
+			strbuf_addstr(&args, "__d_s32(");
+		}
 		d_lower_expr(L, &args, a);
+		if (s32)
+			strbuf_addch(&args, ')');
 		p = cv.end;
 	}
 	if (next < call->args.len)

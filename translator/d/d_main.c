@@ -123,6 +123,13 @@ static int set_option(struct d_opts *o, const char *name, const char *value)
 		;   /* which of printa's aggregations sorts: the first, for now */
 	else if (!strcmp(name, "nspec"))
 		o->nspec = value ? strtoll(value, NULL, 0) : 1;
+	else if (!strcmp(name, "bufpolicy")) {
+		if (!value || (strcmp(value, "fill") && strcmp(value, "ring") && strcmp(value, "switch")))
+			return -1;
+		o->fill = !strcmp(value, "fill");
+		o->ring = !strcmp(value, "ring");
+	} else if (!strcmp(name, "bufsize"))
+		o->bufsize = size_value(value, 0);
 	else if (!strcmp(name, "strsize"))
 		o->strsize = value ? strtoll(value, NULL, 0) : 0;
 	else if (!strcmp(name, "ustackframes"))
@@ -133,8 +140,8 @@ static int set_option(struct d_opts *o, const char *name, const char *value)
 		o->dynvarsize = size_value(value, o->dynvarsize);
 	else {
 		static const char *const known[] = {
-			"bufsize", "switchrate", "statusrate", "aggrate", "cleanrate",
-			"scratchsize", "bufpolicy", "aggsize", "specsize", "stdc",
+			"switchrate", "statusrate", "aggrate", "cleanrate",
+			"scratchsize", "aggsize", "specsize", "stdc",
 			"stackframes", "jstackframes", "jstackstrsize", "cpu", "bufresize",
 			"version", "evaltime", "grabanon", "linkmode", "linktype",
 			"nolibs", "pspec", "stackindent", "amin", "modpath", "bpflog", "bpflogsize",
@@ -156,6 +163,8 @@ static int x_option(struct d_cmdline *c, const char *arg)
 
 	if (eq)
 		*eq++ = 0;
+	if (!strcmp(name, "stdc") && eq && !strcmp(eq, "s"))   /* K&R: no __STDC__ */
+		vec_push(&c->cpp_args, "-traditional-cpp");
 	if (set_option(&c->opts, name, eq)) {
 		fprintf(stderr, "dtrace: failed to set -x %s: Invalid option name\n", arg);
 		return 1;
@@ -393,6 +402,7 @@ struct announce {
 	int probes;
 	bool quiet;              /* quiet (-q, the option) leaves the notice out, as DTrace does */
 	bool compile_only;       /* -e */
+	bool destructive;        /* -w or the option: said after the match */
 };
 
 /* "dtrace: script 'x.d' matched 2 probes", once the program is built;
@@ -413,6 +423,8 @@ static void announce(struct session *s, enum stap_hook when, void *arg)
 		return;
 	fprintf(stderr, "dtrace: %s '%s' matched %d probe%s\n", a->kind, a->name, a->probes,
 		a->probes == 1 ? "" : "s");
+	if (a->destructive)
+		fprintf(stderr, "dtrace: allowing destructive actions\n");
 }
 
 int dtrace_main(int argc, char **argv)
@@ -512,6 +524,8 @@ int dtrace_main(int argc, char **argv)
 	if (d_check(&sema))
 		return 1;
 	char *script = d_lower(&sema);
+	if (c.verbose && !c.dump_lowered && src->is_file)
+		d_provider_stability(&sema, src->arg);
 	if (c.dump_lowered) {
 		fputs(script, stdout);
 		return 0;
@@ -521,8 +535,6 @@ int dtrace_main(int argc, char **argv)
 	VEC(char *) av = { 0 };
 	vec_push(&av, "stap");
 	vec_push(&av, "-w");   /* the lowered script's warnings are not the user's */
-	if (c.compile_only)
-		vec_push(&av, "-p4");
 	if (c.cmd) {   /* DTrace splits the command at blanks, no shell: stap's runs one */
 		vec_push(&av, "-c");
 		vec_push(&av, shell_words(c.cmd));
@@ -544,5 +556,6 @@ int dtrace_main(int argc, char **argv)
 	optind = 0;
 	an.quiet = c.opts.quiet;
 	an.compile_only = c.compile_only;
+	an.destructive = c.opts.destructive;
 	return stap_run(av.len - 1, av.items, announce, &an);
 }

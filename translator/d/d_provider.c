@@ -219,6 +219,51 @@ int d_provider_matched(struct d_sema *S)
 	return n;
 }
 
+/* a stability's rank (DTrace's order, Internal lowest), or a
+ * dependency class's (Unknown lowest) */
+static int attr_rank(const char *a)
+{
+	static const char *const order[] = {
+		"Internal", "Private", "Obsolete", "External", "Unstable", "Evolving", "Stable", "Standard",
+		"Unknown", "CPU", "Platform", "Group", "ISA", "Common", NULL,
+	};
+
+	for (int i = 0; order[i]; i++)
+		if (!strcmp(a, order[i]))
+			return i < 8 ? i : i - 8;
+	return 0;
+}
+
+/* the lesser of two attributes */
+static const char *attr_min(const char *a, const char *b)
+{
+	return !a ? b : attr_rank(b) < attr_rank(a) ? b : a;
+}
+
+void d_provider_stability(struct d_sema *S, const char *name)
+{
+	/* DTrace's default of a description (Unstable, Unstable, Common),
+	 * lowered by each probe's provider */
+	const char *n = "Unstable", *d = "Unstable", *c = "Common";
+
+	for (int i = 0; i < S->prog->clauses.len; i++) {
+		const struct clause_probes *cp = clause_probes(S, S->prog->clauses.items[i]);
+		for (int j = 0; j < cp->probes.len; j++) {
+			const struct d_attrs *a = &cp->probes.items[j]->fam->attrs;
+			n = attr_min(n, a->name_stab);
+			d = attr_min(d, a->data_stab);
+			c = attr_min(c, a->dep_class);
+		}
+	}
+	printf("\nStability attributes for script %s:\n\n"
+	       "\tMinimum Probe Description Attributes\n"
+	       "\t\tIdentifier Names: %s\n\t\tData Semantics:   %s\n\t\tDependency Class: %s\n\n"
+	       "\tMinimum Statement Attributes\n"
+	       "\t\tIdentifier Names: %s\n\t\tData Semantics:   %s\n\t\tDependency Class: %s\n\n",
+	       name, n, d, c, "Stable", "Stable", "Common");
+	fflush(stdout);
+}
+
 /* args[N] with a constant N: N, else -1 */
 static int args_index(const struct d_expr *e)
 {

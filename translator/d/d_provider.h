@@ -184,6 +184,12 @@ bool d_site_guard(const struct d_site *s, const struct d_site_clause *sc, struct
  * E*, CLD_*: d_prov_lib.c), for d_lib.c's d_lib_constant */
 bool d_provider_constant(const char *name, int64_t *value);
 
+/* -v with a program: its stability report (stdout), the least of its
+ * probes' description attributes (from DTrace's default for one:
+ * Unstable, Unstable, Common); its statements' taken as D's own
+ * actions' (Stable, Stable, Common) */
+void d_provider_stability(struct d_sema *S, const char *name);
+
 /* -l: the probes the descriptions match, as DTrace lists them (-v: with
  * attributes and argument types); 0, or 1 when one matched nothing */
 int d_provider_list(const struct d_pdesc *const *descs, int n, bool verbose);

@@ -57,6 +57,9 @@ struct d_opts {
 	bool zdefs;              /* -Z: descriptions matching nothing are no error */
 	bool defaultargs;        /* $N past the arguments is 0 or "" */
 	bool argref;             /* arguments no $N names are no error */
+	bool fill;               /* bufpolicy=fill: tracing stops when a CPU's buffer is full */
+	bool ring;               /* bufpolicy=ring: the last bufsize bytes of records are kept */
+	int64_t bufsize;         /* bytes a CPU's buffer holds (bufsize=N[kmg]), 0: unset */
 };
 
 struct d_sema {
