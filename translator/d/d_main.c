@@ -535,6 +535,8 @@ int dtrace_main(int argc, char **argv)
 	VEC(char *) av = { 0 };
 	vec_push(&av, "stap");
 	vec_push(&av, "-w");   /* the lowered script's warnings are not the user's */
+	if (c.compile_only)   /* -e: passes 1-4, their errors alone */
+		vec_push(&av, "-p4");
 	if (c.cmd) {   /* DTrace splits the command at blanks, no shell: stap's runs one */
 		vec_push(&av, "-c");
 		vec_push(&av, shell_words(c.cmd));
