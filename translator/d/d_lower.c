@@ -26,9 +26,12 @@ void d_line(struct d_lower *L, const char *fmt, ...)
 	strbuf_addch(&L->probes, '\n');
 }
 
-/* a string literal of cstap's language */
-static void add_string(struct strbuf *out, const char *s, size_t n)
+/* a D string value known when lowering as a literal of cstap's
+ * language: at most strsize bytes, as D's strings hold */
+static void add_string(struct d_lower *L, struct strbuf *out, const char *s, size_t n)
 {
+	if (L->sema->opts->strsize > 0 && n > (size_t)L->sema->opts->strsize)
+		n = (size_t)L->sema->opts->strsize;
 	strbuf_addch(out, '"');
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
@@ -215,24 +218,38 @@ static void lower_builtin(struct d_lower *L, struct strbuf *out, const char *n)
 			return;
 		}
 	if (!strcmp(n, "probefunc"))
-		return add_string(out, d->func, strlen(d->func));
+		return add_string(L, out, d->func, strlen(d->func));
 	if (!strcmp(n, "probename"))
-		return add_string(out, d->name, strlen(d->name));
+		return add_string(L, out, d->name, strlen(d->name));
 	if (!strcmp(n, "probemod"))
-		return add_string(out, d->mod, strlen(d->mod));
+		return add_string(L, out, d->mod, strlen(d->mod));
 	if (!strcmp(n, "probeprov")) {   /* BEGIN's is dtrace, tick-N's profile, when not written */
 		const char *prov = d->prov;
 		if (!*prov && (!strcmp(d->name, "BEGIN") || !strcmp(d->name, "END") || !strcmp(d->name, "ERROR")))
 			prov = "dtrace";
 		else if (!*prov && (!strncmp(d->name, "tick-", 5) || !strncmp(d->name, "profile-", 8)))
 			prov = "profile";
-		return add_string(out, prov, strlen(prov));
+		return add_string(L, out, prov, strlen(prov));
 	}
 	if (!strcmp(n, "epid") || !strcmp(n, "id")) {
 		strbuf_addf(out, "%d", L->clause->index + 1);
 		return;
 	}
 	strbuf_addstr(out, "0");   /* arg0..arg9 of the dtrace provider */
+}
+
+/* a built-in variable; a string one (probefunc, execname) cut to a
+ * strsize set below the default */
+static void lower_builtin_cut(struct d_lower *L, struct strbuf *out, const struct d_expr *e)
+{
+	int64_t n = L->sema->opts->strsize;
+	bool cut = d_is_string(e->type) && n > 0 && n < D_STRSIZE_DEFAULT;
+
+	if (cut)
+		strbuf_addstr(out, "substr(");
+	lower_builtin(L, out, e->name);
+	if (cut)
+		strbuf_addf(out, ", 0, %lld)", (long long)n);
 }
 
 /* ---- expressions ------------------------------------------------------------------ */
@@ -275,6 +292,34 @@ static void wrap_open(struct d_lower *L, struct strbuf *out, const struct d_type
 		strbuf_addf(out, "%s(", f);
 }
 
+/* e is NULL (0, or 0 cast to a pointer) */
+static bool null_const(const struct d_expr *e)
+{
+	while (e->kind == DE_CAST)
+		e = e->lhs;
+	return e->kind == DE_INT && e->num == 0;
+}
+
+/* e where a string is wanted: a string's NULL is the empty string, as
+ * the string functions give no match (strstr(), strchr(), strtok()) */
+static void lower_as_string(struct d_lower *L, struct strbuf *out, const struct d_expr *e)
+{
+	if (!d_is_string(e->type) && null_const(e))
+		strbuf_addstr(out, "\"\"");
+	else
+		d_lower_expr(L, out, e);
+}
+
+/* a comparison of a string with NULL */
+static bool string_vs_null(const struct d_expr *e)
+{
+	bool ls = d_is_string(e->lhs->type), rs = d_is_string(e->rhs->type);
+
+	return ls != rs && (e->op == DOP_EQ || e->op == DOP_NE || e->op == DOP_LT || e->op == DOP_GT ||
+			    e->op == DOP_LE || e->op == DOP_GE) &&
+	       null_const(ls ? e->rhs : e->lhs);
+}
+
 static void lower_binary(struct d_lower *L, struct strbuf *out, const struct d_expr *e)
 {
 	const char *close = "";
@@ -310,12 +355,19 @@ static void lower_binary(struct d_lower *L, struct strbuf *out, const struct d_e
 	if (arith)
 		wrap_open(L, out, e->type, &close);
 	strbuf_addch(out, '(');
-	d_lower_expr(L, out, e->lhs);
+	bool null = string_vs_null(e);
+	if (null)
+		lower_as_string(L, out, e->lhs);
+	else
+		d_lower_expr(L, out, e->lhs);
 	const char *op = binop_text(e->op);
 	if (e->op == DOP_SHR && e->type && !e->type->is_signed)
 		op = ">>>";
 	strbuf_addf(out, " %s ", op);
-	d_lower_expr(L, out, e->rhs);
+	if (null)
+		lower_as_string(L, out, e->rhs);
+	else
+		d_lower_expr(L, out, e->rhs);
 	strbuf_addch(out, ')');
 	strbuf_addstr(out, close);
 }
@@ -342,6 +394,8 @@ static void lower_assign(struct d_lower *L, struct strbuf *out, const struct d_e
 		strbuf_addf(out, "(%s %s ", lhs.buf, binop_text(e->op));
 		d_lower_expr(L, out, e->rhs);
 		strbuf_addch(out, ')');
+	} else if (d_is_string(e->lhs->type)) {
+		lower_as_string(L, out, e->rhs);
 	} else {
 		d_lower_expr(L, out, e->rhs);
 	}
@@ -414,7 +468,7 @@ static void lower_unary(struct d_lower *L, struct strbuf *out, const struct d_ex
 	}
 }
 
-static void lower_call(struct d_lower *L, struct strbuf *out, const struct d_expr *e)
+static void lower_call_value(struct d_lower *L, struct strbuf *out, const struct d_expr *e)
 {
 	static const struct { const char *d; enum d_helper h; const char *stap; } subr[] = {
 		{ "substr", H_SUBSTR, "__d_substr" }, { "index", H_INDEX, "__d_index" },
@@ -502,8 +556,8 @@ static void lower_call(struct d_lower *L, struct strbuf *out, const struct d_exp
 			d_lower_expr(L, out, e->args.items[i]);
 	}
 	/* D's optional arguments as the helpers' fixed ones */
-	if (!strcmp(e->name, "substr") && e->args.len == 2)
-		strbuf_addstr(out, ", -1");
+	if (!strcmp(e->name, "substr"))
+		strbuf_addstr(out, e->args.len == 2 ? ", 0, 0" : ", 1");
 	if ((!strcmp(e->name, "index") || !strcmp(e->name, "rindex")) && e->args.len == 2)
 		strbuf_addstr(out, !strcmp(e->name, "index") ? ", 0" : ", -1");
 	if (!strcmp(e->name, "lltostr") && e->args.len == 1)
@@ -511,6 +565,38 @@ static void lower_call(struct d_lower *L, struct strbuf *out, const struct d_exp
 	if (!strcmp(e->name, "strtok"))   /* strtok(NULL, d) goes on with the last string */
 		strbuf_addstr(out, d_is_string(e->args.items[0]->type) ? ", 1" : ", 0");
 	strbuf_addch(out, ')');
+}
+
+/* a subroutine's value; a string one cut to a strsize set below the
+ * default (the default is as long as the runtime's strings or longer) */
+static void lower_call(struct d_lower *L, struct strbuf *out, const struct d_expr *e)
+{
+	int64_t n = L->sema->opts->strsize;
+	bool cut = d_is_string(e->type) && n > 0 && n < D_STRSIZE_DEFAULT && strcmp(e->name, "strjoin") &&
+		   strcmp(e->name, "copyinstr");
+
+	if (cut)
+		strbuf_addstr(out, "substr(");
+	lower_call_value(L, out, e);
+	if (cut)
+		strbuf_addf(out, ", 0, %lld)", (long long)n);
+}
+
+/* s[i] of a string (not an associative array's element): its character */
+static bool string_char(struct d_lower *L, struct strbuf *out, const struct d_expr *e)
+{
+	const struct d_expr *idx;
+	const struct d_var *v = var_of(L, e, &idx);
+
+	if (!d_is_string(e->lhs->type) || e->args.len != 1 || (v && v->assoc))
+		return false;
+	d_need(L, H_STRAT);
+	strbuf_addstr(out, "__d_strat(");
+	d_lower_expr(L, out, e->lhs);
+	strbuf_addstr(out, ", ");
+	d_lower_expr(L, out, e->args.items[0]);
+	strbuf_addch(out, ')');
+	return true;
 }
 
 /* a macro variable: $1 as the number or text given, $target as target() */
@@ -529,7 +615,7 @@ static void lower_macro(struct d_lower *L, struct strbuf *out, const struct d_ex
 	/* past the arguments (defaultargs): 0, or "" */
 	const char *v = i == 0 ? "dtrace" : i <= L->sema->nargs ? L->sema->args[i - 1] : "";
 	if (d_is_string(e->type))
-		add_string(out, v, strlen(v));
+		add_string(L, out, v, strlen(v));
 	else
 		strbuf_addf(out, "%lld", strtoll(v, NULL, 0));
 }
@@ -543,7 +629,7 @@ void d_lower_expr(struct d_lower *L, struct strbuf *out, const struct d_expr *e)
 		strbuf_addf(out, "%lld", (long long)e->num);
 		return;
 	case DE_STR:
-		add_string(out, e->str, e->str_len);
+		add_string(L, out, e->str, e->str_len);
 		return;
 	case DE_IDENT:
 		if (e->decl && e->decl->kind == DD_INLINE) {   /* an inline: its expression, cut to its type */
@@ -554,7 +640,7 @@ void d_lower_expr(struct d_lower *L, struct strbuf *out, const struct d_expr *e)
 			return;
 		}
 		if (!lower_var(L, out, e))
-			lower_builtin(L, out, e->name);
+			lower_builtin_cut(L, out, e);
 		return;
 	case DE_MACRO:
 		lower_macro(L, out, e);
@@ -565,6 +651,8 @@ void d_lower_expr(struct d_lower *L, struct strbuf *out, const struct d_expr *e)
 				strbuf_addstr(out, "0");
 			return;
 		}
+		if (string_char(L, out, e))
+			return;
 		if (!lower_var(L, out, e))
 			strbuf_addstr(out, "0");
 		return;
@@ -590,9 +678,15 @@ void d_lower_expr(struct d_lower *L, struct strbuf *out, const struct d_expr *e)
 		strbuf_addch(out, '(');
 		d_lower_expr(L, out, e->args.items[0]);
 		strbuf_addstr(out, " ? ");
-		d_lower_expr(L, out, e->lhs);
-		strbuf_addstr(out, " : ");
-		d_lower_expr(L, out, e->rhs);
+		if (d_is_string(e->type)) {   /* c ? s : NULL */
+			lower_as_string(L, out, e->lhs);
+			strbuf_addstr(out, " : ");
+			lower_as_string(L, out, e->rhs);
+		} else {
+			d_lower_expr(L, out, e->lhs);
+			strbuf_addstr(out, " : ");
+			d_lower_expr(L, out, e->rhs);
+		}
 		strbuf_addch(out, ')');
 		return;
 	case DE_CAST:

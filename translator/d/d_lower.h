@@ -37,11 +37,16 @@ struct d_lower {
 	unsigned prov_once;          /* what the families wrote once (their bits) */
 };
 
+/* D's strsize unless set: longer than a string value of cstap's BPF
+ * runtime, so a strsize this long or longer cuts nothing more */
+#define D_STRSIZE_DEFAULT 256
+
 /* helper functions written once each, on first use (d_lower_fmt.c) */
 enum d_helper {
 	H_S8, H_S16, H_S32, H_U8, H_U16, H_U32, H_SUBSTR, H_INDEX, H_RINDEX, H_STRCHR,
 	H_STRRCHR, H_STRSTR, H_TOUPPER, H_TOLOWER, H_BASENAME, H_DIRNAME, H_LLTOSTR,
 	H_QBUCKET, H_LQBUCKET, H_LLQBUCKET, H_QROW, H_STRTOK, H_MOD, H_BSWAP, H_PREC, H_RAWDUMP, H_SPEC,
+	H_STRAT, H_CLEANPATH,
 };
 void d_need(struct d_lower *L, enum d_helper h);
 

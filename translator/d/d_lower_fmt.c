@@ -14,14 +14,17 @@ static const char *const helper_text[] = {
 	[H_U8] = "function __d_u8(x) { return x & 0xff }\n",
 	[H_U16] = "function __d_u16(x) { return x & 0xffff }\n",
 	[H_U32] = "function __d_u32(x) { return x & 0xffffffff }\n",
-	/* substr(s, i[, n]): a negative i counts from the end; no n: the rest */
-	[H_SUBSTR] = "function __d_substr:string(s:string, i:long, n:long) {\n"
+	/* substr(s, i[, n]): a negative i counts from the end (n shrinks by
+	 * what is before the start), a negative n ends that far from the end;
+	 * no n (has_n 0): the rest */
+	[H_SUBSTR] = "function __d_substr:string(s:string, i:long, n:long, has_n:long) {\n"
 		"    len = strlen(s)\n"
-		"    if (i < 0) { i += len; if (i < 0) { if (n != -1) n += i; i = 0 } }\n"
+		"    if (i < 0) { i += len; if (i < 0) { if (has_n && n >= 0) { n += i; if (n < 0) n = 0 } i = 0 } }\n"
 		"    if (i >= len) return \"\"\n"
-		"    if (n == -1 || n > len - i) n = len - i\n"
-		"    if (n <= 0) return \"\"\n"
-		"    return substr(s, i, n)\n"
+		"    e = !has_n ? len : n < 0 ? len + n : i + n\n"
+		"    if (e > len) e = len\n"
+		"    if (e <= i) return \"\"\n"
+		"    return substr(s, i, e - i)\n"
 		"}\n",
 	[H_INDEX] = "function __d_index:long(s:string, t:string, start:long) {\n"
 		"    ls = strlen(s); lt = strlen(t)\n"
@@ -179,6 +182,10 @@ static const char *const helper_text[] = {
 	[H_SPEC] = "function __d_speculation:long(n:long) {\n"
 		"    for (i = 1; i <= n; i++) if (!(i in __d_spec_busy)) { __d_spec_busy[i] = 1; return i }\n"
 		"    return 0\n"
+		"}\n",
+	/* s[i]: the character, 0 past the string's end (its NUL and padding) */
+	[H_STRAT] = "function __d_strat:long(s:string, i:long) {\n"
+		"    return i >= 0 && i < strlen(s) ? stringat(s, i) : 0\n"
 		"}\n",
 	[H_BSWAP] = "function __d_bswap16:long(x:long) { return ((x & 0xff) << 8) | ((x >> 8) & 0xff) }\n"
 		"function __d_bswap32:long(x:long) { return (__d_bswap16(x) << 16) | __d_bswap16(x >> 16) }\n"

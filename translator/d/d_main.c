@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "d/d_btf.h"
+#include "d/d_lower.h"
 #include "d/d_main.h"
 #include "d/d_parse.h"
 #include "d/d_provider.h"
@@ -416,7 +417,7 @@ int dtrace_main(int argc, char **argv)
 	struct d_cmdline c = { 0 };
 	int rc;
 
-	c.opts.strsize = 256;
+	c.opts.strsize = D_STRSIZE_DEFAULT;
 	c.opts.dynvarsize = 1 << 20;   /* DTrace's default */
 	if ((rc = parse_cmdline(&c, argc, argv)))
 		return rc < 0 ? 0 : rc;
