@@ -477,6 +477,7 @@ static void lower_call_value(struct d_lower *L, struct strbuf *out, const struct
 		{ "toupper", H_TOUPPER, "__d_toupper" }, { "tolower", H_TOLOWER, "__d_tolower" },
 		{ "basename", H_BASENAME, "__d_basename" }, { "dirname", H_DIRNAME, "__d_dirname" },
 		{ "lltostr", H_LLTOSTR, "__d_lltostr" }, { "strtok", H_STRTOK, "__d_strtok" },
+		{ "cleanpath", H_CLEANPATH, "__d_cleanpath" },
 	};
 	const char *name = e->name;
 
@@ -516,15 +517,19 @@ static void lower_call_value(struct d_lower *L, struct strbuf *out, const struct
 		strbuf_addstr(out, name[3] == 'm' && name[4] == 'a' ? " >> 20)" : " & 0xfffff)");
 		return;
 	}
-	if (!strcmp(name, "copyinstr")) {   /* a user-space string, at most strsize (or n) bytes */
-		strbuf_addstr(out, "user_string_n(");
+	if (!strcmp(name, "copyinstr")) {   /* a user-space string: strsize bytes, or n with its NUL */
+		int64_t n = L->sema->opts->strsize;
+		bool cut = e->args.len > 1 && n > 0 && n < D_STRSIZE_DEFAULT;   /* n and strsize: the less */
+		strbuf_addstr(out, cut ? "substr(user_string_n(" : "user_string_n(");
 		d_lower_expr(L, out, e->args.items[0]);
 		strbuf_addstr(out, ", ");
 		if (e->args.len > 1)
-			d_lower_expr(L, out, e->args.items[1]);
+			strbuf_addstr(out, "("), d_lower_expr(L, out, e->args.items[1]), strbuf_addstr(out, ") - 1");
 		else
-			strbuf_addf(out, "%lld", (long long)L->sema->opts->strsize);
+			strbuf_addf(out, "%lld", (long long)n);
 		strbuf_addch(out, ')');
+		if (cut)
+			strbuf_addf(out, ", 0, %lld)", (long long)n - 1);
 		return;
 	}
 	if (!strcmp(name, "rand")) {
@@ -558,8 +563,10 @@ static void lower_call_value(struct d_lower *L, struct strbuf *out, const struct
 	/* D's optional arguments as the helpers' fixed ones */
 	if (!strcmp(e->name, "substr"))
 		strbuf_addstr(out, e->args.len == 2 ? ", 0, 0" : ", 1");
-	if ((!strcmp(e->name, "index") || !strcmp(e->name, "rindex")) && e->args.len == 2)
-		strbuf_addstr(out, !strcmp(e->name, "index") ? ", 0" : ", -1");
+	if (!strcmp(e->name, "index") && e->args.len == 2)
+		strbuf_addstr(out, ", 0");
+	if (!strcmp(e->name, "rindex"))
+		strbuf_addstr(out, e->args.len == 2 ? ", 0, 0" : ", 1");
 	if (!strcmp(e->name, "lltostr") && e->args.len == 1)
 		strbuf_addstr(out, ", 10");
 	if (!strcmp(e->name, "strtok"))   /* strtok(NULL, d) goes on with the last string */

@@ -26,16 +26,20 @@ static const char *const helper_text[] = {
 		"    if (e <= i) return \"\"\n"
 		"    return substr(s, i, e - i)\n"
 		"}\n",
+	/* index(s, t[, start]): a start past the end is the end ("" is found there) */
 	[H_INDEX] = "function __d_index:long(s:string, t:string, start:long) {\n"
 		"    ls = strlen(s); lt = strlen(t)\n"
 		"    if (start < 0) start = 0\n"
+		"    if (start > ls) start = ls\n"
 		"    for (i = start; i + lt <= ls; i++) if (substr(s, i, lt) == t) return i\n"
 		"    return -1\n"
 		"}\n",
-	[H_RINDEX] = "function __d_rindex:long(s:string, t:string, start:long) {\n"
+	/* rindex(s, t[, start]): a negative start finds "" alone (at 0) */
+	[H_RINDEX] = "function __d_rindex:long(s:string, t:string, start:long, has_start:long) {\n"
 		"    ls = strlen(s); lt = strlen(t)\n"
+		"    if (has_start && start < 0) return lt == 0 ? 0 : -1\n"
 		"    i = ls - lt\n"
-		"    if (start >= 0 && start < i) i = start\n"
+		"    if (has_start && start < i) i = start\n"
 		"    for (; i >= 0; i--) if (substr(s, i, lt) == t) return i\n"
 		"    return -1\n"
 		"}\n",
@@ -186,6 +190,31 @@ static const char *const helper_text[] = {
 	/* s[i]: the character, 0 past the string's end (its NUL and padding) */
 	[H_STRAT] = "function __d_strat:long(s:string, i:long) {\n"
 		"    return i >= 0 && i < strlen(s) ? stringat(s, i) : 0\n"
+		"}\n",
+	/* cleanpath(): no empty or "." parts, a ".." takes the part before it
+	 * away (at the root it goes, leading ones of a relative path stay);
+	 * r holds n parts, the first dd of them "..", without the root's "/" */
+	[H_CLEANPATH] = "function __d_cleanpath:string(s:string) {\n"
+		"    ls = strlen(s); if (ls == 0) return \"\"\n"
+		"    root = stringat(s, 0) == 47; r = \"\"; n = 0; dd = 0; i = 0\n"
+		"    while (i < ls) {\n"
+		"        while (i < ls && stringat(s, i) == 47) i++\n"
+		"        b = i\n"
+		"        while (i < ls && stringat(s, i) != 47) i++\n"
+		"        if (i == b) break\n"
+		"        c = substr(s, b, i - b)\n"
+		"        if (c == \".\") continue\n"
+		"        if (c == \"..\" && n > dd) {\n"
+		"            j = strlen(r) - 1; while (j >= 0 && stringat(r, j) != 47) j--\n"
+		"            r = j >= 0 ? substr(r, 0, j) : \"\"; n--\n"
+		"            continue\n"
+		"        }\n"
+		"        if (c == \"..\" && root) continue\n"
+		"        if (c == \"..\") dd++\n"
+		"        r = n ? r . \"/\" . c : c; n++\n"
+		"    }\n"
+		"    if (root) return \"/\" . r\n"
+		"    return n ? r : \".\"\n"
 		"}\n",
 	[H_BSWAP] = "function __d_bswap16:long(x:long) { return ((x & 0xff) << 8) | ((x >> 8) & 0xff) }\n"
 		"function __d_bswap32:long(x:long) { return (__d_bswap16(x) << 16) | __d_bswap16(x >> 16) }\n"

@@ -31,6 +31,7 @@ struct bpf_intrinsic {
 	/* a constant string (pp()): its text, printf folds it into the format */
 	const char *(*text)(const struct bgen *g, size_t *n);
 	bool reads_string;      /* reads a string from kernel or user memory */
+	bool scans_string;      /* looks at a string value's bytes where an index says */
 };
 
 /* ---- helpers ----------------------------------------------------------- */
@@ -1244,11 +1245,11 @@ static const struct bpf_intrinsic intrinsics[] = {
 	{ "regparm", L, i_regparm },
 	{ "returnval", L, i_returnval },
 	{ "sc_decode", S, i_sc_decode },
-	{ "stringat", L, i_stringat },
-	{ "strlen", L, i_strlen },
+	{ "stringat", L, i_stringat, .scans_string = true },
+	{ "strlen", L, i_strlen, .scans_string = true },
 	{ "strmax", L, i_strmax },
 	{ "strpos", L, i_strpos },
-	{ "substr", S, i_substr },
+	{ "substr", S, i_substr, .scans_string = true },
 	{ "symdata", S, i_symdata },
 	{ "symname", S, i_symname },
 	{ "system", L, i_system },
@@ -1398,4 +1399,11 @@ bool bpf_intrinsic_reads_string(const struct func *f)
 	const struct bpf_intrinsic *in = intrinsic_of(f);
 
 	return in && in->reads_string;
+}
+
+bool bpf_intrinsic_scans_string(const struct func *f)
+{
+	const struct bpf_intrinsic *in = intrinsic_of(f);
+
+	return in && in->scans_string;
 }

@@ -26,6 +26,7 @@ static void block(struct bgen *g, struct stmt *st)
 struct kread_walk {
 	int depth;
 	bool found;
+	bool scans;     /* ... or looks at a string's bytes (stringat, substr) */
 };
 
 static enum walk_action kread_expr(struct expr *e, void *ctx)
@@ -37,6 +38,8 @@ static enum walk_action kread_expr(struct expr *e, void *ctx)
 	if (e->kind == EXPR_CALL && e->func) {
 		if (bpf_intrinsic_reads_string(e->func))
 			return k->found = true, WALK_STOP;
+		if (bpf_intrinsic_scans_string(e->func))
+			k->scans = true;
 		if (e->func->body && k->depth < 8) {
 			struct walker w = { .expr = kread_expr, .ctx = k };
 			k->depth++;
@@ -52,7 +55,9 @@ static enum walk_action kread_expr(struct expr *e, void *ctx)
 /* Does a kernel probe's loop chase kernel data (a list, a path)? The
  * verifier would walk every round of it up to MAXACTION's and give up
  * ("too large") after a long time: bpf_loop runs it (callback.c). Loops
- * over the script's own values (counters) it follows and accepts. */
+ * over the script's own values (counters) it follows and accepts; not
+ * those that scan a string's bytes (a string's length bounds them, each
+ * round's branches multiply), where the kernel has bpf_loop. */
 static bool kernel_loop(struct bgen *g, struct stmt *st)
 {
 	struct kread_walk k = { 0 };
@@ -65,7 +70,7 @@ static bool kernel_loop(struct bgen *g, struct stmt *st)
 		walk_stmt(&w, st->body);
 	if (!k.found)
 		walk_expr(&w, st->step);
-	return k.found;
+	return k.found || (k.scans && bg_kernel_at_least(g->s, 5, 17));
 }
 
 /* The body of a loop; a round that ends normally counts one action more. */
