@@ -306,10 +306,13 @@ static bool parse_conv(const char *p, const char *end, struct conv *cv)
 	return true;
 }
 
-/* the format's text up to its next conversion, as a cstap format */
+/* the format's text up to its next conversion, as a cstap format; the
+ * \\ and \? a D string keeps (d_lex_unescape) are their characters here */
 static const char *copy_text(struct strbuf *out, const char *p, const char *end)
 {
 	while (p < end && *p != '%') {
+		if (*p == '\\' && p + 1 < end && (p[1] == '\\' || p[1] == '?'))
+			p++;
 		if (*p == '"' || *p == '\\')
 			strbuf_addch(out, '\\');
 		if (*p == '\n')
