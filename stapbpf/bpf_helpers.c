@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -276,6 +277,44 @@ static uint64_t read_str(struct vm *vm, uint64_t dst_addr, uint64_t size, uint64
 	return n + 1;
 }
 
+/* n bytes of this process's memory at src (a begin or end probe's "user"
+ * space is stapbpf's own, its current task) into p; false when they are
+ * not all readable (process_vm_readv: no fault, whatever the address). */
+static bool read_own(uint8_t *p, uint64_t src, size_t n)
+{
+	struct iovec to = { p, n }, from = { (void *)(uintptr_t)src, n };
+
+	return n == 0 || process_vm_readv(getpid(), &to, 1, &from, 1, 0) == (ssize_t)n;
+}
+
+/* probe_read_user, probe_read_user_str: of this process's memory; a fault
+ * is -EFAULT with dst zeroed, as the kernel's. */
+static uint64_t read_user(struct vm *vm, uint64_t dst_addr, uint64_t size, uint64_t src, bool str)
+{
+	uint8_t *dst = size ? vm_mem(vm, dst_addr, size, true) : NULL;
+	size_t n = 0;
+
+	if (!dst)
+		return size && !str ? 0 : (uint64_t)-EINVAL;
+	if (!str) {
+		if (read_own(dst, src, size))
+			return 0;
+		memset(dst, 0, size);
+		return (uint64_t)-EFAULT;
+	}
+	while (n + 1 < size) {
+		if (!read_own(dst + n, src + n, 1)) {
+			memset(dst, 0, size);
+			return (uint64_t)-EFAULT;
+		}
+		if (!dst[n])
+			break;
+		n++;
+	}
+	dst[n] = '\0';
+	return n + 1;
+}
+
 /* A record from a program: to stapbpf's handler at once, as a kernel one
  * (the copies are already written back: vm_call flushed them). */
 static void record(struct vm *vm, const uint8_t *data, size_t size)
@@ -484,6 +523,9 @@ uint64_t vm_call(struct vm *vm, int32_t id)
 		return 0;
 	case H_READ_KERNEL_STR:
 		return read_str(vm, r[1], r[2], r[3]);
+	case H_READ_USER:
+	case H_READ_USER_STR:
+		return read_user(vm, r[1], r[2], r[3], id == H_READ_USER_STR);
 	case H_RB_OUTPUT:
 		p = vm_mem(vm, r[2], r[3], false);
 		if (p)

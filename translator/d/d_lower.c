@@ -801,6 +801,13 @@ static void lower_expr_stmt(struct d_lower *L, const struct d_expr *e)
 	}
 	strbuf_init(&sb);
 	d_lower_expr(L, &sb, e);
+	/* a subroutine's value unused: still made (copyinstr() faults), where
+	 * stap would leave out the call of a function with no side effect */
+	if (e->kind == DE_CALL && (d_is_string(e->type) || d_is_int(e->type))) {
+		d_line(L, d_is_string(e->type) ? "__d_void = strlen(%s);" : "__d_void = %s;", sb.buf);
+		strbuf_release(&sb);
+		return;
+	}
 	/* a value alone is no statement in cstap's language */
 	if (e->kind == DE_ASSIGN || e->kind == DE_CALL ||
 	    ((e->kind == DE_UNARY || e->kind == DE_POSTFIX) &&
