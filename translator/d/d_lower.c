@@ -589,13 +589,25 @@ static void lower_call(struct d_lower *L, struct strbuf *out, const struct d_exp
 		strbuf_addf(out, ", 0, %lld)", (long long)n);
 }
 
-/* s[i] of a string (not an associative array's element): its character */
+/* a char * (what a string assigned to it is, in the lowered script) */
+static bool is_char_ptr(const struct d_type *t)
+{
+	const struct d_type *r = d_type_resolve((struct d_type *)t);
+	const struct d_type *c = r && r->kind == DT_PTR ? d_type_resolve(r->ref) : NULL;
+
+	return c && c->kind == DT_INT && c->size == 1;
+}
+
+/* s[i] of a string (not an associative array's element), or of a char *
+ * variable (a string was assigned to it: nothing else is, in the lowered
+ * script): its character */
 static bool string_char(struct d_lower *L, struct strbuf *out, const struct d_expr *e)
 {
 	const struct d_expr *idx;
 	const struct d_var *v = var_of(L, e, &idx);
+	bool str = d_is_string(e->lhs->type) || (v && is_char_ptr(e->lhs->type));
 
-	if (!d_is_string(e->lhs->type) || e->args.len != 1 || (v && v->assoc))
+	if (!str || e->args.len != 1 || (v && v->assoc))
 		return false;
 	d_need(L, H_STRAT);
 	strbuf_addstr(out, "__d_strat(");
