@@ -391,7 +391,7 @@ static uint64_t foreach_next(struct vm *vm, uint64_t h, uint64_t key_addr)
 static uint64_t sprintf_slot(struct vm *vm, uint64_t dst_addr, uint64_t id, uint64_t args_addr)
 {
 	const struct bundle_fmt *f = bundle_fmt_of(vm->env->b, id);
-	uint8_t *dst = vm_mem(vm, dst_addr, BUNDLE_STRSZ, true);
+	uint8_t *dst = vm_mem(vm, dst_addr, bundle_strsz, true);
 	const uint8_t *args;
 	char *text;
 	size_t n;
@@ -406,8 +406,8 @@ static uint64_t sprintf_slot(struct vm *vm, uint64_t dst_addr, uint64_t id, uint
 	if (f->args_size && !args)
 		return 0;
 	text = bpf_format(f, args, f->args_size, &n);
-	memset(dst, 0, BUNDLE_STRSZ);
-	memcpy(dst, text, n < BUNDLE_STRSZ - 1 ? n : BUNDLE_STRSZ - 1);
+	memset(dst, 0, bundle_strsz);
+	memcpy(dst, text, n < bundle_strsz - 1 ? n : bundle_strsz - 1);
 	free(text);
 	return 0;
 }
@@ -425,19 +425,19 @@ static uint64_t procfs_op(struct vm *vm, uint64_t op, uint64_t str)
 
 	if (op == PROCFS_ACTIVE)
 		return buf != NULL;
-	p = vm_mem(vm, str, BUNDLE_STRSZ, op == PROCFS_VALUE);
+	p = vm_mem(vm, str, bundle_strsz, op == PROCFS_VALUE);
 	if (!p)
 		return 0;
 	if (op == PROCFS_VALUE) {
-		memset(p, 0, BUNDLE_STRSZ);
+		memset(p, 0, bundle_strsz);
 		if (buf)
-			memcpy(p, buf, strnlen(buf, BUNDLE_STRSZ - 1));
+			memcpy(p, buf, strnlen(buf, bundle_strsz - 1));
 		return 0;
 	}
 	if (!buf || !env->procfs_size)
 		return 0;
 	len = op == PROCFS_APPEND ? strnlen(buf, env->procfs_size - 1) : 0;
-	for (size_t i = 0; i < BUNDLE_STRSZ && p[i] && len < env->procfs_size - 1; i++)
+	for (size_t i = 0; i < bundle_strsz && p[i] && len < env->procfs_size - 1; i++)
 		buf[len++] = (char)p[i];
 	buf[len] = '\0';
 	return 0;
@@ -566,10 +566,10 @@ uint64_t vm_call(struct vm *vm, int32_t id)
 	case HU_PROCFS:
 		return procfs_op(vm, r[1], r[2]);
 	case HU_KSYM:   /* (dst, addr, data): symname() or symdata() into a string slot */
-		p = vm_mem(vm, r[1], BUNDLE_STRSZ, true);
+		p = vm_mem(vm, r[1], bundle_strsz, true);
 		if (p) {
-			memset(p, 0, BUNDLE_STRSZ);
-			bpf_ksym_name((char *)p, BUNDLE_STRSZ, r[2], r[3]);
+			memset(p, 0, bundle_strsz);
+			bpf_ksym_name((char *)p, bundle_strsz, r[2], r[3]);
 		}
 		return 0;
 	}

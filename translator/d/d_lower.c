@@ -32,6 +32,8 @@ static void add_string(struct d_lower *L, struct strbuf *out, const char *s, siz
 {
 	if (L->sema->opts->strsize > 0 && n > (size_t)L->sema->opts->strsize)
 		n = (size_t)L->sema->opts->strsize;
+	if (n > L->sema->longest_string)
+		L->sema->longest_string = n;
 	strbuf_addch(out, '"');
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];

@@ -147,15 +147,21 @@ static const char *const helper_text[] = {
 		"    if (neg) printf(\"%16s %s%s| %-9d\\n\", label, pad, ats, c)\n"
 		"    else printf(\"%16s |%s%s %-9d\\n\", label, ats, pad, c)\n"
 		"}\n",
-	[H_STRTOK] = "global __d_tok_s, __d_tok_i\n"
+	/* strtok(s, delim): the token after the delimiters at the saved place;
+	 * the delimiter ending it stays (the next call may give other ones).
+	 * The delimiters are a set of the thread's first (one round each, not
+	 * one a character of s) */
+	[H_STRTOK] = "global __d_tok_s, __d_tok_i, __d_tok_d\n"
 		"function __d_strtok:string(s:string, delim:string, given:long) {\n"
-		"    if (given) { __d_tok_s[tid()] = s; __d_tok_i[tid()] = 0 }\n"
-		"    s = __d_tok_s[tid()]; i = __d_tok_i[tid()]; ls = strlen(s); ld = strlen(delim)\n"
-		"    while (i < ls) { c = stringat(s, i); d = 0; for (j = 0; j < ld; j++) if (stringat(delim, j) == c) d = 1; if (!d) break; i++ }\n"
-		"    if (i >= ls) { __d_tok_i[tid()] = i; return \"\" }\n"
+		"    t = tid()\n"
+		"    if (given) { __d_tok_s[t] = s; __d_tok_i[t] = 0 }\n"
+		"    s = __d_tok_s[t]; i = __d_tok_i[t]; ls = strlen(s); ld = strlen(delim)\n"
+		"    for (j = 0; j < ld; j++) __d_tok_d[t, stringat(delim, j)] = 1\n"
+		"    while (i < ls && [t, stringat(s, i)] in __d_tok_d) i++\n"
 		"    b = i\n"
-		"    while (i < ls) { c = stringat(s, i); d = 0; for (j = 0; j < ld; j++) if (stringat(delim, j) == c) d = 1; if (d) break; i++ }\n"
-		"    __d_tok_i[tid()] = i < ls ? i + 1 : i\n"
+		"    while (i < ls && !([t, stringat(s, i)] in __d_tok_d)) i++\n"
+		"    delete __d_tok_d[t, *]\n"
+		"    __d_tok_i[t] = i\n"
 		"    return substr(s, b, i - b)\n"
 		"}\n",
 	/* DTrace's %: the remainder of the magnitudes, negative when the

@@ -22,6 +22,7 @@
 #include "d/d_sema.h"
 #include "d/d_types.h"
 #include "d/d_usdt.h"
+#include "bpf_proto.h"   /* BPF_STRSZ, BPF_STRSZ_MAX */
 #include "passes.h"
 #include "session.h"
 
@@ -530,6 +531,12 @@ int dtrace_main(int argc, char **argv)
 	}
 	for (int i = 0; i < c.stap_args.len; i++)
 		vec_push(&av, c.stap_args.items[i]);
+	/* a string literal longer than a BPF string's default: strings of
+	 * strsize bytes and the NUL (as long as BPF's may be) */
+	if (sema.longest_string >= BPF_STRSZ && c.opts.strsize >= BPF_STRSZ) {
+		int64_t n = c.opts.strsize + 1 < BPF_STRSZ_MAX ? c.opts.strsize + 1 : BPF_STRSZ_MAX;
+		vec_push(&av, xasprintf("-DMAXSTRINGLEN=%lld", (long long)n));
+	}
 	vec_push(&av, "-e");
 	vec_push(&av, script);
 	vec_push(&av, NULL);

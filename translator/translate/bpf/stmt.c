@@ -230,7 +230,7 @@ static void foreach(struct bgen *g, struct stmt *st)
 		if (l->str) {   /* a narrow key: its bytes, then zeros */
 			int n = bg_key_width(g, a, i);
 			bg_str_copy_n(g, (struct bstr){ R7, l->off }, (struct bstr){ R7, at }, n);
-			for (int z = n; z < BPF_STRSZ; z += 8)
+			for (int z = n; z < g->strsz; z += 8)
 				bg_emit(g, B_ST | B_MEM | B_DW, R7, 0, l->off + z, 0);
 			at += n;
 		} else {
@@ -565,7 +565,7 @@ static void layout_globals(struct bgen *g)
 			g->gmap[i] = bg_map(g, "percpu_array", "i", val, 1, v->name);
 		} else {
 			g->goff[i] = g->globals_size;
-			g->globals_size += v->type == TYPE_STRING ? BPF_STRSZ : 8;
+			g->globals_size += v->type == TYPE_STRING ? g->strsz : 8;
 			strbuf_addch(&g->globals_spec, val[0]);
 		}
 	}
@@ -758,6 +758,7 @@ static bool defines(struct bgen *g)
 
 	g->maxaction = 1000;
 	g->maxmapentries = 2048;
+	g->strsz = BPF_STRSZ;
 	g->maxskipped = -1;
 	for (int i = 0; i < g->s->defines.len; i++) {
 		const char *d = g->s->defines.items[i], *eq = strchr(d, '=');
@@ -772,6 +773,14 @@ static bool defines(struct bgen *g)
 			     k == 2 ? " below its own 64-byte strings"
 			     : mine[k] && k >= 9 ? " (it has no overload processing: -DSTP_NO_OVERLOAD says so)" : "");
 			ok = false;
+		} else if (k == 2 && v > BPF_STRSZ_MAX) {
+			diag(g->s, E_BPF_UNSUPPORTED, (struct srcpos){0},
+			     "-D MAXSTRINGLEN=%lld: a BPF string value is %d bytes at the most", (long long)v,
+			     BPF_STRSZ_MAX);
+			ok = false;
+		} else if (k == 2) {   /* longer strings: a power of 2 bytes (the verifier's bounds are masks) */
+			while (g->strsz < v)
+				g->strsz *= 2;
 		} else if (k == 0 && v > 1000) {
 			diag(g->s, E_BPF_UNSUPPORTED, (struct srcpos){0},
 			     "-D MAXACTION=%lld: the BPF verifier walks every round of a loop, and cannot "
@@ -828,7 +837,7 @@ struct bpf_unit *bpf_lower(struct session *s)
 	/* the scratch value: the most any program used, and a string's room
 	 * past it (the verifier's bound on a concatenation's copy) */
 	{
-		int slots = (g.scratch_size + BPF_STRSZ - 1) / BPF_STRSZ + 1;
+		int slots = (g.scratch_size + g.strsz - 1) / g.strsz + 1;
 		struct bpf_map *m = u->maps.items[g.scratch_map];
 		free(m->valspec);
 		m->valspec = xcalloc(slots + 1, 1);
@@ -837,6 +846,7 @@ struct bpf_unit *bpf_lower(struct session *s)
 	u->module = s->module_name;
 	u->kaslr = ksyms_kaslr_ref(s, &u->kfree);
 	u->maxskipped = g.maxskipped;
+	u->strsz = g.strsz;
 	bg_ksym_rodata(&g);
 	bg_timing_names(&g);
 	return u;
