@@ -8,8 +8,9 @@
  * Registers while a program runs: r6 the context (r1 at entry), r7 the
  * @scratch value (strings and keys, per CPU), r8 the @globals value (every
  * scalar global), r9 the ring buffer record being filled. A long value is
- * in r0; a string value is a 64-byte slot at a constant offset from r7 or
- * r8 (struct bstr), NUL-padded so that equal strings are equal bytes.
+ * in r0; a string value is a 64-byte slot (strsz: -D MAXSTRINGLEN makes it
+ * longer) at a constant offset from r7 or r8 (struct bstr), NUL-padded so
+ * that equal strings are equal bytes.
  */
 #ifndef CSTAP_BPF_GEN_H
 #define CSTAP_BPF_GEN_H

@@ -1,7 +1,7 @@
 /* keywidth.c - which string keys of a BPF map hold 16 bytes, not 64.
  *
- * A string is g->strsz (64) bytes, and so is a string key: every lookup
- * hashes and compares all 64. `a[execname()] <<< 1`, the commonest
+ * A string is BPF_STRSZ (64) bytes (-D MAXSTRINGLEN: more), and so is a
+ * string key: every lookup hashes and compares all 64. `a[execname()] <<< 1`, the commonest
  * aggregate there is, then spends most of its time on the 48 zero bytes
  * after a 15-character name. When every key the script gives position k
  * of array v is at most 15 characters - execname() (a task's comm), a
