@@ -37,8 +37,9 @@ struct d_lower {
 	unsigned prov_once;          /* what the families wrote once (their bits) */
 };
 
-/* D's strsize unless set: longer than a string value of cstap's BPF
- * runtime, so a strsize this long or longer cuts nothing more */
+/* D's strsize unless set. A strsize below it cuts strings where they are
+ * made (substr); at it or above, the runtime's string size cuts them (BPF:
+ * 63 bytes, or strsize when the program needs longer ones: d_main.c) */
 #define D_STRSIZE_DEFAULT 256
 
 /* helper functions written once each, on first use (d_lower_fmt.c) */
