@@ -40,6 +40,9 @@ enum { REC_PRINTF = 1, REC_EXIT = 2, REC_ERROR = 3, REC_WARN = 4, REC_SYSTEM = 5
 #define BPF_STACK_FRAMES 64	/* a STACK record's frames at most (runtime/symbols.h's STP_BT_MAX) */
 
 #define BPF_STRSZ 64    /* a string: 63 bytes and a NUL, NUL-padded */
+/* -D MAXSTRINGLEN=N makes them longer: N rounded up to a power of 2, at
+ * the most this (the bundle's strsz line says how long) */
+#define BPF_STRSZ_MAX 1024
 
 /* Where and how a program runs: its attach point's kind, the first word of
  * the bundle's "prog ID SECTION" (bpf_attach_word; doc/bpf-bundle.md).

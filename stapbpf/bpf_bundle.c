@@ -199,7 +199,7 @@ static int field_spec(struct parser *ps, const char *spec, bool key, char **out,
 	for (const char *c = spec; *c; c++) {
 		switch (*c) {
 		case 'l': n += 8; break;
-		case 's': n += BUNDLE_STRSZ; break;
+		case 's': n += bundle_strsz; break;
 		case 'c': n += 16; break;   /* a narrow string key (a task's comm) */
 		case 'S': n += 32; break;
 		case 'V': n += 64; break;
@@ -337,7 +337,7 @@ static int parse_fmt(struct parser *ps, char *rest)
 	f->argtypes = xstrdup(strcmp(types, "-") ? types : "");
 	f->defined = true;
 	for (const char *t = f->argtypes; *t; t++)
-		f->args_size += *t == 's' ? BUNDLE_STRSZ : 8;
+		f->args_size += *t == 's' ? bundle_strsz : 8;
 	if (bpf_fmt_check(f->text, f->len, f->argtypes, why, sizeof(why)) < 0)
 		return perr(ps, "fmt %" PRId64 ": %s", id, why);
 	return 0;
@@ -804,6 +804,19 @@ static int parse_item(struct parser *ps, char *text)
 		ps->b->kaslr_sym = xstrdup(sym);
 		return 0;
 	}
+	if (!strcmp(kw, "strsz")) {   /* strsz N: before the maps and formats it sizes */
+		int64_t v;
+
+		if (number(ps, next_field(&rest), "strsz's N", BPF_STRSZ, BPF_STRSZ_MAX, &v) < 0 ||
+		    no_more(ps, &rest, "strsz") < 0)
+			return -1;
+		if (v & (v - 1))
+			return perr(ps, "strsz %" PRId64 " is not a power of 2", v);
+		if (ps->b->nmaps || ps->b->nfmts)
+			return perr(ps, "strsz after a map or fmt line");
+		bundle_strsz = (size_t)v;
+		return 0;
+	}
 	if (!strcmp(kw, "maxskipped")) {   /* maxskipped N */
 		int64_t v;
 
@@ -819,8 +832,10 @@ static int parse_item(struct parser *ps, char *text)
 		ps->seen_end = true;
 		return 0;
 	}
-	return perr(ps, "unknown item '%s' (map, fmt, rodata, timing, prog, insn, line, module, kaslr, maxskipped or end)", kw);
+	return perr(ps, "unknown item '%s' (map, fmt, rodata, timing, prog, insn, line, module, kaslr, strsz, maxskipped or end)", kw);
 }
+
+size_t bundle_strsz = BPF_STRSZ;
 
 /* qsort: programs by ID, the order the interpreted ones run in. */
 static int cmp_prog_id(const void *a, const void *b)
@@ -855,6 +870,7 @@ int bundle_parse(const char *path, struct bundle *b)
 
 	memset(b, 0, sizeof(*b));
 	b->maxskipped = -1;
+	bundle_strsz = BPF_STRSZ;
 	if (!f) {
 		fprintf(stderr, "stapbpf: cannot open %s: %s\n", path, strerror(errno));
 		return -1;

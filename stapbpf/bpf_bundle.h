@@ -11,7 +11,9 @@
 #include <linux/bpf.h>
 
 #include "bpf_proto.h"
-#define BUNDLE_STRSZ BPF_STRSZ	/* a string field: 63 bytes and a NUL */
+/* a string field's bytes: the bundle's "strsz N" (-D MAXSTRINGLEN), else
+ * BPF_STRSZ (63 bytes and a NUL); one bundle a process */
+extern size_t bundle_strsz;
 
 enum bundle_map_kind {
 	BM_HASH,

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -276,6 +277,44 @@ static uint64_t read_str(struct vm *vm, uint64_t dst_addr, uint64_t size, uint64
 	return n + 1;
 }
 
+/* n bytes of this process's memory at src (a begin or end probe's "user"
+ * space is stapbpf's own, its current task) into p; false when they are
+ * not all readable (process_vm_readv: no fault, whatever the address). */
+static bool read_own(uint8_t *p, uint64_t src, size_t n)
+{
+	struct iovec to = { p, n }, from = { (void *)(uintptr_t)src, n };
+
+	return n == 0 || process_vm_readv(getpid(), &to, 1, &from, 1, 0) == (ssize_t)n;
+}
+
+/* probe_read_user, probe_read_user_str: of this process's memory; a fault
+ * is -EFAULT with dst zeroed, as the kernel's. */
+static uint64_t read_user(struct vm *vm, uint64_t dst_addr, uint64_t size, uint64_t src, bool str)
+{
+	uint8_t *dst = size ? vm_mem(vm, dst_addr, size, true) : NULL;
+	size_t n = 0;
+
+	if (!dst)
+		return size && !str ? 0 : (uint64_t)-EINVAL;
+	if (!str) {
+		if (read_own(dst, src, size))
+			return 0;
+		memset(dst, 0, size);
+		return (uint64_t)-EFAULT;
+	}
+	while (n + 1 < size) {
+		if (!read_own(dst + n, src + n, 1)) {
+			memset(dst, 0, size);
+			return (uint64_t)-EFAULT;
+		}
+		if (!dst[n])
+			break;
+		n++;
+	}
+	dst[n] = '\0';
+	return n + 1;
+}
+
 /* A record from a program: to stapbpf's handler at once, as a kernel one
  * (the copies are already written back: vm_call flushed them). */
 static void record(struct vm *vm, const uint8_t *data, size_t size)
@@ -352,7 +391,7 @@ static uint64_t foreach_next(struct vm *vm, uint64_t h, uint64_t key_addr)
 static uint64_t sprintf_slot(struct vm *vm, uint64_t dst_addr, uint64_t id, uint64_t args_addr)
 {
 	const struct bundle_fmt *f = bundle_fmt_of(vm->env->b, id);
-	uint8_t *dst = vm_mem(vm, dst_addr, BUNDLE_STRSZ, true);
+	uint8_t *dst = vm_mem(vm, dst_addr, bundle_strsz, true);
 	const uint8_t *args;
 	char *text;
 	size_t n;
@@ -367,8 +406,8 @@ static uint64_t sprintf_slot(struct vm *vm, uint64_t dst_addr, uint64_t id, uint
 	if (f->args_size && !args)
 		return 0;
 	text = bpf_format(f, args, f->args_size, &n);
-	memset(dst, 0, BUNDLE_STRSZ);
-	memcpy(dst, text, n < BUNDLE_STRSZ - 1 ? n : BUNDLE_STRSZ - 1);
+	memset(dst, 0, bundle_strsz);
+	memcpy(dst, text, n < bundle_strsz - 1 ? n : bundle_strsz - 1);
 	free(text);
 	return 0;
 }
@@ -386,19 +425,19 @@ static uint64_t procfs_op(struct vm *vm, uint64_t op, uint64_t str)
 
 	if (op == PROCFS_ACTIVE)
 		return buf != NULL;
-	p = vm_mem(vm, str, BUNDLE_STRSZ, op == PROCFS_VALUE);
+	p = vm_mem(vm, str, bundle_strsz, op == PROCFS_VALUE);
 	if (!p)
 		return 0;
 	if (op == PROCFS_VALUE) {
-		memset(p, 0, BUNDLE_STRSZ);
+		memset(p, 0, bundle_strsz);
 		if (buf)
-			memcpy(p, buf, strnlen(buf, BUNDLE_STRSZ - 1));
+			memcpy(p, buf, strnlen(buf, bundle_strsz - 1));
 		return 0;
 	}
 	if (!buf || !env->procfs_size)
 		return 0;
 	len = op == PROCFS_APPEND ? strnlen(buf, env->procfs_size - 1) : 0;
-	for (size_t i = 0; i < BUNDLE_STRSZ && p[i] && len < env->procfs_size - 1; i++)
+	for (size_t i = 0; i < bundle_strsz && p[i] && len < env->procfs_size - 1; i++)
 		buf[len++] = (char)p[i];
 	buf[len] = '\0';
 	return 0;
@@ -484,6 +523,9 @@ uint64_t vm_call(struct vm *vm, int32_t id)
 		return 0;
 	case H_READ_KERNEL_STR:
 		return read_str(vm, r[1], r[2], r[3]);
+	case H_READ_USER:
+	case H_READ_USER_STR:
+		return read_user(vm, r[1], r[2], r[3], id == H_READ_USER_STR);
 	case H_RB_OUTPUT:
 		p = vm_mem(vm, r[2], r[3], false);
 		if (p)
@@ -524,10 +566,10 @@ uint64_t vm_call(struct vm *vm, int32_t id)
 	case HU_PROCFS:
 		return procfs_op(vm, r[1], r[2]);
 	case HU_KSYM:   /* (dst, addr, data): symname() or symdata() into a string slot */
-		p = vm_mem(vm, r[1], BUNDLE_STRSZ, true);
+		p = vm_mem(vm, r[1], bundle_strsz, true);
 		if (p) {
-			memset(p, 0, BUNDLE_STRSZ);
-			bpf_ksym_name((char *)p, BUNDLE_STRSZ, r[2], r[3]);
+			memset(p, 0, bundle_strsz);
+			bpf_ksym_name((char *)p, bundle_strsz, r[2], r[3]);
 		}
 		return 0;
 	}

@@ -87,25 +87,26 @@ static void *xalloc(size_t n)
 }
 
 /* The record's values in ARGTYPES order: an l the 8 bytes of a long, an s
- * the string in its field, copied with a NUL after its BUNDLE_STRSZ bytes
+ * the string in its field, copied with a NUL after its bundle_strsz bytes
  * (a field the program filled to the end has none). */
 char *bpf_format(const struct bundle_fmt *f, const uint8_t *args, size_t len, size_t *outlen)
 {
 	size_t nargs = strlen(f->argtypes), off = 0, n;
 	union stp_val *v;
-	char (*strs)[BUNDLE_STRSZ + 1];
+	char *strs;
 	char *text;
 
 	if (len < f->args_size)
 		return NULL;
 	v = xalloc(nargs * sizeof(*v));
-	strs = xalloc(nargs * sizeof(*strs));
+	strs = xalloc(nargs * (bundle_strsz + 1));
 	for (size_t k = 0; k < nargs; k++) {
 		if (f->argtypes[k] == 's') {
-			memcpy(strs[k], args + off, BUNDLE_STRSZ);
-			strs[k][BUNDLE_STRSZ] = '\0';
-			v[k].s = strs[k];
-			off += BUNDLE_STRSZ;
+			char *s = strs + k * (bundle_strsz + 1);
+			memcpy(s, args + off, bundle_strsz);
+			s[bundle_strsz] = '\0';
+			v[k].s = s;
+			off += bundle_strsz;
 		} else {
 			memcpy(&v[k].n, args + off, 8);
 			off += 8;

@@ -251,21 +251,21 @@ static void serve_reader(struct procfs_file *f, procfs_run_fn run, void *ctx)
  * writer. */
 static void take_writes(struct procfs_file *f, procfs_run_fn run, void *ctx)
 {
-	char buf[BUNDLE_STRSZ];
-	ssize_t n = read(f->fd, buf, sizeof(buf) - 1);
+	char buf[BPF_STRSZ_MAX];
+	ssize_t n = read(f->fd, buf, bundle_strsz - 1);
 
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
 	if (n > 0 && f->fifo) {
 		buf[n] = '\0';
 		for (size_t k = 0; k < f->nprogs; k++)
-			run(ctx, f->progs[k], buf, sizeof(buf));
+			run(ctx, f->progs[k], buf, bundle_strsz);
 		return;
 	}
 	for (ssize_t i = 0; i < n; i++) {   /* stdin: a character at a time, as stapio gives it */
-		char one[BUNDLE_STRSZ] = { buf[i] };
+		char one[BPF_STRSZ_MAX] = { buf[i] };
 		for (size_t k = 0; k < f->nprogs; k++)
-			run(ctx, f->progs[k], one, sizeof(one));
+			run(ctx, f->progs[k], one, bundle_strsz);
 	}
 	if (n > 0)
 		return;

@@ -27,7 +27,7 @@ static size_t cpu_stride(const struct umap *u)
 /* The bytes of one KEYSPEC/VALSPEC field. */
 static size_t field_size(char f)
 {
-	return f == 's' ? BUNDLE_STRSZ : f == 'c' ? 16 : f == 'S' ? 32 : f == 'V' ? 64 : f == 'i' ? 4 : 8;
+	return f == 's' ? bundle_strsz : f == 'c' ? 16 : f == 'S' ? 32 : f == 'V' ? 64 : f == 'i' ? 4 : 8;
 }
 
 /* Fields may be unaligned in a value: memcpy. */
@@ -102,10 +102,10 @@ static void merge_cpus(const struct umap *u, const uint8_t *cpus, uint8_t *out)
 			if (*f == 'l') {
 				put64(o, (int64_t)((uint64_t)get64(o) + (uint64_t)get64(v)));
 			} else if (*f == 's') {
-				static const uint8_t zero[BUNDLE_STRSZ];
+				static const uint8_t zero[BPF_STRSZ_MAX];
 
-				if (!memcmp(o, zero, BUNDLE_STRSZ) && memcmp(v, zero, BUNDLE_STRSZ))
-					memcpy(o, v, BUNDLE_STRSZ);
+				if (!memcmp(o, zero, bundle_strsz) && memcmp(v, zero, bundle_strsz))
+					memcpy(o, v, bundle_strsz);
 			} else if ((*f == 'S' || *f == 'V') && get64(v) != 0) {
 				bool first = get64(o) == 0;
 
@@ -265,7 +265,7 @@ static int cmp_field(char t, const uint8_t *a, const uint8_t *b, int aggr)
 
 	switch (t) {
 	case 's':
-		return strncmp((const char *)a, (const char *)b, BUNDLE_STRSZ);
+		return strncmp((const char *)a, (const char *)b, bundle_strsz);
 	case 'c':   /* a narrow string key */
 		return strncmp((const char *)a, (const char *)b, 16);
 	case 'i': {

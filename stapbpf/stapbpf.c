@@ -47,6 +47,7 @@
 /* One run: options, the bundle, what was created for it, how it goes. */
 struct session {
 	int verbose;
+	bool no_warnings;		/* -w: the -c command's failure unsaid (stap -w) */
 	const char *out_path, *cmd, *path;
 	pid_t target;			/* -x PID or the -c child */
 	int64_t kaslr;			/* the kernel's load offset (@config's third field) */
@@ -1185,7 +1186,7 @@ static void relay(struct session *s)
 /* The usage line (-h: status 0; mistakes: 2). */
 static void usage(int status)
 {
-	fprintf(stderr, "usage: stapbpf [-v] [-o FILE] [-c CMD | -x PID] [-s MB] [-T SECONDS] BUNDLE.bo\n");
+	fprintf(stderr, "usage: stapbpf [-v] [-w] [-o FILE] [-c CMD | -x PID] [-s MB] [-T SECONDS] BUNDLE.bo\n");
 	exit(status);
 }
 
@@ -1207,9 +1208,10 @@ static void parse_args(struct session *s, int argc, char **argv)
 {
 	int opt;
 
-	while ((opt = getopt(argc, argv, "+vo:c:x:s:T:h")) != -1) {
+	while ((opt = getopt(argc, argv, "+vwo:c:x:s:T:h")) != -1) {
 		switch (opt) {
 		case 'v': s->verbose++; break;
+		case 'w': s->no_warnings = true; break;
 		case 'o': s->out_path = optarg; break;
 		case 'c': s->cmd = optarg; break;
 		case 'x': s->target = (pid_t)option_number("-x", optarg, 0x7fffffff); break;
@@ -1345,7 +1347,7 @@ int main(int argc, char **argv)
 		timing_report(&s);
 	s.skipped += kernel_skipped(&s);
 	cmd_child_finish(&s.child);
-	child_failed = cmd_child_report(&s.child, false);
+	child_failed = cmd_child_report(&s.child, s.no_warnings);
 	if (s.errors || s.skipped)   /* as stapio closes such a session */
 		fprintf(stderr, "WARNING: Number of errors: %d, skipped probes: %d\n", s.errors, s.skipped);
 	rc = exit_code(&s, child_failed);

@@ -11,6 +11,7 @@
 # silent: the registration warning with its reason, ERROR [B_ATTACH], and
 # the -c command not run; two scripts (tracepoint and syscall variables;
 # the string, formatting and aggregate functions, timers, a run-time error)
+# and -D MAXSTRINGLEN=256's long strings;
 # printing what the module prints in a guest of the default kernel.
 # Skipped (77) without root, bpf() or BTF.
 # usage: native-tests.sh    env: CSTAP_BUILD (build dir), KEEP=1
@@ -232,6 +233,22 @@ if run fault 1 -e 'probe kernel.trace("sched:sched_process_exec") { if (pid() ==
 	ok "a fault in a tracepoint probe is the script's error (status 1)"
 else
 	bad "a run-time error" "$(cat fault.out fault.err)"
+fi
+
+# -D MAXSTRINGLEN=256: strings of 255 bytes in a kernel (timer) probe and in
+# begin's interpreter: a literal, a concatenation, substr, isinstr, a map's
+# string key and value, printf's %s; 64 bytes of them without it (refused)
+long=$(printf 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@#%.0s' 1 2)
+if run longstr 0 -DMAXSTRINGLEN=256 -e "global a, n
+	probe begin { s = \"$long\"; println(strlen(s . s)) }
+	probe timer.ms(1) { s = \"$long\"; a[s . sprint(n)] = s; println(strlen(s), \" \", substr(s, 60, 8), \" \", isinstr(s, \"@#a\"))
+	                    if (++n == 2) exit() }
+	probe end { foreach (k in a) println(strlen(k), \" \", a[k] == \"$long\") }" &&
+   [ "$(cat longstr.out)" = $'255\n128 89@#abcd 1\n128 89@#abcd 1\n129 1\n129 1' ] &&
+   run longstr64 1 -e "probe begin { s = \"$long\"; println(s); exit() }" && grep -q 'holds 63' longstr64.err; then
+	ok "-D MAXSTRINGLEN=256: 255-byte strings in kernel and begin probes, maps and printf"
+else
+	bad "-D MAXSTRINGLEN=256 strings" "$(cat longstr.out longstr.err longstr64.err 2>/dev/null | head -8)"
 fi
 
 # kernel.function: through a BPF trampoline (or a kprobe) where the kernel

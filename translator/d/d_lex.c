@@ -404,8 +404,10 @@ static void lex_number(struct d_lexer *lx, bool fp_allowed_error)
 
 /* ---- strings and characters ---------------------------------------------------------- */
 
-/* Decode C escapes into out (as DTrace's stresc2chr); the decoded length. */
-size_t d_lex_unescape(const char *s, size_t n, char *out)
+/* Decode C escapes into out; the decoded length. A string (str) keeps \\
+ * and \? as written, as DTrace's strings do (printf's format reads them:
+ * copy_text, d_lower_fmt.c); a character constant decodes them. */
+size_t d_lex_unescape(const char *s, size_t n, char *out, bool str)
 {
 	const char *end = s + n;
 	size_t len = 0;
@@ -413,7 +415,10 @@ size_t d_lex_unescape(const char *s, size_t n, char *out)
 	while (s < end) {
 		int c = (unsigned char)*s++;
 
-		if (c == '\\' && s < end) {
+		if (c == '\\' && s < end && str && (*s == '\\' || *s == '?')) {
+			out[len++] = '\\';
+			c = (unsigned char)*s++;
+		} else if (c == '\\' && s < end) {
 			c = (unsigned char)*s++;
 			switch (c) {
 			case 'n': c = '\n'; break;
@@ -492,7 +497,7 @@ void d_lex_string(struct d_lexer *lx, struct d_token *t)
 	}
 	t->kind = TK_STR;
 	t->str = xmalloc(q - p);
-	t->str_len = d_lex_unescape(p + 1, q - p - 1, t->str);
+	t->str_len = d_lex_unescape(p + 1, q - p - 1, t->str, true);
 	move_to(lx, q + 1);
 }
 
@@ -515,7 +520,7 @@ static void lex_char(struct d_lexer *lx)
 	if (q == p + 1)
 		d_error(lx->dg, "D_CHR_NULL", pos_of(lx, p), "empty character constant");
 	s = q - p < (long)sizeof(buf) ? buf : xmalloc(q - p);
-	n = d_lex_unescape(p + 1, q - p - 1, s);
+	n = d_lex_unescape(p + 1, q - p - 1, s, false);
 	if (n > 8)
 		d_error(lx->dg, "D_CHR_OFLOW", pos_of(lx, p), "character constant is too long");
 	lx->tok.kind = TK_INT;

@@ -27,9 +27,14 @@ void d_line(struct d_lower *L, const char *fmt, ...)
 	strbuf_addch(&L->probes, '\n');
 }
 
-/* a string literal of cstap's language */
-static void add_string(struct strbuf *out, const char *s, size_t n)
+/* a D string value known when lowering as a literal of cstap's
+ * language: at most strsize bytes, as D's strings hold */
+static void add_string(struct d_lower *L, struct strbuf *out, const char *s, size_t n)
 {
+	if (L->sema->opts->strsize > 0 && n > (size_t)L->sema->opts->strsize)
+		n = (size_t)L->sema->opts->strsize;
+	if (n > L->sema->longest_string)
+		L->sema->longest_string = n;
 	strbuf_addch(out, '"');
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
@@ -302,24 +307,38 @@ static void lower_builtin(struct d_lower *L, struct strbuf *out, const char *n)
 			return;
 		}
 	if (!strcmp(n, "probefunc"))
-		return add_string(out, d->func, strlen(d->func));
+		return add_string(L, out, d->func, strlen(d->func));
 	if (!strcmp(n, "probename"))
-		return add_string(out, d->name, strlen(d->name));
+		return add_string(L, out, d->name, strlen(d->name));
 	if (!strcmp(n, "probemod"))
-		return add_string(out, d->mod, strlen(d->mod));
+		return add_string(L, out, d->mod, strlen(d->mod));
 	if (!strcmp(n, "probeprov")) {   /* BEGIN's is dtrace, tick-N's profile, when not written */
 		const char *prov = d->prov;
 		if (!*prov && (!strcmp(d->name, "BEGIN") || !strcmp(d->name, "END") || !strcmp(d->name, "ERROR")))
 			prov = "dtrace";
 		else if (!*prov && (!strncmp(d->name, "tick-", 5) || !strncmp(d->name, "profile-", 8)))
 			prov = "profile";
-		return add_string(out, prov, strlen(prov));
+		return add_string(L, out, prov, strlen(prov));
 	}
 	if (!strcmp(n, "epid") || !strcmp(n, "id")) {
 		strbuf_addf(out, "%d", L->clause->index + 1);
 		return;
 	}
 	strbuf_addstr(out, "0");   /* arg0..arg9 of the dtrace provider */
+}
+
+/* a built-in variable; a string one (probefunc, execname) cut to a
+ * strsize set below the default */
+static void lower_builtin_cut(struct d_lower *L, struct strbuf *out, const struct d_expr *e)
+{
+	int64_t n = L->sema->opts->strsize;
+	bool cut = d_is_string(e->type) && n > 0 && n < D_STRSIZE_DEFAULT;
+
+	if (cut)
+		strbuf_addstr(out, "substr(");
+	lower_builtin(L, out, e->name);
+	if (cut)
+		strbuf_addf(out, ", 0, %lld)", (long long)n);
 }
 
 /* ---- expressions ------------------------------------------------------------------ */
@@ -382,6 +401,34 @@ static bool cast_constant(struct strbuf *out, const struct d_expr *e)
 	return true;
 }
 
+/* e is NULL (0, or 0 cast to a pointer) */
+static bool null_const(const struct d_expr *e)
+{
+	while (e->kind == DE_CAST)
+		e = e->lhs;
+	return e->kind == DE_INT && e->num == 0;
+}
+
+/* e where a string is wanted: a string's NULL is the empty string, as
+ * the string functions give no match (strstr(), strchr(), strtok()) */
+static void lower_as_string(struct d_lower *L, struct strbuf *out, const struct d_expr *e)
+{
+	if (!d_is_string(e->type) && null_const(e))
+		strbuf_addstr(out, "\"\"");
+	else
+		d_lower_expr(L, out, e);
+}
+
+/* a comparison of a string with NULL */
+static bool string_vs_null(const struct d_expr *e)
+{
+	bool ls = d_is_string(e->lhs->type), rs = d_is_string(e->rhs->type);
+
+	return ls != rs && (e->op == DOP_EQ || e->op == DOP_NE || e->op == DOP_LT || e->op == DOP_GT ||
+			    e->op == DOP_LE || e->op == DOP_GE) &&
+	       null_const(ls ? e->rhs : e->lhs);
+}
+
 static void lower_binary(struct d_lower *L, struct strbuf *out, const struct d_expr *e)
 {
 	const char *close = "";
@@ -417,12 +464,19 @@ static void lower_binary(struct d_lower *L, struct strbuf *out, const struct d_e
 	if (arith)
 		wrap_open(L, out, e->type, &close);
 	strbuf_addch(out, '(');
-	d_lower_expr(L, out, e->lhs);
+	bool null = string_vs_null(e);
+	if (null)
+		lower_as_string(L, out, e->lhs);
+	else
+		d_lower_expr(L, out, e->lhs);
 	const char *op = binop_text(e->op);
 	if (e->op == DOP_SHR && e->type && !e->type->is_signed)
 		op = ">>>";
 	strbuf_addf(out, " %s ", op);
-	d_lower_expr(L, out, e->rhs);
+	if (null)
+		lower_as_string(L, out, e->rhs);
+	else
+		d_lower_expr(L, out, e->rhs);
 	strbuf_addch(out, ')');
 	strbuf_addstr(out, close);
 }
@@ -449,6 +503,8 @@ static void lower_assign(struct d_lower *L, struct strbuf *out, const struct d_e
 		strbuf_addf(out, "(%s %s ", lhs.buf, binop_text(e->op));
 		d_lower_expr(L, out, e->rhs);
 		strbuf_addch(out, ')');
+	} else if (d_is_string(e->lhs->type)) {
+		lower_as_string(L, out, e->rhs);
 	} else {
 		d_lower_expr(L, out, e->rhs);
 	}
@@ -530,7 +586,7 @@ static void lower_unary(struct d_lower *L, struct strbuf *out, const struct d_ex
 	}
 }
 
-static void lower_call(struct d_lower *L, struct strbuf *out, const struct d_expr *e)
+static void lower_call_value(struct d_lower *L, struct strbuf *out, const struct d_expr *e)
 {
 	static const struct { const char *d; enum d_helper h; const char *stap; } subr[] = {
 		{ "substr", H_SUBSTR, "__d_substr" }, { "index", H_INDEX, "__d_index" },
@@ -539,6 +595,7 @@ static void lower_call(struct d_lower *L, struct strbuf *out, const struct d_exp
 		{ "toupper", H_TOUPPER, "__d_toupper" }, { "tolower", H_TOLOWER, "__d_tolower" },
 		{ "basename", H_BASENAME, "__d_basename" }, { "dirname", H_DIRNAME, "__d_dirname" },
 		{ "lltostr", H_LLTOSTR, "__d_lltostr" }, { "strtok", H_STRTOK, "__d_strtok" },
+		{ "cleanpath", H_CLEANPATH, "__d_cleanpath" },
 	};
 	const char *name = e->name;
 
@@ -578,15 +635,19 @@ static void lower_call(struct d_lower *L, struct strbuf *out, const struct d_exp
 		strbuf_addstr(out, name[3] == 'm' && name[4] == 'a' ? " >> 20)" : " & 0xfffff)");
 		return;
 	}
-	if (!strcmp(name, "copyinstr")) {   /* a user-space string, at most strsize (or n) bytes */
-		strbuf_addstr(out, "user_string_n(");
+	if (!strcmp(name, "copyinstr")) {   /* a user-space string: strsize bytes, or n with its NUL */
+		int64_t n = L->sema->opts->strsize;
+		bool cut = e->args.len > 1 && n > 0 && n < D_STRSIZE_DEFAULT;   /* n and strsize: the less */
+		strbuf_addstr(out, cut ? "substr(user_string_n(" : "user_string_n(");
 		d_lower_expr(L, out, e->args.items[0]);
 		strbuf_addstr(out, ", ");
 		if (e->args.len > 1)
-			d_lower_expr(L, out, e->args.items[1]);
+			strbuf_addstr(out, "("), d_lower_expr(L, out, e->args.items[1]), strbuf_addstr(out, ") - 1");
 		else
-			strbuf_addf(out, "%lld", (long long)L->sema->opts->strsize);
+			strbuf_addf(out, "%lld", (long long)n);
 		strbuf_addch(out, ')');
+		if (cut)
+			strbuf_addf(out, ", 0, %lld)", (long long)n - 1);
 		return;
 	}
 	if (!strcmp(name, "rand")) {
@@ -618,15 +679,61 @@ static void lower_call(struct d_lower *L, struct strbuf *out, const struct d_exp
 			d_lower_expr(L, out, e->args.items[i]);
 	}
 	/* D's optional arguments as the helpers' fixed ones */
-	if (!strcmp(e->name, "substr") && e->args.len == 2)
-		strbuf_addstr(out, ", -1");
-	if ((!strcmp(e->name, "index") || !strcmp(e->name, "rindex")) && e->args.len == 2)
-		strbuf_addstr(out, !strcmp(e->name, "index") ? ", 0" : ", -1");
+	if (!strcmp(e->name, "substr"))
+		strbuf_addstr(out, e->args.len == 2 ? ", 0, 0" : ", 1");
+	if (!strcmp(e->name, "index") && e->args.len == 2)
+		strbuf_addstr(out, ", 0");
+	if (!strcmp(e->name, "rindex"))
+		strbuf_addstr(out, e->args.len == 2 ? ", 0, 0" : ", 1");
 	if (!strcmp(e->name, "lltostr") && e->args.len == 1)
 		strbuf_addstr(out, ", 10");
 	if (!strcmp(e->name, "strtok"))   /* strtok(NULL, d) goes on with the last string */
 		strbuf_addstr(out, d_is_string(e->args.items[0]->type) ? ", 1" : ", 0");
 	strbuf_addch(out, ')');
+}
+
+/* a subroutine's value; a string one cut to a strsize set below the
+ * default (the default is as long as the runtime's strings or longer) */
+static void lower_call(struct d_lower *L, struct strbuf *out, const struct d_expr *e)
+{
+	int64_t n = L->sema->opts->strsize;
+	bool cut = d_is_string(e->type) && n > 0 && n < D_STRSIZE_DEFAULT && strcmp(e->name, "strjoin") &&
+		   strcmp(e->name, "copyinstr");
+
+	if (cut)
+		strbuf_addstr(out, "substr(");
+	lower_call_value(L, out, e);
+	if (cut)
+		strbuf_addf(out, ", 0, %lld)", (long long)n);
+}
+
+/* a char * (what a string assigned to it is, in the lowered script) */
+static bool is_char_ptr(const struct d_type *t)
+{
+	const struct d_type *r = d_type_resolve((struct d_type *)t);
+	const struct d_type *c = r && r->kind == DT_PTR ? d_type_resolve(r->ref) : NULL;
+
+	return c && c->kind == DT_INT && c->size == 1;
+}
+
+/* s[i] of a string (not an associative array's element), or of a char *
+ * variable (a string was assigned to it: nothing else is, in the lowered
+ * script): its character */
+static bool string_char(struct d_lower *L, struct strbuf *out, const struct d_expr *e)
+{
+	const struct d_expr *idx;
+	const struct d_var *v = var_of(L, e, &idx);
+	bool str = d_is_string(e->lhs->type) || (v && is_char_ptr(e->lhs->type));
+
+	if (!str || e->args.len != 1 || (v && v->assoc))
+		return false;
+	d_need(L, H_STRAT);
+	strbuf_addstr(out, "__d_strat(");
+	d_lower_expr(L, out, e->lhs);
+	strbuf_addstr(out, ", ");
+	d_lower_expr(L, out, e->args.items[0]);
+	strbuf_addch(out, ')');
+	return true;
 }
 
 /* a macro variable: $1 as the number or text given, $target as target() */
@@ -645,7 +752,7 @@ static void lower_macro(struct d_lower *L, struct strbuf *out, const struct d_ex
 	/* past the arguments (defaultargs): 0, or "" */
 	const char *v = i == 0 ? "dtrace" : i <= L->sema->nargs ? L->sema->args[i - 1] : "";
 	if (d_is_string(e->type))
-		add_string(out, v, strlen(v));
+		add_string(L, out, v, strlen(v));
 	else
 		strbuf_addf(out, "%lld", strtoll(v, NULL, 0));
 }
@@ -659,7 +766,7 @@ void d_lower_expr(struct d_lower *L, struct strbuf *out, const struct d_expr *e)
 		strbuf_addf(out, "%lld", (long long)e->num);
 		return;
 	case DE_STR:
-		add_string(out, e->str, e->str_len);
+		add_string(L, out, e->str, e->str_len);
 		return;
 	case DE_IDENT:
 		if (e->decl && e->decl->kind == DD_INLINE) {   /* an inline: its expression, cut to its type */
@@ -670,7 +777,7 @@ void d_lower_expr(struct d_lower *L, struct strbuf *out, const struct d_expr *e)
 			return;
 		}
 		if (!lower_var(L, out, e))
-			lower_builtin(L, out, e->name);
+			lower_builtin_cut(L, out, e);
 		return;
 	case DE_MACRO:
 		lower_macro(L, out, e);
@@ -681,6 +788,8 @@ void d_lower_expr(struct d_lower *L, struct strbuf *out, const struct d_expr *e)
 				strbuf_addstr(out, "0");
 			return;
 		}
+		if (string_char(L, out, e))
+			return;
 		if (!lower_var(L, out, e))
 			strbuf_addstr(out, "0");
 		return;
@@ -706,9 +815,15 @@ void d_lower_expr(struct d_lower *L, struct strbuf *out, const struct d_expr *e)
 		strbuf_addch(out, '(');
 		d_lower_expr(L, out, e->args.items[0]);
 		strbuf_addstr(out, " ? ");
-		d_lower_expr(L, out, e->lhs);
-		strbuf_addstr(out, " : ");
-		d_lower_expr(L, out, e->rhs);
+		if (d_is_string(e->type)) {   /* c ? s : NULL */
+			lower_as_string(L, out, e->lhs);
+			strbuf_addstr(out, " : ");
+			lower_as_string(L, out, e->rhs);
+		} else {
+			d_lower_expr(L, out, e->lhs);
+			strbuf_addstr(out, " : ");
+			d_lower_expr(L, out, e->rhs);
+		}
 		strbuf_addch(out, ')');
 		return;
 	case DE_CAST:
@@ -826,6 +941,13 @@ static void lower_expr_stmt(struct d_lower *L, const struct d_expr *e)
 	}
 	strbuf_init(&sb);
 	d_lower_expr(L, &sb, e);
+	/* a subroutine's value unused: still made (copyinstr() faults), where
+	 * stap would leave out the call of a function with no side effect */
+	if (e->kind == DE_CALL && (d_is_string(e->type) || d_is_int(e->type))) {
+		d_line(L, d_is_string(e->type) ? "__d_void = strlen(%s);" : "__d_void = %s;", sb.buf);
+		strbuf_release(&sb);
+		return;
+	}
 	/* a value alone is no statement in cstap's language */
 	if (e->kind == DE_ASSIGN || e->kind == DE_CALL ||
 	    ((e->kind == DE_UNARY || e->kind == DE_POSTFIX) &&
@@ -1215,7 +1337,7 @@ char *d_lower(struct d_sema *sema)
 	/* after END's clauses: the aggregations not printed yet */
 	d_line(&L, "probe end {");
 	L.indent++;
-	if (L.helpers & (1u << H_RING))   /* the records the ring kept */
+	if (L.helpers & (1ull << H_RING))   /* the records the ring kept */
 		d_line(&L, "__d_ring_print()");
 	d_lower_agg_exit(&L);
 	L.indent--;

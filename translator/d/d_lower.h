@@ -21,7 +21,7 @@ struct d_lower {
 	struct strbuf globals;       /* global declarations */
 	struct strbuf funcs;         /* helper functions the script needs */
 	struct strbuf probes;        /* the probes */
-	unsigned helpers;            /* which helper functions are written (bits) */
+	unsigned long long helpers;  /* which helper functions are written (bits) */
 	const struct d_clause *clause;   /* being lowered */
 	const struct d_pdesc *desc;      /* its (first) probe description */
 	int indent;
@@ -39,12 +39,20 @@ struct d_lower {
 	unsigned prov_once;          /* what the families wrote once (their bits) */
 };
 
+/* D's strsize unless set. A strsize below it cuts strings where they are
+ * made (substr); at it or above, the runtime's string size cuts them (BPF:
+ * 63 bytes, or strsize when the program needs longer ones: d_main.c) */
+#define D_STRSIZE_DEFAULT 256
+
 /* helper functions written once each, on first use (d_lower_fmt.c) */
 enum d_helper {
 	H_S8, H_S16, H_S32, H_U8, H_U16, H_U32, H_SUBSTR, H_INDEX, H_RINDEX, H_STRCHR,
 	H_STRRCHR, H_STRSTR, H_TOUPPER, H_TOLOWER, H_BASENAME, H_DIRNAME, H_LLTOSTR,
 	H_QBUCKET, H_LQBUCKET, H_LLQBUCKET, H_QROW, H_STRTOK, H_MOD, H_BSWAP, H_PREC, H_RAWDUMP, H_SPEC, H_FLOAT, H_PAD, H_KSYM, H_PC, H_RING,
+	H_STRAT, H_CLEANPATH,
+	H_COUNT   /* at most 64: L->helpers has a bit each */
 };
+_Static_assert(H_COUNT <= 64, "d_lower's helpers are bits of a 64-bit word");
 void d_need(struct d_lower *L, enum d_helper h);
 
 /* an expression as cstap's language: appended to out (d_lower.c) */

@@ -15,25 +15,32 @@ static const char *const helper_text[] = {
 	[H_U8] = "function __d_u8(x) { return x & 0xff }\n",
 	[H_U16] = "function __d_u16(x) { return x & 0xffff }\n",
 	[H_U32] = "function __d_u32(x) { return x & 0xffffffff }\n",
-	/* substr(s, i[, n]): a negative i counts from the end; no n: the rest */
-	[H_SUBSTR] = "function __d_substr:string(s:string, i:long, n:long) {\n"
+	/* substr(s, i[, n]): a negative i counts from the end (n shrinks by
+	 * what is before the start), a negative n ends that far from the end;
+	 * no n (has_n 0): the rest */
+	[H_SUBSTR] = "function __d_substr:string(s:string, i:long, n:long, has_n:long) {\n"
 		"    len = strlen(s)\n"
-		"    if (i < 0) { i += len; if (i < 0) { if (n != -1) n += i; i = 0 } }\n"
+		"    if (i < 0) { i += len; if (i < 0) { if (has_n && n >= 0) { n += i; if (n < 0) n = 0 } i = 0 } }\n"
 		"    if (i >= len) return \"\"\n"
-		"    if (n == -1 || n > len - i) n = len - i\n"
-		"    if (n <= 0) return \"\"\n"
-		"    return substr(s, i, n)\n"
+		"    e = !has_n ? len : n < 0 ? len + n : i + n\n"
+		"    if (e > len) e = len\n"
+		"    if (e <= i) return \"\"\n"
+		"    return substr(s, i, e - i)\n"
 		"}\n",
+	/* index(s, t[, start]): a start past the end is the end ("" is found there) */
 	[H_INDEX] = "function __d_index:long(s:string, t:string, start:long) {\n"
 		"    ls = strlen(s); lt = strlen(t)\n"
 		"    if (start < 0) start = 0\n"
+		"    if (start > ls) start = ls\n"
 		"    for (i = start; i + lt <= ls; i++) if (substr(s, i, lt) == t) return i\n"
 		"    return -1\n"
 		"}\n",
-	[H_RINDEX] = "function __d_rindex:long(s:string, t:string, start:long) {\n"
+	/* rindex(s, t[, start]): a negative start finds "" alone (at 0) */
+	[H_RINDEX] = "function __d_rindex:long(s:string, t:string, start:long, has_start:long) {\n"
 		"    ls = strlen(s); lt = strlen(t)\n"
+		"    if (has_start && start < 0) return lt == 0 ? 0 : -1\n"
 		"    i = ls - lt\n"
-		"    if (start >= 0 && start < i) i = start\n"
+		"    if (has_start && start < i) i = start\n"
 		"    for (; i >= 0; i--) if (substr(s, i, lt) == t) return i\n"
 		"    return -1\n"
 		"}\n",
@@ -154,15 +161,21 @@ static const char *const helper_text[] = {
 		"    else if (c <= 0) printf(\"%16s %s%s|%20s %-9d\\n\", label, pad, ats, \"\", v)\n"
 		"    else printf(\"%16s %20s|%s%s %-9d\\n\", label, \"\", ats, pad, v)\n"
 		"}\n",
-	[H_STRTOK] = "global __d_tok_s, __d_tok_i\n"
+	/* strtok(s, delim): the token after the delimiters at the saved place;
+	 * the delimiter ending it stays (the next call may give other ones).
+	 * The delimiters are a set of the thread's first (one round each, not
+	 * one a character of s) */
+	[H_STRTOK] = "global __d_tok_s, __d_tok_i, __d_tok_d\n"
 		"function __d_strtok:string(s:string, delim:string, given:long) {\n"
-		"    if (given) { __d_tok_s[tid()] = s; __d_tok_i[tid()] = 0 }\n"
-		"    s = __d_tok_s[tid()]; i = __d_tok_i[tid()]; ls = strlen(s); ld = strlen(delim)\n"
-		"    while (i < ls) { c = stringat(s, i); d = 0; for (j = 0; j < ld; j++) if (stringat(delim, j) == c) d = 1; if (!d) break; i++ }\n"
-		"    if (i >= ls) { __d_tok_i[tid()] = i; return \"\" }\n"
+		"    t = tid()\n"
+		"    if (given) { __d_tok_s[t] = s; __d_tok_i[t] = 0 }\n"
+		"    s = __d_tok_s[t]; i = __d_tok_i[t]; ls = strlen(s); ld = strlen(delim)\n"
+		"    for (j = 0; j < ld; j++) __d_tok_d[t, stringat(delim, j)] = 1\n"
+		"    while (i < ls && [t, stringat(s, i)] in __d_tok_d) i++\n"
 		"    b = i\n"
-		"    while (i < ls) { c = stringat(s, i); d = 0; for (j = 0; j < ld; j++) if (stringat(delim, j) == c) d = 1; if (d) break; i++ }\n"
-		"    __d_tok_i[tid()] = i < ls ? i + 1 : i\n"
+		"    while (i < ls && !([t, stringat(s, i)] in __d_tok_d)) i++\n"
+		"    delete __d_tok_d[t, *]\n"
+		"    __d_tok_i[t] = i\n"
 		"    return substr(s, b, i - b)\n"
 		"}\n",
 	/* DTrace's %: the remainder of the magnitudes, negative when the
@@ -286,6 +299,35 @@ static const char *const helper_text[] = {
 		"function __d_ring_print() {\n"
 		"    for (i = __d_ring_first; i < __d_ring_n; i++) printf(\"%s\", __d_ring_txt[i])\n"
 		"}\n",
+	/* s[i]: the character, 0 past the string's end (its NUL and padding) */
+	[H_STRAT] = "function __d_strat:long(s:string, i:long) {\n"
+		"    return i >= 0 && i < strlen(s) ? stringat(s, i) : 0\n"
+		"}\n",
+	/* cleanpath(): no empty or "." parts, a ".." takes the part before it
+	 * away (at the root it goes, leading ones of a relative path stay);
+	 * r holds n parts, the first dd of them "..", without the root's "/" */
+	[H_CLEANPATH] = "function __d_cleanpath:string(s:string) {\n"
+		"    ls = strlen(s); if (ls == 0) return \"\"\n"
+		"    root = stringat(s, 0) == 47; r = \"\"; n = 0; dd = 0; i = 0\n"
+		"    while (i < ls) {\n"
+		"        while (i < ls && stringat(s, i) == 47) i++\n"
+		"        b = i\n"
+		"        while (i < ls && stringat(s, i) != 47) i++\n"
+		"        if (i == b) break\n"
+		"        c = substr(s, b, i - b)\n"
+		"        if (c == \".\") continue\n"
+		"        if (c == \"..\" && n > dd) {\n"
+		"            j = strlen(r) - 1; while (j >= 0 && stringat(r, j) != 47) j--\n"
+		"            r = j >= 0 ? substr(r, 0, j) : \"\"; n--\n"
+		"            continue\n"
+		"        }\n"
+		"        if (c == \"..\" && root) continue\n"
+		"        if (c == \"..\") dd++\n"
+		"        r = n ? r . \"/\" . c : c; n++\n"
+		"    }\n"
+		"    if (root) return \"/\" . r\n"
+		"    return n ? r : \".\"\n"
+		"}\n",
 	[H_BSWAP] = "function __d_bswap16:long(x:long) { return ((x & 0xff) << 8) | ((x >> 8) & 0xff) }\n"
 		"function __d_bswap32:long(x:long) { return (__d_bswap16(x) << 16) | __d_bswap16(x >> 16) }\n"
 		"function __d_bswap64:long(x:long) { return (__d_bswap32(x) << 32) | __d_bswap32(x >> 32) }\n",
@@ -293,9 +335,9 @@ static const char *const helper_text[] = {
 
 void d_need(struct d_lower *L, enum d_helper h)
 {
-	if (L->helpers & (1u << h))
+	if (L->helpers & (1ull << h))
 		return;
-	L->helpers |= 1u << h;
+	L->helpers |= 1ull << h;
 	if (h == H_QROW || h == H_LQBUCKET || h == H_LLQBUCKET)
 		d_need(L, H_QBUCKET);
 	if (h == H_KSYM)
@@ -389,10 +431,13 @@ static bool parse_conv(const char *p, const char *end, struct conv *cv)
 	return true;
 }
 
-/* the format's text up to its next conversion, as a cstap format */
+/* the format's text up to its next conversion, as a cstap format; the
+ * \\ and \? a D string keeps (d_lex_unescape) are their characters here */
 static const char *copy_text(struct strbuf *out, const char *p, const char *end)
 {
 	while (p < end && *p != '%') {
+		if (*p == '\\' && p + 1 < end && (p[1] == '\\' || p[1] == '?'))
+			p++;
 		if (*p == '"' || *p == '\\')
 			strbuf_addch(out, '\\');
 		if (*p == '\n')

@@ -15,12 +15,14 @@
 #include <unistd.h>
 
 #include "d/d_btf.h"
+#include "d/d_lower.h"
 #include "d/d_main.h"
 #include "d/d_parse.h"
 #include "d/d_provider.h"
 #include "d/d_sema.h"
 #include "d/d_types.h"
 #include "d/d_usdt.h"
+#include "bpf_proto.h"   /* BPF_STRSZ, BPF_STRSZ_MAX */
 #include "passes.h"
 #include "session.h"
 
@@ -432,7 +434,7 @@ int dtrace_main(int argc, char **argv)
 	struct d_cmdline c = { 0 };
 	int rc;
 
-	c.opts.strsize = 256;
+	c.opts.strsize = D_STRSIZE_DEFAULT;
 	c.opts.dynvarsize = 1 << 20;   /* DTrace's default */
 	if ((rc = parse_cmdline(&c, argc, argv)))
 		return rc < 0 ? 0 : rc;
@@ -547,6 +549,12 @@ int dtrace_main(int argc, char **argv)
 	}
 	for (int i = 0; i < c.stap_args.len; i++)
 		vec_push(&av, c.stap_args.items[i]);
+	/* a string literal longer than a BPF string's default: strings of
+	 * strsize bytes and the NUL (as long as BPF's may be) */
+	if (sema.longest_string >= BPF_STRSZ && c.opts.strsize >= BPF_STRSZ) {
+		int64_t n = c.opts.strsize + 1 < BPF_STRSZ_MAX ? c.opts.strsize + 1 : BPF_STRSZ_MAX;
+		vec_push(&av, xasprintf("-DMAXSTRINGLEN=%lld", (long long)n));
+	}
 	vec_push(&av, "-e");
 	vec_push(&av, script);
 	vec_push(&av, NULL);

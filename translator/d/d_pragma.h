@@ -17,7 +17,7 @@ void d_pragma_check_unused(struct d_lexer *lx);
 
 /* lexer internals */
 uint64_t d_lex_int_value(struct d_lexer *lx, const char *text, size_t n, struct d_pos pos);
-size_t d_lex_unescape(const char *s, size_t n, char *out);
+size_t d_lex_unescape(const char *s, size_t n, char *out, bool str);
 void d_lex_string(struct d_lexer *lx, struct d_token *t);
 
 #endif

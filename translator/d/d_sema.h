@@ -71,6 +71,7 @@ struct d_sema {
 	int nargs;               /* macro arguments given ($1..$nargs) */
 	char **args;
 	long target_pid;         /* $target, 0: none */
+	size_t longest_string;   /* the longest string literal of the lowered script's values */
 };
 
 /* Give every expression its type and every name its variable; report the

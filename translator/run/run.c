@@ -71,8 +71,9 @@ static const char *guest_cmd(struct session *s, const strvec *ufiles, char **fil
 	return cmd;
 }
 
-/* (--runtime=bpf: stapbpf, which takes the options of staprun's but -w,
- * -S, -F and -G: those its bundle has or it has no use for) */
+/* (--runtime=bpf: stapbpf, which takes the options of staprun's but -S,
+ * -F and -G: those its bundle has or it has no use for; its -w leaves
+ * unsaid a -c command's failure, as staprun's) */
 void staprun_args(struct session *s, strvec *argv, const char *ko, const char *cmd, bool remote)
 {
 	bool bpf = s->runtime_bpf;
@@ -80,7 +81,7 @@ void staprun_args(struct session *s, strvec *argv, const char *ko, const char *c
 	vec_push(argv, (char *)(bpf ? "stapbpf" : "staprun"));
 	for (int i = 1; i < s->verbose; i++)
 		vec_push(argv, (char *)"-v");
-	if (s->suppress_warnings && !bpf)
+	if (s->suppress_warnings)
 		vec_push(argv, (char *)"-w");
 	if (s->output_file && !remote) {
 		vec_push(argv, (char *)"-o");

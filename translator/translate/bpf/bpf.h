@@ -19,5 +19,7 @@ struct func;
 const struct bpf_intrinsic *bpf_intrinsic_find(const char *name);
 const char *bpf_intrinsic_name(size_t i);
 bool bpf_intrinsic_reads_string(const struct func *f);
+/* stringat(), strlen(), substr(): a loop of them goes where a string's bytes say */
+bool bpf_intrinsic_scans_string(const struct func *f);
 
 #endif

@@ -97,6 +97,8 @@ void bpf_bundle_write(const struct bpf_unit *u, struct strbuf *out)
 	strbuf_addf(out, "cstap-bpf 1\nmodule %s\n", u->module);
 	if (u->kaslr)
 		strbuf_addf(out, "kaslr kfree 0x%llx\n", (unsigned long long)u->kfree);
+	if (u->strsz && u->strsz != BPF_STRSZ)
+		strbuf_addf(out, "strsz %d\n", u->strsz);
 	if (u->maxskipped >= 0)
 		strbuf_addf(out, "maxskipped %lld\n", (long long)u->maxskipped);
 	for (int i = 0; i < u->maps.len; i++) {

@@ -34,7 +34,7 @@ static void add_entry(struct prewalk *w, struct expr *e, bool str)
 		if (g->entries.items[i].e == e)
 			return;
 	vec_push(&g->entries, ((struct bentry){ .e = e, .str = str, .voff = w->vsize }));
-	w->vsize += str ? BPF_STRSZ : 8;
+	w->vsize += str ? g->strsz : 8;
 }
 
 /* Is tv (a value at entry, or one at the probe) read at a BPF trampoline's
@@ -209,7 +209,7 @@ void bg_entry_load(struct bgen *g)
 	for (int i = 0; i < g->entries.len; i++) {
 		struct bentry *b = &g->entries.items[i];
 		if (b->str) {
-			b->off = bg_scratch(g, BPF_STRSZ);
+			b->off = bg_scratch(g, g->strsz);
 			bg_str_copy(g, (struct bstr){ R7, b->off }, (struct bstr){ R0, b->voff });
 		} else {
 			b->off = bg_stack(g);

@@ -62,7 +62,7 @@ struct bloc *bg_local_new(struct bgen *g, const struct sym *v)
 
 	l->sym = v;
 	l->str = v->type == TYPE_STRING;
-	l->off = l->str ? bg_scratch(g, BPF_STRSZ) : bg_stack(g);
+	l->off = l->str ? bg_scratch(g, g->strsz) : bg_stack(g);
 	vec_push(&g->locs, l);
 	return l;
 }
@@ -755,7 +755,7 @@ static void str_order(struct bgen *g, struct bstr a, struct bstr b)
 {
 	int diff = bg_label(g), done = bg_label(g);
 
-	for (int i = 0; i < BPF_STRSZ; i += 8) {
+	for (int i = 0; i < g->strsz; i += 8) {
 		ldx(g, R1, a.base, a.off + i);
 		ldx(g, R2, b.base, b.off + i);
 		bg_jmp(g, J_NE, R1, R2, 0, diff);
@@ -808,20 +808,20 @@ static struct bstr concat(struct bgen *g, struct expr *e)
 	struct bstr d = scratch_str(g);
 	int pos = bg_label(g);
 
-	bg_scratch(g, BPF_STRSZ);   /* room the verifier counts past d */
+	bg_scratch(g, g->strsz);   /* room the verifier counts past d */
 	bg_str_zero(g, d);
 	str_addr(g, R1, d);
-	bg_mov_imm(g, R2, BPF_STRSZ);
+	bg_mov_imm(g, R2, g->strsz);
 	str_addr(g, R3, ta);
 	bg_call(g, H_READ_KERNEL_STR);
 	bg_jmp(g, J_SGT, R0, -1, 0, pos);
 	bg_mov_imm(g, R0, 1);
 	bg_place(g, pos);
 	alu_k(g, A_ADD, R0, -1);
-	alu_k(g, A_AND, R0, BPF_STRSZ - 1);
+	alu_k(g, A_AND, R0, g->strsz - 1);
 	str_addr(g, R1, d);
 	bg_emit(g, B_ALU64 | A_ADD | B_X, R1, R0, 0, 0);
-	bg_mov_imm(g, R2, BPF_STRSZ);
+	bg_mov_imm(g, R2, g->strsz);
 	bg_emit(g, B_ALU64 | A_SUB | B_X, R2, R0, 0, 0);
 	str_addr(g, R3, b);
 	bg_call(g, H_READ_KERNEL_STR);
@@ -892,9 +892,10 @@ static void unary(struct bgen *g, struct expr *e)
 
 bool bg_str_fits(struct bgen *g, size_t n, const char *what, struct srcpos pos)
 {
-	if (n < BPF_STRSZ)
+	if (n < (size_t)g->strsz)
 		return true;
-	bg_fail(g, pos, "%s is %zu bytes here, and a BPF string value holds 63 (printf prints it whole)", what, n);
+	bg_fail(g, pos, "%s is %zu bytes here, and a BPF string value holds %d (printf prints it whole; "
+		"-D MAXSTRINGLEN makes them longer)", what, n, g->strsz - 1);
 	return false;
 }
 
@@ -1108,12 +1109,12 @@ static void print(struct bgen *g, struct expr *e, struct bstr *out)
 		int size = 0, at, li = 0, si = 0;
 		struct bstr d = scratch_str(g);
 		for (const char *t = types.buf; *t; t++)
-			size += *t == 's' ? BPF_STRSZ : 8;
+			size += *t == 's' ? g->strsz : 8;
 		at = bg_scratch(g, size ? size : 8);
 		for (const char *t = types.buf, *p0 = types.buf; *t; t++) {
 			int o = at;
 			for (const char *u = p0; u < t; u++)
-				o += *u == 's' ? BPF_STRSZ : 8;
+				o += *u == 's' ? g->strsz : 8;
 			if (*t == 's') {
 				bg_str_copy(g, (struct bstr){ R7, o }, sv[si++]);
 			} else {
@@ -1159,7 +1160,7 @@ static void inline_call(struct bgen *g, struct expr *e, struct bstr *out)
 	in->call = e;
 	in->ret_label = bg_label(g);
 	in->ret.str = f->ret == TYPE_STRING;
-	in->ret.off = in->ret.str ? bg_scratch(g, BPF_STRSZ) : bg_stack(g);
+	in->ret.off = in->ret.str ? bg_scratch(g, g->strsz) : bg_stack(g);
 	int scratch = g->scratch;
 	/* the arguments, in the caller's frame */
 	for (int i = 0; i < e->args.len; i++) {
@@ -1167,7 +1168,7 @@ static void inline_call(struct bgen *g, struct expr *e, struct bstr *out)
 		struct bloc *l = xcalloc(1, sizeof(*l));
 		l->sym = p;
 		l->str = p->type == TYPE_STRING;
-		l->off = l->str ? bg_scratch(g, BPF_STRSZ) : bg_stack(g);
+		l->off = l->str ? bg_scratch(g, g->strsz) : bg_stack(g);
 		if (l->str)
 			bg_str_copy(g, (struct bstr){ R7, l->off }, bg_str(g, e->args.items[i]));
 		else {

@@ -8,8 +8,9 @@
  * Registers while a program runs: r6 the context (r1 at entry), r7 the
  * @scratch value (strings and keys, per CPU), r8 the @globals value (every
  * scalar global), r9 the ring buffer record being filled. A long value is
- * in r0; a string value is a 64-byte slot at a constant offset from r7 or
- * r8 (struct bstr), NUL-padded so that equal strings are equal bytes.
+ * in r0; a string value is a 64-byte slot (strsz: -D MAXSTRINGLEN makes it
+ * longer) at a constant offset from r7 or r8 (struct bstr), NUL-padded so
+ * that equal strings are equal bytes.
  */
 #ifndef CSTAP_BPF_GEN_H
 #define CSTAP_BPF_GEN_H
@@ -69,6 +70,7 @@ struct btry {           /* a try being made: where its errors go */
 struct bgen {
 	struct session *s;
 	bool failed;
+	int strsz;              /* a string value's bytes: BPF_STRSZ, or -D MAXSTRINGLEN's (a power of 2) */
 	bool comm_known;        /* comm_off looked up (intrinsics.c's comm_offset) */
 	int comm_off;           /* task_struct's comm, read in place; -1: through the helper */
 	int nfails, nfails_user;   /* refusals; of them, of what user space can run */
@@ -284,7 +286,7 @@ static inline void str_byte(struct bgen *g, int dst, int tmp, struct bstr s, int
 
 static inline struct bstr scratch_str(struct bgen *g)
 {
-	return (struct bstr){ R7, bg_scratch(g, BPF_STRSZ) };
+	return (struct bstr){ R7, bg_scratch(g, g->strsz) };
 }
 
 /* prog.c: -t, the probe body's time from here to its program's end added

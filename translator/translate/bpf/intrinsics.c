@@ -31,6 +31,7 @@ struct bpf_intrinsic {
 	/* a constant string (pp()): its text, printf folds it into the format */
 	const char *(*text)(const struct bgen *g, size_t *n);
 	bool reads_string;      /* reads a string from kernel or user memory */
+	bool scans_string;      /* looks at a string value's bytes where an index says */
 };
 
 /* ---- helpers ----------------------------------------------------------- */
@@ -47,15 +48,15 @@ static void read_string(struct bgen *g, struct expr *e, struct bstr d, bool user
 
 	bg_long(g, a[0]);
 	stx(g, R10, addr, R0);
-	bg_mov_imm(g, R0, BPF_STRSZ);
-	if (has_n) {   /* at most n bytes and the NUL: n + 1 in 1..64 */
+	bg_mov_imm(g, R0, g->strsz);
+	if (has_n) {   /* at most n bytes and the NUL: n + 1 in 1..strsz */
 		int lo = bg_label(g), hi = bg_label(g);
 		bg_long(g, a[1]);
 		bg_jmp(g, J_SGE, R0, -1, 0, lo);
 		bg_mov_imm(g, R0, 0);
 		bg_place(g, lo);
-		bg_jmp(g, J_SLT, R0, -1, BPF_STRSZ - 1, hi);
-		bg_mov_imm(g, R0, BPF_STRSZ - 1);
+		bg_jmp(g, J_SLT, R0, -1, g->strsz - 1, hi);
+		bg_mov_imm(g, R0, g->strsz - 1);
 		bg_place(g, hi);
 		alu_k(g, A_ADD, R0, 1);
 	}
@@ -63,7 +64,7 @@ static void read_string(struct bgen *g, struct expr *e, struct bstr d, bool user
 	bg_str_zero(g, d);
 	str_addr(g, R1, d);
 	ldx(g, R2, R10, size);
-	alu_k(g, A_AND, R2, 127);    /* the verifier's bound: 1..64 */
+	alu_k(g, A_AND, R2, 2 * g->strsz - 1);    /* the verifier's bound: 1..strsz */
 	ldx(g, R3, R10, addr);
 	bg_call(g, user ? H_READ_USER_STR : H_READ_KERNEL_STR);
 	bg_jmp(g, J_SGE, R0, -1, 0, ok);
@@ -104,17 +105,17 @@ static void substr(struct bgen *g, struct expr *e, struct bstr d)
 	bg_str_zero(g, d);
 	ldx(g, R1, R10, start);
 	bg_jmp(g, J_SLT, R1, -1, 0, done);
-	bg_jmp(g, J_SGE, R1, -1, BPF_STRSZ - 1, done);
+	bg_jmp(g, J_SGE, R1, -1, g->strsz - 1, done);
 	ldx(g, R2, R10, n);
 	bg_jmp(g, J_SLE, R2, -1, 0, done);
 	{
 		int fits = bg_label(g);
-		bg_jmp(g, J_SLT, R2, -1, BPF_STRSZ, fits);
-		bg_mov_imm(g, R2, BPF_STRSZ - 1);
+		bg_jmp(g, J_SLT, R2, -1, g->strsz, fits);
+		bg_mov_imm(g, R2, g->strsz - 1);
 		bg_place(g, fits);
 	}
-	alu_k(g, A_ADD, R2, 1);             /* the NUL: 2..64 */
-	alu_k(g, A_AND, R2, 127);
+	alu_k(g, A_ADD, R2, 1);             /* the NUL: 2..strsz */
+	alu_k(g, A_AND, R2, 2 * g->strsz - 1);
 	str_addr(g, R3, ts);
 	bg_emit(g, B_ALU64 | A_ADD | B_X, R3, R1, 0, 0);
 	str_addr(g, R1, d);
@@ -461,7 +462,7 @@ void bg_comm_into(struct bgen *g, struct bstr d)
 
 INTRINSIC(i_comm)   /* execname() */
 {
-	for (int i = 16; i < BPF_STRSZ; i += 8)
+	for (int i = 16; i < g->strsz; i += 8)
 		bg_emit(g, B_ST | B_MEM | B_DW, d.base, 0, d.off + i, 0);
 	bg_comm_into(g, d);
 	return true;
@@ -521,9 +522,9 @@ INTRINSIC(i_input_line_done)
 	struct bstr s = bg_str(g, e->args.items[0]), t = scratch_str(g);
 	int done = bg_label(g), full = bg_label(g), some = bg_label(g);
 
-	bg_scratch(g, BPF_STRSZ);
+	bg_scratch(g, g->strsz);
 	str_addr(g, R1, t);
-	bg_mov_imm(g, R2, BPF_STRSZ);
+	bg_mov_imm(g, R2, g->strsz);
 	str_addr(g, R3, s);
 	bg_call(g, H_READ_KERNEL_STR);
 	alu_k(g, A_ADD, R0, -1);        /* the length */
@@ -531,9 +532,9 @@ INTRINSIC(i_input_line_done)
 	bg_mov_imm(g, R0, 0);
 	bg_ja(g, done);
 	bg_place(g, some);
-	bg_jmp(g, J_SGE, R0, -1, BPF_STRSZ - 1, full);
+	bg_jmp(g, J_SGE, R0, -1, g->strsz - 1, full);
 	alu_k(g, A_ADD, R0, -1);
-	alu_k(g, A_AND, R0, BPF_STRSZ - 1);
+	alu_k(g, A_AND, R0, g->strsz - 1);
 	str_addr(g, R1, t);
 	alu_x(g, A_ADD, R1, R0);
 	bg_emit(g, B_LDX | B_MEM | B_B, R1, R1, 0, 0);
@@ -572,19 +573,19 @@ INTRINSIC(i_isdigit)
 static void find(struct bgen *g, struct expr *e, bool pos)
 {
 	struct bstr a = bg_str(g, e->args.items[0]), b = bg_str(g, e->args.items[1]);
-	struct bstr t = { R7, bg_scratch(g, 2 * BPF_STRSZ) };
+	struct bstr t = { R7, bg_scratch(g, 2 * g->strsz) };
 	int outer = bg_label(g), yes = bg_label(g), no = bg_label(g), done = bg_label(g);
 
 	bg_str_copy(g, t, a);
-	for (int k = BPF_STRSZ; k < 2 * BPF_STRSZ; k += 8)
+	for (int k = g->strsz; k < 2 * g->strsz; k += 8)
 		bg_emit(g, B_ST | B_MEM | B_DW, R7, 0, t.off + k, 0);
 	bg_mov_imm(g, R1, 0);
 	bg_place(g, outer);
-	bg_jmp(g, J_GE, R1, -1, BPF_STRSZ - 1, no);
+	bg_jmp(g, J_GE, R1, -1, g->strsz - 1, no);
 	mov(g, R3, R7);
 	bg_emit(g, B_ALU64 | A_ADD | B_X, R3, R1, 0, 0);
 	bg_mov_imm(g, R5, 0);
-	for (int j = 0; j < BPF_STRSZ - 1; j++) {
+	for (int j = 0; j < g->strsz - 1; j++) {
 		bg_emit(g, B_LDX | B_MEM | B_B, R4, b.base, b.off + j, 0);
 		bg_emit(g, B_LDX | B_MEM | B_B, R0, R3, t.off + j, 0);
 		bg_emit(g, B_ALU64 | A_XOR | B_X, R0, R4, 0, 0);
@@ -961,7 +962,7 @@ INTRINSIC(i_sc_decode)
 
 INTRINSIC(i_strmax)   /* MAXSTRINGLEN as BPF's strings have it: 63 bytes and the NUL */
 {
-	bg_mov_imm(g, R0, BPF_STRSZ);
+	bg_mov_imm(g, R0, g->strsz);
 	return true;
 }
 
@@ -971,7 +972,7 @@ INTRINSIC(i_strlen)
 	int pos = bg_label(g);
 
 	str_addr(g, R1, t);
-	bg_mov_imm(g, R2, BPF_STRSZ);
+	bg_mov_imm(g, R2, g->strsz);
 	str_addr(g, R3, s);
 	bg_call(g, H_READ_KERNEL_STR);
 	alu_k(g, A_ADD, R0, -1);
@@ -997,8 +998,8 @@ INTRINSIC(i_stringat)
 	bg_str_copy(g, ts, s);
 	bg_long(g, e->args.items[1]);
 	bg_jmp(g, J_SLT, R0, -1, 0, bad);
-	bg_jmp(g, J_SGT, R0, -1, BPF_STRSZ - 1, bad);
-	alu_k(g, A_AND, R0, BPF_STRSZ - 1);
+	bg_jmp(g, J_SGT, R0, -1, g->strsz - 1, bad);
+	alu_k(g, A_AND, R0, g->strsz - 1);
 	str_byte(g, R0, R1, ts, R0);
 	bg_jmp(g, J_NE, R0, -1, 0, done);
 	bg_place(g, bad);
@@ -1088,7 +1089,7 @@ INTRINSIC(i_tid)
 static void flip_case(struct bgen *g, struct expr *e, struct bstr d, int lo)
 {
 	bg_str_copy(g, d, bg_str(g, e->args.items[0]));
-	for (int i = 0; i < BPF_STRSZ - 1; i++) {
+	for (int i = 0; i < g->strsz - 1; i++) {
 		int skip = bg_label(g);
 		bg_emit(g, B_LDX | B_MEM | B_B, R1, d.base, d.off + i, 0);
 		bg_jmp(g, J_LT, R1, -1, lo, skip);
@@ -1267,11 +1268,11 @@ static const struct bpf_intrinsic intrinsics[] = {
 	{ "regparm", L, i_regparm },
 	{ "returnval", L, i_returnval },
 	{ "sc_decode", S, i_sc_decode },
-	{ "stringat", L, i_stringat },
-	{ "strlen", L, i_strlen },
+	{ "stringat", L, i_stringat, .scans_string = true },
+	{ "strlen", L, i_strlen, .scans_string = true },
 	{ "strmax", L, i_strmax },
 	{ "strpos", L, i_strpos },
-	{ "substr", S, i_substr },
+	{ "substr", S, i_substr, .scans_string = true },
 	{ "symdata", S, i_symdata },
 	{ "symname", S, i_symname },
 	{ "system", L, i_system },
@@ -1364,7 +1365,7 @@ bool bg_intrinsic_call(struct bgen *g, struct expr *e, struct bstr *out)
 		return false;
 	if (in->ret == TYPE_STRING) {
 		d = scratch_str(g);
-		bg_scratch(g, BPF_STRSZ);   /* room past d for the verifier's bound */
+		bg_scratch(g, g->strsz);   /* room past d for the verifier's bound */
 	}
 	if (!in->emit(g, in, e, d))
 		return false;
@@ -1421,4 +1422,11 @@ bool bpf_intrinsic_reads_string(const struct func *f)
 	const struct bpf_intrinsic *in = intrinsic_of(f);
 
 	return in && in->reads_string;
+}
+
+bool bpf_intrinsic_scans_string(const struct func *f)
+{
+	const struct bpf_intrinsic *in = intrinsic_of(f);
+
+	return in && in->scans_string;
 }

@@ -1,7 +1,7 @@
 /* keywidth.c - which string keys of a BPF map hold 16 bytes, not 64.
  *
- * A string is BPF_STRSZ (64) bytes, and so is a string key: every lookup
- * hashes and compares all 64. `a[execname()] <<< 1`, the commonest
+ * A string is BPF_STRSZ (64) bytes (-D MAXSTRINGLEN: more), and so is a
+ * string key: every lookup hashes and compares all 64. `a[execname()] <<< 1`, the commonest
  * aggregate there is, then spends most of its time on the 48 zero bytes
  * after a 15-character name. When every key the script gives position k
  * of array v is at most 15 characters - execname() (a task's comm), a
@@ -131,10 +131,10 @@ int bg_key_width(const struct bgen *g, const struct sym *v, int k)
 	if (v->key_types[k] != TYPE_STRING)
 		return 8;
 	return k < 32 && g->knarrow && v->kind == SYM_GLOBAL && (g->knarrow[v->index] >> k & 1) ? BG_KEY_NARROW
-												    : BPF_STRSZ;
+												    : g->strsz;
 }
 
 char bg_key_letter(const struct bgen *g, const struct sym *v, int k)
 {
-	return v->key_types[k] != TYPE_STRING ? 'l' : bg_key_width(g, v, k) == BPF_STRSZ ? 's' : 'c';
+	return v->key_types[k] != TYPE_STRING ? 'l' : bg_key_width(g, v, k) == g->strsz ? 's' : 'c';
 }

@@ -42,15 +42,15 @@ static void append(struct kfmt *k)
 	int fits = bg_label(g), room = bg_label(g), none = bg_label(g), kept = bg_label(g);
 
 	bg_jmp(g, J_SLE, R4, -1, 0, none);
-	bg_jmp(g, J_SLE, R4, -1, BPF_STRSZ - 1, fits);
-	bg_mov_imm(g, R4, BPF_STRSZ - 1);
+	bg_jmp(g, J_SLE, R4, -1, g->strsz - 1, fits);
+	bg_mov_imm(g, R4, g->strsz - 1);
 	bg_place(g, fits);
 	alu_k(g, A_ADD, R4, 1);                 /* with the NUL: 2..64 */
 	ldx(g, R0, R7, k->len);
-	alu_k(g, A_AND, R0, BPF_STRSZ - 1);
+	alu_k(g, A_AND, R0, g->strsz - 1);
 	str_addr(g, R1, k->d);
 	alu_x(g, A_ADD, R1, R0);
-	bg_mov_imm(g, R2, BPF_STRSZ);
+	bg_mov_imm(g, R2, g->strsz);
 	alu_x(g, A_SUB, R2, R0);                /* room left with the NUL: 1..64 */
 	bg_jmp(g, J_LE, R2, R4, 0, room);
 	mov(g, R2, R4);
@@ -60,8 +60,8 @@ static void append(struct kfmt *k)
 	alu_k(g, A_ADD, R0, -1);
 	ldx(g, R1, R7, k->len);
 	alu_x(g, A_ADD, R1, R0);
-	bg_jmp(g, J_SLE, R1, -1, BPF_STRSZ - 1, kept);
-	bg_mov_imm(g, R1, BPF_STRSZ - 1);
+	bg_jmp(g, J_SLE, R1, -1, g->strsz - 1, kept);
+	bg_mov_imm(g, R1, g->strsz - 1);
 	bg_place(g, kept);
 	stx(g, R7, k->len, R1);
 	bg_place(g, none);
@@ -73,7 +73,7 @@ static void append_literal(struct kfmt *k, const char *s, size_t n)
 	struct bgen *g = k->g;
 
 	while (n > 0) {
-		size_t part = n < BPF_STRSZ - 1 ? n : BPF_STRSZ - 1;
+		size_t part = n < g->strsz - 1 ? n : g->strsz - 1;
 		struct bstr t = scratch_str(g);
 		bg_str_literal(g, t, s, part);
 		str_addr(g, R3, t);
@@ -93,10 +93,11 @@ static void append_fill(struct kfmt *k, char c, int count)
 	struct bstr *run = c == ' ' ? &k->spaces : &k->zeros;
 
 	if (!*have) {
-		char buf[BPF_STRSZ - 1];
-		memset(buf, c, sizeof(buf));
+		char *buf = xmalloc(g->strsz - 1);
+		memset(buf, c, g->strsz - 1);
 		*run = scratch_str(g);
-		bg_str_literal(g, *run, buf, sizeof(buf));
+		bg_str_literal(g, *run, buf, g->strsz - 1);
+		free(buf);
 		*have = true;
 	}
 	str_addr(g, R3, *run);
@@ -168,7 +169,7 @@ static void number(struct kfmt *k, const struct stp_fmt_spec *sp, struct kwidth 
 		bg_place(g, done);
 	}
 	/* the digits, last first, ending at t[62]; t[63] the NUL */
-	st_byte(g, t.base, t.off + BPF_STRSZ - 1, 0);
+	st_byte(g, t.base, t.off + g->strsz - 1, 0);
 	for (int i = 0; i < maxdig; i++) {
 		int digit = bg_label(g);
 		mov(g, R2, R1);
@@ -185,7 +186,7 @@ static void number(struct kfmt *k, const struct stp_fmt_spec *sp, struct kwidth 
 		}
 		bg_place(g, digit);
 		alu_k(g, A_ADD, R2, '0');
-		bg_emit(g, B_STX | B_MEM | B_B, t.base, R2, t.off + BPF_STRSZ - 2 - i, 0);
+		bg_emit(g, B_STX | B_MEM | B_B, t.base, R2, t.off + g->strsz - 2 - i, 0);
 		bg_mov_imm(g, R3, i + 1);
 		if (i < maxdig - 1)
 			bg_jmp(g, J_EQ, R1, -1, 0, join);
@@ -225,9 +226,9 @@ static void number(struct kfmt *k, const struct stp_fmt_spec *sp, struct kwidth 
 	ldx(g, R0, R7, ndig);
 	alu_k(g, A_AND, R0, 31);                /* 1..22: a bound the verifier knows */
 	str_addr(g, R3, t);
-	alu_k(g, A_ADD, R3, BPF_STRSZ - 1);
+	alu_k(g, A_ADD, R3, g->strsz - 1);
 	alu_x(g, A_SUB, R3, R0);
-	bg_mov_imm(g, R4, BPF_STRSZ - 1);
+	bg_mov_imm(g, R4, g->strsz - 1);
 	append(k);
 	if (has_width(width) && (flags & STP_FMT_LEFT))
 		append_fill(k, ' ', pad);
@@ -245,7 +246,7 @@ static void text(struct kfmt *k, const struct stp_fmt_spec *sp, struct kwidth wi
 	if (src) {   /* piece = the string cut to prec; n its length */
 		bg_str_zero(g, piece);
 		str_addr(g, R1, piece);
-		bg_mov_imm(g, R2, sp->prec >= 0 && sp->prec < BPF_STRSZ - 1 ? sp->prec + 1 : BPF_STRSZ);
+		bg_mov_imm(g, R2, sp->prec >= 0 && sp->prec < g->strsz - 1 ? sp->prec + 1 : g->strsz);
 		str_addr(g, R3, *src);
 		bg_call(g, H_READ_KERNEL_STR);
 		alu_k(g, A_ADD, R0, -1);
@@ -262,7 +263,7 @@ static void text(struct kfmt *k, const struct stp_fmt_spec *sp, struct kwidth wi
 			append_fill(k, ' ', pad);
 	}
 	str_addr(g, R3, piece);
-	bg_mov_imm(g, R4, BPF_STRSZ - 1);
+	bg_mov_imm(g, R4, g->strsz - 1);
 	append(k);
 	if (has_width(width) && (sp->flags & STP_FMT_LEFT))
 		append_fill(k, ' ', pad);
@@ -272,7 +273,7 @@ static void text(struct kfmt *k, const struct stp_fmt_spec *sp, struct kwidth wi
 static void kfmt_init(struct kfmt *k, struct bgen *g)
 {
 	*k = (struct kfmt){ .g = g, .d = scratch_str(g) };
-	bg_scratch(g, BPF_STRSZ);   /* room the verifier counts past k.d */
+	bg_scratch(g, g->strsz);   /* room the verifier counts past k.d */
 	k->len = bg_scratch(g, 8);
 	bg_str_zero(g, k->d);
 	bg_emit(g, B_ST | B_MEM | B_DW, R7, 0, k->len, 0);
@@ -305,7 +306,7 @@ bool bg_kfmt_conv(struct kfmt *k, const char *conv, int lv)
 void bg_kfmt_str(struct kfmt *k, struct bstr s)
 {
 	str_addr(k->g, R3, s);
-	bg_mov_imm(k->g, R4, BPF_STRSZ - 1);
+	bg_mov_imm(k->g, R4, k->g->strsz - 1);
 	append(k);
 }
 
@@ -388,13 +389,13 @@ void bg_text_str(struct bgen *g, struct bstr in, bool quoted, struct bstr d)
 	bg_str_copy(g, t, in);
 	bg_str_zero(g, d);
 	bg_emit(g, B_ST | B_MEM | B_DW, R7, 0, pos, quoted);
-	bg_emit(g, B_ST | B_MEM | B_DW, R7, 0, room, BPF_STRSZ - 1 - (quoted ? 5 : 0));
+	bg_emit(g, B_ST | B_MEM | B_DW, R7, 0, room, g->strsz - 1 - (quoted ? 5 : 0));
 	bg_emit(g, B_ST | B_MEM | B_DW, R7, 0, cut, 0);
 	if (quoted)
 		st_byte(g, d.base, d.off, '"');
 	bg_mov_imm(g, R1, 0);   /* the input's index: a loop of one bound */
 	bg_place(g, loop);
-	bg_jmp(g, J_GE, R1, -1, BPF_STRSZ - 1, end);
+	bg_jmp(g, J_GE, R1, -1, g->strsz - 1, end);
 	str_byte(g, R2, R3, t, R1);
 	bg_jmp(g, J_EQ, R2, -1, 0, end);
 	/* r4 = the escape's length, r5 its letter */
@@ -423,7 +424,7 @@ void bg_text_str(struct bgen *g, struct bstr in, bool quoted, struct bstr d)
 	alu_x(g, A_SUB, R0, R4);
 	stx(g, R7, room, R0);
 	ldx(g, R0, R7, pos);
-	alu_k(g, A_AND, R0, BPF_STRSZ - 1);
+	alu_k(g, A_AND, R0, g->strsz - 1);
 	mov(g, R3, R7);
 	alu_x(g, A_ADD, R3, R0);        /* r3 + d.off: where it goes */
 	alu_x(g, A_ADD, R0, R4);
@@ -452,7 +453,7 @@ void bg_text_str(struct bgen *g, struct bstr in, bool quoted, struct bstr d)
 	if (quoted) {   /* the closing quote, and "..." if the input did not fit */
 		int whole = bg_label(g);
 		ldx(g, R0, R7, pos);
-		alu_k(g, A_AND, R0, BPF_STRSZ - 1);
+		alu_k(g, A_AND, R0, g->strsz - 1);
 		mov(g, R3, R7);
 		alu_x(g, A_ADD, R3, R0);
 		st_byte(g, R3, d.off, '"');
@@ -462,7 +463,7 @@ void bg_text_str(struct bgen *g, struct bstr in, bool quoted, struct bstr d)
 			st_byte(g, R3, d.off + k, '.');
 		bg_place(g, whole);
 	}
-	st_byte(g, d.base, d.off + BPF_STRSZ - 1, 0);
+	st_byte(g, d.base, d.off + g->strsz - 1, 0);
 }
 
 void bg_sc_decode(struct bgen *g, const struct sc_dec_table *t, int v, bool bits, struct bstr d)
@@ -474,7 +475,7 @@ void bg_sc_decode(struct bgen *g, const struct sc_dec_table *t, int v, bool bits
 		for (int i = 0; i < t->n; i++) {   /* the slot is zero: only the name's words */
 			int next = bg_label(g);
 			const char *name = t->e[i].name;
-			size_t n = strlen(name) < BPF_STRSZ - 1 ? strlen(name) : BPF_STRSZ - 1;
+			size_t n = strlen(name) < g->strsz - 1 ? strlen(name) : g->strsz - 1;
 			if (t->e[i].v == (int32_t)t->e[i].v) {
 				bg_jmp(g, J_NE, R2, -1, t->e[i].v, next);
 			} else {
@@ -499,7 +500,7 @@ void bg_sc_decode(struct bgen *g, const struct sc_dec_table *t, int v, bool bits
 	struct kfmt k = { .g = g, .d = scratch_str(g) };
 	int vm = bg_scratch(g, 8), left = bg_scratch(g, 8), *said = xcalloc(t->n, sizeof(int));
 
-	bg_scratch(g, BPF_STRSZ);   /* room the verifier counts past k.d */
+	bg_scratch(g, g->strsz);   /* room the verifier counts past k.d */
 	k.len = bg_scratch(g, 8);
 	bg_str_zero(g, k.d);
 	bg_emit(g, B_ST | B_MEM | B_DW, R7, 0, k.len, 0);

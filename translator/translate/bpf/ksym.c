@@ -33,7 +33,7 @@ void bg_ksym_rodata(struct bgen *g)
 static void cut_at_space(struct bgen *g, struct bstr d)
 {
 	bg_mov_imm(g, R2, 1);
-	for (int j = 0; j < BPF_STRSZ - 1; j++) {
+	for (int j = 0; j < g->strsz - 1; j++) {
 		bg_emit(g, B_LDX | B_MEM | B_B, R1, d.base, d.off + j, 0);
 		mov(g, R3, R1);
 		alu_k(g, A_XOR, R3, ' ');
@@ -53,7 +53,7 @@ static void kernel_suffix(struct bgen *g, struct bstr raw, struct bstr d, struct
 	int keep = bg_label(g), done = bg_label(g);
 
 	alu_k(g, A_SUB, R0, 2);
-	bg_jmp(g, J_GT, R0, -1, BPF_STRSZ - 2, keep);   /* an error, or cut */
+	bg_jmp(g, J_GT, R0, -1, g->strsz - 2, keep);   /* an error, or cut */
 	mov(g, R2, raw.base);
 	alu_k(g, A_ADD, R2, raw.off);
 	bg_emit(g, B_ALU64 | A_ADD | B_X, R2, R0, 0, 0);
@@ -99,7 +99,7 @@ void bg_ksym(struct bgen *g, struct expr *addr, bool data, struct bstr d, struct
 		alu_k(g, A_ADD, R3, 4);
 	mov(g, R1, raw.base);
 	alu_k(g, A_ADD, R1, raw.off);
-	bg_mov_imm(g, R2, BPF_STRSZ);
+	bg_mov_imm(g, R2, g->strsz);
 	mov(g, R4, R10);
 	alu_k(g, A_ADD, R4, at);
 	bg_mov_imm(g, R5, 8);

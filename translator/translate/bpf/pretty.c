@@ -39,10 +39,10 @@ static void pp_string(struct pp *pp, int a, int64_t max)
 	struct bstr t = scratch_str(g), q = scratch_str(g);
 	int kern = bg_label(g), read = bg_label(g), fault = bg_label(g), done = bg_label(g);
 
-	bg_scratch(g, BPF_STRSZ);   /* room past q for text_str */
+	bg_scratch(g, g->strsz);   /* room past q for text_str */
 	bg_str_zero(g, t);
 	str_addr(g, R1, t);
-	bg_mov_imm(g, R2, max > 0 && max < BPF_STRSZ - 1 ? max + 1 : BPF_STRSZ);
+	bg_mov_imm(g, R2, max > 0 && max < g->strsz - 1 ? max + 1 : g->strsz);
 	ldx(g, R3, R10, a);
 	bg_mov_imm(g, R4, (int64_t)USER_TOP);
 	bg_jmp(g, J_GE, R3, R4, 0, kern);
@@ -70,7 +70,7 @@ static void pp_char(struct pp *pp, int a)
 		{ '"', "'\"'" }, { '\'', "'\\''" }, { 0, "'\\000'" },
 	};
 
-	bg_scratch(g, BPF_STRSZ);
+	bg_scratch(g, g->strsz);
 	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++) {
 		int next = bg_label(g);
 		ldx(g, R1, R10, a);

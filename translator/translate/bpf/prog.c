@@ -545,13 +545,13 @@ void bg_act_record(struct bgen *g)
 
 void bg_str_zero(struct bgen *g, struct bstr d)
 {
-	for (int i = 0; i < BPF_STRSZ; i += 8)
+	for (int i = 0; i < g->strsz; i += 8)
 		bg_emit(g, B_ST | B_MEM | B_DW, d.base, 0, d.off + i, 0);
 }
 
 void bg_str_copy(struct bgen *g, struct bstr d, struct bstr src)
 {
-	bg_str_copy_n(g, d, src, BPF_STRSZ);
+	bg_str_copy_n(g, d, src, g->strsz);
 }
 
 void bg_str_copy_n(struct bgen *g, struct bstr d, struct bstr src, int n)
@@ -566,9 +566,9 @@ void bg_str_copy_n(struct bgen *g, struct bstr d, struct bstr src, int n)
 
 void bg_str_literal(struct bgen *g, struct bstr d, const char *s, size_t n)
 {
-	if (n > BPF_STRSZ - 1)
-		n = BPF_STRSZ - 1;
-	for (int i = 0; i < BPF_STRSZ; i += 8) {
+	if (n > g->strsz - 1)
+		n = g->strsz - 1;
+	for (int i = 0; i < g->strsz; i += 8) {
 		uint64_t v = 0;
 		for (int j = 0; j < 8 && (size_t)(i + j) < n; j++)
 			v |= (uint64_t)(unsigned char)s[i + j] << (8 * j);
@@ -587,7 +587,7 @@ void bg_record(struct bgen *g, int kind, int fmt, const char *types, const int *
 	int size = 8, skip = bg_label(g), off = 8, li = 0, si = 0;
 
 	for (const char *t = types; *t; t++)
-		size += *t == 's' ? BPF_STRSZ : 8;
+		size += *t == 's' ? g->strsz : 8;
 	bg_ld_map(g, R1, 0);
 	bg_mov_imm(g, R2, size);
 	bg_mov_imm(g, R3, 0);
@@ -599,7 +599,7 @@ void bg_record(struct bgen *g, int kind, int fmt, const char *types, const int *
 	for (const char *t = types; *t; t++) {
 		if (*t == 's') {
 			bg_str_copy(g, (struct bstr){ R9, off }, sv[si++]);
-			off += BPF_STRSZ;
+			off += g->strsz;
 		} else {
 			bg_emit(g, B_LDX | B_MEM | B_DW, R1, R10, lv[li++], 0);
 			bg_emit(g, B_STX | B_MEM | B_DW, R9, R1, off, 0);

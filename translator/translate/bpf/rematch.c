@@ -115,7 +115,7 @@ static void step_byte(struct bgen *g, const struct regex_prog *re, int acc)
 
 bool bg_regex(struct bgen *g, const struct regex_prog *re, struct bstr s, struct srcpos pos)
 {
-	struct bstr t = { R7, bg_scratch(g, BPF_STRSZ) };
+	struct bstr t = { R7, bg_scratch(g, g->strsz) };
 	int states = bg_scratch(g, 8), acc = bg_stack(g), last = bg_label(g), loop = bg_label(g),
 	    yes = bg_label(g), no = bg_label(g), done = bg_label(g), first_end = bg_label(g);
 	int matchpc = -1;
@@ -142,7 +142,7 @@ bool bg_regex(struct bgen *g, const struct regex_prog *re, struct bstr s, struct
 	bg_mov_imm(g, R1, 1);
 	/* positions 1 to 62: a loop of one bound, the states in r3 */
 	bg_place(g, loop);
-	bg_jmp(g, J_GE, R1, -1, BPF_STRSZ - 1, last);
+	bg_jmp(g, J_GE, R1, -1, g->strsz - 1, last);
 	str_byte(g, R2, R5, t, R1);
 	bg_jmp(g, J_EQ, R2, -1, 0, last);
 	/* the states read back from memory: to the verifier one unknown

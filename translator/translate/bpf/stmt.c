@@ -26,6 +26,7 @@ static void block(struct bgen *g, struct stmt *st)
 struct kread_walk {
 	int depth;
 	bool found;
+	bool scans;     /* ... or looks at a string's bytes (stringat, substr) */
 };
 
 static enum walk_action kread_expr(struct expr *e, void *ctx)
@@ -37,6 +38,8 @@ static enum walk_action kread_expr(struct expr *e, void *ctx)
 	if (e->kind == EXPR_CALL && e->func) {
 		if (bpf_intrinsic_reads_string(e->func))
 			return k->found = true, WALK_STOP;
+		if (bpf_intrinsic_scans_string(e->func))
+			k->scans = true;
 		if (e->func->body && k->depth < 8) {
 			struct walker w = { .expr = kread_expr, .ctx = k };
 			k->depth++;
@@ -52,7 +55,9 @@ static enum walk_action kread_expr(struct expr *e, void *ctx)
 /* Does a kernel probe's loop chase kernel data (a list, a path)? The
  * verifier would walk every round of it up to MAXACTION's and give up
  * ("too large") after a long time: bpf_loop runs it (callback.c). Loops
- * over the script's own values (counters) it follows and accepts. */
+ * over the script's own values (counters) it follows and accepts; not
+ * those that scan a string's bytes (a string's length bounds them, each
+ * round's branches multiply), where the kernel has bpf_loop. */
 static bool kernel_loop(struct bgen *g, struct stmt *st)
 {
 	struct kread_walk k = { 0 };
@@ -65,7 +70,7 @@ static bool kernel_loop(struct bgen *g, struct stmt *st)
 		walk_stmt(&w, st->body);
 	if (!k.found)
 		walk_expr(&w, st->step);
-	return k.found;
+	return k.found || (k.scans && bg_kernel_at_least(g->s, 5, 17));
 }
 
 /* The body of a loop; a round that ends normally counts one action more. */
@@ -225,7 +230,7 @@ static void foreach(struct bgen *g, struct stmt *st)
 		if (l->str) {   /* a narrow key: its bytes, then zeros */
 			int n = bg_key_width(g, a, i);
 			bg_str_copy_n(g, (struct bstr){ R7, l->off }, (struct bstr){ R7, at }, n);
-			for (int z = n; z < BPF_STRSZ; z += 8)
+			for (int z = n; z < g->strsz; z += 8)
 				bg_emit(g, B_ST | B_MEM | B_DW, R7, 0, l->off + z, 0);
 			at += n;
 		} else {
@@ -560,7 +565,7 @@ static void layout_globals(struct bgen *g)
 			g->gmap[i] = bg_map(g, "percpu_array", "i", val, 1, v->name);
 		} else {
 			g->goff[i] = g->globals_size;
-			g->globals_size += v->type == TYPE_STRING ? BPF_STRSZ : 8;
+			g->globals_size += v->type == TYPE_STRING ? g->strsz : 8;
 			strbuf_addch(&g->globals_spec, val[0]);
 		}
 	}
@@ -753,6 +758,7 @@ static bool defines(struct bgen *g)
 
 	g->maxaction = 1000;
 	g->maxmapentries = 2048;
+	g->strsz = BPF_STRSZ;
 	g->maxskipped = -1;
 	for (int i = 0; i < g->s->defines.len; i++) {
 		const char *d = g->s->defines.items[i], *eq = strchr(d, '=');
@@ -767,6 +773,14 @@ static bool defines(struct bgen *g)
 			     k == 2 ? " below its own 64-byte strings"
 			     : mine[k] && k >= 9 ? " (it has no overload processing: -DSTP_NO_OVERLOAD says so)" : "");
 			ok = false;
+		} else if (k == 2 && v > BPF_STRSZ_MAX) {
+			diag(g->s, E_BPF_UNSUPPORTED, (struct srcpos){0},
+			     "-D MAXSTRINGLEN=%lld: a BPF string value is %d bytes at the most", (long long)v,
+			     BPF_STRSZ_MAX);
+			ok = false;
+		} else if (k == 2) {   /* longer strings: a power of 2 bytes (the verifier's bounds are masks) */
+			while (g->strsz < v)
+				g->strsz *= 2;
 		} else if (k == 0 && v > 1000) {
 			diag(g->s, E_BPF_UNSUPPORTED, (struct srcpos){0},
 			     "-D MAXACTION=%lld: the BPF verifier walks every round of a loop, and cannot "
@@ -823,7 +837,7 @@ struct bpf_unit *bpf_lower(struct session *s)
 	/* the scratch value: the most any program used, and a string's room
 	 * past it (the verifier's bound on a concatenation's copy) */
 	{
-		int slots = (g.scratch_size + BPF_STRSZ - 1) / BPF_STRSZ + 1;
+		int slots = (g.scratch_size + g.strsz - 1) / g.strsz + 1;
 		struct bpf_map *m = u->maps.items[g.scratch_map];
 		free(m->valspec);
 		m->valspec = xcalloc(slots + 1, 1);
@@ -832,6 +846,7 @@ struct bpf_unit *bpf_lower(struct session *s)
 	u->module = s->module_name;
 	u->kaslr = ksyms_kaslr_ref(s, &u->kfree);
 	u->maxskipped = g.maxskipped;
+	u->strsz = g.strsz;
 	bg_ksym_rodata(&g);
 	bg_timing_names(&g);
 	return u;

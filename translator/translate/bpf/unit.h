@@ -53,6 +53,7 @@ struct bpf_unit {
 	bool kaslr;             /* stapbpf puts the kernel's load offset in @config, */
 	uint64_t kfree;         /* found by this symbol's link-time address */
 	int64_t maxskipped;     /* -D MAXSKIPPED, else -1 */
+	int strsz;              /* a string value's bytes (-D MAXSTRINGLEN), 0: BPF_STRSZ */
 	VEC(struct bpf_map *) maps;
 	VEC(struct bpf_fmt) fmts;
 	VEC(struct bpf_bytes) rodata;   /* read-only maps' contents (ksym.c's formats) */
