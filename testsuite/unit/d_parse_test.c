@@ -106,6 +106,7 @@ static struct outcome run(const char *script, const char *text, const struct d_p
 	size_t len;
 
 	d_types_set_resolver(types, test_resolver, NULL);
+	dg.errtags = true;   /* the messages as -xerrtags shows them */
 	dg.what = xasprintf("failed to compile script %s", script);
 	dg.text = text;
 	dg.abort = &jb;
