@@ -1172,6 +1172,10 @@ static void lower_clause(struct d_lower *L, const struct d_clause *c)
 	strbuf_init(&sb);
 	if (!L->in_end)   /* after exit() no clause runs, not even the rest of this probe's (END's aside) */
 		strbuf_addstr(&sb, "!__d_exiting");
+	/* -xcpu=N: probes fire on CPU N alone (BEGIN, END and ERROR are dtrace's own) */
+	if (L->sema->opts->cpu >= 0 && L->site && strcmp(L->site->point, "begin") &&
+	    strcmp(L->site->point, "end") && strcmp(L->site->point, "error"))
+		strbuf_addf(&sb, "%scpu() == %lld", sb.len ? " && " : "", (long long)L->sema->opts->cpu);
 	if (L->site && L->site_clause) {   /* which of the site's probes fired */
 		struct strbuf g = STRBUF_INIT;
 		if (d_site_guard(L->site, L->site_clause, &g))

@@ -136,6 +136,8 @@ static int set_option(struct d_opts *o, const char *name, const char *value)
 		o->strsize = value ? strtoll(value, NULL, 0) : 0;
 	else if (!strcmp(name, "ustackframes"))
 		o->ustackframes = value ? strtoll(value, NULL, 0) : 0;
+	else if (!strcmp(name, "cpu"))
+		o->cpu = value ? strtoll(value, NULL, 0) : -1;
 	else if (!strcmp(name, "maxframes"))
 		o->maxframes = value ? strtoll(value, NULL, 0) : 0;
 	else if (!strcmp(name, "dynvarsize"))
@@ -144,7 +146,7 @@ static int set_option(struct d_opts *o, const char *name, const char *value)
 		static const char *const known[] = {
 			"switchrate", "statusrate", "aggrate", "cleanrate",
 			"scratchsize", "aggsize", "specsize", "stdc",
-			"stackframes", "jstackframes", "jstackstrsize", "cpu", "bufresize",
+			"stackframes", "jstackframes", "jstackstrsize", "bufresize",
 			"version", "evaltime", "grabanon", "linkmode", "linktype",
 			"nolibs", "pspec", "stackindent", "amin", "modpath", "bpflog", "bpflogsize",
 			"lockmem", "disasm", "define", "iregs", "libdir", "preallocate", "incdir",
@@ -436,6 +438,7 @@ int dtrace_main(int argc, char **argv)
 
 	c.opts.strsize = D_STRSIZE_DEFAULT;
 	c.opts.dynvarsize = 1 << 20;   /* DTrace's default */
+	c.opts.cpu = -1;
 	if ((rc = parse_cmdline(&c, argc, argv)))
 		return rc < 0 ? 0 : rc;
 	if (c.usdt.mode) {   /* -h, -G: the -s scripts' providers, nothing traced */

@@ -50,6 +50,7 @@ struct d_opts {
 	int64_t dynvarsize;       /* bytes of dynamic variables (self->, assocs) */
 	int64_t ustackframes;     /* ustack()'s frames (0: all) */
 	int64_t maxframes;        /* the frames of any stack at most (0: no limit) */
+	int64_t cpu;              /* -xcpu: the CPU probes fire on (-1: any) */
 	int64_t nspec;           /* speculation buffers (1) */
 	bool aggsortkey, aggsortrev;
 	int aggsortpos;
