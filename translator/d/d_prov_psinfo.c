@@ -51,10 +51,20 @@ static const struct member lwpsinfo[] = {
 	{ NULL, 0, NULL },
 };
 
+/* curcpu's: the CPU the probe fires on ($T: the task, whose CPU it is) */
+static const struct member cpuinfo[] = {
+	{ "cpu_id", 'i', "task_cpu($T)", "cpu()" },
+	{ "cpu_pset", 'i', "-1" },
+	{ "cpu_chip", 'i', "task_cpu($T)", "cpu()" },
+	{ "cpu_lgrp", 'i', "0" },
+	{ NULL, 0, NULL },
+};
+
 /* the member of a translated type ("psinfo_t *"), NULL when none */
 static const struct member *find(const char *type, const char *name)
 {
-	const struct member *m = !strcmp(type, "psinfo_t *") ? psinfo : !strcmp(type, "lwpsinfo_t *") ? lwpsinfo : NULL;
+	const struct member *m = !strcmp(type, "psinfo_t *") ? psinfo : !strcmp(type, "lwpsinfo_t *") ? lwpsinfo
+				 : !strcmp(type, "cpuinfo_t *") ? cpuinfo : NULL;
 
 	for (; m && m->name; m++)
 		if (!strcmp(m->name, name))

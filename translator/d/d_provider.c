@@ -278,7 +278,8 @@ static const char *current_info(const struct d_expr *e)
 {
 	if (e->kind != DE_IDENT)
 		return NULL;
-	return !strcmp(e->name, "curpsinfo") ? "psinfo_t *" : !strcmp(e->name, "curlwpsinfo") ? "lwpsinfo_t *" : NULL;
+	return !strcmp(e->name, "curpsinfo") ? "psinfo_t *" : !strcmp(e->name, "curlwpsinfo") ? "lwpsinfo_t *"
+	       : !strcmp(e->name, "curcpu") ? "cpuinfo_t *" : NULL;
 }
 
 /* the type name of args[i] that all the probes give, NULL if they differ
