@@ -28,7 +28,7 @@ enum { PROCFS_VALUE = 0, PROCFS_SET = 1, PROCFS_APPEND = 2, PROCFS_ACTIVE = 3 };
 
 /* a ring buffer record's kind: the low 32 bits of its first u64 */
 enum { REC_PRINTF = 1, REC_EXIT = 2, REC_ERROR = 3, REC_WARN = 4, REC_SYSTEM = 5, REC_SKIP = 6, REC_QUIET_ERROR = 7,
-       REC_STACK = 8, REC_EXIT_STATUS = 9 };
+       REC_STACK = 8, REC_EXIT_STATUS = 9, REC_STDERR = 10 };
 
 #define BPF_STACK_FRAMES 64	/* a STACK record's frames at most (runtime/symbols.h's STP_BT_MAX) */
 

@@ -117,6 +117,16 @@ static __maybe_unused __printf(1, 2) void stp_warn(const char *fmt, ...)
 	va_end(ap);
 }
 
+/* "...\n" to stderr, no prefix: a front end's own messages (stderr_log) */
+static __maybe_unused __printf(1, 2) void stp_eprint(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	stp_vmsg("", fmt, ap);
+	va_end(ap);
+}
+
 /* "ERROR: ...\n" to stderr, and one more error for MAXERRORS. */
 static __printf(1, 2) void stp_err(const char *fmt, ...)
 {

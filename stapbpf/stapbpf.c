@@ -249,7 +249,8 @@ static void handle_record(void *ctx, const void *data, size_t size)
 		print_stack_record(s, (uint32_t)(tag >> 32), p + 8, size - 8);
 		return;
 	}
-	if (kind != REC_PRINTF && kind != REC_ERROR && kind != REC_WARN && kind != REC_SYSTEM) {
+	if (kind != REC_PRINTF && kind != REC_ERROR && kind != REC_WARN && kind != REC_SYSTEM &&
+	    kind != REC_STDERR) {
 		verbose(s, "ignoring a record of unknown kind %u", kind);
 		return;
 	}
@@ -276,6 +277,9 @@ static void handle_record(void *ctx, const void *data, size_t size)
 		break;
 	case REC_SYSTEM:
 		system_record(s, f, p + 8, size - 8);
+		break;
+	case REC_STDERR:
+		message_record(s, "", f, p + 8, size - 8);
 		break;
 	}
 }

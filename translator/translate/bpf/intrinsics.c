@@ -1195,6 +1195,15 @@ INTRINSIC(i_warn)
 	return true;
 }
 
+/* stderr_log(msg): the message and a newline on stderr, no prefix */
+INTRINSIC(i_stderr_log)
+{
+	struct bstr sv[1] = { bg_str(g, e->args.items[0]) };
+
+	bg_record(g, REC_STDERR, bg_fmt(g, "s", "%s\n", 3), "s", NULL, sv);
+	return true;
+}
+
 /* The table, sorted by name (bsearch; elaborate_test checks the order). */
 #define L TYPE_LONG
 #define S TYPE_STRING
@@ -1244,6 +1253,7 @@ static const struct bpf_intrinsic intrinsics[] = {
 	{ "regparm", L, i_regparm },
 	{ "returnval", L, i_returnval },
 	{ "sc_decode", S, i_sc_decode },
+	{ "stderr_log", L, i_stderr_log },
 	{ "stringat", L, i_stringat },
 	{ "strlen", L, i_strlen },
 	{ "strmax", L, i_strmax },
