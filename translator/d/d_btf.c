@@ -230,7 +230,8 @@ struct d_type *d_kernel_resolver(void *arg, struct d_types *ts, const char *modu
 	return convert(ts, id);
 }
 
-/* /proc/kallsyms's names, with and without their module. */
+/* /proc/kallsyms's names, with and without their module, each to its
+ * address (1 when kallsyms hides them: a symbol is never at 0) */
 static void read_kallsyms(void)
 {
 	FILE *f;
@@ -247,9 +248,10 @@ static void read_kallsyms(void)
 			continue;
 		if (strchr("dDbBrR", type))
 			K.ndata++;
-		d_symtab_put(&K.syms, name, (void *)1);
+		void *v = (void *)(uintptr_t)(addr ? addr : 1);
+		d_symtab_put(&K.syms, name, v);
 		if (*mod)
-			d_symtab_put(&K.syms, xasprintf("%s`%s", mod, name), (void *)1);
+			d_symtab_put(&K.syms, xasprintf("%s`%s", mod, name), v);
 	}
 	fclose(f);
 }
@@ -293,4 +295,19 @@ struct d_type *d_kernel_symbol(struct d_types *ts, const char *name)
 	    (K.ndata < 1000 && !strcmp(module, "vmlinux")))
 		return d_type_lookup(ts, "int");
 	return NULL;
+}
+
+/* The address of the kernel symbol name ("max_pfn", "vmlinux`max_pfn",
+ * "mod`x"), 0 when unknown or hidden (kptr_restrict) */
+uint64_t d_kernel_symbol_addr(const char *name)
+{
+	const char *bq = strrchr(name, '`');
+	const char *key = name;
+
+	if (!K.syms_tried)
+		read_kallsyms();
+	if (bq && (bq == name || !strncmp(name, "vmlinux`", 8)))
+		key = bq + 1;
+	uintptr_t v = (uintptr_t)d_symtab_get(&K.syms, key);
+	return v > 1 ? v : 0;
 }

@@ -19,5 +19,7 @@ struct d_type *d_kernel_resolver(void *arg, struct d_types *ts, const char *modu
  * symbol (or its module is not loaded). A symbol the kernel cannot type
  * (BTF types only per-CPU variables) is an int. */
 struct d_type *d_kernel_symbol(struct d_types *ts, const char *name);
+/* its address (/proc/kallsyms), 0 when unknown or hidden */
+uint64_t d_kernel_symbol_addr(const char *name);
 
 #endif

@@ -359,7 +359,7 @@ void d_lower_printf(struct d_lower *L, const struct d_expr *call)
 			strbuf_addf(&fmt, "%%%s%s%c", cv.flags, cv.star_width ? "*" : cv.width, c);
 			d_need(L, H_PREC);
 			strbuf_addstr(&args, ", __d_prec(");
-			d_lower_expr(L, &args, a);
+			d_lower_string(L, &args, a);
 			if (prec_arg) {
 				strbuf_addstr(&args, ", ");
 				d_lower_expr(L, &args, prec_arg);
@@ -378,7 +378,10 @@ void d_lower_printf(struct d_lower *L, const struct d_expr *call)
 				    cv.star_prec ? ".*" : cv.prec, c);
 		}
 		strbuf_addstr(&args, ", ");
-		d_lower_expr(L, &args, a);
+		if (c == 's')   /* a char * prints the string it points at */
+			d_lower_string(L, &args, a);
+		else
+			d_lower_expr(L, &args, a);
 		p = cv.end;
 	}
 	if (next < call->args.len)

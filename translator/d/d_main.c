@@ -100,6 +100,8 @@ static int set_option(struct d_opts *o, const char *name, const char *value)
 		o->nspec = value ? strtoll(value, NULL, 0) : 1;
 	else if (!strcmp(name, "strsize"))
 		o->strsize = value ? strtoll(value, NULL, 0) : 0;
+	else if (!strcmp(name, "scratchsize"))
+		o->scratchsize = value ? strtoll(value, NULL, 0) : 0;
 	else {
 		static const char *const known[] = {
 			"bufsize", "dynvarsize", "switchrate", "statusrate", "aggrate", "cleanrate",

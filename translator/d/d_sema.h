@@ -48,6 +48,7 @@ struct d_opts {
 	bool rawbytes;
 	int64_t strsize;
 	int64_t nspec;           /* speculation buffers (1) */
+	int64_t scratchsize;     /* alloca()'s space (0: the default) */
 	bool aggsortkey, aggsortrev;
 	int aggsortpos;
 	bool aggsortkeypos_set;
