@@ -117,14 +117,10 @@ static __maybe_unused __printf(1, 2) void stp_warn(const char *fmt, ...)
 	va_end(ap);
 }
 
-/* "...\n" to stderr, no prefix: a front end's own messages (stderr_log) */
-static __maybe_unused __printf(1, 2) void stp_eprint(const char *fmt, ...)
+/* text to stderr as it is (stderr_print): a front end's own messages */
+static __maybe_unused void stp_eprint(const char *text)
 {
-	va_list ap;
-
-	va_start(ap, fmt);
-	stp_vmsg("", fmt, ap);
-	va_end(ap);
+	stp_transport_write(STP_MSG_ERR, text, strlen(text));
 }
 
 /* "ERROR: ...\n" to stderr, and one more error for MAXERRORS. */

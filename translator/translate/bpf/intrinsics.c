@@ -1195,12 +1195,12 @@ INTRINSIC(i_warn)
 	return true;
 }
 
-/* stderr_log(msg): the message and a newline on stderr, no prefix */
-INTRINSIC(i_stderr_log)
+/* stderr_print(msg): the text on stderr as it is */
+INTRINSIC(i_stderr_print)
 {
 	struct bstr sv[1] = { bg_str(g, e->args.items[0]) };
 
-	bg_record(g, REC_STDERR, bg_fmt(g, "s", "%s\n", 3), "s", NULL, sv);
+	bg_record(g, REC_STDERR, bg_fmt(g, "s", "%s", 2), "s", NULL, sv);
 	return true;
 }
 
@@ -1253,7 +1253,7 @@ static const struct bpf_intrinsic intrinsics[] = {
 	{ "regparm", L, i_regparm },
 	{ "returnval", L, i_returnval },
 	{ "sc_decode", S, i_sc_decode },
-	{ "stderr_log", L, i_stderr_log },
+	{ "stderr_print", L, i_stderr_print },
 	{ "stringat", L, i_stringat },
 	{ "strlen", L, i_strlen },
 	{ "strmax", L, i_strmax },
