@@ -71,6 +71,13 @@ static void add_keys(struct d_lower *L, struct strbuf *out, const struct d_var *
 		d_provider_thread(L, out);   /* tid(), or the thread the probe is for */
 		strbuf_addstr(out, idx ? ", " : "");
 	}
+	const struct d_type *vt = d_type_resolve(v->type);
+	if (!v->assoc && vt && vt->kind == DT_ARRAY && vt->nelem > 0 && idx && idx->args.len == 1 &&
+	    idx->args.items[0]->kind != DE_INT) {   /* int a[5]: a[i] within bounds, else a fault */
+		d_mem_index(L, out, idx->args.items[0], vt->nelem);
+		strbuf_addch(out, ']');
+		return;
+	}
 	for (int i = 0; idx && i < idx->args.len; i++) {
 		const struct d_expr *k = idx->args.items[i];
 		if (i)

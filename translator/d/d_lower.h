@@ -88,6 +88,8 @@ void d_mem_read(struct d_lower *L, struct strbuf *out, const struct d_expr *e);
 void d_mem_store(struct d_lower *L, struct strbuf *out, const struct d_expr *place, const char *value);
 /* e as a string: a pointer's is the string it points at */
 void d_lower_string(struct d_lower *L, struct strbuf *out, const struct d_expr *e);
+/* the index k of a D array of n elements: k, or 0 and a fault */
+void d_mem_index(struct d_lower *L, struct strbuf *out, const struct d_expr *k, int64_t n);
 /* alloca() and bcopy(), false for other calls */
 bool d_mem_call(struct d_lower *L, struct strbuf *out, const struct d_expr *e);
 /* a clause's start (its scratch space emptied) and end (its fault

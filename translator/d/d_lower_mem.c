@@ -8,9 +8,12 @@
  * and its kin in a kernel probe). BEGIN, END and ERROR, which stapbpf runs
  * in user space, cannot read the kernel's: an address in its half reads
  * as 0 there, any other faults.
- * A clause that calls alloca() starts with an empty space.
+ * A clause that calls alloca() starts with an empty space; what alloca()
+ * gives is zeroed.
  *
- * A fault (a bad address, no scratch left) sets __d_flt and its address;
+ * A fault (a bad address, no scratch left, an index out of a D array's
+ * bounds: DTRACEFLT_BADADDR, _NOSCRATCH, and 10 and 11 as DTrace's
+ * "invalid size" and "index out of bounds") sets __d_flt and its address;
  * the statements after the one that faulted are skipped (each is under
  * "if (!__d_flt)"), then the clause reports it as DTrace does: the message
  * on stderr and the ERROR probe's clauses (the function __d_ERROR, its
@@ -24,7 +27,7 @@
 #include "d/d_types.h"
 
 /* the memory helpers written so far (bits) */
-enum { M_BASE = 1, M_USER = 2, M_KERN = 4 };
+enum { M_BASE = 1, M_USER = 2, M_KERN = 4, M_INDEX = 8, M_COPYIN = 16 };
 
 static bool user_probe(const struct d_lower *L)
 {
@@ -60,27 +63,36 @@ static void need_base(struct d_lower *L)
 		"function __d_fault:long(k:long, a:long) { if (!__d_flt) { __d_flt = k; __d_flt_addr = a }; return 0 }\n"
 		/* n bytes of scratch, little-endian */
 		"function __d_lds:long(a:long, n:long) {\n"
-		"    v = 0\n"
-		"    for (i = n - 1; i >= 0; i--) v = (v << 8) | __d_mem[a + i]\n"
+		"    v = __d_mem[a]\n"
+		"    if (n >= 2) v |= __d_mem[a + 1] << 8\n"
+		"    if (n >= 4) { v |= __d_mem[a + 2] << 16; v |= __d_mem[a + 3] << 24 }\n"
+		"    if (n >= 8) { v |= __d_mem[a + 4] << 32; v |= __d_mem[a + 5] << 40\n"
+		"                  v |= __d_mem[a + 6] << 48; v |= __d_mem[a + 7] << 56 }\n"
 		"    return v\n"
 		"}\n"
 		"function __d_st:long(a:long, n:long, v:long) {\n"
 		"    if (!__d_scr(a, n)) return __d_fault(1, a)\n"
-		"    for (i = 0; i < n; i++) __d_mem[a + i] = (v >> (8 * i)) & 0xff\n"
+		"    __d_mem[a] = v & 0xff\n"
+		"    if (n >= 2) __d_mem[a + 1] = (v >> 8) & 0xff\n"
+		"    if (n >= 4) { __d_mem[a + 2] = (v >> 16) & 0xff; __d_mem[a + 3] = (v >> 24) & 0xff }\n"
+		"    if (n >= 8) { __d_mem[a + 4] = (v >> 32) & 0xff; __d_mem[a + 5] = (v >> 40) & 0xff\n"
+		"                  __d_mem[a + 6] = (v >> 48) & 0xff; __d_mem[a + 7] = (v >> 56) & 0xff }\n"
 		"    return v\n"
 		"}\n"
-		/* alloca(n): 8-byte aligned, from the clause's space */
+		/* alloca(n): 8-byte aligned, from the clause's space, zeroed */
 		"function __d_alloca:long(n:long) {\n"
 		"    a = __d_sp\n"
 		"    if (n < 0 || a + n > %lld) return __d_fault(5, 0)\n"
 		"    __d_sp = (a + n + 7) & -8; __d_top = a + n\n"
+		"    for (i = 0; i < %lld; i++) { if (i >= n) break; delete __d_mem[a + i] }\n"
 		"    return a\n"
 		"}\n"
-		/* a string in scratch: up to its NUL, at most strsize bytes */
+		/* a string in scratch: up to its NUL, at most strsize bytes (and
+		 * 63, the most a string of BPF's holds: the verifier walks each) */
 		"function __d_strs:string(a:long) {\n"
 		"    s = \"\"\n"
-		"    for (i = 0; i < %lld && __d_scr(a + i, 1); i++) {\n"
-		"        c = __d_mem[a + i]\n"
+		"    for (i = 0; i < %lld; i++) {\n"
+		"        c = __d_scr(a + i, 1) ? __d_mem[a + i] : 0\n"
 		"        if (!c) break\n"
 		"        s .= sprintf(\"%%c\", c)\n"
 		"    }\n"
@@ -96,10 +108,12 @@ static void need_base(struct d_lower *L)
 		"function __d_bcopy_s:long(s:string, d:long, n:long) {\n"
 		"    if (n < 0) return __d_fault(10, n)\n"
 		"    l = strlen(s)\n"
-		"    for (i = 0; i < n && !__d_flt; i++) __d_st(d + i, 1, i < l ? stringat(s, i) : 0)\n"
+		"    for (i = 0; i < %lld; i++) { if (i >= n || __d_flt) break; __d_st(d + i, 1, i < l ? stringat(s, i) : 0) }\n"
 		"    return 0\n"
 		"}\n",
-		(long long)(8 + scratch_size(L)), (long long)L->sema->opts->strsize);
+		(long long)(8 + scratch_size(L)), (long long)scratch_size(L),
+		(long long)(L->sema->opts->strsize < 63 ? L->sema->opts->strsize : 63),
+		(long long)scratch_size(L));
 }
 
 /* the helpers that read memory anywhere: user probes fault on what is not
@@ -136,16 +150,17 @@ static void need_reader(struct d_lower *L)
 			"        return kernel_long(a)\n"
 			"    } catch { return __d_fault(1, a) }\n"
 			"}\n"
+			/* (not scratch's: the verifier gives up on its loop there) */
 			"function __d_strk:string(a:long) {\n"
-			"    if (__d_scr(a, 1)) return __d_strs(a)\n"
+			"    if (__d_scr(a, 1)) return \"\"\n"
 			"    try { return kernel_string(a) } catch { __d_fault(1, a); return \"\" }\n"
 			"}\n");
 	strbuf_addf(&L->funcs,
 		"function __d_bcopy%c:long(s:long, d:long, n:long) {\n"
 		"    if (n < 0) return __d_fault(10, n)\n"
-		"    for (i = 0; i < n && !__d_flt; i++) __d_st(d + i, 1, __d_ld%c(s + i, 1))\n"
+		"    for (i = 0; i < %lld; i++) { if (i >= n || __d_flt) break; __d_st(d + i, 1, __d_ld%c(s + i, 1)) }\n"
 		"    return 0\n"
-		"}\n", f, f);
+		"}\n", f, (long long)scratch_size(L), f);
 }
 
 static struct d_type *res(const struct d_type *t)
@@ -361,6 +376,19 @@ void d_lower_string(struct d_lower *L, struct strbuf *out, const struct d_expr *
 	strbuf_addch(out, ')');
 }
 
+void d_mem_index(struct d_lower *L, struct strbuf *out, const struct d_expr *k, int64_t n)
+{
+	need_base(L);
+	if (!(L->mem_helpers & M_INDEX)) {
+		L->mem_helpers |= M_INDEX;
+		strbuf_addstr(&L->funcs, "function __d_idx:long(k:long, n:long) { if (k >= 0 && k < n) return k; return __d_fault(11, k) }\n");
+	}
+	L->memops++;
+	strbuf_addstr(out, "__d_idx(");
+	d_lower_expr(L, out, k);
+	strbuf_addf(out, ", %lld)", (long long)n);
+}
+
 bool d_mem_call(struct d_lower *L, struct strbuf *out, const struct d_expr *e)
 {
 	if (!strcmp(e->name, "alloca")) {
@@ -368,6 +396,28 @@ bool d_mem_call(struct d_lower *L, struct strbuf *out, const struct d_expr *e)
 		L->memops++;
 		strbuf_addstr(out, "__d_alloca(");
 		d_lower_expr(L, out, e->args.items[0]);
+		strbuf_addch(out, ')');
+		return true;
+	}
+	if (!strcmp(e->name, "copyin")) {   /* n bytes of the task's memory, in scratch */
+		need_base(L);
+		if (!(L->mem_helpers & M_COPYIN)) {
+			L->mem_helpers |= M_COPYIN;
+			strbuf_addstr(&L->funcs,
+				"function __d_copyin:long(a:long, n:long) {\n"
+				"    d = __d_alloca(n)\n"
+				"    for (i = 0; i < 4096; i++) {\n"
+				"        if (i >= n || __d_flt) break\n"
+				"        try { __d_mem[d + i] = user_uint8_error(a + i) } catch { __d_fault(1, a + i) }\n"
+				"    }\n"
+				"    return d\n"
+				"}\n");
+		}
+		L->memops++;
+		strbuf_addstr(out, "__d_copyin(");
+		d_lower_expr(L, out, e->args.items[0]);
+		strbuf_addstr(out, ", ");
+		d_lower_expr(L, out, e->args.items[1]);
 		strbuf_addch(out, ')');
 		return true;
 	}
@@ -380,7 +430,10 @@ bool d_mem_call(struct d_lower *L, struct strbuf *out, const struct d_expr *e)
 			strbuf_addstr(out, "__d_bcopy_s(");
 		else
 			strbuf_addf(out, "__d_bcopy%c(", flavour(L));
-		d_lower_expr(L, out, src);
+		if (!str && d_mem_place(src) && is_array(src->type))
+			d_mem_addr(L, out, src);   /* a char array in memory: where it is */
+		else
+			d_lower_expr(L, out, src);
 		for (int i = 1; i < 3; i++) {
 			strbuf_addstr(out, ", ");
 			d_lower_expr(L, out, e->args.items[i]);
@@ -391,12 +444,12 @@ bool d_mem_call(struct d_lower *L, struct strbuf *out, const struct d_expr *e)
 	return false;
 }
 
-/* does e call alloca()? */
+/* does e call alloca() (or copyin(), which allocates)? */
 static bool calls_alloca(const struct d_expr *e)
 {
 	if (!e)
 		return false;
-	if (e->kind == DE_CALL && !strcmp(e->name, "alloca"))
+	if (e->kind == DE_CALL && (!strcmp(e->name, "alloca") || !strcmp(e->name, "copyin")))
 		return true;
 	if (calls_alloca(e->lhs) || calls_alloca(e->rhs))
 		return true;
@@ -428,7 +481,7 @@ void d_mem_clause_start(struct d_lower *L, const struct d_clause *c)
 	if (!any)
 		return;
 	need_base(L);
-	d_line(L, "__d_sp = __d_top = 8; delete __d_mem");
+	d_line(L, "__d_sp = __d_top = 8");
 }
 
 void d_mem_guard(struct d_lower *L, int before)
@@ -470,7 +523,8 @@ void d_mem_clause_end(struct d_lower *L, const struct d_clause *c)
 void d_mem_globals(struct d_lower *L)
 {
 	if (L->mem_helpers)
-		strbuf_addstr(&L->globals, "global __d_mem, __d_sp, __d_top, __d_flt, __d_flt_addr\n");
+		strbuf_addstr(&L->globals, "global __d_mem, __d_sp, __d_top, __d_flt, __d_flt_addr\n"
+			      "probe begin(-1) { __d_mem[0] = 0; delete __d_mem }\n");   /* typed */
 	if (!L->fault_report && !L->error_fn)
 		return;
 	strbuf_addstr(&L->globals, "global __d_ea0, __d_ea1, __d_ea2, __d_ea3, __d_ea4, __d_ea5\n");
@@ -478,15 +532,11 @@ void d_mem_globals(struct d_lower *L)
 		return;
 	strbuf_addf(&L->funcs,
 		"function __d_report(cl:long, id:long, what:string, pc:long) {\n"
-		"    if (__d_flt == 5) m = \"out of scratch space\"\n"
-		"    else if (__d_flt == 10) m = sprintf(\"invalid size (0x%%x)\", __d_flt_addr)\n"
-		"    else m = sprintf(\"invalid address (0x%%x)\", __d_flt_addr)\n"
-		"    stderr_print(sprintf(\"dtrace: error in dt_clause_%%d \", cl))\n"
-		"    stderr_print(sprintf(\"for probe ID %%d (\", id))\n"
+		"    stderr_print(sprintf(\"dtrace: error in dt_clause_%%d for probe ID %%d (\", cl, id))\n"
 		"    stderr_print(what)\n"
-		"    stderr_print(\"): \")\n"
-		"    stderr_print(m)\n"
-		"    stderr_print(sprintf(\" at BPF pc %%d\\n\", pc))\n"
+		"    if (__d_flt == 11) stderr_print(sprintf(\"): index out of bounds (%%d) at BPF pc %%d\\n\", __d_flt_addr, pc))\n"
+		"    else stderr_print(sprintf(\"): %%s (0x%%x) at BPF pc %%d\\n\", __d_flt == 10 ? \"invalid size\" :\n"
+		"                              __d_flt == 5 ? \"out of scratch space\" : \"invalid address\", __d_flt_addr, pc))\n"
 		"    __d_ea1 = id; __d_ea2 = cl; __d_ea3 = pc; __d_ea4 = __d_flt; __d_ea5 = __d_flt_addr\n"
 		"    __d_flt = 0\n"
 		"%s"
