@@ -703,12 +703,27 @@ void d_lower_expr(struct d_lower *L, struct strbuf *out, const struct d_expr *e)
 			d_mem_read(L, out, e);
 			return;
 		}
+		if (e->args.len == 1 && d_is_string(e->lhs->type) && !var_of(L, e, &(const struct d_expr *){ NULL })) {
+			/* a character of a string (a translated char array: pr_name[0]) */
+			strbuf_addstr(out, "__d_strat(");
+			d_lower_expr(L, out, e->lhs);
+			strbuf_addstr(out, ", ");
+			d_lower_expr(L, out, e->args.items[0]);
+			strbuf_addch(out, ')');
+			d_need(L, H_STRAT);
+			return;
+		}
 		if (!lower_var(L, out, e))
 			strbuf_addstr(out, "0");
 		return;
 	case DE_ARROW: case DE_MEMBER:
 		if (d_provider_member(L, out, e))   /* args[0]->pr_pid, args[1]->f_cred->uid.val */
 			return;
+		if (e->kind == DE_ARROW && e->lhs->kind == DE_IDENT && !strcmp(e->lhs->name, "curcpu") &&
+		    !strcmp(e->name, "cpu_id")) {   /* cpuinfo_t's: the CPU's number */
+			strbuf_addstr(out, "cpu()");
+			return;
+		}
 		if (lower_var(L, out, e))
 			return;
 		if (d_mem_place(e))

@@ -180,6 +180,8 @@ static const char *const helper_text[] = {
 		"    for (i = 1; i <= n; i++) if (!(i in __d_spec_busy)) { __d_spec_busy[i] = 1; return i }\n"
 		"    return 0\n"
 		"}\n",
+	/* s[i]: its byte, 0 past its end */
+	[H_STRAT] = "function __d_strat:long(s:string, i:long) { if (i < 0 || i >= strlen(s)) return 0; return stringat(s, i) }\n",
 	[H_BSWAP] = "function __d_bswap16:long(x:long) { return ((x & 0xff) << 8) | ((x >> 8) & 0xff) }\n"
 		"function __d_bswap32:long(x:long) { return (__d_bswap16(x) << 16) | __d_bswap16(x >> 16) }\n"
 		"function __d_bswap64:long(x:long) { return (__d_bswap32(x) << 32) | __d_bswap32(x >> 32) }\n",

@@ -210,6 +210,8 @@ static bool no_address(const struct d_expr *e)
 	for (int depth = 0; e && depth < 16; depth++) {
 		if (e->xlator || e->kind == DE_XLATE || d_is_string(e->type) || d_var_array(e))
 			return true;
+		if (e->kind == DE_IDENT && !strcmp(e->name, "curcpu"))   /* a cpuinfo_t of D's, no memory */
+			return true;
 		if (e->kind == DE_CAST)
 			e = e->lhs;
 		else if (e->kind == DE_IDENT && e->decl && e->decl->kind == DD_INLINE)
@@ -403,15 +405,17 @@ bool d_mem_call(struct d_lower *L, struct strbuf *out, const struct d_expr *e)
 		need_base(L);
 		if (!(L->mem_helpers & M_COPYIN)) {
 			L->mem_helpers |= M_COPYIN;
-			strbuf_addstr(&L->funcs,
+			strbuf_addf(&L->funcs,
 				"function __d_copyin:long(a:long, n:long) {\n"
-				"    d = __d_alloca(n)\n"
-				"    for (i = 0; i < 4096; i++) {\n"
+				"    d = __d_sp\n"   /* alloca()'s, unzeroed: every byte is written */
+				"    if (n < 0 || d + n > %lld) return __d_fault(5, 0)\n"
+				"    __d_sp = (d + n + 7) & -8; __d_top = d + n\n"
+				"    for (i = 0; i < %lld; i++) {\n"
 				"        if (i >= n || __d_flt) break\n"
 				"        try { __d_mem[d + i] = user_uint8_error(a + i) } catch { __d_fault(1, a + i) }\n"
 				"    }\n"
 				"    return d\n"
-				"}\n");
+				"}\n", (long long)(8 + scratch_size(L)), (long long)scratch_size(L));
 		}
 		L->memops++;
 		strbuf_addstr(out, "__d_copyin(");

@@ -501,7 +501,6 @@ void bg_prog_end(struct bgen *g, const struct bpf_attach *at, const char *pp)
 		int at = g->fix_func_insn.items[i];
 		g->insn[at].imm = g->label_at[g->fix_func_label.items[i]] - at - 1;
 	}
-	if (getenv("DM_DEBUG_N")) fprintf(stderr, "insns %d\n", g->n);
 	if (too_long)   /* the jumps go astray: no walk of them */
 		bg_fail(g, g->last_pos, "the probe is too long for a BPF jump (more than 32767 instructions)");
 	else
