@@ -61,6 +61,8 @@ static void need_base(struct d_lower *L)
 		"function __d_scr:long(a:long, n:long) { return a >= 8 && n >= 0 && a + n <= __d_top }\n"
 		/* the first fault of a clause: its kind (DTRACEFLT_*) and address */
 		"function __d_fault:long(k:long, a:long) { if (!__d_flt) { __d_flt = k; __d_flt_addr = a }; return 0 }\n"
+		/* p of p->m: NULL faults (at 0, not at the member) */
+		"function __d_nn:long(p:long) { if (!p) __d_fault(1, 0); return p }\n"
 		/* n bytes of scratch, little-endian */
 		"function __d_lds:long(a:long, n:long) {\n"
 		"    v = __d_mem[a]\n"
@@ -272,9 +274,10 @@ void d_mem_addr(struct d_lower *L, struct strbuf *out, const struct d_expr *e)
 		const struct d_type *r = res(e->lhs->type);
 		if (r && r->ref)
 			d_type_member(r->ref, e->name, &off);
-		strbuf_addch(out, '(');
+		need_base(L);   /* NULL->m faults at NULL, as DTrace reports it */
+		strbuf_addstr(out, "(__d_nn(");
 		d_lower_expr(L, out, e->lhs);
-		strbuf_addf(out, " + %lld)", (long long)off);
+		strbuf_addf(out, ") + %lld)", (long long)off);
 		return;
 	}
 	case DE_MEMBER:
