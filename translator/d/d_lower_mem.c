@@ -27,7 +27,7 @@
 #include "d/d_types.h"
 
 /* the memory helpers written so far (bits) */
-enum { M_BASE = 1, M_USER = 2, M_KERN = 4, M_INDEX = 8, M_COPYIN = 16 };
+enum { M_BASE = 1, M_USER = 2, M_KERN = 4, M_INDEX = 8, M_COPYIN = 16, M_KLOAD = 32 /* 4 bits */ };
 
 static bool user_probe(const struct d_lower *L)
 {
@@ -163,6 +163,23 @@ static void need_reader(struct d_lower *L)
 		"    for (i = 0; i < %lld; i++) { if (i >= n || __d_flt) break; __d_st(d + i, 1, __d_ld%c(s + i, 1)) }\n"
 		"    return 0\n"
 		"}\n", f, (long long)scratch_size(L), f);
+}
+
+/* __d_ldkN(a): N bytes (1, 2, 4, 8) in a kernel probe, scratch's or the
+ * kernel's, each part straight-line code */
+static void need_kload(struct d_lower *L, int64_t n)
+{
+	static const char *const reader[] = { [1] = "kernel_char(a) & 0xff", [2] = "kernel_short(a) & 0xffff",
+					      [4] = "kernel_int(a) & 0xffffffff", [8] = "kernel_long(a)" };
+	unsigned bit = M_KLOAD << (n == 1 ? 0 : n == 2 ? 1 : n == 4 ? 2 : 3);
+
+	if (L->mem_helpers & bit)
+		return;
+	L->mem_helpers |= bit;
+	strbuf_addf(&L->funcs, "function __d_ldk%lld:long(a:long) {\n"
+		    "    if (a >= 8 && a + %lld <= __d_top) return __d_lds(a, %lld)\n"
+		    "    try { return %s } catch { return __d_fault(1, a) }\n"
+		    "}\n", (long long)n, (long long)n, (long long)n, reader[n == 1 || n == 2 || n == 4 ? n : 8]);
 }
 
 static struct d_type *res(const struct d_type *t)
@@ -347,7 +364,12 @@ void d_mem_read(struct d_lower *L, struct strbuf *out, const struct d_expr *e)
 			strbuf_addf(out, "(((");
 			close = xasprintf(") << %lld) >> %lld)", (long long)(64 - 8 * n), (long long)(64 - 8 * n));
 		}
-		strbuf_addf(out, "__d_ld%c(%s, %lld)%s", flavour(L), a.buf, (long long)n, close);
+		if (user_probe(L)) {
+			strbuf_addf(out, "__d_ldu(%s, %lld)%s", a.buf, (long long)n, close);
+		} else {   /* one helper a size: fewer paths for the verifier to walk */
+			need_kload(L, n);
+			strbuf_addf(out, "__d_ldk%lld(%s)%s", (long long)n, a.buf, close);
+		}
 	}
 	strbuf_release(&a);
 }
