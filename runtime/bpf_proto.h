@@ -28,7 +28,8 @@ enum { PROCFS_VALUE = 0, PROCFS_SET = 1, PROCFS_APPEND = 2, PROCFS_ACTIVE = 3 };
 
 /* a ring buffer record's kind: the low 32 bits of its first u64 */
 enum { REC_PRINTF = 1, REC_EXIT = 2, REC_ERROR = 3, REC_WARN = 4, REC_SYSTEM = 5, REC_SKIP = 6, REC_QUIET_ERROR = 7,
-       REC_STACK = 8, REC_EXIT_STATUS = 9, REC_USTACK = 10 };
+       REC_STACK = 8, REC_EXIT_STATUS = 9, REC_USTACK = 10,
+       REC_STDERR = 11 };
 
 /* A USTACK record's tag: REC_USTACK, its style (bpf_usym.h's
  * bpf_ustack_style) in bits 32-39, the frames to print at most (0: all)

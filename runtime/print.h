@@ -117,6 +117,12 @@ static __maybe_unused __printf(1, 2) void stp_warn(const char *fmt, ...)
 	va_end(ap);
 }
 
+/* text to stderr as it is (stderr_print): a front end's own messages */
+static __maybe_unused void stp_eprint(const char *text)
+{
+	stp_transport_write(STP_MSG_ERR, text, strlen(text));
+}
+
 /* "ERROR: ...\n" to stderr, and one more error for MAXERRORS. */
 static __printf(1, 2) void stp_err(const char *fmt, ...)
 {

@@ -145,6 +145,21 @@ static void message_record(struct session *s, const char *prefix, const struct b
 	free(text);
 }
 
+/* stderr_print(text): the text as it is, after the output before it */
+static void stderr_record(struct session *s, const struct bundle_fmt *f, const uint8_t *args, size_t len)
+{
+	size_t n;
+	char *text = bpf_format(f, args, len, &n);
+
+	if (!text) {
+		error_msg(s, "stapbpf: a stderr record shorter than its format's arguments");
+		return;
+	}
+	fflush(s->out);
+	fwrite(text, 1, n, stderr);
+	free(text);
+}
+
 /* system(cmd): run after the output before it, as stapio runs it, with
  * its standard output where the script's goes; waited for. */
 static void system_record(struct session *s, const struct bundle_fmt *f, const uint8_t *args, size_t len)
@@ -279,7 +294,8 @@ static void handle_record(void *ctx, const void *data, size_t size)
 		print_ustack_record(s, tag, p + 8, size - 8);
 		return;
 	}
-	if (kind != REC_PRINTF && kind != REC_ERROR && kind != REC_WARN && kind != REC_SYSTEM) {
+	if (kind != REC_PRINTF && kind != REC_ERROR && kind != REC_WARN && kind != REC_SYSTEM &&
+	    kind != REC_STDERR) {
 		verbose(s, "ignoring a record of unknown kind %u", kind);
 		return;
 	}
@@ -306,6 +322,9 @@ static void handle_record(void *ctx, const void *data, size_t size)
 		break;
 	case REC_SYSTEM:
 		system_record(s, f, p + 8, size - 8);
+		break;
+	case REC_STDERR:
+		stderr_record(s, f, p + 8, size - 8);
 		break;
 	}
 }

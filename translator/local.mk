@@ -84,7 +84,7 @@ D_SOURCES = $(D_PARSE_SOURCES) \
 	translator/d/d_check_call.c translator/d/d_check_fmt.c translator/d/d_check_xlate.c \
 	translator/d/d_lib.c translator/d/d_lib.h translator/d/d_btf.c translator/d/d_btf.h \
 	translator/d/d_lower.h translator/d/d_lower.c translator/d/d_lower_fmt.c \
-	translator/d/d_lower_agg.c translator/d/d_provider.c translator/d/d_provider.h \
+	translator/d/d_lower_agg.c translator/d/d_lower_mem.c translator/d/d_provider.c translator/d/d_provider.h \
 	translator/d/d_prov_list.c translator/d/d_prov_dtrace.c translator/d/d_prov_profile.c \
 	translator/d/d_prov_syscall.c translator/d/d_prov_table.c translator/d/d_prov_psinfo.c \
 	translator/d/d_prov_proc.c translator/d/d_prov_sched.c translator/d/d_prov_io.c \

@@ -230,7 +230,8 @@ struct d_type *d_kernel_resolver(void *arg, struct d_types *ts, const char *modu
 	return convert(ts, id);
 }
 
-/* /proc/kallsyms's names, with and without their module. */
+/* /proc/kallsyms's names, with and without their module, each to its
+ * address (1 when kallsyms hides them: a symbol is never at 0) */
 static void read_kallsyms(void)
 {
 	FILE *f;

@@ -19,7 +19,6 @@ struct d_type *d_kernel_resolver(void *arg, struct d_types *ts, const char *modu
  * symbol (or its module is not loaded). A symbol the kernel cannot type
  * (BTF types only per-CPU variables) is an int. */
 struct d_type *d_kernel_symbol(struct d_types *ts, const char *name);
-
 /* The address /proc/kallsyms gives a kernel symbol ("`max_pfn"), false
  * when it lists none. */
 bool d_kernel_symbol_addr(const char *name, uint64_t *addr);

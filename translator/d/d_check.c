@@ -175,7 +175,7 @@ static void check_option(struct d_ck *ck, const struct d_pragma *pr)
 		CK_ERR(ck, "D_PRAGMA_OPTSET", pr->pos, "failed to set option '%s' to '%s': Invalid value for "
 		       "specified option", pr->name, pr->value);
 	if (!strcmp(pr->name, "scratchsize") && pr->value)
-		ck->scratchsize = v;
+		ck->scratchsize = ck->S->opts->scratchsize = v;
 }
 
 /* ---- what DTrace checks while parsing ---------------------------------------------------------- */

@@ -77,6 +77,13 @@ static void add_keys(struct d_lower *L, struct strbuf *out, const struct d_var *
 		d_provider_thread(L, out);   /* tid(), or the thread the probe is for */
 		strbuf_addstr(out, idx ? ", " : "");
 	}
+	const struct d_type *vt = d_type_resolve(v->type);
+	if (!v->assoc && vt && vt->kind == DT_ARRAY && vt->nelem > 0 && idx && idx->args.len == 1 &&
+	    idx->args.items[0]->kind != DE_INT) {   /* int a[5]: a[i] within bounds, else a fault */
+		d_mem_index(L, out, idx->args.items[0], vt->nelem);
+		strbuf_addch(out, ']');
+		return;
+	}
 	for (int i = 0; idx && i < idx->args.len; i++) {
 		const struct d_expr *k = idx->args.items[i];
 		if (i)
@@ -106,7 +113,8 @@ static struct d_var *var_of(struct d_lower *L, const struct d_expr *e, const str
 	}
 	if (e->kind == DE_IDENT)
 		return d_var_find(L->sema, DV_GLOBAL, e->name);
-	if (e->kind == DE_ARROW && e->lhs->kind == DE_IDENT)
+	if (e->kind == DE_ARROW && e->lhs->kind == DE_IDENT &&
+	    (!strcmp(e->lhs->name, "self") || !strcmp(e->lhs->name, "this")))
 		return d_var_find(L->sema, !strcmp(e->lhs->name, "self") ? DV_SELF : DV_THIS, e->name);
 	return NULL;
 }
@@ -324,6 +332,10 @@ static void lower_builtin(struct d_lower *L, struct strbuf *out, const char *n)
 		strbuf_addf(out, "%d", L->clause->index + 1);
 		return;
 	}
+	if (L->in_errfn && !strncmp(n, "arg", 3) && n[3] >= '0' && n[3] <= '5' && !n[4]) {
+		strbuf_addf(out, "__d_ea%c", n[3]);   /* ERROR's, set by __d_report() */
+		return;
+	}
 	strbuf_addstr(out, "0");   /* arg0..arg9 of the dtrace provider */
 }
 
@@ -369,6 +381,54 @@ static const char *binop_text(enum d_op op)
 	case DOP_BOR: return "|"; case DOP_LAND: return "&&"; case DOP_LOR: return "||";
 	default: return "?";
 	}
+}
+
+/* what a pointer steps by (its pointee's size, void's 1), 1 for other types */
+static int64_t ptr_step(const struct d_type *t)
+{
+	const struct d_type *r = d_type_resolve((struct d_type *)t);
+
+	if (!r || (r->kind != DT_PTR && r->kind != DT_ARRAY))
+		return 1;
+	const struct d_type *el = d_type_resolve(r->ref);
+	return el && el->size > 0 ? el->size : 1;
+}
+
+/* p + i, p - i, i + p, p - q: C's pointer arithmetic (the integer
+ * counts elements); false for other operations */
+static bool lower_ptr_arith(struct d_lower *L, struct strbuf *out, const struct d_expr *e)
+{
+	if (e->op != DOP_ADD && e->op != DOP_SUB)
+		return false;
+	int64_t ls = d_is_ptr(e->lhs->type) && !d_is_string(e->lhs->type) ? ptr_step(e->lhs->type) : 0;
+	int64_t rs = d_is_ptr(e->rhs->type) && !d_is_string(e->rhs->type) ? ptr_step(e->rhs->type) : 0;
+	if (ls && rs) {   /* p - q: in elements */
+		if (e->op != DOP_SUB || ls == 1)
+			return false;
+		strbuf_addstr(out, "((");
+		d_lower_expr(L, out, e->lhs);
+		strbuf_addstr(out, " - ");
+		d_lower_expr(L, out, e->rhs);
+		strbuf_addf(out, ") / %lld)", (long long)ls);
+		return true;
+	}
+	if (ls > 1) {
+		strbuf_addch(out, '(');
+		d_lower_expr(L, out, e->lhs);
+		strbuf_addstr(out, e->op == DOP_ADD ? " + (" : " - (");
+		d_lower_expr(L, out, e->rhs);
+		strbuf_addf(out, ") * %lld)", (long long)ls);
+		return true;
+	}
+	if (rs > 1 && e->op == DOP_ADD) {
+		strbuf_addstr(out, "((");
+		d_lower_expr(L, out, e->lhs);
+		strbuf_addf(out, ") * %lld + ", (long long)rs);
+		d_lower_expr(L, out, e->rhs);
+		strbuf_addch(out, ')');
+		return true;
+	}
+	return false;
 }
 
 /* an operation whose result is cut to its D type's width */
@@ -460,6 +520,8 @@ static void lower_binary(struct d_lower *L, struct strbuf *out, const struct d_e
 		strbuf_addch(out, ')');
 		return;
 	}
+	if (lower_ptr_arith(L, out, e))
+		return;
 	bool arith = e->op == DOP_MUL || e->op == DOP_ADD || e->op == DOP_SUB || e->op == DOP_SHL;
 	if (arith)
 		wrap_open(L, out, e->type, &close);
@@ -487,6 +549,24 @@ static void lower_assign(struct d_lower *L, struct strbuf *out, const struct d_e
 	struct strbuf lhs;
 
 	strbuf_init(&lhs);
+	if (d_mem_place(e->lhs)) {   /* a store to memory: the value, then __d_st() of it */
+		struct strbuf v = STRBUF_INIT;
+		wrap_open(L, &v, e->lhs->type, &close);
+		if (e->op != DOP_ASSIGN) {
+			strbuf_addch(&v, '(');
+			d_mem_read(L, &v, e->lhs);
+			strbuf_addf(&v, " %s ", binop_text(e->op));
+			d_lower_expr(L, &v, e->rhs);
+			strbuf_addch(&v, ')');
+		} else {
+			d_lower_expr(L, &v, e->rhs);
+		}
+		strbuf_addstr(&v, close);
+		d_mem_store(L, out, e->lhs, v.buf);
+		strbuf_release(&v);
+		strbuf_release(&lhs);
+		return;
+	}
 	if (!lower_var(L, &lhs, e->lhs))
 		d_lower_expr(L, &lhs, e->lhs);
 	strbuf_addf(out, "(%s = ", lhs.buf);
@@ -521,10 +601,30 @@ static void lower_incdec(struct d_lower *L, struct strbuf *out, const struct d_e
 	bool post = e->kind == DE_POSTFIX;
 
 	strbuf_init(&lv);
+	if (d_mem_place(e->lhs)) {   /* in memory: the new value stored, the old one given back for x++ */
+		struct strbuf v = STRBUF_INIT;
+		const char *c2;
+		wrap_open(L, &v, e->type, &c2);
+		strbuf_addch(&v, '(');
+		d_mem_read(L, &v, e->lhs);
+		strbuf_addf(&v, " %s %lld)%s", inc ? "+" : "-", (long long)ptr_step(e->lhs->type), c2);
+		if (post)
+			strbuf_addch(out, '(');
+		d_mem_store(L, out, e->lhs, v.buf);
+		if (post)
+			strbuf_addf(out, " %s %lld)", inc ? "-" : "+", (long long)ptr_step(e->lhs->type));
+		strbuf_release(&v);
+		strbuf_release(&lv);
+		return;
+	}
 	if (!lower_var(L, &lv, e->lhs))
 		d_lower_expr(L, &lv, e->lhs);
 	if (!narrow(L, e->type)) {
-		strbuf_addf(out, post ? "%s%s" : "%2$s%1$s", lv.buf, inc ? "++" : "--");
+		if (ptr_step(e->lhs->type) != 1)   /* a pointer steps by its pointee's size */
+			strbuf_addf(out, post ? "((%1$s %2$s= %3$lld) %4$s %3$lld)" : "(%1$s %2$s= %3$lld)", lv.buf,
+				    inc ? "+" : "-", (long long)ptr_step(e->lhs->type), inc ? "-" : "+");
+		else
+			strbuf_addf(out, post ? "%s%s" : "%2$s%1$s", lv.buf, inc ? "++" : "--");
 		strbuf_release(&lv);
 		return;
 	}
@@ -552,8 +652,8 @@ static void lower_unary(struct d_lower *L, struct strbuf *out, const struct d_ex
 		strbuf_addf(out, "%lld", (long long)(e->lhs->type ? e->lhs->type->size : 8));
 		return;
 	case DOP_STRINGOF:
-		if (d_is_string(e->lhs->type))
-			d_lower_expr(L, out, e->lhs);
+		if (d_is_string(e->lhs->type) || d_is_ptr(e->lhs->type))
+			d_lower_string(L, out, e->lhs);
 		else
 			strbuf_addstr(out, "sprint("), d_lower_expr(L, out, e->lhs), strbuf_addch(out, ')');
 		return;
@@ -571,19 +671,34 @@ static void lower_unary(struct d_lower *L, struct strbuf *out, const struct d_ex
 		d_lower_expr(L, out, e->lhs);
 		strbuf_addf(out, ")%s", close);
 		return;
-	case DOP_ADDROF: {   /* &`sym: its address, from the kernel's symbol table */
+	case DOP_DEREF:
+		if (d_mem_place(e))
+			d_mem_read(L, out, e);
+		else
+			strbuf_addstr(out, "0");
+		return;
+	case DOP_ADDROF: {   /* &`sym: its address, from the kernel's symbol table; & of memory */
 		uint64_t addr;
-		if (e->lhs->kind == DE_IDENT && strchr(e->lhs->name, '`') && d_kernel_symbol_addr(e->lhs->name, &addr)) {
+		if (e->lhs->kind == DE_IDENT && strchr(e->lhs->name, '`') && d_kernel_symbol_addr(e->lhs->name, &addr))
 			strbuf_addf(out, "%lld", (long long)addr);
-			return;
-		}
+		else if (d_mem_place(e->lhs))
+			d_mem_addr(L, out, e->lhs);
+		else
+			strbuf_addstr(out, "0");
+		return;
+	}
+	default:
 		strbuf_addstr(out, "0");
 		return;
 	}
-	default:   /* * and & of memory: not yet */
-		strbuf_addstr(out, "0");
-		return;
-	}
+}
+
+/* NULL, 0 or a cast of them: strtok()'s "go on" */
+static bool is_null(const struct d_expr *e)
+{
+	while (e->kind == DE_CAST)
+		e = e->lhs;
+	return (e->kind == DE_INT && e->num == 0) || (e->kind == DE_IDENT && !strcmp(e->name, "NULL"));
 }
 
 static void lower_call_value(struct d_lower *L, struct strbuf *out, const struct d_expr *e)
@@ -599,11 +714,13 @@ static void lower_call_value(struct d_lower *L, struct strbuf *out, const struct
 	};
 	const char *name = e->name;
 
+	if (d_mem_call(L, out, e))
+		return;
 	if (!strcmp(name, "strjoin")) {   /* at most strsize bytes, as every D string */
 		strbuf_addstr(out, "substr(");
-		d_lower_expr(L, out, e->args.items[0]);
+		d_lower_string(L, out, e->args.items[0]);
 		strbuf_addstr(out, " . ");
-		d_lower_expr(L, out, e->args.items[1]);
+		d_lower_string(L, out, e->args.items[1]);
 		strbuf_addf(out, ", 0, %lld)", (long long)L->sema->opts->strsize);
 		return;
 	}
@@ -663,18 +780,22 @@ static void lower_call_value(struct d_lower *L, struct strbuf *out, const struct
 		strbuf_addch(out, ')');
 		return;
 	}
+	bool strfn = !strcmp(name, "strlen");   /* its string arguments may be pointers */
 	for (size_t i = 0; i < sizeof(subr) / sizeof(subr[0]); i++)
 		if (!strcmp(subr[i].d, name)) {
 			d_need(L, subr[i].h);
 			name = subr[i].stap;
+			strfn = true;
 			break;
 		}
 	strbuf_addf(out, "%s(", name);
 	for (int i = 0; i < e->args.len; i++) {
 		if (i)
 			strbuf_addstr(out, ", ");
-		if (!strcmp(e->name, "strtok") && i == 0 && !d_is_string(e->args.items[0]->type))
+		if (!strcmp(e->name, "strtok") && i == 0 && is_null(e->args.items[0]))
 			strbuf_addstr(out, "\"\"");
+		else if (strfn)
+			d_lower_string(L, out, e->args.items[i]);
 		else
 			d_lower_expr(L, out, e->args.items[i]);
 	}
@@ -688,7 +809,7 @@ static void lower_call_value(struct d_lower *L, struct strbuf *out, const struct
 	if (!strcmp(e->name, "lltostr") && e->args.len == 1)
 		strbuf_addstr(out, ", 10");
 	if (!strcmp(e->name, "strtok"))   /* strtok(NULL, d) goes on with the last string */
-		strbuf_addstr(out, d_is_string(e->args.items[0]->type) ? ", 1" : ", 0");
+		strbuf_addstr(out, !is_null(e->args.items[0]) ? ", 1" : ", 0");
 	strbuf_addch(out, ')');
 }
 
@@ -761,6 +882,11 @@ void d_lower_expr(struct d_lower *L, struct strbuf *out, const struct d_expr *e)
 {
 	const char *close = "";
 
+	for (int i = 0; i < L->nsubst; i++)
+		if (L->subst[i] == e) {   /* hoisted: its temporary */
+			strbuf_addstr(out, L->subst_name[i]);
+			return;
+		}
 	switch (e->kind) {
 	case DE_INT:
 		strbuf_addf(out, "%lld", (long long)e->num);
@@ -776,7 +902,11 @@ void d_lower_expr(struct d_lower *L, struct strbuf *out, const struct d_expr *e)
 			strbuf_addf(out, ")%s", close);
 			return;
 		}
-		if (!lower_var(L, out, e))
+		if (lower_var(L, out, e))
+			return;
+		if (d_mem_place(e))   /* `sym */
+			d_mem_read(L, out, e);
+		else
 			lower_builtin_cut(L, out, e);
 		return;
 	case DE_MACRO:
@@ -788,6 +918,10 @@ void d_lower_expr(struct d_lower *L, struct strbuf *out, const struct d_expr *e)
 				strbuf_addstr(out, "0");
 			return;
 		}
+		if (d_mem_place(e)) {
+			d_mem_read(L, out, e);
+			return;
+		}
 		if (string_char(L, out, e))
 			return;
 		if (!lower_var(L, out, e))
@@ -796,7 +930,11 @@ void d_lower_expr(struct d_lower *L, struct strbuf *out, const struct d_expr *e)
 	case DE_ARROW: case DE_MEMBER:
 		if (d_provider_member(L, out, e))   /* args[0]->pr_pid, args[1]->f_cred->uid.val */
 			return;
-		if (!lower_var(L, out, e))
+		if (lower_var(L, out, e))
+			return;
+		if (d_mem_place(e))
+			d_mem_read(L, out, e);
+		else
 			strbuf_addstr(out, "0");
 		return;
 	case DE_CALL:
@@ -828,7 +966,10 @@ void d_lower_expr(struct d_lower *L, struct strbuf *out, const struct d_expr *e)
 		return;
 	case DE_CAST:
 		if (d_is_string(e->type) || d_is_string(e->lhs->type)) {
-			d_lower_expr(L, out, e->lhs);
+			if (d_is_string(e->type))   /* (string)p: what p points at */
+				d_lower_string(L, out, e->lhs);
+			else
+				d_lower_expr(L, out, e->lhs);
 			return;
 		}
 		if (cast_constant(out, e))
@@ -857,10 +998,81 @@ void d_lower_expr(struct d_lower *L, struct strbuf *out, const struct d_expr *e)
 
 static void lower_stmt(struct d_lower *L, const struct d_stmt *st);
 
+static void lower_expr_stmt(struct d_lower *L, const struct d_expr *e);
+
+/* an action (trace, printf, exit ...) whose arguments may fault: they
+ * are computed first, into temporaries, and it acts only when none did;
+ * false when no argument may fault */
+static bool hoist_action(struct d_lower *L, const struct d_expr *e)
+{
+	static const char *const acts[] = { "trace", "printf", "exit", "printa", "stack", "ustack", NULL };
+	int n0 = L->nsubst, i;
+
+	for (i = 0; acts[i] && strcmp(acts[i], e->name); i++)
+		;
+	if (!acts[i])
+		return false;
+	for (i = 0; i < e->args.len && L->nsubst < 16; i++) {
+		struct strbuf sb = STRBUF_INIT;
+		int m0 = L->memops;
+		d_lower_expr(L, &sb, e->args.items[i]);
+		if (L->memops > m0) {
+			char *name = xasprintf("__d_mt%d", ++L->temps);
+			d_line(L, "%s = %s", name, sb.buf);
+			L->subst[L->nsubst] = e->args.items[i];
+			L->subst_name[L->nsubst++] = name;
+		}
+		strbuf_release(&sb);
+	}
+	if (L->nsubst == n0)
+		return false;
+	d_line(L, "if (!__d_flt) {");
+	L->indent++;
+	int m1 = L->memops;
+	lower_expr_stmt(L, e);
+	L->memops = m1 > L->memops ? m1 : L->memops;
+	L->indent--;
+	d_line(L, "}");
+	while (L->nsubst > n0)
+		free(L->subst_name[--L->nsubst]);
+	return true;
+}
+
+/* a = b = c ...: the inner assignment e done first, its value in a
+ * temporary (returned): nested, the chain is too deep for BPF's stack */
+static char *assign_to_temp(struct d_lower *L, const struct d_expr *e)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *inner = NULL;
+
+	if (e->op == DOP_ASSIGN && e->rhs->kind == DE_ASSIGN && L->nsubst < 16) {
+		inner = assign_to_temp(L, e->rhs);
+		L->subst[L->nsubst] = e->rhs;
+		L->subst_name[L->nsubst++] = inner;
+	}
+	d_lower_expr(L, &sb, e);
+	if (inner)
+		free(L->subst_name[--L->nsubst]);
+	char *name = xasprintf("__d_mt%d", ++L->temps);
+	d_line(L, "%s = %s", name, sb.buf);
+	strbuf_release(&sb);
+	return name;
+}
+
 /* an action or an expression statement */
 static void lower_expr_stmt(struct d_lower *L, const struct d_expr *e)
 {
 	struct strbuf sb;
+
+	if (e->kind == DE_ASSIGN && e->op == DOP_ASSIGN && e->rhs->kind == DE_ASSIGN && L->nsubst < 16 &&
+	    !is_sou(e->lhs->type) && !(L->nsubst && L->subst[L->nsubst - 1] == e->rhs)) {
+		char *t = assign_to_temp(L, e->rhs);
+		L->subst[L->nsubst] = e->rhs;
+		L->subst_name[L->nsubst++] = t;
+		lower_expr_stmt(L, e);
+		free(L->subst_name[--L->nsubst]);
+		return;
+	}
 
 	if (e->kind == DE_ASSIGN && (e->lhs->kind == DE_AGG ||
 				     (e->lhs->kind == DE_INDEX && e->lhs->lhs->kind == DE_AGG))) {
@@ -882,6 +1094,8 @@ static void lower_expr_stmt(struct d_lower *L, const struct d_expr *e)
 		}
 		return;
 	}
+	if (e->kind == DE_CALL && hoist_action(L, e))
+		return;
 	if (e->kind == DE_CALL) {
 		const char *n = e->name;
 		if (!strcmp(n, "trace"))
@@ -958,9 +1172,19 @@ static void lower_expr_stmt(struct d_lower *L, const struct d_expr *e)
 	strbuf_release(&sb);
 }
 
+/* a statement in its own scope of fault guards (the branch of an if) */
+static void lower_branch(struct d_lower *L, const struct d_stmt *st)
+{
+	int g = L->guards;
+
+	lower_stmt(L, st);
+	d_mem_unguard(L, g);
+}
+
 static void lower_stmt(struct d_lower *L, const struct d_stmt *st)
 {
 	struct strbuf sb;
+	int m0 = L->memops;
 
 	switch (st->kind) {
 	case DS_EXPR:
@@ -973,6 +1197,7 @@ static void lower_stmt(struct d_lower *L, const struct d_stmt *st)
 			return;
 		}
 		lower_expr_stmt(L, st->expr);
+		d_mem_guard(L, m0);   /* what follows runs when it did not fault */
 		return;
 	case DS_EMPTY:
 		return;
@@ -982,15 +1207,16 @@ static void lower_stmt(struct d_lower *L, const struct d_stmt *st)
 		d_line(L, "if (%s) {", sb.buf);
 		strbuf_release(&sb);
 		L->indent++;
-		lower_stmt(L, st->then);
+		lower_branch(L, st->then);
 		L->indent--;
 		if (st->els) {
 			d_line(L, "} else {");
 			L->indent++;
-			lower_stmt(L, st->els);
+			lower_branch(L, st->els);
 			L->indent--;
 		}
 		d_line(L, "}");
+		d_mem_guard(L, m0);
 		return;
 	case DS_BLOCK:
 		for (int i = 0; i < st->stmts.len; i++)
@@ -1166,6 +1392,7 @@ static void lower_clause(struct d_lower *L, const struct d_clause *c)
 {
 	struct strbuf sb;
 
+	int m_start = L->memops;
 	L->clause = c;
 	L->desc = c->descs.items[0];
 	L->records = !L->sema->opts->quiet && clause_records(c);
@@ -1202,6 +1429,9 @@ static void lower_clause(struct d_lower *L, const struct d_clause *c)
 		       (long long)(L->sema->opts->bufsize ? L->sema->opts->bufsize : 4 << 20));
 		d_line(L, "__d_fill[cpu()] += %lld", (long long)rsize);
 	}
+	d_mem_clause_start(L, c);   /* its scratch space */
+	L->clause_memops = m_start;
+	int guards = L->guards;
 	/* a speculating clause's output goes to its speculation's buffer */
 	const struct d_expr *spec = speculated(c);
 	struct strbuf saved = L->probes;
@@ -1227,6 +1457,7 @@ static void lower_clause(struct d_lower *L, const struct d_clause *c)
 		lower_stmt(L, c->body.items[i]);
 	if (L->records)
 		d_line(L, "printf(\"\\n\")");
+	d_mem_unguard(L, guards);
 	if (spec) {
 		struct strbuf body = L->probes;
 		L->probes = saved;
@@ -1242,6 +1473,7 @@ static void lower_clause(struct d_lower *L, const struct d_clause *c)
 		d_line(L, "__d_ring_push(__d_rec, %lld, %lld)", (long long)ring, (long long)L->sema->opts->bufsize);
 		strbuf_release(&body);
 	}
+	d_mem_clause_end(L, c);   /* its fault reported */
 	L->indent--;
 	d_line(L, "}");
 }
@@ -1257,6 +1489,30 @@ static void insert_text(struct strbuf *sb, size_t pos, const char *text)
 	strbuf_addstr(&out, sb->buf + pos);
 	strbuf_release(sb);
 	*sb = out;
+}
+
+/* ERROR's clauses as the function __d_ERROR(), which a clause that
+ * faulted calls (d_lower_mem.c): they run at the fault as in DTrace */
+static void lower_error_fn(struct d_lower *L, const struct d_site *s)
+{
+	struct strbuf saved = L->probes;
+	int indent = L->indent;
+
+	strbuf_init(&L->probes);
+	L->indent = 1;
+	L->in_errfn = true;
+	L->site = s;
+	for (int j = 0; j < s->clauses.len; j++) {
+		L->site_clause = s->clauses.items[j];
+		L->site_probes = &L->site_clause->probes;
+		lower_clause(L, L->site_clause->clause);
+	}
+	L->in_errfn = false;
+	L->indent = indent;
+	strbuf_addf(&L->funcs, "function __d_ERROR() {\n%s}\n", L->probes.buf);
+	strbuf_release(&L->probes);
+	L->probes = saved;
+	L->error_fn = true;
 }
 
 /* one probe per site (d_provider.h): the clauses of every DTrace probe
@@ -1286,6 +1542,8 @@ static void lower_probes(struct d_lower *L)
 			insert_text(&L->probes, head, "    __d_vts = gettimeofday_ns()\n");
 		L->indent--;
 		d_line(L, "}");
+		if (!strcmp(s->point, "error"))
+			lower_error_fn(L, s);
 	}
 }
 
@@ -1327,6 +1585,7 @@ static void lower_globals(struct d_lower *L)
 		}
 	}
 	d_lower_agg_globals(L);
+	d_mem_globals(L);
 }
 
 char *d_lower(struct d_sema *sema)

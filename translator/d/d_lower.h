@@ -37,6 +37,18 @@ struct d_lower {
 	const struct d_site_clause *site_clause;
 	const d_probevec *site_probes;   /* the clause's probes at the site */
 	unsigned prov_once;          /* what the families wrote once (their bits) */
+	/* memory (d_lower_mem.c) */
+	unsigned mem_helpers;        /* its helpers written (bits) */
+	int memops;                  /* accesses that may fault, so far */
+	int clause_memops;           /* memops when the clause began */
+	int guards;                  /* "if (!__d_flt) {" open */
+	bool in_errfn;               /* lowering ERROR's clauses as __d_ERROR() */
+	bool error_fn;               /* __d_ERROR() is written */
+	bool fault_report;           /* a clause reports faults: __d_report() */
+	/* expressions already lowered into temporaries (hoisted out of actions) */
+	const struct d_expr *subst[16];
+	char *subst_name[16];
+	int nsubst;
 };
 
 /* D's strsize unless set. A strsize below it cuts strings where they are
@@ -78,6 +90,28 @@ void d_provider_label(struct d_lower *L, struct strbuf *out);
  * one; the key of self-> variables (the thread the probe fires for) */
 bool d_provider_member(struct d_lower *L, struct strbuf *out, const struct d_expr *e);
 void d_provider_thread(struct d_lower *L, struct strbuf *out);
+
+/* memory (d_lower_mem.c): is e a place in memory (*p, p[i], p->m, and
+ * members and elements of those); its address; its value; a store of
+ * value (cstap text) there */
+bool d_mem_place(const struct d_expr *e);
+void d_mem_addr(struct d_lower *L, struct strbuf *out, const struct d_expr *e);
+void d_mem_read(struct d_lower *L, struct strbuf *out, const struct d_expr *e);
+void d_mem_store(struct d_lower *L, struct strbuf *out, const struct d_expr *place, const char *value);
+/* e as a string: a pointer's is the string it points at */
+void d_lower_string(struct d_lower *L, struct strbuf *out, const struct d_expr *e);
+/* the index k of a D array of n elements: k, or 0 and a fault */
+void d_mem_index(struct d_lower *L, struct strbuf *out, const struct d_expr *k, int64_t n);
+/* alloca() and bcopy(), false for other calls */
+bool d_mem_call(struct d_lower *L, struct strbuf *out, const struct d_expr *e);
+/* a clause's start (its scratch space emptied) and end (its fault
+ * reported); after a statement that may fault, the rest under a guard
+ * (d_mem_guard with memops before it), the guards closed down to a count */
+void d_mem_clause_start(struct d_lower *L, const struct d_clause *c);
+void d_mem_clause_end(struct d_lower *L, const struct d_clause *c);
+void d_mem_guard(struct d_lower *L, int before);
+void d_mem_unguard(struct d_lower *L, int guards);
+void d_mem_globals(struct d_lower *L);
 
 /* aggregations (d_lower_agg.c) */
 void d_lower_aggregate(struct d_lower *L, const struct d_expr *assign);

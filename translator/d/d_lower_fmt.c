@@ -550,7 +550,7 @@ static void lower_format(struct d_lower *L, const struct d_expr *call, const cha
 			strbuf_addf(&fmt, "%%%s%s%c", cv.flags, cv.star_width ? "*" : cv.width, c);
 			d_need(L, H_PREC);
 			strbuf_addstr(&args, ", __d_prec(");
-			d_lower_expr(L, &args, a);
+			d_lower_string(L, &args, a);
 			if (prec_arg) {
 				strbuf_addstr(&args, ", ");
 				d_lower_expr(L, &args, prec_arg);
@@ -583,7 +583,10 @@ static void lower_format(struct d_lower *L, const struct d_expr *call, const cha
 			d_need(L, H_S32);
 			strbuf_addstr(&args, "__d_s32(");
 		}
-		d_lower_expr(L, &args, a);
+		if (c == 's')   /* a char * prints the string it points at */
+			d_lower_string(L, &args, a);
+		else
+			d_lower_expr(L, &args, a);
 		if (s32)
 			strbuf_addch(&args, ')');
 		p = cv.end;

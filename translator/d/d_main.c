@@ -142,6 +142,8 @@ static int set_option(struct d_opts *o, const char *name, const char *value)
 		o->maxframes = value ? strtoll(value, NULL, 0) : 0;
 	else if (!strcmp(name, "dynvarsize"))
 		o->dynvarsize = size_value(value, o->dynvarsize);
+	else if (!strcmp(name, "scratchsize"))
+		o->scratchsize = value ? strtoll(value, NULL, 0) : 0;
 	else {
 		static const char *const known[] = {
 			"switchrate", "statusrate", "aggrate", "cleanrate",

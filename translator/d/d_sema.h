@@ -52,6 +52,7 @@ struct d_opts {
 	int64_t maxframes;        /* the frames of any stack at most (0: no limit) */
 	int64_t cpu;              /* -xcpu: the CPU probes fire on (-1: any) */
 	int64_t nspec;           /* speculation buffers (1) */
+	int64_t scratchsize;     /* alloca()'s space (0: the default) */
 	bool aggsortkey, aggsortrev;
 	int aggsortpos;
 	bool aggsortkeypos_set;

@@ -1217,6 +1217,15 @@ INTRINSIC(i_warn)
 	return true;
 }
 
+/* stderr_print(msg): the text on stderr as it is */
+INTRINSIC(i_stderr_print)
+{
+	struct bstr sv[1] = { bg_str(g, e->args.items[0]) };
+
+	bg_record(g, REC_STDERR, bg_fmt(g, "s", "%s", 2), "s", NULL, sv);
+	return true;
+}
+
 /* The table, sorted by name (bsearch; elaborate_test checks the order). */
 #define L TYPE_LONG
 #define S TYPE_STRING
@@ -1268,6 +1277,7 @@ static const struct bpf_intrinsic intrinsics[] = {
 	{ "regparm", L, i_regparm },
 	{ "returnval", L, i_returnval },
 	{ "sc_decode", S, i_sc_decode },
+	{ "stderr_print", L, i_stderr_print },
 	{ "stringat", L, i_stringat, .scans_string = true },
 	{ "strlen", L, i_strlen, .scans_string = true },
 	{ "strmax", L, i_strmax },
