@@ -83,6 +83,24 @@ else
 	bad "a process probe natively" "$(cat uprobe.out uprobe.err)"
 fi
 
+# print_ubacktrace() in a kernel probe: the user frames (frame pointers)
+# named by stapbpf from the process's mappings and the program's symbols
+cat > ustk.c <<'EOF2'
+#include <unistd.h>
+__attribute__((noinline)) void ustk_leaf(void) { for (;;) { write(1, "", 0); usleep(2000); } }
+__attribute__((noinline)) void ustk_mid(void) { ustk_leaf(); asm volatile(""); }
+int main(void) { ustk_mid(); return 0; }
+EOF2
+gcc -O0 -fno-omit-frame-pointer -o ustk ustk.c 2> /dev/null
+if run ustack 0 -e 'probe kernel.trace("raw_syscalls:sys_enter") {
+		   if (pid() == target() && $id == 1) { print_ubacktrace(); exit() } }' -c "$work/ustk" &&
+   grep -Eq "^ 0x[0-9a-f]+ : ustk_mid\+0x[0-9a-f]+/0x[0-9a-f]+ \[$work/ustk\]$" ustack.out &&
+   grep -Eq "^ 0x[0-9a-f]+ : main\+0x[0-9a-f]+/0x[0-9a-f]+ \[$work/ustk\]$" ustack.out; then
+	ok "print_ubacktrace() in a kernel probe: $(wc -l < ustack.out) frames, named"
+else
+	bad "print_ubacktrace() natively" "$(cat ustack.out ustack.err)"
+fi
+
 # kernel.trace through BTF: the arguments as $vars, tapset functions
 if run trace 0 -e 'probe kernel.trace("sched:sched_process_exec") {
 		   if (pid() == target())
