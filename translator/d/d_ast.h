@@ -161,6 +161,10 @@ struct d_clause {
 	VEC(struct d_stmt *) body;
 	struct d_pos pos;
 	int index;               /* its place among the clauses (0-based) */
+	/* the source it came from, as its errors name it (d_diag's what,
+	 * text, no_lines); NULL: the diagnostics' own */
+	const char *src_what, *src_text;
+	bool src_no_lines;
 };
 
 enum d_dkind {

@@ -381,6 +381,11 @@ static bool pred_reads_body_var(struct d_ck *ck, const struct d_clause *c, const
 
 static void check_clause(struct d_ck *ck, struct d_clause *c)
 {
+	if (c->src_what) {   /* its errors name its own -n/-s source */
+		ck->dg->what = c->src_what;
+		ck->dg->text = c->src_text;
+		ck->dg->no_lines = c->src_no_lines;
+	}
 	ck->clause = c;
 	ck->spec = ck->commit = ck->recorded = false;
 	d_provider_clause(ck->S, c);   /* its probes (D_PDESC_ZERO), before its body as in DTrace */

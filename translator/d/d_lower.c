@@ -844,7 +844,7 @@ static bool string_char(struct d_lower *L, struct strbuf *out, const struct d_ex
 {
 	const struct d_expr *idx;
 	const struct d_var *v = var_of(L, e, &idx);
-	bool str = d_is_string(e->lhs->type) || (v && is_char_ptr(e->lhs->type));
+	bool str = d_is_string(e->lhs->type) || (v && is_char_ptr(e->lhs->type) && v->alloca != 1);
 
 	if (!str || e->args.len != 1 || (v && v->assoc))
 		return false;
@@ -918,12 +918,12 @@ void d_lower_expr(struct d_lower *L, struct strbuf *out, const struct d_expr *e)
 				strbuf_addstr(out, "0");
 			return;
 		}
+		if (string_char(L, out, e))   /* a char * holding a string: its character */
+			return;
 		if (d_mem_place(e)) {
 			d_mem_read(L, out, e);
 			return;
 		}
-		if (string_char(L, out, e))
-			return;
 		if (!lower_var(L, out, e))
 			strbuf_addstr(out, "0");
 		return;

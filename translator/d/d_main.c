@@ -433,6 +433,15 @@ static void announce(struct session *s, enum stap_hook when, void *arg)
 		fprintf(stderr, "dtrace: allowing destructive actions\n");
 }
 
+/* the clause's errors name the source it came from (-f fight -f write:
+ * fight's) */
+static void set_clause_source(struct d_clause *c, const struct d_diag *dg)
+{
+	c->src_what = dg->what;
+	c->src_text = dg->text;
+	c->src_no_lines = dg->no_lines;
+}
+
 int dtrace_main(int argc, char **argv)
 {
 	struct d_cmdline c = { 0 };
@@ -496,6 +505,8 @@ int dtrace_main(int argc, char **argv)
 	struct d_program *prog = d_parse(&dg, types, src->is_file ? src->arg : "-n", text, &pa);
 	if (!prog)
 		return 1;
+	for (int j = 0; j < prog->clauses.len; j++)
+		set_clause_source(prog->clauses.items[j], &dg);
 	for (int i = 1; i < c.sources.len; i++) {   /* the other sources join the first */
 		struct d_source *more = &c.sources.items[i];
 		dg.what = xasprintf("invalid probe specifier %s", more->arg);
@@ -511,6 +522,7 @@ int dtrace_main(int argc, char **argv)
 		pa.is_file = more->is_file;
 		struct d_program *p2 = d_parse(&dg, types, more->is_file ? more->arg : "-n", t, &pa);
 		for (int j = 0; j < p2->clauses.len; j++) {
+			set_clause_source(p2->clauses.items[j], &dg);
 			p2->clauses.items[j]->index = prog->clauses.len;
 			vec_push(&prog->clauses, p2->clauses.items[j]);
 		}
