@@ -372,6 +372,9 @@ run_one() {
 		if is_link_to_missing "$filter"; then filter_note="its .r.p names $(cat "$filter"), not in the suite"; filter=; fi
 	fi
 
+	# a test that runs make (pid/tst.provregex3.sh) is no part of the make
+	# check that may run this script: no jobserver of its to warn about
+	unset MAKEFLAGS MFLAGS MAKELEVEL MAKE_TERMOUT MAKE_TERMERR
 	export _DTRACE_TESTING=1 LANGUAGE=C LC_COLLATE=C
 	export dtrace="$DTRACE" tmpdir="$tdir/tmp" _test="$file" tst="$base" timeout="$test_timeout"
 	export test_cppflags= test_ldflags= test_libdir=installed

@@ -302,10 +302,15 @@ static void lower_builtin(struct d_lower *L, struct strbuf *out, const char *n)
 
 	if (d_provider_builtin(L, out, n, NULL))
 		return;
-	/* BEGIN, END and ERROR run in dtrace itself */
-	if (!strcmp(n, "execname") && !*d->prov && !*d->func &&
-	    (!strcmp(d->name, "BEGIN") || !strcmp(d->name, "END") || !strcmp(d->name, "ERROR"))) {
+	/* BEGIN, END and ERROR run in dtrace itself, on -xcpu's CPU when given */
+	bool own = !*d->prov && !*d->func &&
+		   (!strcmp(d->name, "BEGIN") || !strcmp(d->name, "END") || !strcmp(d->name, "ERROR"));
+	if (!strcmp(n, "execname") && own) {
 		strbuf_addstr(out, "\"dtrace\"");
+		return;
+	}
+	if (!strcmp(n, "cpu") && own && L->sema->opts->cpu >= 0) {
+		strbuf_addf(out, "%lld", (long long)L->sema->opts->cpu);
 		return;
 	}
 	for (size_t i = 0; i < sizeof(b) / sizeof(b[0]); i++)
