@@ -18,6 +18,7 @@ exdir=/usr/share/systemtap/examples
 # has, and why (where the host decides, the other outcome is a pass too)
 declare -A known=(
 	[key]="1 B_ATTACH|kbd_event: kernel.function only, and this kernel attaches neither kprobes nor trampolines"
+	[auditbt]="1 B_ATTACH|audit_log_end: kernel.function only (its print_ubacktrace() has a BPF form), the same"
 	[interrupts-by-dev]="1 kernel string copy fault|kernel_string() in a timer probe stapbpf runs in user space (for its foreach), where kernel memory is not"
 	[accept2close-nd]="1 cannot access function args|int_arg() reads registers, which a syscalls trace event (no kprobes here) does not have"
 	[syscallbypid-nd]="1 Array overflow|an array keyed by every process of the host: a busy one (make check's other suites) fills MAXMAPENTRIES, as SystemTap's would"
