@@ -26,7 +26,6 @@
 #include "d/d_lower.h"
 #include "d/d_types.h"
 
-
 /* a kernel symbol's address (/proc/kallsyms), 0 when it lists none */
 static uint64_t ksym_addr(const char *name)
 {
