@@ -223,6 +223,11 @@ void bg_emit_callbacks(struct bgen *g, int main_stack);
 /* r0 = 1 once the lock word at offset 0 of map's entry 0 is taken (a
  * bpf_loop of compare-and-exchange tries), 0 if it stays taken */
 void bg_spin_lock(struct bgen *g, int map);
+/* prog.c: r0 = a reserved ring buffer record of size bytes (bg_rb_reserve),
+ * r9 = one whose first word is tag (bg_rb_begin); both jump to skip when
+ * the buffer is full */
+void bg_rb_reserve(struct bgen *g, int size, int skip);
+void bg_rb_begin(struct bgen *g, int size, int64_t tag, int skip);
 /* MAXACTION's error record, its format in r2 */
 void bg_act_record(struct bgen *g);
 /* Is the target kernel release at least major.minor? */

@@ -126,15 +126,7 @@ void bg_print_backtrace(struct bgen *g, struct srcpos pos)
 			"registers of a kernel context: begin, end, a timer stapbpf runs, a tracepoint)");
 		return;
 	}
-	bg_ld_map(g, R1, 0);
-	bg_mov_imm(g, R2, size);
-	bg_mov_imm(g, R3, 0);
-	bg_call(g, H_RB_RESERVE);
-	bg_jmp(g, J_EQ, R0, -1, 0, none);
-	mov(g, R9, R0);
-	bg_mov_imm(g, R1, REC_STACK | (!g->ctx.kretprobe ? 0 :
-				       (int64_t)(g->u->progs.len + 1) << 32));
-	stx(g, R9, 0, R1);
+	bg_rb_begin(g, size, REC_STACK | (!g->ctx.kretprobe ? 0 : (int64_t)(g->u->progs.len + 1) << 32), none);
 	mov(g, R1, R6);
 	mov(g, R2, R9);
 	alu_k(g, A_ADD, R2, 16);

@@ -522,6 +522,27 @@ int bg_error_kind(const struct bgen *g)
 	return g->s->suppress_handler_errors ? REC_QUIET_ERROR : REC_ERROR;
 }
 
+/* r0 = a ring buffer record of size bytes reserved, or a jump to skip
+ * when the buffer is full */
+void bg_rb_reserve(struct bgen *g, int size, int skip)
+{
+	bg_ld_map(g, R1, 0);
+	bg_mov_imm(g, R2, size);
+	bg_mov_imm(g, R3, 0);
+	bg_call(g, H_RB_RESERVE);
+	bg_jmp(g, J_EQ, R0, -1, 0, skip);
+}
+
+/* r9 = a record of size bytes whose first word is tag (its kind, and
+ * what the kind keeps above bit 32), or a jump to skip when full */
+void bg_rb_begin(struct bgen *g, int size, int64_t tag, int skip)
+{
+	bg_rb_reserve(g, size, skip);
+	bg_emit(g, B_ALU64 | A_MOV | B_X, R9, R0, 0, 0);
+	bg_mov_imm(g, R1, tag);
+	bg_emit(g, B_STX | B_MEM | B_DW, R9, R1, 0, 0);
+}
+
 void bg_act_record(struct bgen *g)
 {
 	int skip = bg_label(g);
@@ -529,11 +550,7 @@ void bg_act_record(struct bgen *g)
 	bg_emit(g, B_ALU64 | A_LSH | B_K, R2, 0, 0, 32);
 	bg_emit(g, B_ALU64 | A_OR | B_K, R2, 0, 0, bg_error_kind(g));
 	bg_emit(g, B_STX | B_MEM | B_DW, R10, R2, g->act_slot, 0);
-	bg_ld_map(g, R1, 0);
-	bg_mov_imm(g, R2, 8);
-	bg_mov_imm(g, R3, 0);
-	bg_call(g, H_RB_RESERVE);
-	bg_jmp(g, J_EQ, R0, -1, 0, skip);
+	bg_rb_reserve(g, 8, skip);
 	bg_emit(g, B_LDX | B_MEM | B_DW, R1, R10, g->act_slot, 0);
 	bg_emit(g, B_STX | B_MEM | B_DW, R0, R1, 0, 0);
 	bg_emit(g, B_ALU64 | A_MOV | B_X, R1, R0, 0, 0);
@@ -588,14 +605,7 @@ void bg_record(struct bgen *g, int kind, int fmt, const char *types, const int *
 
 	for (const char *t = types; *t; t++)
 		size += *t == 's' ? g->strsz : 8;
-	bg_ld_map(g, R1, 0);
-	bg_mov_imm(g, R2, size);
-	bg_mov_imm(g, R3, 0);
-	bg_call(g, H_RB_RESERVE);
-	bg_jmp(g, J_EQ, R0, -1, 0, skip);
-	bg_emit(g, B_ALU64 | A_MOV | B_X, R9, R0, 0, 0);
-	bg_mov_imm(g, R1, (int64_t)((uint64_t)fmt << 32 | (uint32_t)kind));
-	bg_emit(g, B_STX | B_MEM | B_DW, R9, R1, 0, 0);
+	bg_rb_begin(g, size, (int64_t)((uint64_t)fmt << 32 | (uint32_t)kind), skip);
 	for (const char *t = types; *t; t++) {
 		if (*t == 's') {
 			bg_str_copy(g, (struct bstr){ R9, off }, sv[si++]);

@@ -22,14 +22,7 @@ void bg_print_ustack(struct bgen *g, struct srcpos pos, int style, int frames)
 	}
 	if (frames < 0 || frames > BPF_STACK_FRAMES)
 		frames = BPF_STACK_FRAMES;
-	bg_ld_map(g, R1, 0);
-	bg_mov_imm(g, R2, size);
-	bg_mov_imm(g, R3, 0);
-	bg_call(g, H_RB_RESERVE);
-	bg_jmp(g, J_EQ, R0, -1, 0, none);
-	mov(g, R9, R0);
-	bg_mov_imm(g, R1, (int64_t)BPF_USTACK_TAG(style, frames));
-	stx(g, R9, 0, R1);
+	bg_rb_begin(g, size, (int64_t)BPF_USTACK_TAG(style, frames), none);
 	bg_call(g, H_PID_TGID);
 	alu_k(g, A_RSH, R0, 32);
 	stx(g, R9, 8, R0);
