@@ -1496,6 +1496,16 @@ static void insert_text(struct strbuf *sb, size_t pos, const char *text)
 	*sb = out;
 }
 
+/* the clauses of site s, each under its guard and predicate */
+static void lower_site_clauses(struct d_lower *L, const struct d_site *s)
+{
+	for (int j = 0; j < s->clauses.len; j++) {
+		L->site_clause = s->clauses.items[j];
+		L->site_probes = &L->site_clause->probes;
+		lower_clause(L, L->site_clause->clause);
+	}
+}
+
 /* ERROR's clauses as the function __d_ERROR(), which a clause that
  * faulted calls (d_lower_mem.c): they run at the fault as in DTrace */
 static void lower_error_fn(struct d_lower *L, const struct d_site *s)
@@ -1507,11 +1517,7 @@ static void lower_error_fn(struct d_lower *L, const struct d_site *s)
 	L->indent = 1;
 	L->in_errfn = true;
 	L->site = s;
-	for (int j = 0; j < s->clauses.len; j++) {
-		L->site_clause = s->clauses.items[j];
-		L->site_probes = &L->site_clause->probes;
-		lower_clause(L, L->site_clause->clause);
-	}
+	lower_site_clauses(L, s);
 	L->in_errfn = false;
 	L->indent = indent;
 	strbuf_addf(&L->funcs, "function __d_ERROR() {\n%s}\n", L->probes.buf);
@@ -1535,11 +1541,7 @@ static void lower_probes(struct d_lower *L)
 		L->indent++;
 		L->site = s;
 		L->in_end = !strcmp(s->point, "end");
-		for (int j = 0; j < s->clauses.len; j++) {
-			L->site_clause = s->clauses.items[j];
-			L->site_probes = &L->site_clause->probes;
-			lower_clause(L, L->site_clause->clause);
-		}
+		lower_site_clauses(L, s);
 		L->site = NULL;
 		L->site_clause = NULL;
 		L->site_probes = NULL;
